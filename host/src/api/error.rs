@@ -1,0 +1,121 @@
+//! The one place application errors become HTTP: `{"error": {"code", "message", "field"}}` with
+//! a stable `code`. Client errors are not logged as errors; a 5xx says little to the caller and
+//! everything to the log.
+
+use axum::Json;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+
+use crate::error::Error;
+use crate::runtime::{CallError, PluginError};
+
+/// An error as the API returns it.
+#[derive(Debug)]
+pub struct ApiError(pub Error);
+
+impl From<Error> for ApiError {
+    fn from(e: Error) -> ApiError {
+        ApiError(e)
+    }
+}
+
+/// The error body.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct ErrorBody {
+    pub error: ErrorDetail,
+}
+
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct ErrorDetail {
+    /// Stable and machine-readable, e.g. `not_found`, `invalid_input`, `pool_exhausted`.
+    pub code: String,
+    /// For people.
+    pub message: String,
+    /// The request field at fault, where there is one (`auth.password`, `ranges[1].end`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+}
+
+impl ApiError {
+    fn parts(&self) -> (StatusCode, &'static str, Option<String>) {
+        match &self.0 {
+            Error::Unauthenticated(_) => (StatusCode::UNAUTHORIZED, "unauthenticated", None),
+            Error::Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden", None),
+            Error::NotFound { .. } => (StatusCode::NOT_FOUND, "not_found", None),
+            Error::BadRequest { field, .. } => {
+                (StatusCode::BAD_REQUEST, "bad_request", field.clone())
+            }
+            Error::Invalid { field, .. } => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "invalid_input",
+                field.clone(),
+            ),
+            Error::Conflict { code, .. } => (StatusCode::CONFLICT, code, None),
+            Error::InvalidPlugin(_) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_plugin", None),
+            Error::TooLarge { .. } => (StatusCode::PAYLOAD_TOO_LARGE, "too_large", None),
+            Error::Plugin(e) => plugin_parts(e),
+            Error::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal", None),
+        }
+    }
+}
+
+fn plugin_parts(e: &CallError) -> (StatusCode, &'static str, Option<String>) {
+    match e {
+        CallError::Plugin { error, .. } => match error {
+            PluginError::InvalidConfig(_) => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "invalid_plugin_config",
+                None,
+            ),
+            PluginError::InvalidInput(_) => {
+                (StatusCode::UNPROCESSABLE_ENTITY, "invalid_input", None)
+            }
+            PluginError::Unsupported(_) => (StatusCode::UNPROCESSABLE_ENTITY, "unsupported", None),
+            PluginError::NotFound(_) => (StatusCode::BAD_GATEWAY, "endpoint_not_found", None),
+            PluginError::Conflict(_) => (StatusCode::CONFLICT, "endpoint_conflict", None),
+            PluginError::Unauthorized(_) => {
+                (StatusCode::BAD_GATEWAY, "endpoint_unauthorized", None)
+            }
+            PluginError::Unreachable(_) | PluginError::Timeout(_) => {
+                (StatusCode::BAD_GATEWAY, "endpoint_unreachable", None)
+            }
+            PluginError::Remote { .. } | PluginError::Protocol(_) | PluginError::Internal(_) => {
+                (StatusCode::BAD_GATEWAY, "plugin_failed", None)
+            }
+        },
+        CallError::Deadline { .. } => (StatusCode::GATEWAY_TIMEOUT, "plugin_deadline", None),
+        CallError::MemoryLimit { .. } => (StatusCode::BAD_GATEWAY, "plugin_memory_limit", None),
+        CallError::Trap { .. } => (StatusCode::BAD_GATEWAY, "plugin_trapped", None),
+        CallError::Malformed { .. } => (StatusCode::BAD_GATEWAY, "plugin_malformed_output", None),
+        CallError::WrongWorld { .. } | CallError::Instantiate { .. } => {
+            (StatusCode::BAD_GATEWAY, "plugin_failed", None)
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let (status, code, field) = self.parts();
+        let message = if status.is_server_error() && matches!(self.0, Error::Internal(_)) {
+            tracing::error!(error = ?self.0, "internal error");
+            "internal error; the server log has the details".to_owned()
+        } else {
+            if status.is_server_error() {
+                tracing::warn!(error = %self.0, "request failed");
+            }
+            self.0.to_string()
+        };
+        let body = ErrorBody {
+            error: ErrorDetail {
+                code: code.to_owned(),
+                message,
+                field,
+            },
+        };
+        (status, Json(body)).into_response()
+    }
+}
+
+/// `Result` of a handler.
+pub(super) type ApiResult<T> = Result<T, ApiError>;

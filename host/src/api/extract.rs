@@ -1,0 +1,119 @@
+//! Extractors whose rejections come out in the API's own error format: the caller from its
+//! bearer token, and JSON bodies whose errors name the field at fault.
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::header::{AUTHORIZATION, CONTENT_TYPE};
+use axum::http::request::Parts;
+use serde::de::DeserializeOwned;
+
+use super::error::ApiError;
+use crate::app::Podium;
+use crate::auth::{self, Caller};
+use crate::error::Error;
+
+impl FromRequestParts<Podium> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, podium: &Podium) -> Result<Caller, ApiError> {
+        let header = match parts.headers.get(AUTHORIZATION) {
+            None => None,
+            Some(v) => Some(v.to_str().map_err(|_| {
+                Error::Unauthenticated(
+                    "malformed credentials: send `Authorization: Bearer <token>`",
+                )
+            })?),
+        };
+        Ok(auth::authenticate(podium.datastore(), header).await?)
+    }
+}
+
+/// A JSON body. Not JSON, a wrong type, a missing or an unknown field: a 4xx naming the field.
+#[derive(Debug)]
+pub struct ApiJson<T>(pub T);
+
+/// JSON bodies larger than this are refused.
+pub(super) const MAX_JSON_BODY: usize = 1 << 20;
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<ApiJson<T>, ApiError> {
+        let is_json = req
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| {
+                let mime = v
+                    .split(';')
+                    .next()
+                    .unwrap_or("")
+                    .trim()
+                    .to_ascii_lowercase();
+                mime == "application/json" || mime.ends_with("+json")
+            });
+        if !is_json {
+            return Err(Error::BadRequest {
+                field: None,
+                message: "the body must be JSON, sent with `Content-Type: application/json`".into(),
+            }
+            .into());
+        }
+        let bytes = Bytes::from_request(req, state).await.map_err(|e| {
+            if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+                Error::TooLarge {
+                    limit: MAX_JSON_BODY,
+                }
+            } else {
+                Error::BadRequest {
+                    field: None,
+                    message: format!("cannot read the body: {e}"),
+                }
+            }
+        })?;
+        parse_json(&bytes).map(ApiJson)
+    }
+}
+
+/// Parses JSON, naming the field path of the first error.
+pub(super) fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let value: T = match serde_path_to_error::deserialize(&mut de) {
+        Ok(v) => v,
+        Err(e) => {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            let message = inner.to_string();
+            let field = field_of(&path, &message);
+            let error = match inner.classify() {
+                serde_json::error::Category::Data => Error::Invalid { field, message },
+                _ => Error::BadRequest {
+                    field,
+                    message: format!("the body is not valid JSON: {message}"),
+                },
+            };
+            return Err(error.into());
+        }
+    };
+    de.end().map_err(|e| Error::BadRequest {
+        field: None,
+        message: format!("the body is not valid JSON: {e}"),
+    })?;
+    Ok(value)
+}
+
+/// The field a serde error is about: its path, plus the field a "missing field" or "unknown
+/// field" message names.
+fn field_of(path: &str, message: &str) -> Option<String> {
+    let path = (path != "." && !path.is_empty()).then_some(path);
+    let named = ["missing field `", "unknown field `"]
+        .iter()
+        .find_map(|p| message.strip_prefix(p))
+        .and_then(|rest| rest.split('`').next());
+    match (path, named) {
+        (Some(p), Some(n)) if !p.ends_with(n) => Some(format!("{p}.{n}")),
+        (Some(p), _) => Some(p.to_owned()),
+        (None, Some(n)) => Some(n.to_owned()),
+        (None, None) => None,
+    }
+}

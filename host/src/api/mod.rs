@@ -1,0 +1,109 @@
+//! The HTTP API: the only module that knows HTTP. Handlers are a few lines each: extract, call
+//! the `Podium` method of the same name, convert the result into a view.
+//!
+//! The router and the OpenAPI document come from the same `routes!` declarations, so the
+//! document cannot drift from the routes (and the authorization sweep test walks it).
+
+mod error;
+mod extract;
+mod plugins;
+
+pub use error::{ApiError, ErrorBody};
+pub use extract::ApiJson;
+
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use axum::routing::get;
+use axum::{Json, Router};
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::app::Podium;
+use crate::error::Error;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "Podium", description = "A bare-metal platform whose moving parts are WebAssembly components."),
+    modifiers(&BearerAuth),
+    tags((name = "plugins", description = "WebAssembly plugins (admin)"),
+         (name = "health", description = "Liveness"))
+)]
+struct ApiDoc;
+
+struct BearerAuth;
+
+impl Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+        );
+    }
+}
+
+/// The API's routes and their OpenAPI document.
+pub fn routes() -> (Router<Podium>, utoipa::openapi::OpenApi) {
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .routes(routes!(healthz))
+        .routes(routes!(plugins::plugin_list, plugins::plugin_create))
+        .routes(routes!(plugins::plugin_view))
+        .split_for_parts()
+}
+
+/// The whole HTTP application.
+pub fn router(podium: Podium) -> Router {
+    let (routes, openapi) = routes();
+    let openapi = Arc::new(openapi);
+    routes
+        .route(
+            "/openapi.json",
+            get(move || {
+                let openapi = openapi.clone();
+                async move { Json(openapi.as_ref().clone()) }
+            }),
+        )
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::extract::DefaultBodyLimit::max(extract::MAX_JSON_BODY))
+        .layer(tower_http::trace::TraceLayer::new_for_http())
+        .with_state(podium)
+}
+
+async fn not_found() -> ApiError {
+    Error::NotFound {
+        kind: "route",
+        id: "this path".into(),
+    }
+    .into()
+}
+
+async fn method_not_allowed() -> impl IntoResponse {
+    (
+        StatusCode::METHOD_NOT_ALLOWED,
+        Json(
+            serde_json::json!({"error": {"code": "method_not_allowed", "message": "this method is not allowed on this path"}}),
+        ),
+    )
+}
+
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct Health {
+    /// `ok` when the database answers.
+    pub status: String,
+}
+
+/// Liveness and database reachability. No authentication.
+#[utoipa::path(get, path = "/healthz", tag = "health",
+    responses((status = 200, body = Health), (status = 503, body = ErrorBody)))]
+pub async fn healthz(State(podium): State<Podium>) -> Result<Json<Health>, ApiError> {
+    podium.datastore().ping().await.map_err(Error::from)?;
+    Ok(Json(Health {
+        status: "ok".into(),
+    }))
+}

@@ -1,0 +1,104 @@
+//! `/v1/plugins`: upload and list plugins (admin only).
+
+use axum::Json;
+use axum::body::Body;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+
+use super::error::{ApiResult, ErrorBody};
+use crate::app::Podium;
+use crate::auth::Caller;
+use crate::error::Error;
+use crate::plugins::MAX_PLUGIN_SIZE;
+use crate::store::{PluginRow, PluginSource};
+
+/// A registered plugin.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub(super) struct PluginView {
+    pub sha256: String,
+    pub name: String,
+    pub version: String,
+    /// `hardware-driver`, `ipam` or `renderer`.
+    pub world: String,
+    pub description: String,
+    pub size: i64,
+    /// `bundled`, `directory` or `upload`.
+    #[schema(value_type = String)]
+    pub source: PluginSource,
+    pub created_at: String,
+}
+
+impl From<PluginRow> for PluginView {
+    fn from(r: PluginRow) -> PluginView {
+        PluginView {
+            sha256: r.sha256,
+            name: r.name,
+            version: r.version,
+            world: r.world,
+            description: r.description,
+            size: r.size,
+            source: r.source,
+            created_at: r.created_at,
+        }
+    }
+}
+
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub(super) struct PluginList {
+    pub items: Vec<PluginView>,
+}
+
+/// Lists every registered plugin with its world.
+#[utoipa::path(get, path = "/v1/plugins", tag = "plugins",
+    responses((status = 200, body = PluginList), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn plugin_list(
+    State(podium): State<Podium>,
+    caller: Caller,
+) -> ApiResult<Json<PluginList>> {
+    let items = podium.plugin_list(&caller).await?;
+    Ok(Json(PluginList {
+        items: items.into_iter().map(Into::into).collect(),
+    }))
+}
+
+/// Registers a plugin from the raw bytes of its `.wasm` component.
+///
+/// Answers 201 with the new plugin, or 200 if these exact bytes were registered before.
+#[utoipa::path(post, path = "/v1/plugins", tag = "plugins",
+    request_body(content = Vec<u8>, content_type = "application/wasm"),
+    responses((status = 201, body = PluginView), (status = 200, body = PluginView),
+        (status = 409, body = ErrorBody), (status = 413, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn plugin_create(
+    State(podium): State<Podium>,
+    caller: Caller,
+    body: Body,
+) -> ApiResult<(StatusCode, Json<PluginView>)> {
+    caller.require_admin()?;
+    let bytes = axum::body::to_bytes(body, MAX_PLUGIN_SIZE)
+        .await
+        .map_err(|_| Error::TooLarge {
+            limit: MAX_PLUGIN_SIZE,
+        })?;
+    let (row, created) = podium.plugin_create(&caller, bytes.to_vec()).await?;
+    let status = if created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    Ok((status, Json(row.into())))
+}
+
+/// One plugin, by sha256.
+#[utoipa::path(get, path = "/v1/plugins/{sha256}", tag = "plugins",
+    params(("sha256" = String, Path, description = "The plugin's sha256")),
+    responses((status = 200, body = PluginView), (status = 404, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn plugin_view(
+    State(podium): State<Podium>,
+    caller: Caller,
+    Path(sha256): Path<String>,
+) -> ApiResult<Json<PluginView>> {
+    Ok(Json(podium.plugin_view(&caller, &sha256).await?.into()))
+}

@@ -1,0 +1,67 @@
+//! The application's error type: transport-agnostic, with a stable machine-readable code. The
+//! API layer turns it into HTTP at the very edge (`api/error.rs`).
+
+use crate::runtime::{CallError, LoadError};
+use crate::store::StoreError;
+
+/// Everything an application function can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// No credentials, or credentials that are malformed, unknown, revoked or expired.
+    #[error("{0}")]
+    Unauthenticated(&'static str),
+    /// Known caller, not allowed.
+    #[error("{0}")]
+    Forbidden(String),
+    /// The resource does not exist, or the caller may not know it does.
+    #[error("{kind} `{id}` not found")]
+    NotFound { kind: &'static str, id: String },
+    /// The request is malformed (not JSON, wrong type); `field` names where.
+    #[error("{message}")]
+    BadRequest {
+        field: Option<String>,
+        message: String,
+    },
+    /// The request is well-formed but a value is not acceptable; `field` names it.
+    #[error("{message}")]
+    Invalid {
+        field: Option<String>,
+        message: String,
+    },
+    /// The request conflicts with what exists; `code` says how.
+    #[error("{message}")]
+    Conflict { code: &'static str, message: String },
+    /// An uploaded plugin cannot be used.
+    #[error("{0}")]
+    InvalidPlugin(#[source] LoadError),
+    /// A plugin call failed.
+    #[error("{0}")]
+    Plugin(#[source] CallError),
+    #[error("request body too large: the limit is {limit} bytes")]
+    TooLarge { limit: usize },
+    /// A bug or an outage; details go to the log, not to the caller.
+    #[error("internal error")]
+    Internal(#[source] anyhow::Error),
+}
+
+impl Error {
+    pub fn invalid(field: impl Into<String>, message: impl Into<String>) -> Error {
+        Error::Invalid {
+            field: Some(field.into()),
+            message: message.into(),
+        }
+    }
+
+    pub fn not_found(kind: &'static str, id: impl Into<String>) -> Error {
+        Error::NotFound {
+            kind,
+            id: id.into(),
+        }
+    }
+}
+
+impl From<StoreError> for Error {
+    fn from(e: StoreError) -> Error {
+        Error::Internal(e.into())
+    }
+}

@@ -1,0 +1,13 @@
+//! Podium's host: the HTTP API, the tenancy model, the state, and the runtime that runs the
+//! WebAssembly plugins. `ARCHITECTURE.md` at the repository root is the map.
+
+pub mod api;
+pub mod app;
+pub mod auth;
+pub mod bundled;
+pub mod error;
+pub mod plugins;
+pub mod runtime;
+pub mod secret;
+pub mod server;
+pub mod store;

@@ -1,0 +1,267 @@
+//! Plugins, the application side: registering (upload, plugin directory, bundled), listing,
+//! and resolving a reference (`name`, optionally pinned to a version or sha256) to a loaded,
+//! ready-to-call plugin.
+//!
+//! Loaded plugins are kept in memory by sha256; the database is the source of truth, so a
+//! plugin another Podium process registered is loaded on first use.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use tokio::sync::RwLock;
+
+use crate::app::Podium;
+use crate::auth::Caller;
+use crate::error::Error;
+use crate::runtime::{Plugin, World};
+use crate::store::{PluginRow, PluginSource};
+
+/// The loaded plugins of this process, by sha256.
+#[derive(Debug, Default)]
+pub struct PluginCache {
+    by_sha256: RwLock<HashMap<String, Plugin>>,
+}
+
+/// A reference to a plugin: by name, optionally pinned.
+#[derive(
+    Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema,
+)]
+#[serde(deny_unknown_fields)]
+pub struct PluginRef {
+    /// The plugin's name, as its `info` export reports it.
+    pub name: String,
+    /// Pin to this version; the newest version when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// Pin to exactly this build.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+}
+
+/// The largest plugin accepted.
+pub const MAX_PLUGIN_SIZE: usize = 32 << 20;
+
+impl Podium {
+    /// Registers a component. Bytes already registered answer the existing plugin; another
+    /// build under a name and version already taken is a conflict.
+    pub async fn plugin_create(
+        &self,
+        caller: &Caller,
+        wasm: Vec<u8>,
+    ) -> Result<(PluginRow, bool), Error> {
+        caller.require_admin()?;
+        self.plugin_register(wasm, PluginSource::Upload).await
+    }
+
+    pub(crate) async fn plugin_register(
+        &self,
+        wasm: Vec<u8>,
+        source: PluginSource,
+    ) -> Result<(PluginRow, bool), Error> {
+        if wasm.len() > MAX_PLUGIN_SIZE {
+            return Err(Error::TooLarge {
+                limit: MAX_PLUGIN_SIZE,
+            });
+        }
+        let bytes: Arc<[u8]> = wasm.into();
+        let plugin = self
+            .runtime
+            .load(bytes.clone())
+            .await
+            .map_err(Error::InvalidPlugin)?;
+        if let Some(existing) = self.datastore.plugin_get(plugin.sha256()).await? {
+            self.cache_insert(plugin).await;
+            return Ok((existing, false));
+        }
+        let info = plugin.info();
+        if let Some(other) = self
+            .datastore
+            .plugin_by_name_version(&info.name, &info.version)
+            .await?
+        {
+            return Err(Error::Conflict {
+                code: "plugin_version_exists",
+                message: format!(
+                    "plugin {} version {} is already registered with sha256 {}; bump the version of the new build",
+                    info.name, info.version, other.sha256
+                ),
+            });
+        }
+        let row = PluginRow {
+            sha256: plugin.sha256().to_owned(),
+            name: info.name.clone(),
+            version: info.version.clone(),
+            world: plugin.world().as_str().to_owned(),
+            description: info.description.clone(),
+            size: bytes.len() as i64,
+            source,
+            created_at: crate::store::now(),
+        };
+        let row = match self.datastore.plugin_create(&row, &bytes).await {
+            Ok(row) => row,
+            Err(crate::store::StoreError::Conflict(_)) => {
+                // Another process registered the same name and version meanwhile.
+                return Err(Error::Conflict {
+                    code: "plugin_version_exists",
+                    message: format!(
+                        "plugin {} version {} is already registered",
+                        info.name, info.version
+                    ),
+                });
+            }
+            Err(e) => return Err(e.into()),
+        };
+        self.cache_insert(plugin).await;
+        Ok((row, true))
+    }
+
+    pub async fn plugin_list(&self, caller: &Caller) -> Result<Vec<PluginRow>, Error> {
+        caller.require_admin_read()?;
+        Ok(self.datastore.plugin_list().await?)
+    }
+
+    pub async fn plugin_view(&self, caller: &Caller, sha256: &str) -> Result<PluginRow, Error> {
+        caller.require_admin_read()?;
+        self.datastore
+            .plugin_get(sha256)
+            .await?
+            .ok_or_else(|| Error::not_found("plugin", sha256))
+    }
+
+    /// Resolves a reference to a loaded plugin of `world`. `field` names the request field the
+    /// reference came from, for error messages.
+    pub async fn plugin_resolve(
+        &self,
+        reference: &PluginRef,
+        world: World,
+        field: &str,
+    ) -> Result<Plugin, Error> {
+        let rows = self.datastore.plugin_list().await?;
+        let mut candidates: Vec<&PluginRow> = rows
+            .iter()
+            .filter(|r| r.name == reference.name)
+            .filter(|r| reference.version.as_ref().is_none_or(|v| *v == r.version))
+            .filter(|r| reference.sha256.as_ref().is_none_or(|s| *s == r.sha256))
+            .collect();
+        if candidates.is_empty() {
+            return Err(Error::invalid(
+                field,
+                format!("no plugin matches {}", describe(reference)),
+            ));
+        }
+        candidates.sort_by(|a, b| compare_versions(&a.version, &b.version));
+        let row = candidates.last().expect("not empty");
+        if row.world != world.as_str() {
+            return Err(Error::invalid(
+                field,
+                format!(
+                    "plugin {} is a {} plugin, but a {} plugin is needed here",
+                    describe(reference),
+                    row.world,
+                    world
+                ),
+            ));
+        }
+        self.plugin_load(&row.sha256).await
+    }
+
+    /// The loaded plugin with this sha256, loading it from the database if needed.
+    pub(crate) async fn plugin_load(&self, sha256: &str) -> Result<Plugin, Error> {
+        if let Some(plugin) = self.plugins.by_sha256.read().await.get(sha256) {
+            return Ok(plugin.clone());
+        }
+        let wasm = self
+            .datastore
+            .plugin_wasm(sha256)
+            .await?
+            .ok_or_else(|| Error::not_found("plugin", sha256))?;
+        let plugin = self.runtime.load(wasm.into()).await.map_err(|e| {
+            Error::Internal(anyhow::anyhow!(
+                "stored plugin {sha256} no longer loads: {e}"
+            ))
+        })?;
+        self.cache_insert(plugin.clone()).await;
+        Ok(plugin)
+    }
+
+    async fn cache_insert(&self, plugin: Plugin) {
+        self.plugins
+            .by_sha256
+            .write()
+            .await
+            .insert(plugin.sha256().to_owned(), plugin);
+    }
+
+    /// Registers the bundled plugins and those in `dir`. A broken file in the directory is
+    /// logged and skipped, so one bad plugin does not keep Podium from starting.
+    pub async fn plugins_register_at_start(&self, dir: Option<&Path>) -> anyhow::Result<()> {
+        for (name, wasm) in crate::bundled::PLUGINS {
+            let (row, _) = self
+                .plugin_register(wasm.to_vec(), PluginSource::Bundled)
+                .await
+                .map_err(|e| anyhow::anyhow!("bundled plugin {name}: {e}"))?;
+            tracing::info!(plugin = %row.name, version = %row.version, sha256 = %row.sha256, "bundled plugin ready");
+        }
+        let Some(dir) = dir else { return Ok(()) };
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .map_err(|e| anyhow::anyhow!("reading the plugin directory {}: {e}", dir.display()))?
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "wasm"))
+            .collect();
+        entries.sort();
+        for path in entries {
+            let wasm = match std::fs::read(&path) {
+                Ok(w) => w,
+                Err(e) => {
+                    tracing::warn!(path = %path.display(), error = %e, "cannot read plugin file");
+                    continue;
+                }
+            };
+            match self.plugin_register(wasm, PluginSource::Directory).await {
+                Ok((row, _)) => {
+                    tracing::info!(path = %path.display(), plugin = %row.name, version = %row.version, "plugin from directory ready")
+                }
+                Err(e) => {
+                    tracing::warn!(path = %path.display(), error = %e, "skipping plugin file")
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn describe(reference: &PluginRef) -> String {
+    let mut s = format!("`{}`", reference.name);
+    if let Some(v) = &reference.version {
+        s.push_str(&format!(" version {v}"));
+    }
+    if let Some(h) = &reference.sha256 {
+        s.push_str(&format!(" sha256 {h}"));
+    }
+    s
+}
+
+/// Orders versions by their numeric dot-separated parts, then as text.
+fn compare_versions(a: &str, b: &str) -> std::cmp::Ordering {
+    let parts = |v: &str| -> Vec<u64> {
+        v.split(['.', '-', '+'])
+            .map_while(|p| p.parse().ok())
+            .collect()
+    };
+    parts(a).cmp(&parts(b)).then_with(|| a.cmp(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::compare_versions;
+    use std::cmp::Ordering;
+
+    #[test]
+    fn versions_compare_numerically() {
+        assert_eq!(compare_versions("0.10.0", "0.9.1"), Ordering::Greater);
+        assert_eq!(compare_versions("1.0.0", "1.0.0"), Ordering::Equal);
+        assert_eq!(compare_versions("1.2", "1.10"), Ordering::Less);
+    }
+}

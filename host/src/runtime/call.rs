@@ -1,0 +1,908 @@
+//! Calling plugins: a fresh store and instance per call, under a deadline and a memory limit,
+//! with the results checked and turned into the host's own types.
+//!
+//! A plugin that loops, eats memory, traps or returns nonsense fails its own call with a
+//! [`CallError`] that says which; nothing it does reaches another call.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use wasmtime::{Store, UpdateDeadline};
+
+use super::bindings::{wit_driver as wd, wit_types};
+use super::http::{Endpoint, HttpGrant};
+use super::imports::PluginState;
+use super::limits::MemoryLimitExceeded;
+use super::{Plugin, PluginInfo, Pre, Runtime};
+
+/// What a call may use besides the plugin's own code.
+#[derive(Default)]
+pub struct CallContext {
+    /// The plugin's configuration (JSON text); `{}` when empty.
+    pub config: String,
+    /// The endpoint the `http` import may reach; none means every request is denied.
+    pub endpoint: Option<Endpoint>,
+    /// The host's view of a pool, for IPAM calls.
+    pub allocations: Option<Box<dyn Allocations>>,
+}
+
+impl std::fmt::Debug for CallContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallContext")
+            .field("endpoint", &self.endpoint.as_ref().map(|e| e.base.as_str()))
+            .finish_non_exhaustive()
+    }
+}
+
+/// The host's answers to an IPAM strategy's questions about the pool it allocates from.
+pub trait Allocations: Send {
+    fn first_free<'a>(
+        &'a mut self,
+        start: &'a str,
+        end: &'a str,
+    ) -> futures::future::BoxFuture<'a, Option<String>>;
+    fn is_free<'a>(&'a mut self, address: &'a str) -> futures::future::BoxFuture<'a, bool>;
+}
+
+/// An error a plugin reported through its WIT `error` result.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PluginError {
+    #[error("unreachable: {0}")]
+    Unreachable(String),
+    #[error("timeout: {0}")]
+    Timeout(String),
+    #[error("unauthorized: {0}")]
+    Unauthorized(String),
+    #[error("not found: {0}")]
+    NotFound(String),
+    #[error("unsupported: {0}")]
+    Unsupported(String),
+    #[error("invalid config: {0}")]
+    InvalidConfig(String),
+    #[error("invalid input: {0}")]
+    InvalidInput(String),
+    #[error("conflict: {0}")]
+    Conflict(String),
+    #[error("remote error {status}: {message}")]
+    Remote { status: u16, message: String },
+    #[error("protocol error: {0}")]
+    Protocol(String),
+    #[error("internal plugin error: {0}")]
+    Internal(String),
+}
+
+impl PluginError {
+    /// Worth retrying later: the endpoint may come back.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            PluginError::Unreachable(_) | PluginError::Timeout(_) => true,
+            PluginError::Remote { status, .. } => *status >= 500,
+            _ => false,
+        }
+    }
+}
+
+impl From<wit_types::Error> for PluginError {
+    fn from(e: wit_types::Error) -> PluginError {
+        use wit_types::Error as E;
+        let clip = |s: String| clip(s, 2048);
+        match e {
+            E::Unreachable(m) => PluginError::Unreachable(clip(m)),
+            E::Timeout(m) => PluginError::Timeout(clip(m)),
+            E::Unauthorized(m) => PluginError::Unauthorized(clip(m)),
+            E::NotFound(m) => PluginError::NotFound(clip(m)),
+            E::Unsupported(m) => PluginError::Unsupported(clip(m)),
+            E::InvalidConfig(m) => PluginError::InvalidConfig(clip(m)),
+            E::InvalidInput(m) => PluginError::InvalidInput(clip(m)),
+            E::Conflict(m) => PluginError::Conflict(clip(m)),
+            E::Remote(r) => PluginError::Remote {
+                status: r.status,
+                message: clip(r.message),
+            },
+            E::Protocol(m) => PluginError::Protocol(clip(m)),
+            E::Internal(m) => PluginError::Internal(clip(m)),
+        }
+    }
+}
+
+/// Why a plugin call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CallError {
+    #[error("plugin {plugin} did not finish within its deadline of {}s", limit.as_secs_f64())]
+    Deadline { plugin: String, limit: Duration },
+    #[error("plugin {plugin} exceeded its memory limit of {limit} bytes")]
+    MemoryLimit { plugin: String, limit: usize },
+    #[error("plugin {plugin} trapped: {message}")]
+    Trap { plugin: String, message: String },
+    #[error("plugin {plugin} returned malformed data: {reason}")]
+    Malformed { plugin: String, reason: String },
+    #[error("plugin {plugin} failed: {error}")]
+    Plugin {
+        plugin: String,
+        #[source]
+        error: PluginError,
+    },
+    #[error("plugin {plugin} is not a {expected} plugin")]
+    WrongWorld {
+        plugin: String,
+        expected: &'static str,
+    },
+    #[error("plugin {plugin} could not be started: {message}")]
+    Instantiate { plugin: String, message: String },
+}
+
+impl CallError {
+    pub fn is_transient(&self) -> bool {
+        match self {
+            CallError::Plugin { error, .. } => error.is_transient(),
+            _ => false,
+        }
+    }
+}
+
+fn clip(mut s: String, max: usize) -> String {
+    if s.len() > max {
+        let mut end = max;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        s.truncate(end);
+        s.push_str(" [truncated]");
+    }
+    s
+}
+
+/// The deadline error the epoch callback traps with.
+#[derive(Debug, thiserror::Error)]
+#[error("deadline exceeded")]
+struct DeadlineExceeded;
+
+/// A store ready for one call: limits, deadline and imports set.
+struct Prepared {
+    store: Store<PluginState>,
+    deadline: Instant,
+    label: String,
+    limit: Duration,
+    memory_limit: usize,
+    _slot: tokio::sync::OwnedSemaphorePermit,
+}
+
+impl Runtime {
+    async fn prepare(&self, plugin: &Plugin, context: CallContext) -> Result<Prepared, CallError> {
+        let config = &self.inner.config;
+        let limit = config.call_timeout;
+        let label = plugin.label();
+        let started = Instant::now();
+        let deadline = started + limit;
+        // An exhausted pool fails instantiation instead of waiting, so wait here, within the
+        // call's deadline.
+        let slot = tokio::time::timeout(limit, self.inner.slots.clone().acquire_owned())
+            .await
+            .map_err(|_| CallError::Deadline {
+                plugin: label.clone(),
+                limit,
+            })?
+            .expect("the slot semaphore is never closed");
+        let http = match context.endpoint {
+            Some(endpoint) => {
+                let client = self.inner.http.get(&endpoint.tls).map_err(|message| {
+                    CallError::Instantiate {
+                        plugin: label.clone(),
+                        message: format!("TLS settings of the endpoint: {message}"),
+                    }
+                })?;
+                Some(HttpGrant::new(
+                    endpoint,
+                    client,
+                    deadline,
+                    config.max_http_request,
+                    config.max_http_response,
+                ))
+            }
+            None => None,
+        };
+        let config_text = if context.config.is_empty() {
+            "{}".to_owned()
+        } else {
+            context.config
+        };
+        let state = PluginState::new(
+            Arc::from(label.as_str()),
+            config.memory_limit,
+            config_text,
+            http,
+            context.allocations,
+        );
+        let mut store = Store::new(&self.inner.engine, state);
+        store.limiter(|state| &mut state.limiter);
+        store.set_epoch_deadline(1);
+        store.epoch_deadline_callback(move |_| {
+            if Instant::now() >= deadline {
+                Err(DeadlineExceeded.into())
+            } else {
+                // Yield to tokio every tick so a busy plugin cannot hold a worker thread.
+                Ok(UpdateDeadline::Yield(1))
+            }
+        });
+        Ok(Prepared {
+            store,
+            deadline,
+            label,
+            limit,
+            memory_limit: config.memory_limit,
+            _slot: slot,
+        })
+    }
+}
+
+impl Prepared {
+    /// Runs `fut` (which uses this store) under the deadline, turning traps into `CallError`s.
+    async fn guard<T>(
+        label: &str,
+        limit: Duration,
+        memory_limit: usize,
+        deadline: Instant,
+        fut: impl Future<Output = wasmtime::Result<T>>,
+    ) -> Result<T, CallError> {
+        // Epochs do not interrupt a host import that blocks; the timeout does.
+        let grace = Duration::from_millis(250);
+        match tokio::time::timeout_at((deadline + grace).into(), fut).await {
+            Err(_) => Err(CallError::Deadline {
+                plugin: label.to_owned(),
+                limit,
+            }),
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(e)) => Err(trap_error(label, limit, memory_limit, e)),
+        }
+    }
+
+    fn stderr_tail(&self) -> String {
+        let bytes = self.store.data().stderr.contents();
+        String::from_utf8_lossy(&bytes).trim().to_owned()
+    }
+
+    /// Adds the plugin's stderr (usually its panic message) to a trap.
+    fn with_stderr(&self, e: CallError) -> CallError {
+        match e {
+            CallError::Trap { plugin, message } => {
+                let stderr = self.stderr_tail();
+                let message = if stderr.is_empty() {
+                    message
+                } else {
+                    format!("{message}; it wrote: {}", clip(stderr, 1024))
+                };
+                CallError::Trap { plugin, message }
+            }
+            other => other,
+        }
+    }
+}
+
+fn trap_error(label: &str, limit: Duration, memory_limit: usize, e: wasmtime::Error) -> CallError {
+    let plugin = label.to_owned();
+    if e.downcast_ref::<DeadlineExceeded>().is_some() {
+        return CallError::Deadline { plugin, limit };
+    }
+    if e.downcast_ref::<MemoryLimitExceeded>().is_some() {
+        return CallError::MemoryLimit {
+            plugin,
+            limit: memory_limit,
+        };
+    }
+    if let Some(trap) = e.downcast_ref::<wasmtime::Trap>() {
+        return CallError::Trap {
+            plugin,
+            message: trap.to_string(),
+        };
+    }
+    CallError::Trap {
+        plugin,
+        message: clip(format!("{e:#}"), 1024),
+    }
+}
+
+/// Runs one export call on a fresh instance of a plugin of a given world.
+macro_rules! call_export {
+    ($runtime:expr, $plugin:expr, $context:expr, $variant:ident, $expected:literal, |$b:ident, $s:ident| $call:expr) => {{
+        let plugin: &Plugin = $plugin;
+        let Pre::$variant(pre) = &plugin.inner.pre else {
+            return Err(CallError::WrongWorld {
+                plugin: plugin.label(),
+                expected: $expected,
+            });
+        };
+        let mut prepared = $runtime.prepare(plugin, $context).await?;
+        let (label, limit, memory_limit, deadline) = (
+            prepared.label.clone(),
+            prepared.limit,
+            prepared.memory_limit,
+            prepared.deadline,
+        );
+        let result = Prepared::guard(&label, limit, memory_limit, deadline, async {
+            let $b = pre.instantiate_async(&mut prepared.store).await?;
+            let $s = &mut prepared.store;
+            $call.await
+        })
+        .await;
+        if prepared.store.data().limiter.memory_exceeded {
+            return Err(CallError::MemoryLimit {
+                plugin: label,
+                limit: memory_limit,
+            });
+        }
+        let result = result.map_err(|e| prepared.with_stderr(e))?;
+        (label, result)
+    }};
+}
+
+/// Asks a plugin of any world for its name, version and description.
+pub(super) async fn info(runtime: &Runtime, plugin: &Plugin) -> Result<PluginInfo, CallError> {
+    let context = CallContext::default();
+    let (label, info) = match &plugin.inner.pre {
+        Pre::Driver(_) => call_export!(
+            runtime,
+            plugin,
+            context,
+            Driver,
+            "hardware-driver",
+            |b, s| b.podium_plugin_plugin().call_info(s)
+        ),
+        Pre::Ipam(_) => call_export!(runtime, plugin, context, Ipam, "ipam", |b, s| b
+            .podium_plugin_plugin()
+            .call_info(s)),
+        Pre::Renderer(_) => call_export!(runtime, plugin, context, Renderer, "renderer", |b, s| b
+            .podium_plugin_plugin()
+            .call_info(s)),
+    };
+    let _ = label;
+    Ok(PluginInfo {
+        name: clip(info.name, 256),
+        version: clip(info.version, 256),
+        description: clip(info.description, 8192),
+    })
+}
+
+impl Runtime {
+    /// Asks a plugin of any world to check a configuration document.
+    pub async fn validate_config(&self, plugin: &Plugin, config: &str) -> Result<(), CallError> {
+        let context = CallContext::default();
+        let config = config.to_owned();
+        let (label, result) = match &plugin.inner.pre {
+            Pre::Driver(_) => {
+                call_export!(self, plugin, context, Driver, "hardware-driver", |b, s| b
+                    .podium_plugin_plugin()
+                    .call_validate_config(s, &config))
+            }
+            Pre::Ipam(_) => call_export!(self, plugin, context, Ipam, "ipam", |b, s| b
+                .podium_plugin_plugin()
+                .call_validate_config(s, &config)),
+            Pre::Renderer(_) => {
+                call_export!(self, plugin, context, Renderer, "renderer", |b, s| b
+                    .podium_plugin_plugin()
+                    .call_validate_config(s, &config))
+            }
+        };
+        result.map_err(|e| CallError::Plugin {
+            plugin: label,
+            error: e.into(),
+        })
+    }
+
+    /// A call to a hardware driver, bound to its configuration and endpoint.
+    pub fn driver<'a>(&'a self, plugin: &'a Plugin, context: CallContext) -> DriverCall<'a> {
+        DriverCall {
+            runtime: self,
+            plugin,
+            context,
+        }
+    }
+}
+
+/// One call to a hardware-driver plugin. Each method consumes it: one call, one instance.
+#[derive(Debug)]
+pub struct DriverCall<'a> {
+    runtime: &'a Runtime,
+    plugin: &'a Plugin,
+    context: CallContext,
+}
+
+fn plugin_err(label: String) -> impl FnOnce(wit_types::Error) -> CallError {
+    move |e| CallError::Plugin {
+        plugin: label,
+        error: e.into(),
+    }
+}
+
+impl DriverCall<'_> {
+    pub async fn capabilities(self) -> Result<Capabilities, CallError> {
+        let (_, caps) = call_export!(
+            self.runtime,
+            self.plugin,
+            self.context,
+            Driver,
+            "hardware-driver",
+            |b, s| b.podium_plugin_driver().call_capabilities(s)
+        );
+        Ok(Capabilities {
+            discover: caps.contains(wd::CapabilitySet::DISCOVER),
+            power: caps.contains(wd::CapabilitySet::POWER),
+            boot_override: caps.contains(wd::CapabilitySet::BOOT_OVERRIDE),
+            virtual_media: caps.contains(wd::CapabilitySet::VIRTUAL_MEDIA),
+        })
+    }
+
+    pub async fn probe(self) -> Result<ServiceInfo, CallError> {
+        let (label, result) = call_export!(
+            self.runtime,
+            self.plugin,
+            self.context,
+            Driver,
+            "hardware-driver",
+            |b, s| b.podium_plugin_driver().call_probe(s)
+        );
+        let info = result.map_err(plugin_err(label.clone()))?;
+        let malformed = |reason: String| CallError::Malformed {
+            plugin: label.clone(),
+            reason,
+        };
+        if !(info.root_link.starts_with('/') || url::Url::parse(&info.root_link).is_ok())
+            || info.root_link.len() > 2048
+        {
+            return Err(malformed(format!(
+                "probe returned a root link that is neither a path nor a URL: `{}`",
+                clip(info.root_link, 64)
+            )));
+        }
+        Ok(ServiceInfo {
+            root_link: info.root_link,
+            product: info.product.map(|s| clip(s, 256)),
+            version: info.version.map(|s| clip(s, 64)),
+        })
+    }
+
+    pub async fn discover(self) -> Result<Vec<System>, CallError> {
+        let (label, result) = call_export!(
+            self.runtime,
+            self.plugin,
+            self.context,
+            Driver,
+            "hardware-driver",
+            |b, s| b.podium_plugin_driver().call_discover(s)
+        );
+        let systems = result.map_err(plugin_err(label.clone()))?;
+        validate_systems(systems).map_err(|reason| CallError::Malformed {
+            plugin: label,
+            reason,
+        })
+    }
+
+    pub async fn get_power(self, system_id: &str) -> Result<PowerState, CallError> {
+        let id = system_id.to_owned();
+        let (label, result) = call_export!(
+            self.runtime,
+            self.plugin,
+            self.context,
+            Driver,
+            "hardware-driver",
+            |b, s| b.podium_plugin_driver().call_get_power(s, &id)
+        );
+        result.map(PowerState::from).map_err(plugin_err(label))
+    }
+
+    pub async fn set_power(self, system_id: &str, action: PowerAction) -> Result<(), CallError> {
+        let id = system_id.to_owned();
+        let (label, result) = call_export!(
+            self.runtime,
+            self.plugin,
+            self.context,
+            Driver,
+            "hardware-driver",
+            |b, s| b
+                .podium_plugin_driver()
+                .call_set_power(s, &id, action.into())
+        );
+        result.map_err(plugin_err(label))
+    }
+
+    pub async fn set_boot_override(
+        self,
+        system_id: &str,
+        settings: BootSettings,
+    ) -> Result<(), CallError> {
+        let id = system_id.to_owned();
+        let settings = settings.into();
+        let (label, result) = call_export!(
+            self.runtime,
+            self.plugin,
+            self.context,
+            Driver,
+            "hardware-driver",
+            |b, s| b
+                .podium_plugin_driver()
+                .call_set_boot_override(s, &id, settings)
+        );
+        result.map_err(plugin_err(label))
+    }
+
+    pub async fn insert_media(
+        self,
+        system_id: &str,
+        request: MediaRequest,
+    ) -> Result<(), CallError> {
+        let id = system_id.to_owned();
+        let request = wd::MediaRequest {
+            image_url: request.image_url,
+            media_type: request.media_type.into(),
+            write_protected: request.write_protected,
+        };
+        let (label, result) = call_export!(
+            self.runtime,
+            self.plugin,
+            self.context,
+            Driver,
+            "hardware-driver",
+            |b, s| b.podium_plugin_driver().call_insert_media(s, &id, &request)
+        );
+        result.map_err(plugin_err(label))
+    }
+
+    pub async fn eject_media(
+        self,
+        system_id: &str,
+        media_type: MediaType,
+    ) -> Result<(), CallError> {
+        let id = system_id.to_owned();
+        let (label, result) = call_export!(
+            self.runtime,
+            self.plugin,
+            self.context,
+            Driver,
+            "hardware-driver",
+            |b, s| b
+                .podium_plugin_driver()
+                .call_eject_media(s, &id, media_type.into())
+        );
+        result.map_err(plugin_err(label))
+    }
+}
+
+/// What a driver says it can do.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Capabilities {
+    pub discover: bool,
+    pub power: bool,
+    pub boot_override: bool,
+    pub virtual_media: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServiceInfo {
+    pub root_link: String,
+    pub product: Option<String>,
+    pub version: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PowerState {
+    On,
+    Off,
+    PoweringOn,
+    PoweringOff,
+    Unknown,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PowerAction {
+    On,
+    Off,
+    GracefulShutdown,
+    ForceOff,
+    GracefulRestart,
+    ForceRestart,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BootTarget {
+    None,
+    Pxe,
+    Cd,
+    Hdd,
+    UefiHttp,
+    Usb,
+    BiosSetup,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BootPersistence {
+    Disabled,
+    Once,
+    Continuous,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BootMode {
+    Uefi,
+    Legacy,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BootSettings {
+    pub target: BootTarget,
+    pub persistence: BootPersistence,
+    pub mode: Option<BootMode>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MediaType {
+    Cd,
+    Dvd,
+    Floppy,
+    Usb,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MediaRequest {
+    pub image_url: String,
+    pub media_type: MediaType,
+    pub write_protected: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Nic {
+    pub id: String,
+    pub name: Option<String>,
+    pub mac: String,
+    pub speed_mbps: Option<u32>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct MediaSlot {
+    pub id: String,
+    pub media_types: Vec<MediaType>,
+    pub inserted: bool,
+    pub image: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SystemKind {
+    System,
+    Chassis,
+}
+
+/// A system (or chassis) as a driver reported it, checked.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct System {
+    pub id: String,
+    pub kind: SystemKind,
+    pub name: String,
+    pub uuid: Option<String>,
+    pub manufacturer: Option<String>,
+    pub model: Option<String>,
+    pub serial: Option<String>,
+    pub cpu_count: u32,
+    pub memory_mib: u64,
+    pub nics: Vec<Nic>,
+    pub power: PowerState,
+    pub boot: Option<BootSettings>,
+    pub media_slots: Vec<MediaSlot>,
+}
+
+const MAX_SYSTEMS: usize = 100_000;
+const MAX_ID: usize = 512;
+const MAX_TEXT: usize = 256;
+
+/// Checks what `discover` returned; the first problem found is the reason.
+fn validate_systems(systems: Vec<wd::System>) -> Result<Vec<System>, String> {
+    if systems.len() > MAX_SYSTEMS {
+        return Err(format!(
+            "{} systems, more than the limit of {MAX_SYSTEMS}",
+            systems.len()
+        ));
+    }
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::with_capacity(systems.len());
+    for (i, s) in systems.into_iter().enumerate() {
+        let at = |field: &str| format!("systems[{i}].{field}");
+        if s.id.is_empty() || s.id.len() > MAX_ID || s.id.chars().any(char::is_control) {
+            return Err(format!(
+                "{} must be 1 to {MAX_ID} printable characters",
+                at("id")
+            ));
+        }
+        if !seen.insert(s.id.clone()) {
+            return Err(format!(
+                "{} `{}` is reported twice",
+                at("id"),
+                clip(s.id, 64)
+            ));
+        }
+        for (field, value) in [
+            ("name", Some(&s.name)),
+            ("uuid", s.uuid.as_ref()),
+            ("manufacturer", s.manufacturer.as_ref()),
+            ("model", s.model.as_ref()),
+            ("serial", s.serial.as_ref()),
+        ] {
+            if let Some(v) = value
+                && (v.len() > MAX_TEXT || v.chars().any(char::is_control))
+            {
+                return Err(format!(
+                    "{} must be at most {MAX_TEXT} printable characters",
+                    at(field)
+                ));
+            }
+        }
+        let mut nics = Vec::with_capacity(s.nics.len());
+        for (j, n) in s.nics.into_iter().enumerate() {
+            let mac = normalise_mac(&n.mac).ok_or_else(|| {
+                format!(
+                    "{}: `{}` is not a MAC address",
+                    at(&format!("nics[{j}].mac")),
+                    clip(n.mac.clone(), 32)
+                )
+            })?;
+            if n.id.len() > MAX_ID || n.name.as_ref().is_some_and(|x| x.len() > MAX_TEXT) {
+                return Err(format!("{} is too long", at(&format!("nics[{j}]"))));
+            }
+            nics.push(Nic {
+                id: n.id,
+                name: n.name,
+                mac,
+                speed_mbps: n.speed_mbps,
+            });
+        }
+        if nics.len() > 1024 || s.media_slots.len() > 64 {
+            return Err(format!("{} reports too many NICs or media slots", at("")));
+        }
+        out.push(System {
+            id: s.id,
+            kind: match s.kind {
+                wd::SystemKind::System => SystemKind::System,
+                wd::SystemKind::Chassis => SystemKind::Chassis,
+            },
+            name: s.name,
+            uuid: s.uuid,
+            manufacturer: s.manufacturer,
+            model: s.model,
+            serial: s.serial,
+            cpu_count: s.cpu_count,
+            memory_mib: s.memory_mib,
+            nics,
+            power: s.power.into(),
+            boot: s.boot.map(Into::into),
+            media_slots: s
+                .media_slots
+                .into_iter()
+                .map(|m| MediaSlot {
+                    id: clip(m.id, MAX_ID),
+                    media_types: m.media_types.into_iter().map(Into::into).collect(),
+                    inserted: m.inserted,
+                    image: m.image.map(|s| clip(s, 2048)),
+                })
+                .collect(),
+        });
+    }
+    Ok(out)
+}
+
+/// `52:54:00:AA:00:01`, `52-54-00-aa-00-01` and `525400aa0001` all become `52:54:00:aa:00:01`.
+pub(super) fn normalise_mac(mac: &str) -> Option<String> {
+    let hex: String = mac
+        .chars()
+        .filter(|c| !matches!(c, ':' | '-' | '.'))
+        .collect();
+    if hex.len() != 12 || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    let hex = hex.to_ascii_lowercase();
+    Some(
+        (0..6)
+            .map(|i| &hex[i * 2..i * 2 + 2])
+            .collect::<Vec<_>>()
+            .join(":"),
+    )
+}
+
+impl From<wd::PowerState> for PowerState {
+    fn from(p: wd::PowerState) -> PowerState {
+        match p {
+            wd::PowerState::On => PowerState::On,
+            wd::PowerState::Off => PowerState::Off,
+            wd::PowerState::PoweringOn => PowerState::PoweringOn,
+            wd::PowerState::PoweringOff => PowerState::PoweringOff,
+            wd::PowerState::Unknown => PowerState::Unknown,
+        }
+    }
+}
+
+impl From<PowerAction> for wd::PowerAction {
+    fn from(a: PowerAction) -> wd::PowerAction {
+        match a {
+            PowerAction::On => wd::PowerAction::On,
+            PowerAction::Off => wd::PowerAction::Off,
+            PowerAction::GracefulShutdown => wd::PowerAction::GracefulShutdown,
+            PowerAction::ForceOff => wd::PowerAction::ForceOff,
+            PowerAction::GracefulRestart => wd::PowerAction::GracefulRestart,
+            PowerAction::ForceRestart => wd::PowerAction::ForceRestart,
+        }
+    }
+}
+
+impl From<wd::MediaType> for MediaType {
+    fn from(m: wd::MediaType) -> MediaType {
+        match m {
+            wd::MediaType::Cd => MediaType::Cd,
+            wd::MediaType::Dvd => MediaType::Dvd,
+            wd::MediaType::Floppy => MediaType::Floppy,
+            wd::MediaType::Usb => MediaType::Usb,
+        }
+    }
+}
+
+impl From<MediaType> for wd::MediaType {
+    fn from(m: MediaType) -> wd::MediaType {
+        match m {
+            MediaType::Cd => wd::MediaType::Cd,
+            MediaType::Dvd => wd::MediaType::Dvd,
+            MediaType::Floppy => wd::MediaType::Floppy,
+            MediaType::Usb => wd::MediaType::Usb,
+        }
+    }
+}
+
+impl From<wd::BootSettings> for BootSettings {
+    fn from(b: wd::BootSettings) -> BootSettings {
+        BootSettings {
+            target: match b.target {
+                wd::BootTarget::None => BootTarget::None,
+                wd::BootTarget::Pxe => BootTarget::Pxe,
+                wd::BootTarget::Cd => BootTarget::Cd,
+                wd::BootTarget::Hdd => BootTarget::Hdd,
+                wd::BootTarget::UefiHttp => BootTarget::UefiHttp,
+                wd::BootTarget::Usb => BootTarget::Usb,
+                wd::BootTarget::BiosSetup => BootTarget::BiosSetup,
+            },
+            persistence: match b.persistence {
+                wd::BootPersistence::Disabled => BootPersistence::Disabled,
+                wd::BootPersistence::Once => BootPersistence::Once,
+                wd::BootPersistence::Continuous => BootPersistence::Continuous,
+            },
+            mode: b.mode.map(|m| match m {
+                wd::BootMode::Uefi => BootMode::Uefi,
+                wd::BootMode::Legacy => BootMode::Legacy,
+            }),
+        }
+    }
+}
+
+impl From<BootSettings> for wd::BootSettings {
+    fn from(b: BootSettings) -> wd::BootSettings {
+        wd::BootSettings {
+            target: match b.target {
+                BootTarget::None => wd::BootTarget::None,
+                BootTarget::Pxe => wd::BootTarget::Pxe,
+                BootTarget::Cd => wd::BootTarget::Cd,
+                BootTarget::Hdd => wd::BootTarget::Hdd,
+                BootTarget::UefiHttp => wd::BootTarget::UefiHttp,
+                BootTarget::Usb => wd::BootTarget::Usb,
+                BootTarget::BiosSetup => wd::BootTarget::BiosSetup,
+            },
+            persistence: match b.persistence {
+                BootPersistence::Disabled => wd::BootPersistence::Disabled,
+                BootPersistence::Once => wd::BootPersistence::Once,
+                BootPersistence::Continuous => wd::BootPersistence::Continuous,
+            },
+            mode: b.mode.map(|m| match m {
+                BootMode::Uefi => wd::BootMode::Uefi,
+                BootMode::Legacy => wd::BootMode::Legacy,
+            }),
+        }
+    }
+}

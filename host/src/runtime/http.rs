@@ -1,0 +1,320 @@
+//! The host side of the `http` import: a plugin reaches the one endpoint it acts for, with the
+//! credentials and TLS trust the admin configured, and nothing else.
+//!
+//! **Architecture Invariant:** a request leaves the host only after its URL (and every redirect
+//! target) was checked to have the endpoint's scheme, host and port. Credentials are attached
+//! here and never pass through the plugin.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use url::Url;
+
+use super::bindings::wit_http::{self, HttpError, Method, Request, Response};
+use super::imports::PluginState;
+use crate::secret::Secret;
+
+/// The endpoint a plugin acts for.
+#[derive(Clone, Debug)]
+pub struct Endpoint {
+    /// Scheme, host and port (a path, if any, is ignored for the origin check).
+    pub base: Url,
+    pub credentials: Option<Credentials>,
+    pub tls: TlsPolicy,
+}
+
+/// Basic-auth credentials for an endpoint. The password never leaves the host.
+#[derive(Clone, Debug)]
+pub struct Credentials {
+    pub username: String,
+    pub password: Secret,
+}
+
+/// How the host verifies an endpoint's TLS certificate.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum TlsPolicy {
+    /// The system's trusted roots.
+    #[default]
+    System,
+    /// Only these PEM certificates as roots (a site CA, or the BMC's own self-signed certificate).
+    CaBundle(String),
+    /// No verification at all (Metal3's `disableCertificateVerification`).
+    Insecure,
+}
+
+/// The `http` grant of one call.
+pub(crate) struct HttpGrant {
+    endpoint: Endpoint,
+    client: reqwest::Client,
+    deadline: Instant,
+    max_request: usize,
+    max_response: usize,
+}
+
+/// Clients shared across calls, one per TLS policy, so connections are reused.
+#[derive(Default)]
+pub(super) struct Clients {
+    by_policy: Mutex<HashMap<TlsPolicy, reqwest::Client>>,
+}
+
+const MAX_REDIRECTS: usize = 5;
+
+impl Clients {
+    pub(super) fn get(&self, policy: &TlsPolicy) -> Result<reqwest::Client, String> {
+        let mut map = self.by_policy.lock().expect("http client map poisoned");
+        if let Some(client) = map.get(policy) {
+            return Ok(client.clone());
+        }
+        let mut builder = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(Duration::from_secs(5))
+            .pool_idle_timeout(Duration::from_secs(30))
+            .pool_max_idle_per_host(8)
+            .user_agent(concat!("podium/", env!("CARGO_PKG_VERSION")));
+        match policy {
+            TlsPolicy::System => {}
+            TlsPolicy::CaBundle(pem) => {
+                let certs = reqwest::Certificate::from_pem_bundle(pem.as_bytes())
+                    .map_err(|e| format!("the CA bundle is not valid PEM: {e}"))?;
+                builder = builder.tls_built_in_root_certs(false);
+                for cert in certs {
+                    builder = builder.add_root_certificate(cert);
+                }
+            }
+            TlsPolicy::Insecure => {
+                builder = builder.danger_accept_invalid_certs(true);
+            }
+        }
+        let client = builder.build().map_err(|e| e.to_string())?;
+        // Bounded: policies are per pod manager, and a map of a few hundred clients is fine.
+        if map.len() > 1024 {
+            map.clear();
+        }
+        map.insert(policy.clone(), client.clone());
+        Ok(client)
+    }
+}
+
+impl HttpGrant {
+    pub(super) fn new(
+        endpoint: Endpoint,
+        client: reqwest::Client,
+        deadline: Instant,
+        max_request: usize,
+        max_response: usize,
+    ) -> HttpGrant {
+        HttpGrant {
+            endpoint,
+            client,
+            deadline,
+            max_request,
+            max_response,
+        }
+    }
+
+    /// Resolves `url` against the endpoint and refuses anything outside it.
+    fn resolve(&self, url: &str) -> Result<Url, HttpError> {
+        let resolved = if url.starts_with('/') {
+            self.endpoint.base.join(url)
+        } else {
+            Url::parse(url)
+        }
+        .map_err(|e| HttpError::InvalidRequest(format!("`{url}` is not a URL or path: {e}")))?;
+        if !same_origin(&resolved, &self.endpoint.base) {
+            return Err(HttpError::Denied(format!(
+                "`{}` is outside {}, the only endpoint this plugin may reach",
+                origin(&resolved),
+                origin(&self.endpoint.base)
+            )));
+        }
+        Ok(resolved)
+    }
+
+    async fn send(&self, request: Request) -> Result<Response, HttpError> {
+        if request.body.len() > self.max_request {
+            return Err(HttpError::TooLarge(format!(
+                "request body of {} bytes exceeds the limit of {} bytes",
+                request.body.len(),
+                self.max_request
+            )));
+        }
+        let mut headers = reqwest::header::HeaderMap::new();
+        for (name, value) in &request.headers {
+            let name = reqwest::header::HeaderName::from_bytes(name.as_bytes())
+                .map_err(|_| HttpError::InvalidRequest(format!("invalid header name `{name}`")))?;
+            if is_host_controlled(&name) {
+                return Err(HttpError::InvalidRequest(format!(
+                    "the header `{name}` is set by the host, not by plugins"
+                )));
+            }
+            let value = reqwest::header::HeaderValue::from_str(value).map_err(|_| {
+                HttpError::InvalidRequest(format!("invalid value for header `{name}`"))
+            })?;
+            headers.append(name, value);
+        }
+        let mut method = match request.method {
+            Method::Get => reqwest::Method::GET,
+            Method::Head => reqwest::Method::HEAD,
+            Method::Post => reqwest::Method::POST,
+            Method::Put => reqwest::Method::PUT,
+            Method::Patch => reqwest::Method::PATCH,
+            Method::Delete => reqwest::Method::DELETE,
+        };
+        let mut url = self.resolve(&request.url)?;
+        let mut body = Some(request.body);
+        for _ in 0..=MAX_REDIRECTS {
+            let remaining = self.deadline.saturating_duration_since(Instant::now());
+            if remaining.is_zero() {
+                return Err(HttpError::Timeout("the call's deadline has passed".into()));
+            }
+            let mut builder = self
+                .client
+                .request(method.clone(), url.clone())
+                .headers(headers.clone())
+                .timeout(remaining);
+            if let Some(credentials) = &self.endpoint.credentials {
+                builder =
+                    builder.basic_auth(&credentials.username, Some(credentials.password.expose()));
+            }
+            if let Some(body) = &body
+                && !body.is_empty()
+            {
+                builder = builder.body(body.clone());
+            }
+            let response = builder.send().await.map_err(|e| map_error(&e, &url))?;
+            let status = response.status();
+            if status.is_redirection()
+                && let Some(location) = response.headers().get(reqwest::header::LOCATION)
+            {
+                let location = location.to_str().map_err(|_| {
+                    HttpError::InvalidRequest("redirect with an unreadable Location".into())
+                })?;
+                let next = url.join(location).map_err(|e| {
+                    HttpError::InvalidRequest(format!("redirect to an invalid URL: {e}"))
+                })?;
+                if !same_origin(&next, &self.endpoint.base) {
+                    return Err(HttpError::Denied(format!(
+                        "redirect to `{}` refused: it is outside {}",
+                        origin(&next),
+                        origin(&self.endpoint.base)
+                    )));
+                }
+                if status == reqwest::StatusCode::SEE_OTHER {
+                    method = reqwest::Method::GET;
+                    body = None;
+                }
+                url = next;
+                continue;
+            }
+            return self.read(response).await;
+        }
+        Err(HttpError::InvalidRequest(format!(
+            "more than {MAX_REDIRECTS} redirects"
+        )))
+    }
+
+    async fn read(&self, response: reqwest::Response) -> Result<Response, HttpError> {
+        let status = response.status().as_u16();
+        let headers = response
+            .headers()
+            .iter()
+            .filter_map(|(k, v)| Some((k.as_str().to_owned(), v.to_str().ok()?.to_owned())))
+            .collect();
+        if let Some(len) = response.content_length()
+            && len as usize > self.max_response
+        {
+            return Err(self.too_large());
+        }
+        let mut body = Vec::new();
+        let mut response = response;
+        while let Some(chunk) = response.chunk().await.map_err(|e| {
+            HttpError::Unreachable(format!("reading the response: {}", e.without_url()))
+        })? {
+            if body.len() + chunk.len() > self.max_response {
+                return Err(self.too_large());
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(Response {
+            status,
+            headers,
+            body,
+        })
+    }
+
+    fn too_large(&self) -> HttpError {
+        HttpError::TooLarge(format!(
+            "response body exceeds the limit of {} bytes",
+            self.max_response
+        ))
+    }
+}
+
+fn is_host_controlled(name: &reqwest::header::HeaderName) -> bool {
+    use reqwest::header;
+    name == header::AUTHORIZATION
+        || name == header::HOST
+        || name == header::COOKIE
+        || name == header::PROXY_AUTHORIZATION
+        || name == header::CONNECTION
+        || name == header::TRANSFER_ENCODING
+        || name == header::CONTENT_LENGTH
+}
+
+fn same_origin(a: &Url, b: &Url) -> bool {
+    a.scheme() == b.scheme()
+        && a.host_str() == b.host_str()
+        && a.port_or_known_default() == b.port_or_known_default()
+        && a.username().is_empty()
+        && a.password().is_none()
+}
+
+fn origin(url: &Url) -> String {
+    url.origin().ascii_serialization()
+}
+
+fn map_error(e: &reqwest::Error, url: &Url) -> HttpError {
+    let target = origin(url);
+    if e.is_timeout() {
+        return HttpError::Timeout(format!("{target} did not answer in time"));
+    }
+    let chain = error_chain(e);
+    if chain.contains("certificate") || chain.contains("tls") || chain.contains("TLS") {
+        return HttpError::Tls(format!("TLS with {target} failed: {chain}"));
+    }
+    if e.is_connect() {
+        return HttpError::Unreachable(format!("cannot connect to {target}: {chain}"));
+    }
+    HttpError::Unreachable(format!("request to {target} failed: {chain}"))
+}
+
+/// The messages of an error's sources, without URLs (which could carry credentials).
+fn error_chain(e: &reqwest::Error) -> String {
+    let mut parts = Vec::new();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        parts.push(s.to_string());
+        source = s.source();
+    }
+    if parts.is_empty() {
+        "unknown error".into()
+    } else {
+        parts.join(": ")
+    }
+}
+
+impl wit_http::Host for PluginState {
+    async fn send(&mut self, request: Request) -> Result<Response, HttpError> {
+        let Some(grant) = &self.http else {
+            return Err(HttpError::Denied(
+                "this call was given no endpoint to reach".into(),
+            ));
+        };
+        let result = grant.send(request).await;
+        if let Err(e) = &result {
+            tracing::debug!(plugin = &*self.plugin, error = ?e, "http import refused or failed");
+        }
+        result
+    }
+}

@@ -1,0 +1,137 @@
+//! The host side of the imports every plugin gets: `log`, `config`, `http` (in `http.rs`),
+//! `allocations`, and a WASI p2 context that grants nothing.
+
+use std::sync::Arc;
+
+use wasmtime::Engine;
+use wasmtime::component::{Linker, ResourceTable};
+use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
+use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+use super::bindings::{driver, wit_allocations, wit_log};
+use super::call::Allocations;
+use super::http::HttpGrant;
+use super::limits::Limiter;
+
+/// Everything a store holds for one call.
+pub(crate) struct PluginState {
+    wasi: WasiCtx,
+    table: ResourceTable,
+    pub(super) limiter: Limiter,
+    /// `name@version`, for the log.
+    pub(super) plugin: Arc<str>,
+    pub(super) config: String,
+    pub(super) http: Option<HttpGrant>,
+    pub(super) allocations: Option<Box<dyn Allocations>>,
+    /// What the plugin wrote to stderr (a panic message, usually), bounded.
+    pub(super) stderr: MemoryOutputPipe,
+    log_budget: usize,
+}
+
+/// Bytes of log messages one call may write; past it, messages are dropped with one notice.
+const LOG_BUDGET: usize = 256 << 10;
+const LOG_LINE_MAX: usize = 4096;
+
+impl PluginState {
+    pub(super) fn new(
+        plugin: Arc<str>,
+        memory_limit: usize,
+        config: String,
+        http: Option<HttpGrant>,
+        allocations: Option<Box<dyn Allocations>>,
+    ) -> PluginState {
+        let stderr = MemoryOutputPipe::new(4096);
+        // No environment, arguments, stdin, stdout, preopened directories or sockets.
+        let wasi = WasiCtx::builder()
+            .stderr(stderr.clone())
+            .allow_tcp(false)
+            .allow_udp(false)
+            .allow_ip_name_lookup(false)
+            .max_random_size(64 << 10)
+            .build();
+        PluginState {
+            wasi,
+            table: ResourceTable::new(),
+            limiter: Limiter::new(memory_limit),
+            plugin,
+            config,
+            http,
+            allocations,
+            stderr,
+            log_budget: LOG_BUDGET,
+        }
+    }
+}
+
+impl WasiView for PluginState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}
+
+/// A linker with WASI p2 and the imports of one world.
+pub(super) fn linker(
+    engine: &Engine,
+    add_world: impl FnOnce(&mut Linker<PluginState>) -> wasmtime::Result<()>,
+) -> anyhow::Result<Linker<PluginState>> {
+    let mut linker = Linker::new(engine);
+    wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(|e| anyhow::anyhow!("{e:#}"))?;
+    add_world(&mut linker).map_err(|e| anyhow::anyhow!("{e:#}"))?;
+    Ok(linker)
+}
+
+impl driver::podium::plugin::types::Host for PluginState {}
+
+impl driver::podium::plugin::config::Host for PluginState {
+    async fn get(&mut self) -> String {
+        self.config.clone()
+    }
+}
+
+impl wit_log::Host for PluginState {
+    async fn log(&mut self, level: wit_log::Level, message: String) {
+        if self.log_budget == 0 {
+            return;
+        }
+        let mut message = message;
+        if message.len() > LOG_LINE_MAX {
+            let mut end = LOG_LINE_MAX;
+            while !message.is_char_boundary(end) {
+                end -= 1;
+            }
+            message.truncate(end);
+            message.push_str(" [truncated]");
+        }
+        self.log_budget = self.log_budget.saturating_sub(message.len());
+        let plugin = &*self.plugin;
+        match level {
+            wit_log::Level::Trace => tracing::trace!(target: "plugin", plugin, "{message}"),
+            wit_log::Level::Debug => tracing::debug!(target: "plugin", plugin, "{message}"),
+            wit_log::Level::Info => tracing::info!(target: "plugin", plugin, "{message}"),
+            wit_log::Level::Warn => tracing::warn!(target: "plugin", plugin, "{message}"),
+            wit_log::Level::Error => tracing::error!(target: "plugin", plugin, "{message}"),
+        }
+        if self.log_budget == 0 {
+            tracing::warn!(target: "plugin", plugin, "log budget of this call used up; further messages dropped");
+        }
+    }
+}
+
+impl wit_allocations::Host for PluginState {
+    async fn first_free(&mut self, start: String, end: String) -> Option<String> {
+        match self.allocations.as_mut() {
+            Some(a) => a.first_free(&start, &end).await,
+            None => None,
+        }
+    }
+
+    async fn is_free(&mut self, address: String) -> bool {
+        match self.allocations.as_mut() {
+            Some(a) => a.is_free(&address).await,
+            None => false,
+        }
+    }
+}

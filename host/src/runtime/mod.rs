@@ -1,0 +1,360 @@
+//! The plugin runtime: the only module of the host that uses wasmtime directly.
+//!
+//! One [`Runtime`] per process owns the wasmtime `Engine` (pooling allocator where the machine
+//! allows it, epoch interruption), compiles each component once per content hash (caching the
+//! compiled artefact on disk), pre-links it for its world, and runs every call in a fresh store
+//! with a wall-clock deadline, a memory limit and no ambient authority.
+//!
+//! **Architecture Invariant:** nothing outside this module names a wasmtime or wasmtime-wasi type;
+//! an upgrade of wasmtime touches this module only.
+
+mod bindings;
+mod cache;
+mod call;
+mod detect;
+mod http;
+mod imports;
+mod limits;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
+use tokio::sync::Semaphore;
+use wasmtime::component::{Component, Linker};
+use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+
+pub use call::{
+    Allocations, BootMode, BootPersistence, BootSettings, BootTarget, CallContext, CallError,
+    Capabilities, DriverCall, MediaRequest, MediaSlot, MediaType, Nic, PluginError, PowerAction,
+    PowerState, ServiceInfo, System, SystemKind,
+};
+pub use detect::LoadError;
+pub use http::{Credentials, Endpoint, TlsPolicy};
+
+use self::bindings::{driver, ipam, renderer};
+use self::imports::PluginState;
+
+/// The component-model world a plugin implements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum World {
+    HardwareDriver,
+    Ipam,
+    Renderer,
+}
+
+impl World {
+    pub const ALL: [World; 3] = [World::HardwareDriver, World::Ipam, World::Renderer];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            World::HardwareDriver => "hardware-driver",
+            World::Ipam => "ipam",
+            World::Renderer => "renderer",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<World> {
+        World::ALL.into_iter().find(|w| w.as_str() == s)
+    }
+}
+
+impl std::fmt::Display for World {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The WIT package version this host implements.
+pub const WIT_PACKAGE: &str = "podium:plugin@0.1.0";
+
+/// Limits applied to every plugin call.
+#[derive(Clone, Debug)]
+pub struct RuntimeConfig {
+    /// Wall-clock deadline of one call, instantiation included.
+    pub call_timeout: Duration,
+    /// Linear memory a call may grow to, all memories of the component together.
+    pub memory_limit: usize,
+    /// Plugin instances alive at once, process-wide; further calls wait for a slot.
+    pub max_instances: u32,
+    /// Largest request body a plugin may send through the `http` import.
+    pub max_http_request: usize,
+    /// Largest response body the `http` import hands back to a plugin.
+    pub max_http_response: usize,
+    /// Where compiled components are cached; `None` compiles on every start.
+    pub cache_dir: Option<PathBuf>,
+}
+
+impl Default for RuntimeConfig {
+    fn default() -> Self {
+        RuntimeConfig {
+            call_timeout: Duration::from_secs(10),
+            memory_limit: 64 << 20,
+            max_instances: 256,
+            max_http_request: 1 << 20,
+            max_http_response: 16 << 20,
+            cache_dir: None,
+        }
+    }
+}
+
+/// The process-wide plugin runtime.
+#[derive(Clone)]
+pub struct Runtime {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    engine: Engine,
+    config: RuntimeConfig,
+    pooling: bool,
+    slots: Arc<Semaphore>,
+    http: http::Clients,
+    driver_linker: Linker<PluginState>,
+    ipam_linker: Linker<PluginState>,
+    renderer_linker: Linker<PluginState>,
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime")
+            .field("config", &self.inner.config)
+            .field("pooling", &self.inner.pooling)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How often the epoch ticker advances; the granularity of deadlines and of yields to tokio.
+const EPOCH_TICK: Duration = Duration::from_millis(10);
+
+impl Runtime {
+    pub fn new(config: RuntimeConfig) -> anyhow::Result<Runtime> {
+        let (engine, pooling) = make_engine(&config)?;
+        spawn_epoch_ticker(&engine);
+
+        let driver_linker = imports::linker(&engine, |l| {
+            driver::HardwareDriver::add_to_linker::<_, wasmtime::component::HasSelf<_>>(l, |s| s)
+        })?;
+        let ipam_linker = imports::linker(&engine, |l| {
+            ipam::Ipam::add_to_linker::<_, wasmtime::component::HasSelf<_>>(l, |s| s)
+        })?;
+        let renderer_linker = imports::linker(&engine, |l| {
+            renderer::Renderer::add_to_linker::<_, wasmtime::component::HasSelf<_>>(l, |s| s)
+        })?;
+        if let Some(dir) = &config.cache_dir {
+            std::fs::create_dir_all(dir)?;
+        }
+        Ok(Runtime {
+            inner: Arc::new(Inner {
+                slots: Arc::new(Semaphore::new(config.max_instances as usize)),
+                http: http::Clients::default(),
+                engine,
+                config,
+                pooling,
+                driver_linker,
+                ipam_linker,
+                renderer_linker,
+            }),
+        })
+    }
+
+    pub fn config(&self) -> &RuntimeConfig {
+        &self.inner.config
+    }
+
+    /// Whether the pooling allocator could be had on this machine.
+    pub fn pooling(&self) -> bool {
+        self.inner.pooling
+    }
+
+    /// Compiles (or loads from the cache), checks and pre-links a component, and asks it who it
+    /// is. Every way an upload can be wrong is a [`LoadError`] naming what is wrong.
+    pub async fn load(&self, bytes: Arc<[u8]>) -> Result<Plugin, LoadError> {
+        let sha256 = hex::encode(Sha256::digest(&bytes));
+        detect::check_header(&bytes)?;
+        let component = {
+            let runtime = self.clone();
+            let sha256 = sha256.clone();
+            let bytes = bytes.clone();
+            tokio::task::spawn_blocking(move || cache::compile(&runtime, &sha256, &bytes))
+                .await
+                .map_err(|e| LoadError::Internal(e.to_string()))??
+        };
+        let world = detect::world(&self.inner.engine, &component)?;
+        let pre = match world {
+            World::HardwareDriver => {
+                let pre = self
+                    .inner
+                    .driver_linker
+                    .instantiate_pre(&component)
+                    .map_err(detect::link_error)?;
+                Pre::Driver(driver::HardwareDriverPre::new(pre).map_err(detect::export_error)?)
+            }
+            World::Ipam => {
+                let pre = self
+                    .inner
+                    .ipam_linker
+                    .instantiate_pre(&component)
+                    .map_err(detect::link_error)?;
+                Pre::Ipam(ipam::IpamPre::new(pre).map_err(detect::export_error)?)
+            }
+            World::Renderer => {
+                let pre = self
+                    .inner
+                    .renderer_linker
+                    .instantiate_pre(&component)
+                    .map_err(detect::link_error)?;
+                Pre::Renderer(renderer::RendererPre::new(pre).map_err(detect::export_error)?)
+            }
+        };
+        let mut plugin = Plugin {
+            inner: Arc::new(PluginInner {
+                sha256,
+                size: bytes.len(),
+                world,
+                info: PluginInfo::default(),
+                pre,
+            }),
+        };
+        let info = call::info(self, &plugin)
+            .await
+            .map_err(|e| LoadError::Info(e.to_string()))?;
+        detect::check_info(&info)?;
+        Arc::get_mut(&mut plugin.inner)
+            .expect("plugin not shared yet")
+            .info = info;
+        Ok(plugin)
+    }
+
+    pub(crate) fn engine(&self) -> &Engine {
+        &self.inner.engine
+    }
+}
+
+/// A loaded, pre-linked plugin. Cheap to clone; every call instantiates it afresh.
+#[derive(Clone)]
+pub struct Plugin {
+    inner: Arc<PluginInner>,
+}
+
+struct PluginInner {
+    sha256: String,
+    size: usize,
+    world: World,
+    info: PluginInfo,
+    pre: Pre,
+}
+
+enum Pre {
+    Driver(driver::HardwareDriverPre<PluginState>),
+    Ipam(ipam::IpamPre<PluginState>),
+    Renderer(renderer::RendererPre<PluginState>),
+}
+
+/// What a plugin says about itself.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PluginInfo {
+    pub name: String,
+    pub version: String,
+    pub description: String,
+}
+
+impl Plugin {
+    pub fn sha256(&self) -> &str {
+        &self.inner.sha256
+    }
+    pub fn size(&self) -> usize {
+        self.inner.size
+    }
+    pub fn world(&self) -> World {
+        self.inner.world
+    }
+    pub fn info(&self) -> &PluginInfo {
+        &self.inner.info
+    }
+    /// `name@version`, for logs and messages.
+    pub fn label(&self) -> String {
+        format!("{}@{}", self.inner.info.name, self.inner.info.version)
+    }
+}
+
+impl std::fmt::Debug for Plugin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Plugin")
+            .field("sha256", &self.inner.sha256)
+            .field("world", &self.inner.world)
+            .field("info", &self.inner.info)
+            .finish_non_exhaustive()
+    }
+}
+
+fn base_config(config: &RuntimeConfig) -> Config {
+    let mut c = Config::new();
+    c.epoch_interruption(true);
+    // A host-side stack overflow aborts the process: keep the wasm stack well inside the
+    // async stack the call runs on.
+    c.max_wasm_stack(512 << 10);
+    c.async_stack_size(2 << 20);
+    c.wasm_component_model(true);
+    // Linear memories never need more than the memory limit; a smaller reservation keeps the
+    // pool's virtual address space modest.
+    let reservation = (config.memory_limit as u64)
+        .next_power_of_two()
+        .max(64 << 20);
+    c.memory_reservation(reservation);
+    c.memory_guard_size(2 << 20);
+    c.memory_reservation_for_growth(0);
+    c
+}
+
+/// The pooling allocator first; on-demand allocation where the machine will not reserve the
+/// pool's address space (as `wasmtime serve` and Spin do).
+fn make_engine(config: &RuntimeConfig) -> anyhow::Result<(Engine, bool)> {
+    let mut pooled = base_config(config);
+    let instances = config.max_instances;
+    let mut pool = PoolingAllocationConfig::new();
+    pool.total_component_instances(instances)
+        .total_core_instances(instances * 4)
+        .total_memories(instances * 2)
+        .total_tables(instances * 4)
+        .total_stacks(instances)
+        .max_core_instances_per_component(8)
+        .max_memories_per_component(2)
+        .max_tables_per_component(8)
+        .max_memory_size(config.memory_limit)
+        .max_unused_warm_slots(16)
+        .linear_memory_keep_resident(64 << 10)
+        .table_keep_resident(16 << 10);
+    pooled.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+    match Engine::new(&pooled) {
+        Ok(engine) => Ok((engine, true)),
+        Err(e) => {
+            tracing::warn!(error = %e, "pooling allocator unavailable, allocating instances on demand");
+            let mut on_demand = base_config(config);
+            on_demand.allocation_strategy(InstanceAllocationStrategy::OnDemand);
+            let engine = Engine::new(&on_demand).map_err(|e| anyhow::anyhow!("{e:#}"))?;
+            Ok((engine, false))
+        }
+    }
+}
+
+fn spawn_epoch_ticker(engine: &Engine) {
+    let weak = engine.weak();
+    std::thread::Builder::new()
+        .name("podium-epoch".into())
+        .spawn(move || {
+            while let Some(engine) = weak.upgrade() {
+                engine.increment_epoch();
+                drop(engine);
+                std::thread::sleep(EPOCH_TICK);
+            }
+        })
+        .expect("spawning the epoch ticker thread");
+}
+
+/// Compiles `bytes` without caching; used by the cache module.
+fn compile_uncached(engine: &Engine, bytes: &[u8]) -> wasmtime::Result<Component> {
+    Component::new(engine, bytes)
+}

@@ -1,0 +1,105 @@
+//! Starting Podium: open the datastore, bootstrap the admin token, start the runtime, register
+//! plugins, and serve the API until shutdown.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::app::Podium;
+use crate::runtime::{Runtime, RuntimeConfig};
+use crate::secret::Secret;
+use crate::store::Datastore;
+
+/// Everything `podium serve` is configured with.
+#[derive(Clone, Debug)]
+pub struct ServeConfig {
+    pub listen: SocketAddr,
+    pub data_dir: PathBuf,
+    /// `None` runs on the embedded SQLite database in `data_dir`.
+    pub database_url: Option<Secret>,
+    pub plugin_dir: Option<PathBuf>,
+    pub admin_token: Option<Secret>,
+    pub plugin_timeout: Duration,
+    pub plugin_memory: usize,
+    /// Where compiled plugins are cached; `data_dir/compiled` when `None`.
+    pub compiled_dir: Option<PathBuf>,
+}
+
+impl ServeConfig {
+    pub fn new(listen: SocketAddr, data_dir: PathBuf) -> ServeConfig {
+        let defaults = RuntimeConfig::default();
+        ServeConfig {
+            listen,
+            data_dir,
+            database_url: None,
+            plugin_dir: None,
+            admin_token: None,
+            plugin_timeout: defaults.call_timeout,
+            plugin_memory: defaults.memory_limit,
+            compiled_dir: None,
+        }
+    }
+}
+
+/// A started Podium: the platform and the bound address.
+#[derive(Debug)]
+pub struct Started {
+    pub podium: Podium,
+    pub listener: tokio::net::TcpListener,
+}
+
+/// Opens everything and binds the listener; `serve` then runs it.
+pub async fn start(config: &ServeConfig) -> anyhow::Result<Started> {
+    std::fs::create_dir_all(&config.data_dir).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot create the data directory {}: {e}",
+            config.data_dir.display()
+        )
+    })?;
+    let datastore = match &config.database_url {
+        Some(url) => Datastore::open(url.expose()).await?,
+        None => Datastore::open_sqlite(&config.data_dir).await?,
+    };
+    if let Some(origin) =
+        crate::auth::bootstrap_admin(&datastore, config.admin_token.clone(), &config.data_dir)
+            .await?
+    {
+        tracing::info!(origin, "created the first admin token");
+    }
+    let runtime = Runtime::new(RuntimeConfig {
+        call_timeout: config.plugin_timeout,
+        memory_limit: config.plugin_memory,
+        cache_dir: Some(
+            config
+                .compiled_dir
+                .clone()
+                .unwrap_or_else(|| config.data_dir.join("compiled")),
+        ),
+        ..RuntimeConfig::default()
+    })?;
+    if !runtime.pooling() {
+        tracing::warn!("plugin instances are allocated on demand: calls are slower");
+    }
+    let podium = Podium::new(datastore, runtime);
+    podium
+        .plugins_register_at_start(config.plugin_dir.as_deref())
+        .await?;
+    let listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", config.listen))?;
+    Ok(Started { podium, listener })
+}
+
+/// Serves the API until `shutdown` resolves.
+pub async fn serve(
+    started: Started,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    let addr = started.listener.local_addr()?;
+    tracing::info!(%addr, "podium is serving");
+    let app = crate::api::router(started.podium);
+    axum::serve(started.listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,146 @@
+//! The datastore: the only module that knows SQL.
+//!
+//! One code path serves SQLite (embedded, the default) and PostgreSQL through sqlx's `Any`
+//! driver; each database has its own migrations folder (`host/migrations/{sqlite,postgres}`)
+//! with the same tables. Timestamps are RFC 3339 text and flags are integers, which both
+//! databases store and compare the same way.
+//!
+//! **Architecture Invariant:** every function takes who is asking (or is crate-private and only
+//! called after the application layer checked it); queries of tenant-owned rows filter by tenant
+//! here, never in handlers.
+
+mod plugins;
+mod tokens;
+
+pub use plugins::{PluginRow, PluginSource};
+pub use tokens::{Role, TokenRow};
+
+use std::path::Path;
+use std::time::Duration;
+
+use sqlx::AnyPool;
+use sqlx::any::{AnyPoolOptions, install_default_drivers};
+
+/// Which database a datastore runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// A storage failure.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("cannot open the database: {0}")]
+    Open(#[source] sqlx::Error),
+    #[error("migrating the database failed: {0}")]
+    Migrate(#[source] sqlx::migrate::MigrateError),
+    #[error("unique constraint violated")]
+    Conflict(#[source] sqlx::Error),
+    #[error("database error: {0}")]
+    Database(#[source] sqlx::Error),
+    #[error("stored data is corrupt: {0}")]
+    Corrupt(String),
+}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(e: sqlx::Error) -> StoreError {
+        if let sqlx::Error::Database(db) = &e
+            && db.is_unique_violation()
+        {
+            return StoreError::Conflict(e);
+        }
+        StoreError::Database(e)
+    }
+}
+
+/// The datastore, shared by every request and worker.
+#[derive(Clone, Debug)]
+pub struct Datastore {
+    pool: AnyPool,
+    backend: Backend,
+}
+
+impl Datastore {
+    /// Opens (creating if needed) the embedded SQLite database in `data_dir`.
+    pub async fn open_sqlite(data_dir: &Path) -> Result<Datastore, StoreError> {
+        let path = data_dir.join("podium.db");
+        let url = format!("sqlite://{}?mode=rwc", path.display());
+        Datastore::open(&url).await
+    }
+
+    /// Opens a database by URL (`sqlite://...` or `postgres://...`) and migrates it.
+    pub async fn open(url: &str) -> Result<Datastore, StoreError> {
+        install_default_drivers();
+        let backend = if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            Backend::Postgres
+        } else if url.starts_with("sqlite:") {
+            Backend::Sqlite
+        } else {
+            return Err(StoreError::Open(sqlx::Error::Configuration(
+                "the database URL must start with sqlite: or postgres:".into(),
+            )));
+        };
+        let options = AnyPoolOptions::new()
+            .max_connections(match backend {
+                Backend::Sqlite => 8,
+                Backend::Postgres => 16,
+            })
+            .acquire_timeout(Duration::from_secs(10))
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    if backend == Backend::Sqlite {
+                        use sqlx::Executor;
+                        conn.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON;")
+                            .await?;
+                    }
+                    Ok(())
+                })
+            });
+        let pool = options.connect(url).await.map_err(StoreError::Open)?;
+        let store = Datastore { pool, backend };
+        store.migrate().await?;
+        Ok(store)
+    }
+
+    async fn migrate(&self) -> Result<(), StoreError> {
+        let migrator = match self.backend {
+            Backend::Sqlite => sqlx::migrate!("./migrations/sqlite"),
+            Backend::Postgres => sqlx::migrate!("./migrations/postgres"),
+        };
+        migrator.run(&self.pool).await.map_err(StoreError::Migrate)
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Checks the database answers.
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
+    }
+
+    pub(crate) fn pool(&self) -> &AnyPool {
+        &self.pool
+    }
+}
+
+/// Now, as stored: RFC 3339 in UTC with microseconds, which sorts as text.
+pub(crate) fn now() -> String {
+    format_time(time::OffsetDateTime::now_utc())
+}
+
+pub(crate) fn format_time(t: time::OffsetDateTime) -> String {
+    let t = t.to_offset(time::UtcOffset::UTC);
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z",
+        t.year(),
+        u8::from(t.month()),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second(),
+        t.microsecond()
+    )
+}

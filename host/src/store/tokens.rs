@@ -1,0 +1,92 @@
+//! API tokens, stored as sha256 hashes of the secret.
+
+use sqlx::Row;
+
+use super::{Datastore, StoreError};
+
+/// What a token lets its bearer be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    Admin,
+    Tenant,
+}
+
+impl Role {
+    fn as_str(self) -> &'static str {
+        match self {
+            Role::Admin => "admin",
+            Role::Tenant => "tenant",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TokenRow {
+    pub id: String,
+    pub role: Role,
+    pub tenant_id: Option<String>,
+    pub read_only: bool,
+    pub description: String,
+    pub expires_at: Option<String>,
+    pub created_at: String,
+    pub revoked_at: Option<String>,
+}
+
+const COLUMNS: &str =
+    "id, role, tenant_id, read_only, description, expires_at, created_at, revoked_at";
+
+fn row(r: &sqlx::any::AnyRow) -> Result<TokenRow, StoreError> {
+    let role: String = r.try_get("role")?;
+    Ok(TokenRow {
+        id: r.try_get("id")?,
+        role: match role.as_str() {
+            "admin" => Role::Admin,
+            "tenant" => Role::Tenant,
+            other => return Err(StoreError::Corrupt(format!("unknown token role `{other}`"))),
+        },
+        tenant_id: r.try_get("tenant_id")?,
+        read_only: r.try_get::<i64, _>("read_only")? != 0,
+        description: r.try_get("description")?,
+        expires_at: r.try_get("expires_at")?,
+        created_at: r.try_get("created_at")?,
+        revoked_at: r.try_get("revoked_at")?,
+    })
+}
+
+impl Datastore {
+    pub async fn token_create(&self, token: &TokenRow, hash: &str) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO tokens (id, hash, role, tenant_id, read_only, description, expires_at, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        )
+        .bind(&token.id)
+        .bind(hash)
+        .bind(token.role.as_str())
+        .bind(&token.tenant_id)
+        .bind(i64::from(token.read_only))
+        .bind(&token.description)
+        .bind(&token.expires_at)
+        .bind(&token.created_at)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// The token whose secret hashes to `hash`, revoked or not.
+    pub async fn token_by_hash(&self, hash: &str) -> Result<Option<TokenRow>, StoreError> {
+        let r = sqlx::query(&format!("SELECT {COLUMNS} FROM tokens WHERE hash = $1"))
+            .bind(hash)
+            .fetch_optional(self.pool())
+            .await?;
+        r.as_ref().map(row).transpose()
+    }
+
+    /// Whether any admin token (revoked or not) exists: false only on a fresh database.
+    pub async fn admin_token_exists(&self) -> Result<bool, StoreError> {
+        let r = sqlx::query("SELECT COUNT(*) AS n FROM tokens WHERE role = 'admin'")
+            .fetch_one(self.pool())
+            .await?;
+        Ok(r.try_get::<i64, _>("n")? > 0)
+    }
+}

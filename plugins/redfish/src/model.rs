@@ -1,0 +1,276 @@
+//! The parts of Redfish payloads the driver reads, as serde types.
+//!
+//! BMCs differ widely in what they fill in, so every field is optional and read leniently: a
+//! field of the wrong type, `null` or an empty string reads as absent instead of failing the
+//! whole payload. What the driver cannot do without (a collection's `Members`, a member's or a
+//! link's `@odata.id`) is checked where it is used, so the error can name it.
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer};
+use serde_json::Value;
+
+/// `{"@odata.id": "/redfish/v1/Systems"}`.
+#[derive(Debug, Default, Clone, Deserialize)]
+pub(crate) struct Link {
+    #[serde(rename = "@odata.id", default, deserialize_with = "text")]
+    pub(crate) odata_id: Option<String>,
+}
+
+/// `GET /redfish/v1`.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct ServiceRoot {
+    #[serde(rename = "@odata.id", default, deserialize_with = "text")]
+    pub(crate) odata_id: Option<String>,
+    #[serde(rename = "RedfishVersion", default, deserialize_with = "text")]
+    pub(crate) redfish_version: Option<String>,
+    #[serde(rename = "Product", default, deserialize_with = "text")]
+    pub(crate) product: Option<String>,
+    #[serde(rename = "Vendor", default, deserialize_with = "text")]
+    pub(crate) vendor: Option<String>,
+    #[serde(rename = "Systems", default, deserialize_with = "lenient")]
+    pub(crate) systems: Option<Link>,
+    #[serde(rename = "Chassis", default, deserialize_with = "lenient")]
+    pub(crate) chassis: Option<Link>,
+}
+
+/// One page of a resource collection.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct CollectionPage {
+    /// Kept raw so that each member can be checked (and the error name it) by index.
+    #[serde(rename = "Members", default, deserialize_with = "lenient")]
+    pub(crate) members: Option<Vec<Value>>,
+    #[serde(rename = "Members@odata.nextLink", default, deserialize_with = "text")]
+    pub(crate) next_link: Option<String>,
+}
+
+/// `GET /redfish/v1/Systems/{id}`.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct ComputerSystem {
+    #[serde(rename = "@odata.id", default, deserialize_with = "text")]
+    pub(crate) odata_id: Option<String>,
+    #[serde(rename = "Id", default, deserialize_with = "text")]
+    pub(crate) id: Option<String>,
+    #[serde(rename = "Name", default, deserialize_with = "text")]
+    pub(crate) name: Option<String>,
+    #[serde(rename = "UUID", default, deserialize_with = "text")]
+    pub(crate) uuid: Option<String>,
+    #[serde(rename = "Manufacturer", default, deserialize_with = "text")]
+    pub(crate) manufacturer: Option<String>,
+    #[serde(rename = "Model", default, deserialize_with = "text")]
+    pub(crate) model: Option<String>,
+    #[serde(rename = "SerialNumber", default, deserialize_with = "text")]
+    pub(crate) serial_number: Option<String>,
+    #[serde(rename = "PowerState", default, deserialize_with = "text")]
+    pub(crate) power_state: Option<String>,
+    #[serde(rename = "ProcessorSummary", default, deserialize_with = "lenient")]
+    pub(crate) processor_summary: Option<ProcessorSummary>,
+    #[serde(rename = "MemorySummary", default, deserialize_with = "lenient")]
+    pub(crate) memory_summary: Option<MemorySummary>,
+    #[serde(rename = "Boot", default, deserialize_with = "lenient")]
+    pub(crate) boot: Option<Boot>,
+    #[serde(rename = "EthernetInterfaces", default, deserialize_with = "lenient")]
+    pub(crate) ethernet_interfaces: Option<Link>,
+    #[serde(rename = "VirtualMedia", default, deserialize_with = "lenient")]
+    pub(crate) virtual_media: Option<Link>,
+    #[serde(rename = "Links", default, deserialize_with = "lenient")]
+    pub(crate) links: Option<SystemLinks>,
+    #[serde(rename = "Actions", default, deserialize_with = "lenient")]
+    pub(crate) actions: Option<SystemActions>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct ProcessorSummary {
+    #[serde(rename = "Count", default, deserialize_with = "number")]
+    pub(crate) count: Option<f64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct MemorySummary {
+    #[serde(rename = "TotalSystemMemoryGiB", default, deserialize_with = "number")]
+    pub(crate) total_system_memory_gib: Option<f64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct Boot {
+    #[serde(
+        rename = "BootSourceOverrideTarget",
+        default,
+        deserialize_with = "text"
+    )]
+    pub(crate) target: Option<String>,
+    #[serde(
+        rename = "BootSourceOverrideEnabled",
+        default,
+        deserialize_with = "text"
+    )]
+    pub(crate) enabled: Option<String>,
+    #[serde(rename = "BootSourceOverrideMode", default, deserialize_with = "text")]
+    pub(crate) mode: Option<String>,
+    #[serde(
+        rename = "BootSourceOverrideTarget@Redfish.AllowableValues",
+        default,
+        deserialize_with = "strings"
+    )]
+    pub(crate) allowed_targets: Option<Vec<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct SystemLinks {
+    #[serde(rename = "ManagedBy", default, deserialize_with = "links")]
+    pub(crate) managed_by: Option<Vec<Link>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct SystemActions {
+    #[serde(
+        rename = "#ComputerSystem.Reset",
+        default,
+        deserialize_with = "lenient"
+    )]
+    pub(crate) reset: Option<ResetAction>,
+    /// What a chassis id passed back from `discover` advertises instead.
+    #[serde(rename = "#Chassis.Reset", default, deserialize_with = "lenient")]
+    pub(crate) chassis_reset: Option<ResetAction>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct ResetAction {
+    #[serde(default, deserialize_with = "text")]
+    pub(crate) target: Option<String>,
+    #[serde(
+        rename = "ResetType@Redfish.AllowableValues",
+        default,
+        deserialize_with = "strings"
+    )]
+    pub(crate) allowed: Option<Vec<String>>,
+}
+
+/// A member of a system's `EthernetInterfaces`.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct EthernetInterface {
+    #[serde(rename = "Id", default, deserialize_with = "text")]
+    pub(crate) id: Option<String>,
+    #[serde(rename = "Name", default, deserialize_with = "text")]
+    pub(crate) name: Option<String>,
+    #[serde(rename = "MACAddress", default, deserialize_with = "text")]
+    pub(crate) mac_address: Option<String>,
+    #[serde(rename = "PermanentMACAddress", default, deserialize_with = "text")]
+    pub(crate) permanent_mac_address: Option<String>,
+    #[serde(rename = "SpeedMbps", default, deserialize_with = "number")]
+    pub(crate) speed_mbps: Option<f64>,
+}
+
+/// `GET /redfish/v1/Managers/{id}`.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct Manager {
+    #[serde(rename = "VirtualMedia", default, deserialize_with = "lenient")]
+    pub(crate) virtual_media: Option<Link>,
+}
+
+/// A member of a `VirtualMedia` collection: one slot.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct VirtualMedia {
+    #[serde(rename = "Id", default, deserialize_with = "text")]
+    pub(crate) id: Option<String>,
+    #[serde(rename = "MediaTypes", default, deserialize_with = "strings")]
+    pub(crate) media_types: Option<Vec<String>>,
+    #[serde(rename = "Inserted", default, deserialize_with = "lenient")]
+    pub(crate) inserted: Option<bool>,
+    #[serde(rename = "Image", default, deserialize_with = "text")]
+    pub(crate) image: Option<String>,
+    #[serde(rename = "Actions", default, deserialize_with = "lenient")]
+    pub(crate) actions: Option<VirtualMediaActions>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct VirtualMediaActions {
+    #[serde(
+        rename = "#VirtualMedia.InsertMedia",
+        default,
+        deserialize_with = "lenient"
+    )]
+    pub(crate) insert: Option<ActionTarget>,
+    #[serde(
+        rename = "#VirtualMedia.EjectMedia",
+        default,
+        deserialize_with = "lenient"
+    )]
+    pub(crate) eject: Option<ActionTarget>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct ActionTarget {
+    #[serde(default, deserialize_with = "text")]
+    pub(crate) target: Option<String>,
+}
+
+/// `GET /redfish/v1/Chassis/{id}`.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct Chassis {
+    #[serde(rename = "@odata.id", default, deserialize_with = "text")]
+    pub(crate) odata_id: Option<String>,
+    #[serde(rename = "Id", default, deserialize_with = "text")]
+    pub(crate) id: Option<String>,
+    #[serde(rename = "Name", default, deserialize_with = "text")]
+    pub(crate) name: Option<String>,
+    #[serde(rename = "UUID", default, deserialize_with = "text")]
+    pub(crate) uuid: Option<String>,
+    #[serde(rename = "Manufacturer", default, deserialize_with = "text")]
+    pub(crate) manufacturer: Option<String>,
+    #[serde(rename = "Model", default, deserialize_with = "text")]
+    pub(crate) model: Option<String>,
+    #[serde(rename = "SerialNumber", default, deserialize_with = "text")]
+    pub(crate) serial_number: Option<String>,
+    #[serde(rename = "PowerState", default, deserialize_with = "text")]
+    pub(crate) power_state: Option<String>,
+}
+
+/// Any value that does not deserialize as `T` reads as absent.
+fn lenient<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: DeserializeOwned,
+{
+    let value = Value::deserialize(deserializer)?;
+    Ok(serde_json::from_value(value).ok())
+}
+
+/// A string with something in it, trimmed; anything else reads as absent.
+fn text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+    let value = Value::deserialize(deserializer)?;
+    Ok(value
+        .as_str()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned))
+}
+
+/// A finite number (some BMCs send integers as `2.0`); anything else reads as absent.
+fn number<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
+    let value = Value::deserialize(deserializer)?;
+    Ok(value.as_f64().filter(|n| n.is_finite()))
+}
+
+/// The strings of a list, skipping anything else in it.
+fn strings<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Vec<String>>, D::Error> {
+    let value = Value::deserialize(deserializer)?;
+    Ok(value.as_array().map(|items| {
+        items
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect()
+    }))
+}
+
+/// The link objects of a list, skipping anything else in it.
+fn links<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Vec<Link>>, D::Error> {
+    let value = Value::deserialize(deserializer)?;
+    Ok(value.as_array().map(|items| {
+        items
+            .iter()
+            .filter(|item| item.is_object())
+            .filter_map(|item| serde_json::from_value(item.clone()).ok())
+            .collect()
+    }))
+}

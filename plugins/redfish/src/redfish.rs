@@ -1,0 +1,699 @@
+//! The Redfish client: everything the driver does, written against [`Transport`] so that it runs
+//! the same in the component and in the native tests.
+//!
+//! Every URL it sends is the configured root path or a link the service handed out
+//! (`@odata.id`, `Members@odata.nextLink`, an action `target`); the host resolves it against the
+//! endpoint and adds the credentials. A system id is the system's `@odata.id` path.
+
+use std::collections::BTreeSet;
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+
+use crate::config::{Config, matches_id};
+use crate::error::{self, UrlSource};
+use crate::exports::podium::plugin::driver::{
+    BootMode, BootPersistence, BootSettings, BootTarget, MediaRequest, MediaSlot, MediaType, Nic,
+    PowerAction, PowerState, ServiceInfo, System, SystemKind,
+};
+use crate::model::{
+    Chassis, CollectionPage, ComputerSystem, EthernetInterface, Link, Manager, ServiceRoot,
+    VirtualMedia,
+};
+use crate::podium::plugin::types::Error;
+use crate::transport::{Level, Method, Transport};
+
+/// How many pages of one collection the driver follows before it calls the service broken.
+const MAX_PAGES: usize = 10_000;
+
+/// The Redfish logic, for one call of the host.
+pub(crate) struct Client<'a> {
+    transport: &'a dyn Transport,
+    config: Config,
+}
+
+impl std::fmt::Debug for Client<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A virtual media slot and where its actions are.
+#[derive(Debug, Clone)]
+struct Slot {
+    slot: MediaSlot,
+    insert_target: String,
+    eject_target: String,
+}
+
+impl<'a> Client<'a> {
+    pub(crate) fn new(transport: &'a dyn Transport, config: Config) -> Self {
+        Self { transport, config }
+    }
+
+    /// GETs the service root, checks it is one and that the credentials open the `Systems`
+    /// collection (a service root is readable without credentials).
+    ///
+    /// `root-link` is the root's path (its `@odata.id`, else the configured root); the host makes
+    /// it absolute against the endpoint.
+    pub(crate) fn probe(&self) -> Result<ServiceInfo, Error> {
+        let root_path = &self.config.root;
+        let root: ServiceRoot = self.get(root_path, UrlSource::Service)?;
+        if root.systems.is_none() && root.redfish_version.is_none() {
+            return Err(Error::Protocol(format!(
+                "GET {root_path}: not a Redfish service root (no Systems link, no RedfishVersion)"
+            )));
+        }
+        if let Some(systems) = &root.systems {
+            let path = link_path(systems, &format!("GET {root_path}: Systems"))?;
+            self.get_object(&path, UrlSource::Service)?;
+        }
+        Ok(ServiceInfo {
+            root_link: root.odata_id.unwrap_or_else(|| root_path.clone()),
+            product: root.product.or(root.vendor),
+            version: root.redfish_version,
+        })
+    }
+
+    /// Every system, then every chassis (where the service has a `Chassis` collection), with
+    /// their inventory; restricted to `system_ids` when the configuration has them.
+    pub(crate) fn discover(&self) -> Result<Vec<System>, Error> {
+        let root_path = &self.config.root;
+        let root: ServiceRoot = self.get(root_path, UrlSource::Service)?;
+        let mut found = Vec::new();
+        let mut seen_paths = Vec::new();
+        if let Some(systems) = &root.systems {
+            let path = link_path(systems, &format!("GET {root_path}: Systems"))?;
+            for member in self.members(&path)? {
+                if self.config.selects(&member) {
+                    found.push(self.system_inventory(&member)?);
+                }
+                seen_paths.push(member);
+            }
+        }
+        if let Some(chassis) = &root.chassis {
+            let path = link_path(chassis, &format!("GET {root_path}: Chassis"))?;
+            for member in self.members(&path)? {
+                if self.config.selects(&member) {
+                    found.push(self.chassis_inventory(&member)?);
+                }
+                seen_paths.push(member);
+            }
+        }
+        for id in self.config.system_ids.iter().flatten() {
+            if !seen_paths.iter().any(|path| matches_id(id, path)) {
+                self.transport.log(
+                    Level::Warn,
+                    &format!("system_ids: {id} matches no system or chassis of the service"),
+                );
+            }
+        }
+        Ok(found)
+    }
+
+    pub(crate) fn get_power(&self, system_id: &str) -> Result<PowerState, Error> {
+        check_system_id(system_id)?;
+        let system: ComputerSystem = self.get(system_id, UrlSource::Caller)?;
+        Ok(power_state(system.power_state.as_deref()))
+    }
+
+    /// POSTs `ComputerSystem.Reset` to the target the system advertises, after checking the
+    /// reset type against `ResetType@Redfish.AllowableValues` where the service lists them.
+    pub(crate) fn set_power(&self, system_id: &str, action: PowerAction) -> Result<(), Error> {
+        check_system_id(system_id)?;
+        let system: ComputerSystem = self.get(system_id, UrlSource::Caller)?;
+        let reset_type = reset_type(action);
+        let reset = system.actions.and_then(|a| a.reset.or(a.chassis_reset));
+        if let Some(allowed) = reset
+            .as_ref()
+            .and_then(|r| r.allowed.as_ref())
+            .filter(|a| !a.is_empty())
+            && !allowed.iter().any(|a| a == reset_type)
+        {
+            return Err(Error::Unsupported(format!(
+                "{system_id}: ResetType {reset_type} is not supported (allowed: {})",
+                allowed.join(", ")
+            )));
+        }
+        let target = reset.and_then(|r| r.target).unwrap_or_else(|| {
+            format!(
+                "{}/Actions/ComputerSystem.Reset",
+                system_id.trim_end_matches('/')
+            )
+        });
+        self.send_json(Method::Post, &target, &json!({ "ResetType": reset_type }))
+    }
+
+    /// PATCHes the system's `Boot`, after checking the target against
+    /// `BootSourceOverrideTarget@Redfish.AllowableValues` where the service lists them.
+    pub(crate) fn set_boot_override(
+        &self,
+        system_id: &str,
+        settings: &BootSettings,
+    ) -> Result<(), Error> {
+        check_system_id(system_id)?;
+        let system: ComputerSystem = self.get(system_id, UrlSource::Caller)?;
+        let target = boot_target_name(settings.target);
+        if let Some(allowed) = system
+            .boot
+            .as_ref()
+            .and_then(|b| b.allowed_targets.as_ref())
+            .filter(|a| !a.is_empty())
+            && settings.target != BootTarget::None
+            && !allowed.iter().any(|a| a == target)
+        {
+            return Err(Error::Unsupported(format!(
+                "{system_id}: BootSourceOverrideTarget {target} is not supported (allowed: {})",
+                allowed.join(", ")
+            )));
+        }
+        let mut boot = Map::new();
+        boot.insert("BootSourceOverrideTarget".into(), target.into());
+        boot.insert(
+            "BootSourceOverrideEnabled".into(),
+            boot_persistence_name(settings.persistence).into(),
+        );
+        if let Some(mode) = settings.mode {
+            boot.insert("BootSourceOverrideMode".into(), boot_mode_name(mode).into());
+        }
+        let body = json!({ "Boot": boot });
+        self.request(Method::Patch, system_id, UrlSource::Caller, Some(&body))
+            .map(drop)
+    }
+
+    /// Inserts into the first free slot that takes the media type (CD and DVD slots stand in for
+    /// each other), looking at the system's virtual media, else its managers'.
+    pub(crate) fn insert_media(
+        &self,
+        system_id: &str,
+        request: &MediaRequest,
+    ) -> Result<(), Error> {
+        check_system_id(system_id)?;
+        if request.image_url.trim().is_empty() {
+            return Err(Error::InvalidInput("image-url: empty".to_owned()));
+        }
+        let system: ComputerSystem = self.get(system_id, UrlSource::Caller)?;
+        let slots = self.media_slots(system_id, &system)?;
+        let wanted = request.media_type;
+        let matching: Vec<&Slot> = slots.iter().filter(|s| takes(&s.slot, wanted)).collect();
+        let Some(first) = matching.first() else {
+            return Err(Error::Unsupported(no_slot_message(
+                system_id, wanted, &slots,
+            )));
+        };
+        let Some(slot) = matching.iter().find(|s| !s.slot.inserted) else {
+            return Err(Error::Conflict(format!(
+                "{system_id}: every slot taking {} is in use; slot {} holds {}",
+                media_type_name(wanted),
+                first.slot.id,
+                first.slot.image.as_deref().unwrap_or("an image"),
+            )));
+        };
+        let body = json!({
+            "Image": request.image_url,
+            "Inserted": true,
+            "WriteProtected": request.write_protected,
+        });
+        self.send_json(Method::Post, &slot.insert_target, &body)
+    }
+
+    /// Ejects every inserted slot that takes the media type; nothing inserted is success.
+    pub(crate) fn eject_media(&self, system_id: &str, media_type: MediaType) -> Result<(), Error> {
+        check_system_id(system_id)?;
+        let system: ComputerSystem = self.get(system_id, UrlSource::Caller)?;
+        for slot in self.media_slots(system_id, &system)? {
+            if slot.slot.inserted && takes(&slot.slot, media_type) {
+                self.send_json(Method::Post, &slot.eject_target, &json!({}))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn system_inventory(&self, path: &str) -> Result<System, Error> {
+        let system: ComputerSystem = self.get(path, UrlSource::Service)?;
+        let id = system.odata_id.clone().unwrap_or_else(|| path.to_owned());
+        let nics = match &system.ethernet_interfaces {
+            Some(link) => self.nics(&link_path(
+                link,
+                &format!("GET {path}: EthernetInterfaces"),
+            )?)?,
+            None => Vec::new(),
+        };
+        let media_slots = self
+            .media_slots(path, &system)?
+            .into_iter()
+            .map(|s| s.slot)
+            .collect();
+        let cpu_count = system
+            .processor_summary
+            .as_ref()
+            .and_then(|p| p.count)
+            .map_or(0, to_u32);
+        let memory_mib = system
+            .memory_summary
+            .as_ref()
+            .and_then(|m| m.total_system_memory_gib)
+            .map_or(0, gib_to_mib);
+        Ok(System {
+            name: system
+                .name
+                .or_else(|| system.id.clone())
+                .unwrap_or_else(|| last_segment(&id).to_owned()),
+            kind: SystemKind::System,
+            uuid: system.uuid,
+            manufacturer: system.manufacturer,
+            model: system.model,
+            serial: system.serial_number,
+            cpu_count,
+            memory_mib,
+            nics,
+            power: power_state(system.power_state.as_deref()),
+            boot: system.boot.as_ref().and_then(boot_settings),
+            media_slots,
+            id,
+        })
+    }
+
+    fn chassis_inventory(&self, path: &str) -> Result<System, Error> {
+        let chassis: Chassis = self.get(path, UrlSource::Service)?;
+        let id = chassis.odata_id.unwrap_or_else(|| path.to_owned());
+        Ok(System {
+            name: chassis
+                .name
+                .or(chassis.id)
+                .unwrap_or_else(|| last_segment(&id).to_owned()),
+            kind: SystemKind::Chassis,
+            uuid: chassis.uuid,
+            manufacturer: chassis.manufacturer,
+            model: chassis.model,
+            serial: chassis.serial_number,
+            cpu_count: 0,
+            memory_mib: 0,
+            nics: Vec::new(),
+            power: power_state(chassis.power_state.as_deref()),
+            boot: None,
+            media_slots: Vec::new(),
+            id,
+        })
+    }
+
+    /// The NICs of an `EthernetInterfaces` collection; an interface without a usable MAC is left
+    /// out (and logged).
+    fn nics(&self, collection: &str) -> Result<Vec<Nic>, Error> {
+        let mut nics = Vec::new();
+        for path in self.members(collection)? {
+            let interface: EthernetInterface = self.get(&path, UrlSource::Service)?;
+            let raw = [&interface.mac_address, &interface.permanent_mac_address];
+            let Some(mac) = raw
+                .iter()
+                .find_map(|m| m.as_deref().and_then(normalise_mac))
+            else {
+                self.transport.log(
+                    Level::Debug,
+                    &format!("{path}: no usable MACAddress or PermanentMACAddress; skipped"),
+                );
+                continue;
+            };
+            nics.push(Nic {
+                id: interface
+                    .id
+                    .unwrap_or_else(|| last_segment(&path).to_owned()),
+                name: interface.name,
+                mac,
+                speed_mbps: interface.speed_mbps.map(to_u32),
+            });
+        }
+        Ok(nics)
+    }
+
+    /// The system's virtual media slots, else those of the first of its managers that has any.
+    fn media_slots(&self, system_path: &str, system: &ComputerSystem) -> Result<Vec<Slot>, Error> {
+        let collection = match &system.virtual_media {
+            Some(link) => Some(link_path(
+                link,
+                &format!("GET {system_path}: VirtualMedia"),
+            )?),
+            None => self.manager_virtual_media(system_path, system)?,
+        };
+        let Some(collection) = collection else {
+            return Ok(Vec::new());
+        };
+        let mut slots = Vec::new();
+        for path in self.members(&collection)? {
+            let media: VirtualMedia = self.get(&path, UrlSource::Service)?;
+            slots.push(slot(&path, media));
+        }
+        Ok(slots)
+    }
+
+    fn manager_virtual_media(
+        &self,
+        system_path: &str,
+        system: &ComputerSystem,
+    ) -> Result<Option<String>, Error> {
+        let managers = system
+            .links
+            .as_ref()
+            .and_then(|l| l.managed_by.as_deref())
+            .unwrap_or_default();
+        for (i, link) in managers.iter().enumerate() {
+            let path = link_path(link, &format!("GET {system_path}: Links.ManagedBy[{i}]"))?;
+            let manager: Manager = self.get(&path, UrlSource::Service)?;
+            if let Some(media) = &manager.virtual_media {
+                return link_path(media, &format!("GET {path}: VirtualMedia")).map(Some);
+            }
+        }
+        Ok(None)
+    }
+
+    /// Every member path of a collection, following `Members@odata.nextLink` page by page.
+    fn members(&self, collection: &str) -> Result<Vec<String>, Error> {
+        let mut paths = Vec::new();
+        let mut pages = BTreeSet::new();
+        let mut next = Some(collection.to_owned());
+        while let Some(page_url) = next.take() {
+            if !pages.insert(page_url.clone()) {
+                return Err(Error::Protocol(format!(
+                    "GET {collection}: Members@odata.nextLink leads back to {page_url}"
+                )));
+            }
+            if pages.len() > MAX_PAGES {
+                return Err(Error::Protocol(format!(
+                    "GET {collection}: more than {MAX_PAGES} pages"
+                )));
+            }
+            let page: CollectionPage = self.get(&page_url, UrlSource::Service)?;
+            let Some(members) = page.members else {
+                return Err(Error::Protocol(format!("GET {page_url}: no Members list")));
+            };
+            for (i, member) in members.iter().enumerate() {
+                let Some(member) = member.as_object() else {
+                    return Err(Error::Protocol(format!(
+                        "GET {page_url}: Members[{i}] is not an object"
+                    )));
+                };
+                let Some(path) = member
+                    .get("@odata.id")
+                    .and_then(Value::as_str)
+                    .map(str::trim)
+                    .filter(|p| !p.is_empty())
+                else {
+                    return Err(Error::Protocol(format!(
+                        "GET {page_url}: Members[{i}] has no @odata.id"
+                    )));
+                };
+                paths.push(path.to_owned());
+            }
+            next = page.next_link;
+        }
+        Ok(paths)
+    }
+
+    fn get<T: DeserializeOwned>(&self, url: &str, source: UrlSource) -> Result<T, Error> {
+        let value = self.get_object(url, source)?;
+        serde_json::from_value(value).map_err(|e| Error::Protocol(format!("GET {url}: {e}")))
+    }
+
+    /// GETs a resource that must be a JSON object.
+    fn get_object(&self, url: &str, source: UrlSource) -> Result<Value, Error> {
+        let body = self.request(Method::Get, url, source, None)?;
+        let value: Value = serde_json::from_slice(&body)
+            .map_err(|e| Error::Protocol(format!("GET {url}: the response is not JSON ({e})")))?;
+        if !value.is_object() {
+            return Err(Error::Protocol(format!(
+                "GET {url}: the response is not a JSON object"
+            )));
+        }
+        Ok(value)
+    }
+
+    /// Sends to a URL the service linked to; the response body is not needed.
+    fn send_json(&self, method: Method, url: &str, body: &Value) -> Result<(), Error> {
+        self.request(method, url, UrlSource::Service, Some(body))
+            .map(drop)
+    }
+
+    /// One request; a non-2xx status is an error. A 202 (a task the service runs on) counts as
+    /// done: the driver does not follow task monitors.
+    fn request(
+        &self,
+        method: Method,
+        url: &str,
+        source: UrlSource,
+        body: Option<&Value>,
+    ) -> Result<Vec<u8>, Error> {
+        let payload = body.map(|b| b.to_string().into_bytes());
+        let mut headers = vec![("Accept", "application/json"), ("OData-Version", "4.0")];
+        if payload.is_some() {
+            headers.push(("Content-Type", "application/json"));
+        }
+        let response = self
+            .transport
+            .send(
+                method,
+                url,
+                &headers,
+                payload.as_deref().unwrap_or_default(),
+            )
+            .map_err(|e| error::from_transport(method, url, source, e))?;
+        if !(200..300).contains(&response.status) {
+            return Err(error::from_status(method, url, &response));
+        }
+        Ok(response.body)
+    }
+}
+
+/// A system id is a path the service handed out (or, from services that hand out absolute
+/// links, an http(s) URL).
+fn check_system_id(system_id: &str) -> Result<(), Error> {
+    let well_formed = (system_id.starts_with('/') && !system_id.starts_with("//"))
+        || system_id.starts_with("https://")
+        || system_id.starts_with("http://");
+    if !well_formed
+        || system_id
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control())
+    {
+        return Err(Error::InvalidInput(format!(
+            "system-id: expected a Redfish path such as /redfish/v1/Systems/1, found {:?}",
+            error::truncate(system_id)
+        )));
+    }
+    Ok(())
+}
+
+fn link_path(link: &Link, what: &str) -> Result<String, Error> {
+    link.odata_id
+        .clone()
+        .ok_or_else(|| Error::Protocol(format!("{what}: the link has no @odata.id")))
+}
+
+fn last_segment(path: &str) -> &str {
+    let path = path.trim_end_matches('/');
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+fn slot(path: &str, media: VirtualMedia) -> Slot {
+    let base = path.trim_end_matches('/');
+    let mut media_types = Vec::new();
+    for t in media
+        .media_types
+        .iter()
+        .flatten()
+        .filter_map(|t| media_type(t))
+    {
+        if !media_types.contains(&t) {
+            media_types.push(t);
+        }
+    }
+    let actions = media.actions.unwrap_or_default();
+    Slot {
+        insert_target: actions
+            .insert
+            .and_then(|a| a.target)
+            .unwrap_or_else(|| format!("{base}/Actions/VirtualMedia.InsertMedia")),
+        eject_target: actions
+            .eject
+            .and_then(|a| a.target)
+            .unwrap_or_else(|| format!("{base}/Actions/VirtualMedia.EjectMedia")),
+        slot: MediaSlot {
+            id: media.id.unwrap_or_else(|| last_segment(path).to_owned()),
+            media_types,
+            inserted: media.inserted.unwrap_or(media.image.is_some()),
+            image: media.image,
+        },
+    }
+}
+
+/// Whether a slot takes a media type; CD and DVD slots stand in for each other.
+fn takes(slot: &MediaSlot, wanted: MediaType) -> bool {
+    slot.media_types.iter().any(|&t| {
+        t == wanted
+            || matches!(
+                (t, wanted),
+                (MediaType::Cd, MediaType::Dvd) | (MediaType::Dvd, MediaType::Cd)
+            )
+    })
+}
+
+fn no_slot_message(system_id: &str, wanted: MediaType, slots: &[Slot]) -> String {
+    let wanted = media_type_name(wanted);
+    if slots.is_empty() {
+        return format!(
+            "{system_id}: no virtual media slot takes {wanted}: the system and its managers have no virtual media"
+        );
+    }
+    let listed: Vec<String> = slots
+        .iter()
+        .map(|s| {
+            let types: Vec<&str> = s
+                .slot
+                .media_types
+                .iter()
+                .map(|&t| media_type_name(t))
+                .collect();
+            format!("{} ({})", s.slot.id, types.join(", "))
+        })
+        .collect();
+    format!(
+        "{system_id}: no virtual media slot takes {wanted}; slots: {}",
+        listed.join(", ")
+    )
+}
+
+fn media_type(redfish: &str) -> Option<MediaType> {
+    match redfish.to_ascii_lowercase().as_str() {
+        "cd" => Some(MediaType::Cd),
+        "dvd" => Some(MediaType::Dvd),
+        "floppy" => Some(MediaType::Floppy),
+        "usbstick" => Some(MediaType::Usb),
+        _ => None,
+    }
+}
+
+fn media_type_name(media_type: MediaType) -> &'static str {
+    match media_type {
+        MediaType::Cd => "CD",
+        MediaType::Dvd => "DVD",
+        MediaType::Floppy => "Floppy",
+        MediaType::Usb => "USBStick",
+    }
+}
+
+fn power_state(redfish: Option<&str>) -> PowerState {
+    let Some(state) = redfish else {
+        return PowerState::Unknown;
+    };
+    [
+        ("On", PowerState::On),
+        ("Off", PowerState::Off),
+        ("PoweringOn", PowerState::PoweringOn),
+        ("PoweringOff", PowerState::PoweringOff),
+    ]
+    .into_iter()
+    .find(|(name, _)| name.eq_ignore_ascii_case(state))
+    .map_or(PowerState::Unknown, |(_, s)| s)
+}
+
+fn reset_type(action: PowerAction) -> &'static str {
+    match action {
+        PowerAction::On => "On",
+        PowerAction::Off | PowerAction::ForceOff => "ForceOff",
+        PowerAction::GracefulShutdown => "GracefulShutdown",
+        PowerAction::GracefulRestart => "GracefulRestart",
+        PowerAction::ForceRestart => "ForceRestart",
+    }
+}
+
+const BOOT_TARGETS: [(BootTarget, &str); 7] = [
+    (BootTarget::None, "None"),
+    (BootTarget::Pxe, "Pxe"),
+    (BootTarget::Cd, "Cd"),
+    (BootTarget::Hdd, "Hdd"),
+    (BootTarget::UefiHttp, "UefiHttp"),
+    (BootTarget::Usb, "Usb"),
+    (BootTarget::BiosSetup, "BiosSetup"),
+];
+
+const BOOT_PERSISTENCES: [(BootPersistence, &str); 3] = [
+    (BootPersistence::Disabled, "Disabled"),
+    (BootPersistence::Once, "Once"),
+    (BootPersistence::Continuous, "Continuous"),
+];
+
+const BOOT_MODES: [(BootMode, &str); 2] = [(BootMode::Uefi, "UEFI"), (BootMode::Legacy, "Legacy")];
+
+fn boot_target_name(target: BootTarget) -> &'static str {
+    BOOT_TARGETS
+        .iter()
+        .find(|(t, _)| *t == target)
+        .map_or("None", |(_, name)| name)
+}
+
+fn boot_persistence_name(persistence: BootPersistence) -> &'static str {
+    BOOT_PERSISTENCES
+        .iter()
+        .find(|(p, _)| *p == persistence)
+        .map_or("Disabled", |(_, name)| name)
+}
+
+fn boot_mode_name(mode: BootMode) -> &'static str {
+    BOOT_MODES
+        .iter()
+        .find(|(m, _)| *m == mode)
+        .map_or("UEFI", |(_, name)| name)
+}
+
+fn lookup<T: Copy>(table: &[(T, &str)], redfish: Option<&str>) -> Option<T> {
+    let redfish = redfish?;
+    table
+        .iter()
+        .find(|(_, name)| name.eq_ignore_ascii_case(redfish))
+        .map(|(value, _)| *value)
+}
+
+/// The boot override the system reports; `none` unless both its target and its persistence are
+/// ones the WIT can say.
+fn boot_settings(boot: &crate::model::Boot) -> Option<BootSettings> {
+    Some(BootSettings {
+        target: lookup(&BOOT_TARGETS, boot.target.as_deref())?,
+        persistence: lookup(&BOOT_PERSISTENCES, boot.enabled.as_deref())?,
+        mode: lookup(&BOOT_MODES, boot.mode.as_deref()),
+    })
+}
+
+/// `52-54-00-AB-CD-EF`, `5254.00ab.cdef` and the like as `52:54:00:ab:cd:ef`; an all-zero or
+/// malformed address is no address.
+pub(crate) fn normalise_mac(raw: &str) -> Option<String> {
+    let digits: Vec<char> = raw
+        .chars()
+        .filter(|c| !matches!(c, ':' | '-' | '.' | ' '))
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    if digits.len() != 12
+        || !digits.iter().all(char::is_ascii_hexdigit)
+        || digits.iter().all(|&c| c == '0')
+    {
+        return None;
+    }
+    let pairs: Vec<String> = digits.chunks(2).map(|p| p.iter().collect()).collect();
+    Some(pairs.join(":"))
+}
+
+/// A GiB figure (possibly fractional) in whole MiB.
+fn gib_to_mib(gib: f64) -> u64 {
+    if gib <= 0.0 {
+        return 0;
+    }
+    // `as` saturates at u64::MAX; the value is finite (see `model::number`).
+    (gib * 1024.0).round() as u64
+}
+
+fn to_u32(n: f64) -> u32 {
+    if n <= 0.0 {
+        return 0;
+    }
+    n.round() as u32
+}

@@ -1,0 +1,278 @@
+//! Fault containment: a plugin that loops, eats memory, traps, reaches for a host it was not
+//! given, or returns nonsense fails its own call with an error that says which, and the host
+//! keeps serving: the next call of a well-behaved plugin succeeds.
+
+use std::time::{Duration, Instant};
+
+use podium::runtime::{CallContext, CallError, Endpoint, Plugin, PluginError, TlsPolicy};
+use podium_tests::{ConnectionCounter, TestServer, guests};
+use reqwest::StatusCode;
+
+const DEADLINE: Duration = Duration::from_secs(1);
+const MEMORY: usize = 32 << 20;
+
+async fn server() -> TestServer {
+    TestServer::start_with(|c| {
+        c.plugin_timeout = DEADLINE;
+        c.plugin_memory = MEMORY;
+    })
+    .await
+}
+
+async fn faulty(server: &TestServer) -> Plugin {
+    server
+        .podium
+        .runtime()
+        .load(guests::FAULTY.into())
+        .await
+        .expect("faulty guest loads")
+}
+
+fn context(fault: &str, endpoint: Option<Endpoint>) -> CallContext {
+    CallContext {
+        config: serde_json::json!({"fault": fault, "target": "http://127.0.0.1:9/"}).to_string(),
+        endpoint,
+        allocations: None,
+    }
+}
+
+/// After a fault: the server answers and a well-behaved call succeeds.
+async fn still_healthy(server: &TestServer, plugin: &Plugin) {
+    let health = server.client(None).get("/healthz").await;
+    assert_eq!(health.status, StatusCode::OK);
+    let systems = server
+        .podium
+        .runtime()
+        .driver(plugin, context("ok", None))
+        .discover()
+        .await
+        .expect("a well-behaved call after the fault");
+    assert_eq!(systems.len(), 1);
+    assert_eq!(systems[0].nics[0].mac, "52:54:00:00:00:01");
+}
+
+#[tokio::test]
+async fn a_plugin_that_loops_forever_fails_at_its_deadline() {
+    let server = server().await;
+    let plugin = faulty(&server).await;
+    let started = Instant::now();
+    let err = server
+        .podium
+        .runtime()
+        .driver(&plugin, context("spin", None))
+        .discover()
+        .await
+        .unwrap_err();
+    let elapsed = started.elapsed();
+    assert!(matches!(err, CallError::Deadline { .. }), "{err:?}");
+    assert!(err.to_string().contains("deadline of 1s"), "{err}");
+    // Fails at the deadline, not long after it (a generous bound: this is containment, not speed).
+    assert!(elapsed < DEADLINE * 3, "took {elapsed:?}");
+    still_healthy(&server, &plugin).await;
+}
+
+#[tokio::test]
+async fn a_spinning_plugin_does_not_block_other_calls() {
+    let server = server().await;
+    let plugin = faulty(&server).await;
+    let runtime = server.podium.runtime().clone();
+    let spinning = {
+        let (runtime, plugin) = (runtime.clone(), plugin.clone());
+        tokio::spawn(async move {
+            runtime
+                .driver(&plugin, context("spin", None))
+                .discover()
+                .await
+        })
+    };
+    // While it spins, the API answers and another plugin call completes.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let ok = runtime
+        .driver(&plugin, context("ok", None))
+        .discover()
+        .await;
+    assert!(ok.is_ok(), "{ok:?}");
+    assert!(
+        !spinning.is_finished(),
+        "the spinning call should still be running"
+    );
+    assert_eq!(
+        server.client(None).get("/healthz").await.status,
+        StatusCode::OK
+    );
+    assert!(matches!(
+        spinning.await.unwrap(),
+        Err(CallError::Deadline { .. })
+    ));
+}
+
+#[tokio::test]
+async fn a_plugin_that_allocates_without_bound_fails_at_the_memory_limit() {
+    let server = server().await;
+    let plugin = faulty(&server).await;
+    let err = server
+        .podium
+        .runtime()
+        .driver(&plugin, context("hog", None))
+        .discover()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, CallError::MemoryLimit { limit, .. } if limit == MEMORY),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string().contains("memory limit of 33554432 bytes"),
+        "{err}"
+    );
+    still_healthy(&server, &plugin).await;
+}
+
+#[tokio::test]
+async fn a_plugin_that_panics_or_traps_fails_its_call_with_its_message() {
+    let server = server().await;
+    let plugin = faulty(&server).await;
+    let err = server
+        .podium
+        .runtime()
+        .driver(&plugin, context("trap", None))
+        .discover()
+        .await
+        .unwrap_err();
+    let CallError::Trap { message, .. } = &err else {
+        panic!("expected a trap, got {err:?}")
+    };
+    assert!(message.contains("unreachable"), "{message}");
+    assert!(
+        message.contains("panicked"),
+        "the panic message is kept: {message}"
+    );
+    still_healthy(&server, &plugin).await;
+
+    let err = server
+        .podium
+        .runtime()
+        .driver(&plugin, context("abort", None))
+        .discover()
+        .await
+        .unwrap_err();
+    assert!(matches!(err, CallError::Trap { .. }), "{err:?}");
+    still_healthy(&server, &plugin).await;
+}
+
+#[tokio::test]
+async fn a_plugin_reaching_outside_its_endpoint_is_refused_before_anything_is_sent() {
+    let server = server().await;
+    let plugin = faulty(&server).await;
+    let outside = ConnectionCounter::start().await;
+    let own = ConnectionCounter::start().await;
+    let endpoint = Endpoint {
+        base: format!("http://127.0.0.1:{}", own.port).parse().unwrap(),
+        credentials: None,
+        tls: TlsPolicy::System,
+    };
+    let targets = [
+        format!("http://127.0.0.1:{}/redfish/v1", outside.port),
+        format!("http://localhost:{}/redfish/v1", own.port),
+        format!("https://127.0.0.1:{}/redfish/v1", own.port),
+        format!("http://user:pw@127.0.0.1:{}/redfish/v1", own.port),
+        "file:///etc/passwd".to_owned(),
+    ];
+    for target in &targets {
+        let ctx = CallContext {
+            config: serde_json::json!({"fault": "escape", "target": target}).to_string(),
+            endpoint: Some(endpoint.clone()),
+            allocations: None,
+        };
+        let err = server
+            .podium
+            .runtime()
+            .driver(&plugin, ctx)
+            .discover()
+            .await
+            .unwrap_err();
+        let CallError::Plugin { error, .. } = &err else {
+            panic!("{target}: expected the plugin's error, got {err:?}")
+        };
+        let message = error.to_string();
+        assert!(message.contains("denied"), "{target}: {message}");
+        assert!(message.contains("outside"), "{target}: {message}");
+    }
+    // Let any stray connection land before counting.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(outside.count(), 0, "a request left the host");
+    assert_eq!(own.count(), 0, "a request left the host");
+    still_healthy(&server, &plugin).await;
+}
+
+#[tokio::test]
+async fn a_plugin_without_an_endpoint_reaches_nothing() {
+    let server = server().await;
+    let plugin = faulty(&server).await;
+    let counter = ConnectionCounter::start().await;
+    let ctx = CallContext {
+        config: serde_json::json!({"fault": "escape", "target": format!("http://127.0.0.1:{}/", counter.port)})
+            .to_string(),
+        endpoint: None,
+        allocations: None,
+    };
+    let err = server
+        .podium
+        .runtime()
+        .driver(&plugin, ctx)
+        .discover()
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("denied"), "{err}");
+    assert_eq!(counter.count(), 0);
+}
+
+#[tokio::test]
+async fn malformed_results_are_rejected_with_the_reason() {
+    let server = server().await;
+    let plugin = faulty(&server).await;
+    let err = server
+        .podium
+        .runtime()
+        .driver(&plugin, context("garbage", None))
+        .discover()
+        .await
+        .unwrap_err();
+    let CallError::Malformed { reason, .. } = &err else {
+        panic!("expected malformed, got {err:?}")
+    };
+    assert!(reason.starts_with("systems[0]"), "{reason}");
+    let err = server
+        .podium
+        .runtime()
+        .driver(&plugin, context("garbage", None))
+        .probe()
+        .await
+        .unwrap_err();
+    assert!(matches!(err, CallError::Malformed { .. }), "{err:?}");
+    assert!(err.to_string().contains("root link"), "{err}");
+    still_healthy(&server, &plugin).await;
+}
+
+#[tokio::test]
+async fn plugin_errors_keep_their_case_and_words() {
+    let server = server().await;
+    let plugin = faulty(&server).await;
+    let ctx = CallContext {
+        config: "not json".into(),
+        endpoint: None,
+        allocations: None,
+    };
+    let err = server
+        .podium
+        .runtime()
+        .driver(&plugin, ctx)
+        .discover()
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, CallError::Plugin { error: PluginError::InvalidConfig(m), .. } if m.contains("not JSON")),
+        "{err:?}"
+    );
+    assert!(!err.is_transient());
+}

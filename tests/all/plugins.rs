@@ -1,0 +1,169 @@
+//! `/v1/plugins`: the bundled plugins, uploads, and every way an upload can be wrong.
+
+use podium_tests::{TestServer, guests};
+use reqwest::StatusCode;
+
+#[tokio::test]
+async fn a_fresh_server_has_the_bundled_plugins_with_their_worlds() {
+    let server = TestServer::start().await;
+    let reply = server.admin().get("/v1/plugins").await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+    let items = reply.body["items"].as_array().unwrap();
+    let world_of = |name: &str| {
+        items
+            .iter()
+            .find(|p| p["name"] == name)
+            .unwrap_or_else(|| panic!("{name} not listed in {items:?}"))["world"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(world_of("redfish"), "hardware-driver");
+    assert_eq!(world_of("ipam-static"), "ipam");
+    assert_eq!(world_of("ipam-dhcpless"), "ipam");
+    for p in items {
+        assert_eq!(p["source"], "bundled");
+        assert_eq!(p["sha256"].as_str().unwrap().len(), 64);
+    }
+}
+
+#[tokio::test]
+async fn upload_registers_a_component_once() {
+    let server = TestServer::start().await;
+    let admin = server.admin();
+    let first = admin
+        .post_bytes("/v1/plugins", "application/wasm", guests::FAULTY.to_vec())
+        .await;
+    assert_eq!(first.status, StatusCode::CREATED, "{}", first.text);
+    assert_eq!(first.body["name"], "faulty");
+    assert_eq!(first.body["world"], "hardware-driver");
+    assert_eq!(first.body["source"], "upload");
+    let sha = first.body["sha256"].as_str().unwrap().to_owned();
+
+    let again = admin
+        .post_bytes("/v1/plugins", "application/wasm", guests::FAULTY.to_vec())
+        .await;
+    assert_eq!(again.status, StatusCode::OK);
+    assert_eq!(again.body["sha256"], sha.as_str());
+
+    let shown = admin.get(&format!("/v1/plugins/{sha}")).await;
+    assert_eq!(shown.status, StatusCode::OK);
+    assert_eq!(shown.body["name"], "faulty");
+    let listed = admin.get("/v1/plugins").await;
+    assert!(
+        listed.body["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["sha256"] == sha.as_str())
+    );
+}
+
+async fn upload_error(server: &TestServer, bytes: Vec<u8>) -> podium_tests::Reply {
+    let reply = server
+        .admin()
+        .post_bytes("/v1/plugins", "application/wasm", bytes)
+        .await;
+    assert_eq!(
+        reply.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        reply.text
+    );
+    assert_eq!(reply.code(), "invalid_plugin");
+    reply
+}
+
+#[tokio::test]
+async fn uploads_that_are_not_plugins_say_exactly_why() {
+    let server = TestServer::start().await;
+
+    let not_wasm = upload_error(&server, b"#!/bin/sh\necho hello\n".to_vec()).await;
+    assert!(
+        not_wasm.message().contains("not a WebAssembly binary"),
+        "{}",
+        not_wasm.message()
+    );
+
+    // The smallest core module: magic and version 1.
+    let core = upload_error(&server, b"\0asm\x01\0\0\0".to_vec()).await;
+    assert!(
+        core.message()
+            .contains("core WebAssembly module, not a component"),
+        "{}",
+        core.message()
+    );
+
+    let mut truncated = guests::FAULTY[..guests::FAULTY.len() / 2].to_vec();
+    truncated.truncate(truncated.len());
+    let invalid = upload_error(&server, truncated).await;
+    assert!(
+        invalid.message().contains("not a valid component"),
+        "{}",
+        invalid.message()
+    );
+
+    let other = upload_error(&server, guests::OTHER_WORLD.to_vec()).await;
+    assert!(
+        other
+            .message()
+            .contains("implements none of Podium's worlds"),
+        "{}",
+        other.message()
+    );
+    assert!(
+        other.message().contains("`greet`"),
+        "names what it exports: {}",
+        other.message()
+    );
+
+    let version = upload_error(&server, guests::WRONG_VERSION.to_vec()).await;
+    assert!(
+        version.message().contains("podium:plugin@0.2.0"),
+        "{}",
+        version.message()
+    );
+    assert!(
+        version.message().contains("podium:plugin@0.1.0"),
+        "{}",
+        version.message()
+    );
+
+    let missing = upload_error(&server, guests::MISSING_EXPORT.to_vec()).await;
+    assert!(
+        missing.message().contains("hardware-driver"),
+        "{}",
+        missing.message()
+    );
+    assert!(
+        missing.message().contains("eject-media"),
+        "names the missing function: {}",
+        missing.message()
+    );
+
+    // Nothing was registered.
+    let listed = server.admin().get("/v1/plugins").await;
+    assert!(
+        listed.body["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["source"] == "bundled")
+    );
+}
+
+#[tokio::test]
+async fn plugin_endpoints_are_admin_only_and_unknown_plugins_are_404() {
+    let server = TestServer::start().await;
+    let reply = server
+        .admin()
+        .get(&format!("/v1/plugins/{}", "0".repeat(64)))
+        .await;
+    assert_eq!(reply.status, StatusCode::NOT_FOUND);
+    assert_eq!(reply.code(), "not_found");
+    let anonymous = server
+        .client(None)
+        .post_bytes("/v1/plugins", "application/wasm", guests::FAULTY.to_vec())
+        .await;
+    assert_eq!(anonymous.status, StatusCode::UNAUTHORIZED);
+}

@@ -1,0 +1,93 @@
+//! The server itself: health, the OpenAPI document, error format, authentication, bootstrap.
+
+use podium_tests::{ADMIN_TOKEN, TestServer};
+use reqwest::StatusCode;
+
+#[tokio::test]
+async fn healthz_needs_no_token_and_reports_the_database() {
+    let server = TestServer::start().await;
+    let reply = server.client(None).get("/healthz").await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+    assert_eq!(reply.body["status"], "ok");
+}
+
+#[tokio::test]
+async fn openapi_document_lists_the_routes() {
+    let server = TestServer::start().await;
+    let reply = server.client(None).get("/openapi.json").await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert!(reply.body["openapi"].as_str().unwrap().starts_with("3."));
+    let paths = reply.body["paths"].as_object().unwrap();
+    for path in ["/healthz", "/v1/plugins", "/v1/plugins/{sha256}"] {
+        assert!(
+            paths.contains_key(path),
+            "{path} missing from {:?}",
+            paths.keys()
+        );
+    }
+    assert!(paths["/v1/plugins"]["post"].is_object());
+}
+
+#[tokio::test]
+async fn missing_malformed_and_unknown_tokens_are_401_with_a_json_error() {
+    let server = TestServer::start().await;
+    let none = server.client(None).get("/v1/plugins").await;
+    assert_eq!(none.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(none.code(), "unauthenticated");
+    assert!(none.message().contains("Bearer"), "{}", none.message());
+
+    let unknown = server
+        .client(Some("pdm_not-a-real-token"))
+        .get("/v1/plugins")
+        .await;
+    assert_eq!(unknown.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(unknown.message(), "invalid token");
+
+    let malformed = server
+        .client(None)
+        .send(reqwest::Method::GET, "/v1/plugins", None)
+        .await;
+    assert_eq!(malformed.status, StatusCode::UNAUTHORIZED);
+
+    let ok = server.admin().get("/v1/plugins").await;
+    assert_eq!(ok.status, StatusCode::OK, "{}", ok.text);
+}
+
+#[tokio::test]
+async fn unknown_routes_and_methods_answer_json_errors() {
+    let server = TestServer::start().await;
+    let reply = server.admin().get("/v1/nothing-here").await;
+    assert_eq!(reply.status, StatusCode::NOT_FOUND);
+    assert_eq!(reply.code(), "not_found");
+    let reply = server
+        .admin()
+        .send(reqwest::Method::DELETE, "/healthz", None)
+        .await;
+    assert_eq!(reply.status, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(reply.code(), "method_not_allowed");
+}
+
+#[tokio::test]
+async fn without_an_admin_token_one_is_generated_into_the_data_dir() {
+    let server = TestServer::start_with(|c| c.admin_token = None).await;
+    let path = server.data_dir.path().join("admin.token");
+    let token = std::fs::read_to_string(&path).expect("admin.token written");
+    let token = token.trim();
+    assert!(token.starts_with("pdm_"));
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    assert_eq!(
+        server.client(Some(token)).get("/v1/plugins").await.status,
+        StatusCode::OK
+    );
+    // The default test token was not created.
+    assert_eq!(
+        server
+            .client(Some(ADMIN_TOKEN))
+            .get("/v1/plugins")
+            .await
+            .status,
+        StatusCode::UNAUTHORIZED
+    );
+}

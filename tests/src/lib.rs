@@ -1,0 +1,317 @@
+//! Support code for Podium's integration tests (`tests/all/`): a real Podium server per test on
+//! a free loopback port, over a fresh SQLite file or a fresh PostgreSQL database, plus the
+//! real peers (`sushy`) and the test guests' component bytes.
+//!
+//! `PODIUM_TEST_DATABASE=postgres` runs every test on PostgreSQL
+//! (`PODIUM_TEST_POSTGRES_URL`, default `postgres://postgres@127.0.0.1:5432/postgres`); each test
+//! gets its own database, dropped afterwards.
+
+pub mod sushy;
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use podium::app::Podium;
+use podium::secret::Secret;
+use podium::server::{self, ServeConfig};
+use reqwest::{Method, StatusCode};
+use serde_json::Value;
+
+/// The bytes of a test guest built by `tests/build.rs`.
+pub mod guests {
+    pub static FAULTY: &[u8] = include_bytes!(env!("GUEST_FAULTY"));
+    pub static WRONG_VERSION: &[u8] = include_bytes!(env!("GUEST_WRONG_VERSION"));
+    pub static MISSING_EXPORT: &[u8] = include_bytes!(env!("GUEST_MISSING_EXPORT"));
+    pub static OTHER_WORLD: &[u8] = include_bytes!(env!("GUEST_OTHER_WORLD"));
+}
+
+/// The admin token every test server starts with.
+pub const ADMIN_TOKEN: &str = "pdm_test-admin-token-0123456789abcdef";
+
+/// A Podium server running in this process, stopped when dropped.
+#[derive(Debug)]
+pub struct TestServer {
+    pub url: String,
+    pub podium: Podium,
+    pub data_dir: tempfile::TempDir,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<Result<()>>,
+    database: Option<PostgresDatabase>,
+}
+
+impl TestServer {
+    pub async fn start() -> TestServer {
+        TestServer::start_with(|_| {}).await
+    }
+
+    /// Starts a server after `adjust` changed its configuration.
+    pub async fn start_with(adjust: impl FnOnce(&mut ServeConfig)) -> TestServer {
+        init_tracing();
+        let data_dir = tempfile::tempdir().expect("temp dir");
+        let mut config = ServeConfig::new(
+            SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
+            data_dir.path().to_path_buf(),
+        );
+        config.admin_token = Some(Secret::new(ADMIN_TOKEN));
+        // One compile cache for the whole run: compiling the bundled plugins once, not per test.
+        config.compiled_dir = Some(std::path::Path::new(env!("OUT_DIR")).join("compiled-plugins"));
+        let database = match std::env::var("PODIUM_TEST_DATABASE").as_deref() {
+            Ok("postgres") => {
+                let db = PostgresDatabase::create()
+                    .await
+                    .expect("creating a PostgreSQL database");
+                config.database_url = Some(Secret::new(db.url.clone()));
+                Some(db)
+            }
+            _ => None,
+        };
+        adjust(&mut config);
+        let started = server::start(&config).await.expect("starting podium");
+        let url = format!(
+            "http://{}",
+            started.listener.local_addr().expect("local addr")
+        );
+        let podium = started.podium.clone();
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let task = tokio::spawn(server::serve(started, async {
+            let _ = rx.await;
+        }));
+        TestServer {
+            url,
+            podium,
+            data_dir,
+            shutdown: Some(tx),
+            task,
+            database,
+        }
+    }
+
+    /// A client authenticated as the admin.
+    pub fn admin(&self) -> Client {
+        self.client(Some(ADMIN_TOKEN))
+    }
+
+    /// A client with this token, or none.
+    pub fn client(&self, token: Option<&str>) -> Client {
+        Client {
+            base: self.url.clone(),
+            token: token.map(str::to_owned),
+            http: reqwest::Client::new(),
+        }
+    }
+
+    /// Stops the server and waits for it.
+    pub async fn stop(mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        let _ = tokio::time::timeout(Duration::from_secs(10), &mut self.task).await;
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        self.task.abort();
+        let _ = &self.database;
+    }
+}
+
+/// A small JSON client for the API.
+#[derive(Debug, Clone)]
+pub struct Client {
+    base: String,
+    token: Option<String>,
+    http: reqwest::Client,
+}
+
+/// A response: status and JSON body (`Null` when the body is empty or not JSON).
+#[derive(Debug)]
+pub struct Reply {
+    pub status: StatusCode,
+    pub body: Value,
+    pub text: String,
+}
+
+impl Reply {
+    /// The `error.code` of an error body.
+    pub fn code(&self) -> &str {
+        self.body["error"]["code"].as_str().unwrap_or("")
+    }
+    pub fn message(&self) -> &str {
+        self.body["error"]["message"].as_str().unwrap_or("")
+    }
+    pub fn field(&self) -> &str {
+        self.body["error"]["field"].as_str().unwrap_or("")
+    }
+}
+
+impl Client {
+    pub async fn send(&self, method: Method, path: &str, body: Option<Body>) -> Reply {
+        let mut request = self.http.request(method, format!("{}{path}", self.base));
+        if let Some(token) = &self.token {
+            request = request.header("authorization", format!("Bearer {token}"));
+        }
+        match body {
+            Some(Body::Json(v)) => request = request.json(&v),
+            Some(Body::Raw(content_type, bytes)) => {
+                request = request.header("content-type", content_type).body(bytes)
+            }
+            None => {}
+        }
+        let response = request.send().await.expect("request to podium");
+        let status = response.status();
+        let text = response.text().await.expect("response body");
+        let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+        Reply { status, body, text }
+    }
+
+    pub async fn get(&self, path: &str) -> Reply {
+        self.send(Method::GET, path, None).await
+    }
+
+    pub async fn post(&self, path: &str, body: Value) -> Reply {
+        self.send(Method::POST, path, Some(Body::Json(body))).await
+    }
+
+    pub async fn post_bytes(&self, path: &str, content_type: &str, bytes: Vec<u8>) -> Reply {
+        self.send(
+            Method::POST,
+            path,
+            Some(Body::Raw(content_type.to_owned(), bytes)),
+        )
+        .await
+    }
+}
+
+#[derive(Debug)]
+pub enum Body {
+    Json(Value),
+    Raw(String, Vec<u8>),
+}
+
+/// A fresh PostgreSQL database, dropped with this value.
+#[derive(Debug)]
+struct PostgresDatabase {
+    admin_url: String,
+    name: String,
+    url: String,
+}
+
+impl PostgresDatabase {
+    async fn create() -> Result<PostgresDatabase> {
+        let admin_url = std::env::var("PODIUM_TEST_POSTGRES_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+        let name = format!("podium_test_{}", uuid_like());
+        psql(&admin_url, &format!("CREATE DATABASE {name}"))
+            .await
+            .with_context(|| format!("is PostgreSQL running at {admin_url}?"))?;
+        let base = admin_url
+            .rsplit_once('/')
+            .map_or(admin_url.as_str(), |(b, _)| b);
+        Ok(PostgresDatabase {
+            url: format!("{base}/{name}"),
+            admin_url,
+            name,
+        })
+    }
+}
+
+impl Drop for PostgresDatabase {
+    fn drop(&mut self) {
+        let admin_url = self.admin_url.clone();
+        let sql = format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name);
+        // Drop runs inside the test's runtime: use a thread with its own.
+        let _ = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .ok()?;
+            rt.block_on(psql(&admin_url, &sql)).ok()
+        })
+        .join();
+    }
+}
+
+async fn psql(url: &str, sql: &str) -> Result<()> {
+    let status = tokio::process::Command::new("psql")
+        .arg(url)
+        .arg("-v")
+        .arg("ON_ERROR_STOP=1")
+        .arg("-q")
+        .arg("-c")
+        .arg(sql)
+        .status()
+        .await
+        .context("running psql")?;
+    anyhow::ensure!(status.success(), "psql `{sql}` failed");
+    Ok(())
+}
+
+fn uuid_like() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    format!(
+        "{}_{}_{}",
+        std::process::id(),
+        nanos % 1_000_000_000,
+        N.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+fn init_tracing() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(
+                tracing_subscriber::EnvFilter::try_from_env("PODIUM_LOG")
+                    .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+            )
+            .with_test_writer()
+            .try_init();
+    });
+}
+
+/// A TCP listener that counts the connections it accepts (and answers none), to prove that a
+/// request never left the host.
+#[derive(Debug)]
+pub struct ConnectionCounter {
+    pub port: u16,
+    count: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl ConnectionCounter {
+    pub async fn start() -> ConnectionCounter {
+        let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+            .await
+            .expect("bind counter");
+        let port = listener.local_addr().expect("addr").port();
+        let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let c = count.clone();
+        let task = tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                c.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                drop(stream);
+            }
+        });
+        ConnectionCounter { port, count, task }
+    }
+
+    pub fn count(&self) -> usize {
+        self.count.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+impl Drop for ConnectionCounter {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
