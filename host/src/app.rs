@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crate::plugins::PluginCache;
 use crate::runtime::Runtime;
+use crate::sealing::Sealer;
 use crate::store::Datastore;
 
 /// The platform. Cheap to clone.
@@ -19,6 +20,7 @@ pub struct Inner {
     pub(crate) datastore: Datastore,
     pub(crate) runtime: Runtime,
     pub(crate) plugins: PluginCache,
+    pub(crate) sealer: Sealer,
 }
 
 impl std::ops::Deref for Podium {
@@ -29,11 +31,12 @@ impl std::ops::Deref for Podium {
 }
 
 impl Podium {
-    pub fn new(datastore: Datastore, runtime: Runtime) -> Podium {
+    pub fn new(datastore: Datastore, runtime: Runtime, sealer: Sealer) -> Podium {
         Podium {
             inner: Arc::new(Inner {
                 datastore,
                 runtime,
+                sealer,
                 plugins: PluginCache::default(),
             }),
         }

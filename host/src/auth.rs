@@ -129,7 +129,7 @@ pub async fn bootstrap_admin(
         }
         None => {
             let token = generate_token();
-            write_private(&data_dir.join("admin.token"), token.expose())?;
+            crate::sealing::write_private(&data_dir.join("admin.token"), token.expose())?;
             (token, "admin.token")
         }
     };
@@ -147,20 +147,6 @@ pub async fn bootstrap_admin(
         .token_create(&row, &hash_token(token.expose()))
         .await?;
     Ok(Some(origin))
-}
-
-fn write_private(path: &Path, content: &str) -> anyhow::Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(path)?;
-    file.write_all(content.as_bytes())?;
-    file.write_all(b"\n")?;
-    Ok(())
 }
 
 #[cfg(test)]

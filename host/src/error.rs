@@ -31,6 +31,13 @@ pub enum Error {
     /// The request conflicts with what exists; `code` says how.
     #[error("{message}")]
     Conflict { code: &'static str, message: String },
+    /// The request conflicts with what exists in one field.
+    #[error("{message}")]
+    ConflictField {
+        code: &'static str,
+        field: String,
+        message: String,
+    },
     /// An uploaded plugin cannot be used.
     #[error("{0}")]
     InvalidPlugin(#[source] LoadError),

@@ -45,6 +45,16 @@ struct ServeArgs {
     /// Memory limit of one plugin call, in MiB.
     #[arg(long, default_value_t = 64, env = "PODIUM_PLUGIN_MEMORY_MIB")]
     plugin_memory_mib: usize,
+    /// File holding the 256-bit key that seals stored credentials (64 hex digits); default
+    /// DATA_DIR/secret.key, created on first start. Every process on one database needs the same.
+    #[arg(long, env = "PODIUM_SECRET_KEY_FILE")]
+    secret_key_file: Option<PathBuf>,
+    /// Seconds between status probes of every pod manager.
+    #[arg(long, default_value_t = 60, env = "PODIUM_PROBE_INTERVAL")]
+    probe_interval: u64,
+    /// Seconds between inventory syncs of every pod manager.
+    #[arg(long, default_value_t = 600, env = "PODIUM_SYNC_INTERVAL")]
+    sync_interval: u64,
     /// Log as JSON lines instead of text.
     #[arg(long, env = "PODIUM_LOG_JSON")]
     log_json: bool,
@@ -86,6 +96,17 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
     config.admin_token = std::env::var("PODIUM_ADMIN_TOKEN").ok().map(Secret::new);
     config.plugin_timeout = Duration::from_secs_f64(args.plugin_timeout);
     config.plugin_memory = args.plugin_memory_mib << 20;
+    config.secret_key_file = args.secret_key_file;
+    anyhow::ensure!(
+        args.probe_interval >= 1,
+        "--probe-interval must be at least 1 second"
+    );
+    anyhow::ensure!(
+        args.sync_interval >= 1,
+        "--sync-interval must be at least 1 second"
+    );
+    config.probe_interval = Duration::from_secs(args.probe_interval);
+    config.sync_interval = Duration::from_secs(args.sync_interval);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;

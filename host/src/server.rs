@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crate::app::Podium;
 use crate::runtime::{Runtime, RuntimeConfig};
+use crate::sealing::Sealer;
 use crate::secret::Secret;
 use crate::store::Datastore;
 
@@ -23,6 +24,12 @@ pub struct ServeConfig {
     pub plugin_memory: usize,
     /// Where compiled plugins are cached; `data_dir/compiled` when `None`.
     pub compiled_dir: Option<PathBuf>,
+    /// The key that seals stored credentials; `data_dir/secret.key` (created if missing) when `None`.
+    pub secret_key_file: Option<PathBuf>,
+    /// How often every pod manager is probed.
+    pub probe_interval: Duration,
+    /// How often every online pod manager's inventory is synced.
+    pub sync_interval: Duration,
 }
 
 impl ServeConfig {
@@ -37,6 +44,9 @@ impl ServeConfig {
             plugin_timeout: defaults.call_timeout,
             plugin_memory: defaults.memory_limit,
             compiled_dir: None,
+            secret_key_file: None,
+            probe_interval: Duration::from_secs(60),
+            sync_interval: Duration::from_secs(600),
         }
     }
 }
@@ -80,13 +90,19 @@ pub async fn start(config: &ServeConfig) -> anyhow::Result<Started> {
     if !runtime.pooling() {
         tracing::warn!("plugin instances are allocated on demand: calls are slower");
     }
-    let podium = Podium::new(datastore, runtime);
+    let key_file = config
+        .secret_key_file
+        .clone()
+        .unwrap_or_else(|| config.data_dir.join("secret.key"));
+    let sealer = Sealer::load_or_create(&key_file)?;
+    let podium = Podium::new(datastore, runtime, sealer);
     podium
         .plugins_register_at_start(config.plugin_dir.as_deref())
         .await?;
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", config.listen))?;
+    podium.spawn_background(config.probe_interval, config.sync_interval);
     Ok(Started { podium, listener })
 }
 

@@ -2,6 +2,8 @@
 //! on a free loopback port over a fresh database, and talks to real peers.
 
 mod faults;
+mod hosts;
 mod plugins;
+mod pod_managers;
 mod redfish;
 mod server;

@@ -167,3 +167,25 @@ async fn plugin_endpoints_are_admin_only_and_unknown_plugins_are_404() {
         .await;
     assert_eq!(anonymous.status, StatusCode::UNAUTHORIZED);
 }
+
+#[tokio::test]
+async fn plugins_in_the_plugin_directory_are_registered_at_start_and_broken_ones_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("faulty.wasm"), guests::FAULTY).unwrap();
+    std::fs::write(dir.path().join("broken.wasm"), b"not wasm at all").unwrap();
+    std::fs::write(dir.path().join("notes.txt"), b"ignored: not a .wasm").unwrap();
+    let plugin_dir = dir.path().to_path_buf();
+    let server = TestServer::start_with(|c| c.plugin_dir = Some(plugin_dir)).await;
+    let listed = server.admin().get("/v1/plugins").await;
+    let items = listed.body["items"].as_array().unwrap();
+    let faulty = items
+        .iter()
+        .find(|p| p["name"] == "faulty")
+        .expect("faulty registered");
+    assert_eq!(faulty["source"], "directory");
+    assert_eq!(
+        items.len(),
+        4,
+        "the three bundled plugins and faulty: {items:?}"
+    );
+}

@@ -177,6 +177,14 @@ impl Client {
         self.send(Method::POST, path, Some(Body::Json(body))).await
     }
 
+    pub async fn patch(&self, path: &str, body: Value) -> Reply {
+        self.send(Method::PATCH, path, Some(Body::Json(body))).await
+    }
+
+    pub async fn delete(&self, path: &str) -> Reply {
+        self.send(Method::DELETE, path, None).await
+    }
+
     pub async fn post_bytes(&self, path: &str, content_type: &str, bytes: Vec<u8>) -> Reply {
         self.send(
             Method::POST,
@@ -277,6 +285,25 @@ fn init_tracing() {
             .with_test_writer()
             .try_init();
     });
+}
+
+/// Polls `check` every 100 ms until it returns `Some`, for at most `timeout`; panics with
+/// `what` if it never does.
+pub async fn eventually<T, F, Fut>(timeout: Duration, what: &str, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        if let Some(value) = check().await {
+            return value;
+        }
+        if tokio::time::Instant::now() >= deadline {
+            panic!("timed out after {timeout:?} waiting for {what}");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 /// A TCP listener that counts the connections it accepts (and answers none), to prove that a

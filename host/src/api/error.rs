@@ -52,6 +52,9 @@ impl ApiError {
                 field.clone(),
             ),
             Error::Conflict { code, .. } => (StatusCode::CONFLICT, code, None),
+            Error::ConflictField { code, field, .. } => {
+                (StatusCode::CONFLICT, code, Some(field.clone()))
+            }
             Error::InvalidPlugin(_) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_plugin", None),
             Error::TooLarge { .. } => (StatusCode::PAYLOAD_TOO_LARGE, "too_large", None),
             Error::Plugin(e) => plugin_parts(e),

@@ -117,3 +117,27 @@ fn field_of(path: &str, message: &str) -> Option<String> {
         (None, None) => None,
     }
 }
+
+/// Query parameters; an unknown or malformed parameter is a 422 naming it.
+#[derive(Debug)]
+pub(super) struct ApiQuery<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<ApiQuery<T>, ApiError> {
+        let query = parts.uri.query().unwrap_or("");
+        let de = serde_urlencoded::Deserializer::new(url::form_urlencoded::parse(query.as_bytes()));
+        serde_path_to_error::deserialize(de)
+            .map(ApiQuery)
+            .map_err(|e| {
+                let path = e.path().to_string();
+                let message = e.into_inner().to_string();
+                Error::Invalid {
+                    field: field_of(&path, &message),
+                    message: format!("query: {message}"),
+                }
+                .into()
+            })
+    }
+}

@@ -6,7 +6,10 @@
 
 mod error;
 mod extract;
+mod hosts;
 mod plugins;
+mod pod_managers;
+mod views;
 
 pub use error::{ApiError, ErrorBody};
 pub use extract::ApiJson;
@@ -31,6 +34,9 @@ use crate::error::Error;
     info(title = "Podium", description = "A bare-metal platform whose moving parts are WebAssembly components."),
     modifiers(&BearerAuth),
     tags((name = "plugins", description = "WebAssembly plugins (admin)"),
+         (name = "pod_managers", description = "Sites and the Redfish services in front of their machines (admin)"),
+         (name = "hosts", description = "The machines behind pod managers (admin)"),
+         (name = "operations", description = "Driver actions and their outcome (admin)"),
          (name = "health", description = "Liveness"))
 )]
 struct ApiDoc;
@@ -53,6 +59,24 @@ pub fn routes() -> (Router<Podium>, utoipa::openapi::OpenApi) {
         .routes(routes!(healthz))
         .routes(routes!(plugins::plugin_list, plugins::plugin_create))
         .routes(routes!(plugins::plugin_view))
+        .routes(routes!(
+            pod_managers::pod_manager_list,
+            pod_managers::pod_manager_create
+        ))
+        .routes(routes!(
+            pod_managers::pod_manager_view,
+            pod_managers::pod_manager_update,
+            pod_managers::pod_manager_delete
+        ))
+        .routes(routes!(pod_managers::pod_manager_status_history))
+        .routes(routes!(pod_managers::pod_manager_sync))
+        .routes(routes!(hosts::host_list))
+        .routes(routes!(hosts::host_view, hosts::host_update))
+        .routes(routes!(hosts::host_power))
+        .routes(routes!(hosts::host_boot))
+        .routes(routes!(hosts::host_media))
+        .routes(routes!(hosts::operation_list))
+        .routes(routes!(hosts::operation_view))
         .split_for_parts()
 }
 

@@ -194,6 +194,7 @@ impl Runtime {
                 Some(HttpGrant::new(
                     endpoint,
                     client,
+                    config.http_stub.clone(),
                     deadline,
                     config.max_http_request,
                     config.max_http_response,

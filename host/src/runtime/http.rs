@@ -6,7 +6,7 @@
 //! here and never pass through the plugin.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use url::Url;
@@ -43,10 +43,23 @@ pub enum TlsPolicy {
     Insecure,
 }
 
+/// Answers the `http` import in-process instead of over the network: given the request the host
+/// would send (URL checked, credentials attached), returns the response. For benchmarks that
+/// measure the host's side of the import without a socket; never set by `podium serve`.
+#[derive(Clone)]
+pub struct HttpStub(pub Arc<dyn Fn(reqwest::Request) -> ::http::Response<Vec<u8>> + Send + Sync>);
+
+impl std::fmt::Debug for HttpStub {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("HttpStub")
+    }
+}
+
 /// The `http` grant of one call.
 pub(crate) struct HttpGrant {
     endpoint: Endpoint,
     client: reqwest::Client,
+    stub: Option<HttpStub>,
     deadline: Instant,
     max_request: usize,
     max_response: usize,
@@ -100,6 +113,7 @@ impl HttpGrant {
     pub(super) fn new(
         endpoint: Endpoint,
         client: reqwest::Client,
+        stub: Option<HttpStub>,
         deadline: Instant,
         max_request: usize,
         max_response: usize,
@@ -107,6 +121,7 @@ impl HttpGrant {
         HttpGrant {
             endpoint,
             client,
+            stub,
             deadline,
             max_request,
             max_response,
@@ -182,7 +197,13 @@ impl HttpGrant {
             {
                 builder = builder.body(body.clone());
             }
-            let response = builder.send().await.map_err(|e| map_error(&e, &url))?;
+            let response = match &self.stub {
+                None => builder.send().await.map_err(|e| map_error(&e, &url))?,
+                Some(stub) => {
+                    let request = builder.build().map_err(|e| map_error(&e, &url))?;
+                    reqwest::Response::from((stub.0)(request))
+                }
+            };
             let status = response.status();
             if status.is_redirection()
                 && let Some(location) = response.headers().get(reqwest::header::LOCATION)

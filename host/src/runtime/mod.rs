@@ -31,7 +31,7 @@ pub use call::{
     PowerState, ServiceInfo, System, SystemKind,
 };
 pub use detect::LoadError;
-pub use http::{Credentials, Endpoint, TlsPolicy};
+pub use http::{Credentials, Endpoint, HttpStub, TlsPolicy};
 
 use self::bindings::{driver, ipam, renderer};
 use self::imports::PluginState;
@@ -85,6 +85,8 @@ pub struct RuntimeConfig {
     pub max_http_response: usize,
     /// Where compiled components are cached; `None` compiles on every start.
     pub cache_dir: Option<PathBuf>,
+    /// Answer the `http` import in-process (benchmarks only).
+    pub http_stub: Option<HttpStub>,
 }
 
 impl Default for RuntimeConfig {
@@ -96,6 +98,7 @@ impl Default for RuntimeConfig {
             max_http_request: 1 << 20,
             max_http_response: 16 << 20,
             cache_dir: None,
+            http_stub: None,
         }
     }
 }

@@ -9,10 +9,16 @@
 //! called after the application layer checked it); queries of tenant-owned rows filter by tenant
 //! here, never in handlers.
 
+mod hosts;
+mod operations;
 mod plugins;
+mod pod_managers;
 mod tokens;
 
+pub use hosts::{HostFilter, HostRow, SyncSummary};
+pub use operations::{OperationFilter, OperationRow};
 pub use plugins::{PluginRow, PluginSource};
+pub use pod_managers::{PodManagerConflict, PodManagerFilter, PodManagerRow, StatusChange};
 pub use tokens::{Role, TokenRow};
 
 use std::path::Path;
@@ -124,6 +130,19 @@ impl Datastore {
     pub(crate) fn pool(&self) -> &AnyPool {
         &self.pool
     }
+
+    /// Begins a transaction that will write. On SQLite it takes the write lock at once
+    /// (`BEGIN IMMEDIATE`, waiting up to the busy timeout): a deferred transaction that read
+    /// first would fail with "database is locked" when another writer committed meanwhile.
+    pub(crate) async fn begin_write(
+        &self,
+    ) -> Result<sqlx::Transaction<'static, sqlx::Any>, StoreError> {
+        let statement = match self.backend {
+            Backend::Sqlite => "BEGIN IMMEDIATE",
+            Backend::Postgres => "BEGIN",
+        };
+        Ok(self.pool.begin_with(statement).await?)
+    }
 }
 
 /// Now, as stored: RFC 3339 in UTC with microseconds, which sorts as text.
@@ -143,4 +162,36 @@ pub(crate) fn format_time(t: time::OffsetDateTime) -> String {
         t.second(),
         t.microsecond()
     )
+}
+
+/// A new row id: a UUID v7, so ids sort by creation time and keyset pages are stable.
+pub(crate) fn new_id() -> String {
+    uuid::Uuid::now_v7().to_string()
+}
+
+/// Which page of a list to read: at most `limit` rows after `cursor`.
+#[derive(Clone, Debug)]
+pub struct Page {
+    pub limit: u32,
+    pub cursor: Option<String>,
+}
+
+/// One page of rows and the cursor of the next page, if there is one.
+#[derive(Clone, Debug)]
+pub struct Paged<T> {
+    pub items: Vec<T>,
+    pub next: Option<String>,
+}
+
+impl<T> Paged<T> {
+    /// From `limit + 1` fetched rows: the extra row only says that there is a next page.
+    fn from_rows(mut items: Vec<T>, limit: u32, key: impl Fn(&T) -> String) -> Paged<T> {
+        let next = if items.len() > limit as usize {
+            items.truncate(limit as usize);
+            items.last().map(&key)
+        } else {
+            None
+        };
+        Paged { items, next }
+    }
 }

@@ -160,3 +160,47 @@ mod exported {
 
     crate::export!(Component with_types_in crate);
 }
+
+/// The driver's logic called natively, with no component in between: the baseline that the
+/// host's benchmarks compare a plugin call against (`host/benches/plugin_call.rs`).
+pub mod native {
+    use super::{Client, Config, Level, Method, Response, Transport, TransportError};
+
+    /// `get-power` as the component runs it (configuration parsed, one GET, the body read), over
+    /// `get`, which answers a GET of a URL with a status and a body as the host's `http` import
+    /// would. Returns the power state's name.
+    pub fn get_power(
+        config: &str,
+        get: &dyn Fn(&str) -> (u16, Vec<u8>),
+        system_id: &str,
+    ) -> Result<String, String> {
+        let config = Config::parse(config).map_err(|e| format!("{e:?}"))?;
+        let transport = FnTransport(get);
+        Client::new(&transport, config)
+            .get_power(system_id)
+            .map(|p| format!("{p:?}"))
+            .map_err(|e| format!("{e:?}"))
+    }
+
+    struct FnTransport<'a>(&'a dyn Fn(&str) -> (u16, Vec<u8>));
+
+    impl Transport for FnTransport<'_> {
+        fn send(
+            &self,
+            method: Method,
+            url: &str,
+            _headers: &[(&str, &str)],
+            _body: &[u8],
+        ) -> Result<Response, TransportError> {
+            if method != Method::Get {
+                return Err(TransportError::InvalidRequest(
+                    "only GET is answered".into(),
+                ));
+            }
+            let (status, body) = (self.0)(url);
+            Ok(Response { status, body })
+        }
+
+        fn log(&self, _level: Level, _message: &str) {}
+    }
+}

@@ -1,0 +1,168 @@
+//! `/v1/hosts` and `/v1/operations`: the machines behind pod managers and the actions on them
+//! (admin only).
+
+use axum::Json;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::StatusCode;
+
+use super::error::{ApiResult, ErrorBody};
+use super::extract::{ApiJson, ApiQuery};
+use super::views::{HostView, List, OperationView};
+use crate::app::Podium;
+use crate::auth::Caller;
+use crate::error::Error;
+use crate::params::{BootParams, HostUpdate, MediaParams, OperationQuery, PowerParams};
+use crate::pod_managers::page;
+use crate::store::{HostFilter, OperationFilter};
+
+/// Lists hosts. Query: `pod_manager`, `state`, `power_state`, `label=KEY=VALUE` (repeatable;
+/// all must match), `limit`, `cursor`.
+#[utoipa::path(get, path = "/v1/hosts", tag = "hosts",
+    params(("pod_manager" = Option<String>, Query), ("state" = Option<String>, Query),
+        ("power_state" = Option<String>, Query), ("label" = Option<Vec<String>>, Query),
+        ("limit" = Option<u32>, Query), ("cursor" = Option<String>, Query)),
+    responses((status = 200, body = List<HostView>), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn host_list(
+    State(podium): State<Podium>,
+    caller: Caller,
+    RawQuery(query): RawQuery,
+) -> ApiResult<Json<List<HostView>>> {
+    let mut filter = HostFilter::default();
+    let (mut limit, mut cursor) = (None, None);
+    for (key, value) in url::form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
+        let value = value.into_owned();
+        match key.as_ref() {
+            "pod_manager" => filter.pod_manager = Some(value),
+            "state" => filter.state = Some(value),
+            "power_state" => filter.power_state = Some(value),
+            "label" => {
+                let (k, v) = value
+                    .split_once('=')
+                    .ok_or_else(|| Error::invalid("label", "a label filter is `KEY=VALUE`"))?;
+                filter.labels.push((k.to_owned(), v.to_owned()));
+            }
+            "limit" => {
+                limit = Some(
+                    value
+                        .parse()
+                        .map_err(|_| Error::invalid("limit", "must be a number"))?,
+                )
+            }
+            "cursor" => cursor = Some(value),
+            other => {
+                return Err(
+                    Error::invalid(other, format!("unknown query parameter `{other}`")).into(),
+                );
+            }
+        }
+    }
+    let paged = podium
+        .host_list(&caller, filter, page(limit, cursor)?)
+        .await?;
+    Ok(Json(List::from_paged(paged)))
+}
+
+#[utoipa::path(get, path = "/v1/hosts/{id}", tag = "hosts", params(("id" = String, Path)),
+    responses((status = 200, body = HostView), (status = 404, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn host_view(
+    State(podium): State<Podium>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> ApiResult<Json<HostView>> {
+    Ok(Json(podium.host_view(&caller, &id).await?.into()))
+}
+
+/// Sets a host's labels.
+#[utoipa::path(patch, path = "/v1/hosts/{id}", tag = "hosts", params(("id" = String, Path)),
+    request_body = HostUpdate,
+    responses((status = 200, body = HostView), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn host_update(
+    State(podium): State<Podium>,
+    caller: Caller,
+    Path(id): Path<String>,
+    ApiJson(params): ApiJson<HostUpdate>,
+) -> ApiResult<Json<HostView>> {
+    Ok(Json(
+        podium
+            .host_update(&caller, &id, params.labels)
+            .await?
+            .into(),
+    ))
+}
+
+/// Powers a host on, off, or restarts it, through the driver.
+#[utoipa::path(post, path = "/v1/hosts/{id}/power", tag = "hosts", params(("id" = String, Path)),
+    request_body = PowerParams,
+    responses((status = 202, body = OperationView), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn host_power(
+    State(podium): State<Podium>,
+    caller: Caller,
+    Path(id): Path<String>,
+    ApiJson(params): ApiJson<PowerParams>,
+) -> ApiResult<(StatusCode, Json<OperationView>)> {
+    let op = podium.host_power(&caller, &id, params).await?;
+    Ok((StatusCode::ACCEPTED, Json(op.into())))
+}
+
+/// Sets a boot override.
+#[utoipa::path(post, path = "/v1/hosts/{id}/boot", tag = "hosts", params(("id" = String, Path)),
+    request_body = BootParams,
+    responses((status = 202, body = OperationView), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn host_boot(
+    State(podium): State<Podium>,
+    caller: Caller,
+    Path(id): Path<String>,
+    ApiJson(params): ApiJson<BootParams>,
+) -> ApiResult<(StatusCode, Json<OperationView>)> {
+    let op = podium.host_boot(&caller, &id, params).await?;
+    Ok((StatusCode::ACCEPTED, Json(op.into())))
+}
+
+/// Inserts or ejects virtual media.
+#[utoipa::path(post, path = "/v1/hosts/{id}/media", tag = "hosts", params(("id" = String, Path)),
+    request_body = MediaParams,
+    responses((status = 202, body = OperationView), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn host_media(
+    State(podium): State<Podium>,
+    caller: Caller,
+    Path(id): Path<String>,
+    ApiJson(params): ApiJson<MediaParams>,
+) -> ApiResult<(StatusCode, Json<OperationView>)> {
+    let op = podium.host_media(&caller, &id, params).await?;
+    Ok((StatusCode::ACCEPTED, Json(op.into())))
+}
+
+#[utoipa::path(get, path = "/v1/operations", tag = "operations", params(OperationQuery),
+    responses((status = 200, body = List<OperationView>)),
+    security(("bearer" = [])))]
+pub(super) async fn operation_list(
+    State(podium): State<Podium>,
+    caller: Caller,
+    ApiQuery(q): ApiQuery<OperationQuery>,
+) -> ApiResult<Json<List<OperationView>>> {
+    let filter = OperationFilter {
+        host: q.host,
+        pod_manager: q.pod_manager,
+    };
+    let paged = podium
+        .operation_list(&caller, filter, page(q.limit, q.cursor)?)
+        .await?;
+    Ok(Json(List::from_paged(paged)))
+}
+
+#[utoipa::path(get, path = "/v1/operations/{id}", tag = "operations", params(("id" = String, Path)),
+    responses((status = 200, body = OperationView), (status = 404, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn operation_view(
+    State(podium): State<Podium>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> ApiResult<Json<OperationView>> {
+    Ok(Json(podium.operation_view(&caller, &id).await?.into()))
+}

@@ -1,0 +1,123 @@
+//! `/v1/pod_managers`: the registry of sites (admin only).
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+
+use super::error::{ApiResult, ErrorBody};
+use super::extract::{ApiJson, ApiQuery};
+use super::views::{List, OperationView, PodManagerView, StatusChangeView};
+use crate::app::Podium;
+use crate::auth::Caller;
+use crate::params::{PodManagerCreate, PodManagerQuery, PodManagerUpdate};
+use crate::pod_managers::page;
+use crate::store::PodManagerFilter;
+
+/// Lists pod managers, filtered by name, location and status.
+#[utoipa::path(get, path = "/v1/pod_managers", tag = "pod_managers", params(PodManagerQuery),
+    responses((status = 200, body = List<PodManagerView>), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn pod_manager_list(
+    State(podium): State<Podium>,
+    caller: Caller,
+    ApiQuery(q): ApiQuery<PodManagerQuery>,
+) -> ApiResult<Json<List<PodManagerView>>> {
+    let filter = PodManagerFilter {
+        name: q.name,
+        location: q.location,
+        status: q.status,
+    };
+    let paged = podium
+        .pod_manager_list(&caller, filter, page(q.limit, q.cursor)?)
+        .await?;
+    Ok(Json(List::from_paged(paged)))
+}
+
+/// Registers a pod manager. It is probed and synced in the background.
+#[utoipa::path(post, path = "/v1/pod_managers", tag = "pod_managers", request_body = PodManagerCreate,
+    responses((status = 201, body = PodManagerView), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn pod_manager_create(
+    State(podium): State<Podium>,
+    caller: Caller,
+    ApiJson(params): ApiJson<PodManagerCreate>,
+) -> ApiResult<(StatusCode, Json<PodManagerView>)> {
+    let pm = podium.pod_manager_create(&caller, params).await?;
+    Ok((StatusCode::CREATED, Json(pm.into())))
+}
+
+#[utoipa::path(get, path = "/v1/pod_managers/{uuid}", tag = "pod_managers",
+    params(("uuid" = String, Path)),
+    responses((status = 200, body = PodManagerView), (status = 404, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn pod_manager_view(
+    State(podium): State<Podium>,
+    caller: Caller,
+    Path(uuid): Path<String>,
+) -> ApiResult<Json<PodManagerView>> {
+    Ok(Json(podium.pod_manager_view(&caller, &uuid).await?.into()))
+}
+
+/// Changes a pod manager; validated like a creation. The uuid cannot change.
+#[utoipa::path(patch, path = "/v1/pod_managers/{uuid}", tag = "pod_managers",
+    params(("uuid" = String, Path)), request_body = PodManagerUpdate,
+    responses((status = 200, body = PodManagerView), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn pod_manager_update(
+    State(podium): State<Podium>,
+    caller: Caller,
+    Path(uuid): Path<String>,
+    ApiJson(params): ApiJson<PodManagerUpdate>,
+) -> ApiResult<Json<PodManagerView>> {
+    Ok(Json(
+        podium
+            .pod_manager_update(&caller, &uuid, params)
+            .await?
+            .into(),
+    ))
+}
+
+/// Removes a pod manager and its hosts; refused while any of its hosts is claimed.
+#[utoipa::path(delete, path = "/v1/pod_managers/{uuid}", tag = "pod_managers",
+    params(("uuid" = String, Path)),
+    responses((status = 204), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn pod_manager_delete(
+    State(podium): State<Podium>,
+    caller: Caller,
+    Path(uuid): Path<String>,
+) -> ApiResult<StatusCode> {
+    podium.pod_manager_delete(&caller, &uuid).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Status changes, newest first.
+#[utoipa::path(get, path = "/v1/pod_managers/{uuid}/status_history", tag = "pod_managers",
+    params(("uuid" = String, Path)),
+    responses((status = 200, body = List<StatusChangeView>), (status = 404, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn pod_manager_status_history(
+    State(podium): State<Podium>,
+    caller: Caller,
+    Path(uuid): Path<String>,
+) -> ApiResult<Json<List<StatusChangeView>>> {
+    let items = podium.pod_manager_status_history(&caller, &uuid).await?;
+    Ok(Json(List {
+        items: items.into_iter().map(Into::into).collect(),
+        next: None,
+    }))
+}
+
+/// Syncs the inventory now, as an operation.
+#[utoipa::path(post, path = "/v1/pod_managers/{uuid}/sync", tag = "pod_managers",
+    params(("uuid" = String, Path)),
+    responses((status = 202, body = OperationView), (status = 404, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn pod_manager_sync(
+    State(podium): State<Podium>,
+    caller: Caller,
+    Path(uuid): Path<String>,
+) -> ApiResult<(StatusCode, Json<OperationView>)> {
+    let op = podium.pod_manager_sync(&caller, &uuid).await?;
+    Ok((StatusCode::ACCEPTED, Json(op.into())))
+}

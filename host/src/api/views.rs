@@ -1,0 +1,207 @@
+//! API views: what responses show. Separate from stored rows, so a column never leaks into the
+//! API by accident (the sealed credentials, for one).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::pod_managers::{PluginBinding, PodManager};
+use crate::store::{HostRow, OperationRow, StatusChange};
+
+#[derive(Debug, Serialize, ToSchema)]
+pub(super) struct TlsView {
+    pub verify: bool,
+    /// Whether a CA bundle is set.
+    pub ca_bundle: bool,
+}
+
+/// A pod manager. Its credentials are write-only: `has_auth` says whether there are any.
+#[derive(Debug, Serialize, ToSchema)]
+pub(super) struct PodManagerView {
+    pub uuid: String,
+    pub name: String,
+    pub url: String,
+    pub description: String,
+    pub location: String,
+    /// `unknown` until the first probe, then `online` or `offline`.
+    pub status: String,
+    /// Why the pod manager is offline, in words.
+    pub status_message: Option<String>,
+    pub last_probe_at: Option<String>,
+    /// The service root the driver found.
+    pub redfish_link: Option<String>,
+    pub bookmark_link: String,
+    pub tls: TlsView,
+    pub driver: PluginBinding,
+    pub ipam: PluginBinding,
+    pub renderer: Option<PluginBinding>,
+    pub network_config_owner: String,
+    pub has_auth: bool,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+impl From<PodManager> for PodManagerView {
+    fn from(pm: PodManager) -> PodManagerView {
+        let r = pm.row;
+        PodManagerView {
+            bookmark_link: format!("/v1/pod_managers/{}", r.uuid),
+            uuid: r.uuid,
+            name: r.name,
+            url: r.url,
+            description: r.description,
+            location: r.location,
+            status: r.status,
+            status_message: r.status_message,
+            last_probe_at: r.last_probe_at,
+            redfish_link: r.redfish_link,
+            tls: TlsView {
+                verify: r.tls_verify,
+                ca_bundle: r.tls_ca_bundle.is_some(),
+            },
+            driver: pm.driver,
+            ipam: pm.ipam,
+            renderer: pm.renderer,
+            network_config_owner: r.network_config_owner,
+            has_auth: r.auth_sealed.is_some(),
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub(super) struct StatusChangeView {
+    pub status: String,
+    pub message: Option<String>,
+    pub at: String,
+}
+
+impl From<StatusChange> for StatusChangeView {
+    fn from(s: StatusChange) -> StatusChangeView {
+        StatusChangeView {
+            status: s.status,
+            message: s.message,
+            at: s.at,
+        }
+    }
+}
+
+/// A machine behind a pod manager.
+#[derive(Debug, Serialize, ToSchema)]
+pub(super) struct HostView {
+    pub id: String,
+    pub pod_manager: String,
+    /// The driver's id of the system.
+    pub system_id: String,
+    /// `system` or `chassis`.
+    pub kind: String,
+    pub name: String,
+    pub uuid: Option<String>,
+    pub manufacturer: Option<String>,
+    pub model: Option<String>,
+    pub serial: Option<String>,
+    pub cpu_count: i64,
+    pub memory_mib: i64,
+    #[schema(value_type = Vec<Object>)]
+    pub nics: serde_json::Value,
+    #[schema(value_type = Vec<Object>)]
+    pub media_slots: serde_json::Value,
+    #[schema(value_type = Option<Object>)]
+    pub boot: serde_json::Value,
+    pub power_state: String,
+    /// `available` or `missing`.
+    pub state: String,
+    pub labels: BTreeMap<String, String>,
+    pub created_at: String,
+    pub updated_at: String,
+    pub last_seen_at: String,
+}
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or(serde_json::Value::Null)
+}
+
+impl From<HostRow> for HostView {
+    fn from(h: HostRow) -> HostView {
+        HostView {
+            nics: json(&h.nics),
+            media_slots: json(&h.media_slots),
+            boot: h.boot.as_deref().map_or(serde_json::Value::Null, json),
+            id: h.id,
+            pod_manager: h.pod_manager,
+            system_id: h.system_id,
+            kind: h.kind,
+            name: h.name,
+            uuid: h.uuid,
+            manufacturer: h.manufacturer,
+            model: h.model,
+            serial: h.serial,
+            cpu_count: h.cpu_count,
+            memory_mib: h.memory_mib,
+            power_state: h.power_state,
+            state: h.state,
+            labels: h.labels,
+            created_at: h.created_at,
+            updated_at: h.updated_at,
+            last_seen_at: h.last_seen_at,
+        }
+    }
+}
+
+/// A driver action and what came of it.
+#[derive(Debug, Serialize, ToSchema)]
+pub(super) struct OperationView {
+    pub id: String,
+    /// `power`, `boot`, `media` or `sync`.
+    pub kind: String,
+    /// `queued`, `running`, `succeeded` or `failed`.
+    pub status: String,
+    pub host: Option<String>,
+    pub pod_manager: String,
+    #[schema(value_type = Object)]
+    pub request: serde_json::Value,
+    /// Why it failed, in words.
+    pub error: Option<String>,
+    pub created_at: String,
+    pub started_at: Option<String>,
+    pub finished_at: Option<String>,
+}
+
+impl From<OperationRow> for OperationView {
+    fn from(o: OperationRow) -> OperationView {
+        OperationView {
+            request: json(&o.request),
+            id: o.id,
+            kind: o.kind,
+            status: o.status,
+            host: o.host_id,
+            pod_manager: o.pod_manager,
+            error: o.error,
+            created_at: o.created_at,
+            started_at: o.started_at,
+            finished_at: o.finished_at,
+        }
+    }
+}
+
+/// A page of a list.
+#[derive(Debug, Serialize, ToSchema)]
+pub(super) struct List<T> {
+    pub items: Vec<T>,
+    /// The cursor of the next page; `null` on the last.
+    pub next: Option<String>,
+}
+
+impl<T> List<T> {
+    pub(super) fn from_paged<R>(paged: crate::store::Paged<R>) -> List<T>
+    where
+        T: From<R>,
+    {
+        List {
+            items: paged.items.into_iter().map(T::from).collect(),
+            next: paged.next,
+        }
+    }
+}

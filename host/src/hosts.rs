@@ -1,0 +1,354 @@
+//! Hosts and their actions, the application side: listing and labelling the machines behind pod
+//! managers, and carrying out power, boot and media actions as operations through the site's
+//! driver.
+
+use std::collections::BTreeMap;
+
+use crate::app::Podium;
+use crate::auth::Caller;
+use crate::error::Error;
+use crate::params::{BootParams, MediaParams, PowerActionParam, PowerParams};
+use crate::pod_managers::PodManager;
+use crate::runtime::{MediaRequest, PowerAction, System, SystemKind};
+use crate::store::{HostFilter, HostRow, OperationFilter, OperationRow, Page, Paged};
+
+/// The stored form of a discovered system (the `id` is used only if the host is new).
+pub(crate) fn host_row_from_system(s: &System) -> HostRow {
+    HostRow {
+        id: crate::store::new_id(),
+        system_id: s.id.clone(),
+        kind: match s.kind {
+            SystemKind::System => "system",
+            SystemKind::Chassis => "chassis",
+        }
+        .into(),
+        name: s.name.clone(),
+        uuid: s.uuid.clone(),
+        manufacturer: s.manufacturer.clone(),
+        model: s.model.clone(),
+        serial: s.serial.clone(),
+        cpu_count: i64::from(s.cpu_count),
+        memory_mib: i64::try_from(s.memory_mib).unwrap_or(i64::MAX),
+        nics: serde_json::to_string(&s.nics).expect("nics serialize"),
+        media_slots: serde_json::to_string(&s.media_slots).expect("media serialize"),
+        boot: s
+            .boot
+            .map(|b| serde_json::to_string(&b).expect("boot serializes")),
+        power_state: power_state_name(s.power).into(),
+        ..HostRow::default()
+    }
+}
+
+pub(crate) fn power_state_name(p: crate::runtime::PowerState) -> &'static str {
+    use crate::runtime::PowerState as P;
+    match p {
+        P::On => "on",
+        P::Off => "off",
+        P::PoweringOn => "powering_on",
+        P::PoweringOff => "powering_off",
+        P::Unknown => "unknown",
+    }
+}
+
+const LABEL_KEY_MAX: usize = 63;
+const LABEL_VALUE_MAX: usize = 63;
+const LABELS_MAX: usize = 64;
+
+fn validate_labels(labels: &BTreeMap<String, String>) -> Result<(), Error> {
+    if labels.len() > LABELS_MAX {
+        return Err(Error::invalid(
+            "labels",
+            format!("at most {LABELS_MAX} labels"),
+        ));
+    }
+    for (k, v) in labels {
+        let key_ok = !k.is_empty()
+            && k.len() <= LABEL_KEY_MAX
+            && k.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"._/-".contains(&b));
+        if !key_ok {
+            return Err(Error::invalid(
+                format!("labels.{k}"),
+                format!(
+                    "a label key is 1 to {LABEL_KEY_MAX} characters of A-Z, a-z, 0-9, `.`, `_`, `/` and `-`"
+                ),
+            ));
+        }
+        if v.len() > LABEL_VALUE_MAX || v.chars().any(char::is_control) {
+            return Err(Error::invalid(
+                format!("labels.{k}"),
+                format!("a label value is at most {LABEL_VALUE_MAX} printable characters"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// What an operation does, as queued.
+#[derive(Clone, Debug)]
+enum Action {
+    Power(PowerAction),
+    Boot(BootParams),
+    Media(MediaParams),
+}
+
+impl Podium {
+    pub async fn host_view(&self, caller: &Caller, id: &str) -> Result<HostRow, Error> {
+        caller.require_admin_read()?;
+        self.datastore
+            .host_get(id)
+            .await?
+            .ok_or_else(|| Error::not_found("host", id))
+    }
+
+    pub async fn host_list(
+        &self,
+        caller: &Caller,
+        filter: HostFilter,
+        page: Page,
+    ) -> Result<Paged<HostRow>, Error> {
+        caller.require_admin_read()?;
+        Ok(self.datastore.host_list(&filter, &page).await?)
+    }
+
+    pub async fn host_update(
+        &self,
+        caller: &Caller,
+        id: &str,
+        labels: BTreeMap<String, String>,
+    ) -> Result<HostRow, Error> {
+        caller.require_admin()?;
+        validate_labels(&labels)?;
+        if !self
+            .datastore
+            .host_set_labels(id, &labels, &crate::store::now())
+            .await?
+        {
+            return Err(Error::not_found("host", id));
+        }
+        self.host_view(caller, id).await
+    }
+
+    pub async fn host_power(
+        &self,
+        caller: &Caller,
+        id: &str,
+        params: PowerParams,
+    ) -> Result<OperationRow, Error> {
+        let action = match params.action {
+            PowerActionParam::On => PowerAction::On,
+            PowerActionParam::Off => PowerAction::Off,
+            PowerActionParam::GracefulShutdown => PowerAction::GracefulShutdown,
+            PowerActionParam::ForceOff => PowerAction::ForceOff,
+            PowerActionParam::GracefulRestart => PowerAction::GracefulRestart,
+            PowerActionParam::ForceRestart | PowerActionParam::Reboot => PowerAction::ForceRestart,
+        };
+        let request = serde_json::to_string(&params).expect("params serialize");
+        self.operation_queue(caller, id, "power", request, Action::Power(action))
+            .await
+    }
+
+    pub async fn host_boot(
+        &self,
+        caller: &Caller,
+        id: &str,
+        params: BootParams,
+    ) -> Result<OperationRow, Error> {
+        let request = serde_json::to_string(&params).expect("params serialize");
+        self.operation_queue(caller, id, "boot", request, Action::Boot(params))
+            .await
+    }
+
+    pub async fn host_media(
+        &self,
+        caller: &Caller,
+        id: &str,
+        params: MediaParams,
+    ) -> Result<OperationRow, Error> {
+        if let MediaParams::Insert { image_url, .. } = &params {
+            let url = url::Url::parse(image_url)
+                .map_err(|e| Error::invalid("image_url", format!("is not a URL: {e}")))?;
+            if !matches!(url.scheme(), "http" | "https") {
+                return Err(Error::invalid("image_url", "must be an http or https URL"));
+            }
+        }
+        let request = serde_json::to_string(&params).expect("params serialize");
+        self.operation_queue(caller, id, "media", request, Action::Media(params))
+            .await
+    }
+
+    async fn operation_queue(
+        &self,
+        caller: &Caller,
+        host_id: &str,
+        kind: &str,
+        request: String,
+        action: Action,
+    ) -> Result<OperationRow, Error> {
+        caller.require_admin()?;
+        let host = self
+            .datastore
+            .host_get(host_id)
+            .await?
+            .ok_or_else(|| Error::not_found("host", host_id))?;
+        let op = OperationRow {
+            id: crate::store::new_id(),
+            kind: kind.into(),
+            status: "queued".into(),
+            pod_manager: host.pod_manager.clone(),
+            host_id: Some(host.id.clone()),
+            request,
+            error: None,
+            created_at: crate::store::now(),
+            started_at: None,
+            finished_at: None,
+        };
+        self.datastore.operation_create(&op).await?;
+        let podium = self.clone();
+        let op_id = op.id.clone();
+        tokio::spawn(async move { podium.operation_run(&op_id, host, action).await });
+        Ok(op)
+    }
+
+    /// Queues a sync of a pod manager as an operation.
+    pub async fn pod_manager_sync(
+        &self,
+        caller: &Caller,
+        uuid: &str,
+    ) -> Result<OperationRow, Error> {
+        caller.require_admin()?;
+        self.pod_manager_view(caller, uuid).await?;
+        let op = OperationRow {
+            id: crate::store::new_id(),
+            kind: "sync".into(),
+            status: "queued".into(),
+            pod_manager: uuid.to_owned(),
+            host_id: None,
+            request: "{}".into(),
+            error: None,
+            created_at: crate::store::now(),
+            started_at: None,
+            finished_at: None,
+        };
+        self.datastore.operation_create(&op).await?;
+        let podium = self.clone();
+        let (op_id, uuid) = (op.id.clone(), uuid.to_owned());
+        tokio::spawn(async move {
+            let _ = podium
+                .datastore
+                .operation_start(&op_id, &crate::store::now())
+                .await;
+            let result = podium.pod_manager_sync_now(&uuid).await;
+            let error = result.err().map(|e| e.to_string());
+            let _ = podium
+                .datastore
+                .operation_finish(&op_id, error.as_deref(), &crate::store::now())
+                .await;
+        });
+        Ok(op)
+    }
+
+    async fn operation_run(&self, op_id: &str, host: HostRow, action: Action) {
+        let _ = self
+            .datastore
+            .operation_start(op_id, &crate::store::now())
+            .await;
+        let error = match self.operation_execute(&host, action).await {
+            Ok(()) => None,
+            Err(e) => Some(e.to_string()),
+        };
+        if let Some(e) = &error {
+            tracing::warn!(operation = op_id, host = %host.id, error = %e, "operation failed");
+        }
+        if let Err(e) = self
+            .datastore
+            .operation_finish(op_id, error.as_deref(), &crate::store::now())
+            .await
+        {
+            tracing::error!(operation = op_id, error = %e, "cannot record the end of an operation");
+        }
+    }
+
+    async fn operation_execute(&self, host: &HostRow, action: Action) -> Result<(), Error> {
+        let row = self
+            .datastore
+            .pod_manager_get(&host.pod_manager)
+            .await?
+            .ok_or_else(|| Error::not_found("pod manager", &host.pod_manager))?;
+        let pm = PodManager::from_row(row)?;
+        let driver = || async {
+            let (plugin, context) = self.driver_for(&pm).await?;
+            Ok::<_, Error>((plugin, context))
+        };
+        let (plugin, context) = driver().await?;
+        let call = self.runtime.driver(&plugin, context);
+        match action {
+            Action::Power(a) => {
+                call.set_power(&host.system_id, a)
+                    .await
+                    .map_err(Error::Plugin)?;
+                // Read back what the BMC reports now.
+                let (plugin, context) = driver().await?;
+                if let Ok(state) = self
+                    .runtime
+                    .driver(&plugin, context)
+                    .get_power(&host.system_id)
+                    .await
+                {
+                    self.datastore
+                        .host_set_power(&host.id, power_state_name(state), &crate::store::now())
+                        .await?;
+                }
+            }
+            Action::Boot(b) => call
+                .set_boot_override(
+                    &host.system_id,
+                    crate::runtime::BootSettings {
+                        target: b.target,
+                        persistence: b.persistence,
+                        mode: b.mode,
+                    },
+                )
+                .await
+                .map_err(Error::Plugin)?,
+            Action::Media(MediaParams::Insert {
+                image_url,
+                media_type,
+                write_protected,
+            }) => call
+                .insert_media(
+                    &host.system_id,
+                    MediaRequest {
+                        image_url,
+                        media_type,
+                        write_protected,
+                    },
+                )
+                .await
+                .map_err(Error::Plugin)?,
+            Action::Media(MediaParams::Eject { media_type }) => call
+                .eject_media(&host.system_id, media_type)
+                .await
+                .map_err(Error::Plugin)?,
+        }
+        Ok(())
+    }
+
+    pub async fn operation_view(&self, caller: &Caller, id: &str) -> Result<OperationRow, Error> {
+        caller.require_admin_read()?;
+        self.datastore
+            .operation_get(id)
+            .await?
+            .ok_or_else(|| Error::not_found("operation", id))
+    }
+
+    pub async fn operation_list(
+        &self,
+        caller: &Caller,
+        filter: OperationFilter,
+        page: Page,
+    ) -> Result<Paged<OperationRow>, Error> {
+        caller.require_admin_read()?;
+        Ok(self.datastore.operation_list(&filter, &page).await?)
+    }
+}

@@ -1,0 +1,232 @@
+//! Request bodies and query parameters: what callers send, shared by the API layer (which
+//! deserializes them, naming the field of any error) and the application layer (which validates
+//! their values). Unknown fields are refused everywhere.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Deserializer};
+use utoipa::{IntoParams, ToSchema};
+
+use crate::secret::Secret;
+
+/// `Some(None)` for an explicit `null`, `None` for an absent field.
+fn double_option<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Option<T>>, D::Error> {
+    Option::<T>::deserialize(d).map(Some)
+}
+
+/// Credentials for an endpoint. Write-only: never returned.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AuthParams {
+    pub username: String,
+    #[schema(value_type = String, format = Password)]
+    pub password: Secret,
+}
+
+/// How the endpoint's TLS certificate is verified.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TlsParams {
+    /// `false` turns verification off (Metal3's `disableCertificateVerification`).
+    #[serde(default = "yes")]
+    pub verify: bool,
+    /// PEM certificates to trust instead of the system roots: a site CA, or the BMC's own
+    /// self-signed certificate.
+    #[serde(default)]
+    pub ca_bundle: Option<String>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A plugin chosen for a role, by name, optionally pinned, with its configuration.
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PluginBindingParams {
+    pub name: String,
+    #[serde(default)]
+    pub version: Option<String>,
+    #[serde(default)]
+    pub sha256: Option<String>,
+    /// Checked by the plugin's `validate-config` before it is stored.
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub config: Option<serde_json::Value>,
+}
+
+/// Who owns a host's network configuration on a pod manager.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NetworkConfigOwner {
+    /// Rendered from the site's templates and pools; claims may not bring their own.
+    Admin,
+    /// Supplied with the claim, validated by the renderer.
+    Consumer,
+}
+
+impl NetworkConfigOwner {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NetworkConfigOwner::Admin => "admin",
+            NetworkConfigOwner::Consumer => "consumer",
+        }
+    }
+}
+
+/// `POST /v1/pod_managers`.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PodManagerCreate {
+    pub name: String,
+    /// `http(s)://host[:port]`.
+    pub url: String,
+    #[serde(default)]
+    pub auth: Option<AuthParams>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub location: Option<String>,
+    #[serde(default)]
+    pub tls: Option<TlsParams>,
+    /// Default: the bundled `redfish` driver.
+    #[serde(default)]
+    pub driver: Option<PluginBindingParams>,
+    /// Default: the bundled `ipam-static`.
+    #[serde(default)]
+    pub ipam: Option<PluginBindingParams>,
+    /// Default: none until a renderer plugin is registered.
+    #[serde(default)]
+    pub renderer: Option<PluginBindingParams>,
+    /// Default: `admin`.
+    #[serde(default)]
+    pub network_config_owner: Option<NetworkConfigOwner>,
+}
+
+/// `PATCH /v1/pod_managers/{uuid}`: any field of the create body; absent fields are kept.
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PodManagerUpdate {
+    /// Refused: a pod manager's uuid never changes.
+    #[serde(default)]
+    #[schema(value_type = Option<String>)]
+    pub uuid: Option<serde_json::Value>,
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub url: Option<String>,
+    /// `null` removes the credentials.
+    #[serde(default, deserialize_with = "double_option")]
+    pub auth: Option<Option<AuthParams>>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub location: Option<String>,
+    #[serde(default)]
+    pub tls: Option<TlsParams>,
+    #[serde(default)]
+    pub driver: Option<PluginBindingParams>,
+    #[serde(default)]
+    pub ipam: Option<PluginBindingParams>,
+    /// `null` removes the renderer.
+    #[serde(default, deserialize_with = "double_option")]
+    pub renderer: Option<Option<PluginBindingParams>>,
+    #[serde(default)]
+    pub network_config_owner: Option<NetworkConfigOwner>,
+}
+
+/// Paging of every list.
+#[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct PageParams {
+    /// 1 to 1000; default 100.
+    pub limit: Option<u32>,
+    /// The `next` of the previous page.
+    pub cursor: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct PodManagerQuery {
+    pub name: Option<String>,
+    pub location: Option<String>,
+    /// `unknown`, `online` or `offline`.
+    pub status: Option<String>,
+    pub limit: Option<u32>,
+    pub cursor: Option<String>,
+}
+
+/// `PATCH /v1/hosts/{id}`.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HostUpdate {
+    /// Replaces every label.
+    pub labels: BTreeMap<String, String>,
+}
+
+/// `POST /v1/hosts/{id}/power`.
+#[derive(Clone, Debug, Deserialize, serde::Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PowerParams {
+    pub action: PowerActionParam,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, serde::Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PowerActionParam {
+    On,
+    Off,
+    GracefulShutdown,
+    ForceOff,
+    GracefulRestart,
+    ForceRestart,
+    /// The same as `force_restart`.
+    Reboot,
+}
+
+/// `POST /v1/hosts/{id}/boot`.
+#[derive(Clone, Debug, Deserialize, serde::Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BootParams {
+    #[schema(value_type = String, example = "pxe")]
+    pub target: crate::runtime::BootTarget,
+    #[schema(value_type = String, example = "once")]
+    pub persistence: crate::runtime::BootPersistence,
+    #[serde(default)]
+    #[schema(value_type = Option<String>, example = "uefi")]
+    pub mode: Option<crate::runtime::BootMode>,
+}
+
+/// `POST /v1/hosts/{id}/media`.
+#[derive(Clone, Debug, Deserialize, serde::Serialize, ToSchema)]
+#[serde(deny_unknown_fields, tag = "action", rename_all = "snake_case")]
+pub enum MediaParams {
+    Insert {
+        image_url: String,
+        #[serde(default = "cd")]
+        #[schema(value_type = String)]
+        media_type: crate::runtime::MediaType,
+        #[serde(default = "yes")]
+        write_protected: bool,
+    },
+    Eject {
+        #[serde(default = "cd")]
+        #[schema(value_type = String)]
+        media_type: crate::runtime::MediaType,
+    },
+}
+
+fn cd() -> crate::runtime::MediaType {
+    crate::runtime::MediaType::Cd
+}
+
+#[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct OperationQuery {
+    pub host: Option<String>,
+    pub pod_manager: Option<String>,
+    pub limit: Option<u32>,
+    pub cursor: Option<String>,
+}

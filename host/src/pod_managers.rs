@@ -1,0 +1,655 @@
+//! Pod managers, the application side: the Valence registry with credentials sealed, plugins
+//! chosen per site, the status probe and the inventory sync through the site's driver.
+
+use std::time::Duration;
+
+use url::Url;
+
+use crate::app::Podium;
+use crate::auth::Caller;
+use crate::error::Error;
+use crate::params::{
+    AuthParams, NetworkConfigOwner, PluginBindingParams, PodManagerCreate, PodManagerUpdate,
+    TlsParams,
+};
+use crate::plugins::PluginRef;
+use crate::runtime::{CallContext, CallError, Credentials, Endpoint, Plugin, TlsPolicy, World};
+use crate::store::{
+    HostRow, Page, Paged, PodManagerConflict, PodManagerFilter, PodManagerRow, StatusChange,
+    SyncSummary,
+};
+
+/// A plugin bound to a pod manager: resolved to one build, with its configuration. Stored as JSON.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+pub struct PluginBinding {
+    pub name: String,
+    pub version: String,
+    pub sha256: String,
+    #[schema(value_type = Object)]
+    pub config: serde_json::Value,
+}
+
+/// A stored pod manager with its bindings decoded.
+#[derive(Clone, Debug)]
+pub struct PodManager {
+    pub row: PodManagerRow,
+    pub driver: PluginBinding,
+    pub ipam: PluginBinding,
+    pub renderer: Option<PluginBinding>,
+}
+
+impl PodManager {
+    pub(crate) fn from_row(row: PodManagerRow) -> Result<PodManager, Error> {
+        let decode = |text: &str| -> Result<PluginBinding, Error> {
+            serde_json::from_str(text)
+                .map_err(|e| Error::Internal(anyhow::anyhow!("stored plugin binding: {e}")))
+        };
+        Ok(PodManager {
+            driver: decode(&row.driver)?,
+            ipam: decode(&row.ipam)?,
+            renderer: row.renderer.as_deref().map(decode).transpose()?,
+            row,
+        })
+    }
+}
+
+const NAME_MAX: usize = 63;
+const DESCRIPTION_MAX: usize = 1024;
+const LOCATION_MAX: usize = 255;
+pub const DEFAULT_DRIVER: &str = "redfish";
+pub const DEFAULT_IPAM: &str = "ipam-static";
+
+/// The page size a list uses when the caller gives none, and the most it may ask for.
+pub fn page(limit: Option<u32>, cursor: Option<String>) -> Result<Page, Error> {
+    let limit = limit.unwrap_or(100);
+    if !(1..=1000).contains(&limit) {
+        return Err(Error::invalid("limit", "must be between 1 and 1000"));
+    }
+    Ok(Page { limit, cursor })
+}
+
+fn validate_name(name: &str) -> Result<(), Error> {
+    if name.is_empty()
+        || name.len() > NAME_MAX
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+    {
+        return Err(Error::invalid(
+            "name",
+            format!("must be 1 to {NAME_MAX} characters of A-Z, a-z, 0-9, `.`, `_` and `-`"),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks an endpoint's base URL and returns its canonical form, `scheme://host[:port]`.
+pub fn normalize_url(field: &str, raw: &str) -> Result<Url, Error> {
+    let bad = |why: &str| Error::invalid(field, format!("`{raw}` {why}"));
+    let url = Url::parse(raw).map_err(|e| bad(&format!("is not a URL: {e}")))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(bad("must use http or https"));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(bad("has no host"));
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(bad("must not carry credentials: send them in `auth`"));
+    }
+    if url.path() != "/" && !url.path().is_empty() {
+        return Err(bad(
+            "must be a base URL with no path (the driver finds the service root)",
+        ));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(bad("must have no query or fragment"));
+    }
+    Ok(url)
+}
+
+fn canonical(url: &Url) -> String {
+    url.as_str().trim_end_matches('/').to_owned()
+}
+
+fn validate_text(field: &str, value: &str, max: usize) -> Result<(), Error> {
+    if value.len() > max || value.chars().any(|c| c.is_control() && c != '\n') {
+        return Err(Error::invalid(
+            field,
+            format!("must be at most {max} bytes of printable text"),
+        ));
+    }
+    Ok(())
+}
+
+fn validate_auth(auth: &AuthParams) -> Result<(), Error> {
+    if auth.username.is_empty()
+        || auth.username.len() > 256
+        || auth.username.chars().any(char::is_control)
+    {
+        return Err(Error::invalid(
+            "auth.username",
+            "must be 1 to 256 printable characters",
+        ));
+    }
+    if auth.password.expose().len() > 1024 {
+        return Err(Error::invalid(
+            "auth.password",
+            "must be at most 1024 bytes",
+        ));
+    }
+    Ok(())
+}
+
+fn validate_tls(tls: &TlsParams) -> Result<(), Error> {
+    if let Some(pem) = &tls.ca_bundle {
+        if !tls.verify {
+            return Err(Error::invalid(
+                "tls.ca_bundle",
+                "a CA bundle has no use with `verify: false`",
+            ));
+        }
+        let certs = reqwest::Certificate::from_pem_bundle(pem.as_bytes()).map_err(|e| {
+            Error::invalid(
+                "tls.ca_bundle",
+                format!("is not a PEM certificate bundle: {e}"),
+            )
+        })?;
+        if certs.is_empty() || !pem.contains("BEGIN CERTIFICATE") {
+            return Err(Error::invalid("tls.ca_bundle", "holds no PEM certificate"));
+        }
+    }
+    Ok(())
+}
+
+impl Podium {
+    /// Resolves a plugin binding and has the plugin check its configuration.
+    async fn binding_resolve(
+        &self,
+        field: &str,
+        params: &PluginBindingParams,
+        world: World,
+    ) -> Result<PluginBinding, Error> {
+        let reference = PluginRef {
+            name: params.name.clone(),
+            version: params.version.clone(),
+            sha256: params.sha256.clone(),
+        };
+        let plugin = self.plugin_resolve(&reference, world, field).await?;
+        let config = params
+            .config
+            .clone()
+            .unwrap_or_else(|| serde_json::json!({}));
+        if !config.is_object() {
+            return Err(Error::invalid(
+                format!("{field}.config"),
+                "must be a JSON object",
+            ));
+        }
+        self.runtime
+            .validate_config(&plugin, &config.to_string())
+            .await
+            .map_err(|e| match e {
+                CallError::Plugin { error, .. } => Error::invalid(
+                    format!("{field}.config"),
+                    format!("plugin {} refused it: {error}", plugin.label()),
+                ),
+                other => Error::Plugin(other),
+            })?;
+        Ok(PluginBinding {
+            name: plugin.info().name.clone(),
+            version: plugin.info().version.clone(),
+            sha256: plugin.sha256().to_owned(),
+            config,
+        })
+    }
+
+    async fn check_unique(&self, name: &str, url: &str, except: Option<&str>) -> Result<(), Error> {
+        match self
+            .datastore
+            .pod_manager_conflict(name, url, except)
+            .await?
+        {
+            None => Ok(()),
+            Some(PodManagerConflict::Name) => Err(Error::ConflictField {
+                code: "name_taken",
+                field: "name".into(),
+                message: format!("a pod manager named `{name}` already exists"),
+            }),
+            Some(PodManagerConflict::Url) => Err(Error::ConflictField {
+                code: "url_taken",
+                field: "url".into(),
+                message: format!("a pod manager for {url} already exists"),
+            }),
+        }
+    }
+
+    pub async fn pod_manager_create(
+        &self,
+        caller: &Caller,
+        params: PodManagerCreate,
+    ) -> Result<PodManager, Error> {
+        caller.require_admin()?;
+        validate_name(&params.name)?;
+        let url = canonical(&normalize_url("url", &params.url)?);
+        let description = params.description.unwrap_or_default();
+        let location = params.location.unwrap_or_default();
+        validate_text("description", &description, DESCRIPTION_MAX)?;
+        validate_text("location", &location, LOCATION_MAX)?;
+        if let Some(auth) = &params.auth {
+            validate_auth(auth)?;
+        }
+        let tls = params.tls.unwrap_or(TlsParams {
+            verify: true,
+            ca_bundle: None,
+        });
+        validate_tls(&tls)?;
+        let driver = params.driver.unwrap_or_else(|| PluginBindingParams {
+            name: DEFAULT_DRIVER.into(),
+            ..Default::default()
+        });
+        let driver = self
+            .binding_resolve("driver", &driver, World::HardwareDriver)
+            .await?;
+        let ipam = params.ipam.unwrap_or_else(|| PluginBindingParams {
+            name: DEFAULT_IPAM.into(),
+            ..Default::default()
+        });
+        let ipam = self.binding_resolve("ipam", &ipam, World::Ipam).await?;
+        let renderer = match &params.renderer {
+            Some(r) => Some(self.binding_resolve("renderer", r, World::Renderer).await?),
+            None => None,
+        };
+        self.check_unique(&params.name, &url, None).await?;
+        let now = crate::store::now();
+        let row = PodManagerRow {
+            uuid: crate::store::new_id(),
+            name: params.name,
+            url,
+            auth_sealed: params.auth.map(|a| self.seal_auth(&a)),
+            description,
+            location,
+            tls_verify: tls.verify,
+            tls_ca_bundle: tls.ca_bundle,
+            driver: to_json(&driver),
+            ipam: to_json(&ipam),
+            renderer: renderer.as_ref().map(to_json),
+            network_config_owner: params
+                .network_config_owner
+                .unwrap_or(NetworkConfigOwner::Admin)
+                .as_str()
+                .to_owned(),
+            status: "unknown".into(),
+            status_message: None,
+            last_probe_at: None,
+            redfish_link: None,
+            created_at: now.clone(),
+            updated_at: now,
+        };
+        match self.datastore.pod_manager_create(&row).await {
+            Ok(()) => {}
+            Err(crate::store::StoreError::Conflict(_)) => {
+                // Another request took the name or url meanwhile.
+                self.check_unique(&row.name, &row.url, Some(&row.uuid))
+                    .await?;
+                return Err(Error::Conflict {
+                    code: "conflict",
+                    message: "a pod manager with this name or url was just created".into(),
+                });
+            }
+            Err(e) => return Err(e.into()),
+        }
+        self.spawn_refresh(row.uuid.clone());
+        PodManager::from_row(row)
+    }
+
+    /// Probes and syncs a pod manager in the background.
+    fn spawn_refresh(&self, uuid: String) {
+        let podium = self.clone();
+        tokio::spawn(async move {
+            if podium.pod_manager_probe(&uuid).await == Some(true)
+                && let Err(e) = podium.pod_manager_sync_now(&uuid).await
+            {
+                tracing::warn!(pod_manager = %uuid, error = %e, "sync failed");
+            }
+        });
+    }
+
+    fn seal_auth(&self, auth: &AuthParams) -> String {
+        let json =
+            serde_json::json!({"username": auth.username, "password": auth.password.expose()});
+        self.sealer
+            .seal(&crate::secret::Secret::new(json.to_string()))
+    }
+
+    pub async fn pod_manager_view(&self, caller: &Caller, uuid: &str) -> Result<PodManager, Error> {
+        caller.require_admin_read()?;
+        let row = self
+            .datastore
+            .pod_manager_get(uuid)
+            .await?
+            .ok_or_else(|| Error::not_found("pod manager", uuid))?;
+        PodManager::from_row(row)
+    }
+
+    pub async fn pod_manager_list(
+        &self,
+        caller: &Caller,
+        filter: PodManagerFilter,
+        page: Page,
+    ) -> Result<Paged<PodManager>, Error> {
+        caller.require_admin_read()?;
+        let rows = self.datastore.pod_manager_list(&filter, &page).await?;
+        Ok(Paged {
+            items: rows
+                .items
+                .into_iter()
+                .map(PodManager::from_row)
+                .collect::<Result<_, _>>()?,
+            next: rows.next,
+        })
+    }
+
+    pub async fn pod_manager_update(
+        &self,
+        caller: &Caller,
+        uuid: &str,
+        params: PodManagerUpdate,
+    ) -> Result<PodManager, Error> {
+        caller.require_admin()?;
+        if params.uuid.is_some() {
+            return Err(Error::invalid("uuid", "a pod manager's uuid cannot change"));
+        }
+        let current = self.pod_manager_view(caller, uuid).await?;
+        let mut row = current.row.clone();
+        let mut endpoint_changed = false;
+        if let Some(name) = params.name {
+            validate_name(&name)?;
+            row.name = name;
+        }
+        if let Some(url) = params.url {
+            let url = canonical(&normalize_url("url", &url)?);
+            endpoint_changed |= url != row.url;
+            row.url = url;
+        }
+        if let Some(description) = params.description {
+            validate_text("description", &description, DESCRIPTION_MAX)?;
+            row.description = description;
+        }
+        if let Some(location) = params.location {
+            validate_text("location", &location, LOCATION_MAX)?;
+            row.location = location;
+        }
+        if let Some(auth) = params.auth {
+            if let Some(auth) = &auth {
+                validate_auth(auth)?;
+            }
+            row.auth_sealed = auth.map(|a| self.seal_auth(&a));
+            endpoint_changed = true;
+        }
+        if let Some(tls) = params.tls {
+            validate_tls(&tls)?;
+            row.tls_verify = tls.verify;
+            row.tls_ca_bundle = tls.ca_bundle;
+            endpoint_changed = true;
+        }
+        if let Some(driver) = params.driver {
+            row.driver = to_json(
+                &self
+                    .binding_resolve("driver", &driver, World::HardwareDriver)
+                    .await?,
+            );
+            endpoint_changed = true;
+        }
+        if let Some(ipam) = params.ipam {
+            row.ipam = to_json(&self.binding_resolve("ipam", &ipam, World::Ipam).await?);
+        }
+        if let Some(renderer) = params.renderer {
+            row.renderer = match renderer {
+                Some(r) => Some(to_json(
+                    &self
+                        .binding_resolve("renderer", &r, World::Renderer)
+                        .await?,
+                )),
+                None => None,
+            };
+        }
+        if let Some(owner) = params.network_config_owner {
+            row.network_config_owner = owner.as_str().to_owned();
+        }
+        self.check_unique(&row.name, &row.url, Some(uuid)).await?;
+        row.updated_at = crate::store::now();
+        if !self.datastore.pod_manager_update(&row).await? {
+            return Err(Error::not_found("pod manager", uuid));
+        }
+        if endpoint_changed {
+            self.spawn_refresh(row.uuid.clone());
+        }
+        let row = self
+            .datastore
+            .pod_manager_get(uuid)
+            .await?
+            .ok_or_else(|| Error::not_found("pod manager", uuid))?;
+        PodManager::from_row(row)
+    }
+
+    pub async fn pod_manager_delete(&self, caller: &Caller, uuid: &str) -> Result<(), Error> {
+        caller.require_admin()?;
+        match self.datastore.pod_manager_delete(uuid).await? {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(Error::not_found("pod manager", uuid)),
+            Err(claimed) => Err(Error::Conflict {
+                code: "pod_manager_in_use",
+                message: format!(
+                    "{claimed} of this pod manager's hosts are claimed by tenants; release those claims before deleting it"
+                ),
+            }),
+        }
+    }
+
+    pub async fn pod_manager_status_history(
+        &self,
+        caller: &Caller,
+        uuid: &str,
+    ) -> Result<Vec<StatusChange>, Error> {
+        self.pod_manager_view(caller, uuid).await?;
+        Ok(self.datastore.pod_manager_status_history(uuid).await?)
+    }
+
+    /// The driver plugin of a pod manager and the endpoint it may reach.
+    pub(crate) async fn driver_for(&self, pm: &PodManager) -> Result<(Plugin, CallContext), Error> {
+        let plugin = self.plugin_load(&pm.driver.sha256).await?;
+        let credentials = match &pm.row.auth_sealed {
+            None => None,
+            Some(sealed) => {
+                let opened = self
+                    .sealer
+                    .open(sealed)
+                    .map_err(|e| Error::Internal(e.into()))?;
+                let value: serde_json::Value = serde_json::from_str(opened.expose())
+                    .map_err(|e| Error::Internal(anyhow::anyhow!("sealed credentials: {e}")))?;
+                Some(Credentials {
+                    username: value["username"].as_str().unwrap_or_default().to_owned(),
+                    password: crate::secret::Secret::new(
+                        value["password"].as_str().unwrap_or_default(),
+                    ),
+                })
+            }
+        };
+        let tls = match (&pm.row.tls_verify, &pm.row.tls_ca_bundle) {
+            (false, _) => TlsPolicy::Insecure,
+            (true, Some(pem)) => TlsPolicy::CaBundle(pem.clone()),
+            (true, None) => TlsPolicy::System,
+        };
+        let endpoint = Endpoint {
+            base: Url::parse(&pm.row.url).map_err(|e| Error::Internal(e.into()))?,
+            credentials,
+            tls,
+        };
+        Ok((
+            plugin,
+            CallContext {
+                config: pm.driver.config.to_string(),
+                endpoint: Some(endpoint),
+                allocations: None,
+            },
+        ))
+    }
+
+    /// Probes a pod manager through its driver and records the result. Returns whether it is
+    /// online, or `None` if it no longer exists.
+    pub async fn pod_manager_probe(&self, uuid: &str) -> Option<bool> {
+        let pm = match self.datastore.pod_manager_get(uuid).await {
+            Ok(Some(row)) => PodManager::from_row(row).ok()?,
+            Ok(None) => return None,
+            Err(e) => {
+                tracing::warn!(pod_manager = %uuid, error = %e, "probe: cannot read the pod manager");
+                return None;
+            }
+        };
+        let outcome = match self.driver_for(&pm).await {
+            Ok((plugin, context)) => self
+                .runtime
+                .driver(&plugin, context)
+                .probe()
+                .await
+                .map_err(|e| describe_failure(&e)),
+            Err(e) => Err(e.to_string()),
+        };
+        let now = crate::store::now();
+        let (status, message, link) = match &outcome {
+            Ok(info) => {
+                let link = if info.root_link.starts_with('/') {
+                    format!("{}{}", pm.row.url, info.root_link)
+                } else {
+                    info.root_link.clone()
+                };
+                ("online", None, Some(link))
+            }
+            Err(message) => ("offline", Some(message.as_str()), None),
+        };
+        if status != pm.row.status {
+            tracing::info!(pod_manager = %pm.row.name, status, message, "pod manager status changed");
+        }
+        if let Err(e) = self
+            .datastore
+            .pod_manager_set_status(uuid, status, message, link.as_deref(), &now)
+            .await
+        {
+            tracing::warn!(pod_manager = %uuid, error = %e, "probe: cannot record the status");
+        }
+        Some(outcome.is_ok())
+    }
+
+    /// Discovers a pod manager's systems and makes its hosts match.
+    pub async fn pod_manager_sync_now(&self, uuid: &str) -> Result<SyncSummary, Error> {
+        let row = self
+            .datastore
+            .pod_manager_get(uuid)
+            .await?
+            .ok_or_else(|| Error::not_found("pod manager", uuid))?;
+        let pm = PodManager::from_row(row)?;
+        let (plugin, context) = self.driver_for(&pm).await?;
+        let systems = self
+            .runtime
+            .driver(&plugin, context)
+            .discover()
+            .await
+            .map_err(Error::Plugin)?;
+        let hosts: Vec<HostRow> = systems
+            .iter()
+            .map(crate::hosts::host_row_from_system)
+            .collect();
+        let summary = self
+            .datastore
+            .hosts_sync(uuid, &hosts, &crate::store::now())
+            .await?;
+        tracing::info!(pod_manager = %pm.row.name, seen = summary.seen, added = summary.added, missing = summary.missing, "synced");
+        Ok(summary)
+    }
+
+    /// Probes every pod manager, a few at a time.
+    pub async fn pod_managers_probe_all(&self) {
+        self.for_each_pod_manager(|podium, uuid| async move {
+            podium.pod_manager_probe(&uuid).await;
+        })
+        .await;
+    }
+
+    /// Syncs every online pod manager, a few at a time.
+    pub async fn pod_managers_sync_all(&self) {
+        self.for_each_pod_manager(|podium, uuid| async move {
+            if podium.pod_manager_probe(&uuid).await == Some(true)
+                && let Err(e) = podium.pod_manager_sync_now(&uuid).await
+            {
+                tracing::warn!(pod_manager = %uuid, error = %e, "periodic sync failed");
+            }
+        })
+        .await;
+    }
+
+    async fn for_each_pod_manager<F, Fut>(&self, f: F)
+    where
+        F: Fn(Podium, String) -> Fut,
+        Fut: Future<Output = ()>,
+    {
+        use futures::StreamExt;
+        let uuids = match self.datastore.pod_manager_uuids().await {
+            Ok(u) => u,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot list pod managers");
+                return;
+            }
+        };
+        futures::stream::iter(uuids)
+            .map(|uuid| f(self.clone(), uuid))
+            .buffer_unordered(8)
+            .collect::<Vec<()>>()
+            .await;
+    }
+
+    /// Runs the periodic probe and sync until the process ends.
+    pub fn spawn_background(&self, probe_interval: Duration, sync_interval: Duration) {
+        let podium = self.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(probe_interval);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            tick.tick().await;
+            loop {
+                tick.tick().await;
+                podium.pod_managers_probe_all().await;
+            }
+        });
+        let podium = self.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(sync_interval);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                podium.pod_managers_sync_all().await;
+            }
+        });
+    }
+}
+
+fn to_json(binding: &PluginBinding) -> String {
+    serde_json::to_string(binding).expect("bindings serialize")
+}
+
+/// Why a pod manager is offline, in words an admin can act on.
+fn describe_failure(e: &CallError) -> String {
+    use crate::runtime::PluginError as P;
+    match e {
+        CallError::Plugin { error, .. } => match error {
+            P::Unauthorized(m) => {
+                format!("wrong credentials: the endpoint answered unauthorized ({m})")
+            }
+            P::Unreachable(m) if m.contains("TLS") || m.contains("certificate") => {
+                format!("TLS failure: {m}")
+            }
+            P::Unreachable(m) => format!("unreachable: {m}"),
+            P::Timeout(m) => format!("timed out: {m}"),
+            other => other.to_string(),
+        },
+        other => other.to_string(),
+    }
+}

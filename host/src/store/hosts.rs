@@ -1,0 +1,293 @@
+//! Stored hosts (the machines behind a pod manager) and their labels.
+
+use std::collections::BTreeMap;
+
+use sqlx::Row;
+
+use super::{Datastore, Page, Paged, StoreError};
+
+/// A host as stored; `nics`, `media_slots` and `boot` are JSON text.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HostRow {
+    pub id: String,
+    pub pod_manager: String,
+    pub system_id: String,
+    pub kind: String,
+    pub name: String,
+    pub uuid: Option<String>,
+    pub manufacturer: Option<String>,
+    pub model: Option<String>,
+    pub serial: Option<String>,
+    pub cpu_count: i64,
+    pub memory_mib: i64,
+    pub nics: String,
+    pub media_slots: String,
+    pub boot: Option<String>,
+    pub power_state: String,
+    pub state: String,
+    pub claim_id: Option<String>,
+    pub labels: BTreeMap<String, String>,
+    pub created_at: String,
+    pub updated_at: String,
+    pub last_seen_at: String,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct HostFilter {
+    pub pod_manager: Option<String>,
+    pub state: Option<String>,
+    pub power_state: Option<String>,
+    /// Every `(key, value)` must be a label of the host.
+    pub labels: Vec<(String, String)>,
+}
+
+/// What a sync changed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SyncSummary {
+    pub seen: usize,
+    pub added: usize,
+    pub missing: usize,
+}
+
+const COLUMNS: &str = "id, pod_manager, system_id, kind, name, uuid, manufacturer, model, serial, \
+    cpu_count, memory_mib, nics, media_slots, boot, power_state, state, claim_id, created_at, \
+    updated_at, last_seen_at";
+
+fn row(r: &sqlx::any::AnyRow) -> Result<HostRow, StoreError> {
+    Ok(HostRow {
+        id: r.try_get("id")?,
+        pod_manager: r.try_get("pod_manager")?,
+        system_id: r.try_get("system_id")?,
+        kind: r.try_get("kind")?,
+        name: r.try_get("name")?,
+        uuid: r.try_get("uuid")?,
+        manufacturer: r.try_get("manufacturer")?,
+        model: r.try_get("model")?,
+        serial: r.try_get("serial")?,
+        cpu_count: r.try_get("cpu_count")?,
+        memory_mib: r.try_get("memory_mib")?,
+        nics: r.try_get("nics")?,
+        media_slots: r.try_get("media_slots")?,
+        boot: r.try_get("boot")?,
+        power_state: r.try_get("power_state")?,
+        state: r.try_get("state")?,
+        claim_id: r.try_get("claim_id")?,
+        labels: BTreeMap::new(),
+        created_at: r.try_get("created_at")?,
+        updated_at: r.try_get("updated_at")?,
+        last_seen_at: r.try_get("last_seen_at")?,
+    })
+}
+
+impl Datastore {
+    /// Makes the stored hosts of `pod_manager` match what a discovery reported, in one
+    /// transaction: new systems are added (`available`), known ones updated (a `missing` one
+    /// comes back as `available`), and hosts not reported are marked `missing`, never deleted.
+    /// `hosts` carry their inventory; their `id` is used only for new rows.
+    pub async fn hosts_sync(
+        &self,
+        pod_manager: &str,
+        hosts: &[HostRow],
+        now: &str,
+    ) -> Result<SyncSummary, StoreError> {
+        let mut tx = self.begin_write().await?;
+        let before: i64 = sqlx::query("SELECT COUNT(*) AS n FROM hosts WHERE pod_manager = $1")
+            .bind(pod_manager)
+            .fetch_one(&mut *tx)
+            .await?
+            .try_get("n")?;
+        for h in hosts {
+            sqlx::query(&format!(
+                "INSERT INTO hosts ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'available', NULL, $16, $16, $16) \
+                 ON CONFLICT (pod_manager, system_id) DO UPDATE SET kind = excluded.kind, name = excluded.name, \
+                 uuid = excluded.uuid, manufacturer = excluded.manufacturer, model = excluded.model, \
+                 serial = excluded.serial, cpu_count = excluded.cpu_count, memory_mib = excluded.memory_mib, \
+                 nics = excluded.nics, media_slots = excluded.media_slots, boot = excluded.boot, \
+                 power_state = excluded.power_state, \
+                 state = CASE WHEN hosts.state = 'missing' THEN 'available' ELSE hosts.state END, \
+                 updated_at = excluded.updated_at, last_seen_at = excluded.last_seen_at"
+            ))
+            .bind(&h.id)
+            .bind(pod_manager)
+            .bind(&h.system_id)
+            .bind(&h.kind)
+            .bind(&h.name)
+            .bind(&h.uuid)
+            .bind(&h.manufacturer)
+            .bind(&h.model)
+            .bind(&h.serial)
+            .bind(h.cpu_count)
+            .bind(h.memory_mib)
+            .bind(&h.nics)
+            .bind(&h.media_slots)
+            .bind(&h.boot)
+            .bind(&h.power_state)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        }
+        let missing = sqlx::query(
+            "UPDATE hosts SET state = 'missing', updated_at = $2 \
+             WHERE pod_manager = $1 AND last_seen_at < $2 AND state <> 'missing'",
+        )
+        .bind(pod_manager)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        let after: i64 = sqlx::query("SELECT COUNT(*) AS n FROM hosts WHERE pod_manager = $1")
+            .bind(pod_manager)
+            .fetch_one(&mut *tx)
+            .await?
+            .try_get("n")?;
+        tx.commit().await?;
+        Ok(SyncSummary {
+            seen: hosts.len(),
+            added: (after - before).max(0) as usize,
+            missing: missing as usize,
+        })
+    }
+
+    pub async fn host_get(&self, id: &str) -> Result<Option<HostRow>, StoreError> {
+        let r = sqlx::query(&format!("SELECT {COLUMNS} FROM hosts WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(self.pool())
+            .await?;
+        let Some(r) = r else { return Ok(None) };
+        let mut host = row(&r)?;
+        host.labels = self
+            .host_labels(&[host.id.clone()])
+            .await?
+            .remove(&host.id)
+            .unwrap_or_default();
+        Ok(Some(host))
+    }
+
+    pub async fn host_list(
+        &self,
+        filter: &HostFilter,
+        page: &Page,
+    ) -> Result<Paged<HostRow>, StoreError> {
+        let mut sql = format!(
+            "SELECT {COLUMNS} FROM hosts WHERE ($1 = '' OR pod_manager = $1) AND ($2 = '' OR state = $2) \
+             AND ($3 = '' OR power_state = $3) AND id > $4"
+        );
+        let mut n = 6;
+        for _ in &filter.labels {
+            sql.push_str(&format!(
+                " AND EXISTS (SELECT 1 FROM host_labels l WHERE l.host_id = hosts.id AND l.key = ${} AND l.value = ${})",
+                n,
+                n + 1
+            ));
+            n += 2;
+        }
+        sql.push_str(" ORDER BY id LIMIT $5");
+        let mut query = sqlx::query(&sql)
+            .bind(filter.pod_manager.as_deref().unwrap_or(""))
+            .bind(filter.state.as_deref().unwrap_or(""))
+            .bind(filter.power_state.as_deref().unwrap_or(""))
+            .bind(page.cursor.as_deref().unwrap_or(""))
+            .bind(i64::from(page.limit) + 1);
+        for (k, v) in &filter.labels {
+            query = query.bind(k).bind(v);
+        }
+        let rows = query.fetch_all(self.pool()).await?;
+        let mut items = rows.iter().map(row).collect::<Result<Vec<_>, _>>()?;
+        let ids: Vec<String> = items.iter().map(|h| h.id.clone()).collect();
+        let mut labels = self.host_labels(&ids).await?;
+        for h in &mut items {
+            h.labels = labels.remove(&h.id).unwrap_or_default();
+        }
+        Ok(Paged::from_rows(items, page.limit, |h| h.id.clone()))
+    }
+
+    async fn host_labels(
+        &self,
+        ids: &[String],
+    ) -> Result<BTreeMap<String, BTreeMap<String, String>>, StoreError> {
+        let mut out: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+        if ids.is_empty() {
+            return Ok(out);
+        }
+        let placeholders: Vec<String> = (1..=ids.len()).map(|i| format!("${i}")).collect();
+        let sql = format!(
+            "SELECT host_id, key, value FROM host_labels WHERE host_id IN ({})",
+            placeholders.join(", ")
+        );
+        let mut query = sqlx::query(&sql);
+        for id in ids {
+            query = query.bind(id);
+        }
+        for r in query.fetch_all(self.pool()).await? {
+            out.entry(r.try_get("host_id")?)
+                .or_default()
+                .insert(r.try_get("key")?, r.try_get("value")?);
+        }
+        Ok(out)
+    }
+
+    /// Replaces a host's labels. False if there is no such host.
+    pub async fn host_set_labels(
+        &self,
+        id: &str,
+        labels: &BTreeMap<String, String>,
+        now: &str,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.begin_write().await?;
+        let found = sqlx::query("UPDATE hosts SET updated_at = $2 WHERE id = $1")
+            .bind(id)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        if found == 0 {
+            return Ok(false);
+        }
+        sqlx::query("DELETE FROM host_labels WHERE host_id = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        for (k, v) in labels {
+            sqlx::query("INSERT INTO host_labels (host_id, key, value) VALUES ($1, $2, $3)")
+                .bind(id)
+                .bind(k)
+                .bind(v)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    pub async fn host_set_power(
+        &self,
+        id: &str,
+        power_state: &str,
+        now: &str,
+    ) -> Result<(), StoreError> {
+        sqlx::query("UPDATE hosts SET power_state = $2, updated_at = $3 WHERE id = $1")
+            .bind(id)
+            .bind(power_state)
+            .bind(now)
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+
+    pub async fn host_set_inventory_media(
+        &self,
+        id: &str,
+        media_slots: &str,
+        boot: Option<&str>,
+        now: &str,
+    ) -> Result<(), StoreError> {
+        sqlx::query("UPDATE hosts SET media_slots = $2, boot = COALESCE($3, boot), updated_at = $4 WHERE id = $1")
+            .bind(id)
+            .bind(media_slots)
+            .bind(boot)
+            .bind(now)
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+}

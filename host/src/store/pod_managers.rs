@@ -1,0 +1,295 @@
+//! Stored pod managers and their status history.
+
+use sqlx::Row;
+
+use super::{Datastore, Page, Paged, StoreError};
+
+/// A pod manager as stored. Plugin bindings are JSON text (`PluginBinding` in the app layer);
+/// `auth_sealed` is the sealed credentials, never the password.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PodManagerRow {
+    pub uuid: String,
+    pub name: String,
+    pub url: String,
+    pub auth_sealed: Option<String>,
+    pub description: String,
+    pub location: String,
+    pub tls_verify: bool,
+    pub tls_ca_bundle: Option<String>,
+    pub driver: String,
+    pub ipam: String,
+    pub renderer: Option<String>,
+    pub network_config_owner: String,
+    pub status: String,
+    pub status_message: Option<String>,
+    pub last_probe_at: Option<String>,
+    pub redfish_link: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+/// Filters of the pod manager list; `None` matches everything.
+#[derive(Clone, Debug, Default)]
+pub struct PodManagerFilter {
+    pub name: Option<String>,
+    pub location: Option<String>,
+    pub status: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StatusChange {
+    pub status: String,
+    pub message: Option<String>,
+    pub at: String,
+}
+
+const COLUMNS: &str = "uuid, name, url, auth_sealed, description, location, tls_verify, tls_ca_bundle, \
+    driver, ipam, renderer, network_config_owner, status, status_message, last_probe_at, \
+    redfish_link, created_at, updated_at";
+
+fn row(r: &sqlx::any::AnyRow) -> Result<PodManagerRow, StoreError> {
+    Ok(PodManagerRow {
+        uuid: r.try_get("uuid")?,
+        name: r.try_get("name")?,
+        url: r.try_get("url")?,
+        auth_sealed: r.try_get("auth_sealed")?,
+        description: r.try_get("description")?,
+        location: r.try_get("location")?,
+        tls_verify: r.try_get::<i64, _>("tls_verify")? != 0,
+        tls_ca_bundle: r.try_get("tls_ca_bundle")?,
+        driver: r.try_get("driver")?,
+        ipam: r.try_get("ipam")?,
+        renderer: r.try_get("renderer")?,
+        network_config_owner: r.try_get("network_config_owner")?,
+        status: r.try_get("status")?,
+        status_message: r.try_get("status_message")?,
+        last_probe_at: r.try_get("last_probe_at")?,
+        redfish_link: r.try_get("redfish_link")?,
+        created_at: r.try_get("created_at")?,
+        updated_at: r.try_get("updated_at")?,
+    })
+}
+
+/// Which unique column a conflicting write collided with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PodManagerConflict {
+    Name,
+    Url,
+}
+
+impl Datastore {
+    /// The column another pod manager (not `except`) already holds this value in.
+    pub async fn pod_manager_conflict(
+        &self,
+        name: &str,
+        url: &str,
+        except: Option<&str>,
+    ) -> Result<Option<PodManagerConflict>, StoreError> {
+        let except = except.unwrap_or("");
+        let r = sqlx::query(
+            "SELECT name, url FROM pod_managers WHERE (name = $1 OR url = $2) AND uuid <> $3 LIMIT 1",
+        )
+        .bind(name)
+        .bind(url)
+        .bind(except)
+        .fetch_optional(self.pool())
+        .await?;
+        Ok(match r {
+            None => None,
+            Some(r) if r.try_get::<String, _>("name")? == name => Some(PodManagerConflict::Name),
+            Some(_) => Some(PodManagerConflict::Url),
+        })
+    }
+
+    pub async fn pod_manager_create(&self, pm: &PodManagerRow) -> Result<(), StoreError> {
+        sqlx::query(&format!(
+            "INSERT INTO pod_managers ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)"
+        ))
+        .bind(&pm.uuid)
+        .bind(&pm.name)
+        .bind(&pm.url)
+        .bind(&pm.auth_sealed)
+        .bind(&pm.description)
+        .bind(&pm.location)
+        .bind(i64::from(pm.tls_verify))
+        .bind(&pm.tls_ca_bundle)
+        .bind(&pm.driver)
+        .bind(&pm.ipam)
+        .bind(&pm.renderer)
+        .bind(&pm.network_config_owner)
+        .bind(&pm.status)
+        .bind(&pm.status_message)
+        .bind(&pm.last_probe_at)
+        .bind(&pm.redfish_link)
+        .bind(&pm.created_at)
+        .bind(&pm.updated_at)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// Writes the admin-settable fields of `pm` (not its status).
+    pub async fn pod_manager_update(&self, pm: &PodManagerRow) -> Result<bool, StoreError> {
+        let done = sqlx::query(
+            "UPDATE pod_managers SET name = $2, url = $3, auth_sealed = $4, description = $5, \
+             location = $6, tls_verify = $7, tls_ca_bundle = $8, driver = $9, ipam = $10, \
+             renderer = $11, network_config_owner = $12, updated_at = $13 WHERE uuid = $1",
+        )
+        .bind(&pm.uuid)
+        .bind(&pm.name)
+        .bind(&pm.url)
+        .bind(&pm.auth_sealed)
+        .bind(&pm.description)
+        .bind(&pm.location)
+        .bind(i64::from(pm.tls_verify))
+        .bind(&pm.tls_ca_bundle)
+        .bind(&pm.driver)
+        .bind(&pm.ipam)
+        .bind(&pm.renderer)
+        .bind(&pm.network_config_owner)
+        .bind(&pm.updated_at)
+        .execute(self.pool())
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    pub async fn pod_manager_get(&self, uuid: &str) -> Result<Option<PodManagerRow>, StoreError> {
+        let r = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM pod_managers WHERE uuid = $1"
+        ))
+        .bind(uuid)
+        .fetch_optional(self.pool())
+        .await?;
+        r.as_ref().map(row).transpose()
+    }
+
+    pub async fn pod_manager_list(
+        &self,
+        filter: &PodManagerFilter,
+        page: &Page,
+    ) -> Result<Paged<PodManagerRow>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM pod_managers \
+             WHERE ($1 = '' OR name = $1) AND ($2 = '' OR location = $2) AND ($3 = '' OR status = $3) \
+             AND uuid > $4 ORDER BY uuid LIMIT $5"
+        ))
+        .bind(filter.name.as_deref().unwrap_or(""))
+        .bind(filter.location.as_deref().unwrap_or(""))
+        .bind(filter.status.as_deref().unwrap_or(""))
+        .bind(page.cursor.as_deref().unwrap_or(""))
+        .bind(i64::from(page.limit) + 1)
+        .fetch_all(self.pool())
+        .await?;
+        let items = rows.iter().map(row).collect::<Result<Vec<_>, _>>()?;
+        Ok(Paged::from_rows(items, page.limit, |pm| pm.uuid.clone()))
+    }
+
+    /// Every pod manager's uuid, for the background tasks.
+    pub async fn pod_manager_uuids(&self) -> Result<Vec<String>, StoreError> {
+        let rows = sqlx::query("SELECT uuid FROM pod_managers ORDER BY uuid")
+            .fetch_all(self.pool())
+            .await?;
+        rows.iter().map(|r| Ok(r.try_get("uuid")?)).collect()
+    }
+
+    /// Deletes a pod manager and its hosts, unless one of them is claimed: then nothing is
+    /// deleted and the number of claimed hosts is returned.
+    pub async fn pod_manager_delete(&self, uuid: &str) -> Result<Result<bool, i64>, StoreError> {
+        let mut tx = self.begin_write().await?;
+        let claimed: i64 = sqlx::query(
+            "SELECT COUNT(*) AS n FROM hosts WHERE pod_manager = $1 AND claim_id IS NOT NULL",
+        )
+        .bind(uuid)
+        .fetch_one(&mut *tx)
+        .await?
+        .try_get("n")?;
+        if claimed > 0 {
+            return Ok(Err(claimed));
+        }
+        // Children first: SQLite enforces foreign keys only where the connection enabled them.
+        for sql in [
+            "DELETE FROM host_labels WHERE host_id IN (SELECT id FROM hosts WHERE pod_manager = $1)",
+            "DELETE FROM operations WHERE pod_manager = $1",
+            "DELETE FROM hosts WHERE pod_manager = $1",
+            "DELETE FROM pod_manager_status_history WHERE pod_manager = $1",
+        ] {
+            sqlx::query(sql).bind(uuid).execute(&mut *tx).await?;
+        }
+        let done = sqlx::query("DELETE FROM pod_managers WHERE uuid = $1")
+            .bind(uuid)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(Ok(done.rows_affected() == 1))
+    }
+
+    /// Records a probe. A change of status is also appended to the history.
+    pub async fn pod_manager_set_status(
+        &self,
+        uuid: &str,
+        status: &str,
+        message: Option<&str>,
+        redfish_link: Option<&str>,
+        at: &str,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.begin_write().await?;
+        let previous: Option<String> =
+            sqlx::query("SELECT status FROM pod_managers WHERE uuid = $1")
+                .bind(uuid)
+                .fetch_optional(&mut *tx)
+                .await?
+                .map(|r| r.try_get("status"))
+                .transpose()?;
+        let Some(previous) = previous else {
+            return Ok(());
+        };
+        sqlx::query(
+            "UPDATE pod_managers SET status = $2, status_message = $3, last_probe_at = $4, \
+             redfish_link = COALESCE($5, redfish_link) WHERE uuid = $1",
+        )
+        .bind(uuid)
+        .bind(status)
+        .bind(message)
+        .bind(at)
+        .bind(redfish_link)
+        .execute(&mut *tx)
+        .await?;
+        if previous != status {
+            sqlx::query(
+                "INSERT INTO pod_manager_status_history (id, pod_manager, status, message, at) VALUES ($1, $2, $3, $4, $5)",
+            )
+            .bind(super::new_id())
+            .bind(uuid)
+            .bind(status)
+            .bind(message)
+            .bind(at)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Status changes, newest first.
+    pub async fn pod_manager_status_history(
+        &self,
+        uuid: &str,
+    ) -> Result<Vec<StatusChange>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT status, message, at FROM pod_manager_status_history WHERE pod_manager = $1 \
+             ORDER BY at DESC, id DESC LIMIT 1000",
+        )
+        .bind(uuid)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(StatusChange {
+                    status: r.try_get("status")?,
+                    message: r.try_get("message")?,
+                    at: r.try_get("at")?,
+                })
+            })
+            .collect()
+    }
+}
