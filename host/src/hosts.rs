@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use crate::app::Podium;
 use crate::auth::Caller;
 use crate::error::Error;
-use crate::params::{BootParams, MediaParams, PowerActionParam, PowerParams};
+use crate::params::{BootParams, HostCreate, MediaParams, PowerActionParam, PowerParams};
 use crate::pod_managers::PodManager;
 use crate::runtime::{MediaRequest, PowerAction, System, SystemKind};
 use crate::store::{HostFilter, HostRow, OperationFilter, OperationRow, Page, Paged};
@@ -35,6 +35,7 @@ pub(crate) fn host_row_from_system(s: &System) -> HostRow {
             .boot
             .map(|b| serde_json::to_string(&b).expect("boot serializes")),
         power_state: power_state_name(s.power).into(),
+        bmc_tls_verify: true,
         ..HostRow::default()
     }
 }
@@ -93,6 +94,115 @@ enum Action {
 }
 
 impl Podium {
+    /// Registers a host that has its own BMC under a pod manager acting as a site: the system is
+    /// discovered through the pod manager's driver at that BMC, and every later call for this
+    /// host reaches exactly that BMC.
+    pub async fn host_create(&self, caller: &Caller, params: HostCreate) -> Result<HostRow, Error> {
+        caller.require_admin()?;
+        let pm_row = self
+            .datastore
+            .pod_manager_get(&params.pod_manager)
+            .await?
+            .ok_or_else(|| {
+                Error::invalid(
+                    "pod_manager",
+                    format!("no pod manager `{}`", params.pod_manager),
+                )
+            })?;
+        let pm = PodManager::from_row(pm_row)?;
+        let bmc = params.bmc;
+        let url = crate::pod_managers::normalize_url("bmc.url", &bmc.url)?;
+        let url = url.as_str().trim_end_matches('/').to_owned();
+        if let Some(auth) = &bmc.auth {
+            crate::pod_managers::validate_auth(auth).map_err(prefix_field("bmc"))?;
+        }
+        let tls = bmc.tls.unwrap_or(crate::params::TlsParams {
+            verify: true,
+            ca_bundle: None,
+        });
+        crate::pod_managers::validate_tls(&tls).map_err(prefix_field("bmc"))?;
+        let labels = params.labels.unwrap_or_default();
+        validate_labels(&labels)?;
+        let mut host = HostRow {
+            id: crate::store::new_id(),
+            pod_manager: pm.row.uuid.clone(),
+            bmc_url: Some(url),
+            bmc_auth_sealed: bmc.auth.as_ref().map(|a| self.seal_auth(a)),
+            bmc_tls_verify: tls.verify,
+            bmc_tls_ca_bundle: tls.ca_bundle,
+            ..HostRow::default()
+        };
+        let (plugin, context) = self.driver_for_host(&pm, &host).await?;
+        let systems = self
+            .runtime
+            .driver(&plugin, context)
+            .discover()
+            .await
+            .map_err(Error::Plugin)?;
+        let system = pick_system(&systems, bmc.system_id.as_deref())?;
+        let inventory = host_row_from_system(system);
+        let now = crate::store::now();
+        host.system_id = inventory.system_id;
+        host.kind = inventory.kind;
+        host.name = inventory.name;
+        host.uuid = inventory.uuid;
+        host.manufacturer = inventory.manufacturer;
+        host.model = inventory.model;
+        host.serial = inventory.serial;
+        host.cpu_count = inventory.cpu_count;
+        host.memory_mib = inventory.memory_mib;
+        host.nics = inventory.nics;
+        host.media_slots = inventory.media_slots;
+        host.boot = inventory.boot;
+        host.power_state = inventory.power_state;
+        host.state = "available".into();
+        host.created_at = now.clone();
+        host.updated_at = now.clone();
+        host.last_seen_at = now.clone();
+        match self.datastore.host_create(&host).await {
+            Ok(()) => {}
+            Err(crate::store::StoreError::Conflict(_)) => {
+                return Err(Error::ConflictField {
+                    code: "host_exists",
+                    field: "bmc.system_id".into(),
+                    message: format!(
+                        "pod manager `{}` already has a host for system `{}`",
+                        pm.row.name, host.system_id
+                    ),
+                });
+            }
+            Err(e) => return Err(e.into()),
+        }
+        if !labels.is_empty() {
+            self.datastore
+                .host_set_labels(&host.id, &labels, &now)
+                .await?;
+        }
+        self.host_view(caller, &host.id).await
+    }
+
+    /// Refreshes the inventory of the hosts of a pod manager that have their own BMC.
+    pub(crate) async fn hosts_with_bmc_refresh(&self, pm: &PodManager) -> Result<(), Error> {
+        for host in self.datastore.hosts_with_bmc(&pm.row.uuid).await? {
+            let (plugin, context) = self.driver_for_host(pm, &host).await?;
+            let now = crate::store::now();
+            match self.runtime.driver(&plugin, context).discover().await {
+                Ok(systems) => match systems.iter().find(|s| s.id == host.system_id) {
+                    Some(system) => {
+                        self.datastore
+                            .host_refresh(&host.id, &host_row_from_system(system), &now)
+                            .await?
+                    }
+                    None => self.datastore.host_set_missing(&host.id, &now).await?,
+                },
+                Err(e) => {
+                    tracing::warn!(host = %host.id, error = %e, "cannot reach the host's own BMC")
+                }
+            }
+        }
+        Ok(())
+    }
+
     pub async fn host_view(&self, caller: &Caller, id: &str) -> Result<HostRow, Error> {
         caller.require_admin_read()?;
         self.datastore
@@ -277,7 +387,7 @@ impl Podium {
             .ok_or_else(|| Error::not_found("pod manager", &host.pod_manager))?;
         let pm = PodManager::from_row(row)?;
         let driver = || async {
-            let (plugin, context) = self.driver_for(&pm).await?;
+            let (plugin, context) = self.driver_for_host(&pm, host).await?;
             Ok::<_, Error>((plugin, context))
         };
         let (plugin, context) = driver().await?;
@@ -350,5 +460,65 @@ impl Podium {
     ) -> Result<Paged<OperationRow>, Error> {
         caller.require_admin_read()?;
         Ok(self.datastore.operation_list(&filter, &page).await?)
+    }
+}
+
+/// The system a host-with-its-own-BMC stands for: the one named, or the only one.
+fn pick_system<'a>(systems: &'a [System], wanted: Option<&str>) -> Result<&'a System, Error> {
+    let machines: Vec<&System> = systems
+        .iter()
+        .filter(|s| s.kind == SystemKind::System)
+        .collect();
+    match wanted {
+        Some(w) => machines
+            .iter()
+            .find(|s| {
+                s.id == w
+                    || s.id.trim_end_matches('/').rsplit('/').next() == Some(w)
+                    || s.uuid.as_deref() == Some(w)
+            })
+            .copied()
+            .ok_or_else(|| {
+                Error::invalid(
+                    "bmc.system_id",
+                    format!(
+                        "the BMC reports no system `{w}`; it reports {}",
+                        machines
+                            .iter()
+                            .map(|s| format!("`{}`", s.id))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                )
+            }),
+        None => match machines.as_slice() {
+            [one] => Ok(one),
+            [] => Err(Error::invalid("bmc.url", "the BMC reports no system")),
+            many => Err(Error::invalid(
+                "bmc.system_id",
+                format!(
+                    "the BMC reports {} systems; name one of {}",
+                    many.len(),
+                    many.iter()
+                        .map(|s| format!("`{}`", s.id))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )),
+        },
+    }
+}
+
+/// Puts `prefix.` in front of the field an error names.
+fn prefix_field(prefix: &'static str) -> impl Fn(Error) -> Error {
+    move |e| match e {
+        Error::Invalid {
+            field: Some(f),
+            message,
+        } => Error::Invalid {
+            field: Some(format!("{prefix}.{f}")),
+            message,
+        },
+        other => other,
     }
 }

@@ -158,6 +158,31 @@ pub struct PodManagerQuery {
     pub cursor: Option<String>,
 }
 
+/// `POST /v1/hosts`: a host with its own BMC, under a pod manager acting as a site.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HostCreate {
+    pub pod_manager: String,
+    pub bmc: BmcParams,
+    #[serde(default)]
+    pub labels: Option<BTreeMap<String, String>>,
+}
+
+/// A host's own BMC.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BmcParams {
+    /// `http(s)://host[:port]`.
+    pub url: String,
+    /// Which system of the BMC (its id, path or UUID); needed only where it has several.
+    #[serde(default)]
+    pub system_id: Option<String>,
+    #[serde(default)]
+    pub auth: Option<AuthParams>,
+    #[serde(default)]
+    pub tls: Option<TlsParams>,
+}
+
 /// `PATCH /v1/hosts/{id}`.
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]

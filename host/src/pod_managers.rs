@@ -121,7 +121,7 @@ fn validate_text(field: &str, value: &str, max: usize) -> Result<(), Error> {
     Ok(())
 }
 
-fn validate_auth(auth: &AuthParams) -> Result<(), Error> {
+pub(crate) fn validate_auth(auth: &AuthParams) -> Result<(), Error> {
     if auth.username.is_empty()
         || auth.username.len() > 256
         || auth.username.chars().any(char::is_control)
@@ -140,7 +140,7 @@ fn validate_auth(auth: &AuthParams) -> Result<(), Error> {
     Ok(())
 }
 
-fn validate_tls(tls: &TlsParams) -> Result<(), Error> {
+pub(crate) fn validate_tls(tls: &TlsParams) -> Result<(), Error> {
     if let Some(pem) = &tls.ca_bundle {
         if !tls.verify {
             return Err(Error::invalid(
@@ -314,7 +314,7 @@ impl Podium {
         });
     }
 
-    fn seal_auth(&self, auth: &AuthParams) -> String {
+    pub(crate) fn seal_auth(&self, auth: &AuthParams) -> String {
         let json =
             serde_json::json!({"username": auth.username, "password": auth.password.expose()});
         self.sealer
@@ -457,8 +457,59 @@ impl Podium {
 
     /// The driver plugin of a pod manager and the endpoint it may reach.
     pub(crate) async fn driver_for(&self, pm: &PodManager) -> Result<(Plugin, CallContext), Error> {
+        let endpoint = self.endpoint(
+            &pm.row.url,
+            pm.row.auth_sealed.as_deref(),
+            pm.row.tls_verify,
+            pm.row.tls_ca_bundle.as_deref(),
+        )?;
+        self.driver_context(pm, endpoint).await
+    }
+
+    /// The driver plugin for a host: its own BMC where it has one, else its pod manager's.
+    pub(crate) async fn driver_for_host(
+        &self,
+        pm: &PodManager,
+        host: &HostRow,
+    ) -> Result<(Plugin, CallContext), Error> {
+        match &host.bmc_url {
+            None => self.driver_for(pm).await,
+            Some(url) => {
+                let endpoint = self.endpoint(
+                    url,
+                    host.bmc_auth_sealed.as_deref(),
+                    host.bmc_tls_verify,
+                    host.bmc_tls_ca_bundle.as_deref(),
+                )?;
+                self.driver_context(pm, endpoint).await
+            }
+        }
+    }
+
+    async fn driver_context(
+        &self,
+        pm: &PodManager,
+        endpoint: Endpoint,
+    ) -> Result<(Plugin, CallContext), Error> {
         let plugin = self.plugin_load(&pm.driver.sha256).await?;
-        let credentials = match &pm.row.auth_sealed {
+        Ok((
+            plugin,
+            CallContext {
+                config: pm.driver.config.to_string(),
+                endpoint: Some(endpoint),
+                allocations: None,
+            },
+        ))
+    }
+
+    fn endpoint(
+        &self,
+        url: &str,
+        auth_sealed: Option<&str>,
+        tls_verify: bool,
+        ca_bundle: Option<&str>,
+    ) -> Result<Endpoint, Error> {
+        let credentials = match auth_sealed {
             None => None,
             Some(sealed) => {
                 let opened = self
@@ -475,24 +526,16 @@ impl Podium {
                 })
             }
         };
-        let tls = match (&pm.row.tls_verify, &pm.row.tls_ca_bundle) {
+        let tls = match (tls_verify, ca_bundle) {
             (false, _) => TlsPolicy::Insecure,
-            (true, Some(pem)) => TlsPolicy::CaBundle(pem.clone()),
+            (true, Some(pem)) => TlsPolicy::CaBundle(pem.to_owned()),
             (true, None) => TlsPolicy::System,
         };
-        let endpoint = Endpoint {
-            base: Url::parse(&pm.row.url).map_err(|e| Error::Internal(e.into()))?,
+        Ok(Endpoint {
+            base: Url::parse(url).map_err(|e| Error::Internal(e.into()))?,
             credentials,
             tls,
-        };
-        Ok((
-            plugin,
-            CallContext {
-                config: pm.driver.config.to_string(),
-                endpoint: Some(endpoint),
-                allocations: None,
-            },
-        ))
+        })
     }
 
     /// Probes a pod manager through its driver and records the result. Returns whether it is
@@ -549,6 +592,7 @@ impl Podium {
             .ok_or_else(|| Error::not_found("pod manager", uuid))?;
         let pm = PodManager::from_row(row)?;
         let (plugin, context) = self.driver_for(&pm).await?;
+        let discovered_at = crate::store::now();
         let systems = self
             .runtime
             .driver(&plugin, context)
@@ -561,8 +605,9 @@ impl Podium {
             .collect();
         let summary = self
             .datastore
-            .hosts_sync(uuid, &hosts, &crate::store::now())
+            .hosts_sync(uuid, &hosts, &discovered_at, &crate::store::now())
             .await?;
+        self.hosts_with_bmc_refresh(&pm).await?;
         tracing::info!(pod_manager = %pm.row.name, seen = summary.seen, added = summary.added, missing = summary.missing, "synced");
         Ok(summary)
     }

@@ -659,3 +659,119 @@ async fn labels_are_replaced_shown_and_filtered_on() {
         shown.text
     );
 }
+
+/// A host with its own BMC (the Metal3 model) under a pod manager acting as a site: discovered
+/// at that BMC, driven there, left alone by the site's own sync.
+#[tokio::test]
+async fn a_host_with_its_own_bmc_is_driven_at_that_bmc() {
+    let server = fast_server().await;
+    let admin = server.admin();
+    let site = bmc(1).await;
+    let pm = create(&admin, minimal("site", &site)).await;
+    let uuid = pm["uuid"].as_str().unwrap().to_owned();
+    let mut own = SushyConfig::with_systems(0);
+    own.systems = vec![FakeSystem::numbered(42)];
+    own.basic_auth = Some(("ipmi".into(), "own-bmc-secret".into()));
+    let own = Sushy::start(own).await.unwrap();
+
+    let body = serde_json::json!({
+        "pod_manager": uuid,
+        "bmc": {"url": own.url(), "auth": {"username": "ipmi", "password": "own-bmc-secret"}},
+        "labels": {"rack": "r42"},
+    });
+    let created = admin.post("/v1/hosts", body).await;
+    assert_eq!(
+        created.status,
+        reqwest::StatusCode::CREATED,
+        "{}",
+        created.text
+    );
+    assert!(!created.text.contains("own-bmc-secret"));
+    let expected = FakeSystem::numbered(42);
+    assert_eq!(created.body["uuid"], expected.uuid.as_str());
+    assert_eq!(created.body["nics"][0]["mac"], expected.nics[0].as_str());
+    assert_eq!(created.body["bmc"]["url"], own.url().trim_end_matches('/'));
+    assert_eq!(created.body["bmc"]["has_auth"], true);
+    assert_eq!(created.body["labels"]["rack"], "r42");
+    let id = created.body["id"].as_str().unwrap().to_owned();
+
+    // Power goes to the host's own BMC.
+    let op = admin
+        .post(
+            &format!("/v1/hosts/{id}/power"),
+            serde_json::json!({"action": "on"}),
+        )
+        .await;
+    assert_eq!(op.status, reqwest::StatusCode::ACCEPTED, "{}", op.text);
+    podium_tests::eventually(
+        std::time::Duration::from_secs(20),
+        "power on at the own BMC",
+        || async {
+            let system = own
+                .get_json(&format!("/redfish/v1/Systems/{}", expected.uuid))
+                .await
+                .ok()?;
+            (system["PowerState"] == "On").then_some(())
+        },
+    )
+    .await;
+
+    // The site's sync neither marks it missing nor duplicates it.
+    let synced = admin
+        .post(
+            &format!("/v1/pod_managers/{uuid}/sync"),
+            serde_json::json!({}),
+        )
+        .await;
+    assert_eq!(synced.status, reqwest::StatusCode::ACCEPTED);
+    let op_id = synced.body["id"].as_str().unwrap().to_owned();
+    podium_tests::eventually(std::time::Duration::from_secs(20), "the sync", || async {
+        let op = admin.get(&format!("/v1/operations/{op_id}")).await;
+        (op.body["status"] == "succeeded").then_some(())
+    })
+    .await;
+    let host = admin.get(&format!("/v1/hosts/{id}")).await;
+    assert_eq!(host.body["state"], "available", "{}", host.text);
+    assert_eq!(host.body["power_state"], "on", "{}", host.text);
+
+    // Registering the same system again is a conflict; an unknown system id names the field.
+    let again = admin
+        .post(
+            "/v1/hosts",
+            serde_json::json!({"pod_manager": uuid, "bmc": {"url": own.url(), "auth": {"username": "ipmi", "password": "own-bmc-secret"}}}),
+        )
+        .await;
+    assert_eq!(
+        again.status,
+        reqwest::StatusCode::CONFLICT,
+        "{}",
+        again.text
+    );
+    let unknown = admin
+        .post(
+            "/v1/hosts",
+            serde_json::json!({"pod_manager": uuid, "bmc": {"url": own.url(), "system_id": "nope", "auth": {"username": "ipmi", "password": "own-bmc-secret"}}}),
+        )
+        .await;
+    assert_eq!(
+        unknown.status,
+        reqwest::StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        unknown.text
+    );
+    assert_eq!(unknown.field(), "bmc.system_id");
+    let wrong = admin
+        .post(
+            "/v1/hosts",
+            serde_json::json!({"pod_manager": uuid, "bmc": {"url": own.url(), "auth": {"username": "ipmi", "password": "wrong-one"}}}),
+        )
+        .await;
+    assert_eq!(
+        wrong.status,
+        reqwest::StatusCode::BAD_GATEWAY,
+        "{}",
+        wrong.text
+    );
+    assert_eq!(wrong.code(), "endpoint_unauthorized");
+    assert!(!wrong.text.contains("wrong-one"));
+}

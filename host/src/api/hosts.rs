@@ -11,7 +11,7 @@ use super::views::{HostView, List, OperationView};
 use crate::app::Podium;
 use crate::auth::Caller;
 use crate::error::Error;
-use crate::params::{BootParams, HostUpdate, MediaParams, OperationQuery, PowerParams};
+use crate::params::{BootParams, HostCreate, HostUpdate, MediaParams, OperationQuery, PowerParams};
 use crate::pod_managers::page;
 use crate::store::{HostFilter, OperationFilter};
 
@@ -61,6 +61,19 @@ pub(super) async fn host_list(
         .host_list(&caller, filter, page(limit, cursor)?)
         .await?;
     Ok(Json(List::from_paged(paged)))
+}
+
+/// Registers a host that has its own BMC under a pod manager acting as a site.
+#[utoipa::path(post, path = "/v1/hosts", tag = "hosts", request_body = HostCreate,
+    responses((status = 201, body = HostView), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody), (status = 502, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn host_create(
+    State(podium): State<Podium>,
+    caller: Caller,
+    ApiJson(params): ApiJson<HostCreate>,
+) -> ApiResult<(StatusCode, Json<HostView>)> {
+    let host = podium.host_create(&caller, params).await?;
+    Ok((StatusCode::CREATED, Json(host.into())))
 }
 
 #[utoipa::path(get, path = "/v1/hosts/{id}", tag = "hosts", params(("id" = String, Path)),

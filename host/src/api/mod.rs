@@ -70,7 +70,7 @@ pub fn routes() -> (Router<Podium>, utoipa::openapi::OpenApi) {
         ))
         .routes(routes!(pod_managers::pod_manager_status_history))
         .routes(routes!(pod_managers::pod_manager_sync))
-        .routes(routes!(hosts::host_list))
+        .routes(routes!(hosts::host_list, hosts::host_create))
         .routes(routes!(hosts::host_view, hosts::host_update))
         .routes(routes!(hosts::host_power))
         .routes(routes!(hosts::host_boot))

@@ -114,9 +114,18 @@ pub(super) struct HostView {
     /// `available` or `missing`.
     pub state: String,
     pub labels: BTreeMap<String, String>,
+    /// The host's own BMC, where it has one (its credentials are write-only).
+    pub bmc: Option<BmcView>,
     pub created_at: String,
     pub updated_at: String,
     pub last_seen_at: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub(super) struct BmcView {
+    pub url: String,
+    pub has_auth: bool,
+    pub tls: TlsView,
 }
 
 fn json(text: &str) -> serde_json::Value {
@@ -143,6 +152,14 @@ impl From<HostRow> for HostView {
             power_state: h.power_state,
             state: h.state,
             labels: h.labels,
+            bmc: h.bmc_url.map(|url| BmcView {
+                url,
+                has_auth: h.bmc_auth_sealed.is_some(),
+                tls: TlsView {
+                    verify: h.bmc_tls_verify,
+                    ca_bundle: h.bmc_tls_ca_bundle.is_some(),
+                },
+            }),
             created_at: h.created_at,
             updated_at: h.updated_at,
             last_seen_at: h.last_seen_at,

@@ -27,6 +27,11 @@ pub struct HostRow {
     pub state: String,
     pub claim_id: Option<String>,
     pub labels: BTreeMap<String, String>,
+    /// The host's own BMC, where it has one; `None` when its pod manager's endpoint serves it.
+    pub bmc_url: Option<String>,
+    pub bmc_auth_sealed: Option<String>,
+    pub bmc_tls_verify: bool,
+    pub bmc_tls_ca_bundle: Option<String>,
     pub created_at: String,
     pub updated_at: String,
     pub last_seen_at: String,
@@ -49,9 +54,14 @@ pub struct SyncSummary {
     pub missing: usize,
 }
 
-const COLUMNS: &str = "id, pod_manager, system_id, kind, name, uuid, manufacturer, model, serial, \
+/// The columns a sync writes.
+const SYNC_COLUMNS: &str = "id, pod_manager, system_id, kind, name, uuid, manufacturer, model, serial, \
     cpu_count, memory_mib, nics, media_slots, boot, power_state, state, claim_id, created_at, \
     updated_at, last_seen_at";
+
+const COLUMNS: &str = "id, pod_manager, system_id, kind, name, uuid, manufacturer, model, serial, \
+    cpu_count, memory_mib, nics, media_slots, boot, power_state, state, claim_id, created_at, \
+    updated_at, last_seen_at, bmc_url, bmc_auth_sealed, bmc_tls_verify, bmc_tls_ca_bundle";
 
 fn row(r: &sqlx::any::AnyRow) -> Result<HostRow, StoreError> {
     Ok(HostRow {
@@ -73,6 +83,10 @@ fn row(r: &sqlx::any::AnyRow) -> Result<HostRow, StoreError> {
         state: r.try_get("state")?,
         claim_id: r.try_get("claim_id")?,
         labels: BTreeMap::new(),
+        bmc_url: r.try_get("bmc_url")?,
+        bmc_auth_sealed: r.try_get("bmc_auth_sealed")?,
+        bmc_tls_verify: r.try_get::<i64, _>("bmc_tls_verify")? != 0,
+        bmc_tls_ca_bundle: r.try_get("bmc_tls_ca_bundle")?,
         created_at: r.try_get("created_at")?,
         updated_at: r.try_get("updated_at")?,
         last_seen_at: r.try_get("last_seen_at")?,
@@ -83,11 +97,14 @@ impl Datastore {
     /// Makes the stored hosts of `pod_manager` match what a discovery reported, in one
     /// transaction: new systems are added (`available`), known ones updated (a `missing` one
     /// comes back as `available`), and hosts not reported are marked `missing`, never deleted.
-    /// `hosts` carry their inventory; their `id` is used only for new rows.
+    /// `hosts` carry their inventory; their `id` is used only for new rows. `discovered_at` is
+    /// when the discovery began: a host changed since (a power action that finished meanwhile)
+    /// keeps its newer power state, boot settings and media.
     pub async fn hosts_sync(
         &self,
         pod_manager: &str,
         hosts: &[HostRow],
+        discovered_at: &str,
         now: &str,
     ) -> Result<SyncSummary, StoreError> {
         let mut tx = self.begin_write().await?;
@@ -98,12 +115,14 @@ impl Datastore {
             .try_get("n")?;
         for h in hosts {
             sqlx::query(&format!(
-                "INSERT INTO hosts ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'available', NULL, $16, $16, $16) \
+                "INSERT INTO hosts ({SYNC_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'available', NULL, $16, $16, $16) \
                  ON CONFLICT (pod_manager, system_id) DO UPDATE SET kind = excluded.kind, name = excluded.name, \
                  uuid = excluded.uuid, manufacturer = excluded.manufacturer, model = excluded.model, \
                  serial = excluded.serial, cpu_count = excluded.cpu_count, memory_mib = excluded.memory_mib, \
-                 nics = excluded.nics, media_slots = excluded.media_slots, boot = excluded.boot, \
-                 power_state = excluded.power_state, \
+                 nics = excluded.nics, \
+                 media_slots = CASE WHEN hosts.updated_at > $17 THEN hosts.media_slots ELSE excluded.media_slots END, \
+                 boot = CASE WHEN hosts.updated_at > $17 THEN hosts.boot ELSE excluded.boot END, \
+                 power_state = CASE WHEN hosts.updated_at > $17 THEN hosts.power_state ELSE excluded.power_state END, \
                  state = CASE WHEN hosts.state = 'missing' THEN 'available' ELSE hosts.state END, \
                  updated_at = excluded.updated_at, last_seen_at = excluded.last_seen_at"
             ))
@@ -123,12 +142,13 @@ impl Datastore {
             .bind(&h.boot)
             .bind(&h.power_state)
             .bind(now)
+            .bind(discovered_at)
             .execute(&mut *tx)
             .await?;
         }
         let missing = sqlx::query(
             "UPDATE hosts SET state = 'missing', updated_at = $2 \
-             WHERE pod_manager = $1 AND last_seen_at < $2 AND state <> 'missing'",
+             WHERE pod_manager = $1 AND last_seen_at < $2 AND state <> 'missing' AND bmc_url IS NULL",
         )
         .bind(pod_manager)
         .bind(now)
@@ -146,6 +166,90 @@ impl Datastore {
             added: (after - before).max(0) as usize,
             missing: missing as usize,
         })
+    }
+
+    /// Adds a host that has its own BMC. A `Conflict` if its pod manager already has a host with
+    /// this system id at this BMC.
+    pub async fn host_create(&self, h: &HostRow) -> Result<(), StoreError> {
+        sqlx::query(&format!(
+            "INSERT INTO hosts ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)"
+        ))
+        .bind(&h.id)
+        .bind(&h.pod_manager)
+        .bind(&h.system_id)
+        .bind(&h.kind)
+        .bind(&h.name)
+        .bind(&h.uuid)
+        .bind(&h.manufacturer)
+        .bind(&h.model)
+        .bind(&h.serial)
+        .bind(h.cpu_count)
+        .bind(h.memory_mib)
+        .bind(&h.nics)
+        .bind(&h.media_slots)
+        .bind(&h.boot)
+        .bind(&h.power_state)
+        .bind(&h.state)
+        .bind(&h.claim_id)
+        .bind(&h.created_at)
+        .bind(&h.updated_at)
+        .bind(&h.last_seen_at)
+        .bind(&h.bmc_url)
+        .bind(&h.bmc_auth_sealed)
+        .bind(i64::from(h.bmc_tls_verify))
+        .bind(&h.bmc_tls_ca_bundle)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// Hosts of a pod manager that have their own BMC.
+    pub async fn hosts_with_bmc(&self, pod_manager: &str) -> Result<Vec<HostRow>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM hosts WHERE pod_manager = $1 AND bmc_url IS NOT NULL ORDER BY id"
+        ))
+        .bind(pod_manager)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter().map(row).collect()
+    }
+
+    /// Updates the inventory of one host from what its BMC reported (`state` becomes
+    /// `available` again if it was `missing`).
+    pub async fn host_refresh(&self, id: &str, h: &HostRow, now: &str) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE hosts SET kind = $2, name = $3, uuid = $4, manufacturer = $5, model = $6, serial = $7, \
+             cpu_count = $8, memory_mib = $9, nics = $10, media_slots = $11, boot = $12, power_state = $13, \
+             state = CASE WHEN state = 'missing' THEN 'available' ELSE state END, updated_at = $14, last_seen_at = $14 \
+             WHERE id = $1",
+        )
+        .bind(id)
+        .bind(&h.kind)
+        .bind(&h.name)
+        .bind(&h.uuid)
+        .bind(&h.manufacturer)
+        .bind(&h.model)
+        .bind(&h.serial)
+        .bind(h.cpu_count)
+        .bind(h.memory_mib)
+        .bind(&h.nics)
+        .bind(&h.media_slots)
+        .bind(&h.boot)
+        .bind(&h.power_state)
+        .bind(now)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// Marks a host `missing` (its BMC no longer reports it).
+    pub async fn host_set_missing(&self, id: &str, now: &str) -> Result<(), StoreError> {
+        sqlx::query("UPDATE hosts SET state = 'missing', updated_at = $2 WHERE id = $1")
+            .bind(id)
+            .bind(now)
+            .execute(self.pool())
+            .await?;
+        Ok(())
     }
 
     pub async fn host_get(&self, id: &str) -> Result<Option<HostRow>, StoreError> {
