@@ -119,8 +119,9 @@ impl Podium {
         let tls = bmc.tls.unwrap_or(crate::params::TlsParams {
             verify: true,
             ca_bundle: None,
+            pinned_sha256: None,
         });
-        crate::pod_managers::validate_tls(&tls).map_err(prefix_field("bmc"))?;
+        let pin = crate::pod_managers::validate_tls(&tls).map_err(prefix_field("bmc"))?;
         let labels = params.labels.unwrap_or_default();
         validate_labels(&labels)?;
         let mut host = HostRow {
@@ -130,6 +131,7 @@ impl Podium {
             bmc_auth_sealed: bmc.auth.as_ref().map(|a| self.seal_auth(a)),
             bmc_tls_verify: tls.verify,
             bmc_tls_ca_bundle: tls.ca_bundle,
+            bmc_tls_pinned_sha256: pin,
             ..HostRow::default()
         };
         let (plugin, context) = self.driver_for_host(&pm, &host).await?;

@@ -36,6 +36,10 @@ pub struct TlsParams {
     /// self-signed certificate.
     #[serde(default)]
     pub ca_bundle: Option<String>,
+    /// Trust exactly the certificate with this SHA-256 (of its DER encoding; hex, colons
+    /// allowed), whoever signed it: pinning a BMC's self-signed certificate.
+    #[serde(default)]
+    pub pinned_sha256: Option<String>,
 }
 
 fn yes() -> bool {

@@ -140,7 +140,8 @@ pub(crate) fn validate_auth(auth: &AuthParams) -> Result<(), Error> {
     Ok(())
 }
 
-pub(crate) fn validate_tls(tls: &TlsParams) -> Result<(), Error> {
+/// Checks TLS settings and returns the pin in canonical form (lower-case hex, no colons).
+pub(crate) fn validate_tls(tls: &TlsParams) -> Result<Option<String>, Error> {
     if let Some(pem) = &tls.ca_bundle {
         if !tls.verify {
             return Err(Error::invalid(
@@ -158,7 +159,27 @@ pub(crate) fn validate_tls(tls: &TlsParams) -> Result<(), Error> {
             return Err(Error::invalid("tls.ca_bundle", "holds no PEM certificate"));
         }
     }
-    Ok(())
+    let Some(pin) = &tls.pinned_sha256 else {
+        return Ok(None);
+    };
+    if !tls.verify || tls.ca_bundle.is_some() {
+        return Err(Error::invalid(
+            "tls.pinned_sha256",
+            "a pinned certificate excludes `verify: false` and `ca_bundle`",
+        ));
+    }
+    let hex: String = pin
+        .chars()
+        .filter(|c| *c != ':')
+        .collect::<String>()
+        .to_ascii_lowercase();
+    if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(Error::invalid(
+            "tls.pinned_sha256",
+            "must be the 64 hex digits of a SHA-256 (colons allowed)",
+        ));
+    }
+    Ok(Some(hex))
 }
 
 impl Podium {
@@ -241,8 +262,9 @@ impl Podium {
         let tls = params.tls.unwrap_or(TlsParams {
             verify: true,
             ca_bundle: None,
+            pinned_sha256: None,
         });
-        validate_tls(&tls)?;
+        let pin = validate_tls(&tls)?;
         let driver = params.driver.unwrap_or_else(|| PluginBindingParams {
             name: DEFAULT_DRIVER.into(),
             ..Default::default()
@@ -270,6 +292,7 @@ impl Podium {
             location,
             tls_verify: tls.verify,
             tls_ca_bundle: tls.ca_bundle,
+            tls_pinned_sha256: pin,
             driver: to_json(&driver),
             ipam: to_json(&ipam),
             renderer: renderer.as_ref().map(to_json),
@@ -387,7 +410,7 @@ impl Podium {
             endpoint_changed = true;
         }
         if let Some(tls) = params.tls {
-            validate_tls(&tls)?;
+            row.tls_pinned_sha256 = validate_tls(&tls)?;
             row.tls_verify = tls.verify;
             row.tls_ca_bundle = tls.ca_bundle;
             endpoint_changed = true;
@@ -462,6 +485,7 @@ impl Podium {
             pm.row.auth_sealed.as_deref(),
             pm.row.tls_verify,
             pm.row.tls_ca_bundle.as_deref(),
+            pm.row.tls_pinned_sha256.as_deref(),
         )?;
         self.driver_context(pm, endpoint).await
     }
@@ -480,6 +504,7 @@ impl Podium {
                     host.bmc_auth_sealed.as_deref(),
                     host.bmc_tls_verify,
                     host.bmc_tls_ca_bundle.as_deref(),
+                    host.bmc_tls_pinned_sha256.as_deref(),
                 )?;
                 self.driver_context(pm, endpoint).await
             }
@@ -508,6 +533,7 @@ impl Podium {
         auth_sealed: Option<&str>,
         tls_verify: bool,
         ca_bundle: Option<&str>,
+        pinned_sha256: Option<&str>,
     ) -> Result<Endpoint, Error> {
         let credentials = match auth_sealed {
             None => None,
@@ -526,10 +552,11 @@ impl Podium {
                 })
             }
         };
-        let tls = match (tls_verify, ca_bundle) {
-            (false, _) => TlsPolicy::Insecure,
-            (true, Some(pem)) => TlsPolicy::CaBundle(pem.to_owned()),
-            (true, None) => TlsPolicy::System,
+        let tls = match (tls_verify, ca_bundle, pinned_sha256) {
+            (false, _, _) => TlsPolicy::Insecure,
+            (true, _, Some(pin)) => TlsPolicy::Pinned(pin.to_owned()),
+            (true, Some(pem), None) => TlsPolicy::CaBundle(pem.to_owned()),
+            (true, None, None) => TlsPolicy::System,
         };
         Ok(Endpoint {
             base: Url::parse(url).map_err(|e| Error::Internal(e.into()))?,

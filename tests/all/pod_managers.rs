@@ -204,7 +204,10 @@ async fn the_minimal_body_creates_a_pod_manager_that_goes_online_with_the_defaul
     assert!(view.get("auth").is_none_or(Value::is_null), "{view}");
     assert_eq!(view["description"], "", "{view}");
     assert_eq!(view["location"], "", "{view}");
-    assert_eq!(view["tls"], json!({"verify": true, "ca_bundle": false}));
+    assert_eq!(
+        view["tls"],
+        json!({"verify": true, "ca_bundle": false, "pinned_sha256": null})
+    );
     assert_eq!(view["network_config_owner"], "admin", "{view}");
     assert_eq!(view["driver"]["name"], "redfish", "{view}");
     assert!(is_sha256(&view["driver"]["sha256"]), "{view}");
@@ -362,7 +365,10 @@ async fn tls_trusts_the_given_ca_bundle_refuses_an_unknown_certificate_and_can_s
     let mut body = minimal("pm-tls", &bmc);
     body["tls"] = json!({"verify": true, "ca_bundle": pem});
     let view = create(&admin, body).await;
-    assert_eq!(view["tls"], json!({"verify": true, "ca_bundle": true}));
+    assert_eq!(
+        view["tls"],
+        json!({"verify": true, "ca_bundle": true, "pinned_sha256": null})
+    );
     let uuid = string(&view, "uuid");
     let path = format!("/v1/pod_managers/{uuid}");
     wait_status(&admin, &uuid, "online").await;
@@ -372,7 +378,7 @@ async fn tls_trusts_the_given_ca_bundle_refuses_an_unknown_certificate_and_can_s
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
     assert_eq!(
         reply.body["tls"],
-        json!({"verify": true, "ca_bundle": false})
+        json!({"verify": true, "ca_bundle": false, "pinned_sha256": null})
     );
     let offline = wait_status(&admin, &uuid, "offline").await;
     let message = string(&offline, "status_message");
@@ -386,9 +392,60 @@ async fn tls_trusts_the_given_ca_bundle_refuses_an_unknown_certificate_and_can_s
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
     assert_eq!(
         reply.body["tls"],
-        json!({"verify": false, "ca_bundle": false})
+        json!({"verify": false, "ca_bundle": false, "pinned_sha256": null})
     );
     wait_status(&admin, &uuid, "online").await;
+
+    // Pinning the emulator's own certificate by its SHA-256 trusts it; another pin does not.
+    let der = pem_to_der(pem);
+    let pin = {
+        use sha2::Digest;
+        hex::encode(sha2::Sha256::digest(&der))
+    };
+    let wrong = "00".repeat(32);
+    let reply = patch(&admin, &path, json!({"tls": {"pinned_sha256": wrong}})).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+    let offline = wait_status(&admin, &uuid, "offline").await;
+    assert!(
+        string(&offline, "status_message").contains("pinned"),
+        "{offline}"
+    );
+    let colons: Vec<String> = pin
+        .as_bytes()
+        .chunks(2)
+        .map(|c| String::from_utf8_lossy(c).to_uppercase())
+        .collect();
+    let reply = patch(
+        &admin,
+        &path,
+        json!({"tls": {"pinned_sha256": colons.join(":")}}),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+    assert_eq!(
+        reply.body["tls"]["pinned_sha256"],
+        pin.as_str(),
+        "stored canonical"
+    );
+    wait_status(&admin, &uuid, "online").await;
+
+    let bad = patch(&admin, &path, json!({"tls": {"pinned_sha256": "abc"}})).await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", bad.text);
+    assert_eq!(bad.field(), "tls.pinned_sha256");
+}
+
+/// The DER bytes of the first certificate of a PEM text.
+fn pem_to_der(pem: &str) -> Vec<u8> {
+    use base64::Engine as _;
+    let body: String = pem
+        .lines()
+        .skip_while(|l| !l.starts_with("-----BEGIN CERTIFICATE"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("-----END"))
+        .collect();
+    base64::engine::general_purpose::STANDARD
+        .decode(body)
+        .expect("PEM base64")
 }
 
 #[tokio::test]

@@ -14,6 +14,8 @@ pub(super) struct TlsView {
     pub verify: bool,
     /// Whether a CA bundle is set.
     pub ca_bundle: bool,
+    /// The pinned certificate's SHA-256, if one is pinned.
+    pub pinned_sha256: Option<String>,
 }
 
 /// A pod manager. Its credentials are write-only: `has_auth` says whether there are any.
@@ -59,6 +61,7 @@ impl From<PodManager> for PodManagerView {
             tls: TlsView {
                 verify: r.tls_verify,
                 ca_bundle: r.tls_ca_bundle.is_some(),
+                pinned_sha256: r.tls_pinned_sha256,
             },
             driver: pm.driver,
             ipam: pm.ipam,
@@ -158,6 +161,7 @@ impl From<HostRow> for HostView {
                 tls: TlsView {
                     verify: h.bmc_tls_verify,
                     ca_bundle: h.bmc_tls_ca_bundle.is_some(),
+                    pinned_sha256: h.bmc_tls_pinned_sha256,
                 },
             }),
             created_at: h.created_at,

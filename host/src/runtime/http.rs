@@ -39,6 +39,9 @@ pub enum TlsPolicy {
     System,
     /// Only these PEM certificates as roots (a site CA, or the BMC's own self-signed certificate).
     CaBundle(String),
+    /// Exactly the certificate whose DER encoding has this SHA-256 (lower-case hex), whoever
+    /// signed it and whatever names it carries: pinning a BMC's self-signed certificate.
+    Pinned(String),
     /// No verification at all (Metal3's `disableCertificateVerification`).
     Insecure,
 }
@@ -94,6 +97,9 @@ impl Clients {
                 for cert in certs {
                     builder = builder.add_root_certificate(cert);
                 }
+            }
+            TlsPolicy::Pinned(sha256) => {
+                builder = builder.use_preconfigured_tls(pinned_tls(sha256)?);
             }
             TlsPolicy::Insecure => {
                 builder = builder.danger_accept_invalid_certs(true);
@@ -337,5 +343,82 @@ impl wit_http::Host for PluginState {
             tracing::debug!(plugin = &*self.plugin, error = ?e, "http import refused or failed");
         }
         result
+    }
+}
+
+/// A TLS client configuration that accepts exactly one certificate, by its SHA-256.
+fn pinned_tls(sha256: &str) -> Result<rustls::ClientConfig, String> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let verifier = PinnedVerifier {
+        sha256: sha256.to_ascii_lowercase(),
+        provider: provider.clone(),
+    };
+    Ok(rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| e.to_string())?
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(verifier))
+        .with_no_client_auth())
+}
+
+#[derive(Debug)]
+struct PinnedVerifier {
+    sha256: String,
+    provider: Arc<rustls::crypto::CryptoProvider>,
+}
+
+impl rustls::client::danger::ServerCertVerifier for PinnedVerifier {
+    fn verify_server_cert(
+        &self,
+        end_entity: &rustls::pki_types::CertificateDer<'_>,
+        _intermediates: &[rustls::pki_types::CertificateDer<'_>],
+        _server_name: &rustls::pki_types::ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: rustls::pki_types::UnixTime,
+    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
+        use sha2::{Digest, Sha256};
+        let found = hex::encode(Sha256::digest(end_entity.as_ref()));
+        if found == self.sha256 {
+            Ok(rustls::client::danger::ServerCertVerified::assertion())
+        } else {
+            Err(rustls::Error::General(format!(
+                "certificate sha256 {found} does not match the pinned {}",
+                self.sha256
+            )))
+        }
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls::pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls::pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.provider.signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.provider
+            .signature_verification_algorithms
+            .supported_schemes()
     }
 }

@@ -32,6 +32,7 @@ pub struct HostRow {
     pub bmc_auth_sealed: Option<String>,
     pub bmc_tls_verify: bool,
     pub bmc_tls_ca_bundle: Option<String>,
+    pub bmc_tls_pinned_sha256: Option<String>,
     pub created_at: String,
     pub updated_at: String,
     pub last_seen_at: String,
@@ -61,7 +62,8 @@ const SYNC_COLUMNS: &str = "id, pod_manager, system_id, kind, name, uuid, manufa
 
 const COLUMNS: &str = "id, pod_manager, system_id, kind, name, uuid, manufacturer, model, serial, \
     cpu_count, memory_mib, nics, media_slots, boot, power_state, state, claim_id, created_at, \
-    updated_at, last_seen_at, bmc_url, bmc_auth_sealed, bmc_tls_verify, bmc_tls_ca_bundle";
+    updated_at, last_seen_at, bmc_url, bmc_auth_sealed, bmc_tls_verify, bmc_tls_ca_bundle, \
+    bmc_tls_pinned_sha256";
 
 fn row(r: &sqlx::any::AnyRow) -> Result<HostRow, StoreError> {
     Ok(HostRow {
@@ -87,6 +89,7 @@ fn row(r: &sqlx::any::AnyRow) -> Result<HostRow, StoreError> {
         bmc_auth_sealed: r.try_get("bmc_auth_sealed")?,
         bmc_tls_verify: r.try_get::<i64, _>("bmc_tls_verify")? != 0,
         bmc_tls_ca_bundle: r.try_get("bmc_tls_ca_bundle")?,
+        bmc_tls_pinned_sha256: r.try_get("bmc_tls_pinned_sha256")?,
         created_at: r.try_get("created_at")?,
         updated_at: r.try_get("updated_at")?,
         last_seen_at: r.try_get("last_seen_at")?,
@@ -172,7 +175,7 @@ impl Datastore {
     /// this system id at this BMC.
     pub async fn host_create(&self, h: &HostRow) -> Result<(), StoreError> {
         sqlx::query(&format!(
-            "INSERT INTO hosts ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)"
+            "INSERT INTO hosts ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)"
         ))
         .bind(&h.id)
         .bind(&h.pod_manager)
@@ -198,6 +201,7 @@ impl Datastore {
         .bind(&h.bmc_auth_sealed)
         .bind(i64::from(h.bmc_tls_verify))
         .bind(&h.bmc_tls_ca_bundle)
+        .bind(&h.bmc_tls_pinned_sha256)
         .execute(self.pool())
         .await?;
         Ok(())

@@ -16,6 +16,7 @@ pub struct PodManagerRow {
     pub location: String,
     pub tls_verify: bool,
     pub tls_ca_bundle: Option<String>,
+    pub tls_pinned_sha256: Option<String>,
     pub driver: String,
     pub ipam: String,
     pub renderer: Option<String>,
@@ -45,7 +46,7 @@ pub struct StatusChange {
 
 const COLUMNS: &str = "uuid, name, url, auth_sealed, description, location, tls_verify, tls_ca_bundle, \
     driver, ipam, renderer, network_config_owner, status, status_message, last_probe_at, \
-    redfish_link, created_at, updated_at";
+    redfish_link, created_at, updated_at, tls_pinned_sha256";
 
 fn row(r: &sqlx::any::AnyRow) -> Result<PodManagerRow, StoreError> {
     Ok(PodManagerRow {
@@ -57,6 +58,7 @@ fn row(r: &sqlx::any::AnyRow) -> Result<PodManagerRow, StoreError> {
         location: r.try_get("location")?,
         tls_verify: r.try_get::<i64, _>("tls_verify")? != 0,
         tls_ca_bundle: r.try_get("tls_ca_bundle")?,
+        tls_pinned_sha256: r.try_get("tls_pinned_sha256")?,
         driver: r.try_get("driver")?,
         ipam: r.try_get("ipam")?,
         renderer: r.try_get("renderer")?,
@@ -103,7 +105,7 @@ impl Datastore {
 
     pub async fn pod_manager_create(&self, pm: &PodManagerRow) -> Result<(), StoreError> {
         sqlx::query(&format!(
-            "INSERT INTO pod_managers ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)"
+            "INSERT INTO pod_managers ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)"
         ))
         .bind(&pm.uuid)
         .bind(&pm.name)
@@ -123,6 +125,7 @@ impl Datastore {
         .bind(&pm.redfish_link)
         .bind(&pm.created_at)
         .bind(&pm.updated_at)
+        .bind(&pm.tls_pinned_sha256)
         .execute(self.pool())
         .await?;
         Ok(())
@@ -133,7 +136,8 @@ impl Datastore {
         let done = sqlx::query(
             "UPDATE pod_managers SET name = $2, url = $3, auth_sealed = $4, description = $5, \
              location = $6, tls_verify = $7, tls_ca_bundle = $8, driver = $9, ipam = $10, \
-             renderer = $11, network_config_owner = $12, updated_at = $13 WHERE uuid = $1",
+             renderer = $11, network_config_owner = $12, updated_at = $13, tls_pinned_sha256 = $14 \
+             WHERE uuid = $1",
         )
         .bind(&pm.uuid)
         .bind(&pm.name)
@@ -148,6 +152,7 @@ impl Datastore {
         .bind(&pm.renderer)
         .bind(&pm.network_config_owner)
         .bind(&pm.updated_at)
+        .bind(&pm.tls_pinned_sha256)
         .execute(self.pool())
         .await?;
         Ok(done.rows_affected() == 1)
