@@ -15,3 +15,4 @@ pub mod sealing;
 pub mod secret;
 pub mod server;
 pub mod store;
+pub mod tenants;

@@ -259,3 +259,29 @@ pub struct OperationQuery {
     pub limit: Option<u32>,
     pub cursor: Option<String>,
 }
+
+/// `POST /v1/tenants`.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TenantCreate {
+    pub name: String,
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+/// `POST /v1/tenants/{id}/tokens` and `POST /v1/admin/tokens`.
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TokenCreate {
+    /// A read-only token can call only `GET` endpoints.
+    #[serde(default)]
+    pub read_only: bool,
+    /// When the token stops working (RFC 3339); never when absent.
+    #[serde(default)]
+    pub expires_at: Option<String>,
+    /// Seconds from now until the token stops working; an alternative to `expires_at`.
+    #[serde(default)]
+    pub expires_in: Option<u64>,
+    #[serde(default)]
+    pub description: Option<String>,
+}

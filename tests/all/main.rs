@@ -7,3 +7,4 @@ mod plugins;
 mod pod_managers;
 mod redfish;
 mod server;
+mod tenants;

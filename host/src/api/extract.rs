@@ -141,3 +141,26 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
             })
     }
 }
+
+/// The caller of an admin-only route, checked before anything else of the request is read (a
+/// tenant learns nothing about the route's body): any admin token for `GET`, a writable one
+/// otherwise.
+#[derive(Debug)]
+pub(super) struct AdminCaller(pub Caller);
+
+impl FromRequestParts<Podium> for AdminCaller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        podium: &Podium,
+    ) -> Result<AdminCaller, ApiError> {
+        let caller = Caller::from_request_parts(parts, podium).await?;
+        if parts.method == axum::http::Method::GET || parts.method == axum::http::Method::HEAD {
+            caller.require_admin_read()?;
+        } else {
+            caller.require_admin()?;
+        }
+        Ok(AdminCaller(caller))
+    }
+}

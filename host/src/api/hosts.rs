@@ -6,10 +6,9 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
 
 use super::error::{ApiResult, ErrorBody};
-use super::extract::{ApiJson, ApiQuery};
+use super::extract::{AdminCaller, ApiJson, ApiQuery};
 use super::views::{HostView, List, OperationView};
 use crate::app::Podium;
-use crate::auth::Caller;
 use crate::error::Error;
 use crate::params::{BootParams, HostCreate, HostUpdate, MediaParams, OperationQuery, PowerParams};
 use crate::pod_managers::page;
@@ -25,7 +24,7 @@ use crate::store::{HostFilter, OperationFilter};
     security(("bearer" = [])))]
 pub(super) async fn host_list(
     State(podium): State<Podium>,
-    caller: Caller,
+    AdminCaller(caller): AdminCaller,
     RawQuery(query): RawQuery,
 ) -> ApiResult<Json<List<HostView>>> {
     let mut filter = HostFilter::default();
@@ -69,7 +68,7 @@ pub(super) async fn host_list(
     security(("bearer" = [])))]
 pub(super) async fn host_create(
     State(podium): State<Podium>,
-    caller: Caller,
+    AdminCaller(caller): AdminCaller,
     ApiJson(params): ApiJson<HostCreate>,
 ) -> ApiResult<(StatusCode, Json<HostView>)> {
     let host = podium.host_create(&caller, params).await?;
@@ -81,7 +80,7 @@ pub(super) async fn host_create(
     security(("bearer" = [])))]
 pub(super) async fn host_view(
     State(podium): State<Podium>,
-    caller: Caller,
+    AdminCaller(caller): AdminCaller,
     Path(id): Path<String>,
 ) -> ApiResult<Json<HostView>> {
     Ok(Json(podium.host_view(&caller, &id).await?.into()))
@@ -94,7 +93,7 @@ pub(super) async fn host_view(
     security(("bearer" = [])))]
 pub(super) async fn host_update(
     State(podium): State<Podium>,
-    caller: Caller,
+    AdminCaller(caller): AdminCaller,
     Path(id): Path<String>,
     ApiJson(params): ApiJson<HostUpdate>,
 ) -> ApiResult<Json<HostView>> {
@@ -113,7 +112,7 @@ pub(super) async fn host_update(
     security(("bearer" = [])))]
 pub(super) async fn host_power(
     State(podium): State<Podium>,
-    caller: Caller,
+    AdminCaller(caller): AdminCaller,
     Path(id): Path<String>,
     ApiJson(params): ApiJson<PowerParams>,
 ) -> ApiResult<(StatusCode, Json<OperationView>)> {
@@ -128,7 +127,7 @@ pub(super) async fn host_power(
     security(("bearer" = [])))]
 pub(super) async fn host_boot(
     State(podium): State<Podium>,
-    caller: Caller,
+    AdminCaller(caller): AdminCaller,
     Path(id): Path<String>,
     ApiJson(params): ApiJson<BootParams>,
 ) -> ApiResult<(StatusCode, Json<OperationView>)> {
@@ -143,7 +142,7 @@ pub(super) async fn host_boot(
     security(("bearer" = [])))]
 pub(super) async fn host_media(
     State(podium): State<Podium>,
-    caller: Caller,
+    AdminCaller(caller): AdminCaller,
     Path(id): Path<String>,
     ApiJson(params): ApiJson<MediaParams>,
 ) -> ApiResult<(StatusCode, Json<OperationView>)> {
@@ -156,7 +155,7 @@ pub(super) async fn host_media(
     security(("bearer" = [])))]
 pub(super) async fn operation_list(
     State(podium): State<Podium>,
-    caller: Caller,
+    AdminCaller(caller): AdminCaller,
     ApiQuery(q): ApiQuery<OperationQuery>,
 ) -> ApiResult<Json<List<OperationView>>> {
     let filter = OperationFilter {
@@ -174,7 +173,7 @@ pub(super) async fn operation_list(
     security(("bearer" = [])))]
 pub(super) async fn operation_view(
     State(podium): State<Podium>,
-    caller: Caller,
+    AdminCaller(caller): AdminCaller,
     Path(id): Path<String>,
 ) -> ApiResult<Json<OperationView>> {
     Ok(Json(podium.operation_view(&caller, &id).await?.into()))

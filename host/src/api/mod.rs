@@ -9,6 +9,7 @@ mod extract;
 mod hosts;
 mod plugins;
 mod pod_managers;
+mod tenants;
 mod views;
 
 pub use error::{ApiError, ErrorBody};
@@ -37,6 +38,7 @@ use crate::error::Error;
          (name = "pod_managers", description = "Sites and the Redfish services in front of their machines (admin)"),
          (name = "hosts", description = "The machines behind pod managers (admin)"),
          (name = "operations", description = "Driver actions and their outcome (admin)"),
+         (name = "tenants", description = "Tenants and credentials (admin); who am I (anyone)"),
          (name = "health", description = "Liveness"))
 )]
 struct ApiDoc;
@@ -77,6 +79,19 @@ pub fn routes() -> (Router<Podium>, utoipa::openapi::OpenApi) {
         .routes(routes!(hosts::host_media))
         .routes(routes!(hosts::operation_list))
         .routes(routes!(hosts::operation_view))
+        .routes(routes!(tenants::tenant_list, tenants::tenant_create))
+        .routes(routes!(tenants::tenant_view, tenants::tenant_delete))
+        .routes(routes!(
+            tenants::tenant_token_list,
+            tenants::tenant_token_create
+        ))
+        .routes(routes!(tenants::tenant_token_revoke))
+        .routes(routes!(
+            tenants::admin_token_list,
+            tenants::admin_token_create
+        ))
+        .routes(routes!(tenants::admin_token_revoke))
+        .routes(routes!(tenants::me))
         .split_for_parts()
 }
 

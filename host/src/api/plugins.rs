@@ -6,8 +6,8 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 
 use super::error::{ApiResult, ErrorBody};
+use super::extract::AdminCaller;
 use crate::app::Podium;
-use crate::auth::Caller;
 use crate::error::Error;
 use crate::plugins::MAX_PLUGIN_SIZE;
 use crate::store::{PluginRow, PluginSource};
@@ -54,7 +54,7 @@ pub(super) struct PluginList {
     security(("bearer" = [])))]
 pub(super) async fn plugin_list(
     State(podium): State<Podium>,
-    caller: Caller,
+    AdminCaller(caller): AdminCaller,
 ) -> ApiResult<Json<PluginList>> {
     let items = podium.plugin_list(&caller).await?;
     Ok(Json(PluginList {
@@ -72,7 +72,7 @@ pub(super) async fn plugin_list(
     security(("bearer" = [])))]
 pub(super) async fn plugin_create(
     State(podium): State<Podium>,
-    caller: Caller,
+    AdminCaller(caller): AdminCaller,
     body: Body,
 ) -> ApiResult<(StatusCode, Json<PluginView>)> {
     caller.require_admin()?;
@@ -97,7 +97,7 @@ pub(super) async fn plugin_create(
     security(("bearer" = [])))]
 pub(super) async fn plugin_view(
     State(podium): State<Podium>,
-    caller: Caller,
+    AdminCaller(caller): AdminCaller,
     Path(sha256): Path<String>,
 ) -> ApiResult<Json<PluginView>> {
     Ok(Json(podium.plugin_view(&caller, &sha256).await?.into()))

@@ -5,10 +5,9 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 
 use super::error::{ApiResult, ErrorBody};
-use super::extract::{ApiJson, ApiQuery};
+use super::extract::{AdminCaller, ApiJson, ApiQuery};
 use super::views::{List, OperationView, PodManagerView, StatusChangeView};
 use crate::app::Podium;
-use crate::auth::Caller;
 use crate::params::{PodManagerCreate, PodManagerQuery, PodManagerUpdate};
 use crate::pod_managers::page;
 use crate::store::PodManagerFilter;
@@ -19,7 +18,7 @@ use crate::store::PodManagerFilter;
     security(("bearer" = [])))]
 pub(super) async fn pod_manager_list(
     State(podium): State<Podium>,
-    caller: Caller,
+    AdminCaller(caller): AdminCaller,
     ApiQuery(q): ApiQuery<PodManagerQuery>,
 ) -> ApiResult<Json<List<PodManagerView>>> {
     let filter = PodManagerFilter {
@@ -39,7 +38,7 @@ pub(super) async fn pod_manager_list(
     security(("bearer" = [])))]
 pub(super) async fn pod_manager_create(
     State(podium): State<Podium>,
-    caller: Caller,
+    AdminCaller(caller): AdminCaller,
     ApiJson(params): ApiJson<PodManagerCreate>,
 ) -> ApiResult<(StatusCode, Json<PodManagerView>)> {
     let pm = podium.pod_manager_create(&caller, params).await?;
@@ -52,7 +51,7 @@ pub(super) async fn pod_manager_create(
     security(("bearer" = [])))]
 pub(super) async fn pod_manager_view(
     State(podium): State<Podium>,
-    caller: Caller,
+    AdminCaller(caller): AdminCaller,
     Path(uuid): Path<String>,
 ) -> ApiResult<Json<PodManagerView>> {
     Ok(Json(podium.pod_manager_view(&caller, &uuid).await?.into()))
@@ -65,7 +64,7 @@ pub(super) async fn pod_manager_view(
     security(("bearer" = [])))]
 pub(super) async fn pod_manager_update(
     State(podium): State<Podium>,
-    caller: Caller,
+    AdminCaller(caller): AdminCaller,
     Path(uuid): Path<String>,
     ApiJson(params): ApiJson<PodManagerUpdate>,
 ) -> ApiResult<Json<PodManagerView>> {
@@ -84,7 +83,7 @@ pub(super) async fn pod_manager_update(
     security(("bearer" = [])))]
 pub(super) async fn pod_manager_delete(
     State(podium): State<Podium>,
-    caller: Caller,
+    AdminCaller(caller): AdminCaller,
     Path(uuid): Path<String>,
 ) -> ApiResult<StatusCode> {
     podium.pod_manager_delete(&caller, &uuid).await?;
@@ -98,7 +97,7 @@ pub(super) async fn pod_manager_delete(
     security(("bearer" = [])))]
 pub(super) async fn pod_manager_status_history(
     State(podium): State<Podium>,
-    caller: Caller,
+    AdminCaller(caller): AdminCaller,
     Path(uuid): Path<String>,
 ) -> ApiResult<Json<List<StatusChangeView>>> {
     let items = podium.pod_manager_status_history(&caller, &uuid).await?;
@@ -115,7 +114,7 @@ pub(super) async fn pod_manager_status_history(
     security(("bearer" = [])))]
 pub(super) async fn pod_manager_sync(
     State(podium): State<Podium>,
-    caller: Caller,
+    AdminCaller(caller): AdminCaller,
     Path(uuid): Path<String>,
 ) -> ApiResult<(StatusCode, Json<OperationView>)> {
     let op = podium.pod_manager_sync(&caller, &uuid).await?;

@@ -226,3 +226,75 @@ impl<T> List<T> {
         }
     }
 }
+
+#[derive(Debug, Serialize, ToSchema)]
+pub(super) struct TenantView {
+    pub id: String,
+    pub name: String,
+    pub description: String,
+    pub created_at: String,
+}
+
+impl From<crate::store::TenantRow> for TenantView {
+    fn from(t: crate::store::TenantRow) -> TenantView {
+        TenantView {
+            id: t.id,
+            name: t.name,
+            description: t.description,
+            created_at: t.created_at,
+        }
+    }
+}
+
+/// A token, without its secret.
+#[derive(Debug, Serialize, ToSchema)]
+pub(super) struct TokenView {
+    pub id: String,
+    /// `admin` or `tenant`.
+    pub role: String,
+    pub tenant: Option<String>,
+    pub read_only: bool,
+    pub description: String,
+    pub expires_at: Option<String>,
+    pub created_at: String,
+    pub revoked_at: Option<String>,
+}
+
+impl From<crate::store::TokenRow> for TokenView {
+    fn from(t: crate::store::TokenRow) -> TokenView {
+        TokenView {
+            id: t.id,
+            role: match t.role {
+                crate::store::Role::Admin => "admin".into(),
+                crate::store::Role::Tenant => "tenant".into(),
+            },
+            tenant: t.tenant_id,
+            read_only: t.read_only,
+            description: t.description,
+            expires_at: t.expires_at,
+            created_at: t.created_at,
+            revoked_at: t.revoked_at,
+        }
+    }
+}
+
+/// A new token: the only answer that carries its secret.
+#[derive(Debug, Serialize, ToSchema)]
+pub(super) struct TokenCreatedView {
+    /// The bearer token. Shown once; Podium keeps only its hash.
+    pub token: String,
+    #[serde(flatten)]
+    pub view: TokenView,
+}
+
+impl TokenCreatedView {
+    pub(super) fn new(
+        row: crate::store::TokenRow,
+        secret: crate::secret::Secret,
+    ) -> TokenCreatedView {
+        TokenCreatedView {
+            token: secret.expose().to_owned(),
+            view: row.into(),
+        }
+    }
+}

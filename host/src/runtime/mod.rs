@@ -328,6 +328,8 @@ fn make_engine(config: &RuntimeConfig) -> anyhow::Result<(Engine, bool)> {
         .max_tables_per_component(8)
         .max_memory_size(config.memory_limit)
         .max_unused_warm_slots(16)
+        // Measured (BENCHMARKS.md): keeping more resident (1 MiB of memory, 128 KiB of stack)
+        // made a call slower, the memset costing more than the page faults it saves.
         .linear_memory_keep_resident(64 << 10)
         .table_keep_resident(16 << 10);
     pooled.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));

@@ -13,12 +13,14 @@ mod hosts;
 mod operations;
 mod plugins;
 mod pod_managers;
+mod tenants;
 mod tokens;
 
 pub use hosts::{HostFilter, HostRow, SyncSummary};
 pub use operations::{OperationFilter, OperationRow};
 pub use plugins::{PluginRow, PluginSource};
 pub use pod_managers::{PodManagerConflict, PodManagerFilter, PodManagerRow, StatusChange};
+pub use tenants::TenantRow;
 pub use tokens::{Role, TokenRow};
 
 use std::path::Path;

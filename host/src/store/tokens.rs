@@ -36,7 +36,7 @@ pub struct TokenRow {
 const COLUMNS: &str =
     "id, role, tenant_id, read_only, description, expires_at, created_at, revoked_at";
 
-fn row(r: &sqlx::any::AnyRow) -> Result<TokenRow, StoreError> {
+pub(super) fn row(r: &sqlx::any::AnyRow) -> Result<TokenRow, StoreError> {
     let role: String = r.try_get("role")?;
     Ok(TokenRow {
         id: r.try_get("id")?,

@@ -2,7 +2,11 @@
 //! call (`get-power`) and one `http` import round trip, answered by an in-process stub; beside
 //! it, the same driver logic compiled natively and called directly, for the ratio.
 //!
-//! `cargo bench -p podium --bench plugin_call`; figures go into BENCHMARKS.md.
+//! Two guests: `faulty` in its well-behaved mode (its `get-power` is one GET and a substring
+//! check: the platform's own cost) and the bundled Redfish driver (its `get-power` parses the
+//! configuration and the ComputerSystem JSON: a realistic call).
+//!
+//! `cargo bench -p podium-tests --bench plugin_call`; figures go into BENCHMARKS.md.
 
 use std::sync::Arc;
 
@@ -69,8 +73,35 @@ fn driver_call(c: &mut Criterion) {
         PowerState::On
     );
 
+    let faulty = rt
+        .block_on(runtime.load(podium_tests::guests::FAULTY.into()))
+        .unwrap();
+    let faulty_call = || CallContext {
+        config: r#"{"fault": "ok"}"#.into(),
+        endpoint: Some(endpoint.clone()),
+        allocations: None,
+    };
+    assert_eq!(
+        rt.block_on(runtime.driver(&faulty, faulty_call()).get_power(SYSTEM))
+            .unwrap(),
+        PowerState::On
+    );
+
     let mut group = c.benchmark_group("driver_call");
-    group.bench_function("component get-power (instance + call + http import)", |b| {
+    group.bench_function(
+        "minimal guest get-power (instance + call + http import)",
+        |b| {
+            b.iter(|| {
+                rt.block_on(runtime.driver(&faulty, faulty_call()).get_power(SYSTEM))
+                    .unwrap()
+            })
+        },
+    );
+    let minimal_native = |get: &dyn Fn(&str) -> (u16, Vec<u8>)| {
+        let (_, body) = get(SYSTEM);
+        String::from_utf8_lossy(&body).contains("\"On\"")
+    };
+    group.bench_function("redfish get-power (instance + call + http import)", |b| {
         b.iter(|| {
             rt.block_on(runtime.driver(&plugin, call()).get_power(SYSTEM))
                 .unwrap()
@@ -82,9 +113,12 @@ fn driver_call(c: &mut Criterion) {
     };
     assert_eq!(
         plugin_redfish::native::get_power("{}", &get, SYSTEM).unwrap(),
-        "On"
+        "PowerState::On"
     );
-    group.bench_function("native get-power (same logic, no component)", |b| {
+    group.bench_function("minimal native get-power (same logic, no component)", |b| {
+        b.iter(|| assert!(minimal_native(&get)))
+    });
+    group.bench_function("redfish native get-power (same logic, no component)", |b| {
         b.iter(|| plugin_redfish::native::get_power("{}", &get, SYSTEM).unwrap())
     });
     group.finish();

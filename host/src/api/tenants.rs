@@ -1,0 +1,190 @@
+//! `/v1/tenants`, their tokens, admin tokens (admin only), and `/v1/me` (anyone authenticated).
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+
+use super::error::{ApiResult, ErrorBody};
+use super::extract::{AdminCaller, ApiJson, ApiQuery};
+use super::views::{List, TenantView, TokenCreatedView, TokenView};
+use crate::app::Podium;
+use crate::auth::Caller;
+use crate::params::{PageParams, TenantCreate, TokenCreate};
+
+#[utoipa::path(post, path = "/v1/tenants", tag = "tenants", request_body = TenantCreate,
+    responses((status = 201, body = TenantView), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn tenant_create(
+    State(podium): State<Podium>,
+    AdminCaller(caller): AdminCaller,
+    ApiJson(params): ApiJson<TenantCreate>,
+) -> ApiResult<(StatusCode, Json<TenantView>)> {
+    let tenant = podium.tenant_create(&caller, params).await?;
+    Ok((StatusCode::CREATED, Json(tenant.into())))
+}
+
+#[utoipa::path(get, path = "/v1/tenants", tag = "tenants", params(PageParams),
+    responses((status = 200, body = List<TenantView>)),
+    security(("bearer" = [])))]
+pub(super) async fn tenant_list(
+    State(podium): State<Podium>,
+    AdminCaller(caller): AdminCaller,
+    ApiQuery(q): ApiQuery<PageParams>,
+) -> ApiResult<Json<List<TenantView>>> {
+    let paged = podium.tenant_list(&caller, q.limit, q.cursor).await?;
+    Ok(Json(List::from_paged(paged)))
+}
+
+#[utoipa::path(get, path = "/v1/tenants/{id}", tag = "tenants", params(("id" = String, Path)),
+    responses((status = 200, body = TenantView), (status = 404, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn tenant_view(
+    State(podium): State<Podium>,
+    AdminCaller(caller): AdminCaller,
+    Path(id): Path<String>,
+) -> ApiResult<Json<TenantView>> {
+    Ok(Json(podium.tenant_view(&caller, &id).await?.into()))
+}
+
+/// Deletes a tenant and revokes its tokens.
+#[utoipa::path(delete, path = "/v1/tenants/{id}", tag = "tenants", params(("id" = String, Path)),
+    responses((status = 204), (status = 404, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn tenant_delete(
+    State(podium): State<Podium>,
+    AdminCaller(caller): AdminCaller,
+    Path(id): Path<String>,
+) -> ApiResult<StatusCode> {
+    podium.tenant_delete(&caller, &id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Creates a bearer token for the tenant. The secret is in this answer only.
+#[utoipa::path(post, path = "/v1/tenants/{id}/tokens", tag = "tenants", params(("id" = String, Path)),
+    request_body = TokenCreate,
+    responses((status = 201, body = TokenCreatedView), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn tenant_token_create(
+    State(podium): State<Podium>,
+    AdminCaller(caller): AdminCaller,
+    Path(id): Path<String>,
+    ApiJson(params): ApiJson<TokenCreate>,
+) -> ApiResult<(StatusCode, Json<TokenCreatedView>)> {
+    let (row, secret) = podium.token_create(&caller, Some(&id), params).await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(TokenCreatedView::new(row, secret)),
+    ))
+}
+
+/// The tenant's tokens, without their secrets.
+#[utoipa::path(get, path = "/v1/tenants/{id}/tokens", tag = "tenants", params(("id" = String, Path)),
+    responses((status = 200, body = List<TokenView>), (status = 404, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn tenant_token_list(
+    State(podium): State<Podium>,
+    AdminCaller(caller): AdminCaller,
+    Path(id): Path<String>,
+) -> ApiResult<Json<List<TokenView>>> {
+    let items = podium.token_list(&caller, Some(&id)).await?;
+    Ok(Json(List {
+        items: items.into_iter().map(Into::into).collect(),
+        next: None,
+    }))
+}
+
+/// Revokes a tenant's token at once.
+#[utoipa::path(delete, path = "/v1/tenants/{id}/tokens/{token_id}", tag = "tenants",
+    params(("id" = String, Path), ("token_id" = String, Path)),
+    responses((status = 204), (status = 404, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn tenant_token_revoke(
+    State(podium): State<Podium>,
+    AdminCaller(caller): AdminCaller,
+    Path((id, token_id)): Path<(String, String)>,
+) -> ApiResult<StatusCode> {
+    podium.token_revoke(&caller, Some(&id), &token_id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Creates an admin token. The secret is in this answer only.
+#[utoipa::path(post, path = "/v1/admin/tokens", tag = "tenants", request_body = TokenCreate,
+    responses((status = 201, body = TokenCreatedView), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn admin_token_create(
+    State(podium): State<Podium>,
+    AdminCaller(caller): AdminCaller,
+    ApiJson(params): ApiJson<TokenCreate>,
+) -> ApiResult<(StatusCode, Json<TokenCreatedView>)> {
+    let (row, secret) = podium.token_create(&caller, None, params).await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(TokenCreatedView::new(row, secret)),
+    ))
+}
+
+#[utoipa::path(get, path = "/v1/admin/tokens", tag = "tenants",
+    responses((status = 200, body = List<TokenView>)),
+    security(("bearer" = [])))]
+pub(super) async fn admin_token_list(
+    State(podium): State<Podium>,
+    AdminCaller(caller): AdminCaller,
+) -> ApiResult<Json<List<TokenView>>> {
+    let items = podium.token_list(&caller, None).await?;
+    Ok(Json(List {
+        items: items.into_iter().map(Into::into).collect(),
+        next: None,
+    }))
+}
+
+/// Revokes an admin token at once (the token used for this request included).
+#[utoipa::path(delete, path = "/v1/admin/tokens/{token_id}", tag = "tenants",
+    params(("token_id" = String, Path)),
+    responses((status = 204), (status = 404, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn admin_token_revoke(
+    State(podium): State<Podium>,
+    AdminCaller(caller): AdminCaller,
+    Path(token_id): Path<String>,
+) -> ApiResult<StatusCode> {
+    podium.token_revoke(&caller, None, &token_id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Who the token belongs to.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub(super) struct MeView {
+    /// `admin` or `tenant`.
+    role: String,
+    tenant: Option<String>,
+    read_only: bool,
+    token_id: String,
+}
+
+/// Who the caller is: its role, tenant and whether its token is read-only.
+#[utoipa::path(get, path = "/v1/me", tag = "tenants",
+    responses((status = 200, body = MeView), (status = 401, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn me(caller: Caller) -> Json<MeView> {
+    Json(match caller {
+        Caller::Admin {
+            token_id,
+            read_only,
+        } => MeView {
+            role: "admin".into(),
+            tenant: None,
+            read_only,
+            token_id,
+        },
+        Caller::Tenant {
+            tenant_id,
+            token_id,
+            read_only,
+        } => MeView {
+            role: "tenant".into(),
+            tenant: Some(tenant_id),
+            read_only,
+            token_id,
+        },
+    })
+}

@@ -1,0 +1,104 @@
+//! Stored tenants, and the listing and revocation of tokens.
+
+use sqlx::Row;
+
+use super::{Datastore, Page, Paged, StoreError, TokenRow};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TenantRow {
+    pub id: String,
+    pub name: String,
+    pub description: String,
+    pub created_at: String,
+}
+
+fn row(r: &sqlx::any::AnyRow) -> Result<TenantRow, StoreError> {
+    Ok(TenantRow {
+        id: r.try_get("id")?,
+        name: r.try_get("name")?,
+        description: r.try_get("description")?,
+        created_at: r.try_get("created_at")?,
+    })
+}
+
+impl Datastore {
+    pub async fn tenant_create(&self, t: &TenantRow) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO tenants (id, name, description, created_at) VALUES ($1, $2, $3, $4)",
+        )
+        .bind(&t.id)
+        .bind(&t.name)
+        .bind(&t.description)
+        .bind(&t.created_at)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    pub async fn tenant_get(&self, id: &str) -> Result<Option<TenantRow>, StoreError> {
+        let r = sqlx::query("SELECT id, name, description, created_at FROM tenants WHERE id = $1")
+            .bind(id)
+            .fetch_optional(self.pool())
+            .await?;
+        r.as_ref().map(row).transpose()
+    }
+
+    pub async fn tenant_list(&self, page: &Page) -> Result<Paged<TenantRow>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT id, name, description, created_at FROM tenants WHERE id > $1 ORDER BY id LIMIT $2",
+        )
+        .bind(page.cursor.as_deref().unwrap_or(""))
+        .bind(i64::from(page.limit) + 1)
+        .fetch_all(self.pool())
+        .await?;
+        let items = rows.iter().map(row).collect::<Result<Vec<_>, _>>()?;
+        Ok(Paged::from_rows(items, page.limit, |t| t.id.clone()))
+    }
+
+    /// Deletes a tenant and its tokens.
+    pub async fn tenant_delete(&self, id: &str) -> Result<bool, StoreError> {
+        let mut tx = self.begin_write().await?;
+        sqlx::query("DELETE FROM tokens WHERE tenant_id = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        let done = sqlx::query("DELETE FROM tenants WHERE id = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Tokens of a tenant (`Some`) or the admin tokens (`None`), newest first.
+    pub async fn token_list(&self, tenant_id: Option<&str>) -> Result<Vec<TokenRow>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT id, role, tenant_id, read_only, description, expires_at, created_at, revoked_at \
+             FROM tokens WHERE ($1 = '' AND role = 'admin') OR ($1 <> '' AND tenant_id = $1) \
+             ORDER BY created_at DESC, id DESC",
+        )
+        .bind(tenant_id.unwrap_or(""))
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter().map(super::tokens::row).collect()
+    }
+
+    /// Revokes a token of a tenant (`Some`) or an admin token (`None`). False if there is none.
+    pub async fn token_revoke(
+        &self,
+        tenant_id: Option<&str>,
+        token_id: &str,
+        now: &str,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(
+            "UPDATE tokens SET revoked_at = COALESCE(revoked_at, $3) WHERE id = $1 AND \
+             (($2 = '' AND role = 'admin') OR ($2 <> '' AND tenant_id = $2))",
+        )
+        .bind(token_id)
+        .bind(tenant_id.unwrap_or(""))
+        .bind(now)
+        .execute(self.pool())
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+}

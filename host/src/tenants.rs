@@ -1,0 +1,181 @@
+//! Tenants and credentials, the application side: admins create tenants and hand them bearer
+//! tokens (shown once, stored hashed, optionally read-only and expiring, revoked at once), and
+//! admin tokens the same way.
+
+use crate::app::Podium;
+use crate::auth::{Caller, generate_token, hash_token};
+use crate::error::Error;
+use crate::params::{TenantCreate, TokenCreate};
+use crate::pod_managers::page;
+use crate::secret::Secret;
+use crate::store::{Paged, Role, TenantRow, TokenRow};
+
+fn validate_tenant_name(name: &str) -> Result<(), Error> {
+    if name.is_empty()
+        || name.len() > 63
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+    {
+        return Err(Error::invalid(
+            "name",
+            "must be 1 to 63 characters of A-Z, a-z, 0-9, `.`, `_` and `-`",
+        ));
+    }
+    Ok(())
+}
+
+/// When a new token expires, from `expires_at` or `expires_in`.
+fn expiry(params: &TokenCreate) -> Result<Option<String>, Error> {
+    let now = time::OffsetDateTime::now_utc();
+    match (&params.expires_at, params.expires_in) {
+        (Some(_), Some(_)) => Err(Error::invalid(
+            "expires_in",
+            "give `expires_at` or `expires_in`, not both",
+        )),
+        (Some(at), None) => {
+            let at =
+                time::OffsetDateTime::parse(at, &time::format_description::well_known::Rfc3339)
+                    .map_err(|e| {
+                        Error::invalid("expires_at", format!("is not an RFC 3339 time: {e}"))
+                    })?;
+            if at <= now {
+                return Err(Error::invalid("expires_at", "is in the past"));
+            }
+            Ok(Some(crate::store::format_time(at)))
+        }
+        (None, Some(seconds)) => {
+            if seconds == 0 || seconds > 10 * 365 * 86_400 {
+                return Err(Error::invalid("expires_in", "must be 1 second to 10 years"));
+            }
+            Ok(Some(crate::store::format_time(
+                now + time::Duration::seconds(seconds as i64),
+            )))
+        }
+        (None, None) => Ok(None),
+    }
+}
+
+impl Podium {
+    pub async fn tenant_create(
+        &self,
+        caller: &Caller,
+        params: TenantCreate,
+    ) -> Result<TenantRow, Error> {
+        caller.require_admin()?;
+        validate_tenant_name(&params.name)?;
+        let description = params.description.unwrap_or_default();
+        if description.len() > 1024 {
+            return Err(Error::invalid("description", "must be at most 1024 bytes"));
+        }
+        let tenant = TenantRow {
+            id: crate::store::new_id(),
+            name: params.name,
+            description,
+            created_at: crate::store::now(),
+        };
+        match self.datastore.tenant_create(&tenant).await {
+            Ok(()) => Ok(tenant),
+            Err(crate::store::StoreError::Conflict(_)) => Err(Error::ConflictField {
+                code: "name_taken",
+                field: "name".into(),
+                message: format!("a tenant named `{}` already exists", tenant.name),
+            }),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    pub async fn tenant_view(&self, caller: &Caller, id: &str) -> Result<TenantRow, Error> {
+        caller.require_admin_read()?;
+        self.datastore
+            .tenant_get(id)
+            .await?
+            .ok_or_else(|| Error::not_found("tenant", id))
+    }
+
+    pub async fn tenant_list(
+        &self,
+        caller: &Caller,
+        limit: Option<u32>,
+        cursor: Option<String>,
+    ) -> Result<Paged<TenantRow>, Error> {
+        caller.require_admin_read()?;
+        Ok(self.datastore.tenant_list(&page(limit, cursor)?).await?)
+    }
+
+    /// Deletes a tenant and revokes its tokens. (Claims, when a tenant holds some, are the
+    /// claims API's; a tenant cannot hold any yet.)
+    pub async fn tenant_delete(&self, caller: &Caller, id: &str) -> Result<(), Error> {
+        caller.require_admin()?;
+        if !self.datastore.tenant_delete(id).await? {
+            return Err(Error::not_found("tenant", id));
+        }
+        Ok(())
+    }
+
+    /// Creates a token for a tenant (`Some`) or an admin token (`None`). The secret is in the
+    /// answer and nowhere else.
+    pub async fn token_create(
+        &self,
+        caller: &Caller,
+        tenant_id: Option<&str>,
+        params: TokenCreate,
+    ) -> Result<(TokenRow, Secret), Error> {
+        caller.require_admin()?;
+        if let Some(id) = tenant_id {
+            self.tenant_view(caller, id).await?;
+        }
+        let description = params.description.clone().unwrap_or_default();
+        if description.len() > 1024 {
+            return Err(Error::invalid("description", "must be at most 1024 bytes"));
+        }
+        let row = TokenRow {
+            id: crate::store::new_id(),
+            role: if tenant_id.is_some() {
+                Role::Tenant
+            } else {
+                Role::Admin
+            },
+            tenant_id: tenant_id.map(str::to_owned),
+            read_only: params.read_only,
+            description,
+            expires_at: expiry(&params)?,
+            created_at: crate::store::now(),
+            revoked_at: None,
+        };
+        let secret = generate_token();
+        self.datastore
+            .token_create(&row, &hash_token(secret.expose()))
+            .await?;
+        Ok((row, secret))
+    }
+
+    pub async fn token_list(
+        &self,
+        caller: &Caller,
+        tenant_id: Option<&str>,
+    ) -> Result<Vec<TokenRow>, Error> {
+        caller.require_admin_read()?;
+        if let Some(id) = tenant_id {
+            self.tenant_view(caller, id).await?;
+        }
+        Ok(self.datastore.token_list(tenant_id).await?)
+    }
+
+    pub async fn token_revoke(
+        &self,
+        caller: &Caller,
+        tenant_id: Option<&str>,
+        token_id: &str,
+    ) -> Result<(), Error> {
+        caller.require_admin()?;
+        if !self
+            .datastore
+            .token_revoke(tenant_id, token_id, &crate::store::now())
+            .await?
+        {
+            return Err(Error::not_found("token", token_id));
+        }
+        Ok(())
+    }
+}

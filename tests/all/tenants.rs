@@ -1,0 +1,192 @@
+//! Tenants and credentials: tokens shown once and stored hashed, read-only and expiring tokens,
+//! revocation at once, and an authorization sweep over every route of the OpenAPI document.
+
+use podium_tests::{ADMIN_TOKEN, Client, TestServer};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+async fn tenant(admin: &Client, name: &str) -> String {
+    let reply = admin.post("/v1/tenants", json!({"name": name})).await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text);
+    reply.body["id"].as_str().unwrap().to_owned()
+}
+
+async fn token(admin: &Client, path: &str, body: Value) -> (String, String) {
+    let reply = admin.post(path, body).await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text);
+    (
+        reply.body["token"].as_str().unwrap().to_owned(),
+        reply.body["id"].as_str().unwrap().to_owned(),
+    )
+}
+
+#[tokio::test]
+async fn tenant_tokens_are_shown_once_and_work_until_revoked() {
+    let server = TestServer::start().await;
+    let admin = server.admin();
+    let id = tenant(&admin, "acme").await;
+    let (secret, token_id) = token(&admin, &format!("/v1/tenants/{id}/tokens"), json!({})).await;
+    assert!(secret.starts_with("pdm_"));
+
+    let me = server.client(Some(&secret)).get("/v1/me").await;
+    assert_eq!(me.status, StatusCode::OK, "{}", me.text);
+    assert_eq!(me.body["role"], "tenant");
+    assert_eq!(me.body["tenant"], id.as_str());
+
+    let listed = admin.get(&format!("/v1/tenants/{id}/tokens")).await;
+    assert_eq!(listed.status, StatusCode::OK);
+    assert_eq!(listed.body["items"][0]["id"], token_id.as_str());
+    assert!(
+        !listed.text.contains(&secret),
+        "the list never shows a secret"
+    );
+
+    // Stored hashed: the database file does not hold the secret.
+    let db = std::fs::read(server.data_dir.path().join("podium.db")).unwrap_or_default();
+    assert!(!db.windows(secret.len()).any(|w| w == secret.as_bytes()));
+
+    let revoked = admin
+        .delete(&format!("/v1/tenants/{id}/tokens/{token_id}"))
+        .await;
+    assert_eq!(revoked.status, StatusCode::NO_CONTENT, "{}", revoked.text);
+    let after = server.client(Some(&secret)).get("/v1/me").await;
+    assert_eq!(after.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(after.message(), "this token was revoked");
+}
+
+#[tokio::test]
+async fn expired_tokens_are_refused_and_read_only_tokens_cannot_write() {
+    let server = TestServer::start().await;
+    let admin = server.admin();
+    let (short, _) = token(&admin, "/v1/admin/tokens", json!({"expires_in": 1})).await;
+    assert_eq!(
+        server.client(Some(&short)).get("/v1/plugins").await.status,
+        StatusCode::OK
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let expired = server.client(Some(&short)).get("/v1/plugins").await;
+    assert_eq!(expired.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(expired.message(), "this token has expired");
+
+    let (reader, _) = token(&admin, "/v1/admin/tokens", json!({"read_only": true})).await;
+    let reader = server.client(Some(&reader));
+    assert_eq!(reader.get("/v1/tenants").await.status, StatusCode::OK);
+    let write = reader.post("/v1/tenants", json!({"name": "nope"})).await;
+    assert_eq!(write.status, StatusCode::FORBIDDEN, "{}", write.text);
+
+    let past = admin
+        .post(
+            "/v1/admin/tokens",
+            json!({"expires_at": "2001-01-01T00:00:00Z"}),
+        )
+        .await;
+    assert_eq!(past.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(past.field(), "expires_at");
+    let dup = admin.post("/v1/tenants", json!({"name": "t1"})).await;
+    assert_eq!(dup.status, StatusCode::CREATED);
+    let dup = admin.post("/v1/tenants", json!({"name": "t1"})).await;
+    assert_eq!(dup.status, StatusCode::CONFLICT);
+    assert_eq!(dup.field(), "name");
+}
+
+/// Every route of the OpenAPI document (so a new endpoint cannot be forgotten), with no token,
+/// a malformed token, an unknown token, a tenant token, a read-only admin token and the admin.
+#[tokio::test]
+async fn authorization_sweep_over_every_route() {
+    let server = TestServer::start().await;
+    let admin = server.admin();
+    let tenant_id = tenant(&admin, "sweep").await;
+    let (tenant_token, _) = token(
+        &admin,
+        &format!("/v1/tenants/{tenant_id}/tokens"),
+        json!({}),
+    )
+    .await;
+    let (reader_token, _) = token(&admin, "/v1/admin/tokens", json!({"read_only": true})).await;
+    let openapi = server.client(None).get("/openapi.json").await.body;
+    let public = ["/healthz", "/openapi.json"];
+    // Routes any authenticated caller may use.
+    let anyone = ["/v1/me"];
+    let mut checked = 0;
+    for (path, ops) in openapi["paths"].as_object().unwrap() {
+        let concrete = path
+            .split('/')
+            .map(|seg| {
+                if seg.starts_with('{') {
+                    "00000000-0000-0000-0000-000000000000"
+                } else {
+                    seg
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("/");
+        for method in ops.as_object().unwrap().keys() {
+            let method = Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
+            let body = (method != Method::GET && method != Method::DELETE).then(|| json!({}));
+            let send = |token: Option<&str>| {
+                let client = server.client(token);
+                let (method, concrete, body) = (method.clone(), concrete.clone(), body.clone());
+                async move {
+                    client
+                        .send(method, &concrete, body.map(podium_tests::Body::Json))
+                        .await
+                }
+            };
+            if public.contains(&path.as_str()) {
+                continue;
+            }
+            for bad in [
+                None,
+                Some("garbage"),
+                Some("pdm_unknown-token-unknown-token-00"),
+            ] {
+                let reply = send(bad).await;
+                assert_eq!(
+                    reply.status,
+                    StatusCode::UNAUTHORIZED,
+                    "{method} {path} with {bad:?}"
+                );
+                assert_eq!(reply.code(), "unauthenticated");
+            }
+            let as_tenant = send(Some(&tenant_token)).await;
+            if anyone.contains(&path.as_str()) {
+                assert!(
+                    as_tenant.status.is_success(),
+                    "{method} {path} as tenant: {}",
+                    as_tenant.text
+                );
+            } else {
+                assert_eq!(
+                    as_tenant.status,
+                    StatusCode::FORBIDDEN,
+                    "{method} {path} as tenant: {}",
+                    as_tenant.text
+                );
+            }
+            let as_reader = send(Some(&reader_token)).await;
+            if method == Method::GET {
+                assert_ne!(
+                    as_reader.status,
+                    StatusCode::FORBIDDEN,
+                    "{method} {path} read-only"
+                );
+            } else {
+                assert_eq!(
+                    as_reader.status,
+                    StatusCode::FORBIDDEN,
+                    "{method} {path} read-only: {}",
+                    as_reader.text
+                );
+            }
+            let as_admin = send(Some(ADMIN_TOKEN)).await;
+            assert!(
+                as_admin.status != StatusCode::UNAUTHORIZED
+                    && as_admin.status != StatusCode::FORBIDDEN,
+                "{method} {path} as admin: {}",
+                as_admin.text
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 25, "only {checked} routes checked");
+}
