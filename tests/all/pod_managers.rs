@@ -626,6 +626,33 @@ async fn delete_removes_the_pod_manager_and_its_hosts() {
     .await;
 
     let path = format!("/v1/pod_managers/{uuid}");
+    // While a tenant holds one of its hosts, the pod manager stays, and the answer says why.
+    // (The claims API binds hosts the same way: through the host's claim.)
+    let claimed = string(&hosts[0], "id");
+    let store = server.podium.datastore();
+    assert!(
+        store
+            .host_set_claim(&claimed, Some("claim-1"), "2026-01-01T00:00:00Z")
+            .await
+            .unwrap()
+    );
+    let reply = delete(&admin, &path).await;
+    assert_eq!(reply.status, StatusCode::CONFLICT, "{}", reply.text);
+    assert_eq!(reply.code(), "pod_manager_in_use");
+    assert!(reply.message().contains("claimed"), "{}", reply.text);
+    assert_eq!(
+        admin.get(&path).await.status,
+        StatusCode::OK,
+        "nothing was deleted"
+    );
+    assert_eq!(items(&admin.get(&hosts_path).await).len(), hosts.len());
+    assert!(
+        store
+            .host_set_claim(&claimed, None, "2026-01-01T00:00:01Z")
+            .await
+            .unwrap()
+    );
+
     let reply = delete(&admin, &path).await;
     assert_eq!(reply.status, StatusCode::NO_CONTENT, "{}", reply.text);
 

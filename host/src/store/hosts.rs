@@ -367,6 +367,22 @@ impl Datastore {
         Ok(true)
     }
 
+    /// Binds a host to a claim, or frees it (`None`).
+    pub async fn host_set_claim(
+        &self,
+        id: &str,
+        claim_id: Option<&str>,
+        now: &str,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query("UPDATE hosts SET claim_id = $2, updated_at = $3 WHERE id = $1")
+            .bind(id)
+            .bind(claim_id)
+            .bind(now)
+            .execute(self.pool())
+            .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
     pub async fn host_set_power(
         &self,
         id: &str,
