@@ -55,7 +55,7 @@ const LABEL_KEY_MAX: usize = 63;
 const LABEL_VALUE_MAX: usize = 63;
 const LABELS_MAX: usize = 64;
 
-fn validate_labels(labels: &BTreeMap<String, String>) -> Result<(), Error> {
+pub(crate) fn validate_labels(labels: &BTreeMap<String, String>) -> Result<(), Error> {
     if labels.len() > LABELS_MAX {
         return Err(Error::invalid(
             "labels",

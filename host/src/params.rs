@@ -285,3 +285,28 @@ pub struct TokenCreate {
     #[serde(default)]
     pub description: Option<String>,
 }
+
+/// `POST /v1/grants`: let a tenant claim hosts of a pod manager.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GrantCreate {
+    /// The tenant's id.
+    pub tenant: String,
+    /// The pod manager's uuid.
+    pub pod_manager: String,
+    /// Labels a host must all carry to be claimable under this grant; all hosts when empty.
+    #[serde(default)]
+    pub selector: BTreeMap<String, String>,
+    /// At most this many hosts at once; no limit when absent.
+    #[serde(default)]
+    pub max_hosts: Option<u32>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct GrantQuery {
+    pub tenant: Option<String>,
+    pub pod_manager: Option<String>,
+    pub limit: Option<u32>,
+    pub cursor: Option<String>,
+}

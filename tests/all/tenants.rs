@@ -190,3 +190,84 @@ async fn authorization_sweep_over_every_route() {
     }
     assert!(checked >= 25, "only {checked} routes checked");
 }
+
+#[tokio::test]
+async fn grants_name_a_tenant_and_a_pod_manager_and_refuse_bad_references() {
+    let server = TestServer::start().await;
+    let admin = server.admin();
+    let tenant_id = tenant(&admin, "grantee").await;
+    let pm = admin
+        .post(
+            "/v1/pod_managers",
+            json!({"name": "site", "url": "http://127.0.0.1:9", "auth": {"username": "u", "password": "p"}}),
+        )
+        .await;
+    assert_eq!(pm.status, StatusCode::CREATED, "{}", pm.text);
+    let pm = pm.body["uuid"].as_str().unwrap().to_owned();
+
+    let minimal = admin
+        .post(
+            "/v1/grants",
+            json!({"tenant": tenant_id, "pod_manager": pm}),
+        )
+        .await;
+    assert_eq!(minimal.status, StatusCode::CREATED, "{}", minimal.text);
+    assert_eq!(minimal.body["tenant"], tenant_id.as_str());
+    assert_eq!(minimal.body["pod_manager"], pm.as_str());
+    assert_eq!(minimal.body["selector"], json!({}));
+    assert_eq!(minimal.body["max_hosts"], Value::Null);
+    let id = minimal.body["id"].as_str().unwrap().to_owned();
+
+    let again = admin
+        .post(
+            "/v1/grants",
+            json!({"tenant": tenant_id, "pod_manager": pm}),
+        )
+        .await;
+    assert_eq!(again.status, StatusCode::CONFLICT, "{}", again.text);
+
+    for (body, field) in [
+        (json!({"tenant": "nope", "pod_manager": pm}), "tenant"),
+        (
+            json!({"tenant": tenant_id, "pod_manager": "nope"}),
+            "pod_manager",
+        ),
+        (
+            json!({"tenant": tenant_id, "pod_manager": pm, "max_hosts": 0}),
+            "max_hosts",
+        ),
+        (
+            json!({"tenant": tenant_id, "pod_manager": pm, "selector": {"bad key!": "x"}}),
+            "selector.bad key!",
+        ),
+        (json!({"tenant": tenant_id}), "pod_manager"),
+    ] {
+        let reply = admin.post("/v1/grants", body.clone()).await;
+        assert_eq!(
+            reply.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{body}: {}",
+            reply.text
+        );
+        assert_eq!(reply.field(), field, "{body}: {}", reply.text);
+    }
+
+    let listed = admin.get(&format!("/v1/grants?tenant={tenant_id}")).await;
+    assert_eq!(listed.body["items"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        admin.get(&format!("/v1/grants/{id}")).await.status,
+        StatusCode::OK
+    );
+    // Deleting the tenant removes its grants.
+    assert_eq!(
+        admin
+            .delete(&format!("/v1/tenants/{tenant_id}"))
+            .await
+            .status,
+        StatusCode::NO_CONTENT
+    );
+    assert_eq!(
+        admin.get(&format!("/v1/grants/{id}")).await.status,
+        StatusCode::NOT_FOUND
+    );
+}

@@ -6,6 +6,7 @@
 
 mod error;
 mod extract;
+mod grants;
 mod hosts;
 mod plugins;
 mod pod_managers;
@@ -38,6 +39,7 @@ use crate::error::Error;
          (name = "pod_managers", description = "Sites and the Redfish services in front of their machines (admin)"),
          (name = "hosts", description = "The machines behind pod managers (admin)"),
          (name = "operations", description = "Driver actions and their outcome (admin)"),
+         (name = "grants", description = "Which tenant may claim hosts of which pod manager (admin)"),
          (name = "tenants", description = "Tenants and credentials (admin); who am I (anyone)"),
          (name = "health", description = "Liveness"))
 )]
@@ -92,6 +94,8 @@ pub fn routes() -> (Router<Podium>, utoipa::openapi::OpenApi) {
         ))
         .routes(routes!(tenants::admin_token_revoke))
         .routes(routes!(tenants::me))
+        .routes(routes!(grants::grant_list, grants::grant_create))
+        .routes(routes!(grants::grant_view, grants::grant_delete))
         .split_for_parts()
 }
 

@@ -215,6 +215,7 @@ impl Datastore {
         for sql in [
             "DELETE FROM host_labels WHERE host_id IN (SELECT id FROM hosts WHERE pod_manager = $1)",
             "DELETE FROM operations WHERE pod_manager = $1",
+            "DELETE FROM grants WHERE pod_manager = $1",
             "DELETE FROM hosts WHERE pod_manager = $1",
             "DELETE FROM pod_manager_status_history WHERE pod_manager = $1",
         ] {

@@ -1,0 +1,89 @@
+//! `/v1/grants`: which tenant may claim hosts of which pod manager (admin only).
+
+use std::collections::BTreeMap;
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+
+use super::error::{ApiResult, ErrorBody};
+use super::extract::{AdminCaller, ApiJson, ApiQuery};
+use super::views::List;
+use crate::app::Podium;
+use crate::grants::Grant;
+use crate::params::{GrantCreate, GrantQuery};
+
+/// A tenant's right to claim hosts of a pod manager.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub(super) struct GrantView {
+    id: String,
+    tenant: String,
+    pod_manager: String,
+    /// Labels a host must all carry; every host of the pod manager when empty.
+    selector: BTreeMap<String, String>,
+    /// At most this many hosts at once; `null` for no limit.
+    max_hosts: Option<i64>,
+    created_at: String,
+}
+
+impl From<Grant> for GrantView {
+    fn from(g: Grant) -> GrantView {
+        GrantView {
+            id: g.row.id,
+            tenant: g.row.tenant_id,
+            pod_manager: g.row.pod_manager,
+            selector: g.selector,
+            max_hosts: g.row.max_hosts,
+            created_at: g.row.created_at,
+        }
+    }
+}
+
+#[utoipa::path(post, path = "/v1/grants", tag = "grants", request_body = GrantCreate,
+    responses((status = 201, body = GrantView), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn grant_create(
+    State(podium): State<Podium>,
+    AdminCaller(caller): AdminCaller,
+    ApiJson(params): ApiJson<GrantCreate>,
+) -> ApiResult<(StatusCode, Json<GrantView>)> {
+    let grant = podium.grant_create(&caller, params).await?;
+    Ok((StatusCode::CREATED, Json(grant.into())))
+}
+
+#[utoipa::path(get, path = "/v1/grants", tag = "grants", params(GrantQuery),
+    responses((status = 200, body = List<GrantView>)),
+    security(("bearer" = [])))]
+pub(super) async fn grant_list(
+    State(podium): State<Podium>,
+    AdminCaller(caller): AdminCaller,
+    ApiQuery(q): ApiQuery<GrantQuery>,
+) -> ApiResult<Json<List<GrantView>>> {
+    let paged = podium
+        .grant_list(&caller, q.tenant, q.pod_manager, q.limit, q.cursor)
+        .await?;
+    Ok(Json(List::from_paged(paged)))
+}
+
+#[utoipa::path(get, path = "/v1/grants/{id}", tag = "grants", params(("id" = String, Path)),
+    responses((status = 200, body = GrantView), (status = 404, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn grant_view(
+    State(podium): State<Podium>,
+    AdminCaller(caller): AdminCaller,
+    Path(id): Path<String>,
+) -> ApiResult<Json<GrantView>> {
+    Ok(Json(podium.grant_view(&caller, &id).await?.into()))
+}
+
+#[utoipa::path(delete, path = "/v1/grants/{id}", tag = "grants", params(("id" = String, Path)),
+    responses((status = 204), (status = 404, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn grant_delete(
+    State(podium): State<Podium>,
+    AdminCaller(caller): AdminCaller,
+    Path(id): Path<String>,
+) -> ApiResult<StatusCode> {
+    podium.grant_delete(&caller, &id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}

@@ -1,0 +1,126 @@
+//! Grants (Metal3's host deploy policy), the application side: the admin lets a tenant claim
+//! hosts of a pod manager, optionally narrowed by a label selector and a maximum number of hosts.
+
+use std::collections::BTreeMap;
+
+use crate::app::Podium;
+use crate::auth::Caller;
+use crate::error::Error;
+use crate::params::GrantCreate;
+use crate::pod_managers::page;
+use crate::store::{GrantRow, Paged};
+
+/// A grant with its selector decoded.
+#[derive(Clone, Debug)]
+pub struct Grant {
+    pub row: GrantRow,
+    pub selector: BTreeMap<String, String>,
+}
+
+impl Grant {
+    fn from_row(row: GrantRow) -> Result<Grant, Error> {
+        let selector = serde_json::from_str(&row.selector)
+            .map_err(|e| Error::Internal(anyhow::anyhow!("stored selector: {e}")))?;
+        Ok(Grant { row, selector })
+    }
+}
+
+impl Podium {
+    pub async fn grant_create(&self, caller: &Caller, params: GrantCreate) -> Result<Grant, Error> {
+        caller.require_admin()?;
+        if self.datastore.tenant_get(&params.tenant).await?.is_none() {
+            return Err(Error::invalid(
+                "tenant",
+                format!("no tenant `{}`", params.tenant),
+            ));
+        }
+        if self
+            .datastore
+            .pod_manager_get(&params.pod_manager)
+            .await?
+            .is_none()
+        {
+            return Err(Error::invalid(
+                "pod_manager",
+                format!("no pod manager `{}`", params.pod_manager),
+            ));
+        }
+        crate::hosts::validate_labels(&params.selector).map_err(|e| match e {
+            Error::Invalid { field, message } => Error::Invalid {
+                field: field.map(|f| f.replacen("labels", "selector", 1)),
+                message,
+            },
+            other => other,
+        })?;
+        if params.max_hosts == Some(0) {
+            return Err(Error::invalid(
+                "max_hosts",
+                "must be at least 1 (delete the grant instead)",
+            ));
+        }
+        let row = GrantRow {
+            id: crate::store::new_id(),
+            tenant_id: params.tenant,
+            pod_manager: params.pod_manager,
+            selector: serde_json::to_string(&params.selector).expect("labels serialize"),
+            max_hosts: params.max_hosts.map(i64::from),
+            created_at: crate::store::now(),
+        };
+        match self.datastore.grant_create(&row).await {
+            Ok(()) => Grant::from_row(row),
+            Err(crate::store::StoreError::Conflict(_)) => Err(Error::ConflictField {
+                code: "grant_exists",
+                field: "pod_manager".into(),
+                message:
+                    "this tenant already has a grant for this pod manager; delete it to change it"
+                        .into(),
+            }),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    pub async fn grant_view(&self, caller: &Caller, id: &str) -> Result<Grant, Error> {
+        caller.require_admin_read()?;
+        let row = self
+            .datastore
+            .grant_get(id)
+            .await?
+            .ok_or_else(|| Error::not_found("grant", id))?;
+        Grant::from_row(row)
+    }
+
+    pub async fn grant_list(
+        &self,
+        caller: &Caller,
+        tenant: Option<String>,
+        pod_manager: Option<String>,
+        limit: Option<u32>,
+        cursor: Option<String>,
+    ) -> Result<Paged<Grant>, Error> {
+        caller.require_admin_read()?;
+        let paged = self
+            .datastore
+            .grant_list(
+                tenant.as_deref(),
+                pod_manager.as_deref(),
+                &page(limit, cursor)?,
+            )
+            .await?;
+        Ok(Paged {
+            items: paged
+                .items
+                .into_iter()
+                .map(Grant::from_row)
+                .collect::<Result<_, _>>()?,
+            next: paged.next,
+        })
+    }
+
+    pub async fn grant_delete(&self, caller: &Caller, id: &str) -> Result<(), Error> {
+        caller.require_admin()?;
+        if !self.datastore.grant_delete(id).await? {
+            return Err(Error::not_found("grant", id));
+        }
+        Ok(())
+    }
+}

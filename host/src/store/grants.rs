@@ -1,0 +1,83 @@
+//! Stored grants: which tenant may claim hosts of which pod manager.
+
+use sqlx::Row;
+
+use super::{Datastore, Page, Paged, StoreError};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GrantRow {
+    pub id: String,
+    pub tenant_id: String,
+    pub pod_manager: String,
+    /// JSON object of labels a host must all carry.
+    pub selector: String,
+    pub max_hosts: Option<i64>,
+    pub created_at: String,
+}
+
+const COLUMNS: &str = "id, tenant_id, pod_manager, selector, max_hosts, created_at";
+
+fn row(r: &sqlx::any::AnyRow) -> Result<GrantRow, StoreError> {
+    Ok(GrantRow {
+        id: r.try_get("id")?,
+        tenant_id: r.try_get("tenant_id")?,
+        pod_manager: r.try_get("pod_manager")?,
+        selector: r.try_get("selector")?,
+        max_hosts: r.try_get("max_hosts")?,
+        created_at: r.try_get("created_at")?,
+    })
+}
+
+impl Datastore {
+    pub async fn grant_create(&self, g: &GrantRow) -> Result<(), StoreError> {
+        sqlx::query(&format!(
+            "INSERT INTO grants ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)"
+        ))
+        .bind(&g.id)
+        .bind(&g.tenant_id)
+        .bind(&g.pod_manager)
+        .bind(&g.selector)
+        .bind(g.max_hosts)
+        .bind(&g.created_at)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    pub async fn grant_get(&self, id: &str) -> Result<Option<GrantRow>, StoreError> {
+        let r = sqlx::query(&format!("SELECT {COLUMNS} FROM grants WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(self.pool())
+            .await?;
+        r.as_ref().map(row).transpose()
+    }
+
+    /// Grants, optionally of one tenant or one pod manager.
+    pub async fn grant_list(
+        &self,
+        tenant_id: Option<&str>,
+        pod_manager: Option<&str>,
+        page: &Page,
+    ) -> Result<Paged<GrantRow>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM grants WHERE ($1 = '' OR tenant_id = $1) AND ($2 = '' OR pod_manager = $2) \
+             AND id > $3 ORDER BY id LIMIT $4"
+        ))
+        .bind(tenant_id.unwrap_or(""))
+        .bind(pod_manager.unwrap_or(""))
+        .bind(page.cursor.as_deref().unwrap_or(""))
+        .bind(i64::from(page.limit) + 1)
+        .fetch_all(self.pool())
+        .await?;
+        let items = rows.iter().map(row).collect::<Result<Vec<_>, _>>()?;
+        Ok(Paged::from_rows(items, page.limit, |g| g.id.clone()))
+    }
+
+    pub async fn grant_delete(&self, id: &str) -> Result<bool, StoreError> {
+        let done = sqlx::query("DELETE FROM grants WHERE id = $1")
+            .bind(id)
+            .execute(self.pool())
+            .await?;
+        Ok(done.rows_affected() == 1)
+    }
+}
