@@ -303,18 +303,7 @@ impl Podium {
             .host_get(host_id)
             .await?
             .ok_or_else(|| Error::not_found("host", host_id))?;
-        let op = OperationRow {
-            id: crate::store::new_id(),
-            kind: kind.into(),
-            status: "queued".into(),
-            pod_manager: host.pod_manager.clone(),
-            host_id: Some(host.id.clone()),
-            request,
-            error: None,
-            created_at: crate::store::now(),
-            started_at: None,
-            finished_at: None,
-        };
+        let op = queued(kind, &host.pod_manager, Some(&host.id), request);
         self.datastore.operation_create(&op).await?;
         let podium = self.clone();
         let op_id = op.id.clone();
@@ -330,18 +319,7 @@ impl Podium {
     ) -> Result<OperationRow, Error> {
         caller.require_admin()?;
         self.pod_manager_view(caller, uuid).await?;
-        let op = OperationRow {
-            id: crate::store::new_id(),
-            kind: "sync".into(),
-            status: "queued".into(),
-            pod_manager: uuid.to_owned(),
-            host_id: None,
-            request: "{}".into(),
-            error: None,
-            created_at: crate::store::now(),
-            started_at: None,
-            finished_at: None,
-        };
+        let op = queued("sync", uuid, None, "{}".into());
         self.datastore.operation_create(&op).await?;
         let podium = self.clone();
         let (op_id, uuid) = (op.id.clone(), uuid.to_owned());
@@ -462,6 +440,22 @@ impl Podium {
     ) -> Result<Paged<OperationRow>, Error> {
         caller.require_admin_read()?;
         Ok(self.datastore.operation_list(&filter, &page).await?)
+    }
+}
+
+/// A new operation, queued.
+fn queued(kind: &str, pod_manager: &str, host_id: Option<&str>, request: String) -> OperationRow {
+    OperationRow {
+        id: crate::store::new_id(),
+        kind: kind.into(),
+        status: "queued".into(),
+        pod_manager: pod_manager.to_owned(),
+        host_id: host_id.map(str::to_owned),
+        request,
+        error: None,
+        created_at: crate::store::now(),
+        started_at: None,
+        finished_at: None,
     }
 }
 

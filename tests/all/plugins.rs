@@ -189,3 +189,52 @@ async fn plugins_in_the_plugin_directory_are_registered_at_start_and_broken_ones
         "the three bundled plugins and faulty: {items:?}"
     );
 }
+
+/// A restart loses no uploaded plugin: the bytes come back from the database (this process has
+/// never seen them), and the compiled artefact from the data directory's cache.
+#[tokio::test]
+async fn uploaded_plugins_survive_a_restart_and_are_not_recompiled() {
+    let server = TestServer::start_with(|c| c.compiled_dir = None).await;
+    let uploaded = server
+        .admin()
+        .post_bytes("/v1/plugins", "application/wasm", guests::FAULTY.to_vec())
+        .await;
+    assert_eq!(uploaded.status, StatusCode::CREATED, "{}", uploaded.text);
+    let sha = uploaded.body["sha256"].as_str().unwrap().to_owned();
+    let compiled = server.data_dir.path().join("compiled");
+    let cached = |dir: &std::path::Path| {
+        std::fs::read_dir(dir)
+            .map(|d| {
+                d.filter_map(Result::ok)
+                    .filter(|e| e.file_name().to_string_lossy().starts_with(sha.as_str()))
+                    .count()
+            })
+            .unwrap_or(0)
+    };
+    assert_eq!(
+        cached(&compiled),
+        1,
+        "compiled once, into the data directory"
+    );
+
+    let server = server.restart().await;
+    let listed = server.admin().get(&format!("/v1/plugins/{sha}")).await;
+    assert_eq!(listed.status, StatusCode::OK, "{}", listed.text);
+    assert_eq!(listed.body["name"], "faulty");
+    // Used as a driver, it is loaded from the stored bytes.
+    let pm = server
+        .admin()
+        .post(
+            "/v1/pod_managers",
+            serde_json::json!({"name": "after-restart", "url": "http://127.0.0.1:9",
+                "driver": {"name": "faulty", "config": {"fault": "ok"}}}),
+        )
+        .await;
+    assert_eq!(pm.status, StatusCode::CREATED, "{}", pm.text);
+    assert_eq!(pm.body["driver"]["sha256"], sha.as_str());
+    assert_eq!(
+        cached(&server.data_dir.path().join("compiled")),
+        1,
+        "the cache was reused"
+    );
+}

@@ -67,6 +67,33 @@ impl TestServer {
             _ => None,
         };
         adjust(&mut config);
+        TestServer::launch(config, data_dir, database).await
+    }
+
+    /// Stops this server and starts another on the same data directory and database (and a
+    /// compile cache of its own in the data directory), as a restart of Podium would.
+    pub async fn restart(mut self) -> TestServer {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        let _ = tokio::time::timeout(Duration::from_secs(10), &mut self.task).await;
+        let data_dir =
+            std::mem::replace(&mut self.data_dir, tempfile::tempdir().expect("temp dir"));
+        let database = self.database.take();
+        let mut config = ServeConfig::new(
+            SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
+            data_dir.path().to_path_buf(),
+        );
+        config.admin_token = Some(Secret::new(ADMIN_TOKEN));
+        config.database_url = database.as_ref().map(|db| Secret::new(db.url.clone()));
+        TestServer::launch(config, data_dir, database).await
+    }
+
+    async fn launch(
+        config: ServeConfig,
+        data_dir: tempfile::TempDir,
+        database: Option<PostgresDatabase>,
+    ) -> TestServer {
         let started = server::start(&config).await.expect("starting podium");
         let url = format!(
             "http://{}",

@@ -1,9 +1,8 @@
 //! The datastore: the only module that knows SQL.
 //!
 //! One code path serves SQLite (embedded, the default) and PostgreSQL through sqlx's `Any`
-//! driver; each database has its own migrations folder (`host/migrations/{sqlite,postgres}`)
-//! with the same tables. Timestamps are RFC 3339 text and flags are integers, which both
-//! databases store and compare the same way.
+//! driver, with one set of migrations (`host/migrations/`) in the SQL both accept: timestamps
+//! are RFC 3339 text, flags are integers, bytes are `BYTEA` (which SQLite stores as a blob).
 //!
 //! **Architecture Invariant:** every function takes who is asking (or is crate-private and only
 //! called after the application layer checked it); queries of tenant-owned rows filter by tenant
@@ -114,11 +113,10 @@ impl Datastore {
     }
 
     async fn migrate(&self) -> Result<(), StoreError> {
-        let migrator = match self.backend {
-            Backend::Sqlite => sqlx::migrate!("./migrations/sqlite"),
-            Backend::Postgres => sqlx::migrate!("./migrations/postgres"),
-        };
-        migrator.run(&self.pool).await.map_err(StoreError::Migrate)
+        sqlx::migrate!("./migrations")
+            .run(&self.pool)
+            .await
+            .map_err(StoreError::Migrate)
     }
 
     pub fn backend(&self) -> Backend {
