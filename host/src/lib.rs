@@ -5,6 +5,7 @@ pub mod api;
 pub mod app;
 pub mod auth;
 pub mod bundled;
+pub mod claims;
 pub mod error;
 pub mod grants;
 pub mod hosts;

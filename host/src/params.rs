@@ -310,3 +310,57 @@ pub struct GrantQuery {
     pub limit: Option<u32>,
     pub cursor: Option<String>,
 }
+
+/// What a claimed host runs.
+#[derive(Clone, Debug, Deserialize, serde::Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ImageParams {
+    pub url: String,
+    #[serde(default)]
+    pub checksum: Option<String>,
+    /// `md5`, `sha256` or `sha512`.
+    #[serde(default)]
+    pub checksum_type: Option<String>,
+    /// `raw`, `qcow2` or `live-iso`.
+    #[serde(default)]
+    pub format: Option<String>,
+}
+
+/// `POST /v1/claims`.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClaimCreate {
+    /// A pod manager granted to the tenant; any granted one when absent.
+    #[serde(default)]
+    pub pod_manager: Option<String>,
+    /// Labels the host must carry (besides the grant's).
+    #[serde(default)]
+    pub selector: BTreeMap<String, String>,
+    #[serde(default)]
+    pub min_cpu: Option<u32>,
+    #[serde(default)]
+    pub min_memory_mib: Option<u64>,
+    pub image: ImageParams,
+    #[serde(default)]
+    pub user_data: Option<String>,
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub meta_data: Option<serde_json::Value>,
+    /// Only where the pod manager's network config owner is `consumer`.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub network_data: Option<serde_json::Value>,
+    /// Default `true`.
+    #[serde(default)]
+    pub online: Option<bool>,
+}
+
+/// `PATCH /v1/claims/{id}`.
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClaimUpdate {
+    #[serde(default)]
+    pub online: Option<bool>,
+    #[serde(default)]
+    pub user_data: Option<String>,
+}

@@ -689,6 +689,7 @@ impl Podium {
             loop {
                 tick.tick().await;
                 podium.pod_managers_probe_all().await;
+                podium.claims_bind_pending().await;
             }
         });
         let podium = self.clone();

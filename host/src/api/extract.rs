@@ -164,3 +164,50 @@ impl FromRequestParts<Podium> for AdminCaller {
         Ok(AdminCaller(caller))
     }
 }
+
+/// The caller of a route tenants may use, refused before the body is read if its token is
+/// read-only and the method writes.
+#[derive(Debug)]
+pub(super) struct WritableCaller(pub Caller);
+
+impl FromRequestParts<Podium> for WritableCaller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        podium: &Podium,
+    ) -> Result<WritableCaller, ApiError> {
+        let caller = Caller::from_request_parts(parts, podium).await?;
+        let read_only = match &caller {
+            Caller::Admin { read_only, .. } | Caller::Tenant { read_only, .. } => *read_only,
+        };
+        if read_only
+            && parts.method != axum::http::Method::GET
+            && parts.method != axum::http::Method::HEAD
+        {
+            return Err(Error::Forbidden("this token is read-only".into()).into());
+        }
+        Ok(WritableCaller(caller))
+    }
+}
+
+/// The caller of a route only tenants may use (making a claim), checked before the body is read.
+#[derive(Debug)]
+pub(super) struct TenantCaller(pub Caller);
+
+impl FromRequestParts<Podium> for TenantCaller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        podium: &Podium,
+    ) -> Result<TenantCaller, ApiError> {
+        let WritableCaller(caller) = WritableCaller::from_request_parts(parts, podium).await?;
+        if matches!(caller, Caller::Admin { .. }) {
+            return Err(
+                Error::Forbidden("claims are made by tenants: use a tenant token".into()).into(),
+            );
+        }
+        Ok(TenantCaller(caller))
+    }
+}

@@ -4,6 +4,7 @@
 //! The router and the OpenAPI document come from the same `routes!` declarations, so the
 //! document cannot drift from the routes (and the authorization sweep test walks it).
 
+mod claims;
 mod error;
 mod extract;
 mod grants;
@@ -40,6 +41,7 @@ use crate::error::Error;
          (name = "hosts", description = "The machines behind pod managers (admin)"),
          (name = "operations", description = "Driver actions and their outcome (admin)"),
          (name = "grants", description = "Which tenant may claim hosts of which pod manager (admin)"),
+         (name = "claims", description = "A tenant's claims on hosts (tenants; admins read)"),
          (name = "tenants", description = "Tenants and credentials (admin); who am I (anyone)"),
          (name = "health", description = "Liveness"))
 )]
@@ -96,6 +98,12 @@ pub fn routes() -> (Router<Podium>, utoipa::openapi::OpenApi) {
         .routes(routes!(tenants::me))
         .routes(routes!(grants::grant_list, grants::grant_create))
         .routes(routes!(grants::grant_view, grants::grant_delete))
+        .routes(routes!(claims::claim_list, claims::claim_create))
+        .routes(routes!(
+            claims::claim_view,
+            claims::claim_update,
+            claims::claim_delete
+        ))
         .split_for_parts()
 }
 

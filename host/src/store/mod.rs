@@ -8,6 +8,7 @@
 //! called after the application layer checked it); queries of tenant-owned rows filter by tenant
 //! here, never in handlers.
 
+mod claims;
 mod grants;
 mod hosts;
 mod operations;
@@ -16,6 +17,7 @@ mod pod_managers;
 mod tenants;
 mod tokens;
 
+pub use claims::{BindOutcome, ClaimRow};
 pub use grants::GrantRow;
 pub use hosts::{HostFilter, HostRow, SyncSummary};
 pub use operations::{OperationFilter, OperationRow};

@@ -58,6 +58,10 @@ impl Datastore {
     /// Deletes a tenant and its tokens.
     pub async fn tenant_delete(&self, id: &str) -> Result<bool, StoreError> {
         let mut tx = self.begin_write().await?;
+        sqlx::query("DELETE FROM claims WHERE tenant_id = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
         sqlx::query("DELETE FROM grants WHERE tenant_id = $1")
             .bind(id)
             .execute(&mut *tx)

@@ -1,0 +1,159 @@
+//! `/v1/claims`: a tenant's claims on hosts (a tenant sees its own; an admin sees all).
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+
+use super::error::{ApiResult, ErrorBody};
+use super::extract::{ApiJson, TenantCaller, WritableCaller};
+use super::views::List;
+use crate::app::Podium;
+use crate::auth::Caller;
+use crate::params::{ClaimCreate, ClaimUpdate};
+use crate::store::{ClaimRow, HostRow};
+
+/// The consumer's view of its host: hardware data, power and provisioning state. Never the BMC,
+/// its credentials, the pod manager's URL or the driver's system id.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub(super) struct ClaimedHostView {
+    id: String,
+    name: String,
+    uuid: Option<String>,
+    manufacturer: Option<String>,
+    model: Option<String>,
+    cpu_count: i64,
+    memory_mib: i64,
+    /// `[{"name", "mac", "speed_mbps"}]`.
+    #[schema(value_type = Vec<Object>)]
+    nics: serde_json::Value,
+    power_state: String,
+    provisioning_state: String,
+    /// Addresses IPAM holds for the host (none until IPAM is wired to claims).
+    addresses: Vec<String>,
+}
+
+/// A claim.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub(super) struct ClaimView {
+    id: String,
+    /// `pending`, `bound`, `releasing` or `failed`.
+    state: String,
+    /// Why it waits or failed.
+    reason: Option<String>,
+    tenant: String,
+    pod_manager: String,
+    selector: std::collections::BTreeMap<String, String>,
+    min_cpu: i64,
+    min_memory_mib: i64,
+    #[schema(value_type = Object)]
+    image: serde_json::Value,
+    online: bool,
+    has_user_data: bool,
+    host: Option<ClaimedHostView>,
+    created_at: String,
+    updated_at: String,
+}
+
+fn view((c, h): (ClaimRow, Option<HostRow>)) -> ClaimView {
+    let nics: Vec<serde_json::Value> = serde_json::from_str::<Vec<serde_json::Value>>(
+        h.as_ref().map_or("[]", |h| h.nics.as_str()),
+    )
+    .unwrap_or_default()
+    .into_iter()
+    .map(|n| serde_json::json!({"name": n["name"], "mac": n["mac"], "speed_mbps": n["speed_mbps"]}))
+    .collect();
+    ClaimView {
+        id: c.id,
+        state: c.state,
+        reason: c.reason,
+        tenant: c.tenant_id,
+        pod_manager: c.pod_manager,
+        selector: serde_json::from_str(&c.selector).unwrap_or_default(),
+        min_cpu: c.min_cpu,
+        min_memory_mib: c.min_memory_mib,
+        image: serde_json::from_str(&c.image).unwrap_or_default(),
+        online: c.online,
+        has_user_data: c.user_data.is_some(),
+        host: h.map(|h| ClaimedHostView {
+            id: h.id,
+            name: h.name,
+            uuid: h.uuid,
+            manufacturer: h.manufacturer,
+            model: h.model,
+            cpu_count: h.cpu_count,
+            memory_mib: h.memory_mib,
+            nics: serde_json::Value::Array(nics),
+            power_state: h.power_state,
+            provisioning_state: h.state,
+            addresses: Vec::new(),
+        }),
+        created_at: c.created_at,
+        updated_at: c.updated_at,
+    }
+}
+
+/// Claims a host: binds at once to a free matching host, or waits as `pending`.
+#[utoipa::path(post, path = "/v1/claims", tag = "claims", request_body = ClaimCreate,
+    responses((status = 201, body = ClaimView), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn claim_create(
+    State(podium): State<Podium>,
+    TenantCaller(caller): TenantCaller,
+    ApiJson(params): ApiJson<ClaimCreate>,
+) -> ApiResult<(StatusCode, Json<ClaimView>)> {
+    let claim = podium.claim_create(&caller, params).await?;
+    let full = podium.claim_view(&caller, &claim.id).await?;
+    Ok((StatusCode::CREATED, Json(view(full))))
+}
+
+#[utoipa::path(get, path = "/v1/claims", tag = "claims",
+    responses((status = 200, body = List<ClaimView>)),
+    security(("bearer" = [])))]
+pub(super) async fn claim_list(
+    State(podium): State<Podium>,
+    caller: Caller,
+) -> ApiResult<Json<List<ClaimView>>> {
+    let items = podium.claim_list(&caller).await?;
+    Ok(Json(List {
+        items: items.into_iter().map(view).collect(),
+        next: None,
+    }))
+}
+
+#[utoipa::path(get, path = "/v1/claims/{id}", tag = "claims", params(("id" = String, Path)),
+    responses((status = 200, body = ClaimView), (status = 404, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn claim_view(
+    State(podium): State<Podium>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> ApiResult<Json<ClaimView>> {
+    Ok(Json(view(podium.claim_view(&caller, &id).await?)))
+}
+
+/// Powers the host on or off (`online`), or changes the user data.
+#[utoipa::path(patch, path = "/v1/claims/{id}", tag = "claims", params(("id" = String, Path)),
+    request_body = ClaimUpdate,
+    responses((status = 200, body = ClaimView), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn claim_update(
+    State(podium): State<Podium>,
+    WritableCaller(caller): WritableCaller,
+    Path(id): Path<String>,
+    ApiJson(params): ApiJson<ClaimUpdate>,
+) -> ApiResult<Json<ClaimView>> {
+    Ok(Json(view(podium.claim_update(&caller, &id, params).await?)))
+}
+
+/// Releases the claim: the host is deprovisioned before anyone else can have it.
+#[utoipa::path(delete, path = "/v1/claims/{id}", tag = "claims", params(("id" = String, Path)),
+    responses((status = 202), (status = 404, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn claim_delete(
+    State(podium): State<Podium>,
+    WritableCaller(caller): WritableCaller,
+    Path(id): Path<String>,
+) -> ApiResult<StatusCode> {
+    podium.claim_delete(&caller, &id).await?;
+    Ok(StatusCode::ACCEPTED)
+}

@@ -1,0 +1,417 @@
+//! Claims, the consumer side of tenancy: a tenant asks for a host of a pod manager it was
+//! granted; the claim binds atomically to a free matching host or waits as `pending`; releasing
+//! it sends the host through deprovisioning (power off, eject media, clear the boot override)
+//! before any other tenant can have it.
+//!
+//! **Architecture Invariant:** a tenant reaches claims only through functions that take its
+//! `Caller` and filter by its tenant id in the datastore; another tenant's claim is "not found".
+
+use crate::app::Podium;
+use crate::auth::Caller;
+use crate::error::Error;
+use crate::params::{ClaimCreate, ClaimUpdate};
+use crate::runtime::{BootPersistence, BootSettings, BootTarget, MediaType, PowerAction};
+use crate::store::{BindOutcome, ClaimRow, HostRow};
+
+/// Largest `user_data` accepted: it is handed to the host as bytes, never parsed.
+pub const MAX_USER_DATA: usize = 64 << 10;
+
+fn tenant_of(caller: &Caller) -> Result<(&str, bool), Error> {
+    match caller {
+        Caller::Tenant {
+            tenant_id,
+            read_only,
+            ..
+        } => Ok((tenant_id, *read_only)),
+        Caller::Admin { .. } => Err(Error::Forbidden(
+            "claims are made by tenants: use a tenant token".into(),
+        )),
+    }
+}
+
+fn writable(caller: &Caller) -> Result<(), Error> {
+    match caller {
+        Caller::Tenant {
+            read_only: true, ..
+        }
+        | Caller::Admin {
+            read_only: true, ..
+        } => Err(Error::Forbidden("this token is read-only".into())),
+        _ => Ok(()),
+    }
+}
+
+/// Whose claims a caller sees: a tenant its own, an admin all.
+fn scope(caller: &Caller) -> Option<&str> {
+    match caller {
+        Caller::Tenant { tenant_id, .. } => Some(tenant_id),
+        Caller::Admin { .. } => None,
+    }
+}
+
+impl Podium {
+    pub async fn claim_create(
+        &self,
+        caller: &Caller,
+        params: ClaimCreate,
+    ) -> Result<ClaimRow, Error> {
+        writable(caller)?;
+        let (tenant_id, _) = tenant_of(caller)?;
+        let url = url::Url::parse(&params.image.url)
+            .map_err(|e| Error::invalid("image.url", format!("is not a URL: {e}")))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(Error::invalid("image.url", "must be an http or https URL"));
+        }
+        if let Some(kind) = &params.image.checksum_type
+            && !matches!(kind.as_str(), "md5" | "sha256" | "sha512")
+        {
+            return Err(Error::invalid(
+                "image.checksum_type",
+                "must be md5, sha256 or sha512",
+            ));
+        }
+        if let Some(format) = &params.image.format
+            && !matches!(format.as_str(), "raw" | "qcow2" | "live-iso")
+        {
+            return Err(Error::invalid(
+                "image.format",
+                "must be raw, qcow2 or live-iso",
+            ));
+        }
+        if params
+            .user_data
+            .as_ref()
+            .is_some_and(|u| u.len() > MAX_USER_DATA)
+        {
+            return Err(Error::invalid(
+                "user_data",
+                format!("must be at most {MAX_USER_DATA} bytes"),
+            ));
+        }
+        if params.meta_data.as_ref().is_some_and(|m| !m.is_object()) {
+            return Err(Error::invalid("meta_data", "must be a JSON object"));
+        }
+        crate::hosts::validate_labels(&params.selector).map_err(|e| match e {
+            Error::Invalid { field, message } => Error::Invalid {
+                field: field.map(|f| f.replacen("labels", "selector", 1)),
+                message,
+            },
+            other => other,
+        })?;
+        // The pod manager: one the tenant was granted. Any other is "not found" to it.
+        let grants = self
+            .datastore
+            .grant_list(
+                Some(tenant_id),
+                None,
+                &crate::store::Page {
+                    limit: 1000,
+                    cursor: None,
+                },
+            )
+            .await?;
+        let granted: Vec<String> = grants.items.iter().map(|g| g.pod_manager.clone()).collect();
+        let pod_manager = match &params.pod_manager {
+            Some(pm) if granted.contains(pm) => pm.clone(),
+            Some(pm) => return Err(Error::not_found("pod manager", pm)),
+            None => granted.first().cloned().ok_or_else(|| {
+                Error::invalid("pod_manager", "this tenant was granted no pod manager")
+            })?,
+        };
+        let pm = self
+            .datastore
+            .pod_manager_get(&pod_manager)
+            .await?
+            .ok_or_else(|| Error::not_found("pod manager", &pod_manager))?;
+        if params.network_data.is_some() && pm.network_config_owner != "consumer" {
+            return Err(Error::Conflict {
+                code: "network_config_owned_by_site",
+                message: "this site owns network config: its pod manager renders networkData from the admin's templates, so a claim cannot bring its own".into(),
+            });
+        }
+        let now = crate::store::now();
+        let claim = ClaimRow {
+            id: crate::store::new_id(),
+            tenant_id: tenant_id.to_owned(),
+            pod_manager,
+            selector: serde_json::to_string(&params.selector).expect("labels serialize"),
+            min_cpu: i64::from(params.min_cpu.unwrap_or(0)),
+            min_memory_mib: i64::try_from(params.min_memory_mib.unwrap_or(0)).unwrap_or(i64::MAX),
+            image: serde_json::to_string(&params.image).expect("image serializes"),
+            user_data: params.user_data,
+            meta_data: params.meta_data.map(|m| m.to_string()),
+            network_data: params.network_data.map(|n| n.to_string()),
+            online: params.online.unwrap_or(true),
+            state: "pending".into(),
+            reason: None,
+            host_id: None,
+            created_at: now.clone(),
+            updated_at: now,
+        };
+        self.datastore.claim_create(&claim).await?;
+        self.claim_try_bind(&claim.id).await?;
+        self.claim_view(caller, &claim.id).await.map(|(c, _)| c)
+    }
+
+    /// Tries to bind a pending claim; records why it waits or failed.
+    pub(crate) async fn claim_try_bind(&self, id: &str) -> Result<(), Error> {
+        let now = crate::store::now();
+        match self.datastore.claim_bind(id, &now).await? {
+            BindOutcome::Bound(host) => {
+                tracing::info!(claim = id, host, "claim bound");
+                let claim = self.datastore.claim_get(None, id).await?;
+                if let Some(claim) = claim.filter(|c| c.online) {
+                    self.claim_power(&claim, PowerAction::On);
+                }
+            }
+            BindOutcome::Waiting(reason) => {
+                self.datastore
+                    .claim_set_state(id, "pending", Some(&reason), &now)
+                    .await?;
+            }
+            BindOutcome::Impossible(reason) => {
+                self.datastore
+                    .claim_set_state(id, "failed", Some(&reason), &now)
+                    .await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Tries every pending claim (after a host became available, and on a timer).
+    pub async fn claims_bind_pending(&self) {
+        let pending = match self.datastore.claims_pending().await {
+            Ok(p) => p,
+            Err(e) => return tracing::warn!(error = %e, "cannot list pending claims"),
+        };
+        for id in pending {
+            if let Err(e) = self.claim_try_bind(&id).await {
+                tracing::warn!(claim = %id, error = %e, "binding failed");
+            }
+        }
+    }
+
+    /// A claim and the host bound to it, as its tenant (or an admin) may see them.
+    pub async fn claim_view(
+        &self,
+        caller: &Caller,
+        id: &str,
+    ) -> Result<(ClaimRow, Option<HostRow>), Error> {
+        let claim = self
+            .datastore
+            .claim_get(scope(caller), id)
+            .await?
+            .ok_or_else(|| Error::not_found("claim", id))?;
+        let host = match &claim.host_id {
+            Some(h) => self.datastore.host_get(h).await?,
+            None => None,
+        };
+        Ok((claim, host))
+    }
+
+    pub async fn claim_list(
+        &self,
+        caller: &Caller,
+    ) -> Result<Vec<(ClaimRow, Option<HostRow>)>, Error> {
+        let claims = self.datastore.claim_list(scope(caller)).await?;
+        let mut out = Vec::with_capacity(claims.len());
+        for claim in claims {
+            let host = match &claim.host_id {
+                Some(h) => self.datastore.host_get(h).await?,
+                None => None,
+            };
+            out.push((claim, host));
+        }
+        Ok(out)
+    }
+
+    /// Powers the claimed host on or off at the tenant's request, or changes its user data.
+    pub async fn claim_update(
+        &self,
+        caller: &Caller,
+        id: &str,
+        params: ClaimUpdate,
+    ) -> Result<(ClaimRow, Option<HostRow>), Error> {
+        writable(caller)?;
+        let (claim, _) = self.claim_view(caller, id).await?;
+        if claim.state == "releasing" {
+            return Err(Error::Conflict {
+                code: "claim_releasing",
+                message: "the claim is being released".into(),
+            });
+        }
+        if params
+            .user_data
+            .as_ref()
+            .is_some_and(|u| u.len() > MAX_USER_DATA)
+        {
+            return Err(Error::invalid(
+                "user_data",
+                format!("must be at most {MAX_USER_DATA} bytes"),
+            ));
+        }
+        let online = params.online.unwrap_or(claim.online);
+        self.datastore
+            .claim_set_online(
+                id,
+                online,
+                params.user_data.as_deref(),
+                &crate::store::now(),
+            )
+            .await?;
+        if online != claim.online && claim.host_id.is_some() {
+            self.claim_power(
+                &claim,
+                if online {
+                    PowerAction::On
+                } else {
+                    PowerAction::ForceOff
+                },
+            );
+        }
+        self.claim_view(caller, id).await
+    }
+
+    /// Releases a claim: the host is deprovisioned (power off, media ejected, boot override
+    /// cleared) before it is free for anyone else.
+    pub async fn claim_delete(&self, caller: &Caller, id: &str) -> Result<(), Error> {
+        writable(caller)?;
+        let (claim, host) = self.claim_view(caller, id).await?;
+        let now = crate::store::now();
+        let Some(host) = host else {
+            // Never bound: nothing to deprovision.
+            self.datastore.claim_finish_release(id).await?;
+            return Ok(());
+        };
+        self.datastore
+            .claim_set_state(id, "releasing", None, &now)
+            .await?;
+        let podium = self.clone();
+        let id = claim.id.clone();
+        tokio::spawn(async move {
+            match podium.deprovision(&host).await {
+                Ok(()) => {
+                    if let Err(e) = podium.datastore.claim_finish_release(&id).await {
+                        tracing::error!(claim = %id, error = %e, "cannot free the host");
+                        return;
+                    }
+                    podium.claims_bind_pending().await;
+                }
+                Err(e) => {
+                    let reason = format!("deprovisioning failed, the host stays held: {e}");
+                    tracing::warn!(claim = %id, %reason);
+                    let _ = podium
+                        .datastore
+                        .claim_set_state(&id, "releasing", Some(&reason), &crate::store::now())
+                        .await;
+                }
+            }
+        });
+        Ok(())
+    }
+
+    async fn deprovision(&self, host: &HostRow) -> Result<(), Error> {
+        let pm_row = self
+            .datastore
+            .pod_manager_get(&host.pod_manager)
+            .await?
+            .ok_or_else(|| Error::not_found("pod manager", &host.pod_manager))?;
+        let pm = crate::pod_managers::PodManager::from_row(pm_row)?;
+        let driver = async || self.driver_for_host(&pm, host).await;
+        let (p, c) = driver().await?;
+        self.runtime
+            .driver(&p, c)
+            .set_power(&host.system_id, PowerAction::ForceOff)
+            .await
+            .map_err(Error::Plugin)?;
+        for media in [MediaType::Cd, MediaType::Floppy] {
+            let (p, c) = driver().await?;
+            match self
+                .runtime
+                .driver(&p, c)
+                .eject_media(&host.system_id, media)
+                .await
+            {
+                Ok(()) => {}
+                // A BMC without that kind of slot has nothing to eject.
+                Err(crate::runtime::CallError::Plugin {
+                    error: crate::runtime::PluginError::Unsupported(_),
+                    ..
+                }) => {}
+                Err(e) => return Err(Error::Plugin(e)),
+            }
+        }
+        let (p, c) = driver().await?;
+        self.runtime
+            .driver(&p, c)
+            .set_boot_override(
+                &host.system_id,
+                BootSettings {
+                    target: BootTarget::None,
+                    persistence: BootPersistence::Disabled,
+                    mode: None,
+                },
+            )
+            .await
+            .map_err(Error::Plugin)?;
+        let (p, c) = driver().await?;
+        if let Ok(state) = self.runtime.driver(&p, c).get_power(&host.system_id).await {
+            self.datastore
+                .host_set_power(
+                    &host.id,
+                    crate::hosts::power_state_name(state),
+                    &crate::store::now(),
+                )
+                .await?;
+        }
+        Ok(())
+    }
+
+    fn claim_power(&self, claim: &ClaimRow, action: PowerAction) {
+        let Some(host_id) = claim.host_id.clone() else {
+            return;
+        };
+        let podium = self.clone();
+        tokio::spawn(async move {
+            let Ok(Some(host)) = podium.datastore.host_get(&host_id).await else {
+                return;
+            };
+            let result = async {
+                let pm_row = podium
+                    .datastore
+                    .pod_manager_get(&host.pod_manager)
+                    .await?
+                    .ok_or_else(|| Error::not_found("pod manager", &host.pod_manager))?;
+                let pm = crate::pod_managers::PodManager::from_row(pm_row)?;
+                let (p, c) = podium.driver_for_host(&pm, &host).await?;
+                podium
+                    .runtime
+                    .driver(&p, c)
+                    .set_power(&host.system_id, action)
+                    .await
+                    .map_err(Error::Plugin)?;
+                let (p, c) = podium.driver_for_host(&pm, &host).await?;
+                if let Ok(state) = podium
+                    .runtime
+                    .driver(&p, c)
+                    .get_power(&host.system_id)
+                    .await
+                {
+                    podium
+                        .datastore
+                        .host_set_power(
+                            &host.id,
+                            crate::hosts::power_state_name(state),
+                            &crate::store::now(),
+                        )
+                        .await?;
+                }
+                Ok::<_, Error>(())
+            }
+            .await;
+            if let Err(e) = result {
+                tracing::warn!(host = %host.id, error = %e, "claim power action failed");
+            }
+        });
+    }
+}

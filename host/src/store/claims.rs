@@ -1,0 +1,331 @@
+//! Stored claims and the atomic binding of a claim to a host.
+
+use std::collections::BTreeMap;
+
+use sqlx::Row;
+
+use super::{Datastore, StoreError};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClaimRow {
+    pub id: String,
+    pub tenant_id: String,
+    pub pod_manager: String,
+    /// JSON object of labels the host must carry.
+    pub selector: String,
+    pub min_cpu: i64,
+    pub min_memory_mib: i64,
+    /// JSON `{url, checksum, checksum_type, format}`.
+    pub image: String,
+    pub user_data: Option<String>,
+    pub meta_data: Option<String>,
+    pub network_data: Option<String>,
+    pub online: bool,
+    /// `pending`, `bound`, `releasing` or `failed`.
+    pub state: String,
+    pub reason: Option<String>,
+    pub host_id: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+const COLUMNS: &str = "id, tenant_id, pod_manager, selector, min_cpu, min_memory_mib, image, \
+    user_data, meta_data, network_data, online, state, reason, host_id, created_at, updated_at";
+
+fn row(r: &sqlx::any::AnyRow) -> Result<ClaimRow, StoreError> {
+    Ok(ClaimRow {
+        id: r.try_get("id")?,
+        tenant_id: r.try_get("tenant_id")?,
+        pod_manager: r.try_get("pod_manager")?,
+        selector: r.try_get("selector")?,
+        min_cpu: r.try_get("min_cpu")?,
+        min_memory_mib: r.try_get("min_memory_mib")?,
+        image: r.try_get("image")?,
+        user_data: r.try_get("user_data")?,
+        meta_data: r.try_get("meta_data")?,
+        network_data: r.try_get("network_data")?,
+        online: r.try_get::<i64, _>("online")? != 0,
+        state: r.try_get("state")?,
+        reason: r.try_get("reason")?,
+        host_id: r.try_get("host_id")?,
+        created_at: r.try_get("created_at")?,
+        updated_at: r.try_get("updated_at")?,
+    })
+}
+
+/// What binding a pending claim came to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BindOutcome {
+    Bound(String),
+    /// Nothing free now; the reason says what it waits for.
+    Waiting(String),
+    /// Nothing granted could ever match.
+    Impossible(String),
+}
+
+/// The SQL condition "host `h` carries every label of `selector`", binding from `$first`.
+fn label_conditions(selector: &BTreeMap<String, String>, first: usize) -> String {
+    (0..selector.len())
+        .map(|i| {
+            format!(
+                " AND EXISTS (SELECT 1 FROM host_labels l WHERE l.host_id = h.id AND l.key = ${} AND l.value = ${})",
+                first + 2 * i,
+                first + 2 * i + 1
+            )
+        })
+        .collect()
+}
+
+fn matching_query<'q>(
+    sql: &'q str,
+    pod_manager: &str,
+    min_cpu: i64,
+    min_memory_mib: i64,
+    selector: &BTreeMap<String, String>,
+) -> sqlx::query::QueryScalar<'q, sqlx::Any, String, sqlx::any::AnyArguments<'q>> {
+    let mut q = sqlx::query_scalar::<_, String>(sql)
+        .bind(pod_manager.to_owned())
+        .bind(min_cpu)
+        .bind(min_memory_mib);
+    for (k, v) in selector {
+        q = q.bind(k.clone()).bind(v.clone());
+    }
+    q
+}
+
+impl Datastore {
+    pub async fn claim_create(&self, c: &ClaimRow) -> Result<(), StoreError> {
+        sqlx::query(&format!(
+            "INSERT INTO claims ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"
+        ))
+        .bind(&c.id)
+        .bind(&c.tenant_id)
+        .bind(&c.pod_manager)
+        .bind(&c.selector)
+        .bind(c.min_cpu)
+        .bind(c.min_memory_mib)
+        .bind(&c.image)
+        .bind(&c.user_data)
+        .bind(&c.meta_data)
+        .bind(&c.network_data)
+        .bind(i64::from(c.online))
+        .bind(&c.state)
+        .bind(&c.reason)
+        .bind(&c.host_id)
+        .bind(&c.created_at)
+        .bind(&c.updated_at)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// A claim, seen by its tenant (`Some`) or an admin (`None`).
+    pub async fn claim_get(
+        &self,
+        tenant_id: Option<&str>,
+        id: &str,
+    ) -> Result<Option<ClaimRow>, StoreError> {
+        let r = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM claims WHERE id = $1 AND ($2 = '' OR tenant_id = $2)"
+        ))
+        .bind(id)
+        .bind(tenant_id.unwrap_or(""))
+        .fetch_optional(self.pool())
+        .await?;
+        r.as_ref().map(row).transpose()
+    }
+
+    /// Claims of a tenant (`Some`) or all (`None`), oldest first.
+    pub async fn claim_list(&self, tenant_id: Option<&str>) -> Result<Vec<ClaimRow>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM claims WHERE ($1 = '' OR tenant_id = $1) ORDER BY id LIMIT 10000"
+        ))
+        .bind(tenant_id.unwrap_or(""))
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter().map(row).collect()
+    }
+
+    /// Ids of pending claims, oldest first.
+    pub async fn claims_pending(&self) -> Result<Vec<String>, StoreError> {
+        let rows = sqlx::query("SELECT id FROM claims WHERE state = 'pending' ORDER BY id")
+            .fetch_all(self.pool())
+            .await?;
+        rows.iter().map(|r| Ok(r.try_get("id")?)).collect()
+    }
+
+    pub async fn claim_set_online(
+        &self,
+        id: &str,
+        online: bool,
+        user_data: Option<&str>,
+        now: &str,
+    ) -> Result<(), StoreError> {
+        sqlx::query("UPDATE claims SET online = $2, user_data = COALESCE($3, user_data), updated_at = $4 WHERE id = $1")
+            .bind(id)
+            .bind(i64::from(online))
+            .bind(user_data)
+            .bind(now)
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+
+    pub async fn claim_set_state(
+        &self,
+        id: &str,
+        state: &str,
+        reason: Option<&str>,
+        now: &str,
+    ) -> Result<(), StoreError> {
+        sqlx::query("UPDATE claims SET state = $2, reason = $3, updated_at = $4 WHERE id = $1")
+            .bind(id)
+            .bind(state)
+            .bind(reason)
+            .bind(now)
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+
+    /// Frees the claim's host and deletes the claim, in one transaction.
+    pub async fn claim_finish_release(&self, id: &str) -> Result<(), StoreError> {
+        let mut tx = self.begin_write().await?;
+        sqlx::query("UPDATE hosts SET claim_id = NULL WHERE claim_id = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("DELETE FROM claims WHERE id = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Binds a pending claim to a free matching host, atomically: the host's `claim_id` is set
+    /// only where it is still empty, so two claims racing for the last host never both get it.
+    pub async fn claim_bind(&self, claim_id: &str, now: &str) -> Result<BindOutcome, StoreError> {
+        for _attempt in 0..5 {
+            let mut tx = self.begin_write().await?;
+            let Some(claim) = sqlx::query(&format!("SELECT {COLUMNS} FROM claims WHERE id = $1"))
+                .bind(claim_id)
+                .fetch_optional(&mut *tx)
+                .await?
+                .as_ref()
+                .map(row)
+                .transpose()?
+            else {
+                return Ok(BindOutcome::Impossible("the claim no longer exists".into()));
+            };
+            if claim.state != "pending" {
+                return Ok(match claim.host_id {
+                    Some(h) => BindOutcome::Bound(h),
+                    None => BindOutcome::Impossible(claim.reason.unwrap_or_default()),
+                });
+            }
+            // Serializes the claims of one grant (a row lock on PostgreSQL; SQLite's write lock
+            // is already held).
+            let locked = sqlx::query(
+                "UPDATE grants SET max_hosts = max_hosts WHERE tenant_id = $1 AND pod_manager = $2",
+            )
+            .bind(&claim.tenant_id)
+            .bind(&claim.pod_manager)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            if locked == 0 {
+                return Ok(BindOutcome::Impossible(
+                    "the tenant has no grant for this pod manager (any more)".into(),
+                ));
+            }
+            let grant = sqlx::query(
+                "SELECT selector, max_hosts FROM grants WHERE tenant_id = $1 AND pod_manager = $2",
+            )
+            .bind(&claim.tenant_id)
+            .bind(&claim.pod_manager)
+            .fetch_one(&mut *tx)
+            .await?;
+            let grant_selector: BTreeMap<String, String> =
+                serde_json::from_str(&grant.try_get::<String, _>("selector")?)
+                    .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+            let max_hosts: Option<i64> = grant.try_get("max_hosts")?;
+            let claim_selector: BTreeMap<String, String> = serde_json::from_str(&claim.selector)
+                .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+            let mut selector = grant_selector;
+            selector.extend(claim_selector);
+
+            let matching = |only_free: bool| {
+                format!(
+                    "SELECT h.id FROM hosts h WHERE h.pod_manager = $1 AND h.kind = 'system' \
+                     AND h.cpu_count >= $2 AND h.memory_mib >= $3{}{} ORDER BY h.id LIMIT 1",
+                    if only_free {
+                        " AND h.state = 'available' AND h.claim_id IS NULL"
+                    } else {
+                        ""
+                    },
+                    label_conditions(&selector, 4)
+                )
+            };
+            let (any_sql, free_sql) = (matching(false), matching(true));
+            let bind = |sql| {
+                matching_query(
+                    sql,
+                    &claim.pod_manager,
+                    claim.min_cpu,
+                    claim.min_memory_mib,
+                    &selector,
+                )
+            };
+            if bind(&any_sql).fetch_optional(&mut *tx).await?.is_none() {
+                return Ok(BindOutcome::Impossible(
+                    "no host of this pod manager matches the claim and its grant (labels, CPU, memory)".into(),
+                ));
+            }
+            if let Some(max) = max_hosts {
+                let held: i64 = sqlx::query(
+                    "SELECT COUNT(*) AS n FROM claims WHERE tenant_id = $1 AND pod_manager = $2 AND host_id IS NOT NULL",
+                )
+                .bind(&claim.tenant_id)
+                .bind(&claim.pod_manager)
+                .fetch_one(&mut *tx)
+                .await?
+                .try_get("n")?;
+                if held >= max {
+                    return Ok(BindOutcome::Waiting(format!(
+                        "the grant allows {max} hosts at once and all are in use"
+                    )));
+                }
+            }
+            let Some(host) = bind(&free_sql).fetch_optional(&mut *tx).await? else {
+                return Ok(BindOutcome::Waiting(
+                    "every matching host is claimed or not available; waiting for one".into(),
+                ));
+            };
+            let taken = sqlx::query(
+                "UPDATE hosts SET claim_id = $1, updated_at = $3 WHERE id = $2 AND claim_id IS NULL",
+            )
+            .bind(claim_id)
+            .bind(&host)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            if taken == 0 {
+                // Another claim won this host meanwhile: look again.
+                continue;
+            }
+            sqlx::query(
+                "UPDATE claims SET state = 'bound', reason = NULL, host_id = $2, updated_at = $3 WHERE id = $1",
+            )
+            .bind(claim_id)
+            .bind(&host)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+            tx.commit().await?;
+            return Ok(BindOutcome::Bound(host));
+        }
+        Ok(BindOutcome::Waiting("contended; will try again".into()))
+    }
+}

@@ -1,0 +1,236 @@
+//! Claims: a tenant claims a host of a granted pod manager (backed by sushy-tools), sees only
+//! its own claims and only the consumer's view of the host, and a release deprovisions the host
+//! before another tenant can have it.
+
+use std::time::Duration;
+
+use podium_tests::sushy::{Sushy, SushyConfig};
+use podium_tests::{Client, TestServer, eventually};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+const BMC_PASSWORD: &str = "claims-bmc-password-1";
+
+struct Site {
+    server: TestServer,
+    bmc: Sushy,
+    pm: String,
+}
+
+async fn site(systems: u32) -> Site {
+    let server = TestServer::start_with(|c| {
+        c.probe_interval = Duration::from_millis(300);
+        c.sync_interval = Duration::from_secs(3600);
+    })
+    .await;
+    let mut config = SushyConfig::with_systems(systems);
+    config.basic_auth = Some(("admin".into(), BMC_PASSWORD.into()));
+    let bmc = Sushy::start(config).await.unwrap();
+    let admin = server.admin();
+    let pm = admin
+        .post(
+            "/v1/pod_managers",
+            json!({"name": "site", "url": bmc.url(), "auth": {"username": "admin", "password": BMC_PASSWORD}}),
+        )
+        .await;
+    assert_eq!(pm.status, StatusCode::CREATED, "{}", pm.text);
+    let pm = pm.body["uuid"].as_str().unwrap().to_owned();
+    let path = format!("/v1/hosts?pod_manager={pm}&state=available");
+    eventually(Duration::from_secs(20), "hosts synced", || async {
+        let hosts = admin.get(&path).await.body["items"].as_array().cloned()?;
+        (hosts.iter().filter(|h| h["kind"] == "system").count() == systems as usize).then_some(())
+    })
+    .await;
+    Site { server, bmc, pm }
+}
+
+/// A tenant with a grant on the site and a token.
+async fn tenant(site: &Site, name: &str, grant: bool) -> (String, Client) {
+    let admin = site.server.admin();
+    let t = admin.post("/v1/tenants", json!({"name": name})).await;
+    let id = t.body["id"].as_str().unwrap().to_owned();
+    if grant {
+        let g = admin
+            .post("/v1/grants", json!({"tenant": id, "pod_manager": site.pm}))
+            .await;
+        assert_eq!(g.status, StatusCode::CREATED, "{}", g.text);
+    }
+    let token = admin
+        .post(&format!("/v1/tenants/{id}/tokens"), json!({}))
+        .await;
+    let token = token.body["token"].as_str().unwrap().to_owned();
+    (id, site.server.client(Some(&token)))
+}
+
+fn claim_body(site: &Site) -> Value {
+    json!({"pod_manager": site.pm, "image": {"url": "http://images.invalid/os.qcow2"}})
+}
+
+#[tokio::test]
+async fn a_tenant_claims_sees_its_host_and_releases_it_through_deprovisioning() {
+    let site = site(1).await;
+    let (_, alice) = tenant(&site, "alice", true).await;
+    let (_, bob) = tenant(&site, "bob", true).await;
+    let (_, eve) = tenant(&site, "eve", false).await;
+
+    let claim = alice.post("/v1/claims", claim_body(&site)).await;
+    assert_eq!(claim.status, StatusCode::CREATED, "{}", claim.text);
+    assert_eq!(claim.body["state"], "bound", "{}", claim.text);
+    let id = claim.body["id"].as_str().unwrap().to_owned();
+    let host = &claim.body["host"];
+    assert_eq!(
+        host["nics"][0]["mac"], "52:54:00:00:00:01",
+        "{}",
+        claim.text
+    );
+    for secret in [BMC_PASSWORD, site.bmc.url().as_str(), "/redfish/v1/Systems"] {
+        assert!(
+            !claim.text.contains(secret),
+            "the claim leaks `{secret}`: {}",
+            claim.text
+        );
+    }
+    // Online by default: the emulator powers the host on.
+    let uuid = host["uuid"].as_str().unwrap().to_owned();
+    let system = format!("/redfish/v1/Systems/{uuid}");
+    eventually(Duration::from_secs(20), "power on", || async {
+        (site.bmc.get_json(&system).await.ok()?["PowerState"] == "On").then_some(())
+    })
+    .await;
+
+    // Other tenants: the claim does not exist for them; one without a grant cannot even see
+    // the pod manager; the last host is taken, so bob waits.
+    assert_eq!(
+        bob.get(&format!("/v1/claims/{id}")).await.status,
+        StatusCode::NOT_FOUND
+    );
+    assert!(
+        bob.get("/v1/claims").await.body["items"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    let denied = eve.post("/v1/claims", claim_body(&site)).await;
+    assert_eq!(denied.status, StatusCode::NOT_FOUND, "{}", denied.text);
+    // Bob's claim stays powered off, so the emulator's state after the release is the
+    // deprovisioning's.
+    let mut bob_body = claim_body(&site);
+    bob_body["online"] = json!(false);
+    let waiting = bob.post("/v1/claims", bob_body).await;
+    assert_eq!(waiting.status, StatusCode::CREATED, "{}", waiting.text);
+    assert_eq!(waiting.body["state"], "pending");
+    assert!(
+        waiting.body["reason"].as_str().unwrap().contains("waiting"),
+        "{}",
+        waiting.text
+    );
+    let bob_claim = waiting.body["id"].as_str().unwrap().to_owned();
+
+    // Site-owned network config: a claim cannot bring its own.
+    let mut with_network = claim_body(&site);
+    with_network["network_data"] = json!({"links": []});
+    let refused = alice.post("/v1/claims", with_network).await;
+    assert_eq!(refused.status, StatusCode::CONFLICT, "{}", refused.text);
+    assert_eq!(refused.code(), "network_config_owned_by_site");
+    assert!(refused.message().contains("site owns network config"));
+
+    // Release: power off, media ejected, override cleared, then bob's claim binds.
+    let released = alice
+        .send(reqwest::Method::DELETE, &format!("/v1/claims/{id}"), None)
+        .await;
+    assert_eq!(released.status, StatusCode::ACCEPTED, "{}", released.text);
+    eventually(Duration::from_secs(20), "the release", || async {
+        (alice.get(&format!("/v1/claims/{id}")).await.status == StatusCode::NOT_FOUND).then_some(())
+    })
+    .await;
+    let emulated = site.bmc.get_json(&system).await.unwrap();
+    assert_eq!(emulated["PowerState"], "Off", "deprovisioned: {emulated}");
+    // The emulator reads a disabled override back as its last persistence; the target is cleared.
+    assert_eq!(
+        emulated["Boot"]["BootSourceOverrideTarget"], "None",
+        "{emulated}"
+    );
+    let bound = eventually(Duration::from_secs(20), "bob's claim binds", || async {
+        let c = bob.get(&format!("/v1/claims/{bob_claim}")).await;
+        (c.body["state"] == "bound").then_some(c)
+    })
+    .await;
+    assert_eq!(bound.body["host"]["uuid"], uuid.as_str());
+}
+
+#[tokio::test]
+async fn racing_claims_never_share_a_host_and_none_is_lost() {
+    let site = site(2).await;
+    let mut tenants = Vec::new();
+    for name in ["t1", "t2", "t3"] {
+        tenants.push(tenant(&site, name, true).await.1);
+    }
+    let mut tasks = Vec::new();
+    for i in 0..9 {
+        let client = tenants[i % 3].clone();
+        let body = json!({"pod_manager": site.pm, "image": {"url": "http://images.invalid/os"}, "online": false});
+        tasks.push(tokio::spawn(async move {
+            client.post("/v1/claims", body).await
+        }));
+    }
+    let mut bound = Vec::new();
+    let mut pending = 0;
+    for task in tasks {
+        let reply = task.await.unwrap();
+        assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text);
+        match reply.body["state"].as_str().unwrap() {
+            "bound" => bound.push(reply.body["host"]["id"].as_str().unwrap().to_owned()),
+            "pending" => pending += 1,
+            other => panic!("unexpected state {other}: {}", reply.text),
+        }
+    }
+    assert_eq!(bound.len(), 2, "two hosts, two bound claims");
+    bound.sort();
+    bound.dedup();
+    assert_eq!(bound.len(), 2, "each host bound at most once");
+    assert_eq!(pending, 7);
+    let all = site.server.admin().get("/v1/claims").await;
+    assert_eq!(
+        all.body["items"].as_array().unwrap().len(),
+        9,
+        "no claim lost"
+    );
+}
+
+#[tokio::test]
+async fn a_claim_nothing_could_match_fails_with_the_reason_and_read_only_tokens_cannot_claim() {
+    let site = site(1).await;
+    let (tenant_id, alice) = tenant(&site, "alice", true).await;
+    let mut body = claim_body(&site);
+    body["min_cpu"] = json!(4096);
+    let claim = alice.post("/v1/claims", body).await;
+    assert_eq!(claim.status, StatusCode::CREATED, "{}", claim.text);
+    assert_eq!(claim.body["state"], "failed");
+    assert!(
+        claim.body["reason"].as_str().unwrap().contains("no host"),
+        "{}",
+        claim.text
+    );
+
+    let admin = site.server.admin();
+    let reader = admin
+        .post(
+            &format!("/v1/tenants/{tenant_id}/tokens"),
+            json!({"read_only": true}),
+        )
+        .await;
+    let reader = site
+        .server
+        .client(Some(reader.body["token"].as_str().unwrap()));
+    assert_eq!(reader.get("/v1/claims").await.status, StatusCode::OK);
+    let refused = reader.post("/v1/claims", claim_body(&site)).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN, "{}", refused.text);
+    let bad = alice
+        .post(
+            "/v1/claims",
+            json!({"pod_manager": site.pm, "image": {"url": "ftp://x"}}),
+        )
+        .await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(bad.field(), "image.url");
+}
