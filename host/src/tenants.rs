@@ -103,14 +103,20 @@ impl Podium {
         Ok(self.datastore.tenant_list(&page(limit, cursor)?).await?)
     }
 
-    /// Deletes a tenant and revokes its tokens. (Claims, when a tenant holds some, are the
-    /// claims API's; a tenant cannot hold any yet.)
+    /// Deletes a tenant with its grants and tokens; refused while it holds claims (release them
+    /// first, which deprovisions their hosts).
     pub async fn tenant_delete(&self, caller: &Caller, id: &str) -> Result<(), Error> {
         caller.require_admin()?;
-        if !self.datastore.tenant_delete(id).await? {
-            return Err(Error::not_found("tenant", id));
+        match self.datastore.tenant_delete(id).await? {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(Error::not_found("tenant", id)),
+            Err(claims) => Err(Error::Conflict {
+                code: "tenant_has_claims",
+                message: format!(
+                    "the tenant holds {claims} claims; release them first (DELETE /v1/claims/{{id}}), which deprovisions their hosts"
+                ),
+            }),
         }
-        Ok(())
     }
 
     /// Creates a token for a tenant (`Some`) or an admin token (`None`). The secret is in the

@@ -234,3 +234,33 @@ async fn a_claim_nothing_could_match_fails_with_the_reason_and_read_only_tokens_
     assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(bad.field(), "image.url");
 }
+
+#[tokio::test]
+async fn a_tenant_holding_claims_cannot_be_deleted() {
+    let site = site(1).await;
+    let (tenant_id, alice) = tenant(&site, "alice", true).await;
+    let mut body = claim_body(&site);
+    body["online"] = json!(false);
+    let claim = alice.post("/v1/claims", body).await;
+    assert_eq!(claim.body["state"], "bound", "{}", claim.text);
+    let admin = site.server.admin();
+    let refused = admin.delete(&format!("/v1/tenants/{tenant_id}")).await;
+    assert_eq!(refused.status, StatusCode::CONFLICT, "{}", refused.text);
+    assert_eq!(refused.code(), "tenant_has_claims");
+    let id = claim.body["id"].as_str().unwrap().to_owned();
+    assert_eq!(
+        alice.delete(&format!("/v1/claims/{id}")).await.status,
+        StatusCode::ACCEPTED
+    );
+    eventually(Duration::from_secs(20), "the release", || async {
+        (alice.get(&format!("/v1/claims/{id}")).await.status == StatusCode::NOT_FOUND).then_some(())
+    })
+    .await;
+    assert_eq!(
+        admin
+            .delete(&format!("/v1/tenants/{tenant_id}"))
+            .await
+            .status,
+        StatusCode::NO_CONTENT
+    );
+}

@@ -55,13 +55,18 @@ impl Datastore {
         Ok(Paged::from_rows(items, page.limit, |t| t.id.clone()))
     }
 
-    /// Deletes a tenant and its tokens.
-    pub async fn tenant_delete(&self, id: &str) -> Result<bool, StoreError> {
+    /// Deletes a tenant, its grants and its tokens, unless it holds claims: then nothing is
+    /// deleted and the number of its claims is returned.
+    pub async fn tenant_delete(&self, id: &str) -> Result<Result<bool, i64>, StoreError> {
         let mut tx = self.begin_write().await?;
-        sqlx::query("DELETE FROM claims WHERE tenant_id = $1")
+        let claims: i64 = sqlx::query("SELECT COUNT(*) AS n FROM claims WHERE tenant_id = $1")
             .bind(id)
-            .execute(&mut *tx)
-            .await?;
+            .fetch_one(&mut *tx)
+            .await?
+            .try_get("n")?;
+        if claims > 0 {
+            return Ok(Err(claims));
+        }
         sqlx::query("DELETE FROM grants WHERE tenant_id = $1")
             .bind(id)
             .execute(&mut *tx)
@@ -75,7 +80,7 @@ impl Datastore {
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
-        Ok(done.rows_affected() == 1)
+        Ok(Ok(done.rows_affected() == 1))
     }
 
     /// Tokens of a tenant (`Some`) or the admin tokens (`None`), newest first.
