@@ -16,6 +16,17 @@ use crate::store::{BindOutcome, ClaimRow, HostRow};
 /// Largest `user_data` accepted: it is handed to the host as bytes, never parsed.
 pub const MAX_USER_DATA: usize = 64 << 10;
 
+/// User data is handed to the host as bytes and never parsed; only its size is checked.
+fn check_user_data(user_data: Option<&str>) -> Result<(), Error> {
+    if user_data.is_some_and(|u| u.len() > MAX_USER_DATA) {
+        return Err(Error::invalid(
+            "user_data",
+            format!("must be at most {MAX_USER_DATA} bytes"),
+        ));
+    }
+    Ok(())
+}
+
 fn tenant_of(caller: &Caller) -> Result<(&str, bool), Error> {
     match caller {
         Caller::Tenant {
@@ -78,26 +89,11 @@ impl Podium {
                 "must be raw, qcow2 or live-iso",
             ));
         }
-        if params
-            .user_data
-            .as_ref()
-            .is_some_and(|u| u.len() > MAX_USER_DATA)
-        {
-            return Err(Error::invalid(
-                "user_data",
-                format!("must be at most {MAX_USER_DATA} bytes"),
-            ));
-        }
+        check_user_data(params.user_data.as_deref())?;
         if params.meta_data.as_ref().is_some_and(|m| !m.is_object()) {
             return Err(Error::invalid("meta_data", "must be a JSON object"));
         }
-        crate::hosts::validate_labels(&params.selector).map_err(|e| match e {
-            Error::Invalid { field, message } => Error::Invalid {
-                field: field.map(|f| f.replacen("labels", "selector", 1)),
-                message,
-            },
-            other => other,
-        })?;
+        crate::hosts::validate_labels("selector", &params.selector)?;
         // The pod manager: one the tenant was granted. Any other is "not found" to it.
         let grants = self
             .datastore
@@ -161,7 +157,7 @@ impl Podium {
                 tracing::info!(claim = id, host, "claim bound");
                 let claim = self.datastore.claim_get(None, id).await?;
                 if let Some(claim) = claim.filter(|c| c.online) {
-                    self.claim_power(&claim, PowerAction::On);
+                    self.claim_power(&claim, PowerAction::On).await?;
                 }
             }
             BindOutcome::Waiting(reason) => {
@@ -240,16 +236,7 @@ impl Podium {
                 message: "the claim is being released".into(),
             });
         }
-        if params
-            .user_data
-            .as_ref()
-            .is_some_and(|u| u.len() > MAX_USER_DATA)
-        {
-            return Err(Error::invalid(
-                "user_data",
-                format!("must be at most {MAX_USER_DATA} bytes"),
-            ));
-        }
+        check_user_data(params.user_data.as_deref())?;
         let online = params.online.unwrap_or(claim.online);
         self.datastore
             .claim_set_online(
@@ -260,14 +247,12 @@ impl Podium {
             )
             .await?;
         if online != claim.online && claim.host_id.is_some() {
-            self.claim_power(
-                &claim,
-                if online {
-                    PowerAction::On
-                } else {
-                    PowerAction::ForceOff
-                },
-            );
+            let action = if online {
+                PowerAction::On
+            } else {
+                PowerAction::ForceOff
+            };
+            self.claim_power(&claim, action).await?;
         }
         self.claim_view(caller, id).await
     }
@@ -367,51 +352,17 @@ impl Podium {
         Ok(())
     }
 
-    fn claim_power(&self, claim: &ClaimRow, action: PowerAction) {
-        let Some(host_id) = claim.host_id.clone() else {
-            return;
+    /// Powers a claim's host on or off as an operation, like an admin's power action.
+    async fn claim_power(&self, claim: &ClaimRow, action: PowerAction) -> Result<(), Error> {
+        let Some(host_id) = &claim.host_id else {
+            return Ok(());
         };
-        let podium = self.clone();
-        tokio::spawn(async move {
-            let Ok(Some(host)) = podium.datastore.host_get(&host_id).await else {
-                return;
-            };
-            let result = async {
-                let pm_row = podium
-                    .datastore
-                    .pod_manager_get(&host.pod_manager)
-                    .await?
-                    .ok_or_else(|| Error::not_found("pod manager", &host.pod_manager))?;
-                let pm = crate::pod_managers::PodManager::from_row(pm_row)?;
-                let (p, c) = podium.driver_for_host(&pm, &host).await?;
-                podium
-                    .runtime
-                    .driver(&p, c)
-                    .set_power(&host.system_id, action)
-                    .await
-                    .map_err(Error::Plugin)?;
-                let (p, c) = podium.driver_for_host(&pm, &host).await?;
-                if let Ok(state) = podium
-                    .runtime
-                    .driver(&p, c)
-                    .get_power(&host.system_id)
-                    .await
-                {
-                    podium
-                        .datastore
-                        .host_set_power(
-                            &host.id,
-                            crate::hosts::power_state_name(state),
-                            &crate::store::now(),
-                        )
-                        .await?;
-                }
-                Ok::<_, Error>(())
-            }
-            .await;
-            if let Err(e) = result {
-                tracing::warn!(host = %host.id, error = %e, "claim power action failed");
-            }
-        });
+        let host = self
+            .datastore
+            .host_get(host_id)
+            .await?
+            .ok_or_else(|| Error::not_found("host", host_id))?;
+        self.host_power_queue(host, action).await?;
+        Ok(())
     }
 }

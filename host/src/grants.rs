@@ -45,13 +45,7 @@ impl Podium {
                 format!("no pod manager `{}`", params.pod_manager),
             ));
         }
-        crate::hosts::validate_labels(&params.selector).map_err(|e| match e {
-            Error::Invalid { field, message } => Error::Invalid {
-                field: field.map(|f| f.replacen("labels", "selector", 1)),
-                message,
-            },
-            other => other,
-        })?;
+        crate::hosts::validate_labels("selector", &params.selector)?;
         if params.max_hosts == Some(0) {
             return Err(Error::invalid(
                 "max_hosts",

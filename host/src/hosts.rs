@@ -55,7 +55,8 @@ const LABEL_KEY_MAX: usize = 63;
 const LABEL_VALUE_MAX: usize = 63;
 const LABELS_MAX: usize = 64;
 
-pub(crate) fn validate_labels(labels: &BTreeMap<String, String>) -> Result<(), Error> {
+/// Checks a set of labels (or a selector of them); `field` names it in errors.
+pub(crate) fn validate_labels(field: &str, labels: &BTreeMap<String, String>) -> Result<(), Error> {
     if labels.len() > LABELS_MAX {
         return Err(Error::invalid(
             "labels",
@@ -69,7 +70,7 @@ pub(crate) fn validate_labels(labels: &BTreeMap<String, String>) -> Result<(), E
                 .all(|b| b.is_ascii_alphanumeric() || b"._/-".contains(&b));
         if !key_ok {
             return Err(Error::invalid(
-                format!("labels.{k}"),
+                format!("{field}.{k}"),
                 format!(
                     "a label key is 1 to {LABEL_KEY_MAX} characters of A-Z, a-z, 0-9, `.`, `_`, `/` and `-`"
                 ),
@@ -77,7 +78,7 @@ pub(crate) fn validate_labels(labels: &BTreeMap<String, String>) -> Result<(), E
         }
         if v.len() > LABEL_VALUE_MAX || v.chars().any(char::is_control) {
             return Err(Error::invalid(
-                format!("labels.{k}"),
+                format!("{field}.{k}"),
                 format!("a label value is at most {LABEL_VALUE_MAX} printable characters"),
             ));
         }
@@ -123,7 +124,7 @@ impl Podium {
         });
         let pin = crate::pod_managers::validate_tls(&tls).map_err(prefix_field("bmc"))?;
         let labels = params.labels.unwrap_or_default();
-        validate_labels(&labels)?;
+        validate_labels("labels", &labels)?;
         let mut host = HostRow {
             id: crate::store::new_id(),
             pod_manager: pm.row.uuid.clone(),
@@ -230,7 +231,7 @@ impl Podium {
         labels: BTreeMap<String, String>,
     ) -> Result<HostRow, Error> {
         caller.require_admin()?;
-        validate_labels(&labels)?;
+        validate_labels("labels", &labels)?;
         if !self
             .datastore
             .host_set_labels(id, &labels, &crate::store::now())
@@ -303,6 +304,28 @@ impl Podium {
             .host_get(host_id)
             .await?
             .ok_or_else(|| Error::not_found("host", host_id))?;
+        self.operation_start(host, kind, request, action).await
+    }
+
+    /// Queues a power action on a host the caller was already checked for (a tenant's claimed
+    /// host): the same operation an admin's power action is.
+    pub(crate) async fn host_power_queue(
+        &self,
+        host: HostRow,
+        action: PowerAction,
+    ) -> Result<OperationRow, Error> {
+        let request = serde_json::json!({ "action": action }).to_string();
+        self.operation_start(host, "power", request, Action::Power(action))
+            .await
+    }
+
+    async fn operation_start(
+        &self,
+        host: HostRow,
+        kind: &str,
+        request: String,
+        action: Action,
+    ) -> Result<OperationRow, Error> {
         let op = queued(kind, &host.pod_manager, Some(&host.id), request);
         self.datastore.operation_create(&op).await?;
         let podium = self.clone();
