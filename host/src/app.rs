@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use crate::ipam::PoolLocks;
 use crate::plugins::PluginCache;
 use crate::runtime::Runtime;
 use crate::sealing::Sealer;
@@ -21,6 +22,7 @@ pub struct Inner {
     pub(crate) runtime: Runtime,
     pub(crate) plugins: PluginCache,
     pub(crate) sealer: Sealer,
+    pub(crate) ipam_locks: PoolLocks,
 }
 
 impl std::ops::Deref for Podium {
@@ -38,6 +40,7 @@ impl Podium {
                 runtime,
                 sealer,
                 plugins: PluginCache::default(),
+                ipam_locks: PoolLocks::default(),
             }),
         }
     }

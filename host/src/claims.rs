@@ -264,7 +264,9 @@ impl Podium {
         let (claim, host) = self.claim_view(caller, id).await?;
         let now = crate::store::now();
         let Some(host) = host else {
-            // Never bound: nothing to deprovision.
+            // Never bound: nothing to deprovision, but it may hold addresses.
+            self.ip_release_owner(&crate::ipam::Owner::claim(id), |_| false)
+                .await?;
             self.datastore.claim_finish_release(id).await?;
             return Ok(());
         };
@@ -274,7 +276,7 @@ impl Podium {
         let podium = self.clone();
         let id = claim.id.clone();
         tokio::spawn(async move {
-            match podium.deprovision(&host).await {
+            match podium.deprovision(&id, &host).await {
                 Ok(()) => {
                     if let Err(e) = podium.datastore.claim_finish_release(&id).await {
                         tracing::error!(claim = %id, error = %e, "cannot free the host");
@@ -295,7 +297,9 @@ impl Podium {
         Ok(())
     }
 
-    async fn deprovision(&self, host: &HostRow) -> Result<(), Error> {
+    /// Power off, eject media, clear the boot override, release the claim's addresses and the
+    /// host's preprovisioning address (unless its pool keeps it).
+    async fn deprovision(&self, claim_id: &str, host: &HostRow) -> Result<(), Error> {
         let pm_row = self
             .datastore
             .pod_manager_get(&host.pod_manager)
@@ -339,6 +343,12 @@ impl Podium {
             )
             .await
             .map_err(Error::Plugin)?;
+        self.ip_release_owner(&crate::ipam::Owner::claim(claim_id), |_| false)
+            .await?;
+        self.ip_release_owner(&crate::ipam::Owner::host(&host.id), |pool| {
+            pool.keeps_host_addresses()
+        })
+        .await?;
         let (p, c) = driver().await?;
         if let Ok(state) = self.runtime.driver(&p, c).get_power(&host.system_id).await {
             self.datastore

@@ -9,6 +9,7 @@ pub mod claims;
 pub mod error;
 pub mod grants;
 pub mod hosts;
+pub mod ipam;
 pub mod params;
 pub mod plugins;
 pub mod pod_managers;

@@ -364,3 +364,98 @@ pub struct ClaimUpdate {
     #[serde(default)]
     pub user_data: Option<String>,
 }
+
+/// One range of a pool: `{"start", "end"}` (inclusive), or `{"subnet"}` for a whole subnet
+/// minus its network address (and, for IPv4, its broadcast address).
+#[derive(Clone, Debug, Default, Deserialize, serde::Serialize, PartialEq, Eq, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IpRangeParams {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subnet: Option<String>,
+}
+
+/// `POST /v1/ip_pools`.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IpPoolCreate {
+    /// Unique among pools.
+    pub name: String,
+    pub ranges: Vec<IpRangeParams>,
+    /// The subnet's prefix length; every range and the gateway lie in that subnet.
+    pub prefix: u8,
+    #[serde(default)]
+    pub gateway: Option<String>,
+    #[serde(default)]
+    pub dns_servers: Vec<String>,
+    /// Addresses inside the ranges that are never handed out.
+    #[serde(default)]
+    pub reserved: Vec<String>,
+    /// Owner to address: that owner always gets that address, nobody else does.
+    #[serde(default)]
+    pub pre_allocations: BTreeMap<String, String>,
+    /// The IPAM plugin and its configuration. Default: the pod manager's IPAM binding where the
+    /// pool serves one, else the bundled `ipam-static` (sequential).
+    #[serde(default)]
+    pub plugin: Option<PluginBindingParams>,
+    /// The pod manager whose hosts the pool serves.
+    #[serde(default)]
+    pub pod_manager: Option<String>,
+    /// Only these tenants' claims, where given; every tenant of the pod manager when empty.
+    #[serde(default)]
+    pub tenants: Vec<String>,
+}
+
+/// `PATCH /v1/ip_pools/{id}`: any field of the create body; absent fields are kept. A change
+/// that would leave an allocated address outside the pool is refused.
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IpPoolUpdate {
+    pub name: Option<String>,
+    pub ranges: Option<Vec<IpRangeParams>>,
+    pub prefix: Option<u8>,
+    /// `null` removes the gateway.
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<String>)]
+    pub gateway: Option<Option<String>>,
+    pub dns_servers: Option<Vec<String>>,
+    pub reserved: Option<Vec<String>>,
+    pub pre_allocations: Option<BTreeMap<String, String>>,
+    pub plugin: Option<PluginBindingParams>,
+    /// `null` detaches the pool from its pod manager.
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<String>)]
+    pub pod_manager: Option<Option<String>>,
+    pub tenants: Option<Vec<String>>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct IpPoolQuery {
+    pub pod_manager: Option<String>,
+    pub limit: Option<u32>,
+    pub cursor: Option<String>,
+}
+
+/// `POST /v1/ip_pools/{id}/claims`.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IpClaimCreate {
+    /// Who the address is for: `host:<id>`, `claim:<id>`, or any other name
+    /// (letters, digits, `.`, `_`, `-`, `:`, `/`; at most 253 characters).
+    pub owner: String,
+    /// A wanted address: honoured, or refused with 409 naming its holder.
+    #[serde(default)]
+    pub address: Option<String>,
+}
+
+/// A page of a list.
+#[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct PageQuery {
+    pub limit: Option<u32>,
+    pub cursor: Option<String>,
+}

@@ -68,7 +68,7 @@ pub fn page(limit: Option<u32>, cursor: Option<String>) -> Result<Page, Error> {
     Ok(Page { limit, cursor })
 }
 
-fn validate_name(name: &str) -> Result<(), Error> {
+pub(crate) fn validate_name(name: &str) -> Result<(), Error> {
     if name.is_empty()
         || name.len() > NAME_MAX
         || !name
@@ -184,7 +184,7 @@ pub(crate) fn validate_tls(tls: &TlsParams) -> Result<Option<String>, Error> {
 
 impl Podium {
     /// Resolves a plugin binding and has the plugin check its configuration.
-    async fn binding_resolve(
+    pub(crate) async fn binding_resolve(
         &self,
         field: &str,
         params: &PluginBindingParams,

@@ -264,3 +264,122 @@ async fn a_tenant_holding_claims_cannot_be_deleted() {
         StatusCode::NO_CONTENT
     );
 }
+
+#[tokio::test]
+async fn a_claims_addresses_show_in_its_view_and_go_with_its_release() {
+    let site = site(1).await;
+    let admin = site.server.admin();
+    let (_, alice) = tenant(&site, "alice", true).await;
+    let claim = alice.post("/v1/claims", claim_body(&site)).await;
+    assert_eq!(claim.body["state"], "bound", "{}", claim.text);
+    let claim_id = claim.body["id"].as_str().unwrap().to_owned();
+    let host_id = claim.body["host"]["id"].as_str().unwrap().to_owned();
+    let boot_mac = claim.body["host"]["nics"][0]["mac"]
+        .as_str()
+        .unwrap()
+        .to_lowercase();
+
+    let pool = |name: &str, subnet: &str, plugin: Value| {
+        let admin = admin.clone();
+        let body = json!({"name": name, "ranges": [{"subnet": subnet}], "prefix": 24,
+                          "gateway": subnet.replace(".0/24", ".1"), "dns_servers": ["192.0.2.53"],
+                          "pod_manager": site.pm, "plugin": plugin});
+        async move {
+            let p = admin.post("/v1/ip_pools", body).await;
+            assert_eq!(p.status, StatusCode::CREATED, "{}", p.text);
+            p.body["id"].as_str().unwrap().to_owned()
+        }
+    };
+    let service = pool("service", "10.20.0.0/24", json!({"name": "ipam-static"})).await;
+    let prov = pool("prov", "10.21.0.0/24", json!({"name": "ipam-dhcpless"})).await;
+    let kept = pool(
+        "prov-kept",
+        "10.22.0.0/24",
+        json!({"name": "ipam-dhcpless", "config": {"release": "keep"}}),
+    )
+    .await;
+    let take = |pool: String, owner: String| {
+        let admin = admin.clone();
+        async move {
+            admin
+                .post(
+                    &format!("/v1/ip_pools/{pool}/claims"),
+                    json!({"owner": owner}),
+                )
+                .await
+        }
+    };
+
+    let svc = take(service.clone(), format!("claim:{claim_id}")).await;
+    assert_eq!(svc.status, StatusCode::CREATED, "{}", svc.text);
+    assert!(
+        svc.body.get("network_data").is_none(),
+        "a static pool writes no networkData"
+    );
+
+    // DHCP-less: the host's boot NIC gets a static address and the ramdisk's networkData.
+    let pre = take(prov.clone(), format!("host:{host_id}")).await;
+    assert_eq!(pre.status, StatusCode::CREATED, "{}", pre.text);
+    assert_eq!(pre.body["address"], "10.21.0.2");
+    let nd = &pre.body["network_data"];
+    assert_eq!(
+        nd["links"][0]["ethernet_mac_address"],
+        boot_mac.as_str(),
+        "{nd}"
+    );
+    assert_eq!(nd["networks"][0]["ip_address"], "10.21.0.2");
+    assert_eq!(nd["networks"][0]["netmask"], "255.255.255.0");
+    assert_eq!(nd["networks"][0]["routes"][0]["gateway"], "10.21.0.1");
+    assert_eq!(nd["services"][0]["address"], "192.0.2.53");
+    // Inspected again: the same address.
+    let again = take(prov.clone(), format!("host:{host_id}")).await;
+    assert_eq!(again.status, StatusCode::OK);
+    assert_eq!(again.body["address"], "10.21.0.2");
+    let keep = take(kept.clone(), format!("host:{host_id}")).await;
+    assert_eq!(keep.status, StatusCode::CREATED, "{}", keep.text);
+    // DHCP-less pools serve hosts only.
+    let named = take(prov.clone(), "some-name".into()).await;
+    assert_eq!(
+        named.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        named.text
+    );
+    assert_eq!(named.field(), "owner");
+
+    let view = alice.get(&format!("/v1/claims/{claim_id}")).await;
+    let mut addresses: Vec<&str> = view.body["host"]["addresses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["address"].as_str().unwrap())
+        .collect();
+    addresses.sort();
+    assert_eq!(
+        addresses,
+        ["10.20.0.2", "10.21.0.2", "10.22.0.2"],
+        "{}",
+        view.text
+    );
+
+    // Released: the claim's address and the host's preprovisioning address go; a pool set to
+    // keep host addresses keeps its one.
+    let released = alice.delete(&format!("/v1/claims/{claim_id}")).await;
+    assert_eq!(released.status, StatusCode::ACCEPTED, "{}", released.text);
+    eventually(Duration::from_secs(20), "claim released", || async {
+        let c = alice.get(&format!("/v1/claims/{claim_id}")).await;
+        (c.status == StatusCode::NOT_FOUND).then_some(())
+    })
+    .await;
+    let count = |pool: String| {
+        let admin = admin.clone();
+        async move {
+            admin.get(&format!("/v1/ip_pools/{pool}")).await.body["usage"]["allocated"]
+                .as_u64()
+                .unwrap()
+        }
+    };
+    assert_eq!(count(service).await, 0);
+    assert_eq!(count(prov).await, 0);
+    assert_eq!(count(kept).await, 1);
+}

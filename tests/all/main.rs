@@ -4,6 +4,7 @@
 mod claims;
 mod faults;
 mod hosts;
+mod ipam;
 mod plugins;
 mod pod_managers;
 mod redfish;

@@ -9,6 +9,7 @@ use super::extract::{ApiJson, TenantCaller, WritableCaller};
 use super::views::List;
 use crate::app::Podium;
 use crate::auth::Caller;
+use crate::ipam::IpClaim;
 use crate::params::{ClaimCreate, ClaimUpdate};
 use crate::store::{ClaimRow, HostRow};
 
@@ -28,8 +29,17 @@ pub(super) struct ClaimedHostView {
     nics: serde_json::Value,
     power_state: String,
     provisioning_state: String,
-    /// Addresses IPAM holds for the host (none until IPAM is wired to claims).
-    addresses: Vec<String>,
+    /// Addresses IPAM holds for the claim and its host.
+    addresses: Vec<AddressView>,
+}
+
+/// An address the claim's host has.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub(super) struct AddressView {
+    address: String,
+    prefix: u8,
+    gateway: Option<String>,
+    dns_servers: Vec<String>,
 }
 
 /// A claim.
@@ -54,7 +64,13 @@ pub(super) struct ClaimView {
     updated_at: String,
 }
 
-fn view((c, h): (ClaimRow, Option<HostRow>)) -> ClaimView {
+/// The view of a claim with the addresses its host has.
+async fn full_view(podium: &Podium, pair: (ClaimRow, Option<HostRow>)) -> ApiResult<ClaimView> {
+    let addresses = podium.claim_addresses(&pair.0, pair.1.as_ref()).await?;
+    Ok(view(pair, addresses))
+}
+
+fn view((c, h): (ClaimRow, Option<HostRow>), addresses: Vec<IpClaim>) -> ClaimView {
     let nics: Vec<serde_json::Value> = serde_json::from_str::<Vec<serde_json::Value>>(
         h.as_ref().map_or("[]", |h| h.nics.as_str()),
     )
@@ -85,7 +101,15 @@ fn view((c, h): (ClaimRow, Option<HostRow>)) -> ClaimView {
             nics: serde_json::Value::Array(nics),
             power_state: h.power_state,
             provisioning_state: h.state,
-            addresses: Vec::new(),
+            addresses: addresses
+                .into_iter()
+                .map(|a| AddressView {
+                    address: a.row.address,
+                    prefix: a.prefix,
+                    gateway: a.gateway,
+                    dns_servers: a.dns_servers,
+                })
+                .collect(),
         }),
         created_at: c.created_at,
         updated_at: c.updated_at,
@@ -103,7 +127,7 @@ pub(super) async fn claim_create(
 ) -> ApiResult<(StatusCode, Json<ClaimView>)> {
     let claim = podium.claim_create(&caller, params).await?;
     let full = podium.claim_view(&caller, &claim.id).await?;
-    Ok((StatusCode::CREATED, Json(view(full))))
+    Ok((StatusCode::CREATED, Json(full_view(&podium, full).await?)))
 }
 
 #[utoipa::path(get, path = "/v1/claims", tag = "claims",
@@ -113,11 +137,11 @@ pub(super) async fn claim_list(
     State(podium): State<Podium>,
     caller: Caller,
 ) -> ApiResult<Json<List<ClaimView>>> {
-    let items = podium.claim_list(&caller).await?;
-    Ok(Json(List {
-        items: items.into_iter().map(view).collect(),
-        next: None,
-    }))
+    let mut items = Vec::new();
+    for pair in podium.claim_list(&caller).await? {
+        items.push(full_view(&podium, pair).await?);
+    }
+    Ok(Json(List { items, next: None }))
 }
 
 #[utoipa::path(get, path = "/v1/claims/{id}", tag = "claims", params(("id" = String, Path)),
@@ -128,7 +152,8 @@ pub(super) async fn claim_view(
     caller: Caller,
     Path(id): Path<String>,
 ) -> ApiResult<Json<ClaimView>> {
-    Ok(Json(view(podium.claim_view(&caller, &id).await?)))
+    let pair = podium.claim_view(&caller, &id).await?;
+    Ok(Json(full_view(&podium, pair).await?))
 }
 
 /// Powers the host on or off (`online`), or changes the user data.
@@ -142,7 +167,8 @@ pub(super) async fn claim_update(
     Path(id): Path<String>,
     ApiJson(params): ApiJson<ClaimUpdate>,
 ) -> ApiResult<Json<ClaimView>> {
-    Ok(Json(view(podium.claim_update(&caller, &id, params).await?)))
+    let pair = podium.claim_update(&caller, &id, params).await?;
+    Ok(Json(full_view(&podium, pair).await?))
 }
 
 /// Releases the claim: the host is deprovisioned before anyone else can have it.

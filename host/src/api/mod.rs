@@ -9,6 +9,7 @@ mod error;
 mod extract;
 mod grants;
 mod hosts;
+mod ip_pools;
 mod plugins;
 mod pod_managers;
 mod tenants;
@@ -41,6 +42,7 @@ use crate::error::Error;
          (name = "hosts", description = "The machines behind pod managers (admin)"),
          (name = "operations", description = "Driver actions and their outcome (admin)"),
          (name = "grants", description = "Which tenant may claim hosts of which pod manager (admin)"),
+         (name = "ipam", description = "Address pools and the addresses claimed from them (admin)"),
          (name = "claims", description = "A tenant's claims on hosts (tenants; admins read)"),
          (name = "tenants", description = "Tenants and credentials (admin); who am I (anyone)"),
          (name = "health", description = "Liveness"))
@@ -104,6 +106,14 @@ pub fn routes() -> (Router<Podium>, utoipa::openapi::OpenApi) {
             claims::claim_update,
             claims::claim_delete
         ))
+        .routes(routes!(ip_pools::ip_pool_list, ip_pools::ip_pool_create))
+        .routes(routes!(
+            ip_pools::ip_pool_view,
+            ip_pools::ip_pool_update,
+            ip_pools::ip_pool_delete
+        ))
+        .routes(routes!(ip_pools::ip_claim_list, ip_pools::ip_claim_create))
+        .routes(routes!(ip_pools::ip_claim_view, ip_pools::ip_claim_delete))
         .split_for_parts()
 }
 

@@ -44,7 +44,6 @@ pub(crate) use driver::exports::podium::plugin::driver as wit_driver;
 pub(crate) use driver::podium::plugin::http as wit_http;
 pub(crate) use driver::podium::plugin::log as wit_log;
 pub(crate) use driver::podium::plugin::types as wit_types;
-#[allow(unused_imports)]
 pub(crate) use ipam::exports::podium::plugin::allocator as wit_allocator;
 pub(crate) use ipam::podium::plugin::allocations as wit_allocations;
 #[allow(unused_imports)]

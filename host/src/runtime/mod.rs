@@ -27,8 +27,8 @@ use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConf
 
 pub use call::{
     Allocations, BootMode, BootPersistence, BootSettings, BootTarget, CallContext, CallError,
-    Capabilities, DriverCall, MediaRequest, MediaSlot, MediaType, Nic, PluginError, PowerAction,
-    PowerState, ServiceInfo, System, SystemKind,
+    Capabilities, DriverCall, IpamCall, IpamHost, IpamPool, IpamRequest, MediaRequest, MediaSlot,
+    MediaType, Nic, PluginError, PowerAction, PowerState, ServiceInfo, System, SystemKind,
 };
 pub use detect::LoadError;
 pub use http::{Credentials, Endpoint, HttpStub, TlsPolicy};

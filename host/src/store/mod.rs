@@ -11,6 +11,7 @@
 mod claims;
 mod grants;
 mod hosts;
+mod ipam;
 mod operations;
 mod plugins;
 mod pod_managers;
@@ -20,6 +21,7 @@ mod tokens;
 pub use claims::{BindOutcome, ClaimRow};
 pub use grants::GrantRow;
 pub use hosts::{HostFilter, HostRow, SyncSummary};
+pub use ipam::{CommitOutcome, IpAllocationRow, IpPoolRow};
 pub use operations::{OperationFilter, OperationRow};
 pub use plugins::{PluginRow, PluginSource};
 pub use pod_managers::{PodManagerConflict, PodManagerFilter, PodManagerRow, StatusChange};

@@ -11,7 +11,7 @@ use exports::podium::plugin::plugin::Guest as PluginGuest;
 use ipam_strategy::strategy::{self, Allocations, ProposeError};
 use podium::plugin::types::{Error, PluginInfo};
 
-use crate::{Config, check_boot_nic};
+use crate::{BootNetwork, Config, check_boot_nic, preprovisioning_network_data};
 
 /// The exported component; only `export_glue` names it, hence unused in native builds.
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
@@ -55,18 +55,7 @@ impl AllocatorGuest for Component {
     /// hold none.
     fn propose(request: AllocationRequest) -> Result<Option<String>, Error> {
         let config = Config::parse(&podium::plugin::config::get()).map_err(Error::InvalidConfig)?;
-        let Some(host) = &request.host else {
-            return Err(Error::InvalidInput(format!(
-                "request.host is none: ipam-dhcpless allocates only for a host's boot NIC (owner {:?})",
-                request.owner
-            )));
-        };
-        check_boot_nic(
-            &host.name,
-            host.boot_mac.as_deref(),
-            host.nics.iter().map(|n| n.mac.as_str()),
-        )
-        .map_err(Error::InvalidInput)?;
+        Self::boot_mac(&request)?;
         let ranges = ipam_strategy::parse_ranges(
             request
                 .pool
@@ -81,6 +70,42 @@ impl AllocatorGuest for Component {
                 ProposeError::InvalidInput(m) => Error::InvalidInput(m),
                 ProposeError::Internal(m) => Error::Internal(m),
             })
+    }
+
+    fn preprovisioning_network_data(
+        request: AllocationRequest,
+        address: String,
+    ) -> Result<Option<String>, Error> {
+        let mac = Self::boot_mac(&request)?;
+        let pool = &request.pool;
+        preprovisioning_network_data(&BootNetwork {
+            mac: &mac,
+            address: &address,
+            prefix: pool.prefix,
+            gateway: pool.gateway.as_deref(),
+            dns_servers: &pool.dns_servers,
+        })
+        .map(Some)
+        .map_err(Error::InvalidInput)
+    }
+}
+
+impl Component {
+    /// The boot MAC as the host's inventory spells it (validated by `check_boot_nic`).
+    fn boot_mac(request: &AllocationRequest) -> Result<String, Error> {
+        let Some(host) = &request.host else {
+            return Err(Error::InvalidInput(format!(
+                "request.host is none: ipam-dhcpless writes networkData only for a host (owner {:?})",
+                request.owner
+            )));
+        };
+        check_boot_nic(
+            &host.name,
+            host.boot_mac.as_deref(),
+            host.nics.iter().map(|n| n.mac.as_str()),
+        )
+        .map_err(Error::InvalidInput)?;
+        Ok(host.boot_mac.clone().unwrap_or_default())
     }
 }
 

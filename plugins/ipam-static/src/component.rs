@@ -66,6 +66,14 @@ impl AllocatorGuest for Component {
                 ProposeError::Internal(m) => Error::Internal(m),
             })
     }
+
+    /// A static pool leaves boot-time network configuration to the renderer.
+    fn preprovisioning_network_data(
+        _request: AllocationRequest,
+        _address: String,
+    ) -> Result<Option<String>, Error> {
+        Ok(None)
+    }
 }
 
 /// `export!` expands to the exports' C-ABI shims (`export_name`, raw pointers), which are `unsafe`;
