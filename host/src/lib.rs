@@ -6,6 +6,7 @@ pub mod app;
 pub mod auth;
 pub mod bundled;
 pub mod claims;
+pub mod cli;
 pub mod error;
 pub mod grants;
 pub mod hosts;

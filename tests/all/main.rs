@@ -2,6 +2,7 @@
 //! on a free loopback port over a fresh database, and talks to real peers.
 
 mod claims;
+mod cli;
 mod faults;
 mod hosts;
 mod ipam;

@@ -56,16 +56,10 @@ impl TestServer {
         config.admin_token = Some(Secret::new(ADMIN_TOKEN));
         // One compile cache for the whole run: compiling the bundled plugins once, not per test.
         config.compiled_dir = Some(std::path::Path::new(env!("OUT_DIR")).join("compiled-plugins"));
-        let database = match std::env::var("PODIUM_TEST_DATABASE").as_deref() {
-            Ok("postgres") => {
-                let db = PostgresDatabase::create()
-                    .await
-                    .expect("creating a PostgreSQL database");
-                config.database_url = Some(Secret::new(db.url.clone()));
-                Some(db)
-            }
-            _ => None,
-        };
+        let database = PostgresDatabase::for_this_run().await;
+        if let Some(db) = &database {
+            config.database_url = Some(Secret::new(db.url.clone()));
+        }
         adjust(&mut config);
         TestServer::launch(config, data_dir, database).await
     }
@@ -230,14 +224,26 @@ pub enum Body {
 
 /// A fresh PostgreSQL database, dropped with this value.
 #[derive(Debug)]
-struct PostgresDatabase {
+pub struct PostgresDatabase {
     admin_url: String,
     name: String,
-    url: String,
+    pub url: String,
 }
 
 impl PostgresDatabase {
-    async fn create() -> Result<PostgresDatabase> {
+    /// The database `PODIUM_TEST_DATABASE=postgres` asks for, or `None` (SQLite).
+    pub async fn for_this_run() -> Option<PostgresDatabase> {
+        match std::env::var("PODIUM_TEST_DATABASE").as_deref() {
+            Ok("postgres") => Some(
+                PostgresDatabase::create()
+                    .await
+                    .expect("creating a PostgreSQL database"),
+            ),
+            _ => None,
+        }
+    }
+
+    pub async fn create() -> Result<PostgresDatabase> {
         let admin_url = std::env::var("PODIUM_TEST_POSTGRES_URL")
             .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
         let name = format!("podium_test_{}", uuid_like());
@@ -367,5 +373,77 @@ impl ConnectionCounter {
 impl Drop for ConnectionCounter {
     fn drop(&mut self) {
         self.task.abort();
+    }
+}
+
+/// A `podium serve` process (the binary the caller names), for what an in-process server cannot
+/// show: a `kill -9`. Killed when dropped.
+#[derive(Debug)]
+pub struct ProcessServer {
+    pub url: String,
+    child: tokio::process::Child,
+}
+
+impl ProcessServer {
+    /// Starts `bin serve` on a free port of 127.0.0.1 with the test admin token, and waits until
+    /// it serves.
+    pub async fn start(
+        bin: &str,
+        data_dir: &std::path::Path,
+        database_url: Option<&str>,
+    ) -> ProcessServer {
+        use tokio::io::AsyncBufReadExt;
+        let mut command = tokio::process::Command::new(bin);
+        command
+            .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+            .arg(data_dir)
+            .arg("--compiled-dir")
+            .arg(std::path::Path::new(env!("OUT_DIR")).join("compiled-plugins"))
+            .env("PODIUM_ADMIN_TOKEN", ADMIN_TOKEN)
+            .env("PODIUM_LOG", "info")
+            .env_remove("PODIUM_DATABASE_URL")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .kill_on_drop(true);
+        if let Some(url) = database_url {
+            command.arg("--database-url").arg(url);
+        }
+        let mut child = command.spawn().expect("starting podium serve");
+        let stderr = child.stderr.take().expect("piped stderr");
+        let mut lines = tokio::io::BufReader::new(stderr).lines();
+        let addr = tokio::time::timeout(Duration::from_secs(120), async {
+            while let Some(line) = lines.next_line().await.expect("reading podium's log") {
+                if line.contains("podium is serving")
+                    && let Some(addr) = line.split("addr=").nth(1)
+                {
+                    return addr.split_whitespace().next().map(str::to_owned);
+                }
+            }
+            None
+        })
+        .await
+        .expect("podium did not start within 2 minutes")
+        .expect("podium exited before serving");
+        // Keep draining the log so the child never blocks on a full pipe.
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        ProcessServer {
+            url: format!("http://{addr}"),
+            child,
+        }
+    }
+
+    pub fn admin(&self) -> Client {
+        Client {
+            base: self.url.clone(),
+            token: Some(ADMIN_TOKEN.to_owned()),
+            http: reqwest::Client::new(),
+        }
+    }
+
+    /// `kill -9`: no shutdown, no flush.
+    pub async fn kill9(mut self) {
+        self.child.start_kill().expect("SIGKILL");
+        let _ = self.child.wait().await;
     }
 }

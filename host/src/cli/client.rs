@@ -1,0 +1,190 @@
+//! The CLI's side of the API: where the login is kept, and requests that turn API errors into
+//! messages a person can act on.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use reqwest::Method;
+use serde_json::Value;
+
+use crate::secret::Secret;
+
+/// What `podium login` keeps: the API's URL and a token.
+#[derive(Debug, serde::Deserialize)]
+pub(super) struct Login {
+    pub(super) url: String,
+    pub(super) token: Secret,
+}
+
+/// Where the login is kept: `$PODIUM_CONFIG`, else `$XDG_CONFIG_HOME/podium/config.json`, else
+/// `~/.config/podium/config.json`.
+pub(super) fn config_path() -> anyhow::Result<PathBuf> {
+    if let Some(path) = std::env::var_os("PODIUM_CONFIG") {
+        return Ok(PathBuf::from(path));
+    }
+    let base = match std::env::var_os("XDG_CONFIG_HOME") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => std::env::home_dir()
+            .context("no home directory: set PODIUM_CONFIG to say where to keep the login")?
+            .join(".config"),
+    };
+    Ok(base.join("podium").join("config.json"))
+}
+
+impl Login {
+    /// Writes the login with mode 0600 (its directory 0700), replacing any earlier one.
+    pub(super) fn save(&self) -> anyhow::Result<PathBuf> {
+        use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+        let path = config_path()?;
+        if let Some(dir) = path.parent() {
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)
+                .with_context(|| format!("creating {}", dir.display()))?;
+        }
+        let text = serde_json::json!({"url": self.url, "token": self.token.expose()});
+        let tmp = path.with_extension("json.tmp");
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&tmp)
+            .with_context(|| format!("writing {}", tmp.display()))?;
+        // An existing file keeps its mode on open: make sure.
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        file.write_all(serde_json::to_string_pretty(&text)?.as_bytes())?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display()))?;
+        Ok(path)
+    }
+
+    pub(super) fn load() -> anyhow::Result<Option<Login>> {
+        let path = config_path()?;
+        match std::fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice(&bytes)
+                .map(Some)
+                .with_context(|| format!("{} is not a podium login", path.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
+        }
+    }
+}
+
+/// A client of one Podium API.
+pub(super) struct Client {
+    base: String,
+    token: Option<Secret>,
+    http: reqwest::Client,
+}
+
+impl Client {
+    pub(super) fn new(base: &str, token: Option<Secret>) -> anyhow::Result<Client> {
+        let base = base.trim_end_matches('/').to_owned();
+        url::Url::parse(&base).with_context(|| format!("`{base}` is not a URL"))?;
+        Ok(Client {
+            base,
+            token,
+            http: reqwest::Client::builder()
+                .user_agent(concat!("podium-cli/", env!("CARGO_PKG_VERSION")))
+                .build()?,
+        })
+    }
+
+    /// The client of `--url`/`PODIUM_URL` and `PODIUM_TOKEN`, falling back to the login.
+    pub(super) fn from_env(url: Option<&str>) -> anyhow::Result<Client> {
+        let login = Login::load()?;
+        let token = std::env::var("PODIUM_TOKEN")
+            .ok()
+            .filter(|t| !t.is_empty())
+            .map(Secret::new)
+            .or_else(|| login.as_ref().map(|l| l.token.clone()));
+        let url = match (url, &login) {
+            (Some(url), _) => url.to_owned(),
+            (None, Some(login)) => login.url.clone(),
+            (None, None) => bail!("not logged in: run `podium login URL` (or set PODIUM_URL)"),
+        };
+        Client::new(&url, token)
+    }
+
+    pub(super) async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> anyhow::Result<Value> {
+        let url = format!("{}{path}", self.base);
+        let mut request = self.http.request(method, &url);
+        if let Some(token) = &self.token {
+            request = request.bearer_auth(token.expose());
+        }
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request
+            .send()
+            .await
+            .with_context(|| format!("cannot reach {}", self.base))?;
+        let status = response.status();
+        let text = response.text().await.unwrap_or_default();
+        if status.is_success() {
+            if text.is_empty() {
+                return Ok(Value::Null);
+            }
+            return serde_json::from_str(&text).with_context(|| {
+                format!("{url} answered {status} with something that is not JSON")
+            });
+        }
+        let body: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        let error = &body["error"];
+        match error["message"].as_str() {
+            Some(message) => {
+                let mut line = message.to_owned();
+                if let Some(field) = error["field"].as_str() {
+                    line = format!("{field}: {line}");
+                }
+                let code = error["code"].as_str().unwrap_or("error");
+                bail!("{line} ({status}, {code})")
+            }
+            None => bail!("{url} answered {status}"),
+        }
+    }
+
+    pub(super) async fn get(&self, path: &str) -> anyhow::Result<Value> {
+        self.send(Method::GET, path, None).await
+    }
+
+    pub(super) async fn post(&self, path: &str, body: Value) -> anyhow::Result<Value> {
+        self.send(Method::POST, path, Some(body)).await
+    }
+
+    pub(super) async fn patch(&self, path: &str, body: Value) -> anyhow::Result<Value> {
+        self.send(Method::PATCH, path, Some(body)).await
+    }
+
+    pub(super) async fn delete(&self, path: &str) -> anyhow::Result<Value> {
+        self.send(Method::DELETE, path, None).await
+    }
+
+    /// Every item of a paged list, following `next`.
+    pub(super) async fn list(&self, path: &str) -> anyhow::Result<Vec<Value>> {
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let sep = if path.contains('?') { '&' } else { '?' };
+            let page = match &cursor {
+                Some(c) => self.get(&format!("{path}{sep}cursor={c}")).await?,
+                None => self.get(path).await?,
+            };
+            if let Some(batch) = page["items"].as_array() {
+                items.extend(batch.iter().cloned());
+            }
+            match page["next"].as_str() {
+                Some(next) => cursor = Some(next.to_owned()),
+                None => return Ok(items),
+            }
+        }
+    }
+}

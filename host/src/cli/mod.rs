@@ -1,0 +1,770 @@
+//! The `podium` command line: `podium serve` runs the platform; every other command is a client
+//! of its API (`podium login`, then `podium podm|host|tenant|grant|claim|pool ...`), printing
+//! tables by default and the API's JSON with `-o json`.
+//!
+//! The client takes its URL from `--url`/`PODIUM_URL` or the login, and its token from
+//! `PODIUM_TOKEN` or the login; a token is never taken from the command line, where other users
+//! of the machine could read it.
+
+mod client;
+mod output;
+mod serve;
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use clap::{Args, Parser, Subcommand};
+use serde_json::{Value, json};
+
+use self::client::{Client, Login};
+use self::output::{Column, Format};
+use crate::secret::Secret;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "podium",
+    version,
+    about = "A bare-metal platform whose moving parts are WebAssembly components"
+)]
+struct Cli {
+    /// The API's URL; default: the one `podium login` saved.
+    #[arg(long, global = true, env = "PODIUM_URL")]
+    url: Option<String>,
+    /// Output format.
+    #[arg(short = 'o', long, global = true, value_enum, default_value_t = Format::Table)]
+    output: Format,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve the HTTP API.
+    Serve(serve::ServeArgs),
+    /// Save the API's URL and a token (read from PODIUM_TOKEN or the first line of stdin) in
+    /// the config file (mode 0600), after checking that they work.
+    Login {
+        /// The API's URL, e.g. http://127.0.0.1:8080.
+        url: String,
+    },
+    /// Forget the saved login.
+    Logout,
+    /// Who the token belongs to.
+    Whoami,
+    /// Pod managers (admin).
+    #[command(subcommand)]
+    Podm(PodmCommand),
+    /// Hosts (admin).
+    #[command(subcommand)]
+    Host(HostCommand),
+    /// Tenants and their tokens (admin).
+    #[command(subcommand)]
+    Tenant(TenantCommand),
+    /// Grants: which tenant may claim hosts of which pod manager (admin).
+    #[command(subcommand)]
+    Grant(GrantCommand),
+    /// Claims on hosts (tenants; admins read).
+    #[command(subcommand)]
+    Claim(ClaimCommand),
+    /// IP pools and the addresses claimed from them (admin).
+    #[command(subcommand)]
+    Pool(PoolCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum PodmCommand {
+    List,
+    Show {
+        uuid: String,
+    },
+    /// Register a pod manager; the BMC password is read from stdin with --password-stdin.
+    Create {
+        #[arg(long)]
+        name: String,
+        /// Its Redfish service, `http(s)://host[:port]`.
+        #[arg(long)]
+        endpoint: String,
+        #[arg(long)]
+        username: Option<String>,
+        #[arg(long, requires = "username")]
+        password_stdin: bool,
+        /// Do not verify the service's TLS certificate.
+        #[arg(long)]
+        insecure: bool,
+        /// `admin` or `consumer`.
+        #[arg(long)]
+        network_config_owner: Option<String>,
+        #[arg(long)]
+        description: Option<String>,
+        #[arg(long)]
+        location: Option<String>,
+    },
+    Delete {
+        uuid: String,
+    },
+    /// Sync the inventory now.
+    Sync {
+        uuid: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum HostCommand {
+    List {
+        #[arg(long)]
+        pod_manager: Option<String>,
+        #[arg(long)]
+        state: Option<String>,
+    },
+    Show {
+        id: String,
+    },
+    /// on, off, graceful_shutdown, force_off, graceful_restart, force_restart, reboot.
+    Power {
+        id: String,
+        action: String,
+    },
+    /// The host's operations, newest first.
+    Operations {
+        id: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum TenantCommand {
+    List,
+    Show {
+        id: String,
+    },
+    Create {
+        name: String,
+        #[arg(long)]
+        description: Option<String>,
+    },
+    /// Delete a tenant; with --release, its claims are released (their hosts deprovisioned)
+    /// first.
+    Delete {
+        id: String,
+        #[arg(long)]
+        release: bool,
+    },
+    /// Create a token for a tenant; the secret is printed once.
+    TokenCreate {
+        tenant: String,
+        #[arg(long)]
+        read_only: bool,
+        /// Seconds until it expires.
+        #[arg(long)]
+        expires_in: Option<u64>,
+        #[arg(long)]
+        description: Option<String>,
+    },
+    Tokens {
+        tenant: String,
+    },
+    TokenRevoke {
+        tenant: String,
+        token: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum GrantCommand {
+    List,
+    Create {
+        #[arg(long)]
+        tenant: String,
+        #[arg(long)]
+        pod_manager: String,
+        /// `key=value`, repeatable: hosts must carry every label.
+        #[arg(long = "selector", value_parser = key_value)]
+        selector: Vec<(String, String)>,
+        #[arg(long)]
+        max_hosts: Option<u32>,
+    },
+    Delete {
+        id: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum ClaimCommand {
+    List,
+    Show {
+        id: String,
+    },
+    Create(ClaimCreateArgs),
+    /// Power the claimed host on or off.
+    Power {
+        id: String,
+        #[arg(value_parser = ["on", "off"])]
+        state: String,
+    },
+    /// Release the claim; its host is deprovisioned before anyone else can have it.
+    Delete {
+        id: String,
+    },
+}
+
+#[derive(Debug, Args)]
+struct ClaimCreateArgs {
+    /// Any granted pod manager when absent.
+    #[arg(long)]
+    pod_manager: Option<String>,
+    #[arg(long)]
+    image: String,
+    #[arg(long)]
+    checksum: Option<String>,
+    #[arg(long)]
+    checksum_type: Option<String>,
+    #[arg(long)]
+    format: Option<String>,
+    /// `key=value`, repeatable.
+    #[arg(long = "selector", value_parser = key_value)]
+    selector: Vec<(String, String)>,
+    #[arg(long)]
+    min_cpu: Option<u32>,
+    #[arg(long)]
+    min_memory_mib: Option<u64>,
+    /// A file whose bytes become the user data.
+    #[arg(long)]
+    user_data_file: Option<std::path::PathBuf>,
+    /// Leave the host powered off.
+    #[arg(long)]
+    offline: bool,
+}
+
+#[derive(Debug, Subcommand)]
+enum PoolCommand {
+    List,
+    Show {
+        id: String,
+    },
+    Create {
+        #[arg(long)]
+        name: String,
+        /// `START-END` or a subnet `A.B.C.D/N`, repeatable.
+        #[arg(long = "range", required = true)]
+        ranges: Vec<String>,
+        #[arg(long)]
+        prefix: u8,
+        #[arg(long)]
+        gateway: Option<String>,
+        /// Repeatable.
+        #[arg(long = "dns")]
+        dns_servers: Vec<String>,
+        #[arg(long)]
+        pod_manager: Option<String>,
+        /// The IPAM plugin; default the pod manager's, else ipam-static.
+        #[arg(long)]
+        plugin: Option<String>,
+        /// The plugin's configuration as JSON, e.g. '{"strategy":"random"}'.
+        #[arg(long, requires = "plugin")]
+        plugin_config: Option<String>,
+    },
+    Delete {
+        id: String,
+    },
+    /// Claim an address for an owner (`host:<id>`, `claim:<id>` or a name).
+    Claim {
+        pool: String,
+        #[arg(long)]
+        owner: String,
+        #[arg(long)]
+        address: Option<String>,
+    },
+    /// The addresses claimed from a pool.
+    Claims {
+        pool: String,
+    },
+    Release {
+        pool: String,
+        claim: String,
+    },
+}
+
+fn key_value(s: &str) -> Result<(String, String), String> {
+    s.split_once('=')
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .ok_or_else(|| format!("`{s}` is not key=value"))
+}
+
+/// Runs the command line; the exit code says whether it worked.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Serve(args) => serve::serve(args),
+        command => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(anyhow::Error::from)
+            .and_then(|rt| rt.block_on(run(cli.url.as_deref(), cli.output, command))),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+const PODM_COLUMNS: &[Column] = &[
+    ("UUID", "/uuid"),
+    ("NAME", "/name"),
+    ("URL", "/url"),
+    ("STATUS", "/status"),
+    ("DRIVER", "/driver/name"),
+    ("NETWORK CONFIG", "/network_config_owner"),
+];
+const HOST_COLUMNS: &[Column] = &[
+    ("ID", "/id"),
+    ("NAME", "/name"),
+    ("STATE", "/state"),
+    ("POWER", "/power_state"),
+    ("CPUS", "/cpu_count"),
+    ("MEMORY MIB", "/memory_mib"),
+    ("KIND", "/kind"),
+];
+const TENANT_COLUMNS: &[Column] = &[("ID", "/id"), ("NAME", "/name"), ("CREATED", "/created_at")];
+const TOKEN_COLUMNS: &[Column] = &[
+    ("ID", "/id"),
+    ("READ ONLY", "/read_only"),
+    ("EXPIRES", "/expires_at"),
+    ("DESCRIPTION", "/description"),
+];
+const GRANT_COLUMNS: &[Column] = &[
+    ("ID", "/id"),
+    ("TENANT", "/tenant"),
+    ("POD MANAGER", "/pod_manager"),
+    ("SELECTOR", "/selector"),
+    ("MAX HOSTS", "/max_hosts"),
+];
+const CLAIM_COLUMNS: &[Column] = &[
+    ("ID", "/id"),
+    ("STATE", "/state"),
+    ("HOST", "/host/name"),
+    ("POWER", "/host/power_state"),
+    ("ONLINE", "/online"),
+    ("REASON", "/reason"),
+];
+const POOL_COLUMNS: &[Column] = &[
+    ("ID", "/id"),
+    ("NAME", "/name"),
+    ("SUBNET", "/subnet"),
+    ("PLUGIN", "/plugin/name"),
+    ("TOTAL", "/usage/total"),
+    ("ALLOCATED", "/usage/allocated"),
+    ("FREE", "/usage/free"),
+];
+const IP_CLAIM_COLUMNS: &[Column] = &[
+    ("ID", "/id"),
+    ("OWNER", "/owner"),
+    ("ADDRESS", "/address"),
+    ("PREFIX", "/prefix"),
+    ("GATEWAY", "/gateway"),
+];
+const OPERATION_COLUMNS: &[Column] = &[
+    ("ID", "/id"),
+    ("KIND", "/kind"),
+    ("STATUS", "/status"),
+    ("STARTED", "/started_at"),
+    ("FINISHED", "/finished_at"),
+    ("ERROR", "/error"),
+];
+
+fn read_stdin_line(what: &str) -> anyhow::Result<String> {
+    let mut text = String::new();
+    std::io::stdin()
+        .take(64 << 10)
+        .read_to_string(&mut text)
+        .with_context(|| format!("reading the {what} from stdin"))?;
+    let line = text.lines().next().unwrap_or("").trim().to_owned();
+    if line.is_empty() {
+        bail!("no {what} on stdin");
+    }
+    Ok(line)
+}
+
+/// Path segments from the command line are escaped, so an id cannot reach another route.
+fn seg(s: &str) -> String {
+    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
+}
+
+async fn run(url: Option<&str>, format: Format, command: Command) -> anyhow::Result<()> {
+    let print = |text: String| println!("{text}");
+    match command {
+        Command::Serve(_) => unreachable!("handled by main"),
+        Command::Login { url } => {
+            let token = match std::env::var("PODIUM_TOKEN") {
+                Ok(t) if !t.is_empty() => t,
+                _ => read_stdin_line("token")?,
+            };
+            let token = Secret::new(token);
+            let client = Client::new(&url, Some(token.clone()))?;
+            let me = client.get("/v1/me").await.context("checking the token")?;
+            let path = Login { url, token }.save()?;
+            match me["tenant"].as_str() {
+                Some(tenant) => eprintln!(
+                    "logged in as {} of tenant {tenant}; saved in {}",
+                    me["role"].as_str().unwrap_or("?"),
+                    path.display()
+                ),
+                None => eprintln!(
+                    "logged in as {}; saved in {}",
+                    me["role"].as_str().unwrap_or("?"),
+                    path.display()
+                ),
+            }
+        }
+        Command::Logout => {
+            let path = client::config_path()?;
+            match std::fs::remove_file(&path) {
+                Ok(()) => eprintln!("removed {}", path.display()),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => eprintln!("not logged in"),
+                Err(e) => return Err(e).context(format!("removing {}", path.display())),
+            }
+        }
+        Command::Whoami => {
+            let c = Client::from_env(url)?;
+            print(output::object(format, &c.get("/v1/me").await?));
+        }
+        Command::Podm(cmd) => {
+            let c = Client::from_env(url)?;
+            match cmd {
+                PodmCommand::List => {
+                    let items = c.list("/v1/pod_managers").await?;
+                    print(output::list(format, &items, PODM_COLUMNS));
+                }
+                PodmCommand::Show { uuid } => {
+                    print(output::object(
+                        format,
+                        &c.get(&format!("/v1/pod_managers/{}", seg(&uuid))).await?,
+                    ));
+                }
+                PodmCommand::Create {
+                    name,
+                    endpoint,
+                    username,
+                    password_stdin,
+                    insecure,
+                    network_config_owner,
+                    description,
+                    location,
+                } => {
+                    let mut body = json!({"name": name, "url": endpoint});
+                    if let Some(username) = username {
+                        let password = if password_stdin {
+                            read_stdin_line("password")?
+                        } else {
+                            String::new()
+                        };
+                        body["auth"] = json!({"username": username, "password": password});
+                    }
+                    if insecure {
+                        body["tls"] = json!({"verify": false});
+                    }
+                    for (key, value) in [
+                        ("network_config_owner", network_config_owner),
+                        ("description", description),
+                        ("location", location),
+                    ] {
+                        if let Some(v) = value {
+                            body[key] = json!(v);
+                        }
+                    }
+                    print(output::object(
+                        format,
+                        &c.post("/v1/pod_managers", body).await?,
+                    ));
+                }
+                PodmCommand::Delete { uuid } => {
+                    c.delete(&format!("/v1/pod_managers/{}", seg(&uuid)))
+                        .await?;
+                    eprintln!("deleted pod manager {uuid}");
+                }
+                PodmCommand::Sync { uuid } => {
+                    let summary = c
+                        .post(&format!("/v1/pod_managers/{}/sync", seg(&uuid)), json!({}))
+                        .await?;
+                    print(output::object(format, &summary));
+                }
+            }
+        }
+        Command::Host(cmd) => {
+            let c = Client::from_env(url)?;
+            match cmd {
+                HostCommand::List { pod_manager, state } => {
+                    let mut query = Vec::new();
+                    if let Some(pm) = pod_manager {
+                        query.push(format!("pod_manager={}", seg(&pm)));
+                    }
+                    if let Some(s) = state {
+                        query.push(format!("state={}", seg(&s)));
+                    }
+                    let path = if query.is_empty() {
+                        "/v1/hosts".to_owned()
+                    } else {
+                        format!("/v1/hosts?{}", query.join("&"))
+                    };
+                    print(output::list(format, &c.list(&path).await?, HOST_COLUMNS));
+                }
+                HostCommand::Show { id } => {
+                    print(output::object(
+                        format,
+                        &c.get(&format!("/v1/hosts/{}", seg(&id))).await?,
+                    ));
+                }
+                HostCommand::Power { id, action } => {
+                    let op = c
+                        .post(
+                            &format!("/v1/hosts/{}/power", seg(&id)),
+                            json!({"action": action}),
+                        )
+                        .await?;
+                    print(output::object(format, &op));
+                }
+                HostCommand::Operations { id } => {
+                    let items = c
+                        .list(&format!("/v1/hosts/{}/operations", seg(&id)))
+                        .await?;
+                    print(output::list(format, &items, OPERATION_COLUMNS));
+                }
+            }
+        }
+        Command::Tenant(cmd) => {
+            let c = Client::from_env(url)?;
+            match cmd {
+                TenantCommand::List => {
+                    print(output::list(
+                        format,
+                        &c.list("/v1/tenants").await?,
+                        TENANT_COLUMNS,
+                    ));
+                }
+                TenantCommand::Show { id } => {
+                    print(output::object(
+                        format,
+                        &c.get(&format!("/v1/tenants/{}", seg(&id))).await?,
+                    ));
+                }
+                TenantCommand::Create { name, description } => {
+                    let mut body = json!({"name": name});
+                    if let Some(d) = description {
+                        body["description"] = json!(d);
+                    }
+                    print(output::object(format, &c.post("/v1/tenants", body).await?));
+                }
+                TenantCommand::Delete { id, release } => {
+                    let path = if release {
+                        format!("/v1/tenants/{}?release=true", seg(&id))
+                    } else {
+                        format!("/v1/tenants/{}", seg(&id))
+                    };
+                    let answer = c.delete(&path).await?;
+                    if answer.is_null() {
+                        eprintln!("deleted tenant {id}");
+                    } else {
+                        eprintln!(
+                            "releasing the claims of tenant {id}; it is deleted once they are released"
+                        );
+                        print(output::object(format, &answer));
+                    }
+                }
+                TenantCommand::TokenCreate {
+                    tenant,
+                    read_only,
+                    expires_in,
+                    description,
+                } => {
+                    let body = json!({"read_only": read_only, "expires_in": expires_in, "description": description});
+                    let token = c
+                        .post(&format!("/v1/tenants/{}/tokens", seg(&tenant)), body)
+                        .await?;
+                    print(output::object(format, &token));
+                    if format == Format::Table {
+                        eprintln!("the token is shown once: keep it now");
+                    }
+                }
+                TenantCommand::Tokens { tenant } => {
+                    let items = c
+                        .list(&format!("/v1/tenants/{}/tokens", seg(&tenant)))
+                        .await?;
+                    print(output::list(format, &items, TOKEN_COLUMNS));
+                }
+                TenantCommand::TokenRevoke { tenant, token } => {
+                    c.delete(&format!(
+                        "/v1/tenants/{}/tokens/{}",
+                        seg(&tenant),
+                        seg(&token)
+                    ))
+                    .await?;
+                    eprintln!("revoked token {token}");
+                }
+            }
+        }
+        Command::Grant(cmd) => {
+            let c = Client::from_env(url)?;
+            match cmd {
+                GrantCommand::List => {
+                    print(output::list(
+                        format,
+                        &c.list("/v1/grants").await?,
+                        GRANT_COLUMNS,
+                    ));
+                }
+                GrantCommand::Create {
+                    tenant,
+                    pod_manager,
+                    selector,
+                    max_hosts,
+                } => {
+                    let selector: BTreeMap<String, String> = selector.into_iter().collect();
+                    let body = json!({"tenant": tenant, "pod_manager": pod_manager,
+                                      "selector": selector, "max_hosts": max_hosts});
+                    print(output::object(format, &c.post("/v1/grants", body).await?));
+                }
+                GrantCommand::Delete { id } => {
+                    c.delete(&format!("/v1/grants/{}", seg(&id))).await?;
+                    eprintln!("deleted grant {id}");
+                }
+            }
+        }
+        Command::Claim(cmd) => {
+            let c = Client::from_env(url)?;
+            match cmd {
+                ClaimCommand::List => {
+                    print(output::list(
+                        format,
+                        &c.list("/v1/claims").await?,
+                        CLAIM_COLUMNS,
+                    ));
+                }
+                ClaimCommand::Show { id } => {
+                    print(output::object(
+                        format,
+                        &c.get(&format!("/v1/claims/{}", seg(&id))).await?,
+                    ));
+                }
+                ClaimCommand::Create(a) => {
+                    let selector: BTreeMap<String, String> = a.selector.into_iter().collect();
+                    let mut body = json!({
+                        "image": {"url": a.image, "checksum": a.checksum,
+                                  "checksum_type": a.checksum_type, "format": a.format},
+                        "selector": selector,
+                        "online": !a.offline,
+                    });
+                    for (key, value) in [
+                        ("pod_manager", a.pod_manager.map(Value::from)),
+                        ("min_cpu", a.min_cpu.map(Value::from)),
+                        ("min_memory_mib", a.min_memory_mib.map(Value::from)),
+                    ] {
+                        if let Some(v) = value {
+                            body[key] = v;
+                        }
+                    }
+                    if let Some(path) = a.user_data_file {
+                        let bytes = std::fs::read(&path)
+                            .with_context(|| format!("reading {}", path.display()))?;
+                        let text = String::from_utf8(bytes)
+                            .with_context(|| format!("{} is not UTF-8 text", path.display()))?;
+                        body["user_data"] = json!(text);
+                    }
+                    print(output::object(format, &c.post("/v1/claims", body).await?));
+                }
+                ClaimCommand::Power { id, state } => {
+                    let body = json!({"online": state == "on"});
+                    print(output::object(
+                        format,
+                        &c.patch(&format!("/v1/claims/{}", seg(&id)), body).await?,
+                    ));
+                }
+                ClaimCommand::Delete { id } => {
+                    c.delete(&format!("/v1/claims/{}", seg(&id))).await?;
+                    eprintln!("releasing claim {id}: its host is being deprovisioned");
+                }
+            }
+        }
+        Command::Pool(cmd) => {
+            let c = Client::from_env(url)?;
+            match cmd {
+                PoolCommand::List => {
+                    print(output::list(
+                        format,
+                        &c.list("/v1/ip_pools").await?,
+                        POOL_COLUMNS,
+                    ));
+                }
+                PoolCommand::Show { id } => {
+                    print(output::object(
+                        format,
+                        &c.get(&format!("/v1/ip_pools/{}", seg(&id))).await?,
+                    ));
+                }
+                PoolCommand::Create {
+                    name,
+                    ranges,
+                    prefix,
+                    gateway,
+                    dns_servers,
+                    pod_manager,
+                    plugin,
+                    plugin_config,
+                } => {
+                    let ranges: Vec<Value> = ranges
+                        .iter()
+                        .map(|r| match r.split_once('-') {
+                            Some((start, end)) => json!({"start": start, "end": end}),
+                            None => json!({"subnet": r}),
+                        })
+                        .collect();
+                    let mut body = json!({"name": name, "ranges": ranges, "prefix": prefix,
+                                          "gateway": gateway, "dns_servers": dns_servers,
+                                          "pod_manager": pod_manager});
+                    if let Some(p) = plugin {
+                        let config: Value = match plugin_config {
+                            Some(text) => serde_json::from_str(&text)
+                                .context("--plugin-config is not JSON")?,
+                            None => json!({}),
+                        };
+                        body["plugin"] = json!({"name": p, "config": config});
+                    }
+                    print(output::object(format, &c.post("/v1/ip_pools", body).await?));
+                }
+                PoolCommand::Delete { id } => {
+                    c.delete(&format!("/v1/ip_pools/{}", seg(&id))).await?;
+                    eprintln!("deleted pool {id}");
+                }
+                PoolCommand::Claim {
+                    pool,
+                    owner,
+                    address,
+                } => {
+                    let body = json!({"owner": owner, "address": address});
+                    let claim = c
+                        .post(&format!("/v1/ip_pools/{}/claims", seg(&pool)), body)
+                        .await?;
+                    print(output::object(format, &claim));
+                }
+                PoolCommand::Claims { pool } => {
+                    let items = c
+                        .list(&format!("/v1/ip_pools/{}/claims", seg(&pool)))
+                        .await?;
+                    print(output::list(format, &items, IP_CLAIM_COLUMNS));
+                }
+                PoolCommand::Release { pool, claim } => {
+                    c.delete(&format!(
+                        "/v1/ip_pools/{}/claims/{}",
+                        seg(&pool),
+                        seg(&claim)
+                    ))
+                    .await?;
+                    eprintln!("released {claim}");
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,117 @@
+//! `podium serve`: runs the platform.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::secret::Secret;
+use crate::server::{self, ServeConfig};
+
+#[derive(Debug, clap::Args)]
+pub(super) struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8080", env = "PODIUM_LISTEN")]
+    listen: SocketAddr,
+    /// Directory for the embedded database, compiled plugins and the admin token.
+    #[arg(long, default_value = "podium-data", env = "PODIUM_DATA_DIR")]
+    data_dir: PathBuf,
+    /// A PostgreSQL URL (`postgres://...`) to use instead of the embedded SQLite database.
+    #[arg(long, env = "PODIUM_DATABASE_URL", hide_env_values = true)]
+    database_url: Option<String>,
+    /// A directory of `.wasm` plugins to register at start.
+    #[arg(long, env = "PODIUM_PLUGIN_DIR")]
+    plugin_dir: Option<PathBuf>,
+    /// Deadline of one plugin call, in seconds.
+    #[arg(long, default_value_t = 10.0, env = "PODIUM_PLUGIN_TIMEOUT")]
+    plugin_timeout: f64,
+    /// Memory limit of one plugin call, in MiB.
+    #[arg(long, default_value_t = 64, env = "PODIUM_PLUGIN_MEMORY_MIB")]
+    plugin_memory_mib: usize,
+    /// File holding the 256-bit key that seals stored credentials (64 hex digits); default
+    /// DATA_DIR/secret.key, created on first start. Every process on one database needs the same.
+    #[arg(long, env = "PODIUM_SECRET_KEY_FILE")]
+    secret_key_file: Option<PathBuf>,
+    /// Seconds between status probes of every pod manager.
+    #[arg(long, default_value_t = 60, env = "PODIUM_PROBE_INTERVAL")]
+    probe_interval: u64,
+    /// Seconds between inventory syncs of every pod manager.
+    #[arg(long, default_value_t = 600, env = "PODIUM_SYNC_INTERVAL")]
+    sync_interval: u64,
+    /// Directory of the compiled-plugin cache; default DATA_DIR/compiled.
+    #[arg(long, env = "PODIUM_COMPILED_DIR")]
+    compiled_dir: Option<PathBuf>,
+    /// Log as JSON lines instead of text.
+    #[arg(long, env = "PODIUM_LOG_JSON")]
+    log_json: bool,
+}
+
+fn init_tracing(json: bool) {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("PODIUM_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    if json {
+        builder.json().init();
+    } else {
+        builder.init();
+    }
+}
+
+pub(super) fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    init_tracing(args.log_json);
+    anyhow::ensure!(
+        args.plugin_timeout > 0.0 && args.plugin_timeout <= 3600.0,
+        "--plugin-timeout must be between 0 and 3600 seconds"
+    );
+    anyhow::ensure!(
+        (1..=4096).contains(&args.plugin_memory_mib),
+        "--plugin-memory-mib must be between 1 and 4096"
+    );
+    let mut config = ServeConfig::new(args.listen, args.data_dir);
+    config.database_url = args.database_url.map(Secret::new);
+    config.plugin_dir = args.plugin_dir;
+    config.admin_token = std::env::var("PODIUM_ADMIN_TOKEN").ok().map(Secret::new);
+    config.plugin_timeout = Duration::from_secs_f64(args.plugin_timeout);
+    config.plugin_memory = args.plugin_memory_mib << 20;
+    config.secret_key_file = args.secret_key_file;
+    if args.compiled_dir.is_some() {
+        config.compiled_dir = args.compiled_dir;
+    }
+    anyhow::ensure!(
+        args.probe_interval >= 1,
+        "--probe-interval must be at least 1 second"
+    );
+    anyhow::ensure!(
+        args.sync_interval >= 1,
+        "--sync-interval must be at least 1 second"
+    );
+    config.probe_interval = Duration::from_secs(args.probe_interval);
+    config.sync_interval = Duration::from_secs(args.sync_interval);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let started = server::start(&config).await?;
+        server::serve(started, shutdown_signal()).await
+    })
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+    tracing::info!("shutting down");
+}

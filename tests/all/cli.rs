@@ -1,0 +1,171 @@
+//! The `podium` command line as a client of the API: login kept in a 0600 file, tables by
+//! default, the API's JSON with `-o json`, errors on stderr with a failing exit code.
+
+use std::os::unix::fs::PermissionsExt;
+use std::process::Output;
+
+use podium_tests::{ADMIN_TOKEN, TestServer};
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_podium-under-test");
+
+struct Cli {
+    config: tempfile::TempDir,
+}
+
+impl Cli {
+    fn new() -> Cli {
+        Cli {
+            config: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn path(&self) -> std::path::PathBuf {
+        self.config.path().join("podium").join("config.json")
+    }
+
+    /// Runs `podium ARGS` with `stdin`, `PODIUM_TOKEN` unset unless given.
+    async fn run(&self, args: &[&str], stdin: &str, token: Option<&str>) -> Output {
+        use tokio::io::AsyncWriteExt;
+        let mut command = tokio::process::Command::new(BIN);
+        command
+            .args(args)
+            .env("PODIUM_CONFIG", self.path())
+            .env_remove("PODIUM_URL")
+            .env_remove("PODIUM_TOKEN")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        if let Some(t) = token {
+            command.env("PODIUM_TOKEN", t);
+        }
+        let mut child = command.spawn().unwrap();
+        let mut input = child.stdin.take().unwrap();
+        input.write_all(stdin.as_bytes()).await.unwrap();
+        drop(input);
+        child.wait_with_output().await.unwrap()
+    }
+
+    async fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args, "", None).await;
+        assert!(
+            out.status.success(),
+            "podium {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    async fn json(&self, args: &[&str]) -> Value {
+        let mut all = vec!["-o", "json"];
+        all.extend_from_slice(args);
+        serde_json::from_str(&self.ok(&all).await).unwrap()
+    }
+}
+
+#[tokio::test]
+async fn login_then_manage_tenants_and_pools_with_tables_and_json() {
+    let server = TestServer::start().await;
+    let cli = Cli::new();
+
+    let before = cli.run(&["tenant", "list"], "", None).await;
+    assert!(!before.status.success());
+    assert!(String::from_utf8_lossy(&before.stderr).contains("not logged in"));
+
+    let bad = cli
+        .run(&["login", &server.url], "pdm_not-a-real-token\n", None)
+        .await;
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("401"));
+    assert!(!cli.path().exists(), "a failed login saves nothing");
+
+    let login = cli
+        .run(&["login", &server.url], &format!("{ADMIN_TOKEN}\n"), None)
+        .await;
+    assert!(
+        login.status.success(),
+        "{}",
+        String::from_utf8_lossy(&login.stderr)
+    );
+    let mode = std::fs::metadata(cli.path()).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "the login file is private");
+    assert!(
+        !String::from_utf8_lossy(&login.stdout).contains(ADMIN_TOKEN)
+            && !String::from_utf8_lossy(&login.stderr).contains(ADMIN_TOKEN),
+        "the token is never printed"
+    );
+
+    let table = cli.ok(&["tenant", "create", "acme"]).await;
+    assert!(table.contains("name") && table.contains("acme"), "{table}");
+    let tenants = cli.json(&["tenant", "list"]).await;
+    assert_eq!(tenants[0]["name"], "acme");
+    let listed = cli.ok(&["tenant", "list"]).await;
+    assert!(
+        listed.contains("NAME") && listed.contains("acme"),
+        "{listed}"
+    );
+
+    let id = tenants[0]["id"].as_str().unwrap();
+    let token = cli
+        .json(&["tenant", "token-create", id, "--read-only"])
+        .await;
+    let secret = token["token"].as_str().unwrap();
+    let me = cli.run(&["-o", "json", "whoami"], "", Some(secret)).await;
+    let me: Value = serde_json::from_slice(&me.stdout).unwrap();
+    assert_eq!(me["role"], "tenant");
+    assert_eq!(me["read_only"], true);
+
+    let pool = cli
+        .json(&[
+            "pool",
+            "create",
+            "--name",
+            "lab",
+            "--range",
+            "10.7.0.10-10.7.0.20",
+            "--prefix",
+            "24",
+            "--gateway",
+            "10.7.0.1",
+        ])
+        .await;
+    let pool_id = pool["id"].as_str().unwrap();
+    let claim = cli
+        .json(&["pool", "claim", pool_id, "--owner", "node-1"])
+        .await;
+    assert_eq!(claim["address"], "10.7.0.10");
+    let claims = cli.ok(&["pool", "claims", pool_id]).await;
+    assert!(
+        claims.contains("node-1") && claims.contains("10.7.0.10"),
+        "{claims}"
+    );
+
+    let missing = cli.run(&["tenant", "show", "nope"], "", None).await;
+    assert_eq!(missing.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert!(err.contains("not found") && err.contains("404"), "{err}");
+    let invalid = cli
+        .run(
+            &[
+                "pool",
+                "create",
+                "--name",
+                "x",
+                "--range",
+                "10.0.0.9-10.0.0.1",
+                "--prefix",
+                "24",
+            ],
+            "",
+            None,
+        )
+        .await;
+    let err = String::from_utf8_lossy(&invalid.stderr);
+    assert!(
+        err.contains("ranges[0]: start 10.0.0.9 is after end 10.0.0.1"),
+        "{err}"
+    );
+
+    assert!(cli.run(&["logout"], "", None).await.status.success());
+    assert!(!cli.path().exists());
+}

@@ -1,0 +1,154 @@
+//! IPAM allocations per second through the plugin: a /16 (and an IPv6 /64), sequential (one
+//! client) and with 64 concurrent clients, on the database `PODIUM_TEST_DATABASE` selects
+//! (SQLite by default, `postgres` for PostgreSQL).
+//!
+//! Each allocation is a full `POST /v1/ip_pools/{id}/claims` minus HTTP: the caller check, the
+//! pool load, the bundled `ipam-static` component proposing through the host's `allocations`
+//! import, and the committing transaction. The HTTP figure is measured beside it, with the same
+//! clients going through the running server.
+//!
+//! `cargo bench -p podium-tests --bench ipam [-- COUNT]`; figures go into BENCHMARKS.md.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use podium::auth::Caller;
+use podium::params::{IpClaimCreate, IpPoolCreate, IpRangeParams};
+use podium_tests::TestServer;
+use serde_json::json;
+
+fn admin() -> Caller {
+    Caller::Admin {
+        token_id: "bench".into(),
+        read_only: false,
+    }
+}
+
+async fn make_pool(server: &TestServer, name: &str, range: IpRangeParams, prefix: u8) -> String {
+    let pool = server
+        .podium
+        .ip_pool_create(
+            &admin(),
+            IpPoolCreate {
+                name: name.into(),
+                ranges: vec![range],
+                prefix,
+                gateway: None,
+                dns_servers: Vec::new(),
+                reserved: Vec::new(),
+                pre_allocations: Default::default(),
+                plugin: None,
+                pod_manager: None,
+                tenants: Vec::new(),
+            },
+        )
+        .await
+        .expect("pool");
+    pool.row.id
+}
+
+fn subnet(s: &str) -> IpRangeParams {
+    IpRangeParams {
+        subnet: Some(s.into()),
+        ..Default::default()
+    }
+}
+
+/// `count` allocations by `clients` concurrent tasks; allocations per second.
+async fn library(server: &TestServer, pool: &str, count: usize, clients: usize) -> f64 {
+    let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let started = Instant::now();
+    let tasks: Vec<_> = (0..clients)
+        .map(|_| {
+            let podium = server.podium.clone();
+            let pool = pool.to_owned();
+            let next = next.clone();
+            tokio::spawn(async move {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if i >= count {
+                        break;
+                    }
+                    let params = IpClaimCreate {
+                        owner: format!("owner-{i}"),
+                        address: None,
+                    };
+                    podium
+                        .ip_claim_create(&admin(), &pool, params)
+                        .await
+                        .expect("allocation");
+                }
+            })
+        })
+        .collect();
+    for t in tasks {
+        t.await.unwrap();
+    }
+    count as f64 / started.elapsed().as_secs_f64()
+}
+
+/// The same through the HTTP API.
+async fn http(server: &TestServer, pool: &str, count: usize, clients: usize) -> f64 {
+    let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let started = Instant::now();
+    let tasks: Vec<_> = (0..clients)
+        .map(|_| {
+            let admin = server.admin();
+            let path = format!("/v1/ip_pools/{pool}/claims");
+            let next = next.clone();
+            tokio::spawn(async move {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if i >= count {
+                        break;
+                    }
+                    let reply = admin
+                        .post(&path, json!({"owner": format!("http-{i}")}))
+                        .await;
+                    assert_eq!(reply.status, 201, "{}", reply.text);
+                }
+            })
+        })
+        .collect();
+    for t in tasks {
+        t.await.unwrap();
+    }
+    count as f64 / started.elapsed().as_secs_f64()
+}
+
+fn main() {
+    let count: usize = std::env::args()
+        .skip(1)
+        .find_map(|a| a.parse().ok())
+        .unwrap_or(10_000);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let server = TestServer::start_with(|c| {
+            c.probe_interval = Duration::from_secs(3600);
+            c.sync_interval = Duration::from_secs(3600);
+        })
+        .await;
+        let database = std::env::var("PODIUM_TEST_DATABASE").unwrap_or_else(|_| "sqlite".into());
+        println!(
+            "database: {database}; {count} allocations per run, bundled ipam-static (sequential)"
+        );
+        for (label, range, prefix) in [
+            ("IPv4 /16", subnet("10.0.0.0/16"), 16),
+            ("IPv6 /64", subnet("2001:db8::/64"), 64),
+        ] {
+            for clients in [1, 64] {
+                let name = format!("{}-{clients}", label.replace([' ', '/'], "-"));
+                let pool = make_pool(&server, &format!("lib-{name}"), range.clone(), prefix).await;
+                let rate = library(&server, &pool, count, clients).await;
+                println!("{label:>9}  {clients:>2} client(s)  library  {rate:>8.0} allocations/s");
+                let pool = make_pool(&server, &format!("http-{name}"), range.clone(), prefix).await;
+                let rate = http(&server, &pool, count, clients).await;
+                println!("{label:>9}  {clients:>2} client(s)  HTTP     {rate:>8.0} allocations/s");
+            }
+        }
+        server.stop().await;
+    });
+}
