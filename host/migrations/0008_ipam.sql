@@ -1,8 +1,9 @@
--- IPAM: pools, their allocations, and the free address space of each pool as disjoint extents.
+-- IPAM: pools and their allocations.
 --
--- Addresses are keyed by `*_key`: the address as a 16-byte big-endian integer (IPv4 in the low
--- 4 bytes), which sorts the same in SQLite (memcmp on blobs) and PostgreSQL (bytea), so an IPv6
--- /64 is never enumerated: finding the lowest free address is one indexed lookup in ip_free.
+-- An address is keyed by `addr_key`: the address as a 16-byte big-endian integer (IPv4 in the
+-- low 4 bytes), which sorts the same in SQLite (memcmp on blobs) and PostgreSQL (bytea). The free
+-- space of a pool is not stored: each process derives it from the pool's ranges and these rows
+-- (host/src/ipam), so an IPv6 /64 is never enumerated.
 CREATE TABLE ip_pools (
     id            TEXT PRIMARY KEY,
     name          TEXT NOT NULL UNIQUE,
@@ -19,10 +20,7 @@ CREATE TABLE ip_pools (
     plugin          TEXT NOT NULL,
     pod_manager     TEXT REFERENCES pod_managers (uuid) ON DELETE SET NULL,
     tenants         TEXT NOT NULL,
-    -- Decimal text: an IPv6 pool can hold more than 2^63 addresses.
-    total         TEXT NOT NULL,
-    allocated     BIGINT NOT NULL,
-    -- Bumped by every change of the pool's address space; an allocation proposed under one
+    -- Bumped by every change of the pool's definition; an allocation proposed under one
     -- generation commits only under the same one.
     generation    BIGINT NOT NULL,
     created_at    TEXT NOT NULL,
@@ -42,14 +40,6 @@ CREATE TABLE ip_allocations (
     UNIQUE (pool_id, owner)
 );
 CREATE INDEX ip_allocations_owner ON ip_allocations (owner);
-
--- Free space: [first_key, last_key] extents, disjoint and never adjacent.
-CREATE TABLE ip_free (
-    pool_id   TEXT NOT NULL REFERENCES ip_pools (id) ON DELETE CASCADE,
-    first_key BYTEA NOT NULL,
-    last_key  BYTEA NOT NULL,
-    PRIMARY KEY (pool_id, last_key)
-);
 
 -- The NIC a host boots from (its MAC), as the admin set it; the first NIC when unset.
 ALTER TABLE hosts ADD COLUMN boot_mac TEXT;

@@ -261,8 +261,18 @@ impl Podium {
     /// cleared) before it is free for anyone else.
     pub async fn claim_delete(&self, caller: &Caller, id: &str) -> Result<(), Error> {
         writable(caller)?;
-        let (claim, host) = self.claim_view(caller, id).await?;
+        let (claim, _) = self.claim_view(caller, id).await?;
+        self.claim_release(&claim).await
+    }
+
+    /// Releases a claim, whoever asked (its tenant, or the admin deleting the tenant).
+    pub(crate) async fn claim_release(&self, claim: &ClaimRow) -> Result<(), Error> {
+        let id = claim.id.as_str();
         let now = crate::store::now();
+        let host = match &claim.host_id {
+            Some(h) => self.datastore.host_get(h).await?,
+            None => None,
+        };
         let Some(host) = host else {
             // Never bound: nothing to deprovision, but it may hold addresses.
             self.ip_release_owner(&crate::ipam::Owner::claim(id), |_| false)
@@ -275,12 +285,16 @@ impl Podium {
             .await?;
         let podium = self.clone();
         let id = claim.id.clone();
+        let tenant = claim.tenant_id.clone();
         tokio::spawn(async move {
             match podium.deprovision(&id, &host).await {
                 Ok(()) => {
                     if let Err(e) = podium.datastore.claim_finish_release(&id).await {
                         tracing::error!(claim = %id, error = %e, "cannot free the host");
                         return;
+                    }
+                    if let Err(e) = podium.tenant_finish_deletion(&tenant).await {
+                        tracing::error!(tenant = %tenant, error = %e, "cannot finish deleting the tenant");
                     }
                     podium.claims_bind_pending().await;
                 }

@@ -452,10 +452,10 @@ pub struct IpClaimCreate {
     pub address: Option<String>,
 }
 
-/// A page of a list.
+/// `DELETE /v1/tenants/{id}`.
 #[derive(Clone, Debug, Default, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
-pub struct PageQuery {
-    pub limit: Option<u32>,
-    pub cursor: Option<String>,
+pub struct TenantDeleteQuery {
+    /// Release the tenant's claims (deprovisioning their hosts) and delete it after them.
+    pub release: Option<bool>,
 }

@@ -103,12 +103,38 @@ impl Podium {
         Ok(self.datastore.tenant_list(&page(limit, cursor)?).await?)
     }
 
-    /// Deletes a tenant with its grants and tokens; refused while it holds claims (release them
-    /// first, which deprovisions their hosts).
-    pub async fn tenant_delete(&self, caller: &Caller, id: &str) -> Result<(), Error> {
+    /// Deletes a tenant with its grants and tokens. While it holds claims this is refused,
+    /// unless `release`: then its tokens are revoked and its grants dropped at once, every claim
+    /// is released (its host deprovisioned, as a tenant's own release would), and the tenant
+    /// goes with the last of them. Answers how many claims are still being released.
+    pub async fn tenant_delete(
+        &self,
+        caller: &Caller,
+        id: &str,
+        release: bool,
+    ) -> Result<usize, Error> {
         caller.require_admin()?;
+        if release {
+            if !self
+                .datastore
+                .tenant_begin_deletion(id, &crate::store::now())
+                .await?
+            {
+                return Err(Error::not_found("tenant", id));
+            }
+            for claim in self.datastore.claim_list(Some(id)).await? {
+                if claim.state != "releasing" {
+                    self.claim_release(&claim).await?;
+                }
+            }
+            let left = self.datastore.claim_list(Some(id)).await?.len();
+            if left == 0 {
+                self.tenant_finish_deletion(id).await?;
+            }
+            return Ok(left);
+        }
         match self.datastore.tenant_delete(id).await? {
-            Ok(true) => Ok(()),
+            Ok(true) => Ok(0),
             Ok(false) => Err(Error::not_found("tenant", id)),
             Err(claims) => Err(Error::Conflict {
                 code: "tenant_has_claims",
@@ -117,6 +143,17 @@ impl Podium {
                 ),
             }),
         }
+    }
+
+    /// Deletes a tenant being deleted once its last claim is gone; a no-op otherwise.
+    pub(crate) async fn tenant_finish_deletion(&self, id: &str) -> Result<(), Error> {
+        if self.datastore.tenant_deleting(id).await? {
+            // While claims are still releasing this refuses; the last one finishes the job.
+            if self.datastore.tenant_delete(id).await? == Ok(true) {
+                tracing::info!(tenant = %id, "tenant deleted after releasing its claims");
+            }
+        }
+        Ok(())
     }
 
     /// Creates a token for a tenant (`Some`) or an admin token (`None`). The secret is in the

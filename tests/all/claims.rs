@@ -383,3 +383,55 @@ async fn a_claims_addresses_show_in_its_view_and_go_with_its_release() {
     assert_eq!(count(prov).await, 0);
     assert_eq!(count(kept).await, 1);
 }
+
+#[tokio::test]
+async fn deleting_a_tenant_with_release_deprovisions_its_hosts_first() {
+    let site = site(2).await;
+    let admin = site.server.admin();
+    let (tenant_id, alice) = tenant(&site, "alice", true).await;
+    let (_, bob) = tenant(&site, "bob", true).await;
+    let bound = alice.post("/v1/claims", claim_body(&site)).await;
+    assert_eq!(bound.body["state"], "bound", "{}", bound.text);
+    let host_id = bound.body["host"]["id"].as_str().unwrap().to_owned();
+    let uuid = bound.body["host"]["uuid"].as_str().unwrap().to_owned();
+    // Bob takes the other host, so Alice's second claim waits.
+    let bobs = bob.post("/v1/claims", claim_body(&site)).await;
+    assert_eq!(bobs.body["state"], "bound", "{}", bobs.text);
+    let pending = alice.post("/v1/claims", claim_body(&site)).await;
+    assert_eq!(pending.body["state"], "pending", "{}", pending.text);
+
+    let deleting = admin
+        .delete(&format!("/v1/tenants/{tenant_id}?release=true"))
+        .await;
+    assert_eq!(deleting.status, StatusCode::ACCEPTED, "{}", deleting.text);
+    assert_eq!(
+        deleting.body["releasing_claims"], 1,
+        "the pending claim goes at once"
+    );
+    // Her credentials stop working at once.
+    assert_eq!(
+        alice.get("/v1/claims").await.status,
+        StatusCode::UNAUTHORIZED
+    );
+    eventually(Duration::from_secs(20), "the tenant is deleted", || async {
+        let t = admin.get(&format!("/v1/tenants/{tenant_id}")).await;
+        (t.status == StatusCode::NOT_FOUND).then_some(())
+    })
+    .await;
+    // Her host went through deprovisioning: off, no boot override, free for others.
+    let emulated = site
+        .bmc
+        .get_json(&format!("/redfish/v1/Systems/{uuid}"))
+        .await
+        .unwrap();
+    assert_eq!(emulated["PowerState"], "Off", "{emulated}");
+    assert_eq!(
+        emulated["Boot"]["BootSourceOverrideTarget"], "None",
+        "{emulated}"
+    );
+    let host = admin.get(&format!("/v1/hosts/{host_id}")).await;
+    assert_eq!(host.status, StatusCode::OK);
+    let again = bob.post("/v1/claims", claim_body(&site)).await;
+    assert_eq!(again.body["state"], "bound", "{}", again.text);
+    assert_eq!(again.body["host"]["id"], host_id.as_str());
+}

@@ -394,3 +394,149 @@ async fn owners_are_checked_and_claims_of_unknown_pools_are_404() {
     let missing = claim(&admin, "nope", json!({"owner": "a"})).await;
     assert_eq!(missing.status, StatusCode::NOT_FOUND);
 }
+
+/// The `podium` binary of this package, for tests that need a process to kill.
+const BIN: &str = env!("CARGO_BIN_EXE_podium-under-test");
+
+/// Claims from `pool` for owners `{tag}-0..count` with `clients` concurrent requests; the
+/// addresses of the ones answered 201, by owner. Failures (a killed server) are left out.
+fn burst(
+    admin: &Client,
+    pool: &str,
+    tag: &str,
+    count: usize,
+) -> Vec<tokio::task::JoinHandle<Option<(String, String, String)>>> {
+    (0..count)
+        .map(|i| {
+            let admin = admin.clone();
+            let path = format!("/v1/ip_pools/{pool}/claims");
+            let owner = format!("{tag}-{i}");
+            tokio::spawn(async move {
+                let reply = admin.try_post(&path, json!({"owner": owner})).await?;
+                (reply.status == StatusCode::CREATED).then(|| {
+                    (
+                        owner,
+                        reply.body["id"].as_str().unwrap().to_owned(),
+                        reply.body["address"].as_str().unwrap().to_owned(),
+                    )
+                })
+            })
+        })
+        .collect()
+}
+
+/// Every claim of a pool, and checks that their addresses are distinct.
+async fn all_claims(admin: &Client, pool: &str) -> Vec<Value> {
+    let mut items = Vec::new();
+    let mut cursor = String::new();
+    loop {
+        let page = admin
+            .get(&format!("/v1/ip_pools/{pool}/claims?limit=1000{cursor}"))
+            .await;
+        assert_eq!(page.status, StatusCode::OK, "{}", page.text);
+        items.extend(page.body["items"].as_array().unwrap().iter().cloned());
+        match page.body["next"].as_str() {
+            Some(next) => cursor = format!("&cursor={next}"),
+            None => break,
+        }
+    }
+    let addresses: BTreeSet<&str> = items
+        .iter()
+        .map(|c| c["address"].as_str().unwrap())
+        .collect();
+    assert_eq!(addresses.len(), items.len(), "no address is held twice");
+    items
+}
+
+#[tokio::test]
+async fn kill_9_during_a_burst_of_claims_loses_nothing_and_leaves_no_half_claim() {
+    let data = tempfile::tempdir().unwrap();
+    let database = podium_tests::PostgresDatabase::for_this_run().await;
+    let url = database.as_ref().map(|d| d.url.as_str());
+    let server = podium_tests::ProcessServer::start(BIN, data.path(), url).await;
+    let admin = server.admin();
+    let p = pool(
+        &admin,
+        json!({"name": "burst", "ranges": [{"start": "10.50.0.1", "end": "10.50.1.244"}], "prefix": 23}),
+    )
+    .await;
+    let id = p["id"].as_str().unwrap().to_owned();
+    assert_eq!(p["usage"]["total"], 500);
+
+    let tasks = burst(&admin, &id, "first", 400);
+    // Kill once some have been answered, while the rest are in flight.
+    podium_tests::eventually(
+        std::time::Duration::from_secs(60),
+        "claims answered",
+        || async {
+            let done = tasks.iter().filter(|t| t.is_finished()).count();
+            (done >= 50).then_some(())
+        },
+    )
+    .await;
+    server.kill9().await;
+    let mut answered = Vec::new();
+    for t in tasks {
+        if let Some(claim) = t.await.unwrap() {
+            answered.push(claim);
+        }
+    }
+    assert!(
+        !answered.is_empty() && answered.len() < 400,
+        "killed mid-burst: {}",
+        answered.len()
+    );
+
+    let server = podium_tests::ProcessServer::start(BIN, data.path(), url).await;
+    let admin = server.admin();
+    let claims = all_claims(&admin, &id).await;
+    // Every answered claim survived, with its address.
+    for (owner, claim_id, address) in &answered {
+        let found = claims.iter().find(|c| c["id"] == claim_id.as_str());
+        let found = found.unwrap_or_else(|| panic!("{owner}'s claim {claim_id} was lost"));
+        assert_eq!(found["address"], address.as_str());
+    }
+    let usage = admin.get(&format!("/v1/ip_pools/{id}")).await.body["usage"].clone();
+    assert_eq!(usage["allocated"], claims.len(), "{usage}");
+    // Nothing half-claimed: the rest of the pool is exactly what is left to hand out.
+    let rest = 500 - claims.len();
+    let mut more = 0;
+    for t in burst(&admin, &id, "second", rest + 10) {
+        if t.await.unwrap().is_some() {
+            more += 1;
+        }
+    }
+    assert_eq!(
+        more, rest,
+        "every address not held is handed out, and no more"
+    );
+    assert_eq!(all_claims(&admin, &id).await.len(), 500);
+    server.kill9().await;
+}
+
+#[tokio::test]
+async fn two_processes_on_one_database_never_hand_out_an_address_twice() {
+    let data = tempfile::tempdir().unwrap();
+    let database = podium_tests::PostgresDatabase::for_this_run().await;
+    let url = database.as_ref().map(|d| d.url.as_str());
+    let one = podium_tests::ProcessServer::start(BIN, data.path(), url).await;
+    let two = podium_tests::ProcessServer::start(BIN, data.path(), url).await;
+    let p = pool(
+        &one.admin(),
+        json!({"name": "shared", "ranges": [{"start": "10.60.0.1", "end": "10.60.0.150"}], "prefix": 24}),
+    )
+    .await;
+    let id = p["id"].as_str().unwrap().to_owned();
+    let a = burst(&one.admin(), &id, "one", 100);
+    let b = burst(&two.admin(), &id, "two", 100);
+    let mut won = 0;
+    for t in a.into_iter().chain(b) {
+        if t.await.unwrap().is_some() {
+            won += 1;
+        }
+    }
+    assert_eq!(won, 150, "the pool's 150 addresses, each to one owner");
+    assert_eq!(all_claims(&two.admin(), &id).await.len(), 150);
+    one.kill9().await;
+    two.kill9().await;
+}

@@ -172,6 +172,18 @@ impl Reply {
 
 impl Client {
     pub async fn send(&self, method: Method, path: &str, body: Option<Body>) -> Reply {
+        self.try_send(method, path, body)
+            .await
+            .expect("request to podium")
+    }
+
+    /// A POST that answers `None` where the server is gone (killed) instead of panicking.
+    pub async fn try_post(&self, path: &str, body: Value) -> Option<Reply> {
+        self.try_send(Method::POST, path, Some(Body::Json(body)))
+            .await
+    }
+
+    async fn try_send(&self, method: Method, path: &str, body: Option<Body>) -> Option<Reply> {
         let mut request = self.http.request(method, format!("{}{path}", self.base));
         if let Some(token) = &self.token {
             request = request.header("authorization", format!("Bearer {token}"));
@@ -183,11 +195,11 @@ impl Client {
             }
             None => {}
         }
-        let response = request.send().await.expect("request to podium");
+        let response = request.send().await.ok()?;
         let status = response.status();
-        let text = response.text().await.expect("response body");
+        let text = response.text().await.ok()?;
         let body = serde_json::from_str(&text).unwrap_or(Value::Null);
-        Reply { status, body, text }
+        Some(Reply { status, body, text })
     }
 
     pub async fn get(&self, path: &str) -> Reply {
@@ -382,6 +394,7 @@ impl Drop for ConnectionCounter {
 pub struct ProcessServer {
     pub url: String,
     child: tokio::process::Child,
+    log: std::sync::Arc<std::sync::Mutex<String>>,
 }
 
 impl ProcessServer {
@@ -392,15 +405,31 @@ impl ProcessServer {
         data_dir: &std::path::Path,
         database_url: Option<&str>,
     ) -> ProcessServer {
+        ProcessServer::start_logging(bin, data_dir, database_url, "info").await
+    }
+
+    /// Starts it with this log filter (`PODIUM_LOG`), e.g. `debug`.
+    pub async fn start_logging(
+        bin: &str,
+        data_dir: &std::path::Path,
+        database_url: Option<&str>,
+        filter: &str,
+    ) -> ProcessServer {
         use tokio::io::AsyncBufReadExt;
         let mut command = tokio::process::Command::new(bin);
         command
-            .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+            .args([
+                "serve",
+                "--log-json",
+                "--listen",
+                "127.0.0.1:0",
+                "--data-dir",
+            ])
             .arg(data_dir)
             .arg("--compiled-dir")
             .arg(std::path::Path::new(env!("OUT_DIR")).join("compiled-plugins"))
             .env("PODIUM_ADMIN_TOKEN", ADMIN_TOKEN)
-            .env("PODIUM_LOG", "info")
+            .env("PODIUM_LOG", filter)
             .env_remove("PODIUM_DATABASE_URL")
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
@@ -415,9 +444,10 @@ impl ProcessServer {
         let addr = tokio::time::timeout(Duration::from_secs(120), async {
             while let Some(line) = lines.next_line().await.expect("reading podium's log") {
                 if line.contains("podium is serving")
-                    && let Some(addr) = line.split("addr=").nth(1)
+                    && let Ok(event) = serde_json::from_str::<Value>(&line)
+                    && let Some(addr) = event["fields"]["addr"].as_str()
                 {
-                    return addr.split_whitespace().next().map(str::to_owned);
+                    return Some(addr.to_owned());
                 }
             }
             None
@@ -425,11 +455,34 @@ impl ProcessServer {
         .await
         .expect("podium did not start within 2 minutes")
         .expect("podium exited before serving");
-        // Keep draining the log so the child never blocks on a full pipe.
-        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        // Keep reading the log, so the child never blocks on a full pipe and tests can grep it.
+        let log = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let sink = log.clone();
+        tokio::spawn(async move {
+            while let Ok(Some(line)) = lines.next_line().await {
+                let mut log = sink.lock().expect("log poisoned");
+                log.push_str(&line);
+                log.push('\n');
+            }
+        });
         ProcessServer {
             url: format!("http://{addr}"),
             child,
+            log,
+        }
+    }
+
+    /// Everything the server logged so far (after it started serving).
+    pub fn log(&self) -> String {
+        self.log.lock().expect("log poisoned").clone()
+    }
+
+    /// A client with this token, or none.
+    pub fn client(&self, token: Option<&str>) -> Client {
+        Client {
+            base: self.url.clone(),
+            token: token.map(str::to_owned),
+            http: reqwest::Client::new(),
         }
     }
 

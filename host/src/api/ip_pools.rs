@@ -12,7 +12,7 @@ use super::views::List;
 use crate::app::Podium;
 use crate::ipam::{IpClaim, IpPool, Usage};
 use crate::params::{
-    IpClaimCreate, IpPoolCreate, IpPoolQuery, IpPoolUpdate, IpRangeParams, PageQuery,
+    IpClaimCreate, IpPoolCreate, IpPoolQuery, IpPoolUpdate, IpRangeParams, PageParams,
 };
 use crate::pod_managers::PluginBinding;
 
@@ -126,7 +126,7 @@ pub(super) async fn ip_pool_create(
     ApiJson(params): ApiJson<IpPoolCreate>,
 ) -> ApiResult<(StatusCode, Json<IpPoolView>)> {
     let pool = podium.ip_pool_create(&caller, params).await?;
-    let usage = pool.usage(0);
+    let usage = pool.usage(0, 0);
     Ok((StatusCode::CREATED, Json((pool, usage).into())))
 }
 
@@ -205,14 +205,14 @@ pub(super) async fn ip_claim_create(
 }
 
 #[utoipa::path(get, path = "/v1/ip_pools/{id}/claims", tag = "ipam",
-    params(("id" = String, Path), PageQuery),
+    params(("id" = String, Path), PageParams),
     responses((status = 200, body = List<IpClaimView>), (status = 404, body = ErrorBody)),
     security(("bearer" = [])))]
 pub(super) async fn ip_claim_list(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
     Path(id): Path<String>,
-    ApiQuery(q): ApiQuery<PageQuery>,
+    ApiQuery(q): ApiQuery<PageParams>,
 ) -> ApiResult<Json<List<IpClaimView>>> {
     let paged = podium
         .ip_claim_list(&caller, &id, q.limit, q.cursor)

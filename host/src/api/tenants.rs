@@ -9,7 +9,7 @@ use super::extract::{AdminCaller, ApiJson, ApiQuery};
 use super::views::{List, TenantView, TokenCreatedView, TokenView};
 use crate::app::Podium;
 use crate::auth::Caller;
-use crate::params::{PageParams, TenantCreate, TokenCreate};
+use crate::params::{PageParams, TenantCreate, TenantDeleteQuery, TokenCreate};
 
 #[utoipa::path(post, path = "/v1/tenants", tag = "tenants", request_body = TenantCreate,
     responses((status = 201, body = TenantView), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)),
@@ -47,16 +47,44 @@ pub(super) async fn tenant_view(
 }
 
 /// Deletes a tenant and revokes its tokens.
-#[utoipa::path(delete, path = "/v1/tenants/{id}", tag = "tenants", params(("id" = String, Path)),
-    responses((status = 204), (status = 404, body = ErrorBody)),
+/// Deletes a tenant. Refused (409) while it holds claims, unless `release=true`: then its
+/// tokens are revoked and its grants dropped at once, its claims are released (their hosts
+/// deprovisioned), and the tenant goes with the last of them (202 until then).
+#[utoipa::path(delete, path = "/v1/tenants/{id}", tag = "tenants",
+    params(("id" = String, Path), TenantDeleteQuery),
+    responses((status = 204, description = "Deleted"),
+        (status = 202, body = TenantDeletionView, description = "Releasing its claims; deleted after"),
+        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)),
     security(("bearer" = [])))]
 pub(super) async fn tenant_delete(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
     Path(id): Path<String>,
-) -> ApiResult<StatusCode> {
-    podium.tenant_delete(&caller, &id).await?;
-    Ok(StatusCode::NO_CONTENT)
+    ApiQuery(q): ApiQuery<TenantDeleteQuery>,
+) -> ApiResult<axum::response::Response> {
+    use axum::response::IntoResponse;
+    let releasing = podium
+        .tenant_delete(&caller, &id, q.release.unwrap_or(false))
+        .await?;
+    Ok(if releasing == 0 {
+        StatusCode::NO_CONTENT.into_response()
+    } else {
+        (
+            StatusCode::ACCEPTED,
+            Json(TenantDeletionView {
+                tenant: id,
+                releasing_claims: releasing,
+            }),
+        )
+            .into_response()
+    })
+}
+
+/// A tenant whose claims are being released before it is deleted.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub(super) struct TenantDeletionView {
+    tenant: String,
+    releasing_claims: usize,
 }
 
 /// Creates a bearer token for the tenant. The secret is in this answer only.

@@ -16,6 +16,7 @@ pub mod space;
 use std::collections::{BTreeMap, HashMap};
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use futures::future::BoxFuture;
 
@@ -29,13 +30,15 @@ use crate::pod_managers::{DEFAULT_IPAM, PluginBinding, page};
 use crate::runtime::{
     Allocations, CallContext, CallError, IpamHost, IpamPool, IpamRequest, Nic, PluginError, World,
 };
-use crate::store::{CommitOutcome, Datastore, IpAllocationRow, IpPoolRow, Paged};
+use crate::store::{Backend, IpAllocationRow, IpPoolRow, Missed, Paged};
 
-use self::space::{Family, Space, SpaceParams, parse_addr};
+use self::space::{Family, FreeSpace, Space, SpaceParams, parse_addr};
 
 /// How often an allocation is retried when the pool changed under it.
 const COMMIT_ATTEMPTS: usize = 16;
 const OWNER_MAX: usize = 253;
+/// How long a pool's cached free space is trusted where other processes may allocate too.
+const STATE_MAX_AGE: Duration = Duration::from_secs(2);
 const DNS_SERVERS_MAX: usize = 8;
 
 /// A stored pool with its definition decoded and checked.
@@ -91,10 +94,9 @@ impl IpPool {
         })
     }
 
-    /// Usage from the allocation counter; pre-allocations count as used until claimed.
-    pub fn usage(&self, claimed_pre_allocations: u128) -> Usage {
+    /// Usage from the number of allocations; pre-allocations count as used until claimed.
+    pub fn usage(&self, allocated: u128, claimed_pre_allocations: u128) -> Usage {
         let total = self.space.total();
-        let allocated = u128::try_from(self.row.allocated).unwrap_or(0);
         let pre_allocated =
             (self.space.pre_allocations.len() as u128).saturating_sub(claimed_pre_allocations);
         Usage {
@@ -178,15 +180,24 @@ impl Owner {
     }
 }
 
-/// The in-process locks that serialise allocations per pool (the datastore serialises them
-/// across processes).
+/// What this process knows of a pool between allocations: its definition and its free space,
+/// both derived from the datastore and dropped whenever a commit finds them out of date.
+#[derive(Debug)]
+pub(crate) struct PoolState {
+    pool: IpPool,
+    free: Arc<Mutex<FreeSpace>>,
+    loaded: Instant,
+}
+
+/// Per pool, the in-process lock that serialises its allocations (the datastore's constraints
+/// serialise them across processes) and the cached state it guards.
 #[derive(Debug, Default)]
 pub struct PoolLocks {
-    by_pool: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    by_pool: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Option<PoolState>>>>>,
 }
 
 impl PoolLocks {
-    fn get(&self, pool_id: &str) -> Arc<tokio::sync::Mutex<()>> {
+    fn get(&self, pool_id: &str) -> Arc<tokio::sync::Mutex<Option<PoolState>>> {
         self.by_pool
             .lock()
             .expect("pool lock map poisoned")
@@ -203,14 +214,10 @@ impl PoolLocks {
     }
 }
 
-/// The `allocations` import: the committed free extents of one pool.
+/// The `allocations` import: the pool's free space as this process knows it.
 struct PoolView {
-    datastore: Datastore,
-    pool_id: String,
+    free: Arc<Mutex<FreeSpace>>,
     family: Family,
-    /// A datastore failure during the call: the import cannot return an error, so the call's
-    /// result is discarded afterwards.
-    failed: Arc<Mutex<Option<String>>>,
 }
 
 impl PoolView {
@@ -218,38 +225,27 @@ impl PoolView {
         let addr: IpAddr = text.trim().parse().ok()?;
         (Family::of(addr) == self.family).then(|| space::to_u128(addr))
     }
-
-    async fn lowest_free(&self, start: u128, end: u128) -> Option<u128> {
-        match self
-            .datastore
-            .ip_first_free(&self.pool_id, start, end)
-            .await
-        {
-            Ok(found) => found,
-            Err(e) => {
-                *self.failed.lock().expect("poisoned") = Some(e.to_string());
-                None
-            }
-        }
-    }
 }
 
 impl Allocations for PoolView {
     fn first_free<'a>(&'a mut self, start: &'a str, end: &'a str) -> BoxFuture<'a, Option<String>> {
-        Box::pin(async move {
-            let (start, end) = (self.parse(start)?, self.parse(end)?);
-            let found = self.lowest_free(start, end).await?;
-            Some(space::from_u128(self.family, found).to_string())
-        })
+        let found = match (self.parse(start), self.parse(end)) {
+            (Some(start), Some(end)) => self
+                .free
+                .lock()
+                .expect("free space poisoned")
+                .first_free(start, end),
+            _ => None,
+        };
+        let family = self.family;
+        Box::pin(async move { found.map(|v| space::from_u128(family, v).to_string()) })
     }
 
     fn is_free<'a>(&'a mut self, address: &'a str) -> BoxFuture<'a, bool> {
-        Box::pin(async move {
-            match self.parse(address) {
-                Some(v) => self.lowest_free(v, v).await == Some(v),
-                None => false,
-            }
-        })
+        let free = self
+            .parse(address)
+            .is_some_and(|v| self.free.lock().expect("free space poisoned").is_free(v));
+        Box::pin(async move { free })
     }
 }
 
@@ -346,8 +342,6 @@ impl Podium {
             plugin: to_json(&plugin),
             pod_manager: def.pod_manager,
             tenants: to_json(&def.tenants),
-            total: space.total().to_string(),
-            allocated: base.map_or(0, |b| b.row.allocated),
             generation: base.map_or(0, |b| b.row.generation),
             created_at: base.map_or_else(|| now.clone(), |b| b.row.created_at.clone()),
             updated_at: now,
@@ -375,11 +369,8 @@ impl Podium {
         let Checked { space, mut row } = self.ip_pool_check(params, None).await?;
         self.ip_pool_name_free(&row.name, None).await?;
         row.id = crate::store::new_id();
-        match self
-            .datastore
-            .ip_pool_create(&row, &space.free_extents([]))
-            .await
-        {
+        let _ = space;
+        match self.datastore.ip_pool_create(&row).await {
             Ok(()) => IpPool::from_row(row),
             // Two creations with one name racing: the unique index decides.
             Err(crate::store::StoreError::Conflict(_)) => {
@@ -421,7 +412,8 @@ impl Podium {
                 claimed += 1;
             }
         }
-        Ok(pool.usage(claimed))
+        let allocated = self.datastore.ip_allocated_count(&pool.row.id).await?;
+        Ok(pool.usage(u128::try_from(allocated).unwrap_or(0), claimed))
     }
 
     pub async fn ip_pool_list(
@@ -455,8 +447,10 @@ impl Podium {
         params: IpPoolUpdate,
     ) -> Result<(IpPool, Usage), Error> {
         caller.require_admin()?;
-        let lock = self.ipam_locks.get(id);
-        let _guard = lock.lock().await;
+        let cell = self.ipam_locks.get(id);
+        let mut state = cell.lock().await;
+        // Whatever happens, the cached free space is rebuilt from the stored pool next time.
+        *state = None;
         let base = self.ip_pool_load(id).await?;
         let def = IpPoolCreate {
             name: params.name.unwrap_or_else(|| base.row.name.clone()),
@@ -483,7 +477,6 @@ impl Podium {
         let replaced = self
             .datastore
             .ip_pool_replace(&row, |allocations| {
-                let mut taken = Vec::with_capacity(allocations.len());
                 for a in allocations {
                     let v = space::from_key(&a.addr_key).ok_or_else(|| {
                         Error::Internal(anyhow::anyhow!("allocation {} has a bad key", a.id))
@@ -524,9 +517,8 @@ impl Podium {
                             ),
                         ));
                     }
-                    taken.push(v);
                 }
-                Ok(space.free_extents(taken))
+                Ok(())
             })
             .await?;
         match replaced {
@@ -541,6 +533,9 @@ impl Podium {
 
     pub async fn ip_pool_delete(&self, caller: &Caller, id: &str) -> Result<(), Error> {
         caller.require_admin()?;
+        let cell = self.ipam_locks.get(id);
+        let mut state = cell.lock().await;
+        *state = None;
         match self.datastore.ip_pool_delete(id).await? {
             None => Err(Error::not_found("IP pool", id)),
             Some(0) => {
@@ -587,6 +582,34 @@ impl Podium {
             .await
     }
 
+    /// The pool's cached state, loaded (definition and free space) when there is none, or when
+    /// other processes may have changed it since (PostgreSQL, after `STATE_MAX_AGE`).
+    async fn ip_state<'a>(
+        &self,
+        slot: &'a mut Option<PoolState>,
+        pool_id: &str,
+    ) -> Result<&'a PoolState, Error> {
+        let stale = match slot.as_ref() {
+            None => true,
+            Some(state) => {
+                self.datastore.backend() == Backend::Postgres
+                    && state.loaded.elapsed() > STATE_MAX_AGE
+            }
+        };
+        if stale {
+            let loaded = Instant::now();
+            let pool = self.ip_pool_load(pool_id).await?;
+            let taken = self.datastore.ip_allocated_values(pool_id).await?;
+            let free = FreeSpace::new(pool.space.free_extents(taken));
+            *slot = Some(PoolState {
+                pool,
+                free: Arc::new(Mutex::new(free)),
+                loaded,
+            });
+        }
+        Ok(slot.as_ref().expect("loaded above"))
+    }
+
     /// The allocation itself, for any caller of the application that checked who is asking.
     pub(crate) async fn ip_allocate(
         &self,
@@ -595,10 +618,11 @@ impl Podium {
         host: Option<IpamHost>,
         wanted: Option<&str>,
     ) -> Result<(IpClaim, bool), Error> {
-        let lock = self.ipam_locks.get(pool_id);
-        let _guard = lock.lock().await;
+        let cell = self.ipam_locks.get(pool_id);
+        let mut slot = cell.lock().await;
         for _ in 0..COMMIT_ATTEMPTS {
-            let pool = self.ip_pool_load(pool_id).await?;
+            let state = self.ip_state(&mut slot, pool_id).await?;
+            let pool = &state.pool;
             let wanted = wanted
                 .map(|w| parse_addr("address", w, Some(pool.space.family)))
                 .transpose()?
@@ -617,29 +641,25 @@ impl Podium {
                 return Err(Error::invalid("address", format!("{addr} {why}")));
             }
             let request = pool.request(owner, host.clone());
-            if let Some(existing) = self
-                .datastore
-                .ip_allocation_of_owner(pool_id, owner)
-                .await?
-            {
-                return self
-                    .ip_claim_existing(&pool, &request, existing, wanted)
-                    .await;
-            }
-            let (value, from_free) = if let Some(&v) = pool.space.pre_allocations.get(owner) {
-                (v, false)
+            let value = if let Some(&v) = pool.space.pre_allocations.get(owner) {
+                v
             } else if let Some(w) = wanted {
                 if let Some(other) = pool.space.pre_allocated_to(w) {
                     return Err(address_taken(pool.space.addr(w), other, "pre-allocated to"));
                 }
-                if let Some(holder) = self.datastore.ip_allocation_at(pool_id, w).await? {
-                    return Err(address_taken(pool.space.addr(w), &holder.owner, "held by"));
-                }
-                (w, true)
+                w
             } else {
-                match self.ip_propose(&pool, &request).await? {
-                    Some(v) => (v, true),
+                match self.ip_propose(state, &request).await? {
+                    Some(v) => v,
                     None => {
+                        // The owner may hold one already: a repeated claim on a full pool.
+                        if let Some(existing) = self
+                            .datastore
+                            .ip_allocation_of_owner(pool_id, owner)
+                            .await?
+                        {
+                            return self.ip_claim_existing(pool, &request, existing, None).await;
+                        }
                         return Err(Error::Conflict {
                             code: "pool_exhausted",
                             message: format!(
@@ -653,35 +673,35 @@ impl Podium {
             let address = pool.space.addr(value);
             // Rendered before the commit: a plugin that cannot write the document for this
             // host leaves no allocation behind.
-            let network_data = self.ip_network_data(&pool, &request, address).await?;
+            let network_data = self.ip_network_data(pool, &request, address).await?;
             let row = IpAllocationRow {
                 id: crate::store::new_id(),
                 pool_id: pool_id.to_owned(),
                 address: address.to_string(),
-                addr_key: Vec::new(),
+                addr_key: space::key(value),
                 owner: owner.to_owned(),
                 created_at: crate::store::now(),
             };
-            match self
+            if self
                 .datastore
-                .ip_commit(&row, value, pool.row.generation, from_free)
+                .ip_insert(&row, value, pool.row.generation)
                 .await?
             {
-                CommitOutcome::Committed(row) => {
-                    return Ok((pool.claim(row, network_data), true));
-                }
-                CommitOutcome::OwnerHolds(existing) => {
+                state.free.lock().expect("free space poisoned").take(value);
+                return Ok((pool.claim(row, network_data), true));
+            }
+            match self.datastore.ip_missed(pool_id, owner, value).await? {
+                Missed::OwnerHolds(existing) => {
                     return self
-                        .ip_claim_existing(&pool, &request, existing, wanted)
+                        .ip_claim_existing(pool, &request, existing, wanted)
                         .await;
                 }
-                CommitOutcome::Taken if wanted.is_some() => {
-                    let holder = self.datastore.ip_allocation_at(pool_id, value).await?;
-                    let holder = holder.map_or_else(|| "another owner".into(), |h| h.owner);
-                    return Err(address_taken(address, &holder, "held by"));
+                Missed::Taken(holder) if wanted.is_some() => {
+                    return Err(address_taken(address, &holder.owner, "held by"));
                 }
-                // Another process changed the pool or took the address: propose again.
-                CommitOutcome::Taken | CommitOutcome::PoolChanged => continue,
+                // Another process took the address or changed the pool: start again from what
+                // the datastore holds now.
+                Missed::Taken(_) | Missed::PoolChanged => *slot = None,
             }
         }
         Err(Error::Conflict {
@@ -719,16 +739,14 @@ impl Podium {
     /// Asks the pool's plugin for a free address and checks the answer against the pool.
     async fn ip_propose(
         &self,
-        pool: &IpPool,
+        state: &PoolState,
         request: &IpamRequest,
     ) -> Result<Option<u128>, Error> {
+        let pool = &state.pool;
         let plugin = self.plugin_load(&pool.plugin.sha256).await?;
-        let failed = Arc::new(Mutex::new(None));
         let view = PoolView {
-            datastore: self.datastore.clone(),
-            pool_id: pool.row.id.clone(),
+            free: state.free.clone(),
             family: pool.space.family,
-            failed: failed.clone(),
         };
         let context = CallContext {
             config: pool.plugin.config.to_string(),
@@ -741,11 +759,6 @@ impl Podium {
             .propose(request)
             .await
             .map_err(ipam_error)?;
-        if let Some(e) = failed.lock().expect("poisoned").take() {
-            return Err(Error::Internal(anyhow::anyhow!(
-                "answering the IPAM plugin: {e}"
-            )));
-        }
         let Some(addr) = proposal else {
             return Ok(None);
         };
@@ -759,13 +772,11 @@ impl Podium {
             return Err(malformed(format!("proposed {addr}, of the wrong family")));
         }
         let v = space::to_u128(addr);
-        if !pool.space.allocatable(v) {
+        if !state.free.lock().expect("free space poisoned").is_free(v) {
             return Err(malformed(format!(
-                "proposed {addr}, which the pool cannot hand out"
+                "proposed {addr}, which is not free (the host's allocations import said so)"
             )));
         }
-        // Not free: either another process took it meanwhile (the commit will say so and the
-        // proposal is retried) or the plugin ignored the host's answers.
         Ok(Some(v))
     }
 
@@ -858,23 +869,18 @@ impl Podium {
 
     /// Releases one allocation; its address is free again unless it is pre-allocated.
     async fn ip_release(&self, pool_id: &str, id: &str) -> Result<bool, Error> {
-        let lock = self.ipam_locks.get(pool_id);
-        let _guard = lock.lock().await;
-        let mut corrupt = None;
-        let released = self
-            .datastore
-            .ip_release(pool_id, id, |row, v| match IpPool::from_row(row.clone()) {
-                Ok(pool) => pool.space.allocatable(v) && pool.space.pre_allocated_to(v).is_none(),
-                Err(e) => {
-                    corrupt = Some(e);
-                    false
-                }
-            })
-            .await?;
-        if let Some(e) = corrupt {
-            return Err(e);
+        let cell = self.ipam_locks.get(pool_id);
+        let slot = cell.lock().await;
+        let Some(value) = self.datastore.ip_release(pool_id, id).await? else {
+            return Ok(false);
+        };
+        if let Some(state) = slot.as_ref()
+            && state.pool.space.allocatable(value)
+            && state.pool.space.pre_allocated_to(value).is_none()
+        {
+            state.free.lock().expect("free space poisoned").give(value);
         }
-        Ok(released)
+        Ok(true)
     }
 
     /// Releases every address an owner holds, in every pool (a claim released, a host deleted).

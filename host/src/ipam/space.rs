@@ -446,6 +446,84 @@ impl Space {
     }
 }
 
+/// A pool's free addresses as disjoint, non-adjacent extents (start to end, inclusive): what the
+/// `allocations` import answers from. Every question is a lookup in a B-tree; the number of
+/// extents grows with fragmentation, never with the size of the ranges.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FreeSpace {
+    extents: BTreeMap<u128, u128>,
+}
+
+impl FreeSpace {
+    pub fn new(extents: impl IntoIterator<Item = (u128, u128)>) -> FreeSpace {
+        FreeSpace {
+            extents: extents.into_iter().collect(),
+        }
+    }
+
+    /// The extent holding `value`.
+    fn holding(&self, value: u128) -> Option<(u128, u128)> {
+        self.extents
+            .range(..=value)
+            .next_back()
+            .filter(|&(_, &end)| end >= value)
+            .map(|(&start, &end)| (start, end))
+    }
+
+    /// The lowest free address in `[start, end]`.
+    pub fn first_free(&self, start: u128, end: u128) -> Option<u128> {
+        if self.holding(start).is_some() {
+            return (start <= end).then_some(start);
+        }
+        let (&next, _) = self.extents.range(start..).next()?;
+        (next <= end).then_some(next)
+    }
+
+    pub fn is_free(&self, value: u128) -> bool {
+        self.holding(value).is_some()
+    }
+
+    /// Marks `value` taken; `false` when it was not free.
+    pub fn take(&mut self, value: u128) -> bool {
+        let Some((start, end)) = self.holding(value) else {
+            return false;
+        };
+        self.extents.remove(&start);
+        if start < value {
+            self.extents.insert(start, value - 1);
+        }
+        if value < end {
+            self.extents.insert(value + 1, end);
+        }
+        true
+    }
+
+    /// Marks `value` free again, merging it with its neighbours.
+    pub fn give(&mut self, value: u128) {
+        if self.is_free(value) {
+            return;
+        }
+        let mut start = value;
+        let mut end = value;
+        if let Some(left) = value.checked_sub(1)
+            && let Some((s, _)) = self.holding(left)
+        {
+            self.extents.remove(&s);
+            start = s;
+        }
+        if let Some(right) = value.checked_add(1)
+            && let Some(e) = self.extents.remove(&right)
+        {
+            end = e;
+        }
+        self.extents.insert(start, end);
+    }
+
+    pub fn extents(&self) -> usize {
+        self.extents.len()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -584,5 +662,24 @@ mod tests {
             ]
         );
         assert_eq!(s.pre_allocated_to(v("10.0.0.15")), Some("a"));
+    }
+
+    #[test]
+    fn free_space_takes_gives_and_merges() {
+        let mut f = FreeSpace::new([(10, 20), (30, 30)]);
+        assert_eq!(f.first_free(0, 100), Some(10));
+        assert_eq!(f.first_free(15, 100), Some(15));
+        assert_eq!(f.first_free(21, 29), None);
+        assert_eq!(f.first_free(21, 30), Some(30));
+        assert!(f.take(10) && f.take(15) && !f.take(15) && !f.take(25));
+        assert_eq!(f, FreeSpace::new([(11, 14), (16, 20), (30, 30)]));
+        f.give(15);
+        f.give(10);
+        assert_eq!(f, FreeSpace::new([(10, 20), (30, 30)]));
+        assert!(f.take(30));
+        assert_eq!(f.first_free(21, u128::MAX), None);
+        f.give(u128::MAX);
+        assert_eq!(f.first_free(21, u128::MAX), Some(u128::MAX));
+        assert_eq!(f.extents(), 2);
     }
 }

@@ -114,7 +114,7 @@ impl Datastore {
         .bind(&c.host_id)
         .bind(&c.created_at)
         .bind(&c.updated_at)
-        .execute(self.pool())
+        .execute(self.writer())
         .await?;
         Ok(())
     }
@@ -166,7 +166,7 @@ impl Datastore {
             .bind(i64::from(online))
             .bind(user_data)
             .bind(now)
-            .execute(self.pool())
+            .execute(self.writer())
             .await?;
         Ok(())
     }
@@ -183,7 +183,7 @@ impl Datastore {
             .bind(state)
             .bind(reason)
             .bind(now)
-            .execute(self.pool())
+            .execute(self.writer())
             .await?;
         Ok(())
     }

@@ -202,7 +202,7 @@ impl Datastore {
         .bind(i64::from(h.bmc_tls_verify))
         .bind(&h.bmc_tls_ca_bundle)
         .bind(&h.bmc_tls_pinned_sha256)
-        .execute(self.pool())
+        .execute(self.writer())
         .await?;
         Ok(())
     }
@@ -241,7 +241,7 @@ impl Datastore {
         .bind(&h.boot)
         .bind(&h.power_state)
         .bind(now)
-        .execute(self.pool())
+        .execute(self.writer())
         .await?;
         Ok(())
     }
@@ -251,7 +251,7 @@ impl Datastore {
         sqlx::query("UPDATE hosts SET state = 'missing', updated_at = $2 WHERE id = $1")
             .bind(id)
             .bind(now)
-            .execute(self.pool())
+            .execute(self.writer())
             .await?;
         Ok(())
     }
@@ -378,7 +378,7 @@ impl Datastore {
             .bind(id)
             .bind(claim_id)
             .bind(now)
-            .execute(self.pool())
+            .execute(self.writer())
             .await?;
         Ok(done.rows_affected() == 1)
     }
@@ -393,7 +393,7 @@ impl Datastore {
             .bind(id)
             .bind(power_state)
             .bind(now)
-            .execute(self.pool())
+            .execute(self.writer())
             .await?;
         Ok(())
     }
@@ -410,7 +410,7 @@ impl Datastore {
             .bind(media_slots)
             .bind(boot)
             .bind(now)
-            .execute(self.pool())
+            .execute(self.writer())
             .await?;
         Ok(())
     }

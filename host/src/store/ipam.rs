@@ -1,10 +1,10 @@
-//! Stored IP pools, allocations and free extents.
+//! Stored IP pools and allocations.
 //!
-//! Every change to a pool's addresses happens in one write transaction that first bumps the
-//! pool's row (`UPDATE ip_pools ... WHERE id = $1`): on PostgreSQL that row lock serialises the
-//! allocations of one pool across processes, on SQLite the write lock does. The unique
-//! constraints on `(pool_id, addr_key)` and `(pool_id, owner)` are the last line: a duplicate
-//! address cannot be committed even by a buggy caller.
+//! An allocation is one statement: an insert that only happens while the pool is still at the
+//! generation the address was chosen under (on PostgreSQL it share-locks the pool row, so a
+//! concurrent change of the pool's definition waits for it or makes it miss). The unique
+//! constraints on `(pool_id, addr_key)` and `(pool_id, owner)` decide every race: a duplicate
+//! address cannot be committed, by any number of processes.
 
 use sqlx::Row;
 
@@ -25,15 +25,13 @@ pub struct IpPoolRow {
     pub plugin: String,
     pub pod_manager: Option<String>,
     pub tenants: String,
-    pub total: String,
-    pub allocated: i64,
     pub generation: i64,
     pub created_at: String,
     pub updated_at: String,
 }
 
 const POOL_COLUMNS: &str = "id, name, family, subnet, prefix, gateway, dns_servers, ranges, reserved, \
-     pre_allocations, plugin, pod_manager, tenants, total, allocated, generation, created_at, updated_at";
+     pre_allocations, plugin, pod_manager, tenants, generation, created_at, updated_at";
 
 fn pool_row(r: &sqlx::any::AnyRow) -> Result<IpPoolRow, StoreError> {
     Ok(IpPoolRow {
@@ -50,8 +48,6 @@ fn pool_row(r: &sqlx::any::AnyRow) -> Result<IpPoolRow, StoreError> {
         plugin: r.try_get("plugin")?,
         pod_manager: r.try_get("pod_manager")?,
         tenants: r.try_get("tenants")?,
-        total: r.try_get("total")?,
-        allocated: r.try_get("allocated")?,
         generation: r.try_get("generation")?,
         created_at: r.try_get("created_at")?,
         updated_at: r.try_get("updated_at")?,
@@ -81,38 +77,15 @@ fn allocation_row(r: &sqlx::any::AnyRow) -> Result<IpAllocationRow, StoreError> 
     })
 }
 
-/// Why an allocation was not committed.
+/// Why an allocation was not inserted.
 #[derive(Debug)]
-pub enum CommitOutcome {
-    Committed(IpAllocationRow),
-    /// The owner already holds an address in this pool (a concurrent request won).
+pub enum Missed {
+    /// The owner already holds an address in this pool.
     OwnerHolds(IpAllocationRow),
-    /// The address is no longer free.
-    Taken,
-    /// The pool changed (or was deleted) since the proposal was made.
+    /// Someone holds the address.
+    Taken(IpAllocationRow),
+    /// The pool changed (or was deleted) since the address was chosen.
     PoolChanged,
-}
-
-type Tx = sqlx::Transaction<'static, sqlx::Any>;
-
-/// The free extent that holds `key`, if any.
-async fn extent_holding(
-    tx: &mut Tx,
-    pool_id: &str,
-    key: &[u8],
-) -> Result<Option<(Vec<u8>, Vec<u8>)>, StoreError> {
-    let r = sqlx::query(
-        "SELECT first_key, last_key FROM ip_free WHERE pool_id = $1 AND last_key >= $2 \
-         ORDER BY last_key LIMIT 1",
-    )
-    .bind(pool_id)
-    .bind(key)
-    .fetch_optional(&mut **tx)
-    .await?;
-    let Some(r) = r else { return Ok(None) };
-    let first: Vec<u8> = r.try_get("first_key")?;
-    let last: Vec<u8> = r.try_get("last_key")?;
-    Ok((first.as_slice() <= key).then_some((first, last)))
 }
 
 fn be(value: u128) -> Vec<u8> {
@@ -125,32 +98,11 @@ fn value(key: &[u8]) -> Result<u128, StoreError> {
         .map_err(|_| StoreError::Corrupt(format!("an address key of {} bytes", key.len())))
 }
 
-async fn insert_extent(
-    tx: &mut Tx,
-    pool_id: &str,
-    first: u128,
-    last: u128,
-) -> Result<(), StoreError> {
-    sqlx::query("INSERT INTO ip_free (pool_id, first_key, last_key) VALUES ($1, $2, $3)")
-        .bind(pool_id)
-        .bind(be(first))
-        .bind(be(last))
-        .execute(&mut **tx)
-        .await?;
-    Ok(())
-}
-
 impl Datastore {
-    /// Stores a new pool and its free extents.
-    pub async fn ip_pool_create(
-        &self,
-        pool: &IpPoolRow,
-        extents: &[(u128, u128)],
-    ) -> Result<(), StoreError> {
-        let mut tx = self.begin_write().await?;
+    pub async fn ip_pool_create(&self, pool: &IpPoolRow) -> Result<(), StoreError> {
         sqlx::query(&format!(
             "INSERT INTO ip_pools ({POOL_COLUMNS}) VALUES \
-             ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)"
+             ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"
         ))
         .bind(&pool.id)
         .bind(&pool.name)
@@ -165,17 +117,11 @@ impl Datastore {
         .bind(&pool.plugin)
         .bind(&pool.pod_manager)
         .bind(&pool.tenants)
-        .bind(&pool.total)
-        .bind(pool.allocated)
         .bind(pool.generation)
         .bind(&pool.created_at)
         .bind(&pool.updated_at)
-        .execute(&mut *tx)
+        .execute(self.writer())
         .await?;
-        for &(first, last) in extents {
-            insert_extent(&mut tx, &pool.id, first, last).await?;
-        }
-        tx.commit().await?;
         Ok(())
     }
 
@@ -221,21 +167,13 @@ impl Datastore {
         Ok(Paged::from_rows(items, page.limit, |p| p.id.clone()))
     }
 
-    /// Every pool, for lookups by owner or pod manager (pools are few).
-    pub async fn ip_pools_all(&self) -> Result<Vec<IpPoolRow>, StoreError> {
-        let rows = sqlx::query(&format!("SELECT {POOL_COLUMNS} FROM ip_pools ORDER BY id"))
-            .fetch_all(self.pool())
-            .await?;
-        rows.iter().map(pool_row).collect()
-    }
-
-    /// Replaces a pool's definition and its free extents, under the pool's lock. `check` sees the
-    /// current allocations and refuses the change (its error is returned as `Err(Ok(e))`) or
-    /// answers the new extents.
+    /// Replaces a pool's definition and bumps its generation, under the pool's row lock.
+    /// `check` sees the current allocations and may refuse the change (answered as `Err(e)`
+    /// inside the `Ok`). `Ok(Ok(false))` when the pool does not exist.
     pub async fn ip_pool_replace<E>(
         &self,
         pool: &IpPoolRow,
-        check: impl FnOnce(&[IpAllocationRow]) -> Result<Vec<(u128, u128)>, E>,
+        check: impl FnOnce(&[IpAllocationRow]) -> Result<(), E>,
     ) -> Result<Result<bool, E>, StoreError> {
         let mut tx = self.begin_write().await?;
         let locked = sqlx::query("UPDATE ip_pools SET generation = generation + 1 WHERE id = $1")
@@ -254,14 +192,13 @@ impl Datastore {
         .iter()
         .map(allocation_row)
         .collect::<Result<Vec<_>, _>>()?;
-        let extents = match check(&allocations) {
-            Ok(extents) => extents,
-            Err(e) => return Ok(Err(e)),
-        };
+        if let Err(e) = check(&allocations) {
+            return Ok(Err(e));
+        }
         sqlx::query(
             "UPDATE ip_pools SET name = $2, family = $3, subnet = $4, prefix = $5, gateway = $6, \
              dns_servers = $7, ranges = $8, reserved = $9, pre_allocations = $10, plugin = $11, \
-             pod_manager = $12, tenants = $13, total = $14, updated_at = $15 WHERE id = $1",
+             pod_manager = $12, tenants = $13, updated_at = $14 WHERE id = $1",
         )
         .bind(&pool.id)
         .bind(&pool.name)
@@ -276,17 +213,9 @@ impl Datastore {
         .bind(&pool.plugin)
         .bind(&pool.pod_manager)
         .bind(&pool.tenants)
-        .bind(&pool.total)
         .bind(&pool.updated_at)
         .execute(&mut *tx)
         .await?;
-        sqlx::query("DELETE FROM ip_free WHERE pool_id = $1")
-            .bind(&pool.id)
-            .execute(&mut *tx)
-            .await?;
-        for &(first, last) in &extents {
-            insert_extent(&mut tx, &pool.id, first, last).await?;
-        }
         tx.commit().await?;
         Ok(Ok(true))
     }
@@ -295,14 +224,18 @@ impl Datastore {
     /// the number of allocations that kept it.
     pub async fn ip_pool_delete(&self, id: &str) -> Result<Option<i64>, StoreError> {
         let mut tx = self.begin_write().await?;
-        let Some(r) = sqlx::query("SELECT allocated FROM ip_pools WHERE id = $1")
+        let locked = sqlx::query("UPDATE ip_pools SET generation = generation + 1 WHERE id = $1")
             .bind(id)
-            .fetch_optional(&mut *tx)
-            .await?
-        else {
+            .execute(&mut *tx)
+            .await?;
+        if locked.rows_affected() == 0 {
             return Ok(None);
-        };
-        let allocated: i64 = r.try_get("allocated")?;
+        }
+        let r = sqlx::query("SELECT COUNT(*) AS n FROM ip_allocations WHERE pool_id = $1")
+            .bind(id)
+            .fetch_one(&mut *tx)
+            .await?;
+        let allocated: i64 = r.try_get("n")?;
         if allocated > 0 {
             return Ok(Some(allocated));
         }
@@ -314,108 +247,73 @@ impl Datastore {
         Ok(Some(0))
     }
 
-    /// The lowest free address in `[start, end]` of a pool, as committed now.
-    pub async fn ip_first_free(
-        &self,
-        pool_id: &str,
-        start: u128,
-        end: u128,
-    ) -> Result<Option<u128>, StoreError> {
-        let r = sqlx::query(
-            "SELECT first_key, last_key FROM ip_free WHERE pool_id = $1 AND last_key >= $2 \
-             ORDER BY last_key LIMIT 1",
-        )
-        .bind(pool_id)
-        .bind(be(start))
-        .fetch_optional(self.pool())
-        .await?;
-        let Some(r) = r else { return Ok(None) };
-        let first = value(&r.try_get::<Vec<u8>, _>("first_key")?)?;
-        let candidate = first.max(start);
-        Ok((candidate <= end).then_some(candidate))
+    pub async fn ip_allocated_count(&self, pool_id: &str) -> Result<i64, StoreError> {
+        let r = sqlx::query("SELECT COUNT(*) AS n FROM ip_allocations WHERE pool_id = $1")
+            .bind(pool_id)
+            .fetch_one(self.pool())
+            .await?;
+        Ok(r.try_get("n")?)
     }
 
-    /// Commits `value` for `owner`, if it is still free and the pool is still at `generation`.
-    pub async fn ip_commit(
+    /// Every allocated address of a pool, for deriving its free space.
+    pub async fn ip_allocated_values(&self, pool_id: &str) -> Result<Vec<u128>, StoreError> {
+        let rows = sqlx::query("SELECT addr_key FROM ip_allocations WHERE pool_id = $1")
+            .bind(pool_id)
+            .fetch_all(self.pool())
+            .await?;
+        rows.iter()
+            .map(|r| value(&r.try_get::<Vec<u8>, _>("addr_key")?))
+            .collect()
+    }
+
+    /// Inserts an allocation of `value` if the pool is still at `generation` and neither the
+    /// address nor the owner is taken: one statement. `false` when it was not inserted.
+    pub async fn ip_insert(
         &self,
         allocation: &IpAllocationRow,
         value: u128,
         generation: i64,
-        from_free: bool,
-    ) -> Result<CommitOutcome, StoreError> {
-        let mut tx = self.begin_write().await?;
-        let locked = sqlx::query(
-            "UPDATE ip_pools SET allocated = allocated + 1 WHERE id = $1 AND generation = $2",
-        )
-        .bind(&allocation.pool_id)
-        .bind(generation)
-        .execute(&mut *tx)
-        .await?;
-        if locked.rows_affected() == 0 {
-            return Ok(CommitOutcome::PoolChanged);
-        }
-        if let Some(existing) = sqlx::query(&format!(
-            "SELECT {ALLOCATION_COLUMNS} FROM ip_allocations WHERE pool_id = $1 AND owner = $2"
-        ))
-        .bind(&allocation.pool_id)
-        .bind(&allocation.owner)
-        .fetch_optional(&mut *tx)
-        .await?
-        {
-            return Ok(CommitOutcome::OwnerHolds(allocation_row(&existing)?));
-        }
-        let key = be(value);
-        if from_free {
-            // Take the address out of its extent: shrink, split or drop it.
-            let Some((first, last)) = extent_holding(&mut tx, &allocation.pool_id, &key).await?
-            else {
-                return Ok(CommitOutcome::Taken);
-            };
-            let (first, last) = (self::value(&first)?, self::value(&last)?);
-            if value < last {
-                sqlx::query(
-                    "UPDATE ip_free SET first_key = $3 WHERE pool_id = $1 AND last_key = $2",
-                )
-                .bind(&allocation.pool_id)
-                .bind(be(last))
-                .bind(be(value + 1))
-                .execute(&mut *tx)
-                .await?;
-            } else {
-                sqlx::query("DELETE FROM ip_free WHERE pool_id = $1 AND last_key = $2")
-                    .bind(&allocation.pool_id)
-                    .bind(be(last))
-                    .execute(&mut *tx)
-                    .await?;
-            }
-            if first < value {
-                insert_extent(&mut tx, &allocation.pool_id, first, value - 1).await?;
-            }
-        }
-        let inserted = sqlx::query(&format!(
-            "INSERT INTO ip_allocations ({ALLOCATION_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)"
+    ) -> Result<bool, StoreError> {
+        // PostgreSQL: share-lock the pool row, so that a change of the pool's definition (which
+        // updates the row) waits for this insert or makes it see the new generation.
+        let lock = match self.backend() {
+            super::Backend::Postgres => " FOR SHARE",
+            super::Backend::Sqlite => "",
+        };
+        let done = sqlx::query(&format!(
+            "INSERT INTO ip_allocations ({ALLOCATION_COLUMNS}) \
+             SELECT $1, $2, $3, $4, $5, $6 WHERE EXISTS \
+             (SELECT 1 FROM ip_pools WHERE id = $2 AND generation = $7{lock}) \
+             ON CONFLICT DO NOTHING"
         ))
         .bind(&allocation.id)
         .bind(&allocation.pool_id)
         .bind(&allocation.address)
-        .bind(&key)
+        .bind(be(value))
         .bind(&allocation.owner)
         .bind(&allocation.created_at)
-        .execute(&mut *tx)
-        .await;
-        match inserted {
-            Ok(_) => {}
-            // A pre-allocated address already held: not free.
-            Err(e) => match StoreError::from(e) {
-                StoreError::Conflict(_) => return Ok(CommitOutcome::Taken),
-                other => return Err(other),
-            },
+        .bind(generation)
+        .execute(self.writer())
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Why an insert of `value` for `owner` did not happen.
+    pub async fn ip_missed(
+        &self,
+        pool_id: &str,
+        owner: &str,
+        value: u128,
+    ) -> Result<Missed, StoreError> {
+        if let Some(existing) = self.ip_allocation_of_owner(pool_id, owner).await? {
+            return Ok(Missed::OwnerHolds(existing));
         }
-        tx.commit().await?;
-        Ok(CommitOutcome::Committed(IpAllocationRow {
-            addr_key: key,
-            ..allocation.clone()
-        }))
+        if let Some(holder) = self.ip_allocation_at(pool_id, value).await? {
+            return Ok(Missed::Taken(holder));
+        }
+        // The pool's generation moved on, or whatever was in the way was released meanwhile:
+        // either way, worth choosing again.
+        Ok(Missed::PoolChanged)
     }
 
     pub async fn ip_allocation_get(
@@ -499,85 +397,16 @@ impl Datastore {
         Ok(Paged::from_rows(items, page.limit, |a| a.id.clone()))
     }
 
-    /// Releases an allocation; its address goes back to the free extents unless `to_free`, asked
-    /// with the pool as it is under the lock, says it does not belong there (a pre-allocated
-    /// address). `false` when there was none.
-    pub async fn ip_release(
-        &self,
-        pool_id: &str,
-        id: &str,
-        to_free: impl FnOnce(&IpPoolRow, u128) -> bool,
-    ) -> Result<bool, StoreError> {
-        let mut tx = self.begin_write().await?;
-        // Lock the pool first, then read its definition under the lock.
-        sqlx::query("UPDATE ip_pools SET generation = generation WHERE id = $1")
-            .bind(pool_id)
-            .execute(&mut *tx)
-            .await?;
-        let Some(pool) = sqlx::query(&format!(
-            "SELECT {POOL_COLUMNS} FROM ip_pools WHERE id = $1"
-        ))
+    /// Deletes an allocation; answers the address it held, `None` when there was none.
+    pub async fn ip_release(&self, pool_id: &str, id: &str) -> Result<Option<u128>, StoreError> {
+        let r = sqlx::query(
+            "DELETE FROM ip_allocations WHERE pool_id = $1 AND id = $2 RETURNING addr_key",
+        )
         .bind(pool_id)
-        .fetch_optional(&mut *tx)
-        .await?
-        else {
-            return Ok(false);
-        };
-        let pool = pool_row(&pool)?;
-        let Some(r) =
-            sqlx::query("SELECT addr_key FROM ip_allocations WHERE pool_id = $1 AND id = $2")
-                .bind(pool_id)
-                .bind(id)
-                .fetch_optional(&mut *tx)
-                .await?
-        else {
-            return Ok(false);
-        };
-        let v = value(&r.try_get::<Vec<u8>, _>("addr_key")?)?;
-        sqlx::query("DELETE FROM ip_allocations WHERE pool_id = $1 AND id = $2")
-            .bind(pool_id)
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query("UPDATE ip_pools SET allocated = allocated - 1 WHERE id = $1")
-            .bind(pool_id)
-            .execute(&mut *tx)
-            .await?;
-        if to_free(&pool, v) {
-            // Merge with the extents ending right before and starting right after it.
-            let mut first = v;
-            let mut last = v;
-            if let Some(before) = v.checked_sub(1)
-                && let Some(r) = sqlx::query(
-                    "SELECT first_key FROM ip_free WHERE pool_id = $1 AND last_key = $2",
-                )
-                .bind(pool_id)
-                .bind(be(before))
-                .fetch_optional(&mut *tx)
-                .await?
-            {
-                first = value(&r.try_get::<Vec<u8>, _>("first_key")?)?;
-                sqlx::query("DELETE FROM ip_free WHERE pool_id = $1 AND last_key = $2")
-                    .bind(pool_id)
-                    .bind(be(before))
-                    .execute(&mut *tx)
-                    .await?;
-            }
-            if let Some(after) = v.checked_add(1)
-                && let Some((after_first, after_last)) =
-                    extent_holding(&mut tx, pool_id, &be(after)).await?
-                && value(&after_first)? == after
-            {
-                last = value(&after_last)?;
-                sqlx::query("DELETE FROM ip_free WHERE pool_id = $1 AND last_key = $2")
-                    .bind(pool_id)
-                    .bind(&after_last)
-                    .execute(&mut *tx)
-                    .await?;
-            }
-            insert_extent(&mut tx, pool_id, first, last).await?;
-        }
-        tx.commit().await?;
-        Ok(true)
+        .bind(id)
+        .fetch_optional(self.writer())
+        .await?;
+        r.map(|r| value(&r.try_get::<Vec<u8>, _>("addr_key")?))
+            .transpose()
     }
 }

@@ -21,7 +21,7 @@ mod tokens;
 pub use claims::{BindOutcome, ClaimRow};
 pub use grants::GrantRow;
 pub use hosts::{HostFilter, HostRow, SyncSummary};
-pub use ipam::{CommitOutcome, IpAllocationRow, IpPoolRow};
+pub use ipam::{IpAllocationRow, IpPoolRow, Missed};
 pub use operations::{OperationFilter, OperationRow};
 pub use plugins::{PluginRow, PluginSource};
 pub use pod_managers::{PodManagerConflict, PodManagerFilter, PodManagerRow, StatusChange};
@@ -71,6 +71,10 @@ impl From<sqlx::Error> for StoreError {
 #[derive(Clone, Debug)]
 pub struct Datastore {
     pool: AnyPool,
+    /// Where writes go. On SQLite one connection: writers queue for it here instead of spinning
+    /// on the database lock, and its page cache stays warm because nobody else writes. On
+    /// PostgreSQL the same pool as reads.
+    writer: AnyPool,
     backend: Backend,
 }
 
@@ -94,31 +98,45 @@ impl Datastore {
                 "the database URL must start with sqlite: or postgres:".into(),
             )));
         };
-        let options = AnyPoolOptions::new()
-            .max_connections(match backend {
-                Backend::Sqlite => 8,
-                Backend::Postgres => 16,
-            })
-            .acquire_timeout(Duration::from_secs(10))
-            .after_connect(move |conn, _| {
-                Box::pin(async move {
-                    if backend == Backend::Sqlite {
-                        use sqlx::Executor;
-                        conn.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON;")
-                            .await?;
-                    }
-                    Ok(())
+        let options = |max: u32| {
+            AnyPoolOptions::new()
+                .max_connections(max)
+                .acquire_timeout(Duration::from_secs(10))
+                .after_connect(move |conn, _| {
+                    Box::pin(async move {
+                        if backend == Backend::Sqlite {
+                            use sqlx::Executor;
+                            conn.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON;")
+                                .await?;
+                        }
+                        Ok(())
+                    })
                 })
-            });
-        let pool = options.connect(url).await.map_err(StoreError::Open)?;
-        let store = Datastore { pool, backend };
+        };
+        let (pool, writer) = match backend {
+            Backend::Sqlite => {
+                // The writer first: it creates the file and switches it to WAL.
+                let writer = options(1).connect(url).await.map_err(StoreError::Open)?;
+                let pool = options(8).connect(url).await.map_err(StoreError::Open)?;
+                (pool, writer)
+            }
+            Backend::Postgres => {
+                let pool = options(16).connect(url).await.map_err(StoreError::Open)?;
+                (pool.clone(), pool)
+            }
+        };
+        let store = Datastore {
+            pool,
+            writer,
+            backend,
+        };
         store.migrate().await?;
         Ok(store)
     }
 
     async fn migrate(&self) -> Result<(), StoreError> {
         sqlx::migrate!("./migrations")
-            .run(&self.pool)
+            .run(&self.writer)
             .await
             .map_err(StoreError::Migrate)
     }
@@ -133,8 +151,14 @@ impl Datastore {
         Ok(())
     }
 
+    /// For reads.
     pub(crate) fn pool(&self) -> &AnyPool {
         &self.pool
+    }
+
+    /// For writes outside a transaction.
+    pub(crate) fn writer(&self) -> &AnyPool {
+        &self.writer
     }
 
     /// Begins a transaction that will write. On SQLite it takes the write lock at once
@@ -147,7 +171,7 @@ impl Datastore {
             Backend::Sqlite => "BEGIN IMMEDIATE",
             Backend::Postgres => "BEGIN",
         };
-        Ok(self.pool.begin_with(statement).await?)
+        Ok(self.writer.begin_with(statement).await?)
     }
 }
 

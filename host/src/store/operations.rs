@@ -58,7 +58,7 @@ impl Datastore {
         .bind(&op.created_at)
         .bind(&op.started_at)
         .bind(&op.finished_at)
-        .execute(self.pool())
+        .execute(self.writer())
         .await?;
         Ok(())
     }
@@ -96,7 +96,7 @@ impl Datastore {
         sqlx::query("UPDATE operations SET status = 'running', started_at = $2 WHERE id = $1")
             .bind(id)
             .bind(now)
-            .execute(self.pool())
+            .execute(self.writer())
             .await?;
         Ok(())
     }
@@ -119,7 +119,7 @@ impl Datastore {
         .bind(status)
         .bind(error)
         .bind(now)
-        .execute(self.pool())
+        .execute(self.writer())
         .await?;
         Ok(())
     }

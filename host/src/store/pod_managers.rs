@@ -126,7 +126,7 @@ impl Datastore {
         .bind(&pm.created_at)
         .bind(&pm.updated_at)
         .bind(&pm.tls_pinned_sha256)
-        .execute(self.pool())
+        .execute(self.writer())
         .await?;
         Ok(())
     }
@@ -153,7 +153,7 @@ impl Datastore {
         .bind(&pm.network_config_owner)
         .bind(&pm.updated_at)
         .bind(&pm.tls_pinned_sha256)
-        .execute(self.pool())
+        .execute(self.writer())
         .await?;
         Ok(done.rows_affected() == 1)
     }

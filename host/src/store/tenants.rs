@@ -30,7 +30,7 @@ impl Datastore {
         .bind(&t.name)
         .bind(&t.description)
         .bind(&t.created_at)
-        .execute(self.pool())
+        .execute(self.writer())
         .await?;
         Ok(())
     }
@@ -83,6 +83,46 @@ impl Datastore {
         Ok(Ok(done.rows_affected() == 1))
     }
 
+    /// Starts deleting a tenant: revokes its tokens, drops its grants (so nothing more binds)
+    /// and marks it. `false` when there is no such tenant.
+    pub async fn tenant_begin_deletion(&self, id: &str, now: &str) -> Result<bool, StoreError> {
+        let mut tx = self.begin_write().await?;
+        let marked =
+            sqlx::query("UPDATE tenants SET deleting_at = COALESCE(deleting_at, $2) WHERE id = $1")
+                .bind(id)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+        if marked.rows_affected() == 0 {
+            return Ok(false);
+        }
+        sqlx::query(
+            "UPDATE tokens SET revoked_at = $2 WHERE tenant_id = $1 AND revoked_at IS NULL",
+        )
+        .bind(id)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("DELETE FROM grants WHERE tenant_id = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// Whether a tenant is being deleted.
+    pub async fn tenant_deleting(&self, id: &str) -> Result<bool, StoreError> {
+        let r = sqlx::query("SELECT deleting_at FROM tenants WHERE id = $1")
+            .bind(id)
+            .fetch_optional(self.pool())
+            .await?;
+        Ok(match r {
+            Some(r) => r.try_get::<Option<String>, _>("deleting_at")?.is_some(),
+            None => false,
+        })
+    }
+
     /// Tokens of a tenant (`Some`) or the admin tokens (`None`), newest first.
     pub async fn token_list(&self, tenant_id: Option<&str>) -> Result<Vec<TokenRow>, StoreError> {
         let rows = sqlx::query(
@@ -110,7 +150,7 @@ impl Datastore {
         .bind(token_id)
         .bind(tenant_id.unwrap_or(""))
         .bind(now)
-        .execute(self.pool())
+        .execute(self.writer())
         .await?;
         Ok(done.rows_affected() == 1)
     }

@@ -68,7 +68,7 @@ impl Datastore {
         .bind(&token.description)
         .bind(&token.expires_at)
         .bind(&token.created_at)
-        .execute(self.pool())
+        .execute(self.writer())
         .await?;
         Ok(())
     }
