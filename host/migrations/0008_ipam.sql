@@ -40,6 +40,3 @@ CREATE TABLE ip_allocations (
     UNIQUE (pool_id, owner)
 );
 CREATE INDEX ip_allocations_owner ON ip_allocations (owner);
-
--- The NIC a host boots from (its MAC), as the admin set it; the first NIC when unset.
-ALTER TABLE hosts ADD COLUMN boot_mac TEXT;

@@ -85,7 +85,9 @@ pub(crate) fn validate_name(name: &str) -> Result<(), Error> {
 
 /// Checks an endpoint's base URL and returns its canonical form, `scheme://host[:port]`.
 pub fn normalize_url(field: &str, raw: &str) -> Result<Url, Error> {
-    let bad = |why: &str| Error::invalid(field, format!("`{raw}` {why}"));
+    // An error echoes the URL, but never a password written into it.
+    let shown = redact_userinfo(raw);
+    let bad = |why: &str| Error::invalid(field, format!("`{shown}` {why}"));
     let url = Url::parse(raw).map_err(|e| bad(&format!("is not a URL: {e}")))?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(bad("must use http or https"));
@@ -105,6 +107,18 @@ pub fn normalize_url(field: &str, raw: &str) -> Result<Url, Error> {
         return Err(bad("must have no query or fragment"));
     }
     Ok(url)
+}
+
+/// `raw` with whatever lies between `://` and the last `@` of its authority replaced by `***`.
+fn redact_userinfo(raw: &str) -> String {
+    let Some((scheme, rest)) = raw.split_once("://") else {
+        return raw.to_owned();
+    };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => format!("{scheme}://***{}", &rest[at..]),
+        None => raw.to_owned(),
+    }
 }
 
 fn canonical(url: &Url) -> String {
@@ -724,5 +738,28 @@ fn describe_failure(e: &CallError) -> String {
             other => other.to_string(),
         },
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn url_errors_never_echo_a_password() {
+        assert_eq!(
+            redact_userinfo("http://admin:pw@bmc:8000/x"),
+            "http://***@bmc:8000/x"
+        );
+        assert_eq!(redact_userinfo("http://bmc/a@b"), "http://bmc/a@b");
+        assert_eq!(redact_userinfo("not a url"), "not a url");
+        for raw in [
+            "http://admin:hunter2@bmc",
+            "http://admin:hunter2@",
+            "ftp://a:hunter2@x/y",
+        ] {
+            let e = normalize_url("url", raw).unwrap_err().to_string();
+            assert!(!e.contains("hunter2"), "{e}");
+        }
     }
 }

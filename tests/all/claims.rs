@@ -160,41 +160,76 @@ async fn a_tenant_claims_sees_its_host_and_releases_it_through_deprovisioning() 
 
 #[tokio::test]
 async fn racing_claims_never_share_a_host_and_none_is_lost() {
-    let site = site(2).await;
+    let site = site(3).await;
     let mut tenants = Vec::new();
-    for name in ["t1", "t2", "t3"] {
-        tenants.push(tenant(&site, name, true).await.1);
+    for i in 0..6 {
+        tenants.push(tenant(&site, &format!("t{i}"), true).await.1);
     }
+    // 30 claims from 6 tenants at once, for 3 hosts.
     let mut tasks = Vec::new();
-    for i in 0..9 {
-        let client = tenants[i % 3].clone();
+    for i in 0..30 {
+        let client = tenants[i % 6].clone();
         let body = json!({"pod_manager": site.pm, "image": {"url": "http://images.invalid/os"}, "online": false});
         tasks.push(tokio::spawn(async move {
-            client.post("/v1/claims", body).await
+            (i % 6, client.post("/v1/claims", body).await)
         }));
     }
     let mut bound = Vec::new();
     let mut pending = 0;
     for task in tasks {
-        let reply = task.await.unwrap();
+        let (owner, reply) = task.await.unwrap();
         assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text);
         match reply.body["state"].as_str().unwrap() {
-            "bound" => bound.push(reply.body["host"]["id"].as_str().unwrap().to_owned()),
+            "bound" => bound.push((
+                owner,
+                reply.body["id"].as_str().unwrap().to_owned(),
+                reply.body["host"]["id"].as_str().unwrap().to_owned(),
+            )),
             "pending" => pending += 1,
             other => panic!("unexpected state {other}: {}", reply.text),
         }
     }
-    assert_eq!(bound.len(), 2, "two hosts, two bound claims");
-    bound.sort();
-    bound.dedup();
-    assert_eq!(bound.len(), 2, "each host bound at most once");
-    assert_eq!(pending, 7);
-    let all = site.server.admin().get("/v1/claims").await;
+    let hosts = |bound: &[(usize, String, String)]| {
+        let mut hosts: Vec<String> = bound.iter().map(|b| b.2.clone()).collect();
+        hosts.sort();
+        hosts.dedup();
+        hosts.len()
+    };
+    assert_eq!(bound.len(), 3, "three hosts, three bound claims");
+    assert_eq!(hosts(&bound), 3, "each host bound at most once");
+    assert_eq!(pending, 27);
+    let admin = site.server.admin();
+    let all = admin.get("/v1/claims").await;
     assert_eq!(
         all.body["items"].as_array().unwrap().len(),
-        9,
+        30,
         "no claim lost"
     );
+
+    // Released, the hosts go to waiting claims, again each to one.
+    for (owner, id, _) in &bound {
+        let r = tenants[*owner].delete(&format!("/v1/claims/{id}")).await;
+        assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.text);
+    }
+    let rebound = eventually(Duration::from_secs(30), "waiting claims bind", || async {
+        let items = admin.get("/v1/claims").await.body["items"]
+            .as_array()
+            .cloned()?;
+        let bound: Vec<(usize, String, String)> = items
+            .iter()
+            .filter(|c| c["state"] == "bound")
+            .map(|c| {
+                (
+                    0,
+                    c["id"].as_str().unwrap().to_owned(),
+                    c["host"]["id"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect();
+        (items.len() == 27 && bound.len() == 3).then_some(bound)
+    })
+    .await;
+    assert_eq!(hosts(&rebound), 3, "each host bound at most once");
 }
 
 #[tokio::test]

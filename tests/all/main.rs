@@ -9,5 +9,6 @@ mod ipam;
 mod plugins;
 mod pod_managers;
 mod redfish;
+mod secrets;
 mod server;
 mod tenants;

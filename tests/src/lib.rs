@@ -405,15 +405,16 @@ impl ProcessServer {
         data_dir: &std::path::Path,
         database_url: Option<&str>,
     ) -> ProcessServer {
-        ProcessServer::start_logging(bin, data_dir, database_url, "info").await
+        ProcessServer::start_logging(bin, data_dir, database_url, "info", &[]).await
     }
 
-    /// Starts it with this log filter (`PODIUM_LOG`), e.g. `debug`.
+    /// Starts it with this log filter (`PODIUM_LOG`, e.g. `debug`) and more `serve` options.
     pub async fn start_logging(
         bin: &str,
         data_dir: &std::path::Path,
         database_url: Option<&str>,
         filter: &str,
+        options: &[&str],
     ) -> ProcessServer {
         use tokio::io::AsyncBufReadExt;
         let mut command = tokio::process::Command::new(bin);
@@ -438,6 +439,7 @@ impl ProcessServer {
         if let Some(url) = database_url {
             command.arg("--database-url").arg(url);
         }
+        command.args(options);
         let mut child = command.spawn().expect("starting podium serve");
         let stderr = child.stderr.take().expect("piped stderr");
         let mut lines = tokio::io::BufReader::new(stderr).lines();

@@ -1,0 +1,193 @@
+//! No API response and no log line carries a BMC password or a token secret: a `podium serve`
+//! process logging at debug level is driven through everything that handles one (pod managers
+//! with right and wrong credentials, hosts with their own BMC, tokens made, used, revoked and
+//! forged, claims, errors), then its log and every answer are searched for each secret.
+
+use std::time::Duration;
+
+use podium_tests::sushy::{Sushy, SushyConfig};
+use podium_tests::{ADMIN_TOKEN, ProcessServer, Reply, eventually};
+use reqwest::StatusCode;
+use serde_json::json;
+
+const BIN: &str = env!("CARGO_BIN_EXE_podium-under-test");
+const BMC_PASSWORD: &str = "s3cret-bmc-Passw0rd-for-grep";
+const WRONG_PASSWORD: &str = "wr0ng-bmc-Passw0rd-for-grep";
+
+#[tokio::test]
+async fn no_response_and_no_log_line_carries_a_secret() {
+    let mut config = SushyConfig::with_systems(2);
+    config.basic_auth = Some(("admin".into(), BMC_PASSWORD.into()));
+    let bmc = Sushy::start(config).await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let database = podium_tests::PostgresDatabase::for_this_run().await;
+    let server = ProcessServer::start_logging(
+        BIN,
+        data.path(),
+        database.as_ref().map(|d| d.url.as_str()),
+        "debug",
+        &["--probe-interval", "1", "--sync-interval", "1"],
+    )
+    .await;
+    let admin = server.admin();
+    // Every answer except the two that hand out a token once.
+    let mut answers: Vec<Reply> = Vec::new();
+
+    let pm = admin
+        .post(
+            "/v1/pod_managers",
+            json!({"name": "site", "url": bmc.url(), "auth": {"username": "admin", "password": BMC_PASSWORD}}),
+        )
+        .await;
+    assert_eq!(pm.status, StatusCode::CREATED, "{}", pm.text);
+    let pm_id = pm.body["uuid"].as_str().unwrap().to_owned();
+    answers.push(pm);
+    // The same BMC with a wrong password: refused by the BMC, reported without the password.
+    let wrong = admin
+        .post(
+            "/v1/pod_managers",
+            json!({"name": "wrong", "url": bmc.url().replace("127.0.0.1", "localhost"),
+                   "auth": {"username": "admin", "password": WRONG_PASSWORD}}),
+        )
+        .await;
+    let wrong_id = wrong.body["uuid"].as_str().map(str::to_owned);
+    answers.push(wrong);
+    let hosts = eventually(Duration::from_secs(30), "hosts synced", || async {
+        let hosts = admin.get(&format!("/v1/hosts?pod_manager={pm_id}")).await;
+        (hosts.body["items"].as_array()?.len() >= 2).then_some(hosts)
+    })
+    .await;
+    let host_id = hosts.body["items"][0]["id"].as_str().unwrap().to_owned();
+    answers.push(hosts);
+    if let Some(id) = wrong_id {
+        let offline = eventually(
+            Duration::from_secs(30),
+            "wrong credentials seen",
+            || async {
+                let pm = admin.get(&format!("/v1/pod_managers/{id}")).await;
+                (pm.body["status"] == "offline").then_some(pm)
+            },
+        )
+        .await;
+        answers.push(offline);
+    }
+    // A host with its own BMC and a (bad) password: stored sealed, never shown.
+    answers.push(
+        admin
+            .post(
+                "/v1/hosts",
+                json!({"pod_manager": pm_id, "bmc": {"url": "http://127.0.0.1:9",
+                       "auth": {"username": "root", "password": WRONG_PASSWORD}}}),
+            )
+            .await,
+    );
+    answers.push(admin.get(&format!("/v1/hosts/{host_id}")).await);
+    answers.push(admin.get("/v1/pod_managers").await);
+    answers.push(
+        admin
+            .post(
+                &format!("/v1/hosts/{host_id}/power"),
+                json!({"action": "on"}),
+            )
+            .await,
+    );
+
+    let tenant = admin.post("/v1/tenants", json!({"name": "acme"})).await;
+    let tenant_id = tenant.body["id"].as_str().unwrap().to_owned();
+    answers.push(tenant);
+    answers.push(
+        admin
+            .post(
+                "/v1/grants",
+                json!({"tenant": tenant_id, "pod_manager": pm_id}),
+            )
+            .await,
+    );
+    let made = admin
+        .post(&format!("/v1/tenants/{tenant_id}/tokens"), json!({}))
+        .await;
+    let tenant_token = made.body["token"].as_str().unwrap().to_owned();
+    let tenant_token_id = made.body["id"].as_str().unwrap().to_owned();
+    let made = admin
+        .post("/v1/admin/tokens", json!({"read_only": true}))
+        .await;
+    let admin_token = made.body["token"].as_str().unwrap().to_owned();
+    answers.push(admin.get(&format!("/v1/tenants/{tenant_id}/tokens")).await);
+    answers.push(admin.get("/v1/admin/tokens").await);
+
+    let acme = server.client(Some(&tenant_token));
+    let claim = acme
+        .post(
+            "/v1/claims",
+            json!({"pod_manager": pm_id, "image": {"url": "http://images.invalid/os.qcow2"}}),
+        )
+        .await;
+    assert_eq!(claim.status, StatusCode::CREATED, "{}", claim.text);
+    let claim_id = claim.body["id"].as_str().unwrap().to_owned();
+    answers.push(claim);
+    answers.push(acme.get(&format!("/v1/claims/{claim_id}")).await);
+    answers.push(acme.get("/v1/me").await);
+    answers.push(acme.get("/v1/pod_managers").await);
+    answers.push(server.client(Some(&admin_token)).get("/v1/hosts").await);
+    answers.push(
+        server
+            .client(Some(&admin_token))
+            .post("/v1/tenants", json!({"name": "nope"}))
+            .await,
+    );
+    // Forged, truncated and revoked tokens.
+    let forged = format!("{}x", &tenant_token[..tenant_token.len() - 1]);
+    answers.push(server.client(Some(&forged)).get("/v1/me").await);
+    answers.push(server.client(Some(&tenant_token[..20])).get("/v1/me").await);
+    answers.push(
+        admin
+            .delete(&format!("/v1/tenants/{tenant_id}/tokens/{tenant_token_id}"))
+            .await,
+    );
+    let revoked = acme.get("/v1/claims").await;
+    assert_eq!(revoked.status, StatusCode::UNAUTHORIZED);
+    answers.push(revoked);
+    // Malformed bodies that carry a password.
+    answers.push(
+        admin
+            .post(
+                "/v1/pod_managers",
+                json!({"name": "bad name!", "url": bmc.url(), "auth": {"username": "a", "password": BMC_PASSWORD}}),
+            )
+            .await,
+    );
+    answers.push(
+        admin
+            .post(
+                "/v1/pod_managers",
+                json!({"name": "bad-url", "url": format!("http://admin:{BMC_PASSWORD}@bmc.invalid")}),
+            )
+            .await,
+    );
+    // Let the background probes and syncs run with both credentials a few times.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let log = server.log();
+    server.kill9().await;
+
+    assert!(log.lines().count() > 20, "the server logged: {log}");
+    let secrets = [
+        ("the BMC password", BMC_PASSWORD),
+        ("a wrong BMC password", WRONG_PASSWORD),
+        ("the tenant token", tenant_token.as_str()),
+        ("an admin token", admin_token.as_str()),
+        ("the bootstrap admin token", ADMIN_TOKEN),
+    ];
+    for (what, secret) in secrets {
+        for (i, answer) in answers.iter().enumerate() {
+            assert!(
+                !answer.text.contains(secret),
+                "answer {i} ({}) carries {what}: {}",
+                answer.status,
+                answer.text
+            );
+        }
+        if let Some(line) = log.lines().find(|l| l.contains(secret)) {
+            panic!("the log carries {what}: {line}");
+        }
+    }
+}
