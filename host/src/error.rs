@@ -67,6 +67,46 @@ impl Error {
     }
 }
 
+impl Error {
+    /// The same error once more, for each of several requests that one failure answers.
+    pub fn duplicate(&self) -> Error {
+        match self {
+            Error::Unauthenticated(m) => Error::Unauthenticated(m),
+            Error::Forbidden(m) => Error::Forbidden(m.clone()),
+            Error::NotFound { kind, id } => Error::NotFound {
+                kind,
+                id: id.clone(),
+            },
+            Error::BadRequest { field, message } => Error::BadRequest {
+                field: field.clone(),
+                message: message.clone(),
+            },
+            Error::Invalid { field, message } => Error::Invalid {
+                field: field.clone(),
+                message: message.clone(),
+            },
+            Error::Conflict { code, message } => Error::Conflict {
+                code,
+                message: message.clone(),
+            },
+            Error::ConflictField {
+                code,
+                field,
+                message,
+            } => Error::ConflictField {
+                code,
+                field: field.clone(),
+                message: message.clone(),
+            },
+            Error::Plugin(e) => Error::Plugin(e.clone()),
+            Error::TooLarge { limit } => Error::TooLarge { limit: *limit },
+            Error::InvalidPlugin(_) | Error::Internal(_) => {
+                Error::Internal(anyhow::anyhow!("{self:#}"))
+            }
+        }
+    }
+}
+
 impl From<StoreError> for Error {
     fn from(e: StoreError) -> Error {
         Error::Internal(e.into())

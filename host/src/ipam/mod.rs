@@ -189,15 +189,56 @@ pub(crate) struct PoolState {
     loaded: Instant,
 }
 
+/// One request for an address, waiting for its pool.
+struct Job {
+    owner: String,
+    host: Option<IpamHost>,
+    wanted: Option<String>,
+    reply: tokio::sync::oneshot::Sender<Result<(IpClaim, bool), Error>>,
+}
+
+/// What `ip_choose` decided for a job.
+enum Choice {
+    /// Commit this.
+    Insert(Box<Chosen>),
+    /// Answered without a commit (the owner already holds an address).
+    Answer(Box<Result<(IpClaim, bool), Error>>),
+}
+
+struct Chosen {
+    row: IpAllocationRow,
+    value: u128,
+    /// Taken from the cached free space (to be given back if the commit misses).
+    from_free: bool,
+    wanted: Option<u128>,
+    request: IpamRequest,
+    network_data: Option<serde_json::Value>,
+}
+
+/// A pool's lock, the cached state it guards, and the jobs waiting for it.
+#[derive(Debug, Default)]
+pub(crate) struct PoolEntry {
+    state: tokio::sync::Mutex<Option<PoolState>>,
+    queue: Mutex<Vec<Job>>,
+}
+
+impl std::fmt::Debug for Job {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Job")
+            .field("owner", &self.owner)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Per pool, the in-process lock that serialises its allocations (the datastore's constraints
 /// serialise them across processes) and the cached state it guards.
 #[derive(Debug, Default)]
 pub struct PoolLocks {
-    by_pool: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Option<PoolState>>>>>,
+    by_pool: Mutex<HashMap<String, Arc<PoolEntry>>>,
 }
 
 impl PoolLocks {
-    fn get(&self, pool_id: &str) -> Arc<tokio::sync::Mutex<Option<PoolState>>> {
+    fn get(&self, pool_id: &str) -> Arc<PoolEntry> {
         self.by_pool
             .lock()
             .expect("pool lock map poisoned")
@@ -447,8 +488,8 @@ impl Podium {
         params: IpPoolUpdate,
     ) -> Result<(IpPool, Usage), Error> {
         caller.require_admin()?;
-        let cell = self.ipam_locks.get(id);
-        let mut state = cell.lock().await;
+        let entry = self.ipam_locks.get(id);
+        let mut state = entry.state.lock().await;
         // Whatever happens, the cached free space is rebuilt from the stored pool next time.
         *state = None;
         let base = self.ip_pool_load(id).await?;
@@ -533,8 +574,8 @@ impl Podium {
 
     pub async fn ip_pool_delete(&self, caller: &Caller, id: &str) -> Result<(), Error> {
         caller.require_admin()?;
-        let cell = self.ipam_locks.get(id);
-        let mut state = cell.lock().await;
+        let entry = self.ipam_locks.get(id);
+        let mut state = entry.state.lock().await;
         *state = None;
         match self.datastore.ip_pool_delete(id).await? {
             None => Err(Error::not_found("IP pool", id)),
@@ -611,6 +652,12 @@ impl Podium {
     }
 
     /// The allocation itself, for any caller of the application that checked who is asking.
+    ///
+    /// Requests for one pool are committed in groups: each queues its job and hands the queue to
+    /// a task that takes the pool's lock and processes every job waiting by then, committing
+    /// them with one insert. A lone request is a group of one; under load, one round trip to
+    /// the datastore serves many. The task is spawned so that a caller that goes away (a client
+    /// that disconnects) cannot cancel the jobs of others.
     pub(crate) async fn ip_allocate(
         &self,
         pool_id: &str,
@@ -618,98 +665,224 @@ impl Podium {
         host: Option<IpamHost>,
         wanted: Option<&str>,
     ) -> Result<(IpClaim, bool), Error> {
-        let cell = self.ipam_locks.get(pool_id);
-        let mut slot = cell.lock().await;
-        for _ in 0..COMMIT_ATTEMPTS {
-            let state = self.ip_state(&mut slot, pool_id).await?;
-            let pool = &state.pool;
-            let wanted = wanted
-                .map(|w| parse_addr("address", w, Some(pool.space.family)))
-                .transpose()?
-                .map(space::to_u128);
-            if let Some(w) = wanted
-                && !pool.space.allocatable(w)
-            {
-                let addr = pool.space.addr(w);
-                let why = if pool.space.gateway == Some(w) {
-                    "is the gateway"
-                } else if pool.space.excluded.contains(&w) {
-                    "is reserved"
-                } else {
-                    "is not in the pool's ranges"
-                };
-                return Err(Error::invalid("address", format!("{addr} {why}")));
+        let entry = self.ipam_locks.get(pool_id);
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        entry.queue.lock().expect("queue poisoned").push(Job {
+            owner: owner.to_owned(),
+            host,
+            wanted: wanted.map(str::to_owned),
+            reply,
+        });
+        let podium = self.clone();
+        let pool_id = pool_id.to_owned();
+        tokio::spawn(async move {
+            let mut slot = entry.state.lock().await;
+            let jobs = std::mem::take(&mut *entry.queue.lock().expect("queue poisoned"));
+            if !jobs.is_empty() {
+                podium.ip_allocate_group(&pool_id, &mut slot, jobs).await;
             }
-            let request = pool.request(owner, host.clone());
-            let value = if let Some(&v) = pool.space.pre_allocations.get(owner) {
-                v
-            } else if let Some(w) = wanted {
-                if let Some(other) = pool.space.pre_allocated_to(w) {
-                    return Err(address_taken(pool.space.addr(w), other, "pre-allocated to"));
-                }
-                w
-            } else {
-                match self.ip_propose(state, &request).await? {
-                    Some(v) => v,
-                    None => {
-                        // The owner may hold one already: a repeated claim on a full pool.
-                        if let Some(existing) = self
-                            .datastore
-                            .ip_allocation_of_owner(pool_id, owner)
-                            .await?
-                        {
-                            return self.ip_claim_existing(pool, &request, existing, None).await;
-                        }
-                        return Err(Error::Conflict {
-                            code: "pool_exhausted",
-                            message: format!(
-                                "IP pool `{}` has no free address left",
-                                pool.row.name
-                            ),
-                        });
+        });
+        answer.await.unwrap_or_else(|_| {
+            Err(Error::Internal(anyhow::anyhow!(
+                "the allocation task ended without an answer"
+            )))
+        })
+    }
+
+    /// Processes a group of jobs under the pool's lock: chooses an address for each (the plugin
+    /// sees the ones chosen before it as taken), commits them with one insert, and retries the
+    /// ones that missed from the datastore's state.
+    async fn ip_allocate_group(&self, pool_id: &str, slot: &mut Option<PoolState>, jobs: Vec<Job>) {
+        let mut pending = jobs;
+        for _ in 0..COMMIT_ATTEMPTS {
+            if pending.is_empty() {
+                return;
+            }
+            let state = match self.ip_state(slot, pool_id).await {
+                Ok(state) => state,
+                Err(e) => {
+                    for job in pending {
+                        let _ = job.reply.send(Err(e.duplicate()));
                     }
+                    return;
                 }
             };
-            let address = pool.space.addr(value);
-            // Rendered before the commit: a plugin that cannot write the document for this
-            // host leaves no allocation behind.
-            let network_data = self.ip_network_data(pool, &request, address).await?;
-            let row = IpAllocationRow {
+            let mut chosen = Vec::with_capacity(pending.len());
+            for job in pending.drain(..) {
+                match self.ip_choose(state, &job).await {
+                    Ok(Choice::Insert(insert)) => chosen.push((job, *insert)),
+                    Ok(Choice::Answer(answer)) => {
+                        let _ = job.reply.send(*answer);
+                    }
+                    Err(e) => {
+                        let _ = job.reply.send(Err(e));
+                    }
+                }
+            }
+            if chosen.is_empty() {
+                return;
+            }
+            let rows: Vec<(IpAllocationRow, u128)> = chosen
+                .iter()
+                .map(|(_, c)| (c.row.clone(), c.value))
+                .collect();
+            let inserted = match self
+                .datastore
+                .ip_insert_many(&rows, state.pool.row.generation)
+                .await
+            {
+                Ok(inserted) => inserted,
+                Err(e) => {
+                    let e = Error::from(e);
+                    for (job, _) in chosen {
+                        let _ = job.reply.send(Err(e.duplicate()));
+                    }
+                    *slot = None;
+                    return;
+                }
+            };
+            let mut stale = false;
+            for (job, c) in chosen {
+                if inserted.contains(&c.row.id) {
+                    let _ = job
+                        .reply
+                        .send(Ok((state.pool.claim(c.row, c.network_data), true)));
+                    continue;
+                }
+                if c.from_free {
+                    state
+                        .free
+                        .lock()
+                        .expect("free space poisoned")
+                        .give(c.value);
+                }
+                let answer = match self.datastore.ip_missed(pool_id, &job.owner, c.value).await {
+                    Ok(Missed::OwnerHolds(existing)) => {
+                        self.ip_claim_existing(&state.pool, &c.request, existing, c.wanted)
+                            .await
+                    }
+                    Ok(Missed::Taken(holder)) if c.wanted.is_some() => Err(address_taken(
+                        state.pool.space.addr(c.value),
+                        &holder.owner,
+                        "held by",
+                    )),
+                    // Another process took the address or changed the pool: choose again from
+                    // what the datastore holds now.
+                    Ok(Missed::Taken(_) | Missed::PoolChanged) => {
+                        stale = true;
+                        pending.push(job);
+                        continue;
+                    }
+                    Err(e) => Err(e.into()),
+                };
+                let _ = job.reply.send(answer);
+            }
+            if stale {
+                *slot = None;
+            }
+        }
+        for job in pending {
+            let _ = job.reply.send(Err(Error::Conflict {
+                code: "pool_busy",
+                message: format!(
+                    "the pool changed under {COMMIT_ATTEMPTS} attempts in a row; try again"
+                ),
+            }));
+        }
+    }
+
+    /// Chooses the address of one job: its pre-allocation, the address it wants, or the
+    /// plugin's proposal (then marked taken, so that the next job of the group gets another).
+    async fn ip_choose(&self, state: &PoolState, job: &Job) -> Result<Choice, Error> {
+        let pool = &state.pool;
+        let pool_id = pool.row.id.as_str();
+        let owner = job.owner.as_str();
+        let wanted = job
+            .wanted
+            .as_deref()
+            .map(|w| parse_addr("address", w, Some(pool.space.family)))
+            .transpose()?
+            .map(space::to_u128);
+        if let Some(w) = wanted
+            && !pool.space.allocatable(w)
+        {
+            let addr = pool.space.addr(w);
+            let why = if pool.space.gateway == Some(w) {
+                "is the gateway"
+            } else if pool.space.excluded.contains(&w) {
+                "is reserved"
+            } else {
+                "is not in the pool's ranges"
+            };
+            return Err(Error::invalid("address", format!("{addr} {why}")));
+        }
+        let request = pool.request(owner, job.host.clone());
+        let (value, from_free) = if let Some(&v) = pool.space.pre_allocations.get(owner) {
+            (v, false)
+        } else if let Some(w) = wanted {
+            if let Some(other) = pool.space.pre_allocated_to(w) {
+                return Err(address_taken(pool.space.addr(w), other, "pre-allocated to"));
+            }
+            // Taken as far as this process knows: say by whom (or hand the owner its own).
+            let free = state.free.lock().expect("free space poisoned").take(w);
+            if !free && let Some(holder) = self.datastore.ip_allocation_at(pool_id, w).await? {
+                if holder.owner == owner {
+                    let answer = self.ip_claim_existing(pool, &request, holder, wanted).await;
+                    return Ok(Choice::Answer(Box::new(answer)));
+                }
+                return Err(address_taken(pool.space.addr(w), &holder.owner, "held by"));
+            }
+            (w, free)
+        } else {
+            match self.ip_propose(state, &request).await? {
+                Some(v) => {
+                    state.free.lock().expect("free space poisoned").take(v);
+                    (v, true)
+                }
+                None => {
+                    // The owner may hold one already: a repeated claim on a full pool.
+                    if let Some(existing) = self
+                        .datastore
+                        .ip_allocation_of_owner(pool_id, owner)
+                        .await?
+                    {
+                        let answer = self.ip_claim_existing(pool, &request, existing, None).await;
+                        return Ok(Choice::Answer(Box::new(answer)));
+                    }
+                    return Err(Error::Conflict {
+                        code: "pool_exhausted",
+                        message: format!("IP pool `{}` has no free address left", pool.row.name),
+                    });
+                }
+            }
+        };
+        let address = pool.space.addr(value);
+        // Rendered before the commit: a plugin that cannot write the document for this host
+        // leaves no allocation behind.
+        let network_data = match self.ip_network_data(pool, &request, address).await {
+            Ok(nd) => nd,
+            Err(e) => {
+                if from_free {
+                    state.free.lock().expect("free space poisoned").give(value);
+                }
+                return Err(e);
+            }
+        };
+        Ok(Choice::Insert(Box::new(Chosen {
+            row: IpAllocationRow {
                 id: crate::store::new_id(),
                 pool_id: pool_id.to_owned(),
                 address: address.to_string(),
                 addr_key: space::key(value),
                 owner: owner.to_owned(),
                 created_at: crate::store::now(),
-            };
-            if self
-                .datastore
-                .ip_insert(&row, value, pool.row.generation)
-                .await?
-            {
-                state.free.lock().expect("free space poisoned").take(value);
-                return Ok((pool.claim(row, network_data), true));
-            }
-            match self.datastore.ip_missed(pool_id, owner, value).await? {
-                Missed::OwnerHolds(existing) => {
-                    return self
-                        .ip_claim_existing(pool, &request, existing, wanted)
-                        .await;
-                }
-                Missed::Taken(holder) if wanted.is_some() => {
-                    return Err(address_taken(address, &holder.owner, "held by"));
-                }
-                // Another process took the address or changed the pool: start again from what
-                // the datastore holds now.
-                Missed::Taken(_) | Missed::PoolChanged => *slot = None,
-            }
-        }
-        Err(Error::Conflict {
-            code: "pool_busy",
-            message: format!(
-                "the pool changed under {COMMIT_ATTEMPTS} attempts in a row; try again"
-            ),
-        })
+            },
+            value,
+            from_free,
+            wanted,
+            request,
+            network_data,
+        })))
     }
 
     async fn ip_claim_existing(
@@ -869,8 +1042,8 @@ impl Podium {
 
     /// Releases one allocation; its address is free again unless it is pre-allocated.
     async fn ip_release(&self, pool_id: &str, id: &str) -> Result<bool, Error> {
-        let cell = self.ipam_locks.get(pool_id);
-        let slot = cell.lock().await;
+        let entry = self.ipam_locks.get(pool_id);
+        let slot = entry.state.lock().await;
         let Some(value) = self.datastore.ip_release(pool_id, id).await? else {
             return Ok(false);
         };

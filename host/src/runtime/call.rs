@@ -107,7 +107,7 @@ impl From<wit_types::Error> for PluginError {
 }
 
 /// Why a plugin call failed.
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, thiserror::Error)]
 pub enum CallError {
     #[error("plugin {plugin} did not finish within its deadline of {}s", limit.as_secs_f64())]
     Deadline { plugin: String, limit: Duration },

@@ -298,6 +298,60 @@ impl Datastore {
         Ok(done.rows_affected() == 1)
     }
 
+    /// Inserts a group of allocations `(row, value)` in one statement, if the pool is still at
+    /// `generation`; rows whose address or owner is taken (also by an earlier row of the same
+    /// group) are skipped. Answers the ids of the rows inserted.
+    pub async fn ip_insert_many(
+        &self,
+        rows: &[(IpAllocationRow, u128)],
+        generation: i64,
+    ) -> Result<std::collections::HashSet<String>, StoreError> {
+        let mut inserted = std::collections::HashSet::new();
+        let Some((first, _)) = rows.first() else {
+            return Ok(inserted);
+        };
+        let lock = match self.backend() {
+            super::Backend::Postgres => " FOR SHARE",
+            super::Backend::Sqlite => "",
+        };
+        // Far below SQLite's 32766 and PostgreSQL's 65535 bound parameters.
+        for chunk in rows.chunks(500) {
+            let values = (0..chunk.len())
+                .map(|i| {
+                    let b = 3 + i * 5;
+                    format!(
+                        "(${}, $1, ${}, ${}, ${}, ${})",
+                        b,
+                        b + 1,
+                        b + 2,
+                        b + 3,
+                        b + 4
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            let sql = format!(
+                "INSERT INTO ip_allocations ({ALLOCATION_COLUMNS}) \
+                 SELECT column1, column2, column3, column4, column5, column6 FROM (VALUES {values}) AS v \
+                 WHERE EXISTS (SELECT 1 FROM ip_pools WHERE id = $1 AND generation = $2{lock}) \
+                 ON CONFLICT DO NOTHING RETURNING id"
+            );
+            let mut query = sqlx::query(&sql).bind(&first.pool_id).bind(generation);
+            for (row, value) in chunk {
+                query = query
+                    .bind(&row.id)
+                    .bind(&row.address)
+                    .bind(be(*value))
+                    .bind(&row.owner)
+                    .bind(&row.created_at);
+            }
+            for r in query.fetch_all(self.writer()).await? {
+                inserted.insert(r.try_get::<String, _>("id")?);
+            }
+        }
+        Ok(inserted)
+    }
+
     /// Why an insert of `value` for `owner` did not happen.
     pub async fn ip_missed(
         &self,
