@@ -162,12 +162,12 @@ impl Podium {
             }
             BindOutcome::Waiting(reason) => {
                 self.datastore
-                    .claim_set_state(id, "pending", Some(&reason), &now)
+                    .claim_set_unbound(id, "pending", &reason, &now)
                     .await?;
             }
             BindOutcome::Impossible(reason) => {
                 self.datastore
-                    .claim_set_state(id, "failed", Some(&reason), &now)
+                    .claim_set_unbound(id, "failed", &reason, &now)
                     .await?;
             }
         }

@@ -188,6 +188,28 @@ impl Datastore {
         Ok(())
     }
 
+    /// Records why a pending claim still waits (or can never bind), only while it is pending:
+    /// a concurrent bind or release that changed it meanwhile wins.
+    pub async fn claim_set_unbound(
+        &self,
+        id: &str,
+        state: &str,
+        reason: &str,
+        now: &str,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE claims SET state = $2, reason = $3, updated_at = $4 \
+             WHERE id = $1 AND state = 'pending' AND host_id IS NULL",
+        )
+        .bind(id)
+        .bind(state)
+        .bind(reason)
+        .bind(now)
+        .execute(self.writer())
+        .await?;
+        Ok(())
+    }
+
     /// Frees the claim's host and deletes the claim, in one transaction.
     pub async fn claim_finish_release(&self, id: &str) -> Result<(), StoreError> {
         let mut tx = self.begin_write().await?;
@@ -313,16 +335,26 @@ impl Datastore {
             .rows_affected();
             if taken == 0 {
                 // Another claim won this host meanwhile: look again.
+                tx.rollback().await?;
                 continue;
             }
-            sqlx::query(
-                "UPDATE claims SET state = 'bound', reason = NULL, host_id = $2, updated_at = $3 WHERE id = $1",
+            // Only a claim that is still pending binds: a concurrent bind of the same claim
+            // (which read it as pending before this one) must not bind it twice. Dropping the
+            // transaction undoes the host's update.
+            let bound = sqlx::query(
+                "UPDATE claims SET state = 'bound', reason = NULL, host_id = $2, updated_at = $3 \
+                 WHERE id = $1 AND state = 'pending' AND host_id IS NULL",
             )
             .bind(claim_id)
             .bind(&host)
             .bind(now)
             .execute(&mut *tx)
-            .await?;
+            .await?
+            .rows_affected();
+            if bound == 0 {
+                tx.rollback().await?;
+                continue;
+            }
             tx.commit().await?;
             return Ok(BindOutcome::Bound(host));
         }
