@@ -655,9 +655,10 @@ impl Podium {
     ///
     /// Requests for one pool are committed in groups: each queues its job and hands the queue to
     /// a task that takes the pool's lock and processes every job waiting by then, committing
-    /// them with one insert. A lone request is a group of one; under load, one round trip to
-    /// the datastore serves many. The task is spawned so that a caller that goes away (a client
-    /// that disconnects) cannot cancel the jobs of others.
+    /// them with one insert, so that under load one round trip to the datastore serves many.
+    /// The task is spawned so that a caller that goes away (a client that disconnects) cannot
+    /// cancel the jobs of others. A request that finds the pool idle is a group of one and
+    /// runs in place.
     pub(crate) async fn ip_allocate(
         &self,
         pool_id: &str,
@@ -667,12 +668,26 @@ impl Podium {
     ) -> Result<(IpClaim, bool), Error> {
         let entry = self.ipam_locks.get(pool_id);
         let (reply, answer) = tokio::sync::oneshot::channel();
-        entry.queue.lock().expect("queue poisoned").push(Job {
+        let job = Job {
             owner: owner.to_owned(),
             host,
             wanted: wanted.map(str::to_owned),
             reply,
-        });
+        };
+        // Alone: no group to form, and nobody else's job to lose if this caller goes away, so
+        // the work is done here, without a task.
+        if let Ok(mut slot) = entry.state.try_lock()
+            && entry.queue.lock().expect("queue poisoned").is_empty()
+        {
+            self.ip_allocate_group(pool_id, &mut slot, vec![job]).await;
+            drop(slot);
+            return answer.await.unwrap_or_else(|_| {
+                Err(Error::Internal(anyhow::anyhow!(
+                    "the allocation ended without an answer"
+                )))
+            });
+        }
+        entry.queue.lock().expect("queue poisoned").push(job);
         let podium = self.clone();
         let pool_id = pool_id.to_owned();
         tokio::spawn(async move {
