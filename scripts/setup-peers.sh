@@ -56,21 +56,58 @@ setup_sushy() {
     want_stamp >"$STAMP"
 }
 
-# --- cloud-init (to be added) ------------------------------------------------
-# setup_cloud_init() { ... }   # unpack Debian's cloud-init (and netplan) without
-#                              # installing them; see shared notes test-peers.md.
-#                              # Give it its own stamp and call it below.
-# ------------------------------------------------------------------------------
+# --- cloud-init: the reader of network_data.json ------------------------------
+# Debian's cloud-init package, unpacked (not installed: that would add boot-time units) into
+# .peers/cloud-init/root, with a venv of its Python dependencies in .peers/cloud-init/venv.
+# tests/src/cloud_init.rs runs its `devel net-convert` on what Podium renders.
+CI_DIR="$ROOT/.peers/cloud-init"
+CI_STAMP="$CI_DIR/.podium-stamp"
+CI_PIP="PyYAML==6.0.2 Jinja2==3.1.6 jsonschema==4.23.0 configobj==5.0.9 requests==2.32.3 oauthlib==3.2.2 jsonpatch==1.33 netifaces==0.11.0"
+
+cloud_init_stamp() {
+    printf 'cloud-init deb + %s\n' "$CI_PIP"
+}
+
+cloud_init_ok() {
+    [[ -f "$CI_STAMP" && -x "$CI_DIR/venv/bin/python" ]] \
+        && [[ "$(cat "$CI_STAMP")" == "$(cloud_init_stamp)" ]] \
+        && [[ -d "$CI_DIR/root/usr/lib/python3/dist-packages/cloudinit" ]] \
+        && "$CI_DIR/venv/bin/python" -c '' 2>/dev/null
+}
+
+setup_cloud_init() {
+    if cloud_init_ok; then
+        return 0
+    fi
+    local log
+    log="$(mktemp)"
+    rm -rf "$CI_DIR"
+    mkdir -p "$CI_DIR/deb"
+    if ! (cd "$CI_DIR/deb" && { apt-get download cloud-init >>"$log" 2>&1 \
+            || { apt-get update -qq >>"$log" 2>&1 && apt-get download cloud-init >>"$log" 2>&1; }; }) \
+        || ! dpkg-deb -x "$CI_DIR"/deb/cloud-init_*.deb "$CI_DIR/root" >>"$log" 2>&1 \
+        || ! "$PYTHON" -m venv "$CI_DIR/venv" >>"$log" 2>&1 \
+        || ! "$CI_DIR/venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+            --no-input $CI_PIP >>"$log" 2>&1; then
+        echo "setup-peers: setting up cloud-init in $CI_DIR failed:" >&2
+        cat "$log" >&2
+        rm -f "$log"
+        return 1
+    fi
+    rm -f "$log"
+    cloud_init_stamp >"$CI_STAMP"
+}
 
 main() {
     # Fast path: everything already there, no lock needed.
-    # (cloud-init: add its stamp check here too, and call it after setup_sushy.)
-    if venv_ok; then
+    if venv_ok && cloud_init_ok; then
         return 0
     fi
+    mkdir -p "$ROOT/.peers"
     exec 9>"$ROOT/.venv-peers.lock"
     flock 9
     setup_sushy
+    setup_cloud_init
 }
 
 main "$@"

@@ -366,6 +366,42 @@ async fn a_claims_addresses_show_in_its_view_and_go_with_its_release() {
     assert_eq!(nd["networks"][0]["netmask"], "255.255.255.0");
     assert_eq!(nd["networks"][0]["routes"][0]["gateway"], "10.21.0.1");
     assert_eq!(nd["services"][0]["address"], "192.0.2.53");
+    // cloud-init, reading it on the host, configures the boot NIC statically.
+    let netplan = podium_tests::cloud_init::netplan(nd, &[("eno1", &boot_mac)])
+        .await
+        .unwrap();
+    for expected in [
+        "- 10.21.0.2/24",
+        "via: 10.21.0.1",
+        &format!("macaddress: '{boot_mac}'"),
+        "- 192.0.2.53",
+    ] {
+        assert!(netplan.contains(expected), "no `{expected}` in\n{netplan}");
+    }
+    // The same for IPv6.
+    let prov6 = admin
+        .post(
+            "/v1/ip_pools",
+            json!({"name": "prov6", "ranges": [{"subnet": "2001:db8:21::/64"}], "prefix": 64,
+                   "gateway": "2001:db8:21::1", "dns_servers": ["2001:db8::53"],
+                   "plugin": {"name": "ipam-dhcpless"}}),
+        )
+        .await;
+    assert_eq!(prov6.status, StatusCode::CREATED, "{}", prov6.text);
+    let prov6 = prov6.body["id"].as_str().unwrap().to_owned();
+    let pre6 = take(prov6.clone(), format!("host:{host_id}")).await;
+    assert_eq!(pre6.body["address"], "2001:db8:21::2", "{}", pre6.text);
+    let netplan =
+        podium_tests::cloud_init::netplan(&pre6.body["network_data"], &[("eno1", &boot_mac)])
+            .await
+            .unwrap();
+    for expected in [
+        "- 2001:db8:21::2/64",
+        "via: 2001:db8:21::1",
+        "- 2001:db8::53",
+    ] {
+        assert!(netplan.contains(expected), "no `{expected}` in\n{netplan}");
+    }
     // Inspected again: the same address.
     let again = take(prov.clone(), format!("host:{host_id}")).await;
     assert_eq!(again.status, StatusCode::OK);
@@ -392,7 +428,7 @@ async fn a_claims_addresses_show_in_its_view_and_go_with_its_release() {
     addresses.sort();
     assert_eq!(
         addresses,
-        ["10.20.0.2", "10.21.0.2", "10.22.0.2"],
+        ["10.20.0.2", "10.21.0.2", "10.22.0.2", "2001:db8:21::2"],
         "{}",
         view.text
     );
@@ -416,6 +452,7 @@ async fn a_claims_addresses_show_in_its_view_and_go_with_its_release() {
     };
     assert_eq!(count(service).await, 0);
     assert_eq!(count(prov).await, 0);
+    assert_eq!(count(prov6).await, 0);
     assert_eq!(count(kept).await, 1);
 }
 

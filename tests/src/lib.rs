@@ -6,6 +6,7 @@
 //! (`PODIUM_TEST_POSTGRES_URL`, default `postgres://postgres@127.0.0.1:5432/postgres`); each test
 //! gets its own database, dropped afterwards.
 
+pub mod cloud_init;
 pub mod sushy;
 
 use std::net::{Ipv4Addr, SocketAddr};
