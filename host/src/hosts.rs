@@ -224,18 +224,53 @@ impl Podium {
         Ok(self.datastore.host_list(&filter, &page).await?)
     }
 
+    /// Replaces a host's labels and/or sets the NIC it boots from (checked against its NICs).
     pub async fn host_update(
         &self,
         caller: &Caller,
         id: &str,
-        labels: BTreeMap<String, String>,
+        params: crate::params::HostUpdate,
     ) -> Result<HostRow, Error> {
         caller.require_admin()?;
-        validate_labels("labels", &labels)?;
-        if !self
-            .datastore
-            .host_set_labels(id, &labels, &crate::store::now())
-            .await?
+        let host = self.host_view(caller, id).await?;
+        if let Some(labels) = &params.labels {
+            validate_labels("labels", labels)?;
+        }
+        let boot_mac = match &params.boot_mac {
+            Some(Some(mac)) => {
+                let nics: Vec<crate::runtime::Nic> = serde_json::from_str(&host.nics)
+                    .map_err(|e| Error::Internal(anyhow::anyhow!("stored NICs: {e}")))?;
+                let wanted = mac.trim().to_ascii_lowercase();
+                let Some(nic) = nics.iter().find(|n| n.mac.eq_ignore_ascii_case(&wanted)) else {
+                    let known: Vec<&str> = nics.iter().map(|n| n.mac.as_str()).collect();
+                    return Err(Error::invalid(
+                        "boot_mac",
+                        format!(
+                            "{mac} is not the MAC of one of this host's NICs ({})",
+                            if known.is_empty() {
+                                "it has none".to_owned()
+                            } else {
+                                known.join(", ")
+                            }
+                        ),
+                    ));
+                };
+                Some(Some(nic.mac.to_ascii_lowercase()))
+            }
+            Some(None) => Some(None),
+            None => None,
+        };
+        let now = crate::store::now();
+        if let Some(labels) = &params.labels
+            && !self.datastore.host_set_labels(id, labels, &now).await?
+        {
+            return Err(Error::not_found("host", id));
+        }
+        if let Some(boot_mac) = boot_mac
+            && !self
+                .datastore
+                .host_set_boot_mac(id, boot_mac.as_deref(), &now)
+                .await?
         {
             return Err(Error::not_found("host", id));
         }

@@ -192,7 +192,12 @@ pub struct BmcParams {
 #[serde(deny_unknown_fields)]
 pub struct HostUpdate {
     /// Replaces every label.
-    pub labels: BTreeMap<String, String>,
+    #[serde(default)]
+    pub labels: Option<BTreeMap<String, String>>,
+    /// The MAC of the NIC the host boots from (one of its NICs); `null` for the first NIC.
+    #[serde(default, deserialize_with = "double_option")]
+    #[schema(value_type = Option<String>)]
+    pub boot_mac: Option<Option<String>>,
 }
 
 /// `POST /v1/hosts/{id}/power`.

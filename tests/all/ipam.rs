@@ -540,3 +540,91 @@ async fn two_processes_on_one_database_never_hand_out_an_address_twice() {
     one.kill9().await;
     two.kill9().await;
 }
+
+#[tokio::test]
+async fn dhcpless_configures_the_nic_the_admin_says_the_host_boots_from() {
+    use podium_tests::sushy::{Sushy, SushyConfig};
+    let mut config = SushyConfig::with_systems(1);
+    config.systems[0].nics.push("52:54:00:bb:00:02".into());
+    let bmc = Sushy::start(config).await.unwrap();
+    let server = TestServer::start().await;
+    let admin = server.admin();
+    let pm = admin
+        .post(
+            "/v1/pod_managers",
+            json!({"name": "site", "url": bmc.url()}),
+        )
+        .await;
+    assert_eq!(pm.status, StatusCode::CREATED, "{}", pm.text);
+    let pm = pm.body["uuid"].as_str().unwrap().to_owned();
+    let host = podium_tests::eventually(
+        std::time::Duration::from_secs(20),
+        "host synced",
+        || async {
+            let hosts = admin.get(&format!("/v1/hosts?pod_manager={pm}")).await;
+            hosts.body["items"].as_array()?.first().cloned()
+        },
+    )
+    .await;
+    let host_id = host["id"].as_str().unwrap();
+    assert_eq!(host["boot_mac"], Value::Null);
+    let first = host["nics"][0]["mac"].as_str().unwrap().to_lowercase();
+
+    let wrong = admin
+        .patch(
+            &format!("/v1/hosts/{host_id}"),
+            json!({"boot_mac": "52:54:00:ff:ff:ff"}),
+        )
+        .await;
+    assert_eq!(
+        wrong.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        wrong.text
+    );
+    assert_eq!(wrong.field(), "boot_mac");
+    assert!(
+        wrong.message().contains("52:54:00:bb:00:02"),
+        "names the NICs: {}",
+        wrong.text
+    );
+    let set = admin
+        .patch(
+            &format!("/v1/hosts/{host_id}"),
+            json!({"boot_mac": "52:54:00:BB:00:02"}),
+        )
+        .await;
+    assert_eq!(set.status, StatusCode::OK, "{}", set.text);
+    assert_eq!(set.body["boot_mac"], "52:54:00:bb:00:02");
+
+    let p = pool(
+        &admin,
+        json!({"name": "prov", "ranges": [{"start": "10.70.0.10", "end": "10.70.0.20"}], "prefix": 24,
+               "gateway": "10.70.0.1", "plugin": {"name": "ipam-dhcpless"}}),
+    )
+    .await;
+    let id = p["id"].as_str().unwrap();
+    let c = claim(&admin, id, json!({"owner": format!("host:{host_id}")})).await;
+    assert_eq!(c.status, StatusCode::CREATED, "{}", c.text);
+    assert_eq!(
+        c.body["network_data"]["links"][0]["ethernet_mac_address"],
+        "52:54:00:bb:00:02"
+    );
+
+    // Back to the first NIC: the networkData follows (the address stays the host's).
+    let reset = admin
+        .patch(&format!("/v1/hosts/{host_id}"), json!({"boot_mac": null}))
+        .await;
+    assert_eq!(reset.body["boot_mac"], Value::Null);
+    let view = admin
+        .get(&format!(
+            "/v1/ip_pools/{id}/claims/{}",
+            c.body["id"].as_str().unwrap()
+        ))
+        .await;
+    assert_eq!(
+        view.body["network_data"]["links"][0]["ethernet_mac_address"],
+        first.as_str()
+    );
+    assert_eq!(view.body["address"], c.body["address"]);
+}

@@ -97,12 +97,7 @@ pub(super) async fn host_update(
     Path(id): Path<String>,
     ApiJson(params): ApiJson<HostUpdate>,
 ) -> ApiResult<Json<HostView>> {
-    Ok(Json(
-        podium
-            .host_update(&caller, &id, params.labels)
-            .await?
-            .into(),
-    ))
+    Ok(Json(podium.host_update(&caller, &id, params).await?.into()))
 }
 
 /// Powers a host on, off, or restarts it, through the driver.

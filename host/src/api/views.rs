@@ -117,6 +117,8 @@ pub(super) struct HostView {
     /// `available` or `missing`.
     pub state: String,
     pub labels: BTreeMap<String, String>,
+    /// The NIC the host boots from, as the admin set it; `null`: the first of `nics`.
+    pub boot_mac: Option<String>,
     /// The host's own BMC, where it has one (its credentials are write-only).
     pub bmc: Option<BmcView>,
     pub created_at: String,
@@ -155,6 +157,7 @@ impl From<HostRow> for HostView {
             power_state: h.power_state,
             state: h.state,
             labels: h.labels,
+            boot_mac: h.boot_mac,
             bmc: h.bmc_url.map(|url| BmcView {
                 url,
                 has_auth: h.bmc_auth_sealed.is_some(),

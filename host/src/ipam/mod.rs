@@ -297,7 +297,10 @@ fn host_facts(host: &crate::store::HostRow) -> Result<IpamHost, Error> {
     Ok(IpamHost {
         id: host.id.clone(),
         name: host.name.clone(),
-        boot_mac: nics.first().map(|n| n.mac.clone()),
+        boot_mac: host
+            .boot_mac
+            .clone()
+            .or_else(|| nics.first().map(|n| n.mac.clone())),
         nics: nics.into_iter().map(|n| (n.name, n.mac)).collect(),
     })
 }

@@ -33,6 +33,8 @@ pub struct HostRow {
     pub bmc_tls_verify: bool,
     pub bmc_tls_ca_bundle: Option<String>,
     pub bmc_tls_pinned_sha256: Option<String>,
+    /// The NIC the host boots from, as the admin set it; the first NIC when `None`.
+    pub boot_mac: Option<String>,
     pub created_at: String,
     pub updated_at: String,
     pub last_seen_at: String,
@@ -63,7 +65,7 @@ const SYNC_COLUMNS: &str = "id, pod_manager, system_id, kind, name, uuid, manufa
 const COLUMNS: &str = "id, pod_manager, system_id, kind, name, uuid, manufacturer, model, serial, \
     cpu_count, memory_mib, nics, media_slots, boot, power_state, state, claim_id, created_at, \
     updated_at, last_seen_at, bmc_url, bmc_auth_sealed, bmc_tls_verify, bmc_tls_ca_bundle, \
-    bmc_tls_pinned_sha256";
+    bmc_tls_pinned_sha256, boot_mac";
 
 fn row(r: &sqlx::any::AnyRow) -> Result<HostRow, StoreError> {
     Ok(HostRow {
@@ -90,6 +92,7 @@ fn row(r: &sqlx::any::AnyRow) -> Result<HostRow, StoreError> {
         bmc_tls_verify: r.try_get::<i64, _>("bmc_tls_verify")? != 0,
         bmc_tls_ca_bundle: r.try_get("bmc_tls_ca_bundle")?,
         bmc_tls_pinned_sha256: r.try_get("bmc_tls_pinned_sha256")?,
+        boot_mac: r.try_get("boot_mac")?,
         created_at: r.try_get("created_at")?,
         updated_at: r.try_get("updated_at")?,
         last_seen_at: r.try_get("last_seen_at")?,
@@ -175,7 +178,7 @@ impl Datastore {
     /// this system id at this BMC.
     pub async fn host_create(&self, h: &HostRow) -> Result<(), StoreError> {
         sqlx::query(&format!(
-            "INSERT INTO hosts ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)"
+            "INSERT INTO hosts ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)"
         ))
         .bind(&h.id)
         .bind(&h.pod_manager)
@@ -202,6 +205,7 @@ impl Datastore {
         .bind(i64::from(h.bmc_tls_verify))
         .bind(&h.bmc_tls_ca_bundle)
         .bind(&h.bmc_tls_pinned_sha256)
+        .bind(&h.boot_mac)
         .execute(self.writer())
         .await?;
         Ok(())
@@ -254,6 +258,22 @@ impl Datastore {
             .execute(self.writer())
             .await?;
         Ok(())
+    }
+
+    /// Sets (or clears) the NIC a host boots from. `false` when there is no such host.
+    pub async fn host_set_boot_mac(
+        &self,
+        id: &str,
+        boot_mac: Option<&str>,
+        now: &str,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query("UPDATE hosts SET boot_mac = $2, updated_at = $3 WHERE id = $1")
+            .bind(id)
+            .bind(boot_mac)
+            .bind(now)
+            .execute(self.writer())
+            .await?;
+        Ok(done.rows_affected() == 1)
     }
 
     pub async fn host_get(&self, id: &str) -> Result<Option<HostRow>, StoreError> {
