@@ -269,7 +269,16 @@ impl Podium {
     pub(crate) async fn claim_release(&self, claim: &ClaimRow) -> Result<(), Error> {
         let id = claim.id.as_str();
         let now = crate::store::now();
-        let host = match &claim.host_id {
+        // Releasing first: from now on no bind can take a host for it (a bind commits only a
+        // pending claim), and whatever bound it before this shows in the claim read next.
+        self.datastore
+            .claim_set_state(id, "releasing", None, &now)
+            .await?;
+        let host_id = match self.datastore.claim_get(None, id).await? {
+            Some(c) => c.host_id,
+            None => return Ok(()),
+        };
+        let host = match &host_id {
             Some(h) => self.datastore.host_get(h).await?,
             None => None,
         };
@@ -278,11 +287,11 @@ impl Podium {
             self.ip_release_owner(&crate::ipam::Owner::claim(id), |_| false)
                 .await?;
             self.datastore.claim_finish_release(id).await?;
+            if let Err(e) = self.tenant_finish_deletion(&claim.tenant_id).await {
+                tracing::error!(tenant = %claim.tenant_id, error = %e, "cannot finish deleting the tenant");
+            }
             return Ok(());
         };
-        self.datastore
-            .claim_set_state(id, "releasing", None, &now)
-            .await?;
         let podium = self.clone();
         let id = claim.id.clone();
         let tenant = claim.tenant_id.clone();

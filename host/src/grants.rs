@@ -34,6 +34,7 @@ impl Podium {
                 format!("no tenant `{}`", params.tenant),
             ));
         }
+        crate::tenants::refuse_if_deleting(self, &params.tenant).await?;
         if self
             .datastore
             .pod_manager_get(&params.pod_manager)

@@ -472,7 +472,11 @@ impl Podium {
     pub async fn pod_manager_delete(&self, caller: &Caller, uuid: &str) -> Result<(), Error> {
         caller.require_admin()?;
         match self.datastore.pod_manager_delete(uuid).await? {
-            Ok(true) => Ok(()),
+            Ok(true) => {
+                // Its hosts went with it; so do their (DHCP-less) addresses.
+                self.ip_release_gone_hosts().await?;
+                Ok(())
+            }
             Ok(false) => Err(Error::not_found("pod manager", uuid)),
             Err(claimed) => Err(Error::Conflict {
                 code: "pod_manager_in_use",

@@ -122,16 +122,14 @@ impl Podium {
             {
                 return Err(Error::not_found("tenant", id));
             }
+            // Every claim, also one whose earlier release failed (it is tried again).
             for claim in self.datastore.claim_list(Some(id)).await? {
-                if claim.state != "releasing" {
-                    self.claim_release(&claim).await?;
-                }
+                self.claim_release(&claim).await?;
             }
-            let left = self.datastore.claim_list(Some(id)).await?.len();
-            if left == 0 {
-                self.tenant_finish_deletion(id).await?;
-            }
-            return Ok(left);
+            return match self.datastore.tenant_delete(id).await? {
+                Ok(_) => Ok(0),
+                Err(left) => Ok(usize::try_from(left).unwrap_or(usize::MAX)),
+            };
         }
         match self.datastore.tenant_delete(id).await? {
             Ok(true) => Ok(0),
@@ -167,6 +165,7 @@ impl Podium {
         caller.require_admin()?;
         if let Some(id) = tenant_id {
             self.tenant_view(caller, id).await?;
+            refuse_if_deleting(self, id).await?;
         }
         let description = params.description.clone().unwrap_or_default();
         if description.len() > 1024 {
@@ -221,4 +220,15 @@ impl Podium {
         }
         Ok(())
     }
+}
+
+/// A tenant being deleted gets no new credentials or grants.
+pub(crate) async fn refuse_if_deleting(podium: &Podium, tenant: &str) -> Result<(), Error> {
+    if podium.datastore.tenant_deleting(tenant).await? {
+        return Err(Error::Conflict {
+            code: "tenant_deleting",
+            message: format!("tenant `{tenant}` is being deleted (its claims are being released)"),
+        });
+    }
+    Ok(())
 }

@@ -104,6 +104,11 @@ async fn wanted_addresses_and_pre_allocations() {
     let db = claim(&admin, id, json!({"owner": "db-1"})).await;
     assert_eq!(db.body["address"], "10.1.0.10", "{}", db.text);
 
+    // A pre-allocated owner cannot ask for another address.
+    let other = claim(&admin, id, json!({"owner": "db-1", "address": "10.1.0.17"})).await;
+    assert_eq!(other.status, StatusCode::CONFLICT, "{}", other.text);
+    assert_eq!(other.code(), "owner_pre_allocated");
+
     let wanted = claim(&admin, id, json!({"owner": "z", "address": "10.1.0.18"})).await;
     assert_eq!(wanted.status, StatusCode::CREATED, "{}", wanted.text);
     assert_eq!(wanted.body["address"], "10.1.0.18");
@@ -536,7 +541,25 @@ async fn two_processes_on_one_database_never_hand_out_an_address_twice() {
         }
     }
     assert_eq!(won, 150, "the pool's 150 addresses, each to one owner");
-    assert_eq!(all_claims(&two.admin(), &id).await.len(), 150);
+    let claims = all_claims(&two.admin(), &id).await;
+    assert_eq!(claims.len(), 150);
+    // Full for both; one releases an address, and the other (whose view says full) gets it.
+    for server in [&one, &two] {
+        let full = claim(&server.admin(), &id, json!({"owner": "late"})).await;
+        assert_eq!(full.code(), "pool_exhausted", "{}", full.text);
+    }
+    let freed = &claims[17];
+    let released = two
+        .admin()
+        .delete(&format!(
+            "/v1/ip_pools/{id}/claims/{}",
+            freed["id"].as_str().unwrap()
+        ))
+        .await;
+    assert_eq!(released.status, StatusCode::NO_CONTENT);
+    let late = claim(&one.admin(), &id, json!({"owner": "late"})).await;
+    assert_eq!(late.status, StatusCode::CREATED, "{}", late.text);
+    assert_eq!(late.body["address"], freed["address"]);
     one.kill9().await;
     two.kill9().await;
 }

@@ -35,7 +35,7 @@ pub(super) fn config_path() -> anyhow::Result<PathBuf> {
 impl Login {
     /// Writes the login with mode 0600 (its directory 0700), replacing any earlier one.
     pub(super) fn save(&self) -> anyhow::Result<PathBuf> {
-        use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+        use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
         let path = config_path()?;
         if let Some(dir) = path.parent() {
             std::fs::DirBuilder::new()
@@ -45,19 +45,17 @@ impl Login {
                 .with_context(|| format!("creating {}", dir.display()))?;
         }
         let text = serde_json::json!({"url": self.url, "token": self.token.expose()});
-        let tmp = path.with_extension("json.tmp");
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(&tmp)
-            .with_context(|| format!("writing {}", tmp.display()))?;
-        // An existing file keeps its mode on open: make sure.
-        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        // A fresh, randomly named file (created exclusively, mode 0600) renamed over the old
+        // one: never a file someone else prepared, never a half-written login.
+        let dir = path.parent().unwrap_or(std::path::Path::new("."));
+        let mut file = tempfile::NamedTempFile::new_in(dir)
+            .with_context(|| format!("writing in {}", dir.display()))?;
+        file.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(0o600))?;
         file.write_all(serde_json::to_string_pretty(&text)?.as_bytes())?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, &path).with_context(|| format!("writing {}", path.display()))?;
+        file.as_file().sync_all()?;
+        file.persist(&path)
+            .with_context(|| format!("writing {}", path.display()))?;
         Ok(path)
     }
 
@@ -175,7 +173,10 @@ impl Client {
         loop {
             let sep = if path.contains('?') { '&' } else { '?' };
             let page = match &cursor {
-                Some(c) => self.get(&format!("{path}{sep}cursor={c}")).await?,
+                Some(c) => {
+                    let c: String = url::form_urlencoded::byte_serialize(c.as_bytes()).collect();
+                    self.get(&format!("{path}{sep}cursor={c}")).await?
+                }
                 None => self.get(path).await?,
             };
             if let Some(batch) = page["items"].as_array() {

@@ -388,9 +388,22 @@ fn read_stdin_line(what: &str) -> anyhow::Result<String> {
     Ok(line)
 }
 
-/// Path segments from the command line are escaped, so an id cannot reach another route.
-fn seg(s: &str) -> String {
-    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
+/// A path segment from the command line, percent-encoded (everything but unreserved
+/// characters), so an id cannot reach another route; `.` and `..` are refused, since URLs
+/// resolve them even encoded.
+fn seg(s: &str) -> anyhow::Result<String> {
+    if s.is_empty() || s.trim_matches('.').is_empty() {
+        bail!("`{s}` is not an id");
+    }
+    Ok(s.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-_~".contains(&b) {
+                char::from(b).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect())
 }
 
 async fn run(url: Option<&str>, format: Format, command: Command) -> anyhow::Result<()> {
@@ -441,7 +454,7 @@ async fn run(url: Option<&str>, format: Format, command: Command) -> anyhow::Res
                 PodmCommand::Show { uuid } => {
                     print(output::object(
                         format,
-                        &c.get(&format!("/v1/pod_managers/{}", seg(&uuid))).await?,
+                        &c.get(&format!("/v1/pod_managers/{}", seg(&uuid)?)).await?,
                     ));
                 }
                 PodmCommand::Create {
@@ -481,13 +494,13 @@ async fn run(url: Option<&str>, format: Format, command: Command) -> anyhow::Res
                     ));
                 }
                 PodmCommand::Delete { uuid } => {
-                    c.delete(&format!("/v1/pod_managers/{}", seg(&uuid)))
+                    c.delete(&format!("/v1/pod_managers/{}", seg(&uuid)?))
                         .await?;
                     eprintln!("deleted pod manager {uuid}");
                 }
                 PodmCommand::Sync { uuid } => {
                     let summary = c
-                        .post(&format!("/v1/pod_managers/{}/sync", seg(&uuid)), json!({}))
+                        .post(&format!("/v1/pod_managers/{}/sync", seg(&uuid)?), json!({}))
                         .await?;
                     print(output::object(format, &summary));
                 }
@@ -499,10 +512,10 @@ async fn run(url: Option<&str>, format: Format, command: Command) -> anyhow::Res
                 HostCommand::List { pod_manager, state } => {
                     let mut query = Vec::new();
                     if let Some(pm) = pod_manager {
-                        query.push(format!("pod_manager={}", seg(&pm)));
+                        query.push(format!("pod_manager={}", seg(&pm)?));
                     }
                     if let Some(s) = state {
-                        query.push(format!("state={}", seg(&s)));
+                        query.push(format!("state={}", seg(&s)?));
                     }
                     let path = if query.is_empty() {
                         "/v1/hosts".to_owned()
@@ -514,13 +527,13 @@ async fn run(url: Option<&str>, format: Format, command: Command) -> anyhow::Res
                 HostCommand::Show { id } => {
                     print(output::object(
                         format,
-                        &c.get(&format!("/v1/hosts/{}", seg(&id))).await?,
+                        &c.get(&format!("/v1/hosts/{}", seg(&id)?)).await?,
                     ));
                 }
                 HostCommand::Power { id, action } => {
                     let op = c
                         .post(
-                            &format!("/v1/hosts/{}/power", seg(&id)),
+                            &format!("/v1/hosts/{}/power", seg(&id)?),
                             json!({"action": action}),
                         )
                         .await?;
@@ -528,7 +541,7 @@ async fn run(url: Option<&str>, format: Format, command: Command) -> anyhow::Res
                 }
                 HostCommand::Operations { id } => {
                     let items = c
-                        .list(&format!("/v1/hosts/{}/operations", seg(&id)))
+                        .list(&format!("/v1/hosts/{}/operations", seg(&id)?))
                         .await?;
                     print(output::list(format, &items, OPERATION_COLUMNS));
                 }
@@ -547,7 +560,7 @@ async fn run(url: Option<&str>, format: Format, command: Command) -> anyhow::Res
                 TenantCommand::Show { id } => {
                     print(output::object(
                         format,
-                        &c.get(&format!("/v1/tenants/{}", seg(&id))).await?,
+                        &c.get(&format!("/v1/tenants/{}", seg(&id)?)).await?,
                     ));
                 }
                 TenantCommand::Create { name, description } => {
@@ -559,9 +572,9 @@ async fn run(url: Option<&str>, format: Format, command: Command) -> anyhow::Res
                 }
                 TenantCommand::Delete { id, release } => {
                     let path = if release {
-                        format!("/v1/tenants/{}?release=true", seg(&id))
+                        format!("/v1/tenants/{}?release=true", seg(&id)?)
                     } else {
-                        format!("/v1/tenants/{}", seg(&id))
+                        format!("/v1/tenants/{}", seg(&id)?)
                     };
                     let answer = c.delete(&path).await?;
                     if answer.is_null() {
@@ -581,7 +594,7 @@ async fn run(url: Option<&str>, format: Format, command: Command) -> anyhow::Res
                 } => {
                     let body = json!({"read_only": read_only, "expires_in": expires_in, "description": description});
                     let token = c
-                        .post(&format!("/v1/tenants/{}/tokens", seg(&tenant)), body)
+                        .post(&format!("/v1/tenants/{}/tokens", seg(&tenant)?), body)
                         .await?;
                     print(output::object(format, &token));
                     if format == Format::Table {
@@ -590,15 +603,15 @@ async fn run(url: Option<&str>, format: Format, command: Command) -> anyhow::Res
                 }
                 TenantCommand::Tokens { tenant } => {
                     let items = c
-                        .list(&format!("/v1/tenants/{}/tokens", seg(&tenant)))
+                        .list(&format!("/v1/tenants/{}/tokens", seg(&tenant)?))
                         .await?;
                     print(output::list(format, &items, TOKEN_COLUMNS));
                 }
                 TenantCommand::TokenRevoke { tenant, token } => {
                     c.delete(&format!(
                         "/v1/tenants/{}/tokens/{}",
-                        seg(&tenant),
-                        seg(&token)
+                        seg(&tenant)?,
+                        seg(&token)?
                     ))
                     .await?;
                     eprintln!("revoked token {token}");
@@ -627,7 +640,7 @@ async fn run(url: Option<&str>, format: Format, command: Command) -> anyhow::Res
                     print(output::object(format, &c.post("/v1/grants", body).await?));
                 }
                 GrantCommand::Delete { id } => {
-                    c.delete(&format!("/v1/grants/{}", seg(&id))).await?;
+                    c.delete(&format!("/v1/grants/{}", seg(&id)?)).await?;
                     eprintln!("deleted grant {id}");
                 }
             }
@@ -645,7 +658,7 @@ async fn run(url: Option<&str>, format: Format, command: Command) -> anyhow::Res
                 ClaimCommand::Show { id } => {
                     print(output::object(
                         format,
-                        &c.get(&format!("/v1/claims/{}", seg(&id))).await?,
+                        &c.get(&format!("/v1/claims/{}", seg(&id)?)).await?,
                     ));
                 }
                 ClaimCommand::Create(a) => {
@@ -678,11 +691,11 @@ async fn run(url: Option<&str>, format: Format, command: Command) -> anyhow::Res
                     let body = json!({"online": state == "on"});
                     print(output::object(
                         format,
-                        &c.patch(&format!("/v1/claims/{}", seg(&id)), body).await?,
+                        &c.patch(&format!("/v1/claims/{}", seg(&id)?), body).await?,
                     ));
                 }
                 ClaimCommand::Delete { id } => {
-                    c.delete(&format!("/v1/claims/{}", seg(&id))).await?;
+                    c.delete(&format!("/v1/claims/{}", seg(&id)?)).await?;
                     eprintln!("releasing claim {id}: its host is being deprovisioned");
                 }
             }
@@ -700,7 +713,7 @@ async fn run(url: Option<&str>, format: Format, command: Command) -> anyhow::Res
                 PoolCommand::Show { id } => {
                     print(output::object(
                         format,
-                        &c.get(&format!("/v1/ip_pools/{}", seg(&id))).await?,
+                        &c.get(&format!("/v1/ip_pools/{}", seg(&id)?)).await?,
                     ));
                 }
                 PoolCommand::Create {
@@ -734,7 +747,7 @@ async fn run(url: Option<&str>, format: Format, command: Command) -> anyhow::Res
                     print(output::object(format, &c.post("/v1/ip_pools", body).await?));
                 }
                 PoolCommand::Delete { id } => {
-                    c.delete(&format!("/v1/ip_pools/{}", seg(&id))).await?;
+                    c.delete(&format!("/v1/ip_pools/{}", seg(&id)?)).await?;
                     eprintln!("deleted pool {id}");
                 }
                 PoolCommand::Claim {
@@ -744,21 +757,21 @@ async fn run(url: Option<&str>, format: Format, command: Command) -> anyhow::Res
                 } => {
                     let body = json!({"owner": owner, "address": address});
                     let claim = c
-                        .post(&format!("/v1/ip_pools/{}/claims", seg(&pool)), body)
+                        .post(&format!("/v1/ip_pools/{}/claims", seg(&pool)?), body)
                         .await?;
                     print(output::object(format, &claim));
                 }
                 PoolCommand::Claims { pool } => {
                     let items = c
-                        .list(&format!("/v1/ip_pools/{}/claims", seg(&pool)))
+                        .list(&format!("/v1/ip_pools/{}/claims", seg(&pool)?))
                         .await?;
                     print(output::list(format, &items, IP_CLAIM_COLUMNS));
                 }
                 PoolCommand::Release { pool, claim } => {
                     c.delete(&format!(
                         "/v1/ip_pools/{}/claims/{}",
-                        seg(&pool),
-                        seg(&claim)
+                        seg(&pool)?,
+                        seg(&claim)?
                     ))
                     .await?;
                     eprintln!("released {claim}");
@@ -767,4 +780,17 @@ async fn run(url: Option<&str>, format: Format, command: Command) -> anyhow::Res
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::seg;
+
+    #[test]
+    fn path_segments_cannot_leave_their_route() {
+        assert_eq!(seg("0192-ab_c~").unwrap(), "0192-ab_c~");
+        assert_eq!(seg("a/b c?d").unwrap(), "a%2Fb%20c%3Fd");
+        assert_eq!(seg("1.2").unwrap(), "1%2E2");
+        assert!(seg("..").is_err() && seg(".").is_err() && seg("").is_err());
+    }
 }

@@ -220,6 +220,10 @@ struct Chosen {
 pub(crate) struct PoolEntry {
     state: tokio::sync::Mutex<Option<PoolState>>,
     queue: Mutex<Vec<Job>>,
+    /// Set while a group runs in a caller's own future: if that caller goes away mid-group,
+    /// the cached free space may hold an address marked taken but never committed, so the next
+    /// holder of the lock drops the cache.
+    unfinished: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for Job {
@@ -632,7 +636,7 @@ impl Podium {
         &self,
         slot: &'a mut Option<PoolState>,
         pool_id: &str,
-    ) -> Result<&'a PoolState, Error> {
+    ) -> Result<(&'a PoolState, bool), Error> {
         let stale = match slot.as_ref() {
             None => true,
             Some(state) => {
@@ -651,7 +655,7 @@ impl Podium {
                 loaded,
             });
         }
-        Ok(slot.as_ref().expect("loaded above"))
+        Ok((slot.as_ref().expect("loaded above"), stale))
     }
 
     /// The allocation itself, for any caller of the application that checked who is asking.
@@ -682,7 +686,12 @@ impl Podium {
         if let Ok(mut slot) = entry.state.try_lock()
             && entry.queue.lock().expect("queue poisoned").is_empty()
         {
+            use std::sync::atomic::Ordering;
+            if entry.unfinished.swap(true, Ordering::AcqRel) {
+                *slot = None;
+            }
             self.ip_allocate_group(pool_id, &mut slot, vec![job]).await;
+            entry.unfinished.store(false, Ordering::Release);
             drop(slot);
             return answer.await.unwrap_or_else(|_| {
                 Err(Error::Internal(anyhow::anyhow!(
@@ -695,6 +704,12 @@ impl Podium {
         let pool_id = pool_id.to_owned();
         tokio::spawn(async move {
             let mut slot = entry.state.lock().await;
+            if entry
+                .unfinished
+                .swap(false, std::sync::atomic::Ordering::AcqRel)
+            {
+                *slot = None;
+            }
             let jobs = std::mem::take(&mut *entry.queue.lock().expect("queue poisoned"));
             if !jobs.is_empty() {
                 podium.ip_allocate_group(&pool_id, &mut slot, jobs).await;
@@ -716,7 +731,7 @@ impl Podium {
             if pending.is_empty() {
                 return;
             }
-            let state = match self.ip_state(slot, pool_id).await {
+            let (state, fresh) = match self.ip_state(slot, pool_id).await {
                 Ok(state) => state,
                 Err(e) => {
                     for job in pending {
@@ -726,9 +741,16 @@ impl Podium {
                 }
             };
             let mut chosen = Vec::with_capacity(pending.len());
+            let mut retry = Vec::new();
             for job in pending.drain(..) {
                 match self.ip_choose(state, &job).await {
                     Ok(Choice::Insert(insert)) => chosen.push((job, *insert)),
+                    // Full as far as this process knows: addresses may have been released by
+                    // another process since the cache was loaded; ask the datastore once more.
+                    Err(Error::Conflict {
+                        code: "pool_exhausted",
+                        ..
+                    }) if !fresh => retry.push(job),
                     Ok(Choice::Answer(answer)) => {
                         let _ = job.reply.send(*answer);
                     }
@@ -737,7 +759,13 @@ impl Podium {
                     }
                 }
             }
+            let reload = !retry.is_empty();
+            pending.extend(retry);
             if chosen.is_empty() {
+                if reload {
+                    *slot = None;
+                    continue;
+                }
                 return;
             }
             let rows: Vec<(IpAllocationRow, u128)> = chosen
@@ -759,7 +787,12 @@ impl Podium {
                     return;
                 }
             };
-            let mut stale = false;
+            let mut stale = reload;
+            let committed: std::collections::HashSet<u128> = chosen
+                .iter()
+                .filter(|(_, c)| inserted.contains(&c.row.id))
+                .map(|(_, c)| c.value)
+                .collect();
             for (job, c) in chosen {
                 if inserted.contains(&c.row.id) {
                     let _ = job
@@ -767,14 +800,22 @@ impl Podium {
                         .send(Ok((state.pool.claim(c.row, c.network_data), true)));
                     continue;
                 }
-                if c.from_free {
-                    state
-                        .free
-                        .lock()
-                        .expect("free space poisoned")
-                        .give(c.value);
+                let missed = self.datastore.ip_missed(pool_id, &job.owner, c.value).await;
+                // Give the address back unless someone (of this group or not) holds it now.
+                match &missed {
+                    Ok(Missed::OwnerHolds(_)) | Ok(Missed::PoolChanged)
+                        if c.from_free && !committed.contains(&c.value) =>
+                    {
+                        state
+                            .free
+                            .lock()
+                            .expect("free space poisoned")
+                            .give(c.value);
+                    }
+                    Ok(Missed::Taken(_)) if !committed.contains(&c.value) => stale = true,
+                    _ => {}
                 }
-                let answer = match self.datastore.ip_missed(pool_id, &job.owner, c.value).await {
+                let answer = match missed {
                     Ok(Missed::OwnerHolds(existing)) => {
                         self.ip_claim_existing(&state.pool, &c.request, existing, c.wanted)
                             .await
@@ -836,6 +877,19 @@ impl Podium {
         }
         let request = pool.request(owner, job.host.clone());
         let (value, from_free) = if let Some(&v) = pool.space.pre_allocations.get(owner) {
+            if let Some(w) = wanted
+                && w != v
+            {
+                return Err(Error::ConflictField {
+                    code: "owner_pre_allocated",
+                    field: "address".into(),
+                    message: format!(
+                        "`{owner}` is pre-allocated {} in this pool, not {}",
+                        pool.space.addr(v),
+                        pool.space.addr(w)
+                    ),
+                });
+            }
             (v, false)
         } else if let Some(w) = wanted {
             if let Some(other) = pool.space.pre_allocated_to(w) {
@@ -1088,6 +1142,17 @@ impl Podium {
                 continue;
             }
             if self.ip_release(&a.pool_id, &a.id).await? {
+                released += 1;
+            }
+        }
+        Ok(released)
+    }
+
+    /// Releases the addresses of hosts that are gone (their pod manager was deleted).
+    pub(crate) async fn ip_release_gone_hosts(&self) -> Result<usize, Error> {
+        let mut released = 0;
+        for (pool_id, id) in self.datastore.ip_allocations_of_gone_hosts().await? {
+            if self.ip_release(&pool_id, &id).await? {
                 released += 1;
             }
         }

@@ -266,38 +266,6 @@ impl Datastore {
             .collect()
     }
 
-    /// Inserts an allocation of `value` if the pool is still at `generation` and neither the
-    /// address nor the owner is taken: one statement. `false` when it was not inserted.
-    pub async fn ip_insert(
-        &self,
-        allocation: &IpAllocationRow,
-        value: u128,
-        generation: i64,
-    ) -> Result<bool, StoreError> {
-        // PostgreSQL: share-lock the pool row, so that a change of the pool's definition (which
-        // updates the row) waits for this insert or makes it see the new generation.
-        let lock = match self.backend() {
-            super::Backend::Postgres => " FOR SHARE",
-            super::Backend::Sqlite => "",
-        };
-        let done = sqlx::query(&format!(
-            "INSERT INTO ip_allocations ({ALLOCATION_COLUMNS}) \
-             SELECT $1, $2, $3, $4, $5, $6 WHERE EXISTS \
-             (SELECT 1 FROM ip_pools WHERE id = $2 AND generation = $7{lock}) \
-             ON CONFLICT DO NOTHING"
-        ))
-        .bind(&allocation.id)
-        .bind(&allocation.pool_id)
-        .bind(&allocation.address)
-        .bind(be(value))
-        .bind(&allocation.owner)
-        .bind(&allocation.created_at)
-        .bind(generation)
-        .execute(self.writer())
-        .await?;
-        Ok(done.rows_affected() == 1)
-    }
-
     /// Inserts a group of allocations `(row, value)` in one statement, if the pool is still at
     /// `generation`; rows whose address or owner is taken (also by an earlier row of the same
     /// group) are skipped. Answers the ids of the rows inserted.
@@ -414,6 +382,19 @@ impl Datastore {
         .fetch_optional(self.pool())
         .await?;
         r.as_ref().map(allocation_row).transpose()
+    }
+
+    /// Allocations owned by hosts that no longer exist: `(pool_id, id)`.
+    pub async fn ip_allocations_of_gone_hosts(&self) -> Result<Vec<(String, String)>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT pool_id, id FROM ip_allocations WHERE owner LIKE 'host:%' \
+             AND substr(owner, 6) NOT IN (SELECT id FROM hosts)",
+        )
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter()
+            .map(|r| Ok((r.try_get("pool_id")?, r.try_get("id")?)))
+            .collect()
     }
 
     /// Every allocation of an owner, in every pool.
