@@ -140,6 +140,37 @@ async fn login_then_manage_tenants_and_pools_with_tables_and_json() {
         "{claims}"
     );
 
+    // Plugins: the bundled ones listed, a component uploaded, a non-component refused.
+    let plugins = cli.json(&["plugin", "list"]).await;
+    let names: Vec<&str> = plugins
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"redfish") && names.contains(&"ipam-dhcpless"),
+        "{names:?}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let wasm = dir.path().join("faulty.wasm");
+    std::fs::write(&wasm, podium_tests::guests::FAULTY).unwrap();
+    let uploaded = cli
+        .json(&["plugin", "upload", wasm.to_str().unwrap()])
+        .await;
+    assert_eq!(uploaded["world"], "hardware-driver", "{uploaded}");
+    let junk = dir.path().join("junk.wasm");
+    std::fs::write(&junk, b"not a component").unwrap();
+    let refused = cli
+        .run(&["plugin", "upload", junk.to_str().unwrap()], "", None)
+        .await;
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("422"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+
     let missing = cli.run(&["tenant", "show", "nope"], "", None).await;
     assert_eq!(missing.status.code(), Some(1));
     let err = String::from_utf8_lossy(&missing.stderr);

@@ -115,11 +115,35 @@ impl Client {
     ) -> anyhow::Result<Value> {
         let url = format!("{}{path}", self.base);
         let mut request = self.http.request(method, &url);
-        if let Some(token) = &self.token {
-            request = request.bearer_auth(token.expose());
-        }
         if let Some(body) = body {
             request = request.json(&body);
+        }
+        self.execute(request, &url).await
+    }
+
+    /// A POST of raw bytes (a plugin upload).
+    pub(super) async fn post_bytes(
+        &self,
+        path: &str,
+        content_type: &str,
+        bytes: Vec<u8>,
+    ) -> anyhow::Result<Value> {
+        let url = format!("{}{path}", self.base);
+        let request = self
+            .http
+            .post(&url)
+            .header(reqwest::header::CONTENT_TYPE, content_type)
+            .body(bytes);
+        self.execute(request, &url).await
+    }
+
+    async fn execute(
+        &self,
+        mut request: reqwest::RequestBuilder,
+        url: &str,
+    ) -> anyhow::Result<Value> {
+        if let Some(token) = &self.token {
+            request = request.bearer_auth(token.expose());
         }
         let response = request
             .send()

@@ -1,5 +1,5 @@
 //! The `podium` command line: `podium serve` runs the platform; every other command is a client
-//! of its API (`podium login`, then `podium podm|host|tenant|grant|claim|pool ...`), printing
+//! of its API (`podium login`, then `podium plugin|podm|host|tenant|grant|claim|pool ...`), printing
 //! tables by default and the API's JSON with `-o json`.
 //!
 //! The client takes its URL from `--url`/`PODIUM_URL` or the login, and its token from
@@ -53,6 +53,9 @@ enum Command {
     Logout,
     /// Who the token belongs to.
     Whoami,
+    /// Plugins: the bundled ones and uploads (admin).
+    #[command(subcommand)]
+    Plugin(PluginCommand),
     /// Pod managers (admin).
     #[command(subcommand)]
     Podm(PodmCommand),
@@ -71,6 +74,18 @@ enum Command {
     /// IP pools and the addresses claimed from them (admin).
     #[command(subcommand)]
     Pool(PoolCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum PluginCommand {
+    List,
+    Show {
+        sha256: String,
+    },
+    /// Upload a component (`.wasm`); it is checked, compiled and registered.
+    Upload {
+        file: std::path::PathBuf,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -311,6 +326,13 @@ pub fn main() -> ExitCode {
     }
 }
 
+const PLUGIN_COLUMNS: &[Column] = &[
+    ("NAME", "/name"),
+    ("VERSION", "/version"),
+    ("WORLD", "/world"),
+    ("SOURCE", "/source"),
+    ("SHA256", "/sha256"),
+];
 const PODM_COLUMNS: &[Column] = &[
     ("UUID", "/uuid"),
     ("NAME", "/name"),
@@ -443,6 +465,30 @@ async fn run(url: Option<&str>, format: Format, command: Command) -> anyhow::Res
         Command::Whoami => {
             let c = Client::from_env(url)?;
             print(output::object(format, &c.get("/v1/me").await?));
+        }
+        Command::Plugin(cmd) => {
+            let c = Client::from_env(url)?;
+            match cmd {
+                PluginCommand::List => {
+                    print(output::list(
+                        format,
+                        &c.list("/v1/plugins").await?,
+                        PLUGIN_COLUMNS,
+                    ));
+                }
+                PluginCommand::Show { sha256 } => {
+                    let plugin = c.get(&format!("/v1/plugins/{}", seg(&sha256)?)).await?;
+                    print(output::object(format, &plugin));
+                }
+                PluginCommand::Upload { file } => {
+                    let bytes = std::fs::read(&file)
+                        .with_context(|| format!("reading {}", file.display()))?;
+                    let plugin = c
+                        .post_bytes("/v1/plugins", "application/wasm", bytes)
+                        .await?;
+                    print(output::object(format, &plugin));
+                }
+            }
         }
         Command::Podm(cmd) => {
             let c = Client::from_env(url)?;
