@@ -54,29 +54,25 @@ fn subnet(s: &str) -> IpRangeParams {
     }
 }
 
-/// `count` allocations by `clients` concurrent tasks; allocations per second.
-async fn library(server: &TestServer, pool: &str, count: usize, clients: usize) -> f64 {
+/// Runs `allocate(i)` for `i` in `0..count` on `clients` concurrent tasks; calls per second.
+async fn drive<F, Fut>(count: usize, clients: usize, allocate: F) -> f64
+where
+    F: Fn(usize) -> Fut + Clone + Send + 'static,
+    Fut: std::future::Future<Output = ()> + Send,
+{
     let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let started = Instant::now();
     let tasks: Vec<_> = (0..clients)
         .map(|_| {
-            let podium = server.podium.clone();
-            let pool = pool.to_owned();
             let next = next.clone();
+            let allocate = allocate.clone();
             tokio::spawn(async move {
                 loop {
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     if i >= count {
                         break;
                     }
-                    let params = IpClaimCreate {
-                        owner: format!("owner-{i}"),
-                        address: None,
-                    };
-                    podium
-                        .ip_claim_create(&admin(), &pool, params)
-                        .await
-                        .expect("allocation");
+                    allocate(i).await;
                 }
             })
         })
@@ -87,33 +83,42 @@ async fn library(server: &TestServer, pool: &str, count: usize, clients: usize) 
     count as f64 / started.elapsed().as_secs_f64()
 }
 
+/// Through the library: `Podium::ip_claim_create`.
+async fn library(server: &TestServer, pool: &str, count: usize, clients: usize) -> f64 {
+    let podium = server.podium.clone();
+    let pool = pool.to_owned();
+    drive(count, clients, move |i| {
+        let podium = podium.clone();
+        let pool = pool.clone();
+        async move {
+            let params = IpClaimCreate {
+                owner: format!("owner-{i}"),
+                address: None,
+            };
+            podium
+                .ip_claim_create(&admin(), &pool, params)
+                .await
+                .expect("allocation");
+        }
+    })
+    .await
+}
+
 /// The same through the HTTP API.
 async fn http(server: &TestServer, pool: &str, count: usize, clients: usize) -> f64 {
-    let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let started = Instant::now();
-    let tasks: Vec<_> = (0..clients)
-        .map(|_| {
-            let admin = server.admin();
-            let path = format!("/v1/ip_pools/{pool}/claims");
-            let next = next.clone();
-            tokio::spawn(async move {
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    if i >= count {
-                        break;
-                    }
-                    let reply = admin
-                        .post(&path, json!({"owner": format!("http-{i}")}))
-                        .await;
-                    assert_eq!(reply.status, 201, "{}", reply.text);
-                }
-            })
-        })
-        .collect();
-    for t in tasks {
-        t.await.unwrap();
-    }
-    count as f64 / started.elapsed().as_secs_f64()
+    let admin = server.admin();
+    let path = format!("/v1/ip_pools/{pool}/claims");
+    drive(count, clients, move |i| {
+        let admin = admin.clone();
+        let path = path.clone();
+        async move {
+            let reply = admin
+                .post(&path, json!({"owner": format!("http-{i}")}))
+                .await;
+            assert_eq!(reply.status, 201, "{}", reply.text);
+        }
+    })
+    .await
 }
 
 fn main() {

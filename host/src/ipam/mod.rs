@@ -414,10 +414,9 @@ impl Podium {
         params: IpPoolCreate,
     ) -> Result<IpPool, Error> {
         caller.require_admin()?;
-        let Checked { space, mut row } = self.ip_pool_check(params, None).await?;
+        let Checked { mut row, .. } = self.ip_pool_check(params, None).await?;
         self.ip_pool_name_free(&row.name, None).await?;
         row.id = crate::store::new_id();
-        let _ = space;
         match self.datastore.ip_pool_create(&row).await {
             Ok(()) => IpPool::from_row(row),
             // Two creations with one name racing: the unique index decides.
