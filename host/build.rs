@@ -7,6 +7,7 @@ const BUNDLED: &[(&str, &str)] = &[
     ("plugin-redfish", "PODIUM_PLUGIN_REDFISH"),
     ("plugin-ipam-static", "PODIUM_PLUGIN_IPAM_STATIC"),
     ("plugin-ipam-dhcpless", "PODIUM_PLUGIN_IPAM_DHCPLESS"),
+    ("plugin-render-openstack", "PODIUM_PLUGIN_RENDER_OPENSTACK"),
 ];
 
 fn main() {

@@ -34,7 +34,8 @@ apt_install() {
 }
 
 if [[ "${1:-}" == "--tests" ]]; then
-    apt_install python3-venv postgresql-client
+    # mtools and blkid read config drive images back, independently of the writer.
+    apt_install python3-venv postgresql-client mtools util-linux
     "$ROOT/scripts/setup-peers.sh"
     "$ROOT/scripts/postgres.sh"
 fi

@@ -65,14 +65,22 @@ CI_STAMP="$CI_DIR/.podium-stamp"
 CI_PIP="PyYAML==6.0.2 Jinja2==3.1.6 jsonschema==4.23.0 configobj==5.0.9 requests==2.32.3 oauthlib==3.2.2 jsonpatch==1.33 netifaces==0.11.0"
 
 cloud_init_stamp() {
-    printf 'cloud-init deb + %s\n' "$CI_PIP"
+    printf 'cloud-init netplan.io libnetplan0 debs + %s\n' "$CI_PIP"
 }
 
 cloud_init_ok() {
     [[ -f "$CI_STAMP" && -x "$CI_DIR/venv/bin/python" ]] \
         && [[ "$(cat "$CI_STAMP")" == "$(cloud_init_stamp)" ]] \
         && [[ -d "$CI_DIR/root/usr/lib/python3/dist-packages/cloudinit" ]] \
+        && [[ -x "$CI_DIR/root/usr/libexec/netplan/generate" ]] \
         && "$CI_DIR/venv/bin/python" -c '' 2>/dev/null
+}
+
+extract_debs() {
+    local deb
+    for deb in "$CI_DIR"/deb/*.deb; do
+        dpkg-deb -x "$deb" "$CI_DIR/root" || return 1
+    done
 }
 
 setup_cloud_init() {
@@ -83,9 +91,12 @@ setup_cloud_init() {
     log="$(mktemp)"
     rm -rf "$CI_DIR"
     mkdir -p "$CI_DIR/deb"
-    if ! (cd "$CI_DIR/deb" && { apt-get download cloud-init >>"$log" 2>&1 \
-            || { apt-get update -qq >>"$log" 2>&1 && apt-get download cloud-init >>"$log" 2>&1; }; }) \
-        || ! dpkg-deb -x "$CI_DIR"/deb/cloud-init_*.deb "$CI_DIR/root" >>"$log" 2>&1 \
+    # netplan's generator (netplan.io, libnetplan0) is the stricter second reader of what
+    # cloud-init writes; its libraries (glib, libyaml, libuuid) are on the base system.
+    local debs="cloud-init netplan.io libnetplan0"
+    if ! (cd "$CI_DIR/deb" && { apt-get download $debs >>"$log" 2>&1 \
+            || { apt-get update -qq >>"$log" 2>&1 && apt-get download $debs >>"$log" 2>&1; }; }) \
+        || ! extract_debs >>"$log" 2>&1 \
         || ! "$PYTHON" -m venv "$CI_DIR/venv" >>"$log" 2>&1 \
         || ! "$CI_DIR/venv/bin/python" -m pip install --quiet --disable-pip-version-check \
             --no-input $CI_PIP >>"$log" 2>&1; then

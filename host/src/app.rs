@@ -23,6 +23,8 @@ pub struct Inner {
     pub(crate) plugins: PluginCache,
     pub(crate) sealer: Sealer,
     pub(crate) ipam_locks: PoolLocks,
+    /// The base URL BMCs reach this process at (config drive URLs), where the admin set one.
+    pub(crate) public_url: std::sync::OnceLock<url::Url>,
 }
 
 impl std::ops::Deref for Podium {
@@ -41,8 +43,18 @@ impl Podium {
                 sealer,
                 plugins: PluginCache::default(),
                 ipam_locks: PoolLocks::default(),
+                public_url: std::sync::OnceLock::new(),
             }),
         }
+    }
+
+    /// Sets the base URL BMCs reach this process at; only the first call counts.
+    pub fn set_public_url(&self, url: url::Url) {
+        let _ = self.public_url.set(url);
+    }
+
+    pub fn public_url(&self) -> Option<&url::Url> {
+        self.public_url.get()
     }
 
     pub fn datastore(&self) -> &Datastore {

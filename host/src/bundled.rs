@@ -15,4 +15,8 @@ pub static PLUGINS: &[(&str, &[u8])] = &[
         "plugin-ipam-dhcpless",
         include_bytes!(env!("PODIUM_PLUGIN_IPAM_DHCPLESS")),
     ),
+    (
+        "plugin-render-openstack",
+        include_bytes!(env!("PODIUM_PLUGIN_RENDER_OPENSTACK")),
+    ),
 ];

@@ -15,16 +15,76 @@ use crate::store::{BindOutcome, ClaimRow, HostRow};
 
 /// Largest `user_data` accepted: it is handed to the host as bytes, never parsed.
 pub const MAX_USER_DATA: usize = 64 << 10;
+/// The most metaData keys a claim may bring.
+const MAX_META_KEYS: usize = 64;
 
-/// User data is handed to the host as bytes and never parsed; only its size is checked.
-fn check_user_data(user_data: Option<&str>) -> Result<(), Error> {
-    if user_data.is_some_and(|u| u.len() > MAX_USER_DATA) {
+/// User data, given as text or as base64, as the bytes the host will read. Only its size is
+/// checked; it is never parsed.
+fn user_data_bytes(text: Option<String>, base64: Option<&str>) -> Result<Option<Vec<u8>>, Error> {
+    use base64::Engine as _;
+    let bytes = match (text, base64) {
+        (Some(_), Some(_)) => {
+            return Err(Error::invalid(
+                "user_data_base64",
+                "give user_data or user_data_base64, not both",
+            ));
+        }
+        (Some(text), None) => text.into_bytes(),
+        (None, Some(encoded)) => base64::engine::general_purpose::STANDARD
+            .decode(encoded.trim())
+            .map_err(|e| Error::invalid("user_data_base64", format!("is not base64: {e}")))?,
+        (None, None) => return Ok(None),
+    };
+    if bytes.len() > MAX_USER_DATA {
+        let field = if base64.is_some() {
+            "user_data_base64"
+        } else {
+            "user_data"
+        };
         return Err(Error::invalid(
-            "user_data",
-            format!("must be at most {MAX_USER_DATA} bytes"),
+            field,
+            format!(
+                "must be at most {MAX_USER_DATA} bytes (it is {})",
+                bytes.len()
+            ),
         ));
     }
-    Ok(())
+    Ok(Some(bytes))
+}
+
+/// A claim's metaData: an object of string values, stored as JSON text.
+fn meta_data_text(meta: Option<serde_json::Value>) -> Result<Option<String>, Error> {
+    let Some(meta) = meta else {
+        return Ok(None);
+    };
+    let Some(object) = meta.as_object() else {
+        return Err(Error::invalid("meta_data", "must be a JSON object"));
+    };
+    if object.len() > MAX_META_KEYS {
+        return Err(Error::invalid(
+            "meta_data",
+            format!("at most {MAX_META_KEYS} keys"),
+        ));
+    }
+    if let Some((key, _)) = object.iter().find(|(_, v)| !v.is_string()) {
+        return Err(Error::invalid(
+            format!("meta_data.{key}"),
+            "must be a string",
+        ));
+    }
+    Ok(Some(meta.to_string()))
+}
+
+/// A claim's networkData: a JSON object, stored as JSON text.
+fn network_data_text(network_data: Option<serde_json::Value>) -> Result<Option<String>, Error> {
+    match network_data {
+        None => Ok(None),
+        Some(n) if n.is_object() => Ok(Some(n.to_string())),
+        Some(_) => Err(Error::invalid(
+            "network_data",
+            "must be a JSON object (a network_data.json document)",
+        )),
+    }
 }
 
 fn tenant_of(caller: &Caller) -> Result<(&str, bool), Error> {
@@ -89,10 +149,9 @@ impl Podium {
                 "must be raw, qcow2 or live-iso",
             ));
         }
-        check_user_data(params.user_data.as_deref())?;
-        if params.meta_data.as_ref().is_some_and(|m| !m.is_object()) {
-            return Err(Error::invalid("meta_data", "must be a JSON object"));
-        }
+        let user_data = user_data_bytes(params.user_data, params.user_data_base64.as_deref())?;
+        let meta_data = meta_data_text(params.meta_data)?;
+        let network_data = network_data_text(params.network_data)?;
         crate::hosts::validate_labels("selector", &params.selector)?;
         // The pod manager: one the tenant was granted. Any other is "not found" to it.
         let grants = self
@@ -119,24 +178,32 @@ impl Podium {
             .pod_manager_get(&pod_manager)
             .await?
             .ok_or_else(|| Error::not_found("pod manager", &pod_manager))?;
-        if params.network_data.is_some() && pm.network_config_owner != "consumer" {
+        if network_data.is_some() && pm.network_config_owner == "admin" {
             return Err(Error::Conflict {
                 code: "network_config_owned_by_site",
                 message: "this site owns network config: its pod manager renders networkData from the admin's templates, so a claim cannot bring its own".into(),
             });
         }
+        let pm = crate::pod_managers::PodManager::from_row(pm)?;
+        if network_data.is_some() || meta_data.is_some() {
+            // Everything that does not depend on the host, now; the rest against each host
+            // the claim could bind to.
+            let input =
+                crate::rendering::consumer_input(network_data.as_deref(), meta_data.as_deref());
+            self.consumer_input_check(&pm, None, &input).await?;
+        }
         let now = crate::store::now();
         let claim = ClaimRow {
             id: crate::store::new_id(),
             tenant_id: tenant_id.to_owned(),
-            pod_manager,
+            pod_manager: pm.row.uuid.clone(),
             selector: serde_json::to_string(&params.selector).expect("labels serialize"),
             min_cpu: i64::from(params.min_cpu.unwrap_or(0)),
             min_memory_mib: i64::try_from(params.min_memory_mib.unwrap_or(0)).unwrap_or(i64::MAX),
             image: serde_json::to_string(&params.image).expect("image serializes"),
-            user_data: params.user_data,
-            meta_data: params.meta_data.map(|m| m.to_string()),
-            network_data: params.network_data.map(|n| n.to_string()),
+            user_data,
+            meta_data,
+            network_data,
             online: params.online.unwrap_or(true),
             state: "pending".into(),
             reason: None,
@@ -152,7 +219,8 @@ impl Podium {
     /// Tries to bind a pending claim; records why it waits or failed.
     pub(crate) async fn claim_try_bind(&self, id: &str) -> Result<(), Error> {
         let now = crate::store::now();
-        match self.datastore.claim_bind(id, &now).await? {
+        let fits = self.claim_fit(id).await?;
+        match self.datastore.claim_bind(id, &now, fits.as_deref()).await? {
             BindOutcome::Bound(host) => {
                 tracing::info!(claim = id, host, "claim bound");
                 let claim = self.datastore.claim_get(None, id).await?;
@@ -172,6 +240,43 @@ impl Podium {
             }
         }
         Ok(())
+    }
+
+    /// Where a claim brings networkData that names the host's NICs (policy `consumer`), the
+    /// check that it fits a host, for the bind to skip the hosts it does not fit.
+    async fn claim_fit(&self, id: &str) -> Result<Option<Box<crate::store::HostFit>>, Error> {
+        let Some(claim) = self.datastore.claim_get(None, id).await? else {
+            return Ok(None);
+        };
+        if claim.state != "pending" || claim.network_data.is_none() {
+            return Ok(None);
+        }
+        let Some(pm) = self.datastore.pod_manager_get(&claim.pod_manager).await? else {
+            return Ok(None);
+        };
+        let pm = crate::pod_managers::PodManager::from_row(pm)?;
+        if crate::rendering::policy_of(&pm) != crate::runtime::NetworkPolicy::Consumer {
+            return Ok(None);
+        }
+        let input = crate::rendering::consumer_input(
+            claim.network_data.as_deref(),
+            claim.meta_data.as_deref(),
+        );
+        let podium = self.clone();
+        Ok(Some(Box::new(move |host_id: String| {
+            let (podium, pm, input) = (podium.clone(), pm.clone(), input.clone());
+            Box::pin(async move {
+                let Some(host) = podium.datastore.host_get(&host_id).await? else {
+                    return Ok(Some(format!("host `{host_id}` is gone")));
+                };
+                Ok(
+                    match podium.consumer_input_check(&pm, Some(&host), &input).await {
+                        Ok(()) => None,
+                        Err(e) => Some(format!("host `{}` ({}): {e}", host.id, host.name)),
+                    },
+                )
+            })
+        })))
     }
 
     /// Tries every pending claim (after a host became available, and on a timer).
@@ -236,13 +341,43 @@ impl Podium {
                 message: "the claim is being released".into(),
             });
         }
-        check_user_data(params.user_data.as_deref())?;
+        let user_data = user_data_bytes(params.user_data, params.user_data_base64.as_deref())?;
+        let meta_data = meta_data_text(params.meta_data)?;
+        let network_data = network_data_text(params.network_data)?;
+        if network_data.is_some() || meta_data.is_some() {
+            let pm = self
+                .datastore
+                .pod_manager_get(&claim.pod_manager)
+                .await?
+                .ok_or_else(|| Error::not_found("pod manager", &claim.pod_manager))?;
+            if network_data.is_some() && pm.network_config_owner == "admin" {
+                return Err(Error::Conflict {
+                    code: "network_config_owned_by_site",
+                    message:
+                        "this site owns network config: a claim cannot bring its own networkData"
+                            .into(),
+                });
+            }
+            let pm = crate::pod_managers::PodManager::from_row(pm)?;
+            let host = match &claim.host_id {
+                Some(h) => self.datastore.host_get(h).await?,
+                None => None,
+            };
+            let input = crate::rendering::consumer_input(
+                network_data.as_deref().or(claim.network_data.as_deref()),
+                meta_data.as_deref().or(claim.meta_data.as_deref()),
+            );
+            self.consumer_input_check(&pm, host.as_ref(), &input)
+                .await?;
+        }
         let online = params.online.unwrap_or(claim.online);
         self.datastore
-            .claim_set_online(
+            .claim_update_fields(
                 id,
                 online,
-                params.user_data.as_deref(),
+                user_data.as_deref(),
+                meta_data.as_deref(),
+                network_data.as_deref(),
                 &crate::store::now(),
             )
             .await?;
@@ -278,6 +413,10 @@ impl Podium {
             Some(c) => c.host_id,
             None => return Ok(()),
         };
+        if let Some(h) = &host_id {
+            // Its config drives stop working at once: they carry the tenant's documents.
+            self.datastore.config_drives_delete(h, Some(id)).await?;
+        }
         let host = match &host_id {
             Some(h) => self.datastore.host_get(h).await?,
             None => None,

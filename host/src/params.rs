@@ -69,6 +69,9 @@ pub enum NetworkConfigOwner {
     Admin,
     /// Supplied with the claim, validated by the renderer.
     Consumer,
+    /// The admin's template, plus networks (and VLANs) a claim adds on the links the template
+    /// opens to tenants.
+    Layered,
 }
 
 impl NetworkConfigOwner {
@@ -76,6 +79,7 @@ impl NetworkConfigOwner {
         match self {
             NetworkConfigOwner::Admin => "admin",
             NetworkConfigOwner::Consumer => "consumer",
+            NetworkConfigOwner::Layered => "layered",
         }
     }
 }
@@ -346,12 +350,18 @@ pub struct ClaimCreate {
     #[serde(default)]
     pub min_memory_mib: Option<u64>,
     pub image: ImageParams,
+    /// User data as text, at most 64 KiB; handed to the host as bytes, never parsed.
     #[serde(default)]
     pub user_data: Option<String>,
+    /// User data as base64 (for binary user data, gzip for one), at most 64 KiB decoded.
+    #[serde(default)]
+    pub user_data_base64: Option<String>,
+    /// metaData keys (string values), where the pod manager's template allows them.
     #[serde(default)]
     #[schema(value_type = Option<Object>)]
     pub meta_data: Option<serde_json::Value>,
-    /// Only where the pod manager's network config owner is `consumer`.
+    /// `network_data.json`: a whole document where the pod manager's network config owner is
+    /// `consumer`, additions where it is `layered`; refused where it is `admin`.
     #[serde(default)]
     #[schema(value_type = Option<Object>)]
     pub network_data: Option<serde_json::Value>,
@@ -368,6 +378,38 @@ pub struct ClaimUpdate {
     pub online: Option<bool>,
     #[serde(default)]
     pub user_data: Option<String>,
+    #[serde(default)]
+    pub user_data_base64: Option<String>,
+    /// Replaces the claim's metaData keys.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub meta_data: Option<serde_json::Value>,
+    /// Replaces the claim's networkData, checked against its host once bound.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub network_data: Option<serde_json::Value>,
+}
+
+/// `GET /v1/hosts/{id}/rendered`.
+#[derive(Clone, Debug, Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct RenderedQuery {
+    /// `preprovisioning` or `provisioning` (the default; the host must be claimed).
+    #[serde(default)]
+    pub phase: Option<crate::rendering::Phase>,
+}
+
+/// `POST /v1/hosts/{id}/config_drive`, `POST /v1/claims/{id}/config_drive`.
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigDriveCreate {
+    /// For a host (admin): `preprovisioning` or `provisioning` (default). Claims are always
+    /// `provisioning`.
+    #[serde(default)]
+    pub phase: Option<crate::rendering::Phase>,
+    /// Seconds until the URL stops working: 60 to 86400, default 3600.
+    #[serde(default)]
+    pub expires_in: Option<u64>,
 }
 
 /// One range of a pool: `{"start", "end"}` (inclusive), or `{"subnet"}` for a whole subnet

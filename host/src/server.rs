@@ -30,6 +30,8 @@ pub struct ServeConfig {
     pub probe_interval: Duration,
     /// How often every online pod manager's inventory is synced.
     pub sync_interval: Duration,
+    /// The base URL BMCs reach this process at; the address each caller used when `None`.
+    pub public_url: Option<url::Url>,
 }
 
 impl ServeConfig {
@@ -47,6 +49,7 @@ impl ServeConfig {
             secret_key_file: None,
             probe_interval: Duration::from_secs(60),
             sync_interval: Duration::from_secs(600),
+            public_url: None,
         }
     }
 }
@@ -96,6 +99,9 @@ pub async fn start(config: &ServeConfig) -> anyhow::Result<Started> {
         .unwrap_or_else(|| config.data_dir.join("secret.key"));
     let sealer = Sealer::load_or_create(&key_file)?;
     let podium = Podium::new(datastore, runtime, sealer);
+    if let Some(url) = &config.public_url {
+        podium.set_public_url(url.clone());
+    }
     podium
         .plugins_register_at_start(config.plugin_dir.as_deref())
         .await?;

@@ -9,6 +9,7 @@ mod ipam;
 mod plugins;
 mod pod_managers;
 mod redfish;
+mod rendering;
 mod secrets;
 mod server;
 mod tenants;

@@ -21,6 +21,7 @@ async fn a_fresh_server_has_the_bundled_plugins_with_their_worlds() {
     assert_eq!(world_of("redfish"), "hardware-driver");
     assert_eq!(world_of("ipam-static"), "ipam");
     assert_eq!(world_of("ipam-dhcpless"), "ipam");
+    assert_eq!(world_of("render-openstack"), "renderer");
     for p in items {
         assert_eq!(p["source"], "bundled");
         assert_eq!(p["sha256"].as_str().unwrap().len(), 64);
@@ -185,8 +186,8 @@ async fn plugins_in_the_plugin_directory_are_registered_at_start_and_broken_ones
     assert_eq!(faulty["source"], "directory");
     assert_eq!(
         items.len(),
-        4,
-        "the three bundled plugins and faulty: {items:?}"
+        5,
+        "the four bundled plugins and faulty: {items:?}"
     );
 }
 

@@ -104,9 +104,16 @@ async fn authorization_sweep_over_every_route() {
     .await;
     let (reader_token, _) = token(&admin, "/v1/admin/tokens", json!({"read_only": true})).await;
     let openapi = server.client(None).get("/openapi.json").await.body;
-    let public = ["/healthz", "/openapi.json"];
+    // Public: the config drive URL is its own credential (a token in the path).
+    let public = ["/healthz", "/openapi.json", "/v1/config_drives/{name}"];
     // Routes any authenticated caller may use.
-    let anyone = ["/v1/me", "/v1/claims", "/v1/claims/{id}"];
+    let anyone = [
+        "/v1/me",
+        "/v1/claims",
+        "/v1/claims/{id}",
+        "/v1/claims/{id}/rendered",
+        "/v1/claims/{id}/config_drive",
+    ];
     // Routes only a tenant may use: an admin is refused.
     let tenant_only = [("POST", "/v1/claims")];
     let mut checked = 0;
@@ -135,6 +142,9 @@ async fn authorization_sweep_over_every_route() {
                 }
             };
             if public.contains(&path.as_str()) {
+                if path.starts_with("/v1/config_drives/") {
+                    assert_eq!(send(None).await.status, StatusCode::NOT_FOUND, "{path}");
+                }
                 continue;
             }
             for bad in [

@@ -8,6 +8,7 @@
 
 pub mod cloud_init;
 pub mod sushy;
+pub mod vfat;
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::time::Duration;
@@ -213,6 +214,22 @@ impl Client {
 
     pub async fn patch(&self, path: &str, body: Value) -> Reply {
         self.send(Method::PATCH, path, Some(Body::Json(body))).await
+    }
+
+    pub async fn put(&self, path: &str, body: Value) -> Reply {
+        self.send(Method::PUT, path, Some(Body::Json(body))).await
+    }
+
+    /// A GET whose body is bytes (a config drive image), with its status and headers.
+    pub async fn get_bytes(&self, path: &str) -> (StatusCode, reqwest::header::HeaderMap, Vec<u8>) {
+        let mut request = self.http.get(format!("{}{path}", self.base));
+        if let Some(token) = &self.token {
+            request = request.header("authorization", format!("Bearer {token}"));
+        }
+        let response = request.send().await.expect("request to podium");
+        let (status, headers) = (response.status(), response.headers().clone());
+        let bytes = response.bytes().await.expect("body").to_vec();
+        (status, headers, bytes)
     }
 
     pub async fn delete(&self, path: &str) -> Reply {

@@ -12,6 +12,7 @@ mod hosts;
 mod ip_pools;
 mod plugins;
 mod pod_managers;
+mod rendering;
 mod tenants;
 mod views;
 
@@ -114,6 +115,16 @@ pub fn routes() -> (Router<Podium>, utoipa::openapi::OpenApi) {
         ))
         .routes(routes!(ip_pools::ip_claim_list, ip_pools::ip_claim_create))
         .routes(routes!(ip_pools::ip_claim_view, ip_pools::ip_claim_delete))
+        .routes(routes!(
+            rendering::network_template_view,
+            rendering::network_template_put,
+            rendering::network_template_delete
+        ))
+        .routes(routes!(rendering::host_rendered))
+        .routes(routes!(rendering::host_config_drive))
+        .routes(routes!(rendering::claim_rendered))
+        .routes(routes!(rendering::claim_config_drive))
+        .routes(routes!(rendering::config_drive_download))
         .split_for_parts()
 }
 

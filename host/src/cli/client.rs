@@ -186,6 +186,10 @@ impl Client {
         self.send(Method::PATCH, path, Some(body)).await
     }
 
+    pub(super) async fn put(&self, path: &str, body: Value) -> anyhow::Result<Value> {
+        self.send(Method::PUT, path, Some(body)).await
+    }
+
     pub(super) async fn delete(&self, path: &str) -> anyhow::Result<Value> {
         self.send(Method::DELETE, path, None).await
     }

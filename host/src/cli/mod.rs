@@ -108,8 +108,8 @@ enum PodmCommand {
         /// Do not verify the service's TLS certificate.
         #[arg(long)]
         insecure: bool,
-        /// `admin` or `consumer`.
-        #[arg(long)]
+        /// `admin` (default), `consumer` or `layered`.
+        #[arg(long, value_parser = ["admin", "consumer", "layered"])]
         network_config_owner: Option<String>,
         #[arg(long)]
         description: Option<String>,
@@ -123,7 +123,28 @@ enum PodmCommand {
     Sync {
         uuid: String,
     },
+    /// The pod manager's network template (docs/network-config.md).
+    #[command(subcommand)]
+    Template(TemplateCommand),
 }
+
+#[derive(Debug, Subcommand)]
+enum TemplateCommand {
+    Show {
+        uuid: String,
+    },
+    /// Set it from a JSON file (`-` for stdin); the renderer checks it.
+    Set {
+        uuid: String,
+        file: std::path::PathBuf,
+    },
+    Delete {
+        uuid: String,
+    },
+}
+
+/// `--phase` of the rendering commands.
+const PHASES: [&str; 2] = ["preprovisioning", "provisioning"];
 
 #[derive(Debug, Subcommand)]
 enum HostCommand {
@@ -144,6 +165,21 @@ enum HostCommand {
     /// The host's operations, newest first.
     Operations {
         id: String,
+    },
+    /// The meta_data.json and network_data.json the host boots with in a phase.
+    Rendered {
+        id: String,
+        #[arg(long, value_parser = PHASES, default_value = "provisioning")]
+        phase: String,
+    },
+    /// Make a config drive for the host and print its URL (shown once).
+    ConfigDrive {
+        id: String,
+        #[arg(long, value_parser = PHASES, default_value = "provisioning")]
+        phase: String,
+        /// Seconds the URL works (60 to 86400; default 3600).
+        #[arg(long)]
+        expires_in: Option<u64>,
     },
 }
 
@@ -221,6 +257,17 @@ enum ClaimCommand {
     Delete {
         id: String,
     },
+    /// The meta_data.json and network_data.json the claimed host boots with.
+    Rendered {
+        id: String,
+    },
+    /// Make a config drive for the claimed host and print its URL (shown once).
+    ConfigDrive {
+        id: String,
+        /// Seconds the URL works (60 to 86400; default 3600).
+        #[arg(long)]
+        expires_in: Option<u64>,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -243,9 +290,15 @@ struct ClaimCreateArgs {
     min_cpu: Option<u32>,
     #[arg(long)]
     min_memory_mib: Option<u64>,
-    /// A file whose bytes become the user data.
+    /// A file whose bytes become the user data (sent as base64; at most 64 KiB).
     #[arg(long)]
     user_data_file: Option<std::path::PathBuf>,
+    /// A JSON file of network_data.json (pod managers whose network config is the consumer's).
+    #[arg(long)]
+    network_data_file: Option<std::path::PathBuf>,
+    /// A metaData key, `key=value`, repeatable.
+    #[arg(long = "meta", value_parser = key_value)]
+    meta: Vec<(String, String)>,
     /// Leave the host powered off.
     #[arg(long)]
     offline: bool,
@@ -413,6 +466,18 @@ fn read_stdin_line(what: &str) -> anyhow::Result<String> {
 /// A path segment from the command line, percent-encoded (everything but unreserved
 /// characters), so an id cannot reach another route; `.` and `..` are refused, since URLs
 /// resolve them even encoded.
+/// A JSON document from a file, or from stdin for `-`.
+fn read_json_file(path: &std::path::Path) -> anyhow::Result<Value> {
+    let bytes = if path.as_os_str() == "-" {
+        let mut buf = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf)?;
+        buf
+    } else {
+        std::fs::read(path).with_context(|| format!("reading {}", path.display()))?
+    };
+    serde_json::from_slice(&bytes).with_context(|| format!("{} is not JSON", path.display()))
+}
+
 fn seg(s: &str) -> anyhow::Result<String> {
     if s.is_empty() || s.trim_matches('.').is_empty() {
         bail!("`{s}` is not an id");
@@ -550,6 +615,22 @@ async fn run(url: Option<&str>, format: Format, command: Command) -> anyhow::Res
                         .await?;
                     print(output::object(format, &summary));
                 }
+                PodmCommand::Template(cmd) => match cmd {
+                    TemplateCommand::Show { uuid } => {
+                        let path = format!("/v1/pod_managers/{}/network_template", seg(&uuid)?);
+                        print(output::pretty(&c.get(&path).await?));
+                    }
+                    TemplateCommand::Set { uuid, file } => {
+                        let path = format!("/v1/pod_managers/{}/network_template", seg(&uuid)?);
+                        c.put(&path, read_json_file(&file)?).await?;
+                        eprintln!("network template of pod manager {uuid} set");
+                    }
+                    TemplateCommand::Delete { uuid } => {
+                        let path = format!("/v1/pod_managers/{}/network_template", seg(&uuid)?);
+                        c.delete(&path).await?;
+                        eprintln!("network template of pod manager {uuid} deleted");
+                    }
+                },
             }
         }
         Command::Host(cmd) => {
@@ -590,6 +671,25 @@ async fn run(url: Option<&str>, format: Format, command: Command) -> anyhow::Res
                         .list(&format!("/v1/hosts/{}/operations", seg(&id)?))
                         .await?;
                     print(output::list(format, &items, OPERATION_COLUMNS));
+                }
+                HostCommand::Rendered { id, phase } => {
+                    let r = c
+                        .get(&format!("/v1/hosts/{}/rendered?phase={phase}", seg(&id)?))
+                        .await?;
+                    print(output::pretty(&r));
+                }
+                HostCommand::ConfigDrive {
+                    id,
+                    phase,
+                    expires_in,
+                } => {
+                    let drive = c
+                        .post(
+                            &format!("/v1/hosts/{}/config_drive", seg(&id)?),
+                            json!({"phase": phase, "expires_in": expires_in}),
+                        )
+                        .await?;
+                    print(output::object(format, &drive));
                 }
             }
         }
@@ -725,11 +825,18 @@ async fn run(url: Option<&str>, format: Format, command: Command) -> anyhow::Res
                         }
                     }
                     if let Some(path) = a.user_data_file {
+                        use base64::Engine as _;
                         let bytes = std::fs::read(&path)
                             .with_context(|| format!("reading {}", path.display()))?;
-                        let text = String::from_utf8(bytes)
-                            .with_context(|| format!("{} is not UTF-8 text", path.display()))?;
-                        body["user_data"] = json!(text);
+                        body["user_data_base64"] =
+                            json!(base64::engine::general_purpose::STANDARD.encode(bytes));
+                    }
+                    if let Some(path) = a.network_data_file {
+                        body["network_data"] = read_json_file(&path)?;
+                    }
+                    if !a.meta.is_empty() {
+                        let meta: BTreeMap<String, String> = a.meta.into_iter().collect();
+                        body["meta_data"] = json!(meta);
                     }
                     print(output::object(format, &c.post("/v1/claims", body).await?));
                 }
@@ -743,6 +850,19 @@ async fn run(url: Option<&str>, format: Format, command: Command) -> anyhow::Res
                 ClaimCommand::Delete { id } => {
                     c.delete(&format!("/v1/claims/{}", seg(&id)?)).await?;
                     eprintln!("releasing claim {id}: its host is being deprovisioned");
+                }
+                ClaimCommand::Rendered { id } => {
+                    let r = c.get(&format!("/v1/claims/{}/rendered", seg(&id)?)).await?;
+                    print(output::pretty(&r));
+                }
+                ClaimCommand::ConfigDrive { id, expires_in } => {
+                    let drive = c
+                        .post(
+                            &format!("/v1/claims/{}/config_drive", seg(&id)?),
+                            json!({"expires_in": expires_in}),
+                        )
+                        .await?;
+                    print(output::object(format, &drive));
                 }
             }
         }

@@ -43,6 +43,10 @@ pub(super) struct ServeArgs {
     /// Log as JSON lines instead of text.
     #[arg(long, env = "PODIUM_LOG_JSON")]
     log_json: bool,
+    /// The base URL BMCs download config drives from (`http://podium.example:8080`); default:
+    /// the address each API caller used.
+    #[arg(long, env = "PODIUM_PUBLIC_URL")]
+    public_url: Option<url::Url>,
 }
 
 fn init_tracing(json: bool) {
@@ -88,6 +92,13 @@ pub(super) fn serve(args: ServeArgs) -> anyhow::Result<()> {
     );
     config.probe_interval = Duration::from_secs(args.probe_interval);
     config.sync_interval = Duration::from_secs(args.sync_interval);
+    if let Some(url) = &args.public_url {
+        anyhow::ensure!(
+            matches!(url.scheme(), "http" | "https") && url.has_host(),
+            "--public-url must be an http(s) URL with a host"
+        );
+    }
+    config.public_url = args.public_url;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;

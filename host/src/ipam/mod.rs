@@ -1158,6 +1158,49 @@ impl Podium {
         Ok(released)
     }
 
+    /// The pools a pod manager may use, decoded: its own and those bound to no pod manager.
+    pub(crate) async fn ip_pools_serving(&self, pod_manager: &str) -> Result<Vec<IpPool>, Error> {
+        self.datastore
+            .ip_pools_serving(pod_manager)
+            .await?
+            .into_iter()
+            .map(IpPool::from_row)
+            .collect()
+    }
+
+    /// Holds an address of `pool` for `owner` (the one it holds already, if any), with the
+    /// host's facts for strategies that need them. For the application's own use (rendering):
+    /// the caller has been checked.
+    pub(crate) async fn ip_hold(
+        &self,
+        pool: &IpPool,
+        owner: &str,
+        host: &crate::store::HostRow,
+    ) -> Result<IpClaim, Error> {
+        let (claim, _) = self
+            .ip_allocate(&pool.row.id, owner, Some(host_facts(host)?), None)
+            .await?;
+        Ok(claim)
+    }
+
+    /// Whether a pool's strategy writes preprovisioning networkData for hosts (ipam-dhcpless
+    /// does, ipam-static does not): asked of the plugin, with the pool's first address as a
+    /// stand-in, allocating nothing.
+    pub(crate) async fn ip_pool_preprovisions(
+        &self,
+        pool: &IpPool,
+        host: &crate::store::HostRow,
+    ) -> Result<bool, Error> {
+        let Some((first, _)) = pool.space.ranges_text().into_iter().next() else {
+            return Ok(false);
+        };
+        let Ok(first) = first.parse::<IpAddr>() else {
+            return Ok(false);
+        };
+        let request = pool.request(&Owner::host(&host.id), Some(host_facts(host)?));
+        Ok(self.ip_network_data(pool, &request, first).await?.is_some())
+    }
+
     /// The addresses a host claim has: the claim's own and, while it is bound, its host's.
     /// The caller has been checked for the claim already.
     pub async fn claim_addresses(

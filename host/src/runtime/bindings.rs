@@ -46,5 +46,4 @@ pub(crate) use driver::podium::plugin::log as wit_log;
 pub(crate) use driver::podium::plugin::types as wit_types;
 pub(crate) use ipam::exports::podium::plugin::allocator as wit_allocator;
 pub(crate) use ipam::podium::plugin::allocations as wit_allocations;
-#[allow(unused_imports)]
 pub(crate) use renderer::exports::podium::plugin::render as wit_render;

@@ -337,6 +337,11 @@ macro_rules! call_export {
     }};
 }
 
+mod render;
+pub use render::{
+    ConsumerInput, NetworkPolicy, RenderAddress, RenderCall, RenderHost, RenderInput,
+};
+
 /// Asks a plugin of any world for its name, version and description.
 pub(super) async fn info(runtime: &Runtime, plugin: &Plugin) -> Result<PluginInfo, CallError> {
     let context = CallContext::default();

@@ -27,8 +27,9 @@ use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConf
 
 pub use call::{
     Allocations, BootMode, BootPersistence, BootSettings, BootTarget, CallContext, CallError,
-    Capabilities, DriverCall, IpamCall, IpamHost, IpamPool, IpamRequest, MediaRequest, MediaSlot,
-    MediaType, Nic, PluginError, PowerAction, PowerState, ServiceInfo, System, SystemKind,
+    Capabilities, ConsumerInput, DriverCall, IpamCall, IpamHost, IpamPool, IpamRequest,
+    MediaRequest, MediaSlot, MediaType, NetworkPolicy, Nic, PluginError, PowerAction, PowerState,
+    RenderAddress, RenderCall, RenderHost, RenderInput, ServiceInfo, System, SystemKind,
 };
 pub use detect::LoadError;
 pub use http::{Credentials, Endpoint, HttpStub, TlsPolicy};

@@ -17,8 +17,11 @@ pub struct ClaimRow {
     pub min_memory_mib: i64,
     /// JSON `{url, checksum, checksum_type, format}`.
     pub image: String,
-    pub user_data: Option<String>,
+    /// Bytes, never parsed.
+    pub user_data: Option<Vec<u8>>,
+    /// JSON object of string values.
     pub meta_data: Option<String>,
+    /// JSON text of the consumer's `network_data.json` (a whole document, or additions).
     pub network_data: Option<String>,
     pub online: bool,
     /// `pending`, `bound`, `releasing` or `failed`.
@@ -29,8 +32,12 @@ pub struct ClaimRow {
     pub updated_at: String,
 }
 
+/// `user_data` is read from `user_data_bytes`, or from the text column of claims made before it.
 const COLUMNS: &str = "id, tenant_id, pod_manager, selector, min_cpu, min_memory_mib, image, \
-    user_data, meta_data, network_data, online, state, reason, host_id, created_at, updated_at";
+    user_data_bytes, meta_data, network_data, online, state, reason, host_id, created_at, updated_at";
+const SELECT: &str = "id, tenant_id, pod_manager, selector, min_cpu, min_memory_mib, image, \
+    user_data_bytes, user_data AS user_data_text, meta_data, network_data, online, state, reason, \
+    host_id, created_at, updated_at";
 
 fn row(r: &sqlx::any::AnyRow) -> Result<ClaimRow, StoreError> {
     Ok(ClaimRow {
@@ -41,7 +48,12 @@ fn row(r: &sqlx::any::AnyRow) -> Result<ClaimRow, StoreError> {
         min_cpu: r.try_get("min_cpu")?,
         min_memory_mib: r.try_get("min_memory_mib")?,
         image: r.try_get("image")?,
-        user_data: r.try_get("user_data")?,
+        user_data: match r.try_get::<Option<Vec<u8>>, _>("user_data_bytes")? {
+            Some(bytes) => Some(bytes),
+            None => r
+                .try_get::<Option<String>, _>("user_data_text")?
+                .map(String::into_bytes),
+        },
         meta_data: r.try_get("meta_data")?,
         network_data: r.try_get("network_data")?,
         online: r.try_get::<i64, _>("online")? != 0,
@@ -61,6 +73,23 @@ pub enum BindOutcome {
     Waiting(String),
     /// Nothing granted could ever match.
     Impossible(String),
+}
+
+/// Asks whether a claim fits a host (by id): `None` when it does, else why not.
+pub type HostFit = dyn Fn(String) -> futures::future::BoxFuture<'static, Result<Option<String>, StoreError>>
+    + Send
+    + Sync;
+
+/// The most hosts one bind asks `HostFit` about.
+const FIT_CHECKS: usize = 32;
+
+/// `AND h.id NOT IN (...)` for `n` ids, binding from `$first`; nothing when `n` is 0.
+fn excluding(n: usize, first: usize) -> String {
+    if n == 0 {
+        return String::new();
+    }
+    let params: Vec<String> = (first..first + n).map(|i| format!("${i}")).collect();
+    format!(" AND h.id NOT IN ({})", params.join(", "))
 }
 
 /// The SQL condition "host `h` carries every label of `selector`", binding from `$first`.
@@ -126,7 +155,7 @@ impl Datastore {
         id: &str,
     ) -> Result<Option<ClaimRow>, StoreError> {
         let r = sqlx::query(&format!(
-            "SELECT {COLUMNS} FROM claims WHERE id = $1 AND ($2 = '' OR tenant_id = $2)"
+            "SELECT {SELECT} FROM claims WHERE id = $1 AND ($2 = '' OR tenant_id = $2)"
         ))
         .bind(id)
         .bind(tenant_id.unwrap_or(""))
@@ -138,7 +167,7 @@ impl Datastore {
     /// Claims of a tenant (`Some`) or all (`None`), oldest first.
     pub async fn claim_list(&self, tenant_id: Option<&str>) -> Result<Vec<ClaimRow>, StoreError> {
         let rows = sqlx::query(&format!(
-            "SELECT {COLUMNS} FROM claims WHERE ($1 = '' OR tenant_id = $1) ORDER BY id LIMIT 10000"
+            "SELECT {SELECT} FROM claims WHERE ($1 = '' OR tenant_id = $1) ORDER BY id LIMIT 10000"
         ))
         .bind(tenant_id.unwrap_or(""))
         .fetch_all(self.pool())
@@ -154,20 +183,30 @@ impl Datastore {
         rows.iter().map(|r| Ok(r.try_get("id")?)).collect()
     }
 
-    pub async fn claim_set_online(
+    /// Changes what a tenant may change of its claim; `None` keeps a field.
+    pub async fn claim_update_fields(
         &self,
         id: &str,
         online: bool,
-        user_data: Option<&str>,
+        user_data: Option<&[u8]>,
+        meta_data: Option<&str>,
+        network_data: Option<&str>,
         now: &str,
     ) -> Result<(), StoreError> {
-        sqlx::query("UPDATE claims SET online = $2, user_data = COALESCE($3, user_data), updated_at = $4 WHERE id = $1")
-            .bind(id)
-            .bind(i64::from(online))
-            .bind(user_data)
-            .bind(now)
-            .execute(self.writer())
-            .await?;
+        sqlx::query(
+            "UPDATE claims SET online = $2, user_data_bytes = COALESCE($3, user_data_bytes), \
+             user_data = CASE WHEN $3 IS NULL THEN user_data END, \
+             meta_data = COALESCE($4, meta_data), network_data = COALESCE($5, network_data), \
+             updated_at = $6 WHERE id = $1",
+        )
+        .bind(id)
+        .bind(i64::from(online))
+        .bind(user_data.map(<[u8]>::to_vec))
+        .bind(meta_data)
+        .bind(network_data)
+        .bind(now)
+        .execute(self.writer())
+        .await?;
         Ok(())
     }
 
@@ -227,10 +266,24 @@ impl Datastore {
 
     /// Binds a pending claim to a free matching host, atomically: the host's `claim_id` is set
     /// only where it is still empty, so two claims racing for the last host never both get it.
-    pub async fn claim_bind(&self, claim_id: &str, now: &str) -> Result<BindOutcome, StoreError> {
-        for _attempt in 0..5 {
+    ///
+    /// `fits`, where given, is asked (outside any transaction) about each free host the claim
+    /// could take before it takes it: `Ok(None)` when the claim fits the host, `Ok(Some(why))`
+    /// when it does not (the host is skipped). At most `FIT_CHECKS` hosts are asked per bind.
+    pub async fn claim_bind(
+        &self,
+        claim_id: &str,
+        now: &str,
+        fits: Option<&HostFit>,
+    ) -> Result<BindOutcome, StoreError> {
+        let mut unfit: Vec<String> = Vec::new();
+        let mut fit: Option<String> = None;
+        let mut why_unfit = None;
+        let mut attempts = 0;
+        while attempts < 5 {
+            attempts += 1;
             let mut tx = self.begin_write().await?;
-            let Some(claim) = sqlx::query(&format!("SELECT {COLUMNS} FROM claims WHERE id = $1"))
+            let Some(claim) = sqlx::query(&format!("SELECT {SELECT} FROM claims WHERE id = $1"))
                 .bind(claim_id)
                 .fetch_optional(&mut *tx)
                 .await?
@@ -280,26 +333,39 @@ impl Datastore {
             let matching = |only_free: bool| {
                 format!(
                     "SELECT h.id FROM hosts h WHERE h.pod_manager = $1 AND h.kind = 'system' \
-                     AND h.cpu_count >= $2 AND h.memory_mib >= $3{}{} ORDER BY h.id LIMIT 1",
+                     AND h.cpu_count >= $2 AND h.memory_mib >= $3{}{}{} ORDER BY h.id LIMIT 1",
                     if only_free {
                         " AND h.state = 'available' AND h.claim_id IS NULL"
                     } else {
                         ""
                     },
-                    label_conditions(&selector, 4)
+                    label_conditions(&selector, 4),
+                    if only_free {
+                        excluding(unfit.len(), 4 + 2 * selector.len())
+                    } else {
+                        String::new()
+                    },
                 )
             };
             let (any_sql, free_sql) = (matching(false), matching(true));
-            let bind = |sql| {
-                matching_query(
+            let bind = |sql, exclude: &[String]| {
+                let mut q = matching_query(
                     sql,
                     &claim.pod_manager,
                     claim.min_cpu,
                     claim.min_memory_mib,
                     &selector,
-                )
+                );
+                for id in exclude {
+                    q = q.bind(id.clone());
+                }
+                q
             };
-            if bind(&any_sql).fetch_optional(&mut *tx).await?.is_none() {
+            if bind(&any_sql, &[])
+                .fetch_optional(&mut *tx)
+                .await?
+                .is_none()
+            {
                 return Ok(BindOutcome::Impossible(
                     "no host of this pod manager matches the claim and its grant (labels, CPU, memory)".into(),
                 ));
@@ -319,11 +385,39 @@ impl Datastore {
                     )));
                 }
             }
-            let Some(host) = bind(&free_sql).fetch_optional(&mut *tx).await? else {
-                return Ok(BindOutcome::Waiting(
-                    "every matching host is claimed or not available; waiting for one".into(),
-                ));
+            let Some(host) = bind(&free_sql, &unfit).fetch_optional(&mut *tx).await? else {
+                return Ok(BindOutcome::Waiting(match why_unfit {
+                    Some(why) => format!(
+                        "no free matching host fits the claim's network_data; the last one \
+                         tried: {why}"
+                    ),
+                    None => {
+                        "every matching host is claimed or not available; waiting for one".into()
+                    }
+                }));
             };
+            if let Some(fits) = fits
+                && fit.as_ref() != Some(&host)
+            {
+                // Asked outside the transaction: the answer may take a plugin call.
+                tx.rollback().await?;
+                attempts -= 1;
+                match fits(host.clone()).await? {
+                    None => fit = Some(host),
+                    Some(why) => {
+                        why_unfit = Some(why);
+                        unfit.push(host);
+                        if unfit.len() >= FIT_CHECKS {
+                            return Ok(BindOutcome::Waiting(format!(
+                                "the claim's network_data fits none of the {FIT_CHECKS} free \
+                                 matching hosts tried; the last: {}",
+                                why_unfit.unwrap_or_default()
+                            )));
+                        }
+                    }
+                }
+                continue;
+            }
             let taken = sqlx::query(
                 "UPDATE hosts SET claim_id = $1, updated_at = $3 WHERE id = $2 AND claim_id IS NULL",
             )

@@ -167,6 +167,18 @@ impl Datastore {
         Ok(Paged::from_rows(items, page.limit, |p| p.id.clone()))
     }
 
+    /// The pools a pod manager may use: its own and those bound to no pod manager, by name.
+    pub async fn ip_pools_serving(&self, pod_manager: &str) -> Result<Vec<IpPoolRow>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {POOL_COLUMNS} FROM ip_pools WHERE pod_manager = $1 OR pod_manager IS NULL \
+             ORDER BY name LIMIT 10000"
+        ))
+        .bind(pod_manager)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter().map(pool_row).collect()
+    }
+
     /// Replaces a pool's definition and bumps its generation, under the pool's row lock.
     /// `check` sees the current allocations and may refuse the change (answered as `Err(e)`
     /// inside the `Ok`). `Ok(Ok(false))` when the pool does not exist.

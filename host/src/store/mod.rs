@@ -15,16 +15,18 @@ mod ipam;
 mod operations;
 mod plugins;
 mod pod_managers;
+mod rendering;
 mod tenants;
 mod tokens;
 
-pub use claims::{BindOutcome, ClaimRow};
+pub use claims::{BindOutcome, ClaimRow, HostFit};
 pub use grants::GrantRow;
 pub use hosts::{HostFilter, HostRow, SyncSummary};
 pub use ipam::{IpAllocationRow, IpPoolRow, Missed};
 pub use operations::{OperationFilter, OperationRow};
 pub use plugins::{PluginRow, PluginSource};
 pub use pod_managers::{PodManagerConflict, PodManagerFilter, PodManagerRow, StatusChange};
+pub use rendering::ConfigDriveRow;
 pub use tenants::TenantRow;
 pub use tokens::{Role, TokenRow};
 

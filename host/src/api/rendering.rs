@@ -1,0 +1,243 @@
+//! Network templates (admin, per pod manager), the rendered documents of a host or a claim, and
+//! config drives: made by an admin or a claim's tenant, downloaded by a BMC with no token.
+//! `docs/network-config.md` describes all of it.
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::error::{ApiResult, ErrorBody};
+use super::extract::{AdminCaller, ApiJson, ApiQuery, WritableCaller};
+use crate::app::Podium;
+use crate::auth::Caller;
+use crate::params::{ConfigDriveCreate, RenderedQuery};
+use crate::rendering::{ConfigDrive, Documents, DriveFor, Phase};
+
+/// What a host reads when it boots in one phase.
+#[derive(Debug, Serialize, ToSchema)]
+pub(super) struct RenderedView {
+    phase: Phase,
+    host: String,
+    claim: Option<String>,
+    /// `meta_data.json`.
+    #[schema(value_type = Object)]
+    meta_data: serde_json::Value,
+    /// `network_data.json`.
+    #[schema(value_type = Object)]
+    network_data: serde_json::Value,
+    /// Whether the config drive carries `user_data` (never shown here).
+    has_user_data: bool,
+}
+
+impl From<Documents> for RenderedView {
+    fn from(d: Documents) -> RenderedView {
+        RenderedView {
+            phase: d.phase,
+            host: d.host_id,
+            claim: d.claim_id,
+            meta_data: d.meta_data,
+            network_data: d.network_data,
+            has_user_data: d.user_data.is_some(),
+        }
+    }
+}
+
+/// A config drive just made. `url` is shown once: it is the only credential the download needs.
+#[derive(Debug, Serialize, ToSchema)]
+pub(super) struct ConfigDriveView {
+    id: String,
+    url: String,
+    phase: String,
+    host: String,
+    claim: Option<String>,
+    expires_at: String,
+    size: i64,
+    sha256: String,
+    /// A VFAT image labelled `config-2`: insert it as one of these media types.
+    media_types: Vec<&'static str>,
+}
+
+/// The URL a BMC reaches Podium at: `--public-url` where set, else the address the caller used.
+fn base_url(podium: &Podium, headers: &HeaderMap) -> String {
+    if let Some(url) = podium.public_url() {
+        return url.as_str().trim_end_matches('/').to_owned();
+    }
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .filter(|h| {
+            !h.is_empty()
+                && h.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b))
+        })
+        .unwrap_or("localhost");
+    format!("http://{host}")
+}
+
+fn drive_view(drive: ConfigDrive, base: &str) -> ConfigDriveView {
+    ConfigDriveView {
+        url: format!("{base}{}", drive.path),
+        id: drive.row.id,
+        phase: drive.row.phase,
+        host: drive.row.host_id,
+        claim: drive.row.claim_id,
+        expires_at: drive.row.expires_at,
+        size: drive.row.size,
+        sha256: drive.row.sha256,
+        media_types: vec!["usb", "floppy"],
+    }
+}
+
+/// The pod manager's network template.
+#[utoipa::path(get, path = "/v1/pod_managers/{uuid}/network_template", tag = "rendering",
+    params(("uuid" = String, Path)),
+    responses((status = 200, body = Object), (status = 404, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn network_template_view(
+    State(podium): State<Podium>,
+    AdminCaller(caller): AdminCaller,
+    Path(uuid): Path<String>,
+) -> ApiResult<Json<serde_json::Value>> {
+    Ok(Json(podium.network_template_view(&caller, &uuid).await?))
+}
+
+/// Sets the pod manager's network template (`docs/network-config.md`), checked by its renderer.
+#[utoipa::path(put, path = "/v1/pod_managers/{uuid}/network_template", tag = "rendering",
+    params(("uuid" = String, Path)), request_body = Object,
+    responses((status = 200, body = Object), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn network_template_put(
+    State(podium): State<Podium>,
+    AdminCaller(caller): AdminCaller,
+    Path(uuid): Path<String>,
+    ApiJson(template): ApiJson<serde_json::Value>,
+) -> ApiResult<Json<serde_json::Value>> {
+    Ok(Json(
+        podium
+            .network_template_put(&caller, &uuid, template)
+            .await?,
+    ))
+}
+
+#[utoipa::path(delete, path = "/v1/pod_managers/{uuid}/network_template", tag = "rendering",
+    params(("uuid" = String, Path)),
+    responses((status = 204), (status = 404, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn network_template_delete(
+    State(podium): State<Podium>,
+    AdminCaller(caller): AdminCaller,
+    Path(uuid): Path<String>,
+) -> ApiResult<StatusCode> {
+    podium.network_template_delete(&caller, &uuid).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// A host's documents for a phase (`provisioning` needs a claimed host). Rendering holds the
+/// addresses the documents name.
+#[utoipa::path(get, path = "/v1/hosts/{id}/rendered", tag = "rendering",
+    params(("id" = String, Path), RenderedQuery),
+    responses((status = 200, body = RenderedView), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn host_rendered(
+    State(podium): State<Podium>,
+    AdminCaller(caller): AdminCaller,
+    Path(id): Path<String>,
+    ApiQuery(query): ApiQuery<RenderedQuery>,
+) -> ApiResult<Json<RenderedView>> {
+    let phase = query.phase.unwrap_or(Phase::Provisioning);
+    Ok(Json(
+        podium.host_rendered(&caller, &id, phase).await?.into(),
+    ))
+}
+
+/// Makes a config drive for a host and answers its URL.
+#[utoipa::path(post, path = "/v1/hosts/{id}/config_drive", tag = "rendering",
+    params(("id" = String, Path)), request_body = ConfigDriveCreate,
+    responses((status = 201, body = ConfigDriveView), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn host_config_drive(
+    State(podium): State<Podium>,
+    AdminCaller(caller): AdminCaller,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    ApiJson(params): ApiJson<ConfigDriveCreate>,
+) -> ApiResult<(StatusCode, Json<ConfigDriveView>)> {
+    let phase = params.phase.unwrap_or(Phase::Provisioning);
+    let drive = podium
+        .config_drive_create(&caller, DriveFor::Host(&id, phase), params.expires_in)
+        .await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(drive_view(drive, &base_url(&podium, &headers))),
+    ))
+}
+
+/// A claim's documents: what its host reads when it boots.
+#[utoipa::path(get, path = "/v1/claims/{id}/rendered", tag = "rendering",
+    params(("id" = String, Path)),
+    responses((status = 200, body = RenderedView), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn claim_rendered(
+    State(podium): State<Podium>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> ApiResult<Json<RenderedView>> {
+    Ok(Json(podium.claim_rendered(&caller, &id).await?.into()))
+}
+
+/// Makes a config drive for a bound claim and answers its URL.
+#[utoipa::path(post, path = "/v1/claims/{id}/config_drive", tag = "rendering",
+    params(("id" = String, Path)), request_body = ConfigDriveCreate,
+    responses((status = 201, body = ConfigDriveView), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn claim_config_drive(
+    State(podium): State<Podium>,
+    WritableCaller(caller): WritableCaller,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    ApiJson(params): ApiJson<ConfigDriveCreate>,
+) -> ApiResult<(StatusCode, Json<ConfigDriveView>)> {
+    if params.phase.is_some_and(|p| p != Phase::Provisioning) {
+        return Err(crate::error::Error::invalid(
+            "phase",
+            "a claim's config drive is for provisioning",
+        )
+        .into());
+    }
+    let drive = podium
+        .config_drive_create(&caller, DriveFor::Claim(&id), params.expires_in)
+        .await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(drive_view(drive, &base_url(&podium, &headers))),
+    ))
+}
+
+/// Downloads a config drive image. No token: the URL is the credential, until it expires.
+#[utoipa::path(get, path = "/v1/config_drives/{name}", tag = "rendering",
+    params(("name" = String, Path, description = "`<token>.img`, as the URL was given")),
+    responses((status = 200, content_type = "application/octet-stream"), (status = 404, body = ErrorBody)))]
+pub(super) async fn config_drive_download(
+    State(podium): State<Podium>,
+    Path(name): Path<String>,
+) -> ApiResult<Response> {
+    let (row, bytes) = podium.config_drive_image(&name).await?;
+    let mut response = bytes.into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/octet-stream"),
+    );
+    headers.insert(
+        header::CONTENT_DISPOSITION,
+        HeaderValue::from_static("attachment; filename=\"config-2.img\""),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    if let Ok(etag) = HeaderValue::from_str(&format!("\"{}\"", row.sha256)) {
+        headers.insert(header::ETAG, etag);
+    }
+    Ok(response)
+}

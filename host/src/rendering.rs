@@ -1,0 +1,698 @@
+//! What a booted host reads: `meta_data.json` and `network_data.json`, rendered per host by the
+//! pod manager's renderer plugin, for one of two phases, and config drives that carry them.
+//!
+//! - **preprovisioning** (the ramdisk): networkData from the pod manager's DHCP-less pools (the
+//!   host's `host:<id>` address, static on its boot NIC), else DHCP on the boot NIC;
+//! - **provisioning** (a claimed host's instance): networkData as the pod manager's
+//!   `network_config_owner` says, from its template with the addresses held for the claim
+//!   (`claim:<id>`), from the claim, or both (`docs/network-config.md`).
+//!
+//! The template is the renderer's format: the host only stores it and learns from the
+//! renderer which pools it takes addresses from.
+
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::app::Podium;
+use crate::auth::Caller;
+use crate::error::Error;
+use crate::plugins::PluginRef;
+use crate::pod_managers::PodManager;
+use crate::runtime::{
+    CallContext, CallError, ConsumerInput, NetworkPolicy, Nic, Plugin, PluginError, RenderAddress,
+    RenderHost, RenderInput, World,
+};
+use crate::store::{ClaimRow, ConfigDriveRow, HostRow};
+
+/// The renderer a pod manager uses when the admin chose none.
+pub const DEFAULT_RENDERER: &str = "render-openstack";
+/// How long a config drive's URL works when the caller does not say, and at most.
+const DRIVE_TTL_DEFAULT: u64 = 3600;
+const DRIVE_TTL_MAX: u64 = 86_400;
+/// The largest template accepted, as JSON text.
+const TEMPLATE_MAX: usize = 256 << 10;
+
+/// Which boot a document is for.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// The ramdisk, before the host is provisioned.
+    Preprovisioning,
+    /// The claimed host's own operating system.
+    Provisioning,
+}
+
+impl Phase {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Preprovisioning => "preprovisioning",
+            Phase::Provisioning => "provisioning",
+        }
+    }
+}
+
+/// The rendered documents of one host for one phase.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Documents {
+    pub phase: Phase,
+    pub host_id: String,
+    pub claim_id: Option<String>,
+    pub meta_data: Value,
+    pub network_data: Value,
+    pub user_data: Option<Vec<u8>>,
+}
+
+/// A config drive just made: its token is in `url` and nowhere else.
+#[derive(Clone, Debug)]
+pub struct ConfigDrive {
+    pub row: ConfigDriveRow,
+    /// The path of its URL (`/v1/config_drives/<token>.img`); the API prefixes the base URL.
+    pub path: String,
+}
+
+/// What a config drive is made for.
+#[derive(Clone, Copy, Debug)]
+pub enum DriveFor<'a> {
+    Host(&'a str, Phase),
+    Claim(&'a str),
+}
+
+pub(crate) fn policy_of(pm: &PodManager) -> NetworkPolicy {
+    match pm.row.network_config_owner.as_str() {
+        "consumer" => NetworkPolicy::Consumer,
+        "layered" => NetworkPolicy::Layered,
+        _ => NetworkPolicy::Admin,
+    }
+}
+
+/// The host as a renderer sees it.
+pub(crate) fn render_host(host: &HostRow) -> Result<RenderHost, Error> {
+    let nics: Vec<Nic> = serde_json::from_str(&host.nics)
+        .map_err(|e| Error::Internal(anyhow::anyhow!("stored NICs of host {}: {e}", host.id)))?;
+    Ok(RenderHost {
+        id: host.id.clone(),
+        name: host.name.clone(),
+        uuid: host.uuid.clone(),
+        boot_mac: host.boot_mac.clone(),
+        nics: nics.into_iter().map(|n| (n.name, n.mac)).collect(),
+    })
+}
+
+/// What a claim brought, as the renderer takes it. Its metaData was checked to be an object of
+/// strings when the claim was made.
+pub(crate) fn consumer_input(network_data: Option<&str>, meta_data: Option<&str>) -> ConsumerInput {
+    let meta = meta_data
+        .and_then(|m| serde_json::from_str::<serde_json::Map<String, Value>>(m).ok())
+        .map(|m| {
+            m.into_iter()
+                .map(|(k, v)| match v {
+                    Value::String(s) => (k, s),
+                    other => (k, other.to_string()),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    ConsumerInput {
+        network_data: network_data.map(str::to_owned),
+        meta,
+    }
+}
+
+/// A renderer's refusal of what a caller sent: its message starts with the field's path.
+fn refusal(prefix: &str, message: &str) -> Error {
+    match message.split_once(": ") {
+        Some((path, reason)) if !path.is_empty() && !path.contains(' ') => {
+            let field = if prefix.is_empty() || path.starts_with(prefix) {
+                path.to_owned()
+            } else {
+                format!("{prefix}.{path}")
+            };
+            Error::invalid(field, reason)
+        }
+        _ => Error::Invalid {
+            field: (!prefix.is_empty()).then(|| prefix.to_owned()),
+            message: message.to_owned(),
+        },
+    }
+}
+
+/// A rendering that failed because the template, the host and IPAM do not fit together.
+fn render_failed(host: &HostRow, e: CallError) -> Error {
+    match e {
+        CallError::Plugin { plugin, error } => Error::Conflict {
+            code: "render_failed",
+            message: format!(
+                "cannot render host `{}` ({}): renderer {plugin}: {error}",
+                host.id, host.name
+            ),
+        },
+        other => Error::Plugin(other),
+    }
+}
+
+impl Podium {
+    /// The renderer a pod manager uses, with its configuration.
+    async fn renderer_of(&self, pm: &PodManager) -> Result<(Plugin, CallContext), Error> {
+        let (plugin, config) = match &pm.renderer {
+            Some(binding) => (
+                self.plugin_load(&binding.sha256).await?,
+                binding.config.to_string(),
+            ),
+            None => (
+                self.plugin_resolve(
+                    &PluginRef {
+                        name: DEFAULT_RENDERER.into(),
+                        version: None,
+                        sha256: None,
+                    },
+                    World::Renderer,
+                    "renderer",
+                )
+                .await?,
+                "{}".to_owned(),
+            ),
+        };
+        Ok((
+            plugin,
+            CallContext {
+                config,
+                endpoint: None,
+                allocations: None,
+            },
+        ))
+    }
+
+    async fn pod_manager_load(&self, uuid: &str) -> Result<PodManager, Error> {
+        let row = self
+            .datastore
+            .pod_manager_get(uuid)
+            .await?
+            .ok_or_else(|| Error::not_found("pod manager", uuid))?;
+        PodManager::from_row(row)
+    }
+
+    /// The pod manager's template, `{}` when none was set.
+    async fn template_text(&self, pm: &PodManager) -> Result<String, Error> {
+        Ok(self
+            .datastore
+            .network_template_get(&pm.row.uuid)
+            .await?
+            .unwrap_or_else(|| "{}".to_owned()))
+    }
+
+    /// `GET /v1/pod_managers/{uuid}/network_template`.
+    pub async fn network_template_view(&self, caller: &Caller, uuid: &str) -> Result<Value, Error> {
+        caller.require_admin_read()?;
+        let pm = self.pod_manager_load(uuid).await?;
+        let text = self
+            .datastore
+            .network_template_get(&pm.row.uuid)
+            .await?
+            .ok_or_else(|| Error::not_found("network template of pod manager", uuid))?;
+        serde_json::from_str(&text)
+            .map_err(|e| Error::Internal(anyhow::anyhow!("stored template of {uuid}: {e}")))
+    }
+
+    /// `PUT /v1/pod_managers/{uuid}/network_template`: checked by the pod manager's renderer;
+    /// every pool it names must serve the pod manager.
+    pub async fn network_template_put(
+        &self,
+        caller: &Caller,
+        uuid: &str,
+        template: Value,
+    ) -> Result<Value, Error> {
+        caller.require_admin()?;
+        let pm = self.pod_manager_load(uuid).await?;
+        if !template.is_object() {
+            return Err(Error::Invalid {
+                field: None,
+                message: "a network template is a JSON object".into(),
+            });
+        }
+        let text = template.to_string();
+        if text.len() > TEMPLATE_MAX {
+            return Err(Error::Invalid {
+                field: None,
+                message: format!("a network template is at most {TEMPLATE_MAX} bytes"),
+            });
+        }
+        let pools = self.template_pools(&pm, &text).await?;
+        let serving = self.ip_pools_serving(&pm.row.uuid).await?;
+        for name in &pools {
+            if !serving.iter().any(|p| &p.row.name == name) {
+                return Err(Error::invalid(
+                    "networks",
+                    format!(
+                        "no IP pool named `{name}` serves pod manager `{}` (a pool of this pod \
+                         manager, or of none)",
+                        pm.row.name
+                    ),
+                ));
+            }
+        }
+        self.datastore
+            .network_template_set(&pm.row.uuid, Some(&text), &crate::store::now())
+            .await?;
+        tracing::info!(pod_manager = %pm.row.uuid, pools = ?pools, "network template set");
+        Ok(template)
+    }
+
+    /// `DELETE /v1/pod_managers/{uuid}/network_template`.
+    pub async fn network_template_delete(&self, caller: &Caller, uuid: &str) -> Result<(), Error> {
+        caller.require_admin()?;
+        let pm = self.pod_manager_load(uuid).await?;
+        if self
+            .datastore
+            .network_template_get(&pm.row.uuid)
+            .await?
+            .is_none()
+        {
+            return Err(Error::not_found("network template of pod manager", uuid));
+        }
+        self.datastore
+            .network_template_set(&pm.row.uuid, None, &crate::store::now())
+            .await?;
+        Ok(())
+    }
+
+    /// The pools a template takes addresses from, as its renderer reads it.
+    async fn template_pools(&self, pm: &PodManager, text: &str) -> Result<Vec<String>, Error> {
+        let (plugin, context) = self.renderer_of(pm).await?;
+        self.runtime
+            .renderer(&plugin, context)
+            .validate_template(text)
+            .await
+            .map_err(|e| match e {
+                CallError::Plugin {
+                    error: PluginError::InvalidConfig(message),
+                    ..
+                } => refusal("", &message),
+                other => Error::Plugin(other),
+            })
+    }
+
+    /// Checks what a claim brings (its `network_data` and `meta_data`) on a pod manager, against
+    /// a host where one is given. A refusal names the field.
+    pub(crate) async fn consumer_input_check(
+        &self,
+        pm: &PodManager,
+        host: Option<&HostRow>,
+        input: &ConsumerInput,
+    ) -> Result<(), Error> {
+        let policy = policy_of(pm);
+        let template = self.template_text(pm).await?;
+        let host = host.map(render_host).transpose()?;
+        let (plugin, context) = self.renderer_of(pm).await?;
+        self.runtime
+            .renderer(&plugin, context)
+            .validate_consumer_input(policy, &template, host.as_ref(), input)
+            .await
+            .map_err(|e| match e {
+                CallError::Plugin {
+                    error: PluginError::InvalidInput(message),
+                    ..
+                } => refusal("", &message),
+                CallError::Plugin {
+                    error: PluginError::Unsupported(message),
+                    ..
+                } => Error::Conflict {
+                    code: "network_config_owned_by_site",
+                    message,
+                },
+                other => Error::Plugin(other),
+            })
+    }
+
+    /// `GET /v1/hosts/{id}/rendered?phase=`: any host, for the admin.
+    pub async fn host_rendered(
+        &self,
+        caller: &Caller,
+        host_id: &str,
+        phase: Phase,
+    ) -> Result<Documents, Error> {
+        caller.require_admin_read()?;
+        let host = self
+            .datastore
+            .host_get(host_id)
+            .await?
+            .ok_or_else(|| Error::not_found("host", host_id))?;
+        let claim = match (&host.claim_id, phase) {
+            (Some(c), Phase::Provisioning) => self.datastore.claim_get(None, c).await?,
+            (None, Phase::Provisioning) => {
+                return Err(Error::Conflict {
+                    code: "host_not_claimed",
+                    message: format!(
+                        "host `{host_id}` is not claimed: the provisioning documents are a \
+                         claim's; ask for phase=preprovisioning"
+                    ),
+                });
+            }
+            (_, Phase::Preprovisioning) => None,
+        };
+        self.render(&host, claim.as_ref(), phase).await
+    }
+
+    /// `GET /v1/claims/{id}/rendered`: the claim's tenant, or the admin.
+    pub async fn claim_rendered(
+        &self,
+        caller: &Caller,
+        claim_id: &str,
+    ) -> Result<Documents, Error> {
+        let (claim, host) = self.claim_view(caller, claim_id).await?;
+        let host = host.ok_or_else(|| Error::Conflict {
+            code: "claim_not_bound",
+            message: format!(
+                "claim `{claim_id}` is {}: it has no host to render for yet",
+                claim.state
+            ),
+        })?;
+        self.render(&host, Some(&claim), Phase::Provisioning).await
+    }
+
+    /// Renders one host's documents. Holds the addresses the documents need (`host:<id>` in
+    /// DHCP-less pools for preprovisioning, `claim:<id>` in the template's pools for
+    /// provisioning): a host or claim keeps the address it was first given.
+    pub(crate) async fn render(
+        &self,
+        host: &HostRow,
+        claim: Option<&ClaimRow>,
+        phase: Phase,
+    ) -> Result<Documents, Error> {
+        let pm = self.pod_manager_load(&host.pod_manager).await?;
+        let template = self.template_text(&pm).await?;
+        let mut context = vec![("pod_manager".to_owned(), pm.row.uuid.clone())];
+        let (policy, addresses, consumer) = match (phase, claim) {
+            (Phase::Provisioning, Some(claim)) => {
+                context.push(("tenant".into(), claim.tenant_id.clone()));
+                context.push(("claim".into(), claim.id.clone()));
+                let policy = policy_of(&pm);
+                let consumer =
+                    consumer_input(claim.network_data.as_deref(), claim.meta_data.as_deref());
+                let pools = self.template_pools(&pm, &template).await?;
+                let addresses = self
+                    .render_addresses(&pm, host, &crate::ipam::Owner::claim(&claim.id), &pools)
+                    .await?;
+                (policy, addresses, consumer)
+            }
+            _ => (NetworkPolicy::Admin, Vec::new(), ConsumerInput::default()),
+        };
+        let input = RenderInput {
+            host: render_host(host)?,
+            policy,
+            template,
+            addresses,
+            context,
+            consumer,
+        };
+        let (plugin, call) = self.renderer_of(&pm).await?;
+        let meta_data = self
+            .runtime
+            .renderer(&plugin, call)
+            .render_meta_data(&input)
+            .await
+            .map_err(|e| render_failed(host, e))?;
+        let network_data = match phase {
+            Phase::Provisioning => {
+                let (plugin, call) = self.renderer_of(&pm).await?;
+                self.runtime
+                    .renderer(&plugin, call)
+                    .render_network_data(&input)
+                    .await
+                    .map_err(|e| render_failed(host, e))?
+            }
+            Phase::Preprovisioning => self.preprovisioning_network_data(&pm, host).await?,
+        };
+        Ok(Documents {
+            phase,
+            host_id: host.id.clone(),
+            claim_id: claim.map(|c| c.id.clone()),
+            meta_data,
+            network_data,
+            user_data: match phase {
+                Phase::Provisioning => claim.and_then(|c| c.user_data.clone()),
+                Phase::Preprovisioning => None,
+            },
+        })
+    }
+
+    /// One address per pool the template names, held for `owner`.
+    async fn render_addresses(
+        &self,
+        pm: &PodManager,
+        host: &HostRow,
+        owner: &str,
+        pools: &[String],
+    ) -> Result<Vec<RenderAddress>, Error> {
+        if pools.is_empty() {
+            return Ok(Vec::new());
+        }
+        let serving = self.ip_pools_serving(&pm.row.uuid).await?;
+        let mut out = Vec::with_capacity(pools.len());
+        for name in pools {
+            let pool = serving
+                .iter()
+                .find(|p| &p.row.name == name)
+                .ok_or_else(|| Error::Conflict {
+                    code: "render_failed",
+                    message: format!(
+                        "the network template of pod manager `{}` names IP pool `{name}`, which \
+                         no longer serves it",
+                        pm.row.name
+                    ),
+                })?;
+            let held = self.ip_hold(pool, owner, host).await?;
+            out.push(RenderAddress {
+                pool: name.clone(),
+                address: held.row.address,
+                prefix: held.prefix,
+                gateway: held.gateway,
+                dns_servers: held.dns_servers,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The ramdisk's networkData: the static configuration of the boot NIC from each DHCP-less
+    /// pool of the pod manager (merged), or DHCP on the boot NIC where there is none.
+    async fn preprovisioning_network_data(
+        &self,
+        pm: &PodManager,
+        host: &HostRow,
+    ) -> Result<Value, Error> {
+        let owner = crate::ipam::Owner::host(&host.id);
+        let mut documents = Vec::new();
+        for pool in self.ip_pools_serving(&pm.row.uuid).await? {
+            if pool.row.pod_manager.as_deref() != Some(pm.row.uuid.as_str())
+                || !self.ip_pool_preprovisions(&pool, host).await?
+            {
+                continue;
+            }
+            if let Some(doc) = self.ip_hold(&pool, &owner, host).await?.network_data {
+                documents.push(doc);
+            }
+        }
+        if documents.is_empty() {
+            let facts = render_host(host)?;
+            let Some(mac) = facts
+                .boot_mac
+                .clone()
+                .or_else(|| facts.nics.first().map(|(_, mac)| mac.clone()))
+            else {
+                return Ok(json!({"links": [], "networks": [], "services": []}));
+            };
+            return Ok(json!({
+                "links": [{"id": "boot", "type": "phy", "ethernet_mac_address": mac}],
+                "networks": [{"id": "boot-dhcp", "network_id": "boot-dhcp", "type": "ipv4_dhcp", "link": "boot"}],
+                "services": [],
+            }));
+        }
+        Ok(merge_network_data(documents))
+    }
+
+    /// Renders and stores a config drive; its URL's token is answered once, here.
+    pub async fn config_drive_create(
+        &self,
+        caller: &Caller,
+        target: DriveFor<'_>,
+        expires_in: Option<u64>,
+    ) -> Result<ConfigDrive, Error> {
+        let ttl = expires_in.unwrap_or(DRIVE_TTL_DEFAULT);
+        if !(60..=DRIVE_TTL_MAX).contains(&ttl) {
+            return Err(Error::invalid(
+                "expires_in",
+                format!("must be between 60 and {DRIVE_TTL_MAX} seconds"),
+            ));
+        }
+        let documents = match target {
+            DriveFor::Host(id, phase) => {
+                caller.require_admin()?;
+                self.host_rendered(caller, id, phase).await?
+            }
+            DriveFor::Claim(id) => {
+                if let Caller::Tenant {
+                    read_only: true, ..
+                }
+                | Caller::Admin {
+                    read_only: true, ..
+                } = caller
+                {
+                    return Err(Error::Forbidden("this token is read-only".into()));
+                }
+                self.claim_rendered(caller, id).await?
+            }
+        };
+        let meta_data = documents.meta_data.to_string();
+        let network_data = documents.network_data.to_string();
+        let image = crate::config_drive::build(&crate::config_drive::Contents {
+            meta_data: meta_data.as_bytes(),
+            network_data: network_data.as_bytes(),
+            user_data: documents.user_data.as_deref(),
+        })
+        .map_err(|e| Error::Internal(anyhow::anyhow!("building a config drive: {e}")))?;
+        let token = format!("cd_{}", hex::encode(rand::random::<[u8; 32]>()));
+        let now = time::OffsetDateTime::now_utc();
+        let row = ConfigDriveRow {
+            id: crate::store::new_id(),
+            token_hash: hex::encode(Sha256::digest(token.as_bytes())),
+            host_id: documents.host_id,
+            claim_id: documents.claim_id,
+            phase: documents.phase.as_str().to_owned(),
+            meta_data,
+            network_data,
+            user_data: documents.user_data,
+            sha256: image.sha256,
+            size: i64::try_from(image.bytes.len()).unwrap_or(i64::MAX),
+            created_at: crate::store::format_time(now),
+            expires_at: crate::store::format_time(
+                now + time::Duration::seconds(i64::try_from(ttl).unwrap_or(i64::MAX)),
+            ),
+        };
+        self.datastore
+            .config_drive_create(&row, &row.created_at)
+            .await?;
+        tracing::info!(drive = %row.id, host = %row.host_id, phase = %row.phase, expires_at = %row.expires_at, "config drive made");
+        Ok(ConfigDrive {
+            row,
+            path: format!("/v1/config_drives/{token}.img"),
+        })
+    }
+
+    /// The image behind a config drive URL (`<token>.img`), rebuilt from its stored documents;
+    /// not found once it expired, or for any other name.
+    pub async fn config_drive_image(&self, name: &str) -> Result<(ConfigDriveRow, Vec<u8>), Error> {
+        let not_found = || Error::not_found("config drive", "(this URL)");
+        let token = name.strip_suffix(".img").ok_or_else(not_found)?;
+        if !token.starts_with("cd_") || token.len() != 67 {
+            return Err(not_found());
+        }
+        let hash = hex::encode(Sha256::digest(token.as_bytes()));
+        let row = self
+            .datastore
+            .config_drive_by_token(&hash, &crate::store::now())
+            .await?
+            .ok_or_else(not_found)?;
+        let image = crate::config_drive::build(&crate::config_drive::Contents {
+            meta_data: row.meta_data.as_bytes(),
+            network_data: row.network_data.as_bytes(),
+            user_data: row.user_data.as_deref(),
+        })
+        .map_err(|e| Error::Internal(anyhow::anyhow!("rebuilding config drive {}: {e}", row.id)))?;
+        if image.sha256 != row.sha256 {
+            return Err(Error::Internal(anyhow::anyhow!(
+                "config drive {} rebuilt to different bytes",
+                row.id
+            )));
+        }
+        Ok((row, image.bytes))
+    }
+}
+
+/// Merges `network_data.json` documents (one per DHCP-less pool: IPv4 and IPv6 on the same boot
+/// NIC): links by id, networks in order with ids made unique, DNS services without repeats.
+fn merge_network_data(documents: Vec<Value>) -> Value {
+    let mut links: Vec<Value> = Vec::new();
+    let mut networks: Vec<Value> = Vec::new();
+    let mut services: Vec<Value> = Vec::new();
+    for doc in documents {
+        let list = |key: &str| {
+            doc.get(key)
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default()
+        };
+        for link in list("links") {
+            if !links.iter().any(|l| l.get("id") == link.get("id")) {
+                links.push(link);
+            }
+        }
+        for mut network in list("networks") {
+            let id = network
+                .get("id")
+                .and_then(Value::as_str)
+                .unwrap_or("net")
+                .to_owned();
+            let mut unique = id.clone();
+            let mut n = 1;
+            while networks
+                .iter()
+                .any(|x| x.get("id").and_then(Value::as_str) == Some(&unique))
+            {
+                unique = format!("{id}-{n}");
+                n += 1;
+            }
+            if unique != id {
+                network["id"] = Value::String(unique.clone());
+                network["network_id"] = Value::String(unique);
+            }
+            networks.push(network);
+        }
+        for service in list("services") {
+            if !services.contains(&service) {
+                services.push(service);
+            }
+        }
+    }
+    json!({"links": links, "networks": networks, "services": services})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merged_documents_share_links_and_keep_every_network() {
+        let v4 = json!({
+            "links": [{"id": "boot", "type": "phy", "ethernet_mac_address": "aa:bb:cc:dd:ee:ff"}],
+            "networks": [{"id": "boot", "network_id": "boot", "type": "ipv4", "link": "boot"}],
+            "services": [{"type": "dns", "address": "192.0.2.53"}],
+        });
+        let v6 = json!({
+            "links": [{"id": "boot", "type": "phy", "ethernet_mac_address": "aa:bb:cc:dd:ee:ff"}],
+            "networks": [{"id": "boot", "network_id": "boot", "type": "ipv6", "link": "boot"}],
+            "services": [{"type": "dns", "address": "192.0.2.53"}, {"type": "dns", "address": "2001:db8::53"}],
+        });
+        let merged = merge_network_data(vec![v4, v6]);
+        assert_eq!(merged["links"].as_array().unwrap().len(), 1);
+        let ids: Vec<&str> = merged["networks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, ["boot", "boot-1"]);
+        assert_eq!(merged["networks"][1]["network_id"], "boot-1");
+        assert_eq!(merged["services"].as_array().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn a_renderers_refusal_names_the_field() {
+        let e = refusal("", "network_data.networks[0].link: no link \"x\"");
+        assert!(
+            matches!(e, Error::Invalid { field: Some(f), message } if f == "network_data.networks[0].link" && message == "no link \"x\"")
+        );
+        let e = refusal("", "the whole thing is wrong");
+        assert!(matches!(e, Error::Invalid { field: None, .. }));
+    }
+}

@@ -1,0 +1,144 @@
+//! Stored network templates (a column of the pod manager) and config drives.
+
+use sqlx::Row;
+
+use super::{Datastore, StoreError};
+
+/// A config drive served at an unguessable URL until it expires. The image is rebuilt from
+/// these documents on every download; `sha256` and `size` are the image's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigDriveRow {
+    pub id: String,
+    /// sha256 of the URL's token.
+    pub token_hash: String,
+    pub host_id: String,
+    pub claim_id: Option<String>,
+    /// `preprovisioning` or `provisioning`.
+    pub phase: String,
+    pub meta_data: String,
+    pub network_data: String,
+    pub user_data: Option<Vec<u8>>,
+    pub sha256: String,
+    pub size: i64,
+    pub created_at: String,
+    pub expires_at: String,
+}
+
+const COLUMNS: &str = "id, token_hash, host_id, claim_id, phase, meta_data, network_data, \
+    user_data, sha256, size, created_at, expires_at";
+
+fn row(r: &sqlx::any::AnyRow) -> Result<ConfigDriveRow, StoreError> {
+    Ok(ConfigDriveRow {
+        id: r.try_get("id")?,
+        token_hash: r.try_get("token_hash")?,
+        host_id: r.try_get("host_id")?,
+        claim_id: r.try_get("claim_id")?,
+        phase: r.try_get("phase")?,
+        meta_data: r.try_get("meta_data")?,
+        network_data: r.try_get("network_data")?,
+        user_data: r.try_get("user_data")?,
+        sha256: r.try_get("sha256")?,
+        size: r.try_get("size")?,
+        created_at: r.try_get("created_at")?,
+        expires_at: r.try_get("expires_at")?,
+    })
+}
+
+impl Datastore {
+    /// A pod manager's network template (JSON text), `None` where the admin set none.
+    /// `Err` only on storage errors; a missing pod manager is `Ok(None)` too.
+    pub async fn network_template_get(&self, uuid: &str) -> Result<Option<String>, StoreError> {
+        Ok(sqlx::query_scalar::<_, Option<String>>(
+            "SELECT network_template FROM pod_managers WHERE uuid = $1",
+        )
+        .bind(uuid)
+        .fetch_optional(self.pool())
+        .await?
+        .flatten())
+    }
+
+    /// Sets (or, with `None`, removes) a pod manager's template; `false` when it does not exist.
+    pub async fn network_template_set(
+        &self,
+        uuid: &str,
+        template: Option<&str>,
+        now: &str,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(
+            "UPDATE pod_managers SET network_template = $2, updated_at = $3 WHERE uuid = $1",
+        )
+        .bind(uuid)
+        .bind(template)
+        .bind(now)
+        .execute(self.writer())
+        .await?
+        .rows_affected();
+        Ok(done == 1)
+    }
+
+    /// Stores a config drive, and forgets the ones that expired before `now`.
+    pub async fn config_drive_create(
+        &self,
+        d: &ConfigDriveRow,
+        now: &str,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.begin_write().await?;
+        sqlx::query("DELETE FROM config_drives WHERE expires_at <= $1")
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(&format!(
+            "INSERT INTO config_drives ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
+        ))
+        .bind(&d.id)
+        .bind(&d.token_hash)
+        .bind(&d.host_id)
+        .bind(&d.claim_id)
+        .bind(&d.phase)
+        .bind(&d.meta_data)
+        .bind(&d.network_data)
+        .bind(&d.user_data)
+        .bind(&d.sha256)
+        .bind(d.size)
+        .bind(&d.created_at)
+        .bind(&d.expires_at)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// The config drive a token opens, unless it expired by `now`.
+    pub async fn config_drive_by_token(
+        &self,
+        token_hash: &str,
+        now: &str,
+    ) -> Result<Option<ConfigDriveRow>, StoreError> {
+        sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM config_drives WHERE token_hash = $1 AND expires_at > $2"
+        ))
+        .bind(token_hash)
+        .bind(now)
+        .fetch_optional(self.pool())
+        .await?
+        .as_ref()
+        .map(row)
+        .transpose()
+    }
+
+    /// Forgets every config drive of a claim (its host is being released) or of a host.
+    pub async fn config_drives_delete(
+        &self,
+        host_id: &str,
+        claim_id: Option<&str>,
+    ) -> Result<u64, StoreError> {
+        Ok(sqlx::query(
+            "DELETE FROM config_drives WHERE host_id = $1 AND ($2 = '' OR claim_id = $2)",
+        )
+        .bind(host_id)
+        .bind(claim_id.unwrap_or(""))
+        .execute(self.writer())
+        .await?
+        .rows_affected())
+    }
+}
