@@ -15,6 +15,8 @@ use crate::store::{BindOutcome, ClaimRow, HostRow};
 
 /// Largest `user_data` accepted: it is handed to the host as bytes, never parsed.
 pub const MAX_USER_DATA: usize = 64 << 10;
+/// Largest consumer `network_data` accepted, as JSON text.
+const MAX_NETWORK_DATA: usize = 64 << 10;
 /// The most metaData keys a claim may bring.
 const MAX_META_KEYS: usize = 64;
 
@@ -76,15 +78,46 @@ fn meta_data_text(meta: Option<serde_json::Value>) -> Result<Option<String>, Err
 }
 
 /// A claim's networkData: a JSON object, stored as JSON text.
+/// `{}` (like `null`) brings nothing; a document is at most `MAX_NETWORK_DATA` bytes.
 fn network_data_text(network_data: Option<serde_json::Value>) -> Result<Option<String>, Error> {
     match network_data {
-        None => Ok(None),
-        Some(n) if n.is_object() => Ok(Some(n.to_string())),
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(serde_json::Value::Object(o)) if o.is_empty() => Ok(None),
+        Some(n) if n.is_object() => {
+            let text = n.to_string();
+            if text.len() > MAX_NETWORK_DATA {
+                return Err(Error::invalid(
+                    "network_data",
+                    format!("must be at most {MAX_NETWORK_DATA} bytes of JSON"),
+                ));
+            }
+            Ok(Some(text))
+        }
         Some(_) => Err(Error::invalid(
             "network_data",
             "must be a JSON object (a network_data.json document)",
         )),
     }
+}
+
+/// The MACs of the `phy` links of an OpenStack `network_data.json` (lower-case): a host must
+/// have a NIC of each for the document to fit it.
+fn phy_macs(network_data: &str) -> Vec<String> {
+    let Ok(doc) = serde_json::from_str::<serde_json::Value>(network_data) else {
+        return Vec::new();
+    };
+    let mut macs: Vec<String> = doc["links"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|l| l["type"] == "phy")
+        .filter_map(|l| l["ethernet_mac_address"].as_str())
+        .map(str::to_ascii_lowercase)
+        .filter(|m| m.len() == 17 && m.bytes().all(|b| b.is_ascii_hexdigit() || b == b':'))
+        .collect();
+    macs.sort();
+    macs.dedup();
+    macs
 }
 
 fn tenant_of(caller: &Caller) -> Result<(&str, bool), Error> {
@@ -220,9 +253,10 @@ impl Podium {
     pub(crate) async fn claim_try_bind(&self, id: &str) -> Result<(), Error> {
         let now = crate::store::now();
         let fits = self.claim_fit(id).await?;
-        match self.datastore.claim_bind(id, &now, fits.as_deref()).await? {
+        match self.datastore.claim_bind(id, &now, fits.as_ref()).await? {
             BindOutcome::Bound(host) => {
                 tracing::info!(claim = id, host, "claim bound");
+                self.claim_hold_addresses(id).await;
                 let claim = self.datastore.claim_get(None, id).await?;
                 if let Some(claim) = claim.filter(|c| c.online) {
                     self.claim_power(&claim, PowerAction::On).await?;
@@ -244,7 +278,7 @@ impl Podium {
 
     /// Where a claim brings networkData that names the host's NICs (policy `consumer`), the
     /// check that it fits a host, for the bind to skip the hosts it does not fit.
-    async fn claim_fit(&self, id: &str) -> Result<Option<Box<crate::store::HostFit>>, Error> {
+    async fn claim_fit(&self, id: &str) -> Result<Option<crate::store::HostFit>, Error> {
         let Some(claim) = self.datastore.claim_get(None, id).await? else {
             return Ok(None);
         };
@@ -258,25 +292,42 @@ impl Podium {
         if crate::rendering::policy_of(&pm) != crate::runtime::NetworkPolicy::Consumer {
             return Ok(None);
         }
-        let input = crate::rendering::consumer_input(
-            claim.network_data.as_deref(),
-            claim.meta_data.as_deref(),
-        );
+        let Some(network_data) = claim.network_data.clone() else {
+            return Ok(None);
+        };
+        let input =
+            crate::rendering::consumer_input(Some(&network_data), claim.meta_data.as_deref());
         let podium = self.clone();
-        Ok(Some(Box::new(move |host_id: String| {
-            let (podium, pm, input) = (podium.clone(), pm.clone(), input.clone());
-            Box::pin(async move {
+        let claim_id = claim.id.clone();
+        let check = move |host_id: String| {
+            let (podium, pm, input, claim_id) =
+                (podium.clone(), pm.clone(), input.clone(), claim_id.clone());
+            let fit: futures::future::BoxFuture<'static, _> = Box::pin(async move {
                 let Some(host) = podium.datastore.host_get(&host_id).await? else {
-                    return Ok(Some(format!("host `{host_id}` is gone")));
+                    return Ok(Some("a candidate host is gone".to_owned()));
                 };
-                Ok(
-                    match podium.consumer_input_check(&pm, Some(&host), &input).await {
-                        Ok(()) => None,
-                        Err(e) => Some(format!("host `{}` ({}): {e}", host.id, host.name)),
-                    },
-                )
-            })
-        })))
+                match podium.consumer_input_check(&pm, Some(&host), &input).await {
+                    Ok(()) => Ok(None),
+                    // The details name the host's NICs: for the admin's log, not the tenant.
+                    Err(Error::Invalid { field, message }) => {
+                        tracing::info!(claim = %claim_id, host = %host.id, ?field, %message, "the claim's network_data does not fit a host");
+                        Ok(Some(format!(
+                            "it does not fit a free host ({})",
+                            field.as_deref().unwrap_or("network_data")
+                        )))
+                    }
+                    Err(e) => Err(crate::store::StoreError::Check(format!(
+                        "checking the claim's network_data against a host: {e}"
+                    ))),
+                }
+            });
+            fit
+        };
+        Ok(Some(crate::store::HostFit {
+            check: Box::new(check),
+            macs: phy_macs(&network_data),
+            network_data,
+        }))
     }
 
     /// Tries every pending claim (after a host became available, and on a timer).
@@ -371,7 +422,8 @@ impl Podium {
                 .await?;
         }
         let online = params.online.unwrap_or(claim.online);
-        self.datastore
+        let updated = self
+            .datastore
             .claim_update_fields(
                 id,
                 online,
@@ -379,8 +431,15 @@ impl Podium {
                 meta_data.as_deref(),
                 network_data.as_deref(),
                 &crate::store::now(),
+                (&claim.state, claim.host_id.as_deref()),
             )
             .await?;
+        if !updated {
+            return Err(Error::Conflict {
+                code: "claim_changed",
+                message: "the claim changed while this request was checked (it was bound or released); read it and try again".into(),
+            });
+        }
         if online != claim.online && claim.host_id.is_some() {
             let action = if online {
                 PowerAction::On

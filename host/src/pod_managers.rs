@@ -708,6 +708,13 @@ impl Podium {
                 tick.tick().await;
                 podium.pod_managers_probe_all().await;
                 podium.claims_bind_pending().await;
+                if let Err(e) = podium
+                    .datastore
+                    .config_drives_expire(&crate::store::now())
+                    .await
+                {
+                    tracing::warn!(error = %e, "cannot forget expired config drives");
+                }
             }
         });
         let podium = self.clone();

@@ -19,8 +19,8 @@ use crate::error::Error;
 use crate::plugins::PluginRef;
 use crate::pod_managers::PodManager;
 use crate::runtime::{
-    CallContext, CallError, ConsumerInput, NetworkPolicy, Nic, Plugin, PluginError, RenderAddress,
-    RenderHost, RenderInput, World,
+    CallContext, CallError, ConsumerInput, NetworkPolicy, Nic, Plugin, PluginError, PoolNeed,
+    RenderAddress, RenderHost, RenderInput, World,
 };
 use crate::store::{ClaimRow, ConfigDriveRow, HostRow};
 
@@ -70,6 +70,26 @@ pub struct ConfigDrive {
     pub row: ConfigDriveRow,
     /// The path of its URL (`/v1/config_drives/<token>.img`); the API prefixes the base URL.
     pub path: String,
+}
+
+/// Whether rendering may take the addresses the documents need, or only show those held.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Hold {
+    /// Hold what is missing (binding a claim, making a config drive).
+    Take,
+    /// Write nothing (a GET).
+    Peek,
+}
+
+/// The documents need an address that was not taken yet.
+fn not_held(owner: &str, pool: &str) -> Error {
+    Error::Conflict {
+        code: "addresses_not_held",
+        message: format!(
+            "`{owner}` holds no address of IP pool `{pool}` yet: addresses are taken when a \
+             claim binds and when a config drive is made"
+        ),
+    }
 }
 
 /// What a config drive is made for.
@@ -240,14 +260,26 @@ impl Podium {
         }
         let pools = self.template_pools(&pm, &text).await?;
         let serving = self.ip_pools_serving(&pm.row.uuid).await?;
-        for name in &pools {
-            if !serving.iter().any(|p| &p.row.name == name) {
+        for need in &pools {
+            let Some(pool) = serving.iter().find(|p| p.row.name == need.name) else {
                 return Err(Error::invalid(
-                    "networks",
+                    need.field.clone(),
                     format!(
-                        "no IP pool named `{name}` serves pod manager `{}` (a pool of this pod \
+                        "no IP pool named `{}` serves pod manager `{}` (a pool of this pod \
                          manager, or of none)",
-                        pm.row.name
+                        need.name, pm.row.name
+                    ),
+                ));
+            };
+            let pool_v6 = pool.row.family == 6;
+            if pool_v6 != need.ipv6 {
+                return Err(Error::invalid(
+                    need.field.clone(),
+                    format!(
+                        "IP pool `{}` is {}, but its network is {}",
+                        need.name,
+                        if pool_v6 { "IPv6" } else { "IPv4" },
+                        if need.ipv6 { "IPv6" } else { "IPv4" }
                     ),
                 ));
             }
@@ -255,7 +287,7 @@ impl Podium {
         self.datastore
             .network_template_set(&pm.row.uuid, Some(&text), &crate::store::now())
             .await?;
-        tracing::info!(pod_manager = %pm.row.uuid, pools = ?pools, "network template set");
+        tracing::info!(pod_manager = %pm.row.uuid, pools = pools.len(), "network template set");
         Ok(template)
     }
 
@@ -278,7 +310,7 @@ impl Podium {
     }
 
     /// The pools a template takes addresses from, as its renderer reads it.
-    async fn template_pools(&self, pm: &PodManager, text: &str) -> Result<Vec<String>, Error> {
+    async fn template_pools(&self, pm: &PodManager, text: &str) -> Result<Vec<PoolNeed>, Error> {
         let (plugin, context) = self.renderer_of(pm).await?;
         self.runtime
             .renderer(&plugin, context)
@@ -339,19 +371,24 @@ impl Podium {
             .await?
             .ok_or_else(|| Error::not_found("host", host_id))?;
         let claim = match (&host.claim_id, phase) {
-            (Some(c), Phase::Provisioning) => self.datastore.claim_get(None, c).await?,
-            (None, Phase::Provisioning) => {
-                return Err(Error::Conflict {
-                    code: "host_not_claimed",
-                    message: format!(
-                        "host `{host_id}` is not claimed: the provisioning documents are a \
-                         claim's; ask for phase=preprovisioning"
-                    ),
-                });
-            }
+            (Some(c), Phase::Provisioning) => self
+                .datastore
+                .claim_get(None, c)
+                .await?
+                .filter(|c| c.state == "bound"),
             (_, Phase::Preprovisioning) => None,
+            (None, Phase::Provisioning) => None,
         };
-        self.render(&host, claim.as_ref(), phase).await
+        if phase == Phase::Provisioning && claim.is_none() {
+            return Err(Error::Conflict {
+                code: "host_not_claimed",
+                message: format!(
+                    "host `{host_id}` has no bound claim: the provisioning documents are a \
+                     claim's; ask for phase=preprovisioning"
+                ),
+            });
+        }
+        self.render(&host, claim.as_ref(), phase, Hold::Peek).await
     }
 
     /// `GET /v1/claims/{id}/rendered`: the claim's tenant, or the admin.
@@ -360,25 +397,65 @@ impl Podium {
         caller: &Caller,
         claim_id: &str,
     ) -> Result<Documents, Error> {
-        let (claim, host) = self.claim_view(caller, claim_id).await?;
-        let host = host.ok_or_else(|| Error::Conflict {
-            code: "claim_not_bound",
-            message: format!(
-                "claim `{claim_id}` is {}: it has no host to render for yet",
-                claim.state
-            ),
-        })?;
-        self.render(&host, Some(&claim), Phase::Provisioning).await
+        let (claim, host) = self.claim_bound(caller, claim_id).await?;
+        self.render(&host, Some(&claim), Phase::Provisioning, Hold::Peek)
+            .await
     }
 
-    /// Renders one host's documents. Holds the addresses the documents need (`host:<id>` in
-    /// DHCP-less pools for preprovisioning, `claim:<id>` in the template's pools for
-    /// provisioning): a host or claim keeps the address it was first given.
+    /// A claim that is bound, with its host; a pending, failed or releasing one has no
+    /// documents (a released claim's drive must not outlive it).
+    async fn claim_bound(
+        &self,
+        caller: &Caller,
+        claim_id: &str,
+    ) -> Result<(ClaimRow, HostRow), Error> {
+        let (claim, host) = self.claim_view(caller, claim_id).await?;
+        match host {
+            Some(host) if claim.state == "bound" => Ok((claim, host)),
+            _ => Err(Error::Conflict {
+                code: "claim_not_bound",
+                message: format!(
+                    "claim `{claim_id}` is {}: only a bound claim has documents to render",
+                    claim.state
+                ),
+            }),
+        }
+    }
+
+    /// Holds the addresses a freshly bound claim's documents need, so that viewing them later
+    /// takes nothing. Failures are logged: the claim stays bound, and its documents answer why.
+    pub(crate) async fn claim_hold_addresses(&self, claim_id: &str) {
+        let found = async {
+            let claim = self.datastore.claim_get(None, claim_id).await?;
+            let Some(claim) = claim.filter(|c| c.state == "bound") else {
+                return Ok(());
+            };
+            let Some(host) = claim.host_id.as_deref() else {
+                return Ok(());
+            };
+            let Some(host) = self.datastore.host_get(host).await? else {
+                return Ok(());
+            };
+            self.render(&host, Some(&claim), Phase::Provisioning, Hold::Take)
+                .await
+                .map(drop)
+        };
+        let found: Result<(), Error> = found.await;
+        if let Err(e) = found {
+            tracing::warn!(claim = claim_id, error = %e, "cannot render a bound claim's documents yet");
+        }
+    }
+
+    /// Renders one host's documents with the addresses they need (`host:<id>` in DHCP-less
+    /// pools for preprovisioning, `claim:<id>` in the template's pools for provisioning): held
+    /// now with `Hold::Take` (a host or claim keeps the address it was first given), or only
+    /// those held already with `Hold::Peek`, which writes nothing.
     pub(crate) async fn render(
         &self,
         host: &HostRow,
         claim: Option<&ClaimRow>,
         phase: Phase,
+        hold: Hold,
     ) -> Result<Documents, Error> {
         let pm = self.pod_manager_load(&host.pod_manager).await?;
         let template = self.template_text(&pm).await?;
@@ -390,10 +467,16 @@ impl Podium {
                 let policy = policy_of(&pm);
                 let consumer =
                     consumer_input(claim.network_data.as_deref(), claim.meta_data.as_deref());
-                let pools = self.template_pools(&pm, &template).await?;
-                let addresses = self
-                    .render_addresses(&pm, host, &crate::ipam::Owner::claim(&claim.id), &pools)
-                    .await?;
+                // A consumer's own document takes no addresses from the site's pools.
+                let addresses = if policy == NetworkPolicy::Consumer && claim.network_data.is_some()
+                {
+                    Vec::new()
+                } else {
+                    let pools = self.template_pools(&pm, &template).await?;
+                    let owner = crate::ipam::Owner::claim(&claim.id);
+                    self.render_addresses(&pm, host, &owner, &pools, hold)
+                        .await?
+                };
                 (policy, addresses, consumer)
             }
             _ => (NetworkPolicy::Admin, Vec::new(), ConsumerInput::default()),
@@ -422,7 +505,7 @@ impl Podium {
                     .await
                     .map_err(|e| render_failed(host, e))?
             }
-            Phase::Preprovisioning => self.preprovisioning_network_data(&pm, host).await?,
+            Phase::Preprovisioning => self.preprovisioning_network_data(&pm, host, hold).await?,
         };
         Ok(Documents {
             phase,
@@ -443,14 +526,16 @@ impl Podium {
         pm: &PodManager,
         host: &HostRow,
         owner: &str,
-        pools: &[String],
+        pools: &[PoolNeed],
+        hold: Hold,
     ) -> Result<Vec<RenderAddress>, Error> {
         if pools.is_empty() {
             return Ok(Vec::new());
         }
         let serving = self.ip_pools_serving(&pm.row.uuid).await?;
         let mut out = Vec::with_capacity(pools.len());
-        for name in pools {
+        for need in pools {
+            let name = &need.name;
             let pool = serving
                 .iter()
                 .find(|p| &p.row.name == name)
@@ -462,7 +547,13 @@ impl Podium {
                         pm.row.name
                     ),
                 })?;
-            let held = self.ip_hold(pool, owner, host).await?;
+            let held = match hold {
+                Hold::Take => self.ip_hold(pool, owner, host).await?,
+                Hold::Peek => self
+                    .ip_held(pool, owner, host, false)
+                    .await?
+                    .ok_or_else(|| not_held(owner, name))?,
+            };
             out.push(RenderAddress {
                 pool: name.clone(),
                 address: held.row.address,
@@ -480,6 +571,7 @@ impl Podium {
         &self,
         pm: &PodManager,
         host: &HostRow,
+        hold: Hold,
     ) -> Result<Value, Error> {
         let owner = crate::ipam::Owner::host(&host.id);
         let mut documents = Vec::new();
@@ -489,7 +581,12 @@ impl Podium {
             {
                 continue;
             }
-            if let Some(doc) = self.ip_hold(&pool, &owner, host).await?.network_data {
+            let held = match hold {
+                Hold::Take => Some(self.ip_hold(&pool, &owner, host).await?),
+                Hold::Peek => self.ip_held(&pool, &owner, host, true).await?,
+            };
+            let held = held.ok_or_else(|| not_held(&owner, &pool.row.name))?;
+            if let Some(doc) = held.network_data {
                 documents.push(doc);
             }
         }
@@ -528,7 +625,30 @@ impl Podium {
         let documents = match target {
             DriveFor::Host(id, phase) => {
                 caller.require_admin()?;
-                self.host_rendered(caller, id, phase).await?
+                let host = self
+                    .datastore
+                    .host_get(id)
+                    .await?
+                    .ok_or_else(|| Error::not_found("host", id))?;
+                let claim = match (&host.claim_id, phase) {
+                    (Some(c), Phase::Provisioning) => self
+                        .datastore
+                        .claim_get(None, c)
+                        .await?
+                        .filter(|c| c.state == "bound"),
+                    _ => None,
+                };
+                if phase == Phase::Provisioning && claim.is_none() {
+                    return Err(Error::Conflict {
+                        code: "host_not_claimed",
+                        message: format!(
+                            "host `{id}` has no bound claim: a provisioning config drive is a \
+                             claim's; ask for phase=preprovisioning"
+                        ),
+                    });
+                }
+                self.render(&host, claim.as_ref(), phase, Hold::Take)
+                    .await?
             }
             DriveFor::Claim(id) => {
                 if let Caller::Tenant {
@@ -540,7 +660,9 @@ impl Podium {
                 {
                     return Err(Error::Forbidden("this token is read-only".into()));
                 }
-                self.claim_rendered(caller, id).await?
+                let (claim, host) = self.claim_bound(caller, id).await?;
+                self.render(&host, Some(&claim), Phase::Provisioning, Hold::Take)
+                    .await?
             }
         };
         let meta_data = documents.meta_data.to_string();

@@ -308,7 +308,21 @@ async fn the_sites_template_renders_bond_vlan_static_dhcp_and_dns_as_cloud_init_
         )
         .await;
     assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    assert_eq!(r.field(), "networks[0].pool", "{}", r.text);
     assert!(r.message().contains("no-such-pool"), "{}", r.text);
+    let mut bad = template(1);
+    bad["networks"][0]["pool"] = json!("prod-v6");
+    bad["networks"][1]["pool"] = json!("prod-v4");
+    let r = site
+        .admin
+        .put(
+            &format!("/v1/pod_managers/{}/network_template", site.pm),
+            bad,
+        )
+        .await;
+    assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.text);
+    assert_eq!(r.field(), "networks[0].pool", "{}", r.text);
+    assert!(r.message().contains("IPv6"), "{}", r.text);
     // The stored template is the good one still.
     let stored = site
         .admin
@@ -531,6 +545,15 @@ async fn config_drives_carry_the_documents_for_cloud_init_until_they_expire_or_t
         .to_owned();
     let anonymous = site.server.client(None);
     let dir = tempfile::tempdir().unwrap();
+    // Viewing takes nothing: before a drive is made, the ramdisk's address is not held yet.
+    let peek = site
+        .admin
+        .get(&format!(
+            "/v1/hosts/{host_id}/rendered?phase=preprovisioning"
+        ))
+        .await;
+    assert_eq!(peek.status, StatusCode::CONFLICT, "{}", peek.text);
+    assert_eq!(peek.code(), "addresses_not_held", "{}", peek.text);
 
     // The ramdisk's drive: the boot NIC (eno3) static from the preprovisioning pool.
     let drive = site
@@ -556,6 +579,14 @@ async fn config_drives_carry_the_documents_for_cloud_init_until_they_expire_or_t
         "DHCP in a DHCP-less boot:\n{netplan}"
     );
     assert!(!files.contains_key("openstack/latest/user_data"));
+    let peek = site
+        .admin
+        .get(&format!(
+            "/v1/hosts/{host_id}/rendered?phase=preprovisioning"
+        ))
+        .await;
+    assert_eq!(peek.status, StatusCode::OK, "{}", peek.text);
+    assert_eq!(peek.body["network_data"], nd);
 
     // The instance's drive, made by the tenant, with binary user data.
     let alice = tenant(&site, "alice").await;

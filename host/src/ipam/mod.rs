@@ -1183,6 +1183,32 @@ impl Podium {
         Ok(claim)
     }
 
+    /// The address `owner` holds in `pool`, if any, allocating nothing; with its preprovisioning
+    /// networkData where `network_data` asks for it and the strategy writes one.
+    pub(crate) async fn ip_held(
+        &self,
+        pool: &IpPool,
+        owner: &str,
+        host: &crate::store::HostRow,
+        network_data: bool,
+    ) -> Result<Option<IpClaim>, Error> {
+        let Some(row) = self
+            .datastore
+            .ip_allocation_of_owner(&pool.row.id, owner)
+            .await?
+        else {
+            return Ok(None);
+        };
+        let data = match (network_data, row.address.parse::<IpAddr>()) {
+            (true, Ok(address)) => {
+                let request = pool.request(owner, Some(host_facts(host)?));
+                self.ip_network_data(pool, &request, address).await?
+            }
+            _ => None,
+        };
+        Ok(Some(pool.claim(row, data)))
+    }
+
     /// Whether a pool's strategy writes preprovisioning networkData for hosts (ipam-dhcpless
     /// does, ipam-static does not): asked of the plugin, with the pool's first address as a
     /// stand-in, allocating nothing.

@@ -339,7 +339,7 @@ macro_rules! call_export {
 
 mod render;
 pub use render::{
-    ConsumerInput, NetworkPolicy, RenderAddress, RenderCall, RenderHost, RenderInput,
+    ConsumerInput, NetworkPolicy, PoolNeed, RenderAddress, RenderCall, RenderHost, RenderInput,
 };
 
 /// Asks a plugin of any world for its name, version and description.

@@ -28,8 +28,9 @@ use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConf
 pub use call::{
     Allocations, BootMode, BootPersistence, BootSettings, BootTarget, CallContext, CallError,
     Capabilities, ConsumerInput, DriverCall, IpamCall, IpamHost, IpamPool, IpamRequest,
-    MediaRequest, MediaSlot, MediaType, NetworkPolicy, Nic, PluginError, PowerAction, PowerState,
-    RenderAddress, RenderCall, RenderHost, RenderInput, ServiceInfo, System, SystemKind,
+    MediaRequest, MediaSlot, MediaType, NetworkPolicy, Nic, PluginError, PoolNeed, PowerAction,
+    PowerState, RenderAddress, RenderCall, RenderHost, RenderInput, ServiceInfo, System,
+    SystemKind,
 };
 pub use detect::LoadError;
 pub use http::{Credentials, Endpoint, HttpStub, TlsPolicy};

@@ -75,13 +75,40 @@ pub enum BindOutcome {
     Impossible(String),
 }
 
-/// Asks whether a claim fits a host (by id): `None` when it does, else why not.
-pub type HostFit = dyn Fn(String) -> futures::future::BoxFuture<'static, Result<Option<String>, StoreError>>
-    + Send
-    + Sync;
+/// Whether a claim's own networkData fits a host, for a bind to skip the hosts it does not.
+pub struct HostFit {
+    /// Asked about a host (by id): `Ok(None)` when the claim fits it, `Ok(Some(why))` when not;
+    /// an `Err` abandons the bind.
+    #[allow(clippy::type_complexity)]
+    pub check: Box<
+        dyn Fn(String) -> futures::future::BoxFuture<'static, Result<Option<String>, StoreError>>
+            + Send
+            + Sync,
+    >,
+    /// The networkData `check` judges; a claim whose networkData changed meanwhile is not bound
+    /// on its answers.
+    pub network_data: String,
+    /// MACs (lower-case) the networkData names: only hosts with a NIC of each are candidates.
+    pub macs: Vec<String>,
+}
+
+impl std::fmt::Debug for HostFit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HostFit")
+            .field("macs", &self.macs)
+            .finish_non_exhaustive()
+    }
+}
 
 /// The most hosts one bind asks `HostFit` about.
 const FIT_CHECKS: usize = 32;
+
+/// `AND h.nics LIKE ...` for `n` MACs (bound as `%"mac":"<mac>"%`), binding from `$first`.
+fn with_macs(n: usize, first: usize) -> String {
+    (first..first + n)
+        .map(|i| format!(" AND h.nics LIKE ${i}"))
+        .collect()
+}
 
 /// `AND h.id NOT IN (...)` for `n` ids, binding from `$first`; nothing when `n` is 0.
 fn excluding(n: usize, first: usize) -> String {
@@ -183,7 +210,10 @@ impl Datastore {
         rows.iter().map(|r| Ok(r.try_get("id")?)).collect()
     }
 
-    /// Changes what a tenant may change of its claim; `None` keeps a field.
+    /// Changes what a tenant may change of its claim; `None` keeps a field. Only while the
+    /// claim is still as it was checked (`state`, `host_id`): `false` when it changed meanwhile
+    /// (it was bound, or released).
+    #[allow(clippy::too_many_arguments)]
     pub async fn claim_update_fields(
         &self,
         id: &str,
@@ -192,12 +222,13 @@ impl Datastore {
         meta_data: Option<&str>,
         network_data: Option<&str>,
         now: &str,
-    ) -> Result<(), StoreError> {
-        sqlx::query(
+        checked: (&str, Option<&str>),
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(
             "UPDATE claims SET online = $2, user_data_bytes = COALESCE($3, user_data_bytes), \
              user_data = CASE WHEN $3 IS NULL THEN user_data END, \
              meta_data = COALESCE($4, meta_data), network_data = COALESCE($5, network_data), \
-             updated_at = $6 WHERE id = $1",
+             updated_at = $6 WHERE id = $1 AND state = $7 AND COALESCE(host_id, '') = $8",
         )
         .bind(id)
         .bind(i64::from(online))
@@ -205,9 +236,12 @@ impl Datastore {
         .bind(meta_data)
         .bind(network_data)
         .bind(now)
+        .bind(checked.0)
+        .bind(checked.1.unwrap_or(""))
         .execute(self.writer())
-        .await?;
-        Ok(())
+        .await?
+        .rows_affected();
+        Ok(done == 1)
     }
 
     pub async fn claim_set_state(
@@ -276,6 +310,7 @@ impl Datastore {
         now: &str,
         fits: Option<&HostFit>,
     ) -> Result<BindOutcome, StoreError> {
+        let macs: Vec<String> = fits.map(|f| f.macs.clone()).unwrap_or_default();
         let mut unfit: Vec<String> = Vec::new();
         let mut fit: Option<String> = None;
         let mut why_unfit = None;
@@ -293,6 +328,12 @@ impl Datastore {
             else {
                 return Ok(BindOutcome::Impossible("the claim no longer exists".into()));
             };
+            if fits.is_some_and(|f| claim.network_data.as_deref() != Some(f.network_data.as_str()))
+            {
+                return Ok(BindOutcome::Waiting(
+                    "its network_data changed while binding; trying again".into(),
+                ));
+            }
             if claim.state != "pending" {
                 return Ok(match claim.host_id {
                     Some(h) => BindOutcome::Bound(h),
@@ -342,13 +383,14 @@ impl Datastore {
                     label_conditions(&selector, 4),
                     if only_free {
                         excluding(unfit.len(), 4 + 2 * selector.len())
+                            + &with_macs(macs.len(), 4 + 2 * selector.len() + unfit.len())
                     } else {
                         String::new()
                     },
                 )
             };
             let (any_sql, free_sql) = (matching(false), matching(true));
-            let bind = |sql, exclude: &[String]| {
+            let bind = |sql, exclude: &[String], macs: &[String]| {
                 let mut q = matching_query(
                     sql,
                     &claim.pod_manager,
@@ -359,9 +401,12 @@ impl Datastore {
                 for id in exclude {
                     q = q.bind(id.clone());
                 }
+                for mac in macs {
+                    q = q.bind(format!("%\"mac\":\"{mac}\"%"));
+                }
                 q
             };
-            if bind(&any_sql, &[])
+            if bind(&any_sql, &[], &[])
                 .fetch_optional(&mut *tx)
                 .await?
                 .is_none()
@@ -385,11 +430,19 @@ impl Datastore {
                     )));
                 }
             }
-            let Some(host) = bind(&free_sql, &unfit).fetch_optional(&mut *tx).await? else {
+            let Some(host) = bind(&free_sql, &unfit, &macs)
+                .fetch_optional(&mut *tx)
+                .await?
+            else {
                 return Ok(BindOutcome::Waiting(match why_unfit {
                     Some(why) => format!(
                         "no free matching host fits the claim's network_data; the last one \
                          tried: {why}"
+                    ),
+                    None if !macs.is_empty() => format!(
+                        "no free matching host has the NICs its network_data names ({}); \
+                         waiting for one",
+                        macs.join(", ")
                     ),
                     None => {
                         "every matching host is claimed or not available; waiting for one".into()
@@ -402,7 +455,7 @@ impl Datastore {
                 // Asked outside the transaction: the answer may take a plugin call.
                 tx.rollback().await?;
                 attempts -= 1;
-                match fits(host.clone()).await? {
+                match (fits.check)(host.clone()).await? {
                     None => fit = Some(host),
                     Some(why) => {
                         why_unfit = Some(why);

@@ -56,6 +56,9 @@ pub enum StoreError {
     Database(#[source] sqlx::Error),
     #[error("stored data is corrupt: {0}")]
     Corrupt(String),
+    /// A check the application made during a datastore operation failed.
+    #[error("{0}")]
+    Check(String),
 }
 
 impl From<sqlx::Error> for StoreError {

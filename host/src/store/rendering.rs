@@ -108,14 +108,17 @@ impl Datastore {
         Ok(())
     }
 
-    /// The config drive a token opens, unless it expired by `now`.
+    /// The config drive a token opens, unless it expired by `now` or its claim is no longer
+    /// bound to its host (a release ends it at once, whatever else raced with it).
     pub async fn config_drive_by_token(
         &self,
         token_hash: &str,
         now: &str,
     ) -> Result<Option<ConfigDriveRow>, StoreError> {
         sqlx::query(&format!(
-            "SELECT {COLUMNS} FROM config_drives WHERE token_hash = $1 AND expires_at > $2"
+            "SELECT {COLUMNS} FROM config_drives d WHERE token_hash = $1 AND expires_at > $2 \
+             AND (claim_id IS NULL OR EXISTS (SELECT 1 FROM claims c WHERE c.id = d.claim_id \
+                  AND c.state = 'bound' AND c.host_id = d.host_id))"
         ))
         .bind(token_hash)
         .bind(now)
@@ -124,6 +127,17 @@ impl Datastore {
         .as_ref()
         .map(row)
         .transpose()
+    }
+
+    /// Forgets the config drives that expired before `now` (their documents with them).
+    pub async fn config_drives_expire(&self, now: &str) -> Result<u64, StoreError> {
+        Ok(
+            sqlx::query("DELETE FROM config_drives WHERE expires_at <= $1")
+                .bind(now)
+                .execute(self.writer())
+                .await?
+                .rows_affected(),
+        )
     }
 
     /// Forgets every config drive of a claim (its host is being released) or of a host.

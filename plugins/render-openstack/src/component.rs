@@ -9,7 +9,8 @@ wit_bindgen::generate!({
 
 use exports::podium::plugin::plugin::Guest as PluginGuest;
 use exports::podium::plugin::render::{
-    ConsumerInput, Guest as RenderGuest, HostFacts, NetworkPolicy, RenderInput, TemplateNeeds,
+    ConsumerInput, Guest as RenderGuest, HostFacts, IpFamily, NetworkPolicy, PoolNeed, RenderInput,
+    TemplateNeeds,
 };
 use podium::plugin::types::{Error, PluginInfo};
 
@@ -36,7 +37,19 @@ impl PluginGuest for Component {
 impl RenderGuest for Component {
     fn validate_template(template: String) -> Result<TemplateNeeds, Error> {
         crate::validate_template(&template)
-            .map(|pools| TemplateNeeds { pools })
+            .map(|pools| TemplateNeeds {
+                pools: pools
+                    .into_iter()
+                    .map(|(name, field, family)| PoolNeed {
+                        name,
+                        field,
+                        family: match family {
+                            crate::net::Family::V4 => IpFamily::Ipv4,
+                            crate::net::Family::V6 => IpFamily::Ipv6,
+                        },
+                    })
+                    .collect(),
+            })
             .map_err(to_wit)
     }
 

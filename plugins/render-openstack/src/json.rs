@@ -6,6 +6,9 @@
 
 use serde_json::{Map, Value};
 
+/// The most items any array of a template or a consumer document may have.
+pub(crate) const ARRAY_MAX: usize = 256;
+
 /// `path.key`, or `key` at the root (an empty path).
 pub(crate) fn join(path: &str, key: &str) -> String {
     if path.is_empty() {
@@ -142,10 +145,16 @@ impl<'a> Obj<'a> {
         }
     }
 
-    /// An optional array field.
+    /// An optional array field, of at most `ARRAY_MAX` items: every lookup by id is linear, so
+    /// the size of what one call does stays bounded.
     pub(crate) fn array(&self, key: &str) -> Result<Option<&'a [Value]>, String> {
         match self.get(key) {
             None => Ok(None),
+            Some(Value::Array(items)) if items.len() > ARRAY_MAX => Err(format!(
+                "{}: at most {ARRAY_MAX} items, got {}",
+                self.path(key),
+                items.len()
+            )),
             Some(Value::Array(items)) => Ok(Some(items)),
             Some(other) => Err(format!(
                 "{}: expected an array, got {}",

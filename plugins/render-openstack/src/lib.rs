@@ -144,8 +144,8 @@ pub fn validate_config(config: &str) -> Result<(), Error> {
 }
 
 /// Checks a template and returns the pools it takes addresses from, in network order.
-pub fn validate_template(template: &str) -> Result<Vec<String>, Error> {
-    Ok(parse_template(template)?.pools())
+pub fn validate_template(template: &str) -> Result<Vec<(String, String, net::Family)>, Error> {
+    Ok(parse_template(template)?.pool_needs())
 }
 
 /// Checks what a claim brought against the policy, the template and, where given, the host.
@@ -280,8 +280,22 @@ mod tests {
     #[test]
     fn template_needs_its_pools() {
         let t = crate::template::tests::doc_template().to_string();
-        assert_eq!(validate_template(&t).unwrap(), ["prod-v4", "prod-v6"]);
-        assert_eq!(validate_template("{}").unwrap(), Vec::<String>::new());
+        assert_eq!(
+            validate_template(&t).unwrap(),
+            [
+                (
+                    "prod-v4".to_owned(),
+                    "networks[0].pool".to_owned(),
+                    net::Family::V4
+                ),
+                (
+                    "prod-v6".to_owned(),
+                    "networks[1].pool".to_owned(),
+                    net::Family::V6
+                )
+            ]
+        );
+        assert!(validate_template("{}").unwrap().is_empty());
         assert!(matches!(
             validate_template(r#"{"links": [{"id": "a", "type": "phy", "nic": "boot", "x": 1}]}"#),
             Err(Error::InvalidConfig(m)) if m.starts_with("links[0].x: unknown field")

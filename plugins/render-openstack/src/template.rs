@@ -236,9 +236,24 @@ impl Template {
 
     /// The pools the template takes addresses from, in network order (each once).
     pub fn pools(&self) -> Vec<String> {
+        self.pool_needs()
+            .into_iter()
+            .map(|(name, _, _)| name)
+            .collect()
+    }
+
+    /// Each pool with where the template names it (`networks[i].pool`) and the family its
+    /// network needs.
+    pub fn pool_needs(&self) -> Vec<(String, String, Family)> {
         self.networks
             .iter()
-            .filter_map(|n| n.pool().map(str::to_string))
+            .enumerate()
+            .filter_map(|(i, n)| match &n.kind {
+                NetworkKind::Static { family, pool, .. } => {
+                    Some((pool.clone(), format!("networks[{i}].pool"), *family))
+                }
+                _ => None,
+            })
             .collect()
     }
 

@@ -49,6 +49,15 @@ pub struct ConsumerInput {
     pub meta: Vec<(String, String)>,
 }
 
+/// A pool a template takes an address from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PoolNeed {
+    pub name: String,
+    /// Where the template names it (`networks[0].pool`).
+    pub field: String,
+    pub ipv6: bool,
+}
+
 /// Everything one rendering needs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RenderInput {
@@ -143,8 +152,8 @@ pub struct RenderCall<'a> {
 }
 
 impl RenderCall<'_> {
-    /// Checks a template; answers the names of the pools it takes addresses from.
-    pub async fn validate_template(self, template: &str) -> Result<Vec<String>, CallError> {
+    /// Checks a template; answers the pools it takes addresses from.
+    pub async fn validate_template(self, template: &str) -> Result<Vec<PoolNeed>, CallError> {
         let template = template.to_owned();
         let (label, result) = call_export!(
             self.runtime,
@@ -158,7 +167,10 @@ impl RenderCall<'_> {
         );
         let needs = result.map_err(plugin_err(label.clone()))?;
         if needs.pools.len() > POOLS_MAX
-            || needs.pools.iter().any(|p| p.is_empty() || p.len() > 255)
+            || needs
+                .pools
+                .iter()
+                .any(|p| p.name.is_empty() || p.name.len() > 255 || p.field.len() > 255)
         {
             return Err(CallError::Malformed {
                 plugin: label,
@@ -168,7 +180,15 @@ impl RenderCall<'_> {
                 ),
             });
         }
-        Ok(needs.pools)
+        Ok(needs
+            .pools
+            .into_iter()
+            .map(|p| PoolNeed {
+                name: p.name,
+                field: p.field,
+                ipv6: matches!(p.family, wr::IpFamily::Ipv6),
+            })
+            .collect())
     }
 
     /// Checks what a consumer brought, against the host where one is given.
