@@ -25,6 +25,8 @@ pub struct Inner {
     pub(crate) ipam_locks: PoolLocks,
     /// The base URL BMCs reach this process at (config drive URLs), where the admin set one.
     pub(crate) public_url: std::sync::OnceLock<url::Url>,
+    /// The durable-operations worker of this process.
+    pub(crate) operations: crate::operations::Operations,
 }
 
 impl std::ops::Deref for Podium {
@@ -44,6 +46,7 @@ impl Podium {
                 plugins: PluginCache::default(),
                 ipam_locks: PoolLocks::default(),
                 public_url: std::sync::OnceLock::new(),
+                operations: crate::operations::Operations::default(),
             }),
         }
     }

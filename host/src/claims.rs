@@ -330,6 +330,21 @@ impl Podium {
         }))
     }
 
+    /// The operations run at the claim's request, for its tenant (or the admin).
+    pub async fn claim_operations(
+        &self,
+        caller: &Caller,
+        id: &str,
+        page: crate::store::Page,
+    ) -> Result<crate::store::Paged<crate::store::OperationRow>, Error> {
+        let (claim, _) = self.claim_view(caller, id).await?;
+        let filter = crate::store::OperationFilter {
+            claim: Some(claim.id),
+            ..Default::default()
+        };
+        Ok(self.datastore.operation_list(&filter, &page).await?)
+    }
+
     /// Tries every pending claim (after a host became available, and on a timer).
     pub async fn claims_bind_pending(&self) {
         let pending = match self.datastore.claims_pending().await {
@@ -593,7 +608,7 @@ impl Podium {
             .host_get(host_id)
             .await?
             .ok_or_else(|| Error::not_found("host", host_id))?;
-        self.host_power_queue(host, action).await?;
+        self.host_power_queue(host, action, Some(&claim.id)).await?;
         Ok(())
     }
 }

@@ -283,17 +283,8 @@ impl Podium {
         id: &str,
         params: PowerParams,
     ) -> Result<OperationRow, Error> {
-        let action = match params.action {
-            PowerActionParam::On => PowerAction::On,
-            PowerActionParam::Off => PowerAction::Off,
-            PowerActionParam::GracefulShutdown => PowerAction::GracefulShutdown,
-            PowerActionParam::ForceOff => PowerAction::ForceOff,
-            PowerActionParam::GracefulRestart => PowerAction::GracefulRestart,
-            PowerActionParam::ForceRestart | PowerActionParam::Reboot => PowerAction::ForceRestart,
-        };
         let request = serde_json::to_string(&params).expect("params serialize");
-        self.operation_queue(caller, id, "power", request, Action::Power(action))
-            .await
+        self.operation_queue(caller, id, "power", request).await
     }
 
     pub async fn host_boot(
@@ -303,8 +294,7 @@ impl Podium {
         params: BootParams,
     ) -> Result<OperationRow, Error> {
         let request = serde_json::to_string(&params).expect("params serialize");
-        self.operation_queue(caller, id, "boot", request, Action::Boot(params))
-            .await
+        self.operation_queue(caller, id, "boot", request).await
     }
 
     pub async fn host_media(
@@ -321,8 +311,7 @@ impl Podium {
             }
         }
         let request = serde_json::to_string(&params).expect("params serialize");
-        self.operation_queue(caller, id, "media", request, Action::Media(params))
-            .await
+        self.operation_queue(caller, id, "media", request).await
     }
 
     async fn operation_queue(
@@ -331,7 +320,6 @@ impl Podium {
         host_id: &str,
         kind: &str,
         request: String,
-        action: Action,
     ) -> Result<OperationRow, Error> {
         caller.require_admin()?;
         let host = self
@@ -339,33 +327,31 @@ impl Podium {
             .host_get(host_id)
             .await?
             .ok_or_else(|| Error::not_found("host", host_id))?;
-        self.operation_start(host, kind, request, action).await
+        self.operation_start(&host, kind, request, None).await
     }
 
     /// Queues a power action on a host the caller was already checked for (a tenant's claimed
-    /// host): the same operation an admin's power action is.
+    /// host, at `claim`'s request): the same operation an admin's power action is.
     pub(crate) async fn host_power_queue(
         &self,
         host: HostRow,
         action: PowerAction,
+        claim: Option<&str>,
     ) -> Result<OperationRow, Error> {
         let request = serde_json::json!({ "action": action }).to_string();
-        self.operation_start(host, "power", request, Action::Power(action))
-            .await
+        self.operation_start(&host, "power", request, claim).await
     }
 
     async fn operation_start(
         &self,
-        host: HostRow,
+        host: &HostRow,
         kind: &str,
         request: String,
-        action: Action,
+        claim: Option<&str>,
     ) -> Result<OperationRow, Error> {
-        let op = queued(kind, &host.pod_manager, Some(&host.id), request);
-        self.datastore.operation_create(&op).await?;
-        let podium = self.clone();
-        let op_id = op.id.clone();
-        tokio::spawn(async move { podium.operation_run(&op_id, host, action).await });
+        let mut op = queued(kind, &host.pod_manager, Some(&host.id), request);
+        op.claim_id = claim.map(str::to_owned);
+        self.operation_enqueue(&op).await?;
         Ok(op)
     }
 
@@ -378,46 +364,46 @@ impl Podium {
         caller.require_admin()?;
         self.pod_manager_view(caller, uuid).await?;
         let op = queued("sync", uuid, None, "{}".into());
-        self.datastore.operation_create(&op).await?;
-        let podium = self.clone();
-        let (op_id, uuid) = (op.id.clone(), uuid.to_owned());
-        tokio::spawn(async move {
-            let _ = podium
-                .datastore
-                .operation_start(&op_id, &crate::store::now())
-                .await;
-            let result = podium.pod_manager_sync_now(&uuid).await;
-            let error = result.err().map(|e| e.to_string());
-            let _ = podium
-                .datastore
-                .operation_finish(&op_id, error.as_deref(), &crate::store::now())
-                .await;
-        });
+        self.operation_enqueue(&op).await?;
         Ok(op)
     }
 
-    async fn operation_run(&self, op_id: &str, host: HostRow, action: Action) {
-        let _ = self
+    /// Carries out a leased operation (`operations.rs` records how it ended).
+    pub(crate) async fn operation_execute(&self, op: &OperationRow) -> Result<(), Error> {
+        if op.kind == "sync" {
+            return self.pod_manager_sync_now(&op.pod_manager).await.map(drop);
+        }
+        let host_id = op.host_id.as_deref().unwrap_or_default();
+        let host = self
             .datastore
-            .operation_start(op_id, &crate::store::now())
-            .await;
-        let error = match self.operation_execute(&host, action).await {
-            Ok(()) => None,
-            Err(e) => Some(e.to_string()),
+            .host_get(host_id)
+            .await?
+            .ok_or_else(|| Error::not_found("host", host_id))?;
+        let corrupt = |e: serde_json::Error| {
+            Error::Internal(anyhow::anyhow!(
+                "stored {} operation {}: {e}",
+                op.kind,
+                op.id
+            ))
         };
-        if let Some(e) = &error {
-            tracing::warn!(operation = op_id, host = %host.id, error = %e, "operation failed");
-        }
-        if let Err(e) = self
-            .datastore
-            .operation_finish(op_id, error.as_deref(), &crate::store::now())
-            .await
-        {
-            tracing::error!(operation = op_id, error = %e, "cannot record the end of an operation");
-        }
+        let action = match op.kind.as_str() {
+            "power" => {
+                let p: PowerParams = serde_json::from_str(&op.request).map_err(corrupt)?;
+                Action::Power(power_action(p.action))
+            }
+            "boot" => Action::Boot(serde_json::from_str(&op.request).map_err(corrupt)?),
+            "media" => Action::Media(serde_json::from_str(&op.request).map_err(corrupt)?),
+            other => {
+                return Err(Error::Internal(anyhow::anyhow!(
+                    "operation {} of unknown kind `{other}`",
+                    op.id
+                )));
+            }
+        };
+        self.host_action_execute(&host, action).await
     }
 
-    async fn operation_execute(&self, host: &HostRow, action: Action) -> Result<(), Error> {
+    async fn host_action_execute(&self, host: &HostRow, action: Action) -> Result<(), Error> {
         let row = self
             .datastore
             .pod_manager_get(&host.pod_manager)
@@ -514,6 +500,20 @@ fn queued(kind: &str, pod_manager: &str, host_id: Option<&str>, request: String)
         created_at: crate::store::now(),
         started_at: None,
         finished_at: None,
+        attempts: 0,
+        next_attempt_at: None,
+        claim_id: None,
+    }
+}
+
+fn power_action(p: PowerActionParam) -> PowerAction {
+    match p {
+        PowerActionParam::On => PowerAction::On,
+        PowerActionParam::Off => PowerAction::Off,
+        PowerActionParam::GracefulShutdown => PowerAction::GracefulShutdown,
+        PowerActionParam::ForceOff => PowerAction::ForceOff,
+        PowerActionParam::GracefulRestart => PowerAction::GracefulRestart,
+        PowerActionParam::ForceRestart | PowerActionParam::Reboot => PowerAction::ForceRestart,
     }
 }
 

@@ -265,6 +265,7 @@ fn cd() -> crate::runtime::MediaType {
 pub struct OperationQuery {
     pub host: Option<String>,
     pub pod_manager: Option<String>,
+    pub claim: Option<String>,
     pub limit: Option<u32>,
     pub cursor: Option<String>,
 }

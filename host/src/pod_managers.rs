@@ -700,6 +700,8 @@ impl Podium {
     /// Runs the periodic probe and sync until the process ends.
     pub fn spawn_background(&self, probe_interval: Duration, sync_interval: Duration) {
         let podium = self.clone();
+        tokio::spawn(async move { podium.operations_work().await });
+        let podium = self.clone();
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(probe_interval);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);

@@ -32,6 +32,8 @@ pub struct ServeConfig {
     pub sync_interval: Duration,
     /// The base URL BMCs reach this process at; the address each caller used when `None`.
     pub public_url: Option<url::Url>,
+    /// How durable operations are leased, retried and limited.
+    pub operations: crate::operations::OperationSettings,
 }
 
 impl ServeConfig {
@@ -50,6 +52,7 @@ impl ServeConfig {
             probe_interval: Duration::from_secs(60),
             sync_interval: Duration::from_secs(600),
             public_url: None,
+            operations: crate::operations::OperationSettings::default(),
         }
     }
 }
@@ -102,6 +105,7 @@ pub async fn start(config: &ServeConfig) -> anyhow::Result<Started> {
     if let Some(url) = &config.public_url {
         podium.set_public_url(url.clone());
     }
+    podium.set_operation_settings(config.operations.clone());
     podium
         .plugins_register_at_start(config.plugin_dir.as_deref())
         .await?;

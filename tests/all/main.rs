@@ -6,6 +6,7 @@ mod cli;
 mod faults;
 mod hosts;
 mod ipam;
+mod operations;
 mod plugins;
 mod pod_managers;
 mod redfish;

@@ -112,6 +112,7 @@ async fn authorization_sweep_over_every_route() {
         "/v1/claims",
         "/v1/claims/{id}",
         "/v1/claims/{id}/rendered",
+        "/v1/claims/{id}/operations",
         "/v1/claims/{id}/config_drive",
     ];
     // Routes only a tenant may use: an admin is refused.

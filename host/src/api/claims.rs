@@ -183,3 +183,20 @@ pub(super) async fn claim_delete(
     podium.claim_delete(&caller, &id).await?;
     Ok(StatusCode::ACCEPTED)
 }
+
+/// The operations run for the claim's host at its tenant's request (power on and off), newest
+/// first.
+#[utoipa::path(get, path = "/v1/claims/{id}/operations", tag = "claims",
+    params(("id" = String, Path), ("limit" = Option<u32>, Query), ("cursor" = Option<String>, Query)),
+    responses((status = 200, body = List<super::views::OperationView>), (status = 404, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn claim_operations(
+    State(podium): State<Podium>,
+    caller: Caller,
+    Path(id): Path<String>,
+    super::extract::ApiQuery(q): super::extract::ApiQuery<crate::params::PageParams>,
+) -> ApiResult<Json<List<super::views::OperationView>>> {
+    let page = crate::pod_managers::page(q.limit, q.cursor)?;
+    let paged = podium.claim_operations(&caller, &id, page).await?;
+    Ok(Json(List::from_paged(paged)))
+}

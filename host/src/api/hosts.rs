@@ -156,6 +156,7 @@ pub(super) async fn operation_list(
     let filter = OperationFilter {
         host: q.host,
         pod_manager: q.pod_manager,
+        claim: q.claim,
     };
     let paged = podium
         .operation_list(&caller, filter, page(q.limit, q.cursor)?)

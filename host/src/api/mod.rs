@@ -122,6 +122,7 @@ pub fn routes() -> (Router<Podium>, utoipa::openapi::OpenApi) {
         ))
         .routes(routes!(rendering::host_rendered))
         .routes(routes!(rendering::host_config_drive))
+        .routes(routes!(claims::claim_operations))
         .routes(routes!(rendering::claim_rendered))
         .routes(routes!(rendering::claim_config_drive))
         .routes(routes!(rendering::config_drive_download))

@@ -186,8 +186,14 @@ pub(super) struct OperationView {
     pub pod_manager: String,
     #[schema(value_type = Object)]
     pub request: serde_json::Value,
-    /// Why it failed, in words.
+    /// Why it failed, in words; while `queued` after a transient failure, why the last try failed.
     pub error: Option<String>,
+    /// Tries so far; a transient failure is tried again, with backoff, up to a bound.
+    pub attempts: i64,
+    /// When a queued operation is tried again after a transient failure.
+    pub next_attempt_at: Option<String>,
+    /// The claim at whose tenant's request it runs.
+    pub claim: Option<String>,
     pub created_at: String,
     pub started_at: Option<String>,
     pub finished_at: Option<String>,
@@ -203,6 +209,9 @@ impl From<OperationRow> for OperationView {
             host: o.host_id,
             pod_manager: o.pod_manager,
             error: o.error,
+            attempts: o.attempts,
+            next_attempt_at: o.next_attempt_at,
+            claim: o.claim_id,
             created_at: o.created_at,
             started_at: o.started_at,
             finished_at: o.finished_at,

@@ -668,7 +668,7 @@ async fn run(url: Option<&str>, format: Format, command: Command) -> anyhow::Res
                 }
                 HostCommand::Operations { id } => {
                     let items = c
-                        .list(&format!("/v1/hosts/{}/operations", seg(&id)?))
+                        .list(&format!("/v1/operations?host={}", seg(&id)?))
                         .await?;
                     print(output::list(format, &items, OPERATION_COLUMNS));
                 }

@@ -47,6 +47,19 @@ pub(super) struct ServeArgs {
     /// the address each API caller used.
     #[arg(long, env = "PODIUM_PUBLIC_URL")]
     public_url: Option<url::Url>,
+    /// Seconds an operation's lease lasts unless renewed; a dead process's operations are taken
+    /// over after it.
+    #[arg(long, default_value_t = 30.0, env = "PODIUM_OPERATION_LEASE")]
+    operation_lease: f64,
+    /// Seconds before the first retry of an operation that failed transiently (doubling).
+    #[arg(long, default_value_t = 1.0, env = "PODIUM_OPERATION_RETRY_BASE")]
+    operation_retry_base: f64,
+    /// Tries before a transient failure ends an operation.
+    #[arg(long, default_value_t = 6, env = "PODIUM_OPERATION_ATTEMPTS")]
+    operation_attempts: u32,
+    /// Operations of one pod manager this process runs at once.
+    #[arg(long, default_value_t = 8, env = "PODIUM_OPERATIONS_PER_POD_MANAGER")]
+    operations_per_pod_manager: usize,
 }
 
 fn init_tracing(json: bool) {
@@ -99,6 +112,28 @@ pub(super) fn serve(args: ServeArgs) -> anyhow::Result<()> {
         );
     }
     config.public_url = args.public_url;
+    anyhow::ensure!(
+        (0.3..=3600.0).contains(&args.operation_lease),
+        "--operation-lease must be between 0.3 and 3600 seconds"
+    );
+    anyhow::ensure!(
+        (0.01..=600.0).contains(&args.operation_retry_base),
+        "--operation-retry-base must be between 0.01 and 600 seconds"
+    );
+    anyhow::ensure!(
+        (1..=100).contains(&args.operation_attempts),
+        "--operation-attempts must be between 1 and 100"
+    );
+    anyhow::ensure!(
+        (1..=1024).contains(&args.operations_per_pod_manager),
+        "--operations-per-pod-manager must be between 1 and 1024"
+    );
+    config.operations = crate::operations::OperationSettings {
+        lease: Duration::from_secs_f64(args.operation_lease),
+        retry_base: Duration::from_secs_f64(args.operation_retry_base),
+        max_attempts: args.operation_attempts,
+        per_pod_manager: args.operations_per_pod_manager,
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;

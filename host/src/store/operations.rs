@@ -17,16 +17,27 @@ pub struct OperationRow {
     pub created_at: String,
     pub started_at: Option<String>,
     pub finished_at: Option<String>,
+    /// Tries so far (a lease is a try).
+    pub attempts: i64,
+    /// When a queued operation that failed transiently is tried again.
+    pub next_attempt_at: Option<String>,
+    /// The claim at whose tenant's request it runs, if any.
+    pub claim_id: Option<String>,
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct OperationFilter {
     pub host: Option<String>,
     pub pod_manager: Option<String>,
+    pub claim: Option<String>,
 }
 
-const COLUMNS: &str =
-    "id, kind, status, pod_manager, host_id, request, error, created_at, started_at, finished_at";
+const COLUMNS: &str = "id, kind, status, pod_manager, host_id, request, error, created_at, \
+    started_at, finished_at, attempts, next_attempt_at, claim_id";
+
+/// Due: queued and its time has come, or running under a lease that expired (its holder died).
+const DUE: &str = "((status = 'queued' AND COALESCE(next_attempt_at, created_at) <= $3) \
+    OR (status = 'running' AND lease_expires_at <= $3))";
 
 fn row(r: &sqlx::any::AnyRow) -> Result<OperationRow, StoreError> {
     Ok(OperationRow {
@@ -40,13 +51,16 @@ fn row(r: &sqlx::any::AnyRow) -> Result<OperationRow, StoreError> {
         created_at: r.try_get("created_at")?,
         started_at: r.try_get("started_at")?,
         finished_at: r.try_get("finished_at")?,
+        attempts: r.try_get("attempts")?,
+        next_attempt_at: r.try_get("next_attempt_at")?,
+        claim_id: r.try_get("claim_id")?,
     })
 }
 
 impl Datastore {
     pub async fn operation_create(&self, op: &OperationRow) -> Result<(), StoreError> {
         sqlx::query(&format!(
-            "INSERT INTO operations ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+            "INSERT INTO operations ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
         ))
         .bind(&op.id)
         .bind(&op.kind)
@@ -58,6 +72,9 @@ impl Datastore {
         .bind(&op.created_at)
         .bind(&op.started_at)
         .bind(&op.finished_at)
+        .bind(op.attempts)
+        .bind(&op.next_attempt_at)
+        .bind(&op.claim_id)
         .execute(self.writer())
         .await?;
         Ok(())
@@ -80,47 +97,139 @@ impl Datastore {
         let cursor = page.cursor.clone().unwrap_or_else(|| "~".into());
         let rows = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM operations WHERE ($1 = '' OR host_id = $1) AND ($2 = '' OR pod_manager = $2) \
-             AND id < $3 ORDER BY id DESC LIMIT $4"
+             AND ($5 = '' OR claim_id = $5) AND id < $3 ORDER BY id DESC LIMIT $4"
         ))
         .bind(filter.host.as_deref().unwrap_or(""))
         .bind(filter.pod_manager.as_deref().unwrap_or(""))
         .bind(cursor)
         .bind(i64::from(page.limit) + 1)
+        .bind(filter.claim.as_deref().unwrap_or(""))
         .fetch_all(self.pool())
         .await?;
         let items = rows.iter().map(row).collect::<Result<Vec<_>, _>>()?;
         Ok(Paged::from_rows(items, page.limit, |o| o.id.clone()))
     }
 
-    pub async fn operation_start(&self, id: &str, now: &str) -> Result<(), StoreError> {
-        sqlx::query("UPDATE operations SET status = 'running', started_at = $2 WHERE id = $1")
-            .bind(id)
-            .bind(now)
-            .execute(self.writer())
-            .await?;
-        Ok(())
+    /// Leases the operation due first, except those of `exclude`'s pod managers, for `owner`
+    /// until `until`: it is `running`, its attempt counted. `None` when nothing is due.
+    ///
+    /// The conditions are checked again in the outer `WHERE`, so of two processes that picked
+    /// the same operation, the second updates nothing (PostgreSQL re-checks them on the row the
+    /// first one wrote) and looks again.
+    pub async fn operation_lease(
+        &self,
+        owner: &str,
+        now: &str,
+        until: &str,
+        exclude: &[String],
+    ) -> Result<Option<OperationRow>, StoreError> {
+        let excluded = if exclude.is_empty() {
+            String::new()
+        } else {
+            let params: Vec<String> = (4..4 + exclude.len()).map(|i| format!("${i}")).collect();
+            format!(" AND pod_manager NOT IN ({})", params.join(", "))
+        };
+        let sql = format!(
+            "UPDATE operations SET status = 'running', lease_owner = $1, lease_expires_at = $2, \
+             attempts = attempts + 1, started_at = COALESCE(started_at, $3), error = NULL \
+             WHERE id = (SELECT id FROM operations WHERE {DUE}{excluded} \
+                         ORDER BY COALESCE(next_attempt_at, created_at), id LIMIT 1) \
+             AND {DUE} RETURNING {COLUMNS}"
+        );
+        let any_due = format!(
+            "SELECT id FROM operations WHERE $1 <> '' AND $2 <> '' AND {DUE}{excluded} LIMIT 1"
+        );
+        for _ in 0..8 {
+            let mut q = sqlx::query(&sql).bind(owner).bind(until).bind(now);
+            for pm in exclude {
+                q = q.bind(pm);
+            }
+            if let Some(r) = q.fetch_optional(self.writer()).await? {
+                return row(&r).map(Some);
+            }
+            // Nothing due, or another process won the operation this one picked: look again
+            // only in the second case.
+            let mut q = sqlx::query(&any_due).bind(owner).bind(until).bind(now);
+            for pm in exclude {
+                q = q.bind(pm);
+            }
+            if q.fetch_optional(self.pool()).await?.is_none() {
+                return Ok(None);
+            }
+        }
+        Ok(None)
     }
 
+    /// Extends a lease; `false` when `owner` no longer holds it (it expired and was taken).
+    pub async fn operation_renew(
+        &self,
+        id: &str,
+        owner: &str,
+        until: &str,
+    ) -> Result<bool, StoreError> {
+        Ok(sqlx::query(
+            "UPDATE operations SET lease_expires_at = $3 \
+             WHERE id = $1 AND lease_owner = $2 AND status = 'running'",
+        )
+        .bind(id)
+        .bind(owner)
+        .bind(until)
+        .execute(self.writer())
+        .await?
+        .rows_affected()
+            == 1)
+    }
+
+    /// Ends an operation `owner` holds: `succeeded`, or `failed` with `error`. `false` when
+    /// the lease was lost (another worker runs it now and will record its end).
     pub async fn operation_finish(
         &self,
         id: &str,
+        owner: &str,
         error: Option<&str>,
         now: &str,
-    ) -> Result<(), StoreError> {
+    ) -> Result<bool, StoreError> {
         let status = if error.is_some() {
             "failed"
         } else {
             "succeeded"
         };
-        sqlx::query(
-            "UPDATE operations SET status = $2, error = $3, finished_at = $4 WHERE id = $1",
+        Ok(sqlx::query(
+            "UPDATE operations SET status = $3, error = $4, finished_at = $5, lease_owner = NULL, \
+             lease_expires_at = NULL WHERE id = $1 AND lease_owner = $2 AND status = 'running'",
         )
         .bind(id)
+        .bind(owner)
         .bind(status)
         .bind(error)
         .bind(now)
         .execute(self.writer())
-        .await?;
-        Ok(())
+        .await?
+        .rows_affected()
+            == 1)
+    }
+
+    /// Puts an operation `owner` holds back in the queue after a transient failure, to be tried
+    /// again at `next`; `error` says what happened this time.
+    pub async fn operation_retry_later(
+        &self,
+        id: &str,
+        owner: &str,
+        error: &str,
+        next: &str,
+    ) -> Result<bool, StoreError> {
+        Ok(sqlx::query(
+            "UPDATE operations SET status = 'queued', error = $3, next_attempt_at = $4, \
+             lease_owner = NULL, lease_expires_at = NULL \
+             WHERE id = $1 AND lease_owner = $2 AND status = 'running'",
+        )
+        .bind(id)
+        .bind(owner)
+        .bind(error)
+        .bind(next)
+        .execute(self.writer())
+        .await?
+        .rows_affected()
+            == 1)
     }
 }

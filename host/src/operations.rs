@@ -1,0 +1,260 @@
+//! Durable operations: every driver action (power, boot override, virtual media) and every sync
+//! is stored before it runs, and a worker in each Podium process runs what is due.
+//!
+//! A worker *leases* an operation (`operations.lease_owner`, `lease_expires_at`) and renews the
+//! lease while the call runs. A process that dies (`kill -9`) stops renewing: once the lease
+//! expires, any worker, in this process after a restart or in another process on the same
+//! PostgreSQL database, takes the operation over and runs it again. Every action is idempotent
+//! at the BMC (a power state, a boot override, an image in a slot), so running one twice does
+//! not change the outcome.
+//!
+//! A transient failure (unreachable, timeout, a 5xx, the plugin's deadline, the datastore)
+//! puts the operation back in the queue with exponential backoff, up to a bound of attempts;
+//! a permanent one (unauthorized, unsupported, invalid, not found) fails it at once with the
+//! plugin's words. Each process runs at most `per_pod_manager` operations of one pod manager at
+//! once, so a slow BMC holds up only its own site.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use crate::app::Podium;
+use crate::error::Error;
+use crate::runtime::CallError;
+use crate::store::OperationRow;
+
+/// How the worker runs operations; `podium serve` flags set it.
+#[derive(Clone, Debug)]
+pub struct OperationSettings {
+    /// How long a lease lasts unless renewed (renewed every third of it).
+    pub lease: Duration,
+    /// The first retry's delay; each next one doubles it, up to a minute.
+    pub retry_base: Duration,
+    /// Tries before a transient failure becomes the operation's end.
+    pub max_attempts: u32,
+    /// Operations of one pod manager this process runs at once.
+    pub per_pod_manager: usize,
+}
+
+impl Default for OperationSettings {
+    fn default() -> OperationSettings {
+        OperationSettings {
+            lease: Duration::from_secs(30),
+            retry_base: Duration::from_secs(1),
+            max_attempts: 6,
+            per_pod_manager: 8,
+        }
+    }
+}
+
+/// The most operations one process runs at once, whatever the pod manager.
+const RUNNING_MAX: usize = 256;
+const RETRY_MAX: Duration = Duration::from_secs(60);
+
+/// The worker's state in this process.
+#[derive(Debug)]
+pub struct Operations {
+    /// Who this process is in `lease_owner`.
+    pub(crate) worker_id: String,
+    pub(crate) settings: RwLock<OperationSettings>,
+    /// Woken when an operation is queued or a slot frees up.
+    pub(crate) wake: tokio::sync::Notify,
+    /// Running operations per pod manager.
+    running: Mutex<HashMap<String, usize>>,
+}
+
+impl Default for Operations {
+    fn default() -> Operations {
+        Operations {
+            worker_id: format!("worker-{}", crate::store::new_id()),
+            settings: RwLock::new(OperationSettings::default()),
+            wake: tokio::sync::Notify::new(),
+            running: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+/// Whether a failure may pass if the operation is tried again later.
+fn transient(e: &Error) -> bool {
+    match e {
+        Error::Plugin(CallError::Plugin { error, .. }) => error.is_transient(),
+        // A BMC too slow to answer within the plugin's deadline may answer later.
+        Error::Plugin(CallError::Deadline { .. }) => true,
+        // The datastore: an outage, a lock.
+        Error::Internal(_) => true,
+        _ => false,
+    }
+}
+
+fn after(d: Duration) -> String {
+    crate::store::format_time(
+        time::OffsetDateTime::now_utc()
+            + time::Duration::try_from(d).unwrap_or(time::Duration::seconds(60)),
+    )
+}
+
+impl Podium {
+    /// Sets how the worker runs operations; call before `spawn_background`.
+    pub fn set_operation_settings(&self, settings: OperationSettings) {
+        *self.operations.settings.write().expect("settings poisoned") = settings;
+    }
+
+    fn operation_settings(&self) -> OperationSettings {
+        self.operations
+            .settings
+            .read()
+            .expect("settings poisoned")
+            .clone()
+    }
+
+    /// Stores an operation and wakes the worker.
+    pub(crate) async fn operation_enqueue(&self, op: &OperationRow) -> Result<(), Error> {
+        self.datastore.operation_create(op).await?;
+        self.operations.wake.notify_one();
+        Ok(())
+    }
+
+    /// The worker: leases what is due while there is room, then waits to be woken (or a
+    /// second, for retries that came due and leases that expired).
+    pub(crate) async fn operations_work(&self) {
+        loop {
+            self.operations_fill().await;
+            tokio::select! {
+                () = self.operations.wake.notified() => {}
+                () = tokio::time::sleep(Duration::from_millis(500)) => {}
+            }
+        }
+    }
+
+    async fn operations_fill(&self) {
+        let settings = self.operation_settings();
+        loop {
+            let (full, total): (Vec<String>, usize) = {
+                let running = self.operations.running.lock().expect("running poisoned");
+                (
+                    running
+                        .iter()
+                        .filter(|(_, n)| **n >= settings.per_pod_manager)
+                        .map(|(pm, _)| pm.clone())
+                        .collect(),
+                    running.values().sum(),
+                )
+            };
+            if total >= RUNNING_MAX {
+                return;
+            }
+            let now = crate::store::now();
+            let leased = self
+                .datastore
+                .operation_lease(
+                    &self.operations.worker_id,
+                    &now,
+                    &after(settings.lease),
+                    &full,
+                )
+                .await;
+            let op = match leased {
+                Ok(Some(op)) => op,
+                Ok(None) => return,
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot lease operations");
+                    return;
+                }
+            };
+            *self
+                .operations
+                .running
+                .lock()
+                .expect("running poisoned")
+                .entry(op.pod_manager.clone())
+                .or_default() += 1;
+            let (podium, settings) = (self.clone(), settings.clone());
+            tokio::spawn(async move {
+                let pm = op.pod_manager.clone();
+                podium.operation_lease_run(op, &settings).await;
+                let mut running = podium.operations.running.lock().expect("running poisoned");
+                if let Some(n) = running.get_mut(&pm) {
+                    *n -= 1;
+                    if *n == 0 {
+                        running.remove(&pm);
+                    }
+                }
+                drop(running);
+                podium.operations.wake.notify_one();
+            });
+        }
+    }
+
+    /// Runs one leased operation, renewing its lease meanwhile, and records how it ended.
+    async fn operation_lease_run(&self, op: OperationRow, settings: &OperationSettings) {
+        let owner = self.operations.worker_id.clone();
+        let lost = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let renewer = {
+            let (podium, id, owner, lost) =
+                (self.clone(), op.id.clone(), owner.clone(), lost.clone());
+            let (every, lease) = (settings.lease / 3, settings.lease);
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(every).await;
+                    match podium
+                        .datastore
+                        .operation_renew(&id, &owner, &after(lease))
+                        .await
+                    {
+                        Ok(true) => {}
+                        Ok(false) => {
+                            lost.store(true, std::sync::atomic::Ordering::Release);
+                            return;
+                        }
+                        Err(e) => {
+                            tracing::warn!(operation = %id, error = %e, "cannot renew a lease")
+                        }
+                    }
+                }
+            })
+        };
+        tracing::debug!(operation = %op.id, kind = %op.kind, attempt = op.attempts, "operation running");
+        let result = self.operation_execute(&op).await;
+        renewer.abort();
+        let now = crate::store::now();
+        let recorded = match &result {
+            Ok(()) => {
+                self.datastore
+                    .operation_finish(&op.id, &owner, None, &now)
+                    .await
+            }
+            Err(e) if transient(e) && op.attempts < i64::from(settings.max_attempts) => {
+                let exponent = u32::try_from(op.attempts.saturating_sub(1)).unwrap_or(u32::MAX);
+                let delay = settings
+                    .retry_base
+                    .saturating_mul(2u32.saturating_pow(exponent.min(16)))
+                    .min(RETRY_MAX);
+                tracing::info!(operation = %op.id, attempt = op.attempts, retry_in = ?delay, error = %e, "operation failed transiently; will retry");
+                self.datastore
+                    .operation_retry_later(&op.id, &owner, &e.to_string(), &after(delay))
+                    .await
+            }
+            Err(e) => {
+                let message = if transient(e) {
+                    format!("gave up after {} attempts: {e}", op.attempts)
+                } else {
+                    e.to_string()
+                };
+                tracing::warn!(operation = %op.id, host = ?op.host_id, error = %message, "operation failed");
+                self.datastore
+                    .operation_finish(&op.id, &owner, Some(&message), &now)
+                    .await
+            }
+        };
+        match recorded {
+            Ok(true) => {}
+            Ok(false) => {
+                tracing::warn!(operation = %op.id, lost = lost.load(std::sync::atomic::Ordering::Acquire), "the lease was lost; whoever holds it now records the end");
+            }
+            Err(e) => {
+                // The lease expires and the operation runs again: its actions are idempotent.
+                tracing::error!(operation = %op.id, error = %e, "cannot record the end of an operation");
+            }
+        }
+    }
+}

@@ -1,0 +1,257 @@
+//! Durable operations against the Redfish emulator: retried while the BMC is down, failed with
+//! the reason when it stays down or refuses, and finished after `kill -9` of Podium, by the same
+//! process restarted or (on PostgreSQL) by another one taking over the dead one's leases.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use podium_tests::sushy::{Sushy, SushyConfig};
+use podium_tests::{Client, ProcessServer, TestServer, eventually};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_podium-under-test");
+
+/// Every operation of a pod manager, by id.
+async fn operations(admin: &Client, pm: &str) -> BTreeMap<String, Value> {
+    let mut out = BTreeMap::new();
+    let mut cursor = String::new();
+    loop {
+        let page = admin
+            .get(&format!(
+                "/v1/operations?pod_manager={pm}&limit=1000{cursor}"
+            ))
+            .await;
+        assert_eq!(page.status, StatusCode::OK, "{}", page.text);
+        for op in page.body["items"].as_array().unwrap() {
+            out.insert(op["id"].as_str().unwrap().to_owned(), op.clone());
+        }
+        match page.body["next"].as_str() {
+            Some(next) => cursor = format!("&cursor={next}"),
+            None => return out,
+        }
+    }
+}
+
+async fn register(admin: &Client, bmc: &Sushy, systems: usize) -> (String, Vec<Value>) {
+    let pm = admin
+        .post(
+            "/v1/pod_managers",
+            json!({"name": "site", "url": bmc.url()}),
+        )
+        .await;
+    assert_eq!(pm.status, StatusCode::CREATED, "{}", pm.text);
+    let pm = pm.body["uuid"].as_str().unwrap().to_owned();
+    let path = format!("/v1/hosts?pod_manager={pm}&limit=1000");
+    let hosts = eventually(Duration::from_secs(60), "hosts synced", || async {
+        let hosts: Vec<Value> = admin.get(&path).await.body["items"]
+            .as_array()?
+            .iter()
+            .filter(|h| h["kind"] == "system")
+            .cloned()
+            .collect();
+        (hosts.len() == systems).then_some(hosts)
+    })
+    .await;
+    (pm, hosts)
+}
+
+async fn power(admin: &Client, host: &str, action: &str) -> String {
+    let op = admin
+        .post(
+            &format!("/v1/hosts/{host}/power"),
+            json!({ "action": action }),
+        )
+        .await;
+    assert_eq!(op.status, StatusCode::ACCEPTED, "{}", op.text);
+    op.body["id"].as_str().unwrap().to_owned()
+}
+
+async fn operation(admin: &Client, id: &str) -> Value {
+    admin.get(&format!("/v1/operations/{id}")).await.body
+}
+
+#[tokio::test]
+async fn a_bmc_down_for_a_while_is_retried_one_down_for_good_or_refusing_fails_with_the_reason() {
+    let server = TestServer::start_with(|c| {
+        c.probe_interval = Duration::from_millis(300);
+        c.sync_interval = Duration::from_secs(3600);
+        c.operations.retry_base = Duration::from_millis(200);
+        c.operations.max_attempts = 4;
+    })
+    .await;
+    let mut config = SushyConfig::with_systems(1);
+    config.basic_auth = Some(("admin".into(), "right-password".into()));
+    let mut bmc = Sushy::start(config).await.unwrap();
+    let admin = server.admin();
+    let pm = admin
+        .post(
+            "/v1/pod_managers",
+            json!({"name": "site", "url": bmc.url(), "auth": {"username": "admin", "password": "right-password"}}),
+        )
+        .await;
+    assert_eq!(pm.status, StatusCode::CREATED, "{}", pm.text);
+    let pm = pm.body["uuid"].as_str().unwrap().to_owned();
+    let host = eventually(Duration::from_secs(20), "host synced", || async {
+        let hosts = admin.get(&format!("/v1/hosts?pod_manager={pm}")).await.body["items"]
+            .as_array()
+            .cloned()?;
+        hosts.into_iter().find(|h| h["kind"] == "system")
+    })
+    .await;
+    let host_id = host["id"].as_str().unwrap().to_owned();
+    let system = host["system_id"].as_str().unwrap().to_owned();
+
+    // Down for a while: the operation waits in the queue between tries, saying why.
+    bmc.stop().await;
+    let op = power(&admin, &host_id, "on").await;
+    let waiting = eventually(Duration::from_secs(20), "a failed try", || async {
+        let o = operation(&admin, &op).await;
+        (o["status"] == "queued" && o["attempts"].as_i64()? >= 1 && o["error"].is_string())
+            .then_some(o)
+    })
+    .await;
+    assert!(
+        waiting["error"].as_str().unwrap().contains("unreachable"),
+        "{waiting}"
+    );
+    assert!(waiting["next_attempt_at"].is_string(), "{waiting}");
+    // Back: the next try succeeds, and the BMC is on.
+    bmc.restart().await.unwrap();
+    let done = eventually(Duration::from_secs(20), "the retry", || async {
+        let o = operation(&admin, &op).await;
+        (o["status"] != "queued" && o["status"] != "running").then_some(o)
+    })
+    .await;
+    assert_eq!(done["status"], "succeeded", "{done}");
+    assert!(done["attempts"].as_i64().unwrap() >= 2, "{done}");
+    assert_eq!(bmc.get_json(&system).await.unwrap()["PowerState"], "On");
+
+    // Down for good: failed after the bound, with the reason; the pod manager shows offline.
+    bmc.stop().await;
+    let op = power(&admin, &host_id, "off").await;
+    let failed = eventually(Duration::from_secs(30), "giving up", || async {
+        let o = operation(&admin, &op).await;
+        (o["status"] == "failed").then_some(o)
+    })
+    .await;
+    assert_eq!(failed["attempts"], 4, "{failed}");
+    let error = failed["error"].as_str().unwrap();
+    assert!(error.contains("gave up after 4 attempts"), "{error}");
+    assert!(error.contains("unreachable"), "{error}");
+    eventually(Duration::from_secs(10), "pod manager offline", || async {
+        (admin.get(&format!("/v1/pod_managers/{pm}")).await.body["status"] == "offline")
+            .then_some(())
+    })
+    .await;
+
+    // A refusal is permanent: failed at the first try, in the plugin's words.
+    bmc.restart().await.unwrap();
+    let patched = admin
+        .patch(
+            &format!("/v1/pod_managers/{pm}"),
+            json!({"auth": {"username": "admin", "password": "wrong-password"}}),
+        )
+        .await;
+    assert_eq!(patched.status, StatusCode::OK, "{}", patched.text);
+    let op = power(&admin, &host_id, "on").await;
+    let refused = eventually(Duration::from_secs(20), "the refusal", || async {
+        let o = operation(&admin, &op).await;
+        (o["status"] == "failed").then_some(o)
+    })
+    .await;
+    assert_eq!(refused["attempts"], 1, "{refused}");
+    assert!(
+        refused["error"].as_str().unwrap().contains("unauthorized"),
+        "{refused}"
+    );
+    assert!(!refused.to_string().contains("wrong-password"));
+}
+
+/// Powers on 100 hosts, kills Podium with `kill -9` while the operations run, and restarts it:
+/// every operation ends succeeded and every system is on. On PostgreSQL a second process runs
+/// beside the first from the start and takes over the dead one's leases.
+#[tokio::test]
+async fn operations_survive_kill_9_and_end_as_asked() {
+    const HOSTS: usize = 100;
+    let bmc = Sushy::start(SushyConfig::with_systems(HOSTS as u32))
+        .await
+        .unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let database = podium_tests::PostgresDatabase::for_this_run().await;
+    let url = database.as_ref().map(|d| d.url.as_str());
+    // One operation at a time per process, so that most are still to run when the kill comes;
+    // a lease of 1 s, so that a dead process's operations are taken over soon.
+    let options = [
+        "--operations-per-pod-manager",
+        "1",
+        "--operation-lease",
+        "1",
+    ];
+    let server = ProcessServer::start_logging(BIN, data.path(), url, "info", &options).await;
+    let admin = server.admin();
+    let (pm, hosts) = register(&admin, &bmc, HOSTS).await;
+    // On PostgreSQL, a second process on the same database (its own data directory).
+    let other_data = tempfile::tempdir().unwrap();
+    let other = match url {
+        Some(url) => Some(
+            ProcessServer::start_logging(BIN, other_data.path(), Some(url), "info", &options).await,
+        ),
+        None => None,
+    };
+    for host in &hosts {
+        power(&admin, host["id"].as_str().unwrap(), "on").await;
+    }
+    // Kill as soon as a few have finished.
+    let before = eventually(Duration::from_secs(60), "the first operations", || async {
+        let ops = operations(&admin, &pm).await;
+        let done = ops.values().filter(|o| o["status"] == "succeeded").count();
+        (done >= 3).then_some(ops)
+    })
+    .await;
+    server.kill9().await;
+    let unfinished = before
+        .values()
+        .filter(|o| o["status"] != "succeeded")
+        .count();
+    assert!(
+        unfinished > HOSTS / 2,
+        "the kill came too late to test anything: {unfinished} unfinished"
+    );
+
+    // Restarted (or, on PostgreSQL, the other process alone): every operation ends succeeded.
+    let restarted;
+    let admin = match &other {
+        Some(other) => other.admin(),
+        None => {
+            restarted = ProcessServer::start_logging(BIN, data.path(), url, "info", &options).await;
+            restarted.admin()
+        }
+    };
+    let after = eventually(
+        Duration::from_secs(120),
+        "every operation finished",
+        || async {
+            let ops = operations(&admin, &pm).await;
+            ops.values()
+                .all(|o| o["status"] == "succeeded" || o["status"] == "failed")
+                .then_some(ops)
+        },
+    )
+    .await;
+    assert_eq!(after.len(), HOSTS, "no operation lost or added");
+    let failed: Vec<&Value> = after
+        .values()
+        .filter(|o| o["status"] != "succeeded")
+        .collect();
+    assert!(failed.is_empty(), "failed: {failed:?}");
+    // The emulator's state is what was asked.
+    for host in &hosts {
+        let system = host["system_id"].as_str().unwrap();
+        assert_eq!(
+            bmc.get_json(system).await.unwrap()["PowerState"],
+            "On",
+            "{system}"
+        );
+    }
+}
