@@ -25,6 +25,8 @@ pub struct Inner {
     pub(crate) ipam_locks: PoolLocks,
     /// The base URL BMCs reach this process at (config drive URLs), where the admin set one.
     pub(crate) public_url: std::sync::OnceLock<url::Url>,
+    /// The URL this process listens on, for BMCs when no public URL is set.
+    pub(crate) listen_url: std::sync::OnceLock<url::Url>,
     /// The durable-operations worker of this process.
     pub(crate) operations: crate::operations::Operations,
 }
@@ -46,6 +48,7 @@ impl Podium {
                 plugins: PluginCache::default(),
                 ipam_locks: PoolLocks::default(),
                 public_url: std::sync::OnceLock::new(),
+                listen_url: std::sync::OnceLock::new(),
                 operations: crate::operations::Operations::default(),
             }),
         }
@@ -54,6 +57,13 @@ impl Podium {
     /// Sets the base URL BMCs reach this process at; only the first call counts.
     pub fn set_public_url(&self, url: url::Url) {
         let _ = self.public_url.set(url);
+    }
+
+    /// Records the address this process serves on; only the first call counts.
+    pub fn set_listen_addr(&self, addr: std::net::SocketAddr) {
+        if let Ok(url) = url::Url::parse(&format!("http://{addr}")) {
+            let _ = self.listen_url.set(url);
+        }
     }
 
     pub fn public_url(&self) -> Option<&url::Url> {

@@ -259,7 +259,7 @@ impl Podium {
                 self.claim_hold_addresses(id).await;
                 let claim = self.datastore.claim_get(None, id).await?;
                 if let Some(claim) = claim.filter(|c| c.online) {
-                    self.claim_power(&claim, PowerAction::On).await?;
+                    self.claim_provision(&claim).await?;
                 }
             }
             BindOutcome::Waiting(reason) => {
@@ -456,12 +456,25 @@ impl Podium {
             });
         }
         if online != claim.online && claim.host_id.is_some() {
-            let action = if online {
-                PowerAction::On
-            } else {
-                PowerAction::ForceOff
+            let provisioned = match &claim.host_id {
+                Some(h) => self
+                    .datastore
+                    .host_get(h)
+                    .await?
+                    .is_some_and(|h| h.state == "provisioned"),
+                None => false,
             };
-            self.claim_power(&claim, action).await?;
+            if online && !provisioned && claim.state == "bound" {
+                // Claimed offline: it was never provisioned; coming online provisions it.
+                self.claim_provision(&claim).await?;
+            } else {
+                let action = if online {
+                    PowerAction::On
+                } else {
+                    PowerAction::ForceOff
+                };
+                self.claim_power(&claim, action).await?;
+            }
         }
         self.claim_view(caller, id).await
     }
@@ -505,31 +518,42 @@ impl Podium {
             }
             return Ok(());
         };
+        // What was still queued for the claim (a provisioning waiting for a retry) will not run;
+        // the host's operations run in order, so deprovisioning comes after anything running.
+        self.datastore
+            .operations_cancel_for_claim(id, "cancelled: the claim was released", &now)
+            .await?;
+        self.datastore
+            .host_set_state(&host.id, "deprovisioning", &now)
+            .await?;
+        self.host_operation_queue(&host, "deprovision", "{}".into(), Some(id))
+            .await?;
+        Ok(())
+    }
+
+    /// Carries out a `deprovision` operation: deprovisions the host, then frees it and the
+    /// claim (and the tenant, if it is being deleted), and binds whoever waits.
+    pub(crate) async fn deprovision_execute(
+        &self,
+        op: &crate::store::OperationRow,
+    ) -> Result<(), Error> {
+        let id = op.claim_id.as_deref().unwrap_or_default();
+        let Some(claim) = self.datastore.claim_get(None, id).await? else {
+            return Ok(());
+        };
+        let host_id = op.host_id.as_deref().unwrap_or_default();
+        let host = self
+            .datastore
+            .host_get(host_id)
+            .await?
+            .ok_or_else(|| Error::not_found("host", host_id))?;
+        self.deprovision(id, &host).await?;
+        self.datastore.claim_finish_release(id).await?;
+        if let Err(e) = self.tenant_finish_deletion(&claim.tenant_id).await {
+            tracing::error!(tenant = %claim.tenant_id, error = %e, "cannot finish deleting the tenant");
+        }
         let podium = self.clone();
-        let id = claim.id.clone();
-        let tenant = claim.tenant_id.clone();
-        tokio::spawn(async move {
-            match podium.deprovision(&id, &host).await {
-                Ok(()) => {
-                    if let Err(e) = podium.datastore.claim_finish_release(&id).await {
-                        tracing::error!(claim = %id, error = %e, "cannot free the host");
-                        return;
-                    }
-                    if let Err(e) = podium.tenant_finish_deletion(&tenant).await {
-                        tracing::error!(tenant = %tenant, error = %e, "cannot finish deleting the tenant");
-                    }
-                    podium.claims_bind_pending().await;
-                }
-                Err(e) => {
-                    let reason = format!("deprovisioning failed, the host stays held: {e}");
-                    tracing::warn!(claim = %id, %reason);
-                    let _ = podium
-                        .datastore
-                        .claim_set_state(&id, "releasing", Some(&reason), &crate::store::now())
-                        .await;
-                }
-            }
-        });
+        tokio::spawn(async move { podium.claims_bind_pending().await });
         Ok(())
     }
 
@@ -549,7 +573,7 @@ impl Podium {
             .set_power(&host.system_id, PowerAction::ForceOff)
             .await
             .map_err(Error::Plugin)?;
-        for media in [MediaType::Cd, MediaType::Floppy] {
+        for media in [MediaType::Cd, MediaType::Usb, MediaType::Floppy] {
             let (p, c) = driver().await?;
             match self
                 .runtime
@@ -595,6 +619,26 @@ impl Podium {
                 )
                 .await?;
         }
+        Ok(())
+    }
+
+    /// Queues the provisioning of a bound claim's host (operation `provision`, carried out by
+    /// `rendering.rs`): the host is `provisioning` until it ends.
+    async fn claim_provision(&self, claim: &ClaimRow) -> Result<(), Error> {
+        let Some(host_id) = &claim.host_id else {
+            return Ok(());
+        };
+        let host = self
+            .datastore
+            .host_get(host_id)
+            .await?
+            .ok_or_else(|| Error::not_found("host", host_id))?;
+        self.datastore
+            .host_set_state(host_id, "provisioning", &crate::store::now())
+            .await?;
+        let request = serde_json::json!({ "image": serde_json::from_str::<serde_json::Value>(&claim.image).unwrap_or_default() }).to_string();
+        self.host_operation_queue(&host, "provision", request, Some(&claim.id))
+            .await?;
         Ok(())
     }
 

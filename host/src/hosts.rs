@@ -342,6 +342,17 @@ impl Podium {
         self.operation_start(&host, "power", request, claim).await
     }
 
+    /// Queues an operation on a host the caller was already checked for.
+    pub(crate) async fn host_operation_queue(
+        &self,
+        host: &HostRow,
+        kind: &str,
+        request: String,
+        claim: Option<&str>,
+    ) -> Result<OperationRow, Error> {
+        self.operation_start(host, kind, request, claim).await
+    }
+
     async fn operation_start(
         &self,
         host: &HostRow,
@@ -372,6 +383,12 @@ impl Podium {
     pub(crate) async fn operation_execute(&self, op: &OperationRow) -> Result<(), Error> {
         if op.kind == "sync" {
             return self.pod_manager_sync_now(&op.pod_manager).await.map(drop);
+        }
+        if op.kind == "provision" {
+            return self.provision_execute(op).await;
+        }
+        if op.kind == "deprovision" {
+            return self.deprovision_execute(op).await;
         }
         let host_id = op.host_id.as_deref().unwrap_or_default();
         let host = self

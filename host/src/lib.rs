@@ -16,6 +16,7 @@ pub mod operations;
 pub mod params;
 pub mod plugins;
 pub mod pod_managers;
+pub mod provisioning;
 pub mod rendering;
 pub mod runtime;
 pub mod sealing;

@@ -241,6 +241,24 @@ impl Podium {
                     e.to_string()
                 };
                 tracing::warn!(operation = %op.id, host = ?op.host_id, error = %message, "operation failed");
+                if op.kind == "provision"
+                    && let Some(host) = &op.host_id
+                    && let Err(e) = self.datastore.host_set_state(host, "error", &now).await
+                {
+                    tracing::error!(host, error = %e, "cannot record a failed provisioning");
+                }
+                if op.kind == "deprovision"
+                    && let Some(claim) = &op.claim_id
+                {
+                    let reason = format!("deprovisioning failed, the host stays held: {message}");
+                    if let Err(e) = self
+                        .datastore
+                        .claim_set_state(claim, "releasing", Some(&reason), &now)
+                        .await
+                    {
+                        tracing::error!(claim, error = %e, "cannot record a failed deprovisioning");
+                    }
+                }
                 self.datastore
                     .operation_finish(&op.id, &owner, Some(&message), &now)
                     .await

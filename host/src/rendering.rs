@@ -28,7 +28,7 @@ use crate::store::{ClaimRow, ConfigDriveRow, HostRow};
 pub const DEFAULT_RENDERER: &str = "render-openstack";
 /// How long a config drive's URL works when the caller does not say, and at most.
 const DRIVE_TTL_DEFAULT: u64 = 3600;
-const DRIVE_TTL_MAX: u64 = 86_400;
+pub(crate) const DRIVE_TTL_MAX: u64 = 86_400;
 /// The largest template accepted, as JSON text.
 const TEMPLATE_MAX: usize = 256 << 10;
 
@@ -204,7 +204,7 @@ impl Podium {
         ))
     }
 
-    async fn pod_manager_load(&self, uuid: &str) -> Result<PodManager, Error> {
+    pub(crate) async fn pod_manager_load(&self, uuid: &str) -> Result<PodManager, Error> {
         let row = self
             .datastore
             .pod_manager_get(uuid)
@@ -665,6 +665,15 @@ impl Podium {
                     .await?
             }
         };
+        self.config_drive_store(documents, ttl).await
+    }
+
+    /// Builds and stores the config drive of rendered documents, working for `ttl` seconds.
+    pub(crate) async fn config_drive_store(
+        &self,
+        documents: Documents,
+        ttl: u64,
+    ) -> Result<ConfigDrive, Error> {
         let meta_data = documents.meta_data.to_string();
         let network_data = documents.network_data.to_string();
         let image = crate::config_drive::build(&crate::config_drive::Contents {

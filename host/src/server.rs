@@ -112,6 +112,9 @@ pub async fn start(config: &ServeConfig) -> anyhow::Result<Started> {
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", config.listen))?;
+    if let Ok(addr) = listener.local_addr() {
+        podium.set_listen_addr(addr);
+    }
     podium.spawn_background(config.probe_interval, config.sync_interval);
     Ok(Started { podium, listener })
 }

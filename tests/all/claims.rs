@@ -15,6 +15,8 @@ struct Site {
     server: TestServer,
     bmc: Sushy,
     pm: String,
+    /// Serves the claims' image: a claim that binds online is provisioned with it.
+    images: podium_tests::ImageServer,
 }
 
 async fn site(systems: u32) -> Site {
@@ -41,7 +43,13 @@ async fn site(systems: u32) -> Site {
         (hosts.iter().filter(|h| h["kind"] == "system").count() == systems as usize).then_some(())
     })
     .await;
-    Site { server, bmc, pm }
+    let images = podium_tests::ImageServer::start(vec![0x42; 4096]).await;
+    Site {
+        server,
+        bmc,
+        pm,
+        images,
+    }
 }
 
 /// A tenant with a grant on the site and a token.
@@ -63,7 +71,7 @@ async fn tenant(site: &Site, name: &str, grant: bool) -> (String, Client) {
 }
 
 fn claim_body(site: &Site) -> Value {
-    json!({"pod_manager": site.pm, "image": {"url": "http://images.invalid/os.qcow2"}})
+    json!({"pod_manager": site.pm, "image": {"url": site.images.url("/os.iso")}})
 }
 
 #[tokio::test]

@@ -1,14 +1,10 @@
 //! `/v1/hosts` and `/v1/operations` against a real BMC (sushy-tools): what a sync finds, power,
 //! boot override and virtual media reaching the emulator, hosts that vanish, and labels.
 
-use std::net::Ipv4Addr;
-use std::sync::Arc;
-
 use podium_tests::sushy::{FakeSystem, Sushy, SushyConfig};
-use podium_tests::{Client, Reply, TestServer};
+use podium_tests::{Client, ImageServer, Reply, TestServer};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::pod_managers::{
     PASSWORD, USER, bmc, create, delete, eventually, fast_server, items, minimal, patch, q, string,
@@ -336,62 +332,6 @@ async fn a_boot_override_is_written_to_the_bmc() {
     })
     .await;
     assert_eq!(host["boot"]["target"], "cd");
-}
-
-/// An HTTP server on 127.0.0.1 that answers every request with `body` (the "image" a BMC
-/// downloads), stopped when dropped.
-#[derive(Debug)]
-struct ImageServer {
-    port: u16,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl ImageServer {
-    async fn start(body: Vec<u8>) -> ImageServer {
-        let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-            .await
-            .expect("bind the image server");
-        let port = listener.local_addr().expect("addr").port();
-        let body = Arc::new(body);
-        let task = tokio::spawn(async move {
-            while let Ok((mut stream, _)) = listener.accept().await {
-                let body = body.clone();
-                tokio::spawn(async move {
-                    let mut request = Vec::new();
-                    let mut buf = [0_u8; 1024];
-                    while !request.windows(4).any(|w| w == b"\r\n\r\n") {
-                        match stream.read(&mut buf).await {
-                            Ok(n) if n > 0 && request.len() < 64 * 1024 => {
-                                request.extend_from_slice(&buf[..n]);
-                            }
-                            _ => return,
-                        }
-                    }
-                    let head = format!(
-                        "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\
-                         Content-Length: {}\r\nConnection: close\r\n\r\n",
-                        body.len()
-                    );
-                    let _ = stream.write_all(head.as_bytes()).await;
-                    if !request.starts_with(b"HEAD ") {
-                        let _ = stream.write_all(&body).await;
-                    }
-                    let _ = stream.shutdown().await;
-                });
-            }
-        });
-        ImageServer { port, task }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("http://127.0.0.1:{}{path}", self.port)
-    }
-}
-
-impl Drop for ImageServer {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
 }
 
 /// The emulator's CD slot of a system, found from the system's `VirtualMedia` link.

@@ -9,6 +9,7 @@ mod ipam;
 mod operations;
 mod plugins;
 mod pod_managers;
+mod provisioning;
 mod redfish;
 mod rendering;
 mod secrets;

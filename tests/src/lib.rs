@@ -520,3 +520,60 @@ impl ProcessServer {
         let _ = self.child.wait().await;
     }
 }
+
+/// An HTTP server on 127.0.0.1 that answers every request with `body` (the "image" a BMC
+/// downloads), stopped when dropped.
+#[derive(Debug)]
+pub struct ImageServer {
+    port: u16,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl ImageServer {
+    pub async fn start(body: Vec<u8>) -> ImageServer {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0))
+            .await
+            .expect("bind the image server");
+        let port = listener.local_addr().expect("addr").port();
+        let body = std::sync::Arc::new(body);
+        let task = tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                let body = body.clone();
+                tokio::spawn(async move {
+                    let mut request = Vec::new();
+                    let mut buf = [0_u8; 1024];
+                    while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                        match stream.read(&mut buf).await {
+                            Ok(n) if n > 0 && request.len() < 64 * 1024 => {
+                                request.extend_from_slice(&buf[..n]);
+                            }
+                            _ => return,
+                        }
+                    }
+                    let head = format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\
+                         Content-Length: {}\r\nConnection: close\r\n\r\n",
+                        body.len()
+                    );
+                    let _ = stream.write_all(head.as_bytes()).await;
+                    if !request.starts_with(b"HEAD ") {
+                        let _ = stream.write_all(&body).await;
+                    }
+                    let _ = stream.shutdown().await;
+                });
+            }
+        });
+        ImageServer { port, task }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+}
+
+impl Drop for ImageServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}

@@ -286,10 +286,15 @@ impl Datastore {
     /// Frees the claim's host and deletes the claim, in one transaction.
     pub async fn claim_finish_release(&self, id: &str) -> Result<(), StoreError> {
         let mut tx = self.begin_write().await?;
-        sqlx::query("UPDATE hosts SET claim_id = NULL WHERE claim_id = $1")
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
+        // Deprovisioned: available again (a host that vanished meanwhile stays missing).
+        sqlx::query(
+            "UPDATE hosts SET claim_id = NULL, \
+             state = CASE WHEN state = 'missing' THEN state ELSE 'available' END \
+             WHERE claim_id = $1",
+        )
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
         sqlx::query("DELETE FROM claims WHERE id = $1")
             .bind(id)
             .execute(&mut *tx)

@@ -403,6 +403,20 @@ impl Datastore {
         Ok(done.rows_affected() == 1)
     }
 
+    /// Sets a host's provisioning state (`provisioning`, `provisioned`, `error`), unless it is
+    /// `missing`.
+    pub async fn host_set_state(&self, id: &str, state: &str, now: &str) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE hosts SET state = $2, updated_at = $3 WHERE id = $1 AND state <> 'missing'",
+        )
+        .bind(id)
+        .bind(state)
+        .bind(now)
+        .execute(self.writer())
+        .await?;
+        Ok(())
+    }
+
     pub async fn host_set_power(
         &self,
         id: &str,

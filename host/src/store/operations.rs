@@ -39,6 +39,13 @@ const COLUMNS: &str = "id, kind, status, pod_manager, host_id, request, error, c
 const DUE: &str = "((status = 'queued' AND COALESCE(next_attempt_at, created_at) <= $3) \
     OR (status = 'running' AND lease_expires_at <= $3))";
 
+/// The operations of one host run one at a time, in the order they were queued: none of `o`'s
+/// host is running under a live lease, and none queued before it is still waiting.
+const HOST_FREE: &str = "(o.host_id IS NULL OR NOT EXISTS (SELECT 1 FROM operations b \
+    WHERE b.host_id = o.host_id AND b.id <> o.id \
+    AND ((b.status = 'running' AND b.lease_expires_at > $3) \
+         OR (b.status = 'queued' AND b.id < o.id))))";
+
 fn row(r: &sqlx::any::AnyRow) -> Result<OperationRow, StoreError> {
     Ok(OperationRow {
         id: r.try_get("id")?,
@@ -132,12 +139,13 @@ impl Datastore {
         let sql = format!(
             "UPDATE operations SET status = 'running', lease_owner = $1, lease_expires_at = $2, \
              attempts = attempts + 1, started_at = COALESCE(started_at, $3), error = NULL \
-             WHERE id = (SELECT id FROM operations WHERE {DUE}{excluded} \
-                         ORDER BY COALESCE(next_attempt_at, created_at), id LIMIT 1) \
+             WHERE id = (SELECT o.id FROM operations o WHERE {DUE}{excluded} AND {HOST_FREE} \
+                         ORDER BY COALESCE(o.next_attempt_at, o.created_at), o.id LIMIT 1) \
              AND {DUE} RETURNING {COLUMNS}"
         );
         let any_due = format!(
-            "SELECT id FROM operations WHERE $1 <> '' AND $2 <> '' AND {DUE}{excluded} LIMIT 1"
+            "SELECT o.id FROM operations o WHERE $1 <> '' AND $2 <> '' AND {DUE}{excluded} \
+             AND {HOST_FREE} LIMIT 1"
         );
         for _ in 0..8 {
             let mut q = sqlx::query(&sql).bind(owner).bind(until).bind(now);
@@ -158,6 +166,25 @@ impl Datastore {
             }
         }
         Ok(None)
+    }
+
+    /// Fails what is still queued for a claim (it was released), with `why`.
+    pub async fn operations_cancel_for_claim(
+        &self,
+        claim_id: &str,
+        why: &str,
+        now: &str,
+    ) -> Result<u64, StoreError> {
+        Ok(sqlx::query(
+            "UPDATE operations SET status = 'failed', error = $2, finished_at = $3 \
+             WHERE claim_id = $1 AND status = 'queued'",
+        )
+        .bind(claim_id)
+        .bind(why)
+        .bind(now)
+        .execute(self.writer())
+        .await?
+        .rows_affected())
     }
 
     /// Extends a lease; `false` when `owner` no longer holds it (it expired and was taken).

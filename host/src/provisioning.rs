@@ -1,0 +1,170 @@
+//! Provisioning a claimed host the DHCP-less way, as the `provision` operation: the claim's
+//! documents and config drive rendered, the image (CD) and the config drive (USB stick, else
+//! floppy) inserted as virtual media, a one-time boot from CD, power on; the host is then
+//! `provisioned`. Deprovisioning (`claims.rs`) undoes it before the host is free again.
+
+use crate::app::Podium;
+use crate::error::Error;
+use crate::rendering::{DRIVE_TTL_MAX, Hold, Phase};
+use crate::runtime::{CallError, PluginError};
+
+/// How long the config drive of a provisioning works: the whole boot, however slow.
+const PROVISIONING_DRIVE_TTL: u64 = DRIVE_TTL_MAX;
+
+impl Podium {
+    /// The base URL BMCs download from: `--public-url`, else the address this process listens
+    /// on.
+    pub(crate) fn download_base(&self) -> Result<String, Error> {
+        self.public_url()
+            .or_else(|| self.listen_url.get())
+            .map(|u| u.as_str().trim_end_matches('/').to_owned())
+            .ok_or_else(|| {
+                Error::Internal(anyhow::anyhow!(
+                    "no URL for BMCs to download from: set --public-url"
+                ))
+            })
+    }
+
+    /// Provisions a bound claim's host the DHCP-less way (operation `provision`): renders its
+    /// documents and config drive, ejects whatever media is in, inserts the claim's image (CD)
+    /// and the config drive (USB stick, else floppy), sets a one-time boot from CD and powers
+    /// on. Every step is idempotent, so a retry (or a run after a crash) ends the same.
+    pub(crate) async fn provision_execute(
+        &self,
+        op: &crate::store::OperationRow,
+    ) -> Result<(), Error> {
+        use crate::runtime::{
+            BootPersistence, BootSettings, BootTarget, MediaRequest, MediaType, PowerAction,
+            PowerState,
+        };
+        let claim_id = op.claim_id.as_deref().unwrap_or_default();
+        let claim = self
+            .datastore
+            .claim_get(None, claim_id)
+            .await?
+            .filter(|c| c.state == "bound" && c.host_id == op.host_id)
+            .ok_or_else(|| Error::Conflict {
+                code: "claim_not_bound",
+                message: format!("claim `{claim_id}` is no longer bound to this host"),
+            })?;
+        let host_id = op.host_id.as_deref().unwrap_or_default();
+        let host = self
+            .datastore
+            .host_get(host_id)
+            .await?
+            .ok_or_else(|| Error::not_found("host", host_id))?;
+        let image: crate::params::ImageParams =
+            serde_json::from_str(&claim.image).map_err(|e| {
+                Error::Internal(anyhow::anyhow!("stored image of claim {claim_id}: {e}"))
+            })?;
+        let documents = self
+            .render(&host, Some(&claim), Phase::Provisioning, Hold::Take)
+            .await?;
+        let drive = self
+            .config_drive_store(documents, PROVISIONING_DRIVE_TTL)
+            .await?;
+        let drive_url = format!("{}{}", self.download_base()?, drive.path);
+        let pm = self.pod_manager_load(&host.pod_manager).await?;
+        let driver = async || self.driver_for_host(&pm, &host).await;
+        let unsupported = |e: &CallError| {
+            matches!(
+                e,
+                CallError::Plugin {
+                    error: PluginError::Unsupported(_),
+                    ..
+                }
+            )
+        };
+        for media in [MediaType::Cd, MediaType::Usb, MediaType::Floppy] {
+            let (p, c) = driver().await?;
+            match self
+                .runtime
+                .driver(&p, c)
+                .eject_media(&host.system_id, media)
+                .await
+            {
+                Ok(()) => {}
+                Err(e) if unsupported(&e) => {}
+                Err(e) => return Err(Error::Plugin(e)),
+            }
+        }
+        let (p, c) = driver().await?;
+        self.runtime
+            .driver(&p, c)
+            .insert_media(
+                &host.system_id,
+                MediaRequest {
+                    image_url: image.url.clone(),
+                    media_type: MediaType::Cd,
+                    write_protected: true,
+                },
+            )
+            .await
+            .map_err(Error::Plugin)?;
+        let mut inserted = false;
+        let mut refusals = Vec::new();
+        for media in [MediaType::Usb, MediaType::Floppy] {
+            let (p, c) = driver().await?;
+            match self
+                .runtime
+                .driver(&p, c)
+                .insert_media(
+                    &host.system_id,
+                    MediaRequest {
+                        image_url: drive_url.clone(),
+                        media_type: media,
+                        write_protected: true,
+                    },
+                )
+                .await
+            {
+                Ok(()) => {
+                    inserted = true;
+                    break;
+                }
+                Err(e) if unsupported(&e) => refusals.push(e.to_string()),
+                Err(e) => return Err(Error::Plugin(e)),
+            }
+        }
+        if !inserted {
+            return Err(Error::Conflict {
+                code: "unsupported",
+                message: format!(
+                    "the BMC of host `{}` has no second virtual media slot (USB or floppy) for the \
+                     config drive beside the CD with the image: {}",
+                    host.id,
+                    refusals.join("; ")
+                ),
+            });
+        }
+        let (p, c) = driver().await?;
+        self.runtime
+            .driver(&p, c)
+            .set_boot_override(
+                &host.system_id,
+                BootSettings {
+                    target: BootTarget::Cd,
+                    persistence: BootPersistence::Once,
+                    mode: None,
+                },
+            )
+            .await
+            .map_err(Error::Plugin)?;
+        let (p, c) = driver().await?;
+        let action = match self.runtime.driver(&p, c).get_power(&host.system_id).await {
+            Ok(PowerState::On) => PowerAction::ForceRestart,
+            _ => PowerAction::On,
+        };
+        let (p, c) = driver().await?;
+        self.runtime
+            .driver(&p, c)
+            .set_power(&host.system_id, action)
+            .await
+            .map_err(Error::Plugin)?;
+        self.datastore
+            .host_set_state(&host.id, "provisioned", &crate::store::now())
+            .await?;
+        tracing::info!(claim = claim_id, host = %host.id, "provisioned");
+        Ok(())
+    }
+}

@@ -1,0 +1,184 @@
+//! Provisioning the DHCP-less way against the Redfish emulator: a claim that binds online has
+//! its image and its config drive inserted as virtual media (the emulator downloads both, the
+//! drive from Podium), a one-time boot from CD and power on; releasing it ejects everything and
+//! powers it off before another tenant gets it.
+
+use std::time::Duration;
+
+use podium_tests::sushy::{Sushy, SushyConfig};
+use podium_tests::{Client, ImageServer, TestServer, eventually, vfat};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+/// The emulator's virtual media slots of a system, by the media types they take (`CD`,
+/// `Floppy`, ...).
+async fn emulated_slots(bmc: &Sushy, system: &str) -> Vec<Value> {
+    let system = bmc.get_json(system).await.unwrap();
+    let collection = system["VirtualMedia"]["@odata.id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no VirtualMedia link in {system}"));
+    let media = bmc.get_json(collection).await.unwrap();
+    let mut slots = Vec::new();
+    for member in media["Members"].as_array().expect("Members") {
+        slots.push(
+            bmc.get_json(member["@odata.id"].as_str().expect("@odata.id"))
+                .await
+                .unwrap(),
+        );
+    }
+    slots
+}
+
+fn slot_taking<'a>(slots: &'a [Value], media_type: &str) -> &'a Value {
+    slots
+        .iter()
+        .find(|s| {
+            s["MediaTypes"]
+                .as_array()
+                .is_some_and(|t| t.iter().any(|t| t == media_type))
+        })
+        .unwrap_or_else(|| panic!("no {media_type} slot in {slots:?}"))
+}
+
+async fn tenant(server: &TestServer, admin: &Client, pm: &str, name: &str) -> Client {
+    let t = admin.post("/v1/tenants", json!({"name": name})).await;
+    let id = t.body["id"].as_str().unwrap().to_owned();
+    let g = admin
+        .post("/v1/grants", json!({"tenant": id, "pod_manager": pm}))
+        .await;
+    assert_eq!(g.status, StatusCode::CREATED, "{}", g.text);
+    let token = admin
+        .post(&format!("/v1/tenants/{id}/tokens"), json!({}))
+        .await;
+    server.client(Some(token.body["token"].as_str().unwrap()))
+}
+
+#[tokio::test]
+async fn a_claim_is_provisioned_from_virtual_media_with_its_config_drive_and_released_back() {
+    let server = TestServer::start_with(|c| {
+        c.probe_interval = Duration::from_millis(300);
+        c.sync_interval = Duration::from_secs(3600);
+    })
+    .await;
+    let bmc = Sushy::start(SushyConfig::with_systems(1)).await.unwrap();
+    let images = ImageServer::start(vec![0x42; 4096]).await;
+    let admin = server.admin();
+    let pm = admin
+        .post(
+            "/v1/pod_managers",
+            json!({"name": "site", "url": bmc.url()}),
+        )
+        .await;
+    assert_eq!(pm.status, StatusCode::CREATED, "{}", pm.text);
+    let pm = pm.body["uuid"].as_str().unwrap().to_owned();
+    let host = eventually(Duration::from_secs(20), "host synced", || async {
+        let hosts = admin.get(&format!("/v1/hosts?pod_manager={pm}")).await.body["items"]
+            .as_array()
+            .cloned()?;
+        hosts.into_iter().find(|h| h["kind"] == "system")
+    })
+    .await;
+    let host_id = host["id"].as_str().unwrap().to_owned();
+    let system = host["system_id"].as_str().unwrap().to_owned();
+    let pool = admin
+        .post(
+            "/v1/ip_pools",
+            json!({"name": "prod-v4", "ranges": [{"subnet": "10.30.0.0/24"}], "prefix": 24,
+                   "gateway": "10.30.0.1", "dns_servers": ["10.30.0.53"], "pod_manager": pm}),
+        )
+        .await;
+    assert_eq!(pool.status, StatusCode::CREATED, "{}", pool.text);
+    let template = admin
+        .put(
+            &format!("/v1/pod_managers/{pm}/network_template"),
+            json!({"links": [{"id": "boot", "type": "phy", "nic": "boot"}],
+                   "networks": [{"id": "prod", "type": "ipv4", "link": "boot", "pool": "prod-v4",
+                                 "default_route": true}],
+                   "dns": {"from_pools": true}}),
+        )
+        .await;
+    assert_eq!(template.status, StatusCode::OK, "{}", template.text);
+
+    let alice = tenant(&server, &admin, &pm, "alice").await;
+    let image_url = images.url("/ubuntu.iso");
+    let claim = alice
+        .post(
+            "/v1/claims",
+            json!({"pod_manager": pm, "image": {"url": image_url, "format": "live-iso"}}),
+        )
+        .await;
+    assert_eq!(claim.status, StatusCode::CREATED, "{}", claim.text);
+    let id = claim.body["id"].as_str().unwrap().to_owned();
+    let provisioned = eventually(Duration::from_secs(30), "provisioned", || async {
+        let c = alice.get(&format!("/v1/claims/{id}")).await.body;
+        (c["host"]["provisioning_state"] == "provisioned").then_some(c)
+    })
+    .await;
+    assert_eq!(
+        provisioned["host"]["addresses"][0]["address"], "10.30.0.2",
+        "{provisioned}"
+    );
+    // The tenant sees its claim's part of the history.
+    let ops = alice.get(&format!("/v1/claims/{id}/operations")).await;
+    let kinds: Vec<(&str, &str)> = ops.body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| (o["kind"].as_str().unwrap(), o["status"].as_str().unwrap()))
+        .collect();
+    assert_eq!(kinds, [("provision", "succeeded")], "{}", ops.text);
+
+    // The emulator: the image in the CD, the config drive (downloaded from Podium) in the
+    // floppy, a one-time boot from CD, power on.
+    let slots = emulated_slots(&bmc, &system).await;
+    let cd = slot_taking(&slots, "CD");
+    assert_eq!(cd["Inserted"], true, "{cd}");
+    assert_eq!(cd["Image"], image_url.as_str(), "{cd}");
+    let floppy = slot_taking(&slots, "Floppy");
+    assert_eq!(floppy["Inserted"], true, "{floppy}");
+    let drive_url = floppy["Image"].as_str().unwrap().to_owned();
+    assert!(drive_url.contains("/v1/config_drives/"), "{floppy}");
+    let sys = bmc.get_json(&system).await.unwrap();
+    assert_eq!(sys["PowerState"], "On", "{sys}");
+    // (The emulator reports every override as `Continuous`: it ignores `Once`.)
+    assert_eq!(sys["Boot"]["BootSourceOverrideTarget"], "Cd", "{sys}");
+    // The drive the BMC holds carries the claim's address.
+    let anonymous = server.client(None);
+    let drive_path = &drive_url[drive_url.find("/v1/").unwrap()..];
+    let (status, _, bytes) = anonymous.get_bytes(drive_path).await;
+    assert_eq!(status, StatusCode::OK);
+    let dir = tempfile::tempdir().unwrap();
+    let image = dir.path().join("drive.img");
+    std::fs::write(&image, &bytes).unwrap();
+    let files = vfat::files(&image, dir.path()).await.unwrap();
+    let nd: Value = serde_json::from_slice(&files["openstack/latest/network_data.json"]).unwrap();
+    assert_eq!(nd["networks"][0]["ip_address"], "10.30.0.2", "{nd}");
+
+    // Released: everything ejected, powered off, available again, the drive gone.
+    let released = alice.delete(&format!("/v1/claims/{id}")).await;
+    assert_eq!(released.status, StatusCode::ACCEPTED, "{}", released.text);
+    eventually(Duration::from_secs(30), "deprovisioned", || async {
+        let h = admin.get(&format!("/v1/hosts/{host_id}")).await.body;
+        (h["state"] == "available").then_some(())
+    })
+    .await;
+    let slots = emulated_slots(&bmc, &system).await;
+    for slot in &slots {
+        assert_eq!(slot["Inserted"], false, "{slot}");
+    }
+    assert_eq!(bmc.get_json(&system).await.unwrap()["PowerState"], "Off");
+    assert_eq!(
+        anonymous.get_bytes(drive_path).await.0,
+        StatusCode::NOT_FOUND
+    );
+    // Another tenant gets the host.
+    let bob = tenant(&server, &admin, &pm, "bob").await;
+    let again = bob
+        .post(
+            "/v1/claims",
+            json!({"pod_manager": pm, "image": {"url": image_url}, "online": false}),
+        )
+        .await;
+    assert_eq!(again.body["state"], "bound", "{}", again.text);
+    assert_eq!(again.body["host"]["id"], host_id.as_str());
+}
