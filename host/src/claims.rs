@@ -437,6 +437,14 @@ impl Podium {
                 .await?;
         }
         let online = params.online.unwrap_or(claim.online);
+        // A change of power is checked against the host's state before anything is stored.
+        let host = match &claim.host_id {
+            Some(h) if online != claim.online => self.datastore.host_get(h).await?,
+            _ => None,
+        };
+        if let Some(host) = &host {
+            crate::hosts::action_allowed(host, "power")?;
+        }
         let updated = self
             .datastore
             .claim_update_fields(
@@ -456,14 +464,7 @@ impl Podium {
             });
         }
         if online != claim.online && claim.host_id.is_some() {
-            let provisioned = match &claim.host_id {
-                Some(h) => self
-                    .datastore
-                    .host_get(h)
-                    .await?
-                    .is_some_and(|h| h.state == "provisioned"),
-                None => false,
-            };
+            let provisioned = host.is_some_and(|h| h.state == "provisioned");
             if online && !provisioned && claim.state == "bound" {
                 // Claimed offline: it was never provisioned; coming online provisions it.
                 self.claim_provision(&claim).await?;

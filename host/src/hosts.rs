@@ -327,6 +327,7 @@ impl Podium {
             .host_get(host_id)
             .await?
             .ok_or_else(|| Error::not_found("host", host_id))?;
+        action_allowed(&host, kind)?;
         self.operation_start(&host, kind, request, None).await
     }
 
@@ -523,6 +524,25 @@ fn queued(kind: &str, pod_manager: &str, host_id: Option<&str>, request: String)
     }
 }
 
+/// The states in which an admin's power, boot and media actions may run: not while Podium is
+/// itself driving the host through a provisioning or a deprovisioning, nor on a host gone from
+/// the inventory. `docs/api-pod-managers.md` lists every state and transition.
+pub(crate) fn action_allowed(host: &HostRow, action: &str) -> Result<(), Error> {
+    const ALLOWED: &[&str] = &["available", "provisioned", "error"];
+    if ALLOWED.contains(&host.state.as_str()) {
+        return Ok(());
+    }
+    Err(Error::Conflict {
+        code: "host_busy",
+        message: format!(
+            "host `{}` is {}: a {action} action is allowed when it is {}",
+            host.id,
+            host.state,
+            ALLOWED.join(", ")
+        ),
+    })
+}
+
 fn power_action(p: PowerActionParam) -> PowerAction {
     match p {
         PowerActionParam::On => PowerAction::On,
@@ -591,5 +611,44 @@ fn prefix_field(prefix: &'static str) -> impl Fn(Error) -> Error {
             message,
         },
         other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn host(state: &str) -> HostRow {
+        let mut h = host_row_from_system(&System {
+            id: "/redfish/v1/Systems/1".into(),
+            kind: crate::runtime::SystemKind::System,
+            name: "node-1".into(),
+            uuid: None,
+            manufacturer: None,
+            model: None,
+            serial: None,
+            cpu_count: 1,
+            memory_mib: 1024,
+            nics: Vec::new(),
+            power: crate::runtime::PowerState::Off,
+            boot: None,
+            media_slots: Vec::new(),
+        });
+        h.state = state.into();
+        h
+    }
+
+    #[test]
+    fn actions_wait_while_podium_drives_the_host() {
+        for state in ["available", "provisioned", "error"] {
+            assert!(action_allowed(&host(state), "power").is_ok(), "{state}");
+        }
+        for state in ["provisioning", "deprovisioning", "missing"] {
+            let e = action_allowed(&host(state), "media").unwrap_err();
+            assert!(
+                matches!(&e, Error::Conflict { code: "host_busy", message } if message.contains(state) && message.contains("available, provisioned, error")),
+                "{state}: {e:?}"
+            );
+        }
     }
 }

@@ -6,6 +6,10 @@
 //! check: the platform's own cost) and the bundled Redfish driver (its `get-power` parses the
 //! configuration and the ComputerSystem JSON: a realistic call).
 //!
+//! And one rendering: `render-network-data` of the example template of
+//! `docs/network-config.md` (a bond, a VLAN, static IPv4 and IPv6, DHCP, DNS) through the bundled
+//! `render-openstack` component, beside the same function called natively.
+//!
 //! `cargo bench -p podium-tests --bench plugin_call`; figures go into BENCHMARKS.md.
 
 use std::sync::Arc;
@@ -124,5 +128,154 @@ fn driver_call(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, driver_call);
+const TEMPLATE: &str = r#"{
+  "links": [
+    {"id": "nic1", "type": "phy", "nic": {"name": "eno1"}, "mtu": 9000},
+    {"id": "nic2", "type": "phy", "nic": {"mac": "52:54:00:aa:00:02"}, "mtu": 9000},
+    {"id": "boot", "type": "phy", "nic": "boot"},
+    {"id": "bond0", "type": "bond", "links": ["nic1", "nic2"], "mode": "802.3ad",
+     "hash_policy": "layer3+4", "miimon": 100, "mtu": 9000},
+    {"id": "bond0.100", "type": "vlan", "link": "bond0", "vlan_id": 100}
+  ],
+  "networks": [
+    {"id": "prod", "type": "ipv4", "link": "bond0.100", "pool": "prod-v4", "default_route": true,
+     "routes": [{"network": "10.0.0.0/8", "gateway": "192.168.10.254"}]},
+    {"id": "prod6", "type": "ipv6", "link": "bond0", "pool": "prod-v6", "default_route": true},
+    {"id": "mgmt", "type": "ipv4_dhcp", "link": "boot"}
+  ],
+  "dns": {"servers": ["192.0.2.53"], "from_pools": true}
+}"#;
+
+fn render(c: &mut Criterion) {
+    use podium::runtime::{ConsumerInput, NetworkPolicy, RenderAddress, RenderHost, RenderInput};
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let runtime = Runtime::new(RuntimeConfig {
+        cache_dir: Some(cache.path().to_path_buf()),
+        ..RuntimeConfig::default()
+    })
+    .unwrap();
+    let (_, wasm) = podium::bundled::PLUGINS
+        .iter()
+        .find(|(name, _)| *name == "plugin-render-openstack")
+        .unwrap();
+    let plugin = rt.block_on(runtime.load((*wasm).into())).unwrap();
+    let nics = [
+        (Some("eno1"), "52:54:00:aa:00:01"),
+        (Some("eno2"), "52:54:00:aa:00:02"),
+        (Some("eno3"), "52:54:00:aa:00:03"),
+    ];
+    let addresses = [
+        (
+            "prod-v4",
+            "192.168.10.7",
+            24,
+            "192.168.10.1",
+            "192.168.10.53",
+        ),
+        (
+            "prod-v6",
+            "2001:db8:10::7",
+            64,
+            "2001:db8:10::1",
+            "2001:db8::53",
+        ),
+    ];
+    let input = RenderInput {
+        host: RenderHost {
+            id: "h1".into(),
+            name: "node-1".into(),
+            uuid: None,
+            boot_mac: Some("52:54:00:aa:00:03".into()),
+            nics: nics
+                .iter()
+                .map(|(n, m)| (n.map(str::to_owned), (*m).to_owned()))
+                .collect(),
+        },
+        policy: NetworkPolicy::Admin,
+        template: TEMPLATE.into(),
+        addresses: addresses
+            .iter()
+            .map(|(pool, a, p, g, d)| RenderAddress {
+                pool: (*pool).into(),
+                address: (*a).into(),
+                prefix: *p,
+                gateway: Some((*g).into()),
+                dns_servers: vec![(*d).into()],
+            })
+            .collect(),
+        context: Vec::new(),
+        consumer: ConsumerInput::default(),
+    };
+    let native = plugin_render_openstack::RenderInput {
+        host: plugin_render_openstack::Host {
+            id: "h1".into(),
+            name: "node-1".into(),
+            uuid: None,
+            boot_mac: Some("52:54:00:aa:00:03".into()),
+            nics: nics
+                .iter()
+                .map(|(n, m)| plugin_render_openstack::Nic {
+                    name: n.map(str::to_owned),
+                    mac: (*m).to_owned(),
+                })
+                .collect(),
+        },
+        policy: plugin_render_openstack::Policy::Admin,
+        template: TEMPLATE.into(),
+        addresses: addresses
+            .iter()
+            .map(|(pool, a, p, g, d)| plugin_render_openstack::Address {
+                pool: (*pool).into(),
+                address: (*a).into(),
+                prefix: *p,
+                gateway: Some((*g).into()),
+                dns_servers: vec![(*d).into()],
+            })
+            .collect(),
+        context: Vec::new(),
+        consumer: plugin_render_openstack::ConsumerInput::default(),
+    };
+    let call = || CallContext {
+        config: "{}".into(),
+        endpoint: None,
+        allocations: None,
+    };
+    let through_plugin = rt
+        .block_on(
+            runtime
+                .renderer(&plugin, call())
+                .render_network_data(&input),
+        )
+        .unwrap();
+    let natively: serde_json::Value =
+        serde_json::from_str(&plugin_render_openstack::render_network_data(&native).unwrap())
+            .unwrap();
+    assert_eq!(
+        through_plugin, natively,
+        "the component and the native build agree"
+    );
+
+    let mut group = c.benchmark_group("render");
+    group.bench_function("render-network-data (instance + call)", |b| {
+        b.iter(|| {
+            rt.block_on(
+                runtime
+                    .renderer(&plugin, call())
+                    .render_network_data(&input),
+            )
+            .unwrap()
+        })
+    });
+    group.bench_function(
+        "render_network_data native (same logic, no component)",
+        |b| b.iter(|| plugin_render_openstack::render_network_data(&native).unwrap()),
+    );
+    group.finish();
+}
+
+criterion_group!(benches, driver_call, render);
 criterion_main!(benches);
