@@ -255,3 +255,58 @@ async fn operations_survive_kill_9_and_end_as_asked() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_bmc_answering_500_for_a_while_is_retried_until_it_recovers() {
+    let server = TestServer::start_with(|c| {
+        c.probe_interval = Duration::from_secs(3600);
+        c.sync_interval = Duration::from_secs(3600);
+        c.operations.retry_base = Duration::from_millis(200);
+        c.operations.max_attempts = 8;
+    })
+    .await;
+    let bmc = Sushy::start(SushyConfig::with_systems(1)).await.unwrap();
+    let proxy = podium_tests::FaultProxy::start(&bmc.url()).await;
+    let admin = server.admin();
+    let pm = admin
+        .post(
+            "/v1/pod_managers",
+            json!({"name": "site", "url": proxy.url()}),
+        )
+        .await;
+    assert_eq!(pm.status, StatusCode::CREATED, "{}", pm.text);
+    let pm = pm.body["uuid"].as_str().unwrap().to_owned();
+    let host = eventually(Duration::from_secs(20), "host synced", || async {
+        let hosts = admin.get(&format!("/v1/hosts?pod_manager={pm}")).await.body["items"]
+            .as_array()
+            .cloned()?;
+        hosts.into_iter().find(|h| h["kind"] == "system")
+    })
+    .await;
+    let system = host["system_id"].as_str().unwrap().to_owned();
+
+    proxy
+        .failing
+        .store(true, std::sync::atomic::Ordering::Release);
+    let op = power(&admin, host["id"].as_str().unwrap(), "on").await;
+    let waiting = eventually(Duration::from_secs(20), "tries that got a 500", || async {
+        let o = operation(&admin, &op).await;
+        (o["status"] == "queued" && o["attempts"].as_i64()? >= 2).then_some(o)
+    })
+    .await;
+    assert!(
+        waiting["error"].as_str().unwrap().contains("500"),
+        "{waiting}"
+    );
+    assert_eq!(bmc.get_json(&system).await.unwrap()["PowerState"], "Off");
+    proxy
+        .failing
+        .store(false, std::sync::atomic::Ordering::Release);
+    let done = eventually(Duration::from_secs(20), "the retry", || async {
+        let o = operation(&admin, &op).await;
+        (o["status"] == "succeeded" || o["status"] == "failed").then_some(o)
+    })
+    .await;
+    assert_eq!(done["status"], "succeeded", "{done}");
+    assert_eq!(bmc.get_json(&system).await.unwrap()["PowerState"], "On");
+}

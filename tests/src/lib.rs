@@ -577,3 +577,124 @@ impl Drop for ImageServer {
         self.task.abort();
     }
 }
+
+/// An HTTP proxy on 127.0.0.1 in front of a real BMC (the emulator) that, while `failing` is
+/// set, answers every request itself with `500 Internal Server Error` and a Redfish error body,
+/// as a BMC whose service is wedged does; otherwise it forwards each request unchanged. Stopped
+/// when dropped.
+#[derive(Debug)]
+pub struct FaultProxy {
+    port: u16,
+    pub failing: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl FaultProxy {
+    pub async fn start(upstream: &str) -> FaultProxy {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0))
+            .await
+            .expect("bind the fault proxy");
+        let port = listener.local_addr().expect("addr").port();
+        let failing = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let upstream = upstream.trim_end_matches('/').to_owned();
+        let client = reqwest::Client::new();
+        let flag = failing.clone();
+        let task = tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                let (flag, client, upstream) = (flag.clone(), client.clone(), upstream.clone());
+                tokio::spawn(async move {
+                    let mut request = Vec::new();
+                    let mut buf = [0_u8; 4096];
+                    let head_end = loop {
+                        if let Some(i) = request.windows(4).position(|w| w == b"\r\n\r\n") {
+                            break i + 4;
+                        }
+                        match stream.read(&mut buf).await {
+                            Ok(n) if n > 0 && request.len() < 1 << 20 => {
+                                request.extend_from_slice(&buf[..n])
+                            }
+                            _ => return,
+                        }
+                    };
+                    let head = String::from_utf8_lossy(&request[..head_end]).into_owned();
+                    let mut lines = head.split("\r\n");
+                    let mut first = lines.next().unwrap_or("").split(' ');
+                    let (method, path) =
+                        (first.next().unwrap_or("GET"), first.next().unwrap_or("/"));
+                    let headers: Vec<(String, String)> = lines
+                        .filter_map(|l| l.split_once(':'))
+                        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
+                        .collect();
+                    let length: usize = headers
+                        .iter()
+                        .find(|(k, _)| k == "content-length")
+                        .and_then(|(_, v)| v.parse().ok())
+                        .unwrap_or(0);
+                    while request.len() < head_end + length {
+                        match stream.read(&mut buf).await {
+                            Ok(n) if n > 0 => request.extend_from_slice(&buf[..n]),
+                            _ => return,
+                        }
+                    }
+                    let body = request[head_end..head_end + length].to_vec();
+                    let (status, content_type, answer) = if flag
+                        .load(std::sync::atomic::Ordering::Acquire)
+                    {
+                        (
+                                500,
+                                "application/json".to_owned(),
+                                br#"{"error": {"code": "Base.1.0.InternalError", "message": "the service is wedged"}}"#.to_vec(),
+                            )
+                    } else {
+                        let method = reqwest::Method::from_bytes(method.as_bytes())
+                            .unwrap_or(reqwest::Method::GET);
+                        let mut forward = client.request(method, format!("{upstream}{path}"));
+                        for (k, v) in &headers {
+                            if !matches!(k.as_str(), "host" | "content-length" | "connection") {
+                                forward = forward.header(k.as_str(), v.as_str());
+                            }
+                        }
+                        match forward.body(body).send().await {
+                            Ok(r) => {
+                                let status = r.status().as_u16();
+                                let content_type = r
+                                    .headers()
+                                    .get("content-type")
+                                    .and_then(|v| v.to_str().ok())
+                                    .unwrap_or("application/json")
+                                    .to_owned();
+                                let bytes = r.bytes().await.map(|b| b.to_vec()).unwrap_or_default();
+                                (status, content_type, bytes)
+                            }
+                            Err(_) => return,
+                        }
+                    };
+                    let head = format!(
+                        "HTTP/1.1 {status} X\r\nContent-Type: {content_type}\r\n\
+                         Content-Length: {}\r\nConnection: close\r\n\r\n",
+                        answer.len()
+                    );
+                    let _ = stream.write_all(head.as_bytes()).await;
+                    let _ = stream.write_all(&answer).await;
+                    let _ = stream.shutdown().await;
+                });
+            }
+        });
+        FaultProxy {
+            port,
+            failing,
+            task,
+        }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for FaultProxy {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
