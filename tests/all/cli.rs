@@ -200,3 +200,92 @@ async fn login_then_manage_tenants_and_pools_with_tables_and_json() {
     assert!(cli.run(&["logout"], "", None).await.status.success());
     assert!(!cli.path().exists());
 }
+
+#[tokio::test]
+async fn a_tenant_claims_with_wait_and_follows_its_provisioning() {
+    use podium_tests::sushy::{Sushy, SushyConfig};
+    use serde_json::json;
+    let server = TestServer::start().await;
+    let bmc = Sushy::start(SushyConfig::with_systems(1)).await.unwrap();
+    let images = podium_tests::ImageServer::start(vec![0x42; 4096]).await;
+    let cli = Cli::new();
+    let login = cli
+        .run(&["login", &server.url], &format!("{ADMIN_TOKEN}\n"), None)
+        .await;
+    assert!(login.status.success());
+
+    // The admin: a site, synced with a live status until it ends, and its template.
+    let pm = cli
+        .json(&["podm", "create", "--name", "site", "--endpoint", &bmc.url()])
+        .await;
+    let pm = pm["uuid"].as_str().unwrap().to_owned();
+    let sync = cli.json(&["podm", "sync", &pm, "--wait"]).await;
+    assert_eq!(sync["status"], "succeeded", "{sync}");
+    let dir = tempfile::tempdir().unwrap();
+    let template = dir.path().join("template.json");
+    std::fs::write(
+        &template,
+        r#"{"links": [{"id": "boot", "type": "phy", "nic": "boot"}],
+            "networks": [{"id": "n", "type": "ipv4_dhcp", "link": "boot"}]}"#,
+    )
+    .unwrap();
+    cli.ok(&["podm", "template", "set", &pm, template.to_str().unwrap()])
+        .await;
+    let shown = cli.json(&["podm", "template", "show", &pm]).await;
+    assert_eq!(shown["networks"][0]["type"], "ipv4_dhcp", "{shown}");
+
+    // A tenant (made through the API), then the CLI with its token.
+    let admin = server.admin();
+    let tenant = admin.post("/v1/tenants", json!({"name": "acme"})).await;
+    let tenant = tenant.body["id"].as_str().unwrap().to_owned();
+    admin
+        .post("/v1/grants", json!({"tenant": tenant, "pod_manager": pm}))
+        .await;
+    let token = admin
+        .post(&format!("/v1/tenants/{tenant}/tokens"), json!({}))
+        .await;
+    let token = token.body["token"].as_str().unwrap().to_owned();
+    let image = images.url("/os.iso");
+    let out = cli
+        .run(
+            &[
+                "-o",
+                "json",
+                "claim",
+                "create",
+                "--pod-manager",
+                &pm,
+                "--image",
+                &image,
+                "--wait",
+            ],
+            "",
+            Some(&token),
+        )
+        .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let claim: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        claim["host"]["provisioning_state"], "provisioned",
+        "--wait returns once provisioned: {claim}"
+    );
+    let id = claim["id"].as_str().unwrap();
+    let ops = cli
+        .run(&["claim", "operations", id], "", Some(&token))
+        .await;
+    let ops = String::from_utf8_lossy(&ops.stdout);
+    assert!(
+        ops.contains("provision") && ops.contains("succeeded"),
+        "{ops}"
+    );
+    let rendered = cli.run(&["claim", "rendered", id], "", Some(&token)).await;
+    let rendered: Value = serde_json::from_slice(&rendered.stdout).unwrap();
+    assert_eq!(
+        rendered["network_data"]["networks"][0]["type"], "ipv4_dhcp",
+        "{rendered}"
+    );
+}

@@ -122,6 +122,9 @@ enum PodmCommand {
     /// Sync the inventory now.
     Sync {
         uuid: String,
+        /// Show the sync's progress until it ends.
+        #[arg(long)]
+        wait: bool,
     },
     /// The pod manager's network template (docs/network-config.md).
     #[command(subcommand)]
@@ -261,6 +264,14 @@ enum ClaimCommand {
     Rendered {
         id: String,
     },
+    /// Show the claim's progress (binding, provisioning, its operations) until it settles.
+    Watch {
+        id: String,
+    },
+    /// The operations run for the claim (provisioning, power, deprovisioning), newest first.
+    Operations {
+        id: String,
+    },
     /// Make a config drive for the claimed host and print its URL (shown once).
     ConfigDrive {
         id: String,
@@ -302,6 +313,9 @@ struct ClaimCreateArgs {
     /// Leave the host powered off.
     #[arg(long)]
     offline: bool,
+    /// Show the claim's progress until its host is provisioned (or it fails).
+    #[arg(long)]
+    wait: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -466,6 +480,94 @@ fn read_stdin_line(what: &str) -> anyhow::Result<String> {
 /// A path segment from the command line, percent-encoded (everything but unreserved
 /// characters), so an id cannot reach another route; `.` and `..` are refused, since URLs
 /// resolve them even encoded.
+/// A spinner with a status line on stderr (drawn only on a terminal).
+fn spinner() -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new_spinner();
+    bar.enable_steady_tick(std::time::Duration::from_millis(120));
+    bar
+}
+
+/// An operation's state in words: `sync running (attempt 2)`, `power queued: retry at ...`.
+fn describe_operation(op: &Value) -> String {
+    let mut text = format!(
+        "{} {}",
+        op["kind"].as_str().unwrap_or("operation"),
+        op["status"].as_str().unwrap_or("?")
+    );
+    if op["attempts"].as_i64().unwrap_or(0) > 1 {
+        text.push_str(&format!(" (attempt {})", op["attempts"]));
+    }
+    if op["status"] == "queued"
+        && let Some(at) = op["next_attempt_at"].as_str()
+    {
+        text.push_str(&format!(", retry at {at}"));
+    }
+    if let Some(e) = op["error"].as_str() {
+        text.push_str(&format!(": {e}"));
+    }
+    text
+}
+
+/// Follows an operation until it succeeds or fails, showing its state.
+async fn watch_operation(c: &Client, id: &str) -> anyhow::Result<Value> {
+    let bar = spinner();
+    loop {
+        let op = c.get(&format!("/v1/operations/{}", seg(id)?)).await?;
+        bar.set_message(describe_operation(&op));
+        if op["status"] == "succeeded" || op["status"] == "failed" {
+            bar.finish_and_clear();
+            return Ok(op);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    }
+}
+
+/// Follows a claim until it settles: provisioned, powered off as asked, failed, or its host in
+/// error; shows its state and its latest operation meanwhile.
+async fn watch_claim(c: &Client, id: &str) -> anyhow::Result<Value> {
+    let bar = spinner();
+    loop {
+        let claim = c.get(&format!("/v1/claims/{}", seg(id)?)).await?;
+        let ops = c
+            .get(&format!("/v1/claims/{}/operations?limit=1", seg(id)?))
+            .await?;
+        let host_state = claim["host"]["provisioning_state"].as_str();
+        let mut text = format!("claim {}", claim["state"].as_str().unwrap_or("?"));
+        if let Some(state) = host_state {
+            text.push_str(&format!(", host {state}"));
+        }
+        if let Some(reason) = claim["reason"].as_str() {
+            text.push_str(&format!(": {reason}"));
+        }
+        if let Some(op) = ops["items"].get(0) {
+            text.push_str(&format!("; {}", describe_operation(op)));
+        }
+        bar.set_message(text);
+        let settled = claim["state"] == "failed"
+            || matches!(host_state, Some("provisioned" | "error"))
+            || (claim["state"] == "bound" && claim["online"] == false);
+        if settled {
+            bar.finish_and_clear();
+            return Ok(claim);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    }
+}
+
+/// An error (exit code 1) for a claim that settled badly.
+fn settled_well(claim: &Value) -> anyhow::Result<()> {
+    if claim["state"] == "failed" {
+        bail!(
+            "the claim failed: {}",
+            claim["reason"].as_str().unwrap_or("")
+        );
+    }
+    if claim["host"]["provisioning_state"] == "error" {
+        bail!("provisioning the claim's host failed: see `podium claim operations`");
+    }
+    Ok(())
+}
+
 /// A JSON document from a file, or from stdin for `-`.
 fn read_json_file(path: &std::path::Path) -> anyhow::Result<Value> {
     let bytes = if path.as_os_str() == "-" {
@@ -609,11 +711,19 @@ async fn run(url: Option<&str>, format: Format, command: Command) -> anyhow::Res
                         .await?;
                     eprintln!("deleted pod manager {uuid}");
                 }
-                PodmCommand::Sync { uuid } => {
-                    let summary = c
+                PodmCommand::Sync { uuid, wait } => {
+                    let op = c
                         .post(&format!("/v1/pod_managers/{}/sync", seg(&uuid)?), json!({}))
                         .await?;
-                    print(output::object(format, &summary));
+                    let op = if wait {
+                        watch_operation(&c, op["id"].as_str().unwrap_or_default()).await?
+                    } else {
+                        op
+                    };
+                    print(output::object(format, &op));
+                    if op["status"] == "failed" {
+                        bail!("the sync failed: {}", op["error"].as_str().unwrap_or(""));
+                    }
                 }
                 PodmCommand::Template(cmd) => match cmd {
                     TemplateCommand::Show { uuid } => {
@@ -838,7 +948,14 @@ async fn run(url: Option<&str>, format: Format, command: Command) -> anyhow::Res
                         let meta: BTreeMap<String, String> = a.meta.into_iter().collect();
                         body["meta_data"] = json!(meta);
                     }
-                    print(output::object(format, &c.post("/v1/claims", body).await?));
+                    let claim = c.post("/v1/claims", body).await?;
+                    let claim = if a.wait {
+                        watch_claim(&c, claim["id"].as_str().unwrap_or_default()).await?
+                    } else {
+                        claim
+                    };
+                    print(output::object(format, &claim));
+                    settled_well(&claim)?;
                 }
                 ClaimCommand::Power { id, state } => {
                     let body = json!({"online": state == "on"});
@@ -850,6 +967,17 @@ async fn run(url: Option<&str>, format: Format, command: Command) -> anyhow::Res
                 ClaimCommand::Delete { id } => {
                     c.delete(&format!("/v1/claims/{}", seg(&id)?)).await?;
                     eprintln!("releasing claim {id}: its host is being deprovisioned");
+                }
+                ClaimCommand::Operations { id } => {
+                    let items = c
+                        .list(&format!("/v1/claims/{}/operations", seg(&id)?))
+                        .await?;
+                    print(output::list(format, &items, OPERATION_COLUMNS));
+                }
+                ClaimCommand::Watch { id } => {
+                    let claim = watch_claim(&c, &id).await?;
+                    print(output::object(format, &claim));
+                    settled_well(&claim)?;
                 }
                 ClaimCommand::Rendered { id } => {
                     let r = c.get(&format!("/v1/claims/{}/rendered", seg(&id)?)).await?;
