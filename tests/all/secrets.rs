@@ -127,6 +127,24 @@ async fn no_response_and_no_log_line_carries_a_secret() {
     answers.push(claim);
     answers.push(acme.get(&format!("/v1/claims/{claim_id}")).await);
     answers.push(acme.get("/v1/me").await);
+    // A config drive: its URL (shown once, to its maker) is the credential of the download.
+    assert_eq!(answers[answers.len() - 2].body["state"], "bound");
+    let drive = acme
+        .post(&format!("/v1/claims/{claim_id}/config_drive"), json!({}))
+        .await;
+    assert_eq!(drive.status, StatusCode::CREATED, "{}", drive.text);
+    let drive_url = drive.body["url"].as_str().unwrap().to_owned();
+    let drive_token = drive_url
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .trim_end_matches(".img")
+        .to_owned();
+    let drive_path = &drive_url[drive_url.find("/v1/").unwrap()..];
+    assert_eq!(
+        server.client(None).get_bytes(drive_path).await.0,
+        StatusCode::OK
+    );
     answers.push(acme.get("/v1/pod_managers").await);
     answers.push(server.client(Some(&admin_token)).get("/v1/hosts").await);
     answers.push(
@@ -176,6 +194,7 @@ async fn no_response_and_no_log_line_carries_a_secret() {
         ("the tenant token", tenant_token.as_str()),
         ("an admin token", admin_token.as_str()),
         ("the bootstrap admin token", ADMIN_TOKEN),
+        ("the config drive token", drive_token.as_str()),
     ];
     for (what, secret) in secrets {
         for (i, answer) in answers.iter().enumerate() {
