@@ -365,21 +365,34 @@ impl Podium {
         phase: Phase,
     ) -> Result<Documents, Error> {
         caller.require_admin_read()?;
+        let (host, claim) = self.host_with_bound_claim(host_id, phase).await?;
+        self.render(&host, claim.as_ref(), phase, Hold::Peek).await
+    }
+
+    /// A host and, for the provisioning phase, its bound claim: the provisioning documents are
+    /// a claim's, so a host without one is a 409.
+    async fn host_with_bound_claim(
+        &self,
+        host_id: &str,
+        phase: Phase,
+    ) -> Result<(HostRow, Option<ClaimRow>), Error> {
         let host = self
             .datastore
             .host_get(host_id)
             .await?
             .ok_or_else(|| Error::not_found("host", host_id))?;
-        let claim = match (&host.claim_id, phase) {
-            (Some(c), Phase::Provisioning) => self
+        if phase == Phase::Preprovisioning {
+            return Ok((host, None));
+        }
+        let claim = match &host.claim_id {
+            Some(c) => self
                 .datastore
                 .claim_get(None, c)
                 .await?
                 .filter(|c| c.state == "bound"),
-            (_, Phase::Preprovisioning) => None,
-            (None, Phase::Provisioning) => None,
+            None => None,
         };
-        if phase == Phase::Provisioning && claim.is_none() {
+        if claim.is_none() {
             return Err(Error::Conflict {
                 code: "host_not_claimed",
                 message: format!(
@@ -388,7 +401,7 @@ impl Podium {
                 ),
             });
         }
-        self.render(&host, claim.as_ref(), phase, Hold::Peek).await
+        Ok((host, claim))
     }
 
     /// `GET /v1/claims/{id}/rendered`: the claim's tenant, or the admin.
@@ -625,28 +638,7 @@ impl Podium {
         let documents = match target {
             DriveFor::Host(id, phase) => {
                 caller.require_admin()?;
-                let host = self
-                    .datastore
-                    .host_get(id)
-                    .await?
-                    .ok_or_else(|| Error::not_found("host", id))?;
-                let claim = match (&host.claim_id, phase) {
-                    (Some(c), Phase::Provisioning) => self
-                        .datastore
-                        .claim_get(None, c)
-                        .await?
-                        .filter(|c| c.state == "bound"),
-                    _ => None,
-                };
-                if phase == Phase::Provisioning && claim.is_none() {
-                    return Err(Error::Conflict {
-                        code: "host_not_claimed",
-                        message: format!(
-                            "host `{id}` has no bound claim: a provisioning config drive is a \
-                             claim's; ask for phase=preprovisioning"
-                        ),
-                    });
-                }
+                let (host, claim) = self.host_with_bound_claim(id, phase).await?;
                 self.render(&host, claim.as_ref(), phase, Hold::Take)
                     .await?
             }
