@@ -443,7 +443,7 @@ impl Podium {
             _ => None,
         };
         if let Some(host) = &host {
-            crate::hosts::action_allowed(host, "power")?;
+            crate::lifecycle::action_allowed(host, crate::lifecycle::HostAction::TenantPower)?;
         }
         let updated = self
             .datastore
@@ -524,11 +524,23 @@ impl Podium {
         self.datastore
             .operations_cancel_for_claim(id, "cancelled: the claim was released", &now)
             .await?;
-        self.datastore
-            .host_set_state(&host.id, "deprovisioning", &now)
-            .await?;
-        self.host_operation_queue(&host, "deprovision", "{}".into(), Some(id))
-            .await?;
+        let mut op = crate::hosts::queued(
+            "deprovision",
+            &host.pod_manager,
+            Some(&host.id),
+            "{}".into(),
+        );
+        op.claim_id = Some(id.to_owned());
+        let t = crate::lifecycle::DEPROVISION;
+        if !self
+            .datastore
+            .host_transition_queue(&host.id, t.from, t.to, &op)
+            .await?
+        {
+            // Gone from the inventory: there is no machine to deprovision; it stays missing.
+            self.datastore.operation_create(&op).await?;
+        }
+        self.operations.wake.notify_one();
         Ok(())
     }
 
@@ -537,10 +549,10 @@ impl Podium {
     pub(crate) async fn deprovision_execute(
         &self,
         op: &crate::store::OperationRow,
-    ) -> Result<(), Error> {
+    ) -> Result<Option<serde_json::Value>, Error> {
         let id = op.claim_id.as_deref().unwrap_or_default();
         let Some(claim) = self.datastore.claim_get(None, id).await? else {
-            return Ok(());
+            return Ok(None);
         };
         let host_id = op.host_id.as_deref().unwrap_or_default();
         let host = self
@@ -548,13 +560,30 @@ impl Podium {
             .host_get(host_id)
             .await?
             .ok_or_else(|| Error::not_found("host", host_id))?;
-        self.deprovision(id, &host).await?;
+        if host.state == "missing" {
+            // Nothing to power off or eject: only the addresses go.
+            self.deprovision_addresses(id, &host).await?;
+        } else {
+            self.deprovision(id, &host).await?;
+        }
         self.datastore.claim_finish_release(id).await?;
         if let Err(e) = self.tenant_finish_deletion(&claim.tenant_id).await {
             tracing::error!(tenant = %claim.tenant_id, error = %e, "cannot finish deleting the tenant");
         }
         let podium = self.clone();
         tokio::spawn(async move { podium.claims_bind_pending().await });
+        Ok(None)
+    }
+
+    /// Releases the claim's addresses and the host's preprovisioning address (unless its pool
+    /// keeps it).
+    async fn deprovision_addresses(&self, claim_id: &str, host: &HostRow) -> Result<(), Error> {
+        self.ip_release_owner(&crate::ipam::Owner::claim(claim_id), |_| false)
+            .await?;
+        self.ip_release_owner(&crate::ipam::Owner::host(&host.id), |pool| {
+            pool.keeps_host_addresses()
+        })
+        .await?;
         Ok(())
     }
 
@@ -604,12 +633,7 @@ impl Podium {
             )
             .await
             .map_err(Error::Plugin)?;
-        self.ip_release_owner(&crate::ipam::Owner::claim(claim_id), |_| false)
-            .await?;
-        self.ip_release_owner(&crate::ipam::Owner::host(&host.id), |pool| {
-            pool.keeps_host_addresses()
-        })
-        .await?;
+        self.deprovision_addresses(claim_id, host).await?;
         let (p, c) = driver().await?;
         if let Ok(state) = self.runtime.driver(&p, c).get_power(&host.system_id).await {
             self.datastore
@@ -634,12 +658,26 @@ impl Podium {
             .host_get(host_id)
             .await?
             .ok_or_else(|| Error::not_found("host", host_id))?;
-        self.datastore
-            .host_set_state(host_id, "provisioning", &crate::store::now())
-            .await?;
         let request = serde_json::json!({ "image": serde_json::from_str::<serde_json::Value>(&claim.image).unwrap_or_default() }).to_string();
-        self.host_operation_queue(&host, "provision", request, Some(&claim.id))
-            .await?;
+        let mut op = crate::hosts::queued("provision", &host.pod_manager, Some(&host.id), request);
+        op.claim_id = Some(claim.id.clone());
+        let t = crate::lifecycle::PROVISION;
+        if !self
+            .datastore
+            .host_transition_queue(&host.id, t.from, t.to, &op)
+            .await?
+        {
+            return Err(Error::Conflict {
+                code: "host_busy",
+                message: format!(
+                    "host `{}` is {}: it is provisioned from {}",
+                    host.id,
+                    crate::lifecycle::shown_state(&host),
+                    t.from.join(", ")
+                ),
+            });
+        }
+        self.operations.wake.notify_one();
         Ok(())
     }
 

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use crate::app::Podium;
 use crate::auth::Caller;
 use crate::error::Error;
+use crate::lifecycle::{HostAction, action_allowed};
 use crate::params::{BootParams, HostCreate, MediaParams, PowerActionParam, PowerParams};
 use crate::pod_managers::PodManager;
 use crate::runtime::{MediaRequest, PowerAction, System, SystemKind};
@@ -97,7 +98,8 @@ enum Action {
 impl Podium {
     /// Registers a host that has its own BMC under a pod manager acting as a site: the system is
     /// discovered through the pod manager's driver at that BMC, and every later call for this
-    /// host reaches exactly that BMC.
+    /// host reaches exactly that BMC. It is `registering`, with `register` queued
+    /// (`lifecycle.rs`).
     pub async fn host_create(&self, caller: &Caller, params: HostCreate) -> Result<HostRow, Error> {
         caller.require_admin()?;
         let pm_row = self
@@ -158,11 +160,12 @@ impl Podium {
         host.media_slots = inventory.media_slots;
         host.boot = inventory.boot;
         host.power_state = inventory.power_state;
-        host.state = "available".into();
+        host.state = "registering".into();
         host.created_at = now.clone();
         host.updated_at = now.clone();
         host.last_seen_at = now.clone();
-        match self.datastore.host_create(&host).await {
+        let register = queued("register", &host.pod_manager, Some(&host.id), "{}".into());
+        match self.datastore.host_create(&host, &register).await {
             Ok(()) => {}
             Err(crate::store::StoreError::Conflict(_)) => {
                 return Err(Error::ConflictField {
@@ -181,6 +184,7 @@ impl Podium {
                 .host_set_labels(&host.id, &labels, &now)
                 .await?;
         }
+        self.operations.wake.notify_one();
         self.host_view(caller, &host.id).await
     }
 
@@ -236,6 +240,18 @@ impl Podium {
         if let Some(labels) = &params.labels {
             validate_labels("labels", labels)?;
         }
+        if let Some(bmc) = &params.bmc {
+            if host.bmc_url.is_none() {
+                return Err(Error::invalid(
+                    "bmc",
+                    "this host is reached through its pod manager's endpoint: change the pod \
+                     manager's credentials instead",
+                ));
+            }
+            crate::pod_managers::validate_auth(&bmc.auth).map_err(prefix_field("bmc"))?;
+            // New credentials: the host registers again, from a state that allows it.
+            action_allowed(&host, HostAction::Inspect)?;
+        }
         let boot_mac = match &params.boot_mac {
             Some(Some(mac)) => {
                 let nics: Vec<crate::runtime::Nic> = serde_json::from_str(&host.nics)
@@ -274,6 +290,22 @@ impl Podium {
         {
             return Err(Error::not_found("host", id));
         }
+        if let Some(bmc) = &params.bmc {
+            let register = queued("register", &host.pod_manager, Some(id), "{}".into());
+            let t = crate::lifecycle::REREGISTER_WITH;
+            if !self
+                .datastore
+                .host_set_bmc_auth(id, &self.seal_auth(&bmc.auth), t.from, t.to, &register)
+                .await?
+            {
+                return Err(Error::Conflict {
+                    code: "host_busy",
+                    message: format!("host `{id}` changed state meanwhile; read it and try again"),
+                });
+            }
+            tracing::info!(host = id, "new BMC credentials: registering again");
+            self.operations.wake.notify_one();
+        }
         self.host_view(caller, id).await
     }
 
@@ -284,7 +316,8 @@ impl Podium {
         params: PowerParams,
     ) -> Result<OperationRow, Error> {
         let request = serde_json::to_string(&params).expect("params serialize");
-        self.operation_queue(caller, id, "power", request).await
+        self.operation_queue(caller, id, HostAction::Power, request)
+            .await
     }
 
     pub async fn host_boot(
@@ -294,7 +327,8 @@ impl Podium {
         params: BootParams,
     ) -> Result<OperationRow, Error> {
         let request = serde_json::to_string(&params).expect("params serialize");
-        self.operation_queue(caller, id, "boot", request).await
+        self.operation_queue(caller, id, HostAction::Boot, request)
+            .await
     }
 
     pub async fn host_media(
@@ -311,14 +345,15 @@ impl Podium {
             }
         }
         let request = serde_json::to_string(&params).expect("params serialize");
-        self.operation_queue(caller, id, "media", request).await
+        self.operation_queue(caller, id, HostAction::Media, request)
+            .await
     }
 
     async fn operation_queue(
         &self,
         caller: &Caller,
         host_id: &str,
-        kind: &str,
+        action: HostAction,
         request: String,
     ) -> Result<OperationRow, Error> {
         caller.require_admin()?;
@@ -327,7 +362,12 @@ impl Podium {
             .host_get(host_id)
             .await?
             .ok_or_else(|| Error::not_found("host", host_id))?;
-        action_allowed(&host, kind)?;
+        action_allowed(&host, action)?;
+        let kind = match action {
+            HostAction::Boot => "boot",
+            HostAction::Media => "media",
+            _ => "power",
+        };
         self.operation_start(&host, kind, request, None).await
     }
 
@@ -341,17 +381,6 @@ impl Podium {
     ) -> Result<OperationRow, Error> {
         let request = serde_json::json!({ "action": action }).to_string();
         self.operation_start(&host, "power", request, claim).await
-    }
-
-    /// Queues an operation on a host the caller was already checked for.
-    pub(crate) async fn host_operation_queue(
-        &self,
-        host: &HostRow,
-        kind: &str,
-        request: String,
-        claim: Option<&str>,
-    ) -> Result<OperationRow, Error> {
-        self.operation_start(host, kind, request, claim).await
     }
 
     async fn operation_start(
@@ -380,23 +409,24 @@ impl Podium {
         Ok(op)
     }
 
-    /// Carries out a leased operation (`operations.rs` records how it ended).
-    pub(crate) async fn operation_execute(&self, op: &OperationRow) -> Result<(), Error> {
-        if op.kind == "sync" {
-            return self.pod_manager_sync_now(&op.pod_manager).await.map(drop);
+    /// Carries out a leased operation (`operations.rs` records how it ended): what it found or
+    /// did, for its `result`.
+    pub(crate) async fn operation_execute(
+        &self,
+        op: &OperationRow,
+    ) -> Result<Option<serde_json::Value>, Error> {
+        match op.kind.as_str() {
+            "sync" => {
+                let summary = self.pod_manager_sync_now(&op.pod_manager).await?;
+                return Ok(serde_json::to_value(summary).ok());
+            }
+            "register" => return self.register_execute(op).await,
+            "inspect" => return self.inspect_execute(op).await,
+            "provision" => return self.provision_execute(op).await,
+            "deprovision" => return self.deprovision_execute(op).await,
+            _ => {}
         }
-        if op.kind == "provision" {
-            return self.provision_execute(op).await;
-        }
-        if op.kind == "deprovision" {
-            return self.deprovision_execute(op).await;
-        }
-        let host_id = op.host_id.as_deref().unwrap_or_default();
-        let host = self
-            .datastore
-            .host_get(host_id)
-            .await?
-            .ok_or_else(|| Error::not_found("host", host_id))?;
+        let host = self.operation_host(op).await?;
         let corrupt = |e: serde_json::Error| {
             Error::Internal(anyhow::anyhow!(
                 "stored {} operation {}: {e}",
@@ -421,7 +451,11 @@ impl Podium {
         self.host_action_execute(&host, action).await
     }
 
-    async fn host_action_execute(&self, host: &HostRow, action: Action) -> Result<(), Error> {
+    async fn host_action_execute(
+        &self,
+        host: &HostRow,
+        action: Action,
+    ) -> Result<Option<serde_json::Value>, Error> {
         let row = self
             .datastore
             .pod_manager_get(&host.pod_manager)
@@ -439,6 +473,9 @@ impl Podium {
                 call.set_power(&host.system_id, a)
                     .await
                     .map_err(Error::Plugin)?;
+                let now = crate::store::now();
+                // The BMC obeys again: a power management error is over.
+                self.datastore.host_recover_power(&host.id, &now).await?;
                 // Read back what the BMC reports now.
                 let (plugin, context) = driver().await?;
                 if let Ok(state) = self
@@ -448,8 +485,11 @@ impl Podium {
                     .await
                 {
                     self.datastore
-                        .host_set_power(&host.id, power_state_name(state), &crate::store::now())
+                        .host_set_power(&host.id, power_state_name(state), &now)
                         .await?;
+                    return Ok(Some(
+                        serde_json::json!({ "power_state": power_state_name(state) }),
+                    ));
                 }
             }
             Action::Boot(b) => call
@@ -483,7 +523,7 @@ impl Podium {
                 .await
                 .map_err(Error::Plugin)?,
         }
-        Ok(())
+        Ok(None)
     }
 
     pub async fn operation_view(&self, caller: &Caller, id: &str) -> Result<OperationRow, Error> {
@@ -506,7 +546,12 @@ impl Podium {
 }
 
 /// A new operation, queued.
-fn queued(kind: &str, pod_manager: &str, host_id: Option<&str>, request: String) -> OperationRow {
+pub(crate) fn queued(
+    kind: &str,
+    pod_manager: &str,
+    host_id: Option<&str>,
+    request: String,
+) -> OperationRow {
     OperationRow {
         id: crate::store::new_id(),
         kind: kind.into(),
@@ -521,26 +566,8 @@ fn queued(kind: &str, pod_manager: &str, host_id: Option<&str>, request: String)
         attempts: 0,
         next_attempt_at: None,
         claim_id: None,
+        result: None,
     }
-}
-
-/// The states in which an admin's power, boot and media actions may run: not while Podium is
-/// itself driving the host through a provisioning or a deprovisioning, nor on a host gone from
-/// the inventory. `docs/api-pod-managers.md` lists every state and transition.
-pub(crate) fn action_allowed(host: &HostRow, action: &str) -> Result<(), Error> {
-    const ALLOWED: &[&str] = &["available", "provisioned", "error"];
-    if ALLOWED.contains(&host.state.as_str()) {
-        return Ok(());
-    }
-    Err(Error::Conflict {
-        code: "host_busy",
-        message: format!(
-            "host `{}` is {}: a {action} action is allowed when it is {}",
-            host.id,
-            host.state,
-            ALLOWED.join(", ")
-        ),
-    })
 }
 
 fn power_action(p: PowerActionParam) -> PowerAction {
@@ -611,44 +638,5 @@ fn prefix_field(prefix: &'static str) -> impl Fn(Error) -> Error {
             message,
         },
         other => other,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn host(state: &str) -> HostRow {
-        let mut h = host_row_from_system(&System {
-            id: "/redfish/v1/Systems/1".into(),
-            kind: crate::runtime::SystemKind::System,
-            name: "node-1".into(),
-            uuid: None,
-            manufacturer: None,
-            model: None,
-            serial: None,
-            cpu_count: 1,
-            memory_mib: 1024,
-            nics: Vec::new(),
-            power: crate::runtime::PowerState::Off,
-            boot: None,
-            media_slots: Vec::new(),
-        });
-        h.state = state.into();
-        h
-    }
-
-    #[test]
-    fn actions_wait_while_podium_drives_the_host() {
-        for state in ["available", "provisioned", "error"] {
-            assert!(action_allowed(&host(state), "power").is_ok(), "{state}");
-        }
-        for state in ["provisioning", "deprovisioning", "missing"] {
-            let e = action_allowed(&host(state), "media").unwrap_err();
-            assert!(
-                matches!(&e, Error::Conflict { code: "host_busy", message } if message.contains(state) && message.contains("available, provisioned, error")),
-                "{state}: {e:?}"
-            );
-        }
     }
 }

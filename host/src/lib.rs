@@ -12,6 +12,7 @@ pub mod error;
 pub mod grants;
 pub mod hosts;
 pub mod ipam;
+pub mod lifecycle;
 pub mod operations;
 pub mod params;
 pub mod plugins;

@@ -218,9 +218,10 @@ impl Podium {
         renewer.abort();
         let now = crate::store::now();
         let recorded = match &result {
-            Ok(()) => {
+            Ok(found) => {
+                let found = found.as_ref().map(serde_json::Value::to_string);
                 self.datastore
-                    .operation_finish(&op.id, &owner, None, &now)
+                    .operation_finish(&op.id, &owner, None, found.as_deref(), &now)
                     .await
             }
             Err(e) if transient(e) && op.attempts < i64::from(settings.max_attempts) => {
@@ -241,11 +242,14 @@ impl Podium {
                     e.to_string()
                 };
                 tracing::warn!(operation = %op.id, host = ?op.host_id, error = %message, "operation failed");
-                if op.kind == "provision"
+                if let Some((error_type, from)) = crate::lifecycle::failure(&op.kind)
                     && let Some(host) = &op.host_id
-                    && let Err(e) = self.datastore.host_set_state(host, "error", &now).await
+                    && let Err(e) = self
+                        .datastore
+                        .host_fail(host, from, error_type, &message, &now)
+                        .await
                 {
-                    tracing::error!(host, error = %e, "cannot record a failed provisioning");
+                    tracing::error!(host, error = %e, "cannot record the host's error");
                 }
                 if op.kind == "deprovision"
                     && let Some(claim) = &op.claim_id
@@ -260,7 +264,7 @@ impl Podium {
                     }
                 }
                 self.datastore
-                    .operation_finish(&op.id, &owner, Some(&message), &now)
+                    .operation_finish(&op.id, &owner, Some(&message), None, &now)
                     .await
             }
         };

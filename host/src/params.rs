@@ -202,6 +202,25 @@ pub struct HostUpdate {
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<String>)]
     pub boot_mac: Option<Option<String>>,
+    /// New credentials for the host's own BMC: the host registers again with them.
+    #[serde(default)]
+    pub bmc: Option<BmcUpdate>,
+}
+
+/// What of a host's own BMC can change.
+#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BmcUpdate {
+    pub auth: AuthParams,
+}
+
+/// `PUT /v1/hosts/{id}/maintenance`.
+#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MaintenanceParams {
+    /// Why, for whoever reads the host (at most 255 characters).
+    #[serde(default)]
+    pub reason: Option<String>,
 }
 
 /// `POST /v1/hosts/{id}/power`.

@@ -650,8 +650,14 @@ impl Podium {
             .collect();
         let summary = self
             .datastore
-            .hosts_sync(uuid, &hosts, &discovered_at, &crate::store::now())
+            .hosts_sync(uuid, &hosts, &discovered_at, &crate::store::now(), &|h| {
+                crate::hosts::queued("register", uuid, Some(&h.id), "{}".into())
+            })
             .await?;
+        if summary.added > 0 {
+            // The new hosts' registrations.
+            self.operations.wake.notify_one();
+        }
         self.hosts_with_bmc_refresh(&pm).await?;
         tracing::info!(pod_manager = %pm.row.name, seen = summary.seen, added = summary.added, missing = summary.missing, "synced");
         Ok(summary)

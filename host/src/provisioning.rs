@@ -32,7 +32,7 @@ impl Podium {
     pub(crate) async fn provision_execute(
         &self,
         op: &crate::store::OperationRow,
-    ) -> Result<(), Error> {
+    ) -> Result<Option<serde_json::Value>, Error> {
         use crate::runtime::{
             BootPersistence, BootSettings, BootTarget, MediaRequest, MediaType, PowerAction,
             PowerState,
@@ -161,10 +161,15 @@ impl Podium {
             .set_power(&host.system_id, action)
             .await
             .map_err(Error::Plugin)?;
+        let t = crate::lifecycle::PROVISIONED;
         self.datastore
-            .host_set_state(&host.id, "provisioned", &crate::store::now())
+            .host_transition(&host.id, t.from, t.to, &crate::store::now())
             .await?;
         tracing::info!(claim = claim_id, host = %host.id, "provisioned");
-        Ok(())
+        Ok(Some(serde_json::json!({
+            "image": image.url,
+            "config_drive": {"id": drive.row.id, "sha256": drive.row.sha256, "size": drive.row.size},
+            "power": if action == PowerAction::On { "on" } else { "force_restart" },
+        })))
     }
 }

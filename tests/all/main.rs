@@ -6,6 +6,7 @@ mod cli;
 mod faults;
 mod hosts;
 mod ipam;
+mod lifecycle;
 mod operations;
 mod plugins;
 mod pod_managers;

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_podium-under-test");
 
-/// Every operation of a pod manager, by id.
+/// Every power operation of a pod manager, by id.
 async fn operations(admin: &Client, pm: &str) -> BTreeMap<String, Value> {
     let mut out = BTreeMap::new();
     let mut cursor = String::new();
@@ -24,6 +24,9 @@ async fn operations(admin: &Client, pm: &str) -> BTreeMap<String, Value> {
             .await;
         assert_eq!(page.status, StatusCode::OK, "{}", page.text);
         for op in page.body["items"].as_array().unwrap() {
+            if op["kind"] != "power" {
+                continue;
+            }
             out.insert(op["id"].as_str().unwrap().to_owned(), op.clone());
         }
         match page.body["next"].as_str() {
@@ -50,7 +53,7 @@ async fn register(admin: &Client, bmc: &Sushy, systems: usize) -> (String, Vec<V
             .filter(|h| h["kind"] == "system")
             .cloned()
             .collect();
-        (hosts.len() == systems).then_some(hosts)
+        (hosts.len() == systems && hosts.iter().all(|h| h["state"] == "available")).then_some(hosts)
     })
     .await;
     (pm, hosts)
@@ -96,7 +99,9 @@ async fn a_bmc_down_for_a_while_is_retried_one_down_for_good_or_refusing_fails_w
         let hosts = admin.get(&format!("/v1/hosts?pod_manager={pm}")).await.body["items"]
             .as_array()
             .cloned()?;
-        hosts.into_iter().find(|h| h["kind"] == "system")
+        hosts
+            .into_iter()
+            .find(|h| h["kind"] == "system" && h["state"] == "available")
     })
     .await;
     let host_id = host["id"].as_str().unwrap().to_owned();
@@ -280,7 +285,9 @@ async fn a_bmc_answering_500_for_a_while_is_retried_until_it_recovers() {
         let hosts = admin.get(&format!("/v1/hosts?pod_manager={pm}")).await.body["items"]
             .as_array()
             .cloned()?;
-        hosts.into_iter().find(|h| h["kind"] == "system")
+        hosts
+            .into_iter()
+            .find(|h| h["kind"] == "system" && h["state"] == "available")
     })
     .await;
     let system = host["system_id"].as_str().unwrap().to_owned();

@@ -91,6 +91,7 @@ fn view((c, h): (ClaimRow, Option<HostRow>), addresses: Vec<IpClaim>) -> ClaimVi
         online: c.online,
         has_user_data: c.user_data.is_some(),
         host: h.map(|h| ClaimedHostView {
+            provisioning_state: crate::lifecycle::shown_state(&h).to_owned(),
             id: h.id,
             name: h.name,
             uuid: h.uuid,
@@ -100,7 +101,6 @@ fn view((c, h): (ClaimRow, Option<HostRow>), addresses: Vec<IpClaim>) -> ClaimVi
             memory_mib: h.memory_mib,
             nics: serde_json::Value::Array(nics),
             power_state: h.power_state,
-            provisioning_state: h.state,
             addresses: addresses
                 .into_iter()
                 .map(|a| AddressView {

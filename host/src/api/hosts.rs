@@ -10,7 +10,9 @@ use super::extract::{AdminCaller, ApiJson, ApiQuery};
 use super::views::{HostView, List, OperationView};
 use crate::app::Podium;
 use crate::error::Error;
-use crate::params::{BootParams, HostCreate, HostUpdate, MediaParams, OperationQuery, PowerParams};
+use crate::params::{
+    BootParams, HostCreate, HostUpdate, MaintenanceParams, MediaParams, OperationQuery, PowerParams,
+};
 use crate::pod_managers::page;
 use crate::store::{HostFilter, OperationFilter};
 
@@ -143,6 +145,52 @@ pub(super) async fn host_media(
 ) -> ApiResult<(StatusCode, Json<OperationView>)> {
     let op = podium.host_media(&caller, &id, params).await?;
     Ok((StatusCode::ACCEPTED, Json(op.into())))
+}
+
+/// Inspects a host again: its inventory read through the driver (and, where the pod manager has
+/// DHCP-less pools, its preprovisioning address and config drive prepared first).
+#[utoipa::path(post, path = "/v1/hosts/{id}/inspect", tag = "hosts", params(("id" = String, Path)),
+    responses((status = 202, body = OperationView), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn host_inspect(
+    State(podium): State<Podium>,
+    AdminCaller(caller): AdminCaller,
+    Path(id): Path<String>,
+) -> ApiResult<(StatusCode, Json<OperationView>)> {
+    let op = podium.host_inspect(&caller, &id).await?;
+    Ok((StatusCode::ACCEPTED, Json(op.into())))
+}
+
+/// Puts a host in maintenance: nothing new starts on it but the admin's own power, boot and
+/// media actions, and no claim binds to it, until the maintenance ends.
+#[utoipa::path(put, path = "/v1/hosts/{id}/maintenance", tag = "hosts", params(("id" = String, Path)),
+    request_body = MaintenanceParams,
+    responses((status = 200, body = HostView), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn host_maintenance_set(
+    State(podium): State<Podium>,
+    AdminCaller(caller): AdminCaller,
+    Path(id): Path<String>,
+    ApiJson(params): ApiJson<MaintenanceParams>,
+) -> ApiResult<Json<HostView>> {
+    let host = podium
+        .host_maintenance_set(&caller, &id, params.reason)
+        .await?;
+    Ok(Json(host.into()))
+}
+
+/// Ends a host's maintenance: what waited runs, pending claims may bind to it.
+#[utoipa::path(delete, path = "/v1/hosts/{id}/maintenance", tag = "hosts", params(("id" = String, Path)),
+    responses((status = 200, body = HostView), (status = 404, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn host_maintenance_end(
+    State(podium): State<Podium>,
+    AdminCaller(caller): AdminCaller,
+    Path(id): Path<String>,
+) -> ApiResult<Json<HostView>> {
+    Ok(Json(
+        podium.host_maintenance_end(&caller, &id).await?.into(),
+    ))
 }
 
 #[utoipa::path(get, path = "/v1/operations", tag = "operations", params(OperationQuery),

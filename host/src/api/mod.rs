@@ -84,6 +84,11 @@ pub fn routes() -> (Router<Podium>, utoipa::openapi::OpenApi) {
         .routes(routes!(hosts::host_power))
         .routes(routes!(hosts::host_boot))
         .routes(routes!(hosts::host_media))
+        .routes(routes!(hosts::host_inspect))
+        .routes(routes!(
+            hosts::host_maintenance_set,
+            hosts::host_maintenance_end
+        ))
         .routes(routes!(hosts::operation_list))
         .routes(routes!(hosts::operation_view))
         .routes(routes!(tenants::tenant_list, tenants::tenant_create))

@@ -114,8 +114,13 @@ pub(super) struct HostView {
     #[schema(value_type = Option<Object>)]
     pub boot: serde_json::Value,
     pub power_state: String,
-    /// `available` or `missing`.
+    /// `registering`, `inspecting`, `available`, `provisioning`, `provisioned`,
+    /// `deprovisioning`, `error`, `missing`, or `maintenance` (`docs/host-lifecycle.md`).
     pub state: String,
+    /// While `state` is `error` (or an error lies under a maintenance): what failed.
+    pub error: Option<HostErrorView>,
+    /// While the host is in maintenance.
+    pub maintenance: Option<MaintenanceView>,
     pub labels: BTreeMap<String, String>,
     /// The NIC the host boots from, as the admin set it; `null`: the first of `nics`.
     pub boot_mac: Option<String>,
@@ -124,6 +129,28 @@ pub(super) struct HostView {
     pub created_at: String,
     pub updated_at: String,
     pub last_seen_at: String,
+}
+
+/// Why a host is in `error`.
+#[derive(Debug, Serialize, ToSchema)]
+pub(super) struct HostErrorView {
+    /// `registration`, `inspection`, `provisioning`, `deprovisioning` or `power_management`.
+    #[serde(rename = "type")]
+    pub error_type: String,
+    /// What the failed operation said.
+    pub message: String,
+    pub at: Option<String>,
+    /// The state the error interrupted.
+    pub state: Option<String>,
+}
+
+/// A maintenance the admin set.
+#[derive(Debug, Serialize, ToSchema)]
+pub(super) struct MaintenanceView {
+    pub reason: String,
+    pub since: String,
+    /// The state underneath, which operations already running go on changing.
+    pub state: String,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -139,6 +166,7 @@ fn json(text: &str) -> serde_json::Value {
 
 impl From<HostRow> for HostView {
     fn from(h: HostRow) -> HostView {
+        let maintenance_shown = h.maintenance_since.is_some();
         HostView {
             nics: json(&h.nics),
             media_slots: json(&h.media_slots),
@@ -155,7 +183,25 @@ impl From<HostRow> for HostView {
             cpu_count: h.cpu_count,
             memory_mib: h.memory_mib,
             power_state: h.power_state,
-            state: h.state,
+            error: h
+                .error_type
+                .filter(|_| h.state == "error")
+                .map(|error_type| HostErrorView {
+                    error_type,
+                    message: h.error_message.unwrap_or_default(),
+                    at: h.error_at,
+                    state: h.error_from,
+                }),
+            maintenance: h.maintenance_since.map(|since| MaintenanceView {
+                reason: h.maintenance_reason.unwrap_or_default(),
+                since,
+                state: h.state.clone(),
+            }),
+            state: if maintenance_shown {
+                "maintenance".into()
+            } else {
+                h.state
+            },
             labels: h.labels,
             boot_mac: h.boot_mac,
             bmc: h.bmc_url.map(|url| BmcView {
@@ -178,7 +224,7 @@ impl From<HostRow> for HostView {
 #[derive(Debug, Serialize, ToSchema)]
 pub(super) struct OperationView {
     pub id: String,
-    /// `power`, `boot`, `media` or `sync`.
+    /// `register`, `inspect`, `provision`, `deprovision`, `power`, `boot`, `media` or `sync`.
     pub kind: String,
     /// `queued`, `running`, `succeeded` or `failed`.
     pub status: String,
@@ -197,12 +243,18 @@ pub(super) struct OperationView {
     pub created_at: String,
     pub started_at: Option<String>,
     pub finished_at: Option<String>,
+    /// What it found or did, once it succeeded: an inspection's inventory and the
+    /// preprovisioning it prepared, a power action's power state, a provisioning's image and
+    /// config drive, a sync's counts.
+    #[schema(value_type = Option<Object>)]
+    pub result: serde_json::Value,
 }
 
 impl From<OperationRow> for OperationView {
     fn from(o: OperationRow) -> OperationView {
         OperationView {
             request: json(&o.request),
+            result: o.result.as_deref().map_or(serde_json::Value::Null, json),
             id: o.id,
             kind: o.kind,
             status: o.status,

@@ -169,6 +169,22 @@ enum HostCommand {
     Operations {
         id: String,
     },
+    /// Inspect the host again through its driver (its inventory; with DHCP-less pools, its
+    /// preprovisioning address and config drive first).
+    Inspect {
+        id: String,
+        /// Follow the inspection until it ends.
+        #[arg(long)]
+        wait: bool,
+    },
+    /// Put the host in maintenance, or end it with --off.
+    Maintenance {
+        id: String,
+        #[arg(long, conflicts_with = "off")]
+        reason: Option<String>,
+        #[arg(long)]
+        off: bool,
+    },
     /// The meta_data.json and network_data.json the host boots with in a phase.
     Rendered {
         id: String,
@@ -775,6 +791,33 @@ async fn run(url: Option<&str>, format: Format, command: Command) -> anyhow::Res
                         )
                         .await?;
                     print(output::object(format, &op));
+                }
+                HostCommand::Inspect { id, wait } => {
+                    let mut op = c
+                        .post(&format!("/v1/hosts/{}/inspect", seg(&id)?), json!({}))
+                        .await?;
+                    if wait {
+                        // A registration first where the last one failed: follow what it queues.
+                        op = watch_operation(&c, op["id"].as_str().unwrap_or_default()).await?;
+                        if op["kind"] == "register" && op["status"] == "succeeded" {
+                            let newest = c
+                                .get(&format!("/v1/operations?host={}&limit=1", seg(&id)?))
+                                .await?;
+                            if let Some(next) = newest["items"][0]["id"].as_str() {
+                                op = watch_operation(&c, next).await?;
+                            }
+                        }
+                    }
+                    print(output::object(format, &op));
+                }
+                HostCommand::Maintenance { id, reason, off } => {
+                    let path = format!("/v1/hosts/{}/maintenance", seg(&id)?);
+                    let host = if off {
+                        c.delete(&path).await?
+                    } else {
+                        c.put(&path, json!({"reason": reason})).await?
+                    };
+                    print(output::object(format, &host));
                 }
                 HostCommand::Operations { id } => {
                     let items = c

@@ -483,6 +483,34 @@ impl DriverCall<'_> {
         })
     }
 
+    /// One system's inventory, checked as `discover`'s are; it must be the system asked for.
+    pub async fn inspect(self, system_id: &str) -> Result<System, CallError> {
+        let id = system_id.to_owned();
+        let (label, result) = call_export!(
+            self.runtime,
+            self.plugin,
+            self.context,
+            Driver,
+            "hardware-driver",
+            |b, s| b.podium_plugin_driver().call_inspect(s, &id)
+        );
+        let system = result.map_err(plugin_err(label.clone()))?;
+        let malformed = |reason: String| CallError::Malformed {
+            plugin: label.clone(),
+            reason,
+        };
+        if system.id != system_id {
+            return Err(malformed(format!(
+                "system.id `{}` is not the system asked for (`{}`)",
+                clip(system.id, 64),
+                clip(system_id.to_owned(), 64)
+            )));
+        }
+        let mut checked = validate_systems(vec![system])
+            .map_err(|reason| malformed(reason.replacen("systems[0]", "system", 1)))?;
+        Ok(checked.remove(0))
+    }
+
     pub async fn get_power(self, system_id: &str) -> Result<PowerState, CallError> {
         let id = system_id.to_owned();
         let (label, result) = call_export!(

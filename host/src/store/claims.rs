@@ -289,7 +289,9 @@ impl Datastore {
         // Deprovisioned: available again (a host that vanished meanwhile stays missing).
         sqlx::query(
             "UPDATE hosts SET claim_id = NULL, \
-             state = CASE WHEN state = 'missing' THEN state ELSE 'available' END \
+             missing_from = CASE WHEN state = 'missing' THEN 'available' ELSE missing_from END, \
+             state = CASE WHEN state = 'missing' THEN state ELSE 'available' END, \
+             error_type = NULL, error_message = NULL, error_at = NULL, error_from = NULL \
              WHERE claim_id = $1",
         )
         .bind(id)
@@ -381,7 +383,7 @@ impl Datastore {
                     "SELECT h.id FROM hosts h WHERE h.pod_manager = $1 AND h.kind = 'system' \
                      AND h.cpu_count >= $2 AND h.memory_mib >= $3{}{}{} ORDER BY h.id LIMIT 1",
                     if only_free {
-                        " AND h.state = 'available' AND h.claim_id IS NULL"
+                        " AND h.state = 'available' AND h.claim_id IS NULL AND h.maintenance_since IS NULL"
                     } else {
                         ""
                     },
@@ -477,7 +479,8 @@ impl Datastore {
                 continue;
             }
             let taken = sqlx::query(
-                "UPDATE hosts SET claim_id = $1, updated_at = $3 WHERE id = $2 AND claim_id IS NULL",
+                "UPDATE hosts SET claim_id = $1, updated_at = $3 WHERE id = $2 AND claim_id IS NULL \
+                 AND state = 'available' AND maintenance_since IS NULL",
             )
             .bind(claim_id)
             .bind(&host)

@@ -35,6 +35,17 @@ pub struct HostRow {
     pub bmc_tls_pinned_sha256: Option<String>,
     /// The NIC the host boots from, as the admin set it; the first NIC when `None`.
     pub boot_mac: Option<String>,
+    /// While `state` is `error`: which (`registration`, `inspection`, `provisioning`,
+    /// `deprovisioning`, `power_management`), why, since when, and the state it interrupted.
+    pub error_type: Option<String>,
+    pub error_message: Option<String>,
+    pub error_at: Option<String>,
+    pub error_from: Option<String>,
+    /// While `state` is `missing`: the state it returns to when it is seen again.
+    pub missing_from: Option<String>,
+    /// Set while the host is in maintenance (the admin's reason, possibly empty).
+    pub maintenance_since: Option<String>,
+    pub maintenance_reason: Option<String>,
     pub created_at: String,
     pub updated_at: String,
     pub last_seen_at: String,
@@ -65,7 +76,8 @@ const SYNC_COLUMNS: &str = "id, pod_manager, system_id, kind, name, uuid, manufa
 const COLUMNS: &str = "id, pod_manager, system_id, kind, name, uuid, manufacturer, model, serial, \
     cpu_count, memory_mib, nics, media_slots, boot, power_state, state, claim_id, created_at, \
     updated_at, last_seen_at, bmc_url, bmc_auth_sealed, bmc_tls_verify, bmc_tls_ca_bundle, \
-    bmc_tls_pinned_sha256, boot_mac";
+    bmc_tls_pinned_sha256, boot_mac, error_type, error_message, error_at, error_from, missing_from, \
+    maintenance_since, maintenance_reason";
 
 fn row(r: &sqlx::any::AnyRow) -> Result<HostRow, StoreError> {
     Ok(HostRow {
@@ -93,6 +105,13 @@ fn row(r: &sqlx::any::AnyRow) -> Result<HostRow, StoreError> {
         bmc_tls_ca_bundle: r.try_get("bmc_tls_ca_bundle")?,
         bmc_tls_pinned_sha256: r.try_get("bmc_tls_pinned_sha256")?,
         boot_mac: r.try_get("boot_mac")?,
+        error_type: r.try_get("error_type")?,
+        error_message: r.try_get("error_message")?,
+        error_at: r.try_get("error_at")?,
+        error_from: r.try_get("error_from")?,
+        missing_from: r.try_get("missing_from")?,
+        maintenance_since: r.try_get("maintenance_since")?,
+        maintenance_reason: r.try_get("maintenance_reason")?,
         created_at: r.try_get("created_at")?,
         updated_at: r.try_get("updated_at")?,
         last_seen_at: r.try_get("last_seen_at")?,
@@ -101,8 +120,9 @@ fn row(r: &sqlx::any::AnyRow) -> Result<HostRow, StoreError> {
 
 impl Datastore {
     /// Makes the stored hosts of `pod_manager` match what a discovery reported, in one
-    /// transaction: new systems are added (`available`), known ones updated (a `missing` one
-    /// comes back as `available`), and hosts not reported are marked `missing`, never deleted.
+    /// transaction: new systems are added (`registering`, with the operation `register` makes
+    /// for them), known ones updated (a `missing` one returns to the state it had), and hosts
+    /// not reported are marked `missing`, never deleted; a host in maintenance keeps its state.
     /// `hosts` carry their inventory; their `id` is used only for new rows. `discovered_at` is
     /// when the discovery began: a host changed since (a power action that finished meanwhile)
     /// keeps its newer power state, boot settings and media.
@@ -112,16 +132,22 @@ impl Datastore {
         hosts: &[HostRow],
         discovered_at: &str,
         now: &str,
+        register: &(dyn Fn(&HostRow) -> super::OperationRow + Sync),
     ) -> Result<SyncSummary, StoreError> {
         let mut tx = self.begin_write().await?;
-        let before: i64 = sqlx::query("SELECT COUNT(*) AS n FROM hosts WHERE pod_manager = $1")
-            .bind(pod_manager)
-            .fetch_one(&mut *tx)
-            .await?
-            .try_get("n")?;
+        let known: std::collections::HashSet<String> =
+            sqlx::query("SELECT system_id FROM hosts WHERE pod_manager = $1")
+                .bind(pod_manager)
+                .fetch_all(&mut *tx)
+                .await?
+                .iter()
+                .map(|r| r.try_get("system_id"))
+                .collect::<Result<_, _>>()?;
+        let mut added = 0;
         for h in hosts {
+            let new = !known.contains(&h.system_id);
             sqlx::query(&format!(
-                "INSERT INTO hosts ({SYNC_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'available', NULL, $16, $16, $16) \
+                "INSERT INTO hosts ({SYNC_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'registering', NULL, $16, $16, $16) \
                  ON CONFLICT (pod_manager, system_id) DO UPDATE SET kind = excluded.kind, name = excluded.name, \
                  uuid = excluded.uuid, manufacturer = excluded.manufacturer, model = excluded.model, \
                  serial = excluded.serial, cpu_count = excluded.cpu_count, memory_mib = excluded.memory_mib, \
@@ -129,7 +155,10 @@ impl Datastore {
                  media_slots = CASE WHEN hosts.updated_at > $17 THEN hosts.media_slots ELSE excluded.media_slots END, \
                  boot = CASE WHEN hosts.updated_at > $17 THEN hosts.boot ELSE excluded.boot END, \
                  power_state = CASE WHEN hosts.updated_at > $17 THEN hosts.power_state ELSE excluded.power_state END, \
-                 state = CASE WHEN hosts.state = 'missing' THEN 'available' ELSE hosts.state END, \
+                 state = CASE WHEN hosts.state = 'missing' AND hosts.maintenance_since IS NULL \
+                     THEN COALESCE(hosts.missing_from, 'available') ELSE hosts.state END, \
+                 missing_from = CASE WHEN hosts.state = 'missing' AND hosts.maintenance_since IS NULL \
+                     THEN NULL ELSE hosts.missing_from END, \
                  updated_at = excluded.updated_at, last_seen_at = excluded.last_seen_at"
             ))
             .bind(&h.id)
@@ -151,34 +180,44 @@ impl Datastore {
             .bind(discovered_at)
             .execute(&mut *tx)
             .await?;
+            if new {
+                let mut host = h.clone();
+                host.pod_manager = pod_manager.to_owned();
+                super::operations::insert(&register(&host))
+                    .execute(&mut *tx)
+                    .await?;
+                added += 1;
+            }
         }
         let missing = sqlx::query(
-            "UPDATE hosts SET state = 'missing', updated_at = $2 \
-             WHERE pod_manager = $1 AND last_seen_at < $2 AND state <> 'missing' AND bmc_url IS NULL",
+            "UPDATE hosts SET missing_from = state, state = 'missing', updated_at = $2 \
+             WHERE pod_manager = $1 AND last_seen_at < $2 AND state <> 'missing' AND bmc_url IS NULL \
+             AND maintenance_since IS NULL",
         )
         .bind(pod_manager)
         .bind(now)
         .execute(&mut *tx)
         .await?
         .rows_affected();
-        let after: i64 = sqlx::query("SELECT COUNT(*) AS n FROM hosts WHERE pod_manager = $1")
-            .bind(pod_manager)
-            .fetch_one(&mut *tx)
-            .await?
-            .try_get("n")?;
         tx.commit().await?;
         Ok(SyncSummary {
             seen: hosts.len(),
-            added: (after - before).max(0) as usize,
+            added,
             missing: missing as usize,
         })
     }
 
-    /// Adds a host that has its own BMC. A `Conflict` if its pod manager already has a host with
-    /// this system id at this BMC.
-    pub async fn host_create(&self, h: &HostRow) -> Result<(), StoreError> {
+    /// Adds a host that has its own BMC, with the operation that registers it, in one
+    /// transaction. A `Conflict` if its pod manager already has a host with this system id at
+    /// this BMC.
+    pub async fn host_create(
+        &self,
+        h: &HostRow,
+        register: &super::OperationRow,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.begin_write().await?;
         sqlx::query(&format!(
-            "INSERT INTO hosts ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)"
+            "INSERT INTO hosts ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33)"
         ))
         .bind(&h.id)
         .bind(&h.pod_manager)
@@ -206,8 +245,19 @@ impl Datastore {
         .bind(&h.bmc_tls_ca_bundle)
         .bind(&h.bmc_tls_pinned_sha256)
         .bind(&h.boot_mac)
-        .execute(self.writer())
+        .bind(&h.error_type)
+        .bind(&h.error_message)
+        .bind(&h.error_at)
+        .bind(&h.error_from)
+        .bind(&h.missing_from)
+        .bind(&h.maintenance_since)
+        .bind(&h.maintenance_reason)
+        .execute(&mut *tx)
         .await?;
+        super::operations::insert(register)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
         Ok(())
     }
 
@@ -222,13 +272,17 @@ impl Datastore {
         rows.iter().map(row).collect()
     }
 
-    /// Updates the inventory of one host from what its BMC reported (`state` becomes
-    /// `available` again if it was `missing`).
+    /// Updates the inventory of one host from what its BMC reported (a `missing` host returns to
+    /// the state it had, unless it is in maintenance).
     pub async fn host_refresh(&self, id: &str, h: &HostRow, now: &str) -> Result<(), StoreError> {
         sqlx::query(
             "UPDATE hosts SET kind = $2, name = $3, uuid = $4, manufacturer = $5, model = $6, serial = $7, \
              cpu_count = $8, memory_mib = $9, nics = $10, media_slots = $11, boot = $12, power_state = $13, \
-             state = CASE WHEN state = 'missing' THEN 'available' ELSE state END, updated_at = $14, last_seen_at = $14 \
+             state = CASE WHEN state = 'missing' AND maintenance_since IS NULL \
+                 THEN COALESCE(missing_from, 'available') ELSE state END, \
+             missing_from = CASE WHEN state = 'missing' AND maintenance_since IS NULL \
+                 THEN NULL ELSE missing_from END, \
+             updated_at = $14, last_seen_at = $14 \
              WHERE id = $1",
         )
         .bind(id)
@@ -250,13 +304,16 @@ impl Datastore {
         Ok(())
     }
 
-    /// Marks a host `missing` (its BMC no longer reports it).
+    /// Marks a host `missing` (its BMC no longer reports it), unless it is in maintenance.
     pub async fn host_set_missing(&self, id: &str, now: &str) -> Result<(), StoreError> {
-        sqlx::query("UPDATE hosts SET state = 'missing', updated_at = $2 WHERE id = $1")
-            .bind(id)
-            .bind(now)
-            .execute(self.writer())
-            .await?;
+        sqlx::query(
+            "UPDATE hosts SET missing_from = state, state = 'missing', updated_at = $2 \
+             WHERE id = $1 AND state <> 'missing' AND maintenance_since IS NULL",
+        )
+        .bind(id)
+        .bind(now)
+        .execute(self.writer())
+        .await?;
         Ok(())
     }
 
@@ -297,7 +354,8 @@ impl Datastore {
         page: &Page,
     ) -> Result<Paged<HostRow>, StoreError> {
         let mut sql = format!(
-            "SELECT {COLUMNS} FROM hosts WHERE ($1 = '' OR pod_manager = $1) AND ($2 = '' OR state = $2) \
+            "SELECT {COLUMNS} FROM hosts WHERE ($1 = '' OR pod_manager = $1) \
+             AND ($2 = '' OR (CASE WHEN maintenance_since IS NULL THEN state ELSE 'maintenance' END) = $2) \
              AND ($3 = '' OR power_state = $3) AND id > $4"
         );
         let mut n = 6;
@@ -403,18 +461,130 @@ impl Datastore {
         Ok(done.rows_affected() == 1)
     }
 
-    /// Sets a host's provisioning state (`provisioning`, `provisioned`, `error`), unless it is
-    /// `missing`.
-    pub async fn host_set_state(&self, id: &str, state: &str, now: &str) -> Result<(), StoreError> {
-        sqlx::query(
-            "UPDATE hosts SET state = $2, updated_at = $3 WHERE id = $1 AND state <> 'missing'",
+    /// Moves a host from one of the states `from` to `to` (clearing any error): `false` when it
+    /// is in none of them. The state under a maintenance changes too.
+    pub async fn host_transition(
+        &self,
+        id: &str,
+        from: &[&str],
+        to: &str,
+        now: &str,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.begin_write().await?;
+        let moved = transition(&mut tx, id, from, to, now).await?;
+        tx.commit().await?;
+        Ok(moved)
+    }
+
+    /// Moves a host as `host_transition` does and, only if it moved, stores the operation that
+    /// carries the new state out, in one transaction: a crash leaves both or neither.
+    pub async fn host_transition_queue(
+        &self,
+        id: &str,
+        from: &[&str],
+        to: &str,
+        op: &super::OperationRow,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.begin_write().await?;
+        let moved = transition(&mut tx, id, from, to, &op.created_at).await?;
+        if moved {
+            super::operations::insert(op).execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
+        Ok(moved)
+    }
+
+    /// Replaces the sealed credentials of a host's own BMC and moves it as `host_transition`
+    /// does, with the operation that registers it again, in one transaction; `false` (nothing
+    /// changed) when it is in none of the states `from`.
+    pub async fn host_set_bmc_auth(
+        &self,
+        id: &str,
+        sealed: &str,
+        from: &[&str],
+        to: &str,
+        register: &super::OperationRow,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.begin_write().await?;
+        if !transition(&mut tx, id, from, to, &register.created_at).await? {
+            return Ok(false);
+        }
+        sqlx::query("UPDATE hosts SET bmc_auth_sealed = $2 WHERE id = $1")
+            .bind(id)
+            .bind(sealed)
+            .execute(&mut *tx)
+            .await?;
+        super::operations::insert(register)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// Puts a host in `error` from one of the states `from`, saying which, why and what it
+    /// interrupted; `false` when it is in none of them.
+    pub async fn host_fail(
+        &self,
+        id: &str,
+        from: &[&str],
+        error_type: &str,
+        message: &str,
+        now: &str,
+    ) -> Result<bool, StoreError> {
+        let placeholders: Vec<String> = (5..5 + from.len()).map(|i| format!("${i}")).collect();
+        let sql = format!(
+            "UPDATE hosts SET error_from = state, state = 'error', error_type = $2, \
+             error_message = $3, error_at = $4, updated_at = $4 \
+             WHERE id = $1 AND state IN ({}) RETURNING id",
+            placeholders.join(", ")
+        );
+        let mut q = sqlx::query_scalar::<_, String>(&sql)
+            .bind(id)
+            .bind(error_type)
+            .bind(message)
+            .bind(now);
+        for f in from {
+            q = q.bind(*f);
+        }
+        Ok(q.fetch_optional(self.writer()).await?.is_some())
+    }
+
+    /// Returns a host in a `power_management` error to the state the error interrupted (a
+    /// power action went through).
+    pub async fn host_recover_power(&self, id: &str, now: &str) -> Result<bool, StoreError> {
+        Ok(sqlx::query(
+            "UPDATE hosts SET state = COALESCE(error_from, 'available'), error_type = NULL, \
+             error_message = NULL, error_at = NULL, error_from = NULL, updated_at = $2 \
+             WHERE id = $1 AND state = 'error' AND error_type = 'power_management'",
         )
         .bind(id)
-        .bind(state)
+        .bind(now)
+        .execute(self.writer())
+        .await?
+        .rows_affected()
+            == 1)
+    }
+
+    /// Puts a host in maintenance with `reason` (again: the reason changes, not the time), or
+    /// ends it (`None`). `false` when there is no such host.
+    pub async fn host_set_maintenance(
+        &self,
+        id: &str,
+        reason: Option<&str>,
+        now: &str,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(
+            "UPDATE hosts SET maintenance_reason = $2, \
+             maintenance_since = CASE WHEN $3 = '' THEN NULL ELSE COALESCE(maintenance_since, $3) END, \
+             updated_at = $4 WHERE id = $1",
+        )
+        .bind(id)
+        .bind(reason)
+        .bind(if reason.is_some() { now } else { "" })
         .bind(now)
         .execute(self.writer())
         .await?;
-        Ok(())
+        Ok(done.rows_affected() == 1)
     }
 
     pub async fn host_set_power(
@@ -448,4 +618,28 @@ impl Datastore {
             .await?;
         Ok(())
     }
+}
+
+/// `host_transition` inside a transaction.
+async fn transition(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    id: &str,
+    from: &[&str],
+    to: &str,
+    now: &str,
+) -> Result<bool, StoreError> {
+    let placeholders: Vec<String> = (4..4 + from.len()).map(|i| format!("${i}")).collect();
+    let sql = format!(
+        "UPDATE hosts SET state = $2, error_type = NULL, error_message = NULL, error_at = NULL, \
+         error_from = NULL, updated_at = $3 WHERE id = $1 AND state IN ({}) RETURNING id",
+        placeholders.join(", ")
+    );
+    let mut q = sqlx::query_scalar::<_, String>(&sql)
+        .bind(id)
+        .bind(to)
+        .bind(now);
+    for f in from {
+        q = q.bind(*f);
+    }
+    Ok(q.fetch_optional(&mut **tx).await?.is_some())
 }

@@ -23,6 +23,8 @@ pub struct OperationRow {
     pub next_attempt_at: Option<String>,
     /// The claim at whose tenant's request it runs, if any.
     pub claim_id: Option<String>,
+    /// What it found or did, JSON text (an inspection's inventory, a power action's state).
+    pub result: Option<String>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -33,18 +35,22 @@ pub struct OperationFilter {
 }
 
 const COLUMNS: &str = "id, kind, status, pod_manager, host_id, request, error, created_at, \
-    started_at, finished_at, attempts, next_attempt_at, claim_id";
+    started_at, finished_at, attempts, next_attempt_at, claim_id, result";
 
 /// Due: queued and its time has come, or running under a lease that expired (its holder died).
 const DUE: &str = "((status = 'queued' AND COALESCE(next_attempt_at, created_at) <= $3) \
     OR (status = 'running' AND lease_expires_at <= $3))";
 
 /// The operations of one host run one at a time, in the order they were queued: none of `o`'s
-/// host is running under a live lease, and none queued before it is still waiting.
-const HOST_FREE: &str = "(o.host_id IS NULL OR NOT EXISTS (SELECT 1 FROM operations b \
-    WHERE b.host_id = o.host_id AND b.id <> o.id \
-    AND ((b.status = 'running' AND b.lease_expires_at > $3) \
-         OR (b.status = 'queued' AND b.id < o.id))))";
+/// host is running under a live lease, and none queued before it is still waiting. A host in
+/// maintenance runs only the admin's own power, boot and media actions (ahead of whatever else
+/// waits for the maintenance to end).
+const HOST_FREE: &str = "(o.host_id IS NULL OR (NOT EXISTS (SELECT 1 FROM operations b \
+    WHERE b.host_id = o.host_id AND b.id <> o.id AND b.status = 'running' AND b.lease_expires_at > $3) \
+    AND (CASE WHEN EXISTS (SELECT 1 FROM hosts h WHERE h.id = o.host_id AND h.maintenance_since IS NOT NULL) \
+         THEN o.claim_id IS NULL AND o.kind IN ('power', 'boot', 'media') \
+         ELSE NOT EXISTS (SELECT 1 FROM operations b WHERE b.host_id = o.host_id \
+              AND b.status = 'queued' AND b.id < o.id) END)))";
 
 fn row(r: &sqlx::any::AnyRow) -> Result<OperationRow, StoreError> {
     Ok(OperationRow {
@@ -61,14 +67,15 @@ fn row(r: &sqlx::any::AnyRow) -> Result<OperationRow, StoreError> {
         attempts: r.try_get("attempts")?,
         next_attempt_at: r.try_get("next_attempt_at")?,
         claim_id: r.try_get("claim_id")?,
+        result: r.try_get("result")?,
     })
 }
 
-impl Datastore {
-    pub async fn operation_create(&self, op: &OperationRow) -> Result<(), StoreError> {
-        sqlx::query(&format!(
-            "INSERT INTO operations ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
-        ))
+/// The statement that stores a new operation, for a transaction that does more.
+pub(super) fn insert(
+    op: &OperationRow,
+) -> sqlx::query::Query<'_, sqlx::Any, sqlx::any::AnyArguments<'_>> {
+    sqlx::query(INSERT)
         .bind(&op.id)
         .bind(&op.kind)
         .bind(&op.status)
@@ -82,8 +89,16 @@ impl Datastore {
         .bind(op.attempts)
         .bind(&op.next_attempt_at)
         .bind(&op.claim_id)
-        .execute(self.writer())
-        .await?;
+        .bind(&op.result)
+}
+
+const INSERT: &str = "INSERT INTO operations (id, kind, status, pod_manager, host_id, request, \
+    error, created_at, started_at, finished_at, attempts, next_attempt_at, claim_id, result) \
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)";
+
+impl Datastore {
+    pub async fn operation_create(&self, op: &OperationRow) -> Result<(), StoreError> {
+        insert(op).execute(self.writer()).await?;
         Ok(())
     }
 
@@ -207,13 +222,15 @@ impl Datastore {
             == 1)
     }
 
-    /// Ends an operation `owner` holds: `succeeded`, or `failed` with `error`. `false` when
-    /// the lease was lost (another worker runs it now and will record its end).
+    /// Ends an operation `owner` holds: `succeeded`, or `failed` with `error`, with what it
+    /// found or did. `false` when the lease was lost (another worker runs it now and will record
+    /// its end).
     pub async fn operation_finish(
         &self,
         id: &str,
         owner: &str,
         error: Option<&str>,
+        result: Option<&str>,
         now: &str,
     ) -> Result<bool, StoreError> {
         let status = if error.is_some() {
@@ -223,13 +240,14 @@ impl Datastore {
         };
         Ok(sqlx::query(
             "UPDATE operations SET status = $3, error = $4, finished_at = $5, lease_owner = NULL, \
-             lease_expires_at = NULL WHERE id = $1 AND lease_owner = $2 AND status = 'running'",
+             lease_expires_at = NULL, result = $6 WHERE id = $1 AND lease_owner = $2 AND status = 'running'",
         )
         .bind(id)
         .bind(owner)
         .bind(status)
         .bind(error)
         .bind(now)
+        .bind(result)
         .execute(self.writer())
         .await?
         .rows_affected()

@@ -72,6 +72,10 @@ impl driver::Guest for Component {
         with_client(|c| c.discover())
     }
 
+    fn inspect(system_id: String) -> Result<System, Error> {
+        with_client(|c| c.inspect(&system_id))
+    }
+
     fn get_power(system_id: String) -> Result<PowerState, Error> {
         with_client(|c| c.get_power(&system_id))
     }

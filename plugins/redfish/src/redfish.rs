@@ -113,6 +113,29 @@ impl<'a> Client<'a> {
         Ok(found)
     }
 
+    /// One system's (or chassis') inventory, as `discover` reads it: a resource whose
+    /// `@odata.type` names a `Chassis` is read as one, anything else as a `ComputerSystem`.
+    pub(crate) fn inspect(&self, system_id: &str) -> Result<System, Error> {
+        check_system_id(system_id)?;
+        let resource = self.get_object(system_id, UrlSource::Caller)?;
+        let chassis = resource
+            .get("@odata.type")
+            .and_then(Value::as_str)
+            .is_some_and(|t| t.starts_with("#Chassis."));
+        let protocol = |e: serde_json::Error| Error::Protocol(format!("GET {system_id}: {e}"));
+        if chassis {
+            Ok(chassis_of(
+                system_id,
+                serde_json::from_value(resource).map_err(protocol)?,
+            ))
+        } else {
+            self.system_of(
+                system_id,
+                serde_json::from_value(resource).map_err(protocol)?,
+            )
+        }
+    }
+
     pub(crate) fn get_power(&self, system_id: &str) -> Result<PowerState, Error> {
         check_system_id(system_id)?;
         let system: ComputerSystem = self.get(system_id, UrlSource::Caller)?;
@@ -233,6 +256,11 @@ impl<'a> Client<'a> {
 
     fn system_inventory(&self, path: &str) -> Result<System, Error> {
         let system: ComputerSystem = self.get(path, UrlSource::Service)?;
+        self.system_of(path, system)
+    }
+
+    /// A system's inventory from its resource, reading its NICs and media slots.
+    fn system_of(&self, path: &str, system: ComputerSystem) -> Result<System, Error> {
         let id = system.odata_id.clone().unwrap_or_else(|| path.to_owned());
         let nics = match &system.ethernet_interfaces {
             Some(link) => self.nics(&link_path(
@@ -277,26 +305,7 @@ impl<'a> Client<'a> {
     }
 
     fn chassis_inventory(&self, path: &str) -> Result<System, Error> {
-        let chassis: Chassis = self.get(path, UrlSource::Service)?;
-        let id = chassis.odata_id.unwrap_or_else(|| path.to_owned());
-        Ok(System {
-            name: chassis
-                .name
-                .or(chassis.id)
-                .unwrap_or_else(|| last_segment(&id).to_owned()),
-            kind: SystemKind::Chassis,
-            uuid: chassis.uuid,
-            manufacturer: chassis.manufacturer,
-            model: chassis.model,
-            serial: chassis.serial_number,
-            cpu_count: 0,
-            memory_mib: 0,
-            nics: Vec::new(),
-            power: power_state(chassis.power_state.as_deref()),
-            boot: None,
-            media_slots: Vec::new(),
-            id,
-        })
+        Ok(chassis_of(path, self.get(path, UrlSource::Service)?))
     }
 
     /// The NICs of an `EthernetInterfaces` collection; an interface without a usable MAC is left
@@ -696,4 +705,27 @@ fn to_u32(n: f64) -> u32 {
         return 0;
     }
     n.round() as u32
+}
+
+/// A chassis as a host of kind `chassis`: no CPUs, memory, NICs or media of its own.
+fn chassis_of(path: &str, chassis: Chassis) -> System {
+    let id = chassis.odata_id.unwrap_or_else(|| path.to_owned());
+    System {
+        name: chassis
+            .name
+            .or(chassis.id)
+            .unwrap_or_else(|| last_segment(&id).to_owned()),
+        kind: SystemKind::Chassis,
+        uuid: chassis.uuid,
+        manufacturer: chassis.manufacturer,
+        model: chassis.model,
+        serial: chassis.serial_number,
+        cpu_count: 0,
+        memory_mib: 0,
+        nics: Vec::new(),
+        power: power_state(chassis.power_state.as_deref()),
+        boot: None,
+        media_slots: Vec::new(),
+        id,
+    }
 }

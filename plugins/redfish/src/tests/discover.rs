@@ -144,6 +144,29 @@ fn discovers_the_emulator() {
 }
 
 #[test]
+fn inspect_reads_one_system_or_chassis_as_discover_does() {
+    let fake = Fake::emulator();
+    assert_eq!(fake.client().inspect(SYSTEM).unwrap(), emulated_system());
+    assert_eq!(fake.client().inspect(CHASSIS).unwrap(), emulated_chassis());
+    // Only that system's resources: not the service root, not the other members.
+    assert!(!fake.got("/redfish/v1"));
+    assert!(!fake.got("/redfish/v1/Systems"));
+}
+
+#[test]
+fn inspect_of_a_system_that_is_gone_is_not_found() {
+    let fake = Fake::emulator();
+    assert!(matches!(
+        fake.client().inspect("/redfish/v1/Systems/nope"),
+        Err(Error::NotFound(_))
+    ));
+    assert!(matches!(
+        fake.client().inspect("Systems/1"),
+        Err(Error::InvalidInput(m)) if m.starts_with("system-id:")
+    ));
+}
+
+#[test]
 fn chassis_only_where_the_service_has_them() {
     let mut fake = Fake::emulator();
     fake.edit("/redfish/v1", |root| {

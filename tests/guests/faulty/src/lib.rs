@@ -247,6 +247,16 @@ impl DriverGuest for Component {
         }
     }
 
+    fn inspect(system_id: String) -> Result<System, Error> {
+        let fault = Fault::current()?;
+        fault.diverge();
+        Ok(system(
+            &system_id,
+            "one".into(),
+            vec![nic("52:54:00:00:00:01")],
+        ))
+    }
+
     fn get_power(_system_id: String) -> Result<PowerState, Error> {
         let fault = Fault::current()?;
         fault.diverge();

@@ -52,6 +52,10 @@ impl DriverGuest for Component {
         Ok(Vec::new())
     }
 
+    fn inspect(_system_id: String) -> Result<System, Error> {
+        unsupported()
+    }
+
     fn get_power(_system_id: String) -> Result<PowerState, Error> {
         unsupported()
     }

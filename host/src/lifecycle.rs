@@ -1,0 +1,454 @@
+//! The host lifecycle (`docs/host-lifecycle.md`): the states a host goes through, which actions
+//! each allows, and the operations that move it: `register` (the BMC answers for the system),
+//! `inspect` (the DHCP-less preprovisioning prepared, then the inventory read out of band),
+//! and maintenance, which the admin lays over any state.
+//!
+//! Every change of state is a conditional update from the states it may come from (the
+//! `transition` constants), so two things racing (an operation ending, a release) cannot
+//! undo each other; a change that starts an operation stores both in one transaction.
+
+use serde_json::{Value, json};
+
+use crate::app::Podium;
+use crate::auth::Caller;
+use crate::error::Error;
+use crate::store::{HostRow, OperationRow};
+
+/// A change of state: from any of `from` to `to`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Transition {
+    pub from: &'static [&'static str],
+    pub to: &'static str,
+}
+
+/// `register` succeeded.
+pub(crate) const REGISTERED: Transition = Transition {
+    from: &["registering"],
+    to: "inspecting",
+};
+/// `inspect` succeeded.
+pub(crate) const INSPECTED: Transition = Transition {
+    from: &["inspecting"],
+    to: "available",
+};
+/// The admin asks for an inspection (a host whose registration failed registers again first).
+const REINSPECT: Transition = Transition {
+    from: &["available", "error"],
+    to: "inspecting",
+};
+const REREGISTER: Transition = Transition {
+    from: &["error"],
+    to: "registering",
+};
+/// The admin gave the host's own BMC new credentials.
+pub(crate) const REREGISTER_WITH: Transition = Transition {
+    from: &["available", "error"],
+    to: "registering",
+};
+/// A bound claim is (or comes) online.
+pub(crate) const PROVISION: Transition = Transition {
+    from: &["available", "error"],
+    to: "provisioning",
+};
+pub(crate) const PROVISIONED: Transition = Transition {
+    from: &["provisioning"],
+    to: "provisioned",
+};
+/// The claim is released (a host gone from the inventory stays `missing`).
+pub(crate) const DEPROVISION: Transition = Transition {
+    from: &[
+        "registering",
+        "inspecting",
+        "available",
+        "provisioning",
+        "provisioned",
+        "deprovisioning",
+        "error",
+    ],
+    to: "deprovisioning",
+};
+
+/// Why an operation of `kind` that failed for good puts its host in `error`, and from which
+/// states; `None` for the operations whose failure leaves the host as it was (boot, media,
+/// sync).
+pub(crate) fn failure(kind: &str) -> Option<(&'static str, &'static [&'static str])> {
+    match kind {
+        "register" => Some(("registration", &["registering"])),
+        "inspect" => Some(("inspection", &["inspecting"])),
+        "provision" => Some(("provisioning", &["provisioning"])),
+        "deprovision" => Some(("deprovisioning", &["deprovisioning"])),
+        // A host already in error keeps the error it has.
+        "power" => Some(("power_management", &["available", "provisioned"])),
+        _ => None,
+    }
+}
+
+/// What someone asks of a host, checked against its state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum HostAction {
+    Power,
+    Boot,
+    Media,
+    Inspect,
+    /// A tenant's power change through its claim (`online`).
+    TenantPower,
+}
+
+impl HostAction {
+    fn name(self) -> &'static str {
+        match self {
+            HostAction::Power => "power",
+            HostAction::Boot => "boot",
+            HostAction::Media => "media",
+            HostAction::Inspect => "inspect",
+            HostAction::TenantPower => "power (through its claim)",
+        }
+    }
+
+    /// The states (as the API shows them: `maintenance` over any) that allow it.
+    fn allowed_in(self) -> &'static [&'static str] {
+        match self {
+            HostAction::Power | HostAction::Boot | HostAction::Media => {
+                &["available", "provisioned", "error", "maintenance"]
+            }
+            HostAction::Inspect => &["available", "error"],
+            HostAction::TenantPower => &["available", "provisioned", "error"],
+        }
+    }
+}
+
+/// The state the API shows: `maintenance` while it lasts, else the stored one.
+pub(crate) fn shown_state(host: &HostRow) -> &str {
+    if host.maintenance_since.is_some() {
+        "maintenance"
+    } else {
+        &host.state
+    }
+}
+
+/// Whether `action` fits the host's state: a 409 that names the state and the states that
+/// allow it if not.
+pub(crate) fn action_allowed(host: &HostRow, action: HostAction) -> Result<(), Error> {
+    let state = shown_state(host);
+    let allowed = action.allowed_in();
+    if !allowed.contains(&state) {
+        return Err(Error::Conflict {
+            code: "host_busy",
+            message: format!(
+                "host `{}` is {state}: a {} action is allowed when it is {}",
+                host.id,
+                action.name(),
+                allowed.join(", ")
+            ),
+        });
+    }
+    if action == HostAction::Inspect && host.claim_id.is_some() {
+        return Err(Error::Conflict {
+            code: "host_claimed",
+            message: format!(
+                "host `{}` is held by a claim: it is inspected only while no claim holds it",
+                host.id
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// The most characters of a maintenance reason.
+const REASON_MAX: usize = 255;
+
+/// How long the preprovisioning config drive an inspection prepares works.
+const PREPROVISIONING_DRIVE_TTL: u64 = crate::rendering::DRIVE_TTL_MAX;
+
+impl Podium {
+    /// `POST /v1/hosts/{id}/inspect`: inspects a host again (registers it again first if its
+    /// registration failed), as an operation.
+    pub async fn host_inspect(&self, caller: &Caller, id: &str) -> Result<OperationRow, Error> {
+        caller.require_admin()?;
+        let host = self.host_view(caller, id).await?;
+        action_allowed(&host, HostAction::Inspect)?;
+        let (transition, kind) = if host.error_type.as_deref() == Some("registration") {
+            (REREGISTER, "register")
+        } else {
+            (REINSPECT, "inspect")
+        };
+        let op = crate::hosts::queued(kind, &host.pod_manager, Some(&host.id), "{}".into());
+        if !self
+            .datastore
+            .host_transition_queue(&host.id, transition.from, transition.to, &op)
+            .await?
+        {
+            return Err(Error::Conflict {
+                code: "host_busy",
+                message: format!("host `{id}` changed state meanwhile; read it and try again"),
+            });
+        }
+        self.operations.wake.notify_one();
+        Ok(op)
+    }
+
+    /// `PUT /v1/hosts/{id}/maintenance`: puts the host in maintenance (or changes the reason).
+    pub async fn host_maintenance_set(
+        &self,
+        caller: &Caller,
+        id: &str,
+        reason: Option<String>,
+    ) -> Result<HostRow, Error> {
+        caller.require_admin()?;
+        let reason = reason.unwrap_or_default();
+        if reason.chars().count() > REASON_MAX || reason.chars().any(char::is_control) {
+            return Err(Error::invalid(
+                "reason",
+                format!("at most {REASON_MAX} printable characters"),
+            ));
+        }
+        let now = crate::store::now();
+        if !self
+            .datastore
+            .host_set_maintenance(id, Some(&reason), &now)
+            .await?
+        {
+            return Err(Error::not_found("host", id));
+        }
+        tracing::info!(host = id, reason, "maintenance begins");
+        self.host_view(caller, id).await
+    }
+
+    /// `DELETE /v1/hosts/{id}/maintenance`: ends it; what waited runs, pending claims are tried.
+    pub async fn host_maintenance_end(&self, caller: &Caller, id: &str) -> Result<HostRow, Error> {
+        caller.require_admin()?;
+        let now = crate::store::now();
+        if !self.datastore.host_set_maintenance(id, None, &now).await? {
+            return Err(Error::not_found("host", id));
+        }
+        tracing::info!(host = id, "maintenance ends");
+        self.operations.wake.notify_one();
+        let podium = self.clone();
+        tokio::spawn(async move { podium.claims_bind_pending().await });
+        self.host_view(caller, id).await
+    }
+
+    /// Operation `register`: the host's BMC answers for its system and takes the credentials
+    /// (its power state is read); then the host is `inspecting`, with `inspect` queued.
+    pub(crate) async fn register_execute(&self, op: &OperationRow) -> Result<Option<Value>, Error> {
+        let host = self.operation_host(op).await?;
+        let pm = self.pod_manager_load(&host.pod_manager).await?;
+        let (plugin, context) = self.driver_for_host(&pm, &host).await?;
+        let power = self
+            .runtime
+            .driver(&plugin, context)
+            .get_power(&host.system_id)
+            .await
+            .map_err(Error::Plugin)?;
+        let power = crate::hosts::power_state_name(power);
+        self.datastore
+            .host_set_power(&host.id, power, &crate::store::now())
+            .await?;
+        let inspect =
+            crate::hosts::queued("inspect", &host.pod_manager, Some(&host.id), "{}".into());
+        if self
+            .datastore
+            .host_transition_queue(&host.id, REGISTERED.from, REGISTERED.to, &inspect)
+            .await?
+        {
+            self.operations.wake.notify_one();
+        }
+        Ok(Some(json!({ "power_state": power })))
+    }
+
+    /// Operation `inspect`: where the pod manager has DHCP-less pools, the host's
+    /// preprovisioning address is held and its preprovisioning config drive built first; then
+    /// the driver reads the system's inventory out of band and the host is `available`.
+    pub(crate) async fn inspect_execute(&self, op: &OperationRow) -> Result<Option<Value>, Error> {
+        let host = self.operation_host(op).await?;
+        let pm = self.pod_manager_load(&host.pod_manager).await?;
+        let preprovisioning = self.preprovisioning_prepare(&pm, &host).await?;
+        let (plugin, context) = self.driver_for_host(&pm, &host).await?;
+        let system = self
+            .runtime
+            .driver(&plugin, context)
+            .inspect(&host.system_id)
+            .await
+            .map_err(Error::Plugin)?;
+        let now = crate::store::now();
+        self.datastore
+            .host_refresh(&host.id, &crate::hosts::host_row_from_system(&system), &now)
+            .await?;
+        if self
+            .datastore
+            .host_transition(&host.id, INSPECTED.from, INSPECTED.to, &now)
+            .await?
+        {
+            let podium = self.clone();
+            tokio::spawn(async move { podium.claims_bind_pending().await });
+        }
+        tracing::info!(host = %host.id, nics = system.nics.len(), "inspected");
+        Ok(Some(json!({
+            "inventory": {
+                "cpu_count": system.cpu_count,
+                "memory_mib": system.memory_mib,
+                "nics": system.nics.iter().map(|n| n.mac.as_str()).collect::<Vec<_>>(),
+                "media_slots": system.media_slots.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(),
+                "power_state": crate::hosts::power_state_name(system.power),
+            },
+            "preprovisioning": preprovisioning,
+        })))
+    }
+
+    /// Where the pod manager has DHCP-less pools: holds the host's preprovisioning address in
+    /// each (the same one on every inspection) and builds its preprovisioning config drive.
+    /// What was prepared, or `null` where there is nothing to prepare.
+    async fn preprovisioning_prepare(
+        &self,
+        pm: &crate::pod_managers::PodManager,
+        host: &HostRow,
+    ) -> Result<Value, Error> {
+        let mut pools = Vec::new();
+        for pool in self.ip_pools_serving(&pm.row.uuid).await? {
+            if pool.row.pod_manager.as_deref() == Some(pm.row.uuid.as_str())
+                && self.ip_pool_preprovisions(&pool, host).await?
+            {
+                pools.push(pool);
+            }
+        }
+        if pools.is_empty() {
+            return Ok(Value::Null);
+        }
+        let documents = self
+            .render(
+                host,
+                None,
+                crate::rendering::Phase::Preprovisioning,
+                crate::rendering::Hold::Take,
+            )
+            .await?;
+        let drive = self
+            .config_drive_store(documents, PREPROVISIONING_DRIVE_TTL)
+            .await?;
+        let owner = crate::ipam::Owner::host(&host.id);
+        let mut addresses = Vec::new();
+        for pool in &pools {
+            if let Some(held) = self.ip_held(pool, &owner, host, false).await? {
+                addresses.push(json!({
+                    "pool": pool.row.name,
+                    "address": held.row.address,
+                    "prefix": held.prefix,
+                    "gateway": held.gateway,
+                }));
+            }
+        }
+        Ok(json!({
+            "addresses": addresses,
+            "config_drive": {
+                "id": drive.row.id,
+                "sha256": drive.row.sha256,
+                "size": drive.row.size,
+                "expires_at": drive.row.expires_at,
+            },
+        }))
+    }
+
+    /// The host an operation acts on.
+    pub(crate) async fn operation_host(&self, op: &OperationRow) -> Result<HostRow, Error> {
+        let id = op.host_id.as_deref().unwrap_or_default();
+        self.datastore
+            .host_get(id)
+            .await?
+            .ok_or_else(|| Error::not_found("host", id))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn host(state: &str) -> HostRow {
+        HostRow {
+            id: "h1".into(),
+            state: state.into(),
+            ..HostRow::default()
+        }
+    }
+
+    #[test]
+    fn actions_wait_while_podium_drives_the_host() {
+        for state in ["available", "provisioned", "error"] {
+            assert!(
+                action_allowed(&host(state), HostAction::Power).is_ok(),
+                "{state}"
+            );
+            assert!(action_allowed(&host(state), HostAction::TenantPower).is_ok());
+        }
+        for state in [
+            "registering",
+            "inspecting",
+            "provisioning",
+            "deprovisioning",
+            "missing",
+        ] {
+            let e = action_allowed(&host(state), HostAction::Media).unwrap_err();
+            assert!(
+                matches!(&e, Error::Conflict { code: "host_busy", message }
+                    if message.contains(&format!("is {state}:")) && message.contains("available, provisioned, error, maintenance")),
+                "{state}: {e:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn maintenance_lets_the_admin_act_and_holds_the_tenant_off() {
+        let mut h = host("provisioning");
+        h.maintenance_since = Some("2026-12-01T00:00:00Z".into());
+        assert_eq!(shown_state(&h), "maintenance");
+        assert!(action_allowed(&h, HostAction::Power).is_ok());
+        let e = action_allowed(&h, HostAction::TenantPower).unwrap_err();
+        assert!(e.to_string().contains("is maintenance"), "{e}");
+        assert!(action_allowed(&h, HostAction::Inspect).is_err());
+    }
+
+    #[test]
+    fn only_an_unclaimed_host_is_inspected() {
+        assert!(action_allowed(&host("available"), HostAction::Inspect).is_ok());
+        let mut h = host("available");
+        h.claim_id = Some("c1".into());
+        assert!(matches!(
+            action_allowed(&h, HostAction::Inspect),
+            Err(Error::Conflict {
+                code: "host_claimed",
+                ..
+            })
+        ));
+        assert!(action_allowed(&host("provisioned"), HostAction::Inspect).is_err());
+    }
+
+    #[test]
+    fn every_transition_leads_somewhere_a_state_allows() {
+        let states = [
+            "registering",
+            "inspecting",
+            "available",
+            "provisioning",
+            "provisioned",
+            "deprovisioning",
+            "error",
+            "missing",
+        ];
+        for t in [
+            REGISTERED,
+            INSPECTED,
+            REINSPECT,
+            REREGISTER,
+            REREGISTER_WITH,
+            PROVISION,
+            PROVISIONED,
+            DEPROVISION,
+        ] {
+            assert!(states.contains(&t.to), "{t:?}");
+            assert!(t.from.iter().all(|f| states.contains(f)), "{t:?}");
+        }
+        for kind in ["register", "inspect", "provision", "deprovision", "power"] {
+            let (_, from) = failure(kind).unwrap();
+            assert!(from.iter().all(|f| states.contains(f)), "{kind}");
+        }
+    }
+}
