@@ -464,7 +464,12 @@ impl Podium {
             });
         }
         if online != claim.online && claim.host_id.is_some() {
-            let provisioned = host.is_some_and(|h| h.state == "provisioned");
+            // A host whose power action failed after its provisioning is still provisioned: it
+            // powers on, it is not installed again.
+            let provisioned = host.is_some_and(|h| {
+                h.state == "provisioned"
+                    || (h.state == "error" && h.error_from.as_deref() == Some("provisioned"))
+            });
             if online && !provisioned && claim.state == "bound" {
                 // Claimed offline: it was never provisioned; coming online provisions it.
                 self.claim_provision(&claim).await?;
@@ -513,7 +518,9 @@ impl Podium {
             // Never bound: nothing to deprovision, but it may hold addresses.
             self.ip_release_owner(&crate::ipam::Owner::claim(id), |_| false)
                 .await?;
-            self.datastore.claim_finish_release(id).await?;
+            self.datastore
+                .claim_finish_release(id, crate::lifecycle::DEPROVISIONED.to)
+                .await?;
             if let Err(e) = self.tenant_finish_deletion(&claim.tenant_id).await {
                 tracing::error!(tenant = %claim.tenant_id, error = %e, "cannot finish deleting the tenant");
             }
@@ -534,7 +541,7 @@ impl Podium {
         let t = crate::lifecycle::DEPROVISION;
         if !self
             .datastore
-            .host_transition_queue(&host.id, t.from, t.to, &op)
+            .host_transition_queue(&host.id, t, &op)
             .await?
         {
             // Gone from the inventory: there is no machine to deprovision; it stays missing.
@@ -566,7 +573,9 @@ impl Podium {
         } else {
             self.deprovision(id, &host).await?;
         }
-        self.datastore.claim_finish_release(id).await?;
+        self.datastore
+            .claim_finish_release(id, crate::lifecycle::DEPROVISIONED.to)
+            .await?;
         if let Err(e) = self.tenant_finish_deletion(&claim.tenant_id).await {
             tracing::error!(tenant = %claim.tenant_id, error = %e, "cannot finish deleting the tenant");
         }
@@ -664,7 +673,7 @@ impl Podium {
         let t = crate::lifecycle::PROVISION;
         if !self
             .datastore
-            .host_transition_queue(&host.id, t.from, t.to, &op)
+            .host_transition_queue(&host.id, t, &op)
             .await?
         {
             return Err(Error::Conflict {

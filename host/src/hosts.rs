@@ -276,6 +276,23 @@ impl Podium {
             Some(None) => Some(None),
             None => None,
         };
+        // First what can be refused (the host changed state meanwhile), then the rest.
+        if let Some(bmc) = &params.bmc {
+            let register = queued("register", &host.pod_manager, Some(id), "{}".into());
+            let t = crate::lifecycle::REREGISTER_WITH;
+            if !self
+                .datastore
+                .host_set_bmc_auth(id, &self.seal_auth(&bmc.auth), t, &register)
+                .await?
+            {
+                return Err(Error::Conflict {
+                    code: "host_busy",
+                    message: format!("host `{id}` changed state meanwhile; read it and try again"),
+                });
+            }
+            tracing::info!(host = id, "new BMC credentials: registering again");
+            self.operations.wake.notify_one();
+        }
         let now = crate::store::now();
         if let Some(labels) = &params.labels
             && !self.datastore.host_set_labels(id, labels, &now).await?
@@ -289,22 +306,6 @@ impl Podium {
                 .await?
         {
             return Err(Error::not_found("host", id));
-        }
-        if let Some(bmc) = &params.bmc {
-            let register = queued("register", &host.pod_manager, Some(id), "{}".into());
-            let t = crate::lifecycle::REREGISTER_WITH;
-            if !self
-                .datastore
-                .host_set_bmc_auth(id, &self.seal_auth(&bmc.auth), t.from, t.to, &register)
-                .await?
-            {
-                return Err(Error::Conflict {
-                    code: "host_busy",
-                    message: format!("host `{id}` changed state meanwhile; read it and try again"),
-                });
-            }
-            tracing::info!(host = id, "new BMC credentials: registering again");
-            self.operations.wake.notify_one();
         }
         self.host_view(caller, id).await
     }

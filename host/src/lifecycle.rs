@@ -14,48 +14,50 @@ use crate::auth::Caller;
 use crate::error::Error;
 use crate::store::{HostRow, OperationRow};
 
-/// A change of state: from any of `from` to `to`.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Transition {
-    pub from: &'static [&'static str],
-    pub to: &'static str,
-}
+use crate::store::Transition;
 
 /// `register` succeeded.
-pub(crate) const REGISTERED: Transition = Transition {
+pub(crate) const REGISTERED: Transition<'static> = Transition {
     from: &["registering"],
     to: "inspecting",
+    unclaimed: false,
 };
 /// `inspect` succeeded.
-pub(crate) const INSPECTED: Transition = Transition {
+pub(crate) const INSPECTED: Transition<'static> = Transition {
     from: &["inspecting"],
     to: "available",
+    unclaimed: false,
 };
 /// The admin asks for an inspection (a host whose registration failed registers again first).
-const REINSPECT: Transition = Transition {
+const REINSPECT: Transition<'static> = Transition {
     from: &["available", "error"],
     to: "inspecting",
+    unclaimed: true,
 };
-const REREGISTER: Transition = Transition {
+const REREGISTER: Transition<'static> = Transition {
     from: &["error"],
     to: "registering",
+    unclaimed: true,
 };
 /// The admin gave the host's own BMC new credentials.
-pub(crate) const REREGISTER_WITH: Transition = Transition {
+pub(crate) const REREGISTER_WITH: Transition<'static> = Transition {
     from: &["available", "error"],
     to: "registering",
+    unclaimed: true,
 };
 /// A bound claim is (or comes) online.
-pub(crate) const PROVISION: Transition = Transition {
+pub(crate) const PROVISION: Transition<'static> = Transition {
     from: &["available", "error"],
     to: "provisioning",
+    unclaimed: false,
 };
-pub(crate) const PROVISIONED: Transition = Transition {
+pub(crate) const PROVISIONED: Transition<'static> = Transition {
     from: &["provisioning"],
     to: "provisioned",
+    unclaimed: false,
 };
 /// The claim is released (a host gone from the inventory stays `missing`).
-pub(crate) const DEPROVISION: Transition = Transition {
+pub(crate) const DEPROVISION: Transition<'static> = Transition {
     from: &[
         "registering",
         "inspecting",
@@ -66,6 +68,15 @@ pub(crate) const DEPROVISION: Transition = Transition {
         "error",
     ],
     to: "deprovisioning",
+    unclaimed: false,
+};
+
+/// `deprovision` succeeded (`claim_finish_release` frees the host and deletes the claim in one
+/// transaction).
+pub(crate) const DEPROVISIONED: Transition<'static> = Transition {
+    from: &["deprovisioning"],
+    to: "available",
+    unclaimed: false,
 };
 
 /// Why an operation of `kind` that failed for good puts its host in `error`, and from which
@@ -175,7 +186,7 @@ impl Podium {
         let op = crate::hosts::queued(kind, &host.pod_manager, Some(&host.id), "{}".into());
         if !self
             .datastore
-            .host_transition_queue(&host.id, transition.from, transition.to, &op)
+            .host_transition_queue(&host.id, transition, &op)
             .await?
         {
             return Err(Error::Conflict {
@@ -248,7 +259,7 @@ impl Podium {
             crate::hosts::queued("inspect", &host.pod_manager, Some(&host.id), "{}".into());
         if self
             .datastore
-            .host_transition_queue(&host.id, REGISTERED.from, REGISTERED.to, &inspect)
+            .host_transition_queue(&host.id, REGISTERED, &inspect)
             .await?
         {
             self.operations.wake.notify_one();
@@ -276,7 +287,7 @@ impl Podium {
             .await?;
         if self
             .datastore
-            .host_transition(&host.id, INSPECTED.from, INSPECTED.to, &now)
+            .host_transition(&host.id, INSPECTED, &now)
             .await?
         {
             let podium = self.clone();
@@ -421,34 +432,60 @@ mod tests {
         assert!(action_allowed(&host("provisioned"), HostAction::Inspect).is_err());
     }
 
+    /// The stored states.
+    const STATES: [&str; 8] = [
+        "registering",
+        "inspecting",
+        "available",
+        "provisioning",
+        "provisioned",
+        "deprovisioning",
+        "error",
+        "missing",
+    ];
+    const TRANSITIONS: [Transition<'static>; 9] = [
+        REGISTERED,
+        INSPECTED,
+        REINSPECT,
+        REREGISTER,
+        REREGISTER_WITH,
+        PROVISION,
+        PROVISIONED,
+        DEPROVISION,
+        DEPROVISIONED,
+    ];
+
     #[test]
-    fn every_transition_leads_somewhere_a_state_allows() {
-        let states = [
-            "registering",
-            "inspecting",
-            "available",
-            "provisioning",
-            "provisioned",
-            "deprovisioning",
-            "error",
-            "missing",
-        ];
-        for t in [
-            REGISTERED,
-            INSPECTED,
-            REINSPECT,
-            REREGISTER,
-            REREGISTER_WITH,
-            PROVISION,
-            PROVISIONED,
-            DEPROVISION,
-        ] {
-            assert!(states.contains(&t.to), "{t:?}");
-            assert!(t.from.iter().all(|f| states.contains(f)), "{t:?}");
+    fn every_state_has_a_way_out_and_every_way_leads_to_a_state() {
+        for t in TRANSITIONS {
+            assert!(STATES.contains(&t.to), "{t:?}");
+            assert!(t.from.iter().all(|f| STATES.contains(f)), "{t:?}");
         }
-        for kind in ["register", "inspect", "provision", "deprovision", "power"] {
+        // Left by a transition, else by a failure of the operation that runs in it; `missing`
+        // by a sync that sees the host again.
+        for state in STATES {
+            let by_transition = TRANSITIONS.iter().any(|t| t.from.contains(&state));
+            let by_failure = ["register", "inspect", "provision", "deprovision", "power"]
+                .iter()
+                .any(|k| failure(k).is_some_and(|(_, from)| from.contains(&state)));
+            assert!(
+                by_transition || by_failure || state == "missing",
+                "nothing leads out of `{state}`"
+            );
+        }
+        // An error is left by an action its state allows, whatever its type.
+        let error = host("error");
+        assert!(action_allowed(&error, HostAction::Inspect).is_ok());
+        assert!(action_allowed(&error, HostAction::Power).is_ok());
+        // Every operation's state is the `from` of the transition that ends it.
+        for (kind, ends) in [
+            ("register", REGISTERED),
+            ("inspect", INSPECTED),
+            ("provision", PROVISIONED),
+            ("deprovision", DEPROVISIONED),
+        ] {
             let (_, from) = failure(kind).unwrap();
-            assert!(from.iter().all(|f| states.contains(f)), "{kind}");
+            assert_eq!(from, ends.from, "{kind}");
         }
     }
 }

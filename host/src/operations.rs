@@ -11,11 +11,12 @@
 //! A transient failure (unreachable, timeout, a 5xx, the plugin's deadline, the datastore)
 //! puts the operation back in the queue with exponential backoff, up to a bound of attempts;
 //! a permanent one (unauthorized, unsupported, invalid, not found) fails it at once with the
-//! plugin's words. Each process runs at most `per_pod_manager` operations of one pod manager at
-//! once, so a slow BMC holds up only its own site.
+//! plugin's words. At most `per_pod_manager` operations of one pod manager run at once, counted
+//! across every process on the database (leasing is serialized), so a slow BMC holds up only
+//! its own site.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use crate::app::Podium;
@@ -32,7 +33,7 @@ pub struct OperationSettings {
     pub retry_base: Duration,
     /// Tries before a transient failure becomes the operation's end.
     pub max_attempts: u32,
-    /// Operations of one pod manager this process runs at once.
+    /// Operations of one pod manager that run at once, across every process.
     pub per_pod_manager: usize,
 }
 
@@ -59,8 +60,8 @@ pub struct Operations {
     pub(crate) settings: RwLock<OperationSettings>,
     /// Woken when an operation is queued or a slot frees up.
     pub(crate) wake: tokio::sync::Notify,
-    /// Running operations per pod manager.
-    running: Mutex<HashMap<String, usize>>,
+    /// Operations this process runs now.
+    running: AtomicUsize,
 }
 
 impl Default for Operations {
@@ -69,7 +70,7 @@ impl Default for Operations {
             worker_id: format!("worker-{}", crate::store::new_id()),
             settings: RwLock::new(OperationSettings::default()),
             wake: tokio::sync::Notify::new(),
-            running: Mutex::new(HashMap::new()),
+            running: AtomicUsize::new(0),
         }
     }
 }
@@ -128,30 +129,14 @@ impl Podium {
 
     async fn operations_fill(&self) {
         let settings = self.operation_settings();
+        let per_pod_manager = i64::try_from(settings.per_pod_manager).unwrap_or(i64::MAX);
         loop {
-            let (full, total): (Vec<String>, usize) = {
-                let running = self.operations.running.lock().expect("running poisoned");
-                (
-                    running
-                        .iter()
-                        .filter(|(_, n)| **n >= settings.per_pod_manager)
-                        .map(|(pm, _)| pm.clone())
-                        .collect(),
-                    running.values().sum(),
-                )
-            };
-            if total >= RUNNING_MAX {
+            if self.operations.running.load(Ordering::Acquire) >= RUNNING_MAX {
                 return;
             }
-            let now = crate::store::now();
             let leased = self
                 .datastore
-                .operation_lease(
-                    &self.operations.worker_id,
-                    &now,
-                    &after(settings.lease),
-                    &full,
-                )
+                .operation_lease(&self.operations.worker_id, settings.lease, per_pod_manager)
                 .await;
             let op = match leased {
                 Ok(Some(op)) => op,
@@ -161,25 +146,11 @@ impl Podium {
                     return;
                 }
             };
-            *self
-                .operations
-                .running
-                .lock()
-                .expect("running poisoned")
-                .entry(op.pod_manager.clone())
-                .or_default() += 1;
+            self.operations.running.fetch_add(1, Ordering::AcqRel);
             let (podium, settings) = (self.clone(), settings.clone());
             tokio::spawn(async move {
-                let pm = op.pod_manager.clone();
                 podium.operation_lease_run(op, &settings).await;
-                let mut running = podium.operations.running.lock().expect("running poisoned");
-                if let Some(n) = running.get_mut(&pm) {
-                    *n -= 1;
-                    if *n == 0 {
-                        running.remove(&pm);
-                    }
-                }
-                drop(running);
+                podium.operations.running.fetch_sub(1, Ordering::AcqRel);
                 podium.operations.wake.notify_one();
             });
         }

@@ -163,7 +163,7 @@ impl Podium {
             .map_err(Error::Plugin)?;
         let t = crate::lifecycle::PROVISIONED;
         self.datastore
-            .host_transition(&host.id, t.from, t.to, &crate::store::now())
+            .host_transition(&host.id, t, &crate::store::now())
             .await?;
         tracing::info!(claim = claim_id, host = %host.id, "provisioned");
         Ok(Some(serde_json::json!({

@@ -234,8 +234,36 @@ async fn a_tenant_claims_with_wait_and_follows_its_provisioning() {
     let shown = cli.json(&["podm", "template", "show", &pm]).await;
     assert_eq!(shown["networks"][0]["type"], "ipv4_dhcp", "{shown}");
 
-    // A tenant (made through the API), then the CLI with its token.
+    // Its host, registered and inspected; inspected again, in and out of maintenance.
     let admin = server.admin();
+    let host = podium_tests::eventually(
+        std::time::Duration::from_secs(20),
+        "the host inspected",
+        || async {
+            let hosts = admin
+                .get(&format!("/v1/hosts?pod_manager={pm}&state=available"))
+                .await;
+            hosts.body["items"].as_array()?.first()?["id"]
+                .as_str()
+                .map(str::to_owned)
+        },
+    )
+    .await;
+    let inspected = cli.json(&["host", "inspect", &host, "--wait"]).await;
+    assert_eq!(
+        (&inspected["kind"], &inspected["status"]),
+        (&json!("inspect"), &json!("succeeded")),
+        "{inspected}"
+    );
+    let held = cli
+        .json(&["host", "maintenance", &host, "--reason", "fan swap"])
+        .await;
+    assert_eq!(held["state"], "maintenance", "{held}");
+    assert_eq!(held["maintenance"]["reason"], "fan swap", "{held}");
+    let freed = cli.json(&["host", "maintenance", &host, "--off"]).await;
+    assert_eq!(freed["state"], "available", "{freed}");
+
+    // A tenant (made through the API), then the CLI with its token.
     let tenant = admin.post("/v1/tenants", json!({"name": "acme"})).await;
     let tenant = tenant.body["id"].as_str().unwrap().to_owned();
     admin

@@ -317,3 +317,59 @@ async fn a_bmc_answering_500_for_a_while_is_retried_until_it_recovers() {
     assert_eq!(done["status"], "succeeded", "{done}");
     assert_eq!(bmc.get_json(&system).await.unwrap()["PowerState"], "On");
 }
+
+/// At most `--operations-per-pod-manager` operations of one site run at once, however many
+/// processes share the database (two, on PostgreSQL): no moment lies inside more than that many
+/// operations' `[started_at, finished_at]`.
+#[tokio::test]
+async fn the_per_site_limit_holds_across_processes() {
+    const HOSTS: usize = 12;
+    const LIMIT: usize = 2;
+    let bmc = Sushy::start(SushyConfig::with_systems(HOSTS as u32))
+        .await
+        .unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let database = podium_tests::PostgresDatabase::for_this_run().await;
+    let url = database.as_ref().map(|d| d.url.as_str());
+    let options = ["--operations-per-pod-manager", "2"];
+    let server = ProcessServer::start_logging(BIN, data.path(), url, "info", &options).await;
+    let admin = server.admin();
+    let (pm, hosts) = register(&admin, &bmc, HOSTS).await;
+    let other_data = tempfile::tempdir().unwrap();
+    let _other = match url {
+        Some(url) => Some(
+            ProcessServer::start_logging(BIN, other_data.path(), Some(url), "info", &options).await,
+        ),
+        None => None,
+    };
+    for host in &hosts {
+        power(&admin, host["id"].as_str().unwrap(), "on").await;
+    }
+    let ops = eventually(
+        Duration::from_secs(60),
+        "every operation finished",
+        || async {
+            let ops = operations(&admin, &pm).await;
+            (ops.len() == HOSTS && ops.values().all(|o| o["status"] == "succeeded")).then_some(ops)
+        },
+    )
+    .await;
+    // Ends before starts at the same instant: an operation leased as another ended is not
+    // counted twice.
+    let mut events: Vec<(String, i32)> = Vec::new();
+    for o in ops.values() {
+        events.push((o["started_at"].as_str().unwrap().to_owned(), 1));
+        events.push((o["finished_at"].as_str().unwrap().to_owned(), -1));
+    }
+    events.sort();
+    let (mut running, mut most) = (0, 0);
+    for (_, change) in &events {
+        running += change;
+        most = most.max(running);
+    }
+    assert!(most <= LIMIT as i32, "{most} ran at once: {events:?}");
+    assert_eq!(
+        most, LIMIT as i32,
+        "the limit was never reached: {events:?}"
+    );
+}

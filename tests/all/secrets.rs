@@ -52,8 +52,10 @@ async fn no_response_and_no_log_line_carries_a_secret() {
         .await;
     let wrong_id = wrong.body["uuid"].as_str().map(str::to_owned);
     answers.push(wrong);
-    let hosts = eventually(Duration::from_secs(30), "hosts synced", || async {
-        let hosts = admin.get(&format!("/v1/hosts?pod_manager={pm_id}")).await;
+    let hosts = eventually(Duration::from_secs(30), "hosts inspected", || async {
+        let hosts = admin
+            .get(&format!("/v1/hosts?pod_manager={pm_id}&state=available"))
+            .await;
         (hosts.body["items"].as_array()?.len() >= 2).then_some(hosts)
     })
     .await;

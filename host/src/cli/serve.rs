@@ -57,7 +57,7 @@ pub(super) struct ServeArgs {
     /// Tries before a transient failure ends an operation.
     #[arg(long, default_value_t = 6, env = "PODIUM_OPERATION_ATTEMPTS")]
     operation_attempts: u32,
-    /// Operations of one pod manager this process runs at once.
+    /// Operations of one pod manager that run at once, across every process on the database.
     #[arg(long, default_value_t = 8, env = "PODIUM_OPERATIONS_PER_POD_MANAGER")]
     operations_per_pod_manager: usize,
 }

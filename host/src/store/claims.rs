@@ -283,18 +283,20 @@ impl Datastore {
         Ok(())
     }
 
-    /// Frees the claim's host and deletes the claim, in one transaction.
-    pub async fn claim_finish_release(&self, id: &str) -> Result<(), StoreError> {
+    /// Frees the claim's host (it moves to `to`, underneath a `missing`) and deletes the claim,
+    /// in one transaction.
+    pub async fn claim_finish_release(&self, id: &str, to: &str) -> Result<(), StoreError> {
         let mut tx = self.begin_write().await?;
-        // Deprovisioned: available again (a host that vanished meanwhile stays missing).
+        // Deprovisioned (a host that vanished meanwhile stays missing).
         sqlx::query(
             "UPDATE hosts SET claim_id = NULL, \
-             missing_from = CASE WHEN state = 'missing' THEN 'available' ELSE missing_from END, \
-             state = CASE WHEN state = 'missing' THEN state ELSE 'available' END, \
+             missing_from = CASE WHEN state = 'missing' THEN $2 ELSE missing_from END, \
+             state = CASE WHEN state = 'missing' THEN state ELSE $2 END, \
              error_type = NULL, error_message = NULL, error_at = NULL, error_from = NULL \
              WHERE claim_id = $1",
         )
         .bind(id)
+        .bind(to)
         .execute(&mut *tx)
         .await?;
         sqlx::query("DELETE FROM claims WHERE id = $1")

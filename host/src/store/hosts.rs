@@ -60,6 +60,15 @@ pub struct HostFilter {
     pub labels: Vec<(String, String)>,
 }
 
+/// A change of a host's state: from any of `from` to `to`, only while no claim holds it where
+/// `unclaimed` says so (`lifecycle.rs` names them).
+#[derive(Clone, Copy, Debug)]
+pub struct Transition<'a> {
+    pub from: &'a [&'a str],
+    pub to: &'a str,
+    pub unclaimed: bool,
+}
+
 /// What a sync changed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct SyncSummary {
@@ -466,12 +475,11 @@ impl Datastore {
     pub async fn host_transition(
         &self,
         id: &str,
-        from: &[&str],
-        to: &str,
+        t: Transition<'_>,
         now: &str,
     ) -> Result<bool, StoreError> {
         let mut tx = self.begin_write().await?;
-        let moved = transition(&mut tx, id, from, to, now).await?;
+        let moved = transition(&mut tx, id, t.from, t.to, t.unclaimed, now).await?;
         tx.commit().await?;
         Ok(moved)
     }
@@ -481,12 +489,11 @@ impl Datastore {
     pub async fn host_transition_queue(
         &self,
         id: &str,
-        from: &[&str],
-        to: &str,
+        t: Transition<'_>,
         op: &super::OperationRow,
     ) -> Result<bool, StoreError> {
         let mut tx = self.begin_write().await?;
-        let moved = transition(&mut tx, id, from, to, &op.created_at).await?;
+        let moved = transition(&mut tx, id, t.from, t.to, t.unclaimed, &op.created_at).await?;
         if moved {
             super::operations::insert(op).execute(&mut *tx).await?;
         }
@@ -501,12 +508,11 @@ impl Datastore {
         &self,
         id: &str,
         sealed: &str,
-        from: &[&str],
-        to: &str,
+        t: Transition<'_>,
         register: &super::OperationRow,
     ) -> Result<bool, StoreError> {
         let mut tx = self.begin_write().await?;
-        if !transition(&mut tx, id, from, to, &register.created_at).await? {
+        if !transition(&mut tx, id, t.from, t.to, t.unclaimed, &register.created_at).await? {
             return Ok(false);
         }
         sqlx::query("UPDATE hosts SET bmc_auth_sealed = $2 WHERE id = $1")
@@ -531,12 +537,17 @@ impl Datastore {
         message: &str,
         now: &str,
     ) -> Result<bool, StoreError> {
-        let placeholders: Vec<String> = (5..5 + from.len()).map(|i| format!("${i}")).collect();
+        let list: Vec<String> = (5..5 + from.len()).map(|i| format!("${i}")).collect();
+        let list = list.join(", ");
+        // A host gone `missing` meanwhile returns to the error when it is seen again.
         let sql = format!(
-            "UPDATE hosts SET error_from = state, state = 'error', error_type = $2, \
-             error_message = $3, error_at = $4, updated_at = $4 \
-             WHERE id = $1 AND state IN ({}) RETURNING id",
-            placeholders.join(", ")
+            "UPDATE hosts SET \
+             error_from = CASE WHEN state = 'missing' THEN missing_from ELSE state END, \
+             missing_from = CASE WHEN state = 'missing' THEN 'error' ELSE missing_from END, \
+             state = CASE WHEN state = 'missing' THEN state ELSE 'error' END, \
+             error_type = $2, error_message = $3, error_at = $4, updated_at = $4 \
+             WHERE id = $1 AND (state IN ({list}) OR (state = 'missing' AND missing_from IN ({list}))) \
+             RETURNING id"
         );
         let mut q = sqlx::query_scalar::<_, String>(&sql)
             .bind(id)
@@ -553,9 +564,12 @@ impl Datastore {
     /// power action went through).
     pub async fn host_recover_power(&self, id: &str, now: &str) -> Result<bool, StoreError> {
         Ok(sqlx::query(
-            "UPDATE hosts SET state = COALESCE(error_from, 'available'), error_type = NULL, \
-             error_message = NULL, error_at = NULL, error_from = NULL, updated_at = $2 \
-             WHERE id = $1 AND state = 'error' AND error_type = 'power_management'",
+            "UPDATE hosts SET \
+             state = CASE WHEN state = 'missing' THEN state ELSE COALESCE(error_from, 'available') END, \
+             missing_from = CASE WHEN state = 'missing' THEN COALESCE(error_from, 'available') ELSE missing_from END, \
+             error_type = NULL, error_message = NULL, error_at = NULL, error_from = NULL, updated_at = $2 \
+             WHERE id = $1 AND error_type = 'power_management' \
+             AND (state = 'error' OR (state = 'missing' AND missing_from = 'error'))",
         )
         .bind(id)
         .bind(now)
@@ -620,19 +634,29 @@ impl Datastore {
     }
 }
 
-/// `host_transition` inside a transaction.
+/// `host_transition` inside a transaction. A host that went `missing` meanwhile moves
+/// underneath: the state it returns to when it is seen again is the new one.
 async fn transition(
     tx: &mut sqlx::Transaction<'static, sqlx::Any>,
     id: &str,
     from: &[&str],
     to: &str,
+    unclaimed: bool,
     now: &str,
 ) -> Result<bool, StoreError> {
-    let placeholders: Vec<String> = (4..4 + from.len()).map(|i| format!("${i}")).collect();
+    let list: Vec<String> = (4..4 + from.len()).map(|i| format!("${i}")).collect();
+    let list = list.join(", ");
     let sql = format!(
-        "UPDATE hosts SET state = $2, error_type = NULL, error_message = NULL, error_at = NULL, \
-         error_from = NULL, updated_at = $3 WHERE id = $1 AND state IN ({}) RETURNING id",
-        placeholders.join(", ")
+        "UPDATE hosts SET state = CASE WHEN state = 'missing' THEN state ELSE $2 END, \
+         missing_from = CASE WHEN state = 'missing' THEN $2 ELSE missing_from END, \
+         error_type = NULL, error_message = NULL, error_at = NULL, error_from = NULL, updated_at = $3 \
+         WHERE id = $1 AND (state IN ({list}) OR (state = 'missing' AND missing_from IN ({list}))){} \
+         RETURNING id",
+        if unclaimed {
+            " AND claim_id IS NULL"
+        } else {
+            ""
+        }
     );
     let mut q = sqlx::query_scalar::<_, String>(&sql)
         .bind(id)
@@ -642,4 +666,126 @@ async fn transition(
         q = q.bind(*f);
     }
     Ok(q.fetch_optional(&mut **tx).await?.is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NOW: &str = "2026-12-01T00:00:00.000000Z";
+
+    /// A datastore on a fresh SQLite file with one pod manager and one host in `state`.
+    async fn one_host(state: &str) -> (tempfile::TempDir, Datastore) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Datastore::open_sqlite(dir.path()).await.unwrap();
+        sqlx::query(
+            "INSERT INTO pod_managers (uuid, name, url, description, location, tls_verify, driver, \
+             ipam, network_config_owner, status, created_at, updated_at) \
+             VALUES ('pm', 'site', 'http://bmc', '', '', 1, '{}', '{}', 'admin', 'online', $1, $1)",
+        )
+        .bind(NOW)
+        .execute(store.writer())
+        .await
+        .unwrap();
+        let host = HostRow {
+            id: "h".into(),
+            pod_manager: "pm".into(),
+            system_id: "/redfish/v1/Systems/1".into(),
+            kind: "system".into(),
+            nics: "[]".into(),
+            media_slots: "[]".into(),
+            power_state: "off".into(),
+            state: state.into(),
+            created_at: NOW.into(),
+            updated_at: NOW.into(),
+            last_seen_at: NOW.into(),
+            ..HostRow::default()
+        };
+        let register = crate::hosts::queued("register", "pm", Some("h"), "{}".into());
+        store.host_create(&host, &register).await.unwrap();
+        (dir, store)
+    }
+
+    async fn state(store: &Datastore) -> HostRow {
+        store.host_get("h").await.unwrap().unwrap()
+    }
+
+    const REGISTERED: Transition<'static> = Transition {
+        from: &["registering"],
+        to: "inspecting",
+        unclaimed: false,
+    };
+
+    #[tokio::test]
+    async fn a_host_gone_missing_meanwhile_moves_underneath_and_comes_back_where_it_got() {
+        let (_dir, store) = one_host("registering").await;
+        store.host_set_missing("h", NOW).await.unwrap();
+        // Its registration ends while it is missing: it stays missing, and returns inspecting.
+        assert!(store.host_transition("h", REGISTERED, NOW).await.unwrap());
+        let h = state(&store).await;
+        assert_eq!(
+            (h.state.as_str(), h.missing_from.as_deref()),
+            ("missing", Some("inspecting"))
+        );
+        // Its inspection fails meanwhile: it returns in error, saying what it interrupted.
+        assert!(
+            store
+                .host_fail("h", &["inspecting"], "inspection", "BMC gone", NOW)
+                .await
+                .unwrap()
+        );
+        let h = state(&store).await;
+        assert_eq!(h.missing_from.as_deref(), Some("error"));
+        assert_eq!(h.error_from.as_deref(), Some("inspecting"));
+        // Seen again.
+        let seen = HostRow {
+            last_seen_at: NOW.into(),
+            ..h.clone()
+        };
+        store.host_refresh("h", &seen, NOW).await.unwrap();
+        let h = state(&store).await;
+        assert_eq!(h.state, "error");
+        assert_eq!(h.error_type.as_deref(), Some("inspection"));
+        assert_eq!(h.missing_from, None);
+    }
+
+    #[tokio::test]
+    async fn a_transition_from_elsewhere_changes_nothing() {
+        let (_dir, store) = one_host("provisioned").await;
+        assert!(!store.host_transition("h", REGISTERED, NOW).await.unwrap());
+        assert!(
+            !store
+                .host_fail("h", &["provisioning"], "provisioning", "x", NOW)
+                .await
+                .unwrap()
+        );
+        assert_eq!(state(&store).await.state, "provisioned");
+        // An unclaimed-only transition skips a claimed host.
+        sqlx::query("UPDATE hosts SET claim_id = 'c' WHERE id = 'h'")
+            .execute(store.writer())
+            .await
+            .unwrap();
+        let t = Transition {
+            from: &["provisioned"],
+            to: "inspecting",
+            unclaimed: true,
+        };
+        assert!(!store.host_transition("h", t, NOW).await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn a_power_management_error_returns_to_what_it_interrupted() {
+        let (_dir, store) = one_host("provisioned").await;
+        assert!(
+            store
+                .host_fail("h", &["provisioned"], "power_management", "refused", NOW)
+                .await
+                .unwrap()
+        );
+        assert_eq!(state(&store).await.state, "error");
+        assert!(store.host_recover_power("h", NOW).await.unwrap());
+        let h = state(&store).await;
+        assert_eq!(h.state, "provisioned");
+        assert_eq!(h.error_type, None);
+    }
 }

@@ -21,7 +21,7 @@ mod tokens;
 
 pub use claims::{BindOutcome, ClaimRow, HostFit};
 pub use grants::GrantRow;
-pub use hosts::{HostFilter, HostRow, SyncSummary};
+pub use hosts::{HostFilter, HostRow, SyncSummary, Transition};
 pub use ipam::{IpAllocationRow, IpPoolRow, Missed};
 pub use operations::{OperationFilter, OperationRow};
 pub use plugins::{PluginRow, PluginSource};

@@ -49,6 +49,9 @@ const HOST_FREE: &str = "(o.host_id IS NULL OR (NOT EXISTS (SELECT 1 FROM operat
     WHERE b.host_id = o.host_id AND b.id <> o.id AND b.status = 'running' AND b.lease_expires_at > $3) \
     AND (CASE WHEN EXISTS (SELECT 1 FROM hosts h WHERE h.id = o.host_id AND h.maintenance_since IS NOT NULL) \
          THEN o.claim_id IS NULL AND o.kind IN ('power', 'boot', 'media') \
+              AND NOT EXISTS (SELECT 1 FROM operations b WHERE b.host_id = o.host_id \
+                  AND b.status = 'queued' AND b.id < o.id AND b.claim_id IS NULL \
+                  AND b.kind IN ('power', 'boot', 'media')) \
          ELSE NOT EXISTS (SELECT 1 FROM operations b WHERE b.host_id = o.host_id \
               AND b.status = 'queued' AND b.id < o.id) END)))";
 
@@ -132,55 +135,59 @@ impl Datastore {
         Ok(Paged::from_rows(items, page.limit, |o| o.id.clone()))
     }
 
-    /// Leases the operation due first, except those of `exclude`'s pod managers, for `owner`
-    /// until `until`: it is `running`, its attempt counted. `None` when nothing is due.
+    /// Leases the operation due first for `owner` until `until`: it is `running`, its attempt
+    /// counted. Operations of a pod manager that already has `per_pod_manager` running under a
+    /// live lease (in any process) wait. `None` when nothing may run.
     ///
-    /// The conditions are checked again in the outer `WHERE`, so of two processes that picked
-    /// the same operation, the second updates nothing (PostgreSQL re-checks them on the row the
-    /// first one wrote) and looks again.
+    /// Leasing is serialized across processes (SQLite's write lock; on PostgreSQL, an advisory
+    /// lock held for the transaction), so the count of running operations a lease reads is the
+    /// one it commits against: the limit holds across every process on the database.
     pub async fn operation_lease(
         &self,
         owner: &str,
-        now: &str,
-        until: &str,
-        exclude: &[String],
+        lease: std::time::Duration,
+        per_pod_manager: i64,
     ) -> Result<Option<OperationRow>, StoreError> {
-        let excluded = if exclude.is_empty() {
+        let mut tx = self.begin_write().await?;
+        if self.backend == super::Backend::Postgres {
+            sqlx::query("SELECT pg_advisory_xact_lock(7001726)")
+                .execute(&mut *tx)
+                .await?;
+        }
+        let full: Vec<String> = sqlx::query_scalar(
+            "SELECT pod_manager FROM operations WHERE status = 'running' AND lease_expires_at > $1 \
+             GROUP BY pod_manager HAVING COUNT(*) >= $2",
+        )
+        .bind(super::now())
+        .bind(per_pod_manager)
+        .fetch_all(&mut *tx)
+        .await?;
+        // The lease's time is read after the count: it begins after every end the count saw.
+        let now = time::OffsetDateTime::now_utc();
+        let until = super::format_time(
+            now + time::Duration::try_from(lease).unwrap_or(time::Duration::MINUTE),
+        );
+        let now = super::format_time(now);
+        let excluded = if full.is_empty() {
             String::new()
         } else {
-            let params: Vec<String> = (4..4 + exclude.len()).map(|i| format!("${i}")).collect();
-            format!(" AND pod_manager NOT IN ({})", params.join(", "))
+            let params: Vec<String> = (4..4 + full.len()).map(|i| format!("${i}")).collect();
+            format!(" AND o.pod_manager NOT IN ({})", params.join(", "))
         };
         let sql = format!(
             "UPDATE operations SET status = 'running', lease_owner = $1, lease_expires_at = $2, \
              attempts = attempts + 1, started_at = COALESCE(started_at, $3), error = NULL \
              WHERE id = (SELECT o.id FROM operations o WHERE {DUE}{excluded} AND {HOST_FREE} \
                          ORDER BY COALESCE(o.next_attempt_at, o.created_at), o.id LIMIT 1) \
-             AND {DUE} RETURNING {COLUMNS}"
+             RETURNING {COLUMNS}"
         );
-        let any_due = format!(
-            "SELECT o.id FROM operations o WHERE $1 <> '' AND $2 <> '' AND {DUE}{excluded} \
-             AND {HOST_FREE} LIMIT 1"
-        );
-        for _ in 0..8 {
-            let mut q = sqlx::query(&sql).bind(owner).bind(until).bind(now);
-            for pm in exclude {
-                q = q.bind(pm);
-            }
-            if let Some(r) = q.fetch_optional(self.writer()).await? {
-                return row(&r).map(Some);
-            }
-            // Nothing due, or another process won the operation this one picked: look again
-            // only in the second case.
-            let mut q = sqlx::query(&any_due).bind(owner).bind(until).bind(now);
-            for pm in exclude {
-                q = q.bind(pm);
-            }
-            if q.fetch_optional(self.pool()).await?.is_none() {
-                return Ok(None);
-            }
+        let mut q = sqlx::query(&sql).bind(owner).bind(&until).bind(&now);
+        for pm in &full {
+            q = q.bind(pm);
         }
-        Ok(None)
+        let leased = q.fetch_optional(&mut *tx).await?;
+        tx.commit().await?;
+        leased.as_ref().map(row).transpose()
     }
 
     /// Fails what is still queued for a claim (it was released), with `why`.
