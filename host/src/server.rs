@@ -21,6 +21,9 @@ pub struct ServeConfig {
     pub plugin_dir: Option<PathBuf>,
     pub admin_token: Option<Secret>,
     pub plugin_timeout: Duration,
+    /// The deadline of a driver's `discover` (every system of a pod manager), at least
+    /// `plugin_timeout`.
+    pub discover_timeout: Duration,
     pub plugin_memory: usize,
     /// Where compiled plugins are cached; `data_dir/compiled` when `None`.
     pub compiled_dir: Option<PathBuf>,
@@ -46,6 +49,7 @@ impl ServeConfig {
             plugin_dir: None,
             admin_token: None,
             plugin_timeout: defaults.call_timeout,
+            discover_timeout: defaults.discover_timeout,
             plugin_memory: defaults.memory_limit,
             compiled_dir: None,
             secret_key_file: None,
@@ -84,6 +88,7 @@ pub async fn start(config: &ServeConfig) -> anyhow::Result<Started> {
     }
     let runtime = Runtime::new(RuntimeConfig {
         call_timeout: config.plugin_timeout,
+        discover_timeout: config.discover_timeout,
         memory_limit: config.plugin_memory,
         cache_dir: Some(
             config

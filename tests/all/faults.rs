@@ -14,6 +14,7 @@ const MEMORY: usize = 32 << 20;
 async fn server() -> TestServer {
     TestServer::start_with(|c| {
         c.plugin_timeout = DEADLINE;
+        c.discover_timeout = DEADLINE;
         c.plugin_memory = MEMORY;
     })
     .await

@@ -121,6 +121,71 @@ async fn http(server: &TestServer, pool: &str, count: usize, clients: usize) -> 
     .await
 }
 
+/// The baseline: the database alone, one `INSERT` of an (pool, address, owner) row per
+/// allocation into a table with the same unique constraints, through sqlx like Podium (on SQLite,
+/// one connection in WAL mode with `synchronous = NORMAL`, as Podium's writer; on PostgreSQL, a
+/// pool of 8 on a fresh database).
+async fn database_alone(count: usize, clients: usize, run: &str) -> f64 {
+    use sqlx::any::AnyPoolOptions;
+    sqlx::any::install_default_drivers();
+    let dir = tempfile::tempdir().unwrap();
+    let postgres = podium_tests::PostgresDatabase::for_this_run().await;
+    let pool = match &postgres {
+        Some(db) => AnyPoolOptions::new()
+            .max_connections(8)
+            .connect(&db.url)
+            .await
+            .unwrap(),
+        None => {
+            let url = format!(
+                "sqlite://{}?mode=rwc",
+                dir.path().join("alone.db").display()
+            );
+            AnyPoolOptions::new()
+                .max_connections(1)
+                .after_connect(|conn, _| {
+                    Box::pin(async move {
+                        use sqlx::Executor;
+                        conn.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
+                            .await
+                            .map(drop)
+                    })
+                })
+                .connect(&url)
+                .await
+                .unwrap()
+        }
+    };
+    sqlx::query(
+        "CREATE TABLE IF NOT EXISTS allocations (pool TEXT NOT NULL, address TEXT NOT NULL, \
+         owner TEXT NOT NULL, UNIQUE (pool, address), UNIQUE (pool, owner))",
+    )
+    .execute(&pool)
+    .await
+    .unwrap();
+    let run = run.to_owned();
+    let rate = drive(count, clients, move |i| {
+        let (pool, run) = (pool.clone(), run.clone());
+        async move {
+            sqlx::query("INSERT INTO allocations (pool, address, owner) VALUES ($1, $2, $3)")
+                .bind(&run)
+                .bind(format!(
+                    "10.{}.{}.{}",
+                    i >> 16 & 0xff,
+                    i >> 8 & 0xff,
+                    i & 0xff
+                ))
+                .bind(format!("owner-{i}"))
+                .execute(&pool)
+                .await
+                .expect("insert");
+        }
+    })
+    .await;
+    drop(postgres);
+    rate
+}
+
 fn main() {
     let count: usize = std::env::args()
         .skip(1)
@@ -138,8 +203,12 @@ fn main() {
         .await;
         let database = std::env::var("PODIUM_TEST_DATABASE").unwrap_or_else(|_| "sqlite".into());
         println!(
-            "database: {database}; {count} allocations per run, bundled ipam-static (sequential)"
+            "{database}: {count} allocations per run, bundled ipam-static (sequential); \
+             allocations per second"
         );
+        println!();
+        println!("| pool | clients | library | HTTP | the database alone (one INSERT) | library / alone |");
+        println!("|---|---|---|---|---|---|");
         for (label, range, prefix) in [
             ("IPv4 /16", subnet("10.0.0.0/16"), 16),
             ("IPv6 /64", subnet("2001:db8::/64"), 64),
@@ -147,11 +216,14 @@ fn main() {
             for clients in [1, 64] {
                 let name = format!("{}-{clients}", label.replace([' ', '/'], "-"));
                 let pool = make_pool(&server, &format!("lib-{name}"), range.clone(), prefix).await;
-                let rate = library(&server, &pool, count, clients).await;
-                println!("{label:>9}  {clients:>2} client(s)  library  {rate:>8.0} allocations/s");
+                let library = library(&server, &pool, count, clients).await;
                 let pool = make_pool(&server, &format!("http-{name}"), range.clone(), prefix).await;
-                let rate = http(&server, &pool, count, clients).await;
-                println!("{label:>9}  {clients:>2} client(s)  HTTP     {rate:>8.0} allocations/s");
+                let http = http(&server, &pool, count, clients).await;
+                let alone = database_alone(count, clients, &name).await;
+                println!(
+                    "| {label} | {clients} | {library:.0} | {http:.0} | {alone:.0} | {:.2} |",
+                    library / alone
+                );
             }
         }
         server.stop().await;

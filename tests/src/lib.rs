@@ -514,6 +514,11 @@ impl ProcessServer {
         }
     }
 
+    /// The process's resident memory, in KiB, and the CPU time it used so far.
+    pub fn usage(&self) -> Option<(u64, Duration)> {
+        process_usage(self.child.id()?)
+    }
+
     /// `kill -9`: no shutdown, no flush.
     pub async fn kill9(mut self) {
         self.child.start_kill().expect("SIGKILL");
@@ -697,4 +702,25 @@ impl Drop for FaultProxy {
     fn drop(&mut self) {
         self.task.abort();
     }
+}
+
+/// A process's resident memory in KiB (`VmRSS`) and the CPU time (user and system) it used so
+/// far, from `/proc`; `None` once it is gone.
+pub fn process_usage(pid: u32) -> Option<(u64, Duration)> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let rss = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    // utime and stime, fields 14 and 15 of /proc/PID/stat, in clock ticks (100 per second on
+    // Linux); the command name (field 2) may hold spaces, so count after its `)`.
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = after.split(' ').collect();
+    let ticks = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some((rss, Duration::from_millis(ticks * 10)))
 }

@@ -203,6 +203,11 @@ impl Sushy {
         serde_json::from_str(&body).with_context(|| format!("GET {path}: not JSON: {body}"))
     }
 
+    /// The emulator's process id while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     /// Kills the emulator (kill + wait). A no-op when it is not running.
     pub async fn stop(&mut self) {
         self.kill();

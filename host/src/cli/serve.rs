@@ -24,6 +24,9 @@ pub(super) struct ServeArgs {
     /// Deadline of one plugin call, in seconds.
     #[arg(long, default_value_t = 10.0, env = "PODIUM_PLUGIN_TIMEOUT")]
     plugin_timeout: f64,
+    /// Deadline of a driver's discovery of every system of a pod manager, in seconds.
+    #[arg(long, default_value_t = 600.0, env = "PODIUM_DISCOVER_TIMEOUT")]
+    discover_timeout: f64,
     /// Memory limit of one plugin call, in MiB.
     #[arg(long, default_value_t = 64, env = "PODIUM_PLUGIN_MEMORY_MIB")]
     plugin_memory_mib: usize,
@@ -89,7 +92,12 @@ pub(super) fn serve(args: ServeArgs) -> anyhow::Result<()> {
     config.database_url = args.database_url.map(Secret::new);
     config.plugin_dir = args.plugin_dir;
     config.admin_token = std::env::var("PODIUM_ADMIN_TOKEN").ok().map(Secret::new);
+    anyhow::ensure!(
+        args.discover_timeout > 0.0 && args.discover_timeout <= 86_400.0,
+        "--discover-timeout must be between 0 and 86400 seconds"
+    );
     config.plugin_timeout = Duration::from_secs_f64(args.plugin_timeout);
+    config.discover_timeout = Duration::from_secs_f64(args.discover_timeout);
     config.plugin_memory = args.plugin_memory_mib << 20;
     config.secret_key_file = args.secret_key_file;
     if args.compiled_dir.is_some() {

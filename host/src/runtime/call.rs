@@ -169,9 +169,14 @@ struct Prepared {
 }
 
 impl Runtime {
-    async fn prepare(&self, plugin: &Plugin, context: CallContext) -> Result<Prepared, CallError> {
+    async fn prepare(
+        &self,
+        plugin: &Plugin,
+        context: CallContext,
+        timeout: Option<Duration>,
+    ) -> Result<Prepared, CallError> {
         let config = &self.inner.config;
-        let limit = config.call_timeout;
+        let limit = timeout.map_or(config.call_timeout, |t| t.max(config.call_timeout));
         let label = plugin.label();
         let started = Instant::now();
         let deadline = started + limit;
@@ -305,7 +310,18 @@ fn trap_error(label: &str, limit: Duration, memory_limit: usize, e: wasmtime::Er
 
 /// Runs one export call on a fresh instance of a plugin of a given world.
 macro_rules! call_export {
-    ($runtime:expr, $plugin:expr, $context:expr, $variant:ident, $expected:literal, |$b:ident, $s:ident| $call:expr) => {{
+    ($runtime:expr, $plugin:expr, $context:expr, $variant:ident, $expected:literal, |$b:ident, $s:ident| $call:expr) => {
+        call_export!(
+            timeout = None,
+            $runtime,
+            $plugin,
+            $context,
+            $variant,
+            $expected,
+            |$b, $s| $call
+        )
+    };
+    (timeout = $timeout:expr, $runtime:expr, $plugin:expr, $context:expr, $variant:ident, $expected:literal, |$b:ident, $s:ident| $call:expr) => {{
         let plugin: &Plugin = $plugin;
         let Pre::$variant(pre) = &plugin.inner.pre else {
             return Err(CallError::WrongWorld {
@@ -313,7 +329,7 @@ macro_rules! call_export {
                 expected: $expected,
             });
         };
-        let mut prepared = $runtime.prepare(plugin, $context).await?;
+        let mut prepared = $runtime.prepare(plugin, $context, $timeout).await?;
         let (label, limit, memory_limit, deadline) = (
             prepared.label.clone(),
             prepared.limit,
@@ -467,8 +483,10 @@ impl DriverCall<'_> {
         })
     }
 
+    /// Every system behind the endpoint, under the longer `discover_timeout`.
     pub async fn discover(self) -> Result<Vec<System>, CallError> {
         let (label, result) = call_export!(
+            timeout = Some(self.runtime.inner.config.discover_timeout),
             self.runtime,
             self.plugin,
             self.context,

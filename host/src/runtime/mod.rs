@@ -77,6 +77,9 @@ pub const WIT_PACKAGE: &str = "podium:plugin@0.1.0";
 pub struct RuntimeConfig {
     /// Wall-clock deadline of one call, instantiation included.
     pub call_timeout: Duration,
+    /// The deadline of a driver's `discover`, which reads the inventory of every system behind
+    /// an endpoint (a pod manager of a thousand systems takes minutes): at least `call_timeout`.
+    pub discover_timeout: Duration,
     /// Linear memory a call may grow to, all memories of the component together.
     pub memory_limit: usize,
     /// Plugin instances alive at once, process-wide; further calls wait for a slot.
@@ -95,6 +98,7 @@ impl Default for RuntimeConfig {
     fn default() -> Self {
         RuntimeConfig {
             call_timeout: Duration::from_secs(10),
+            discover_timeout: Duration::from_secs(600),
             memory_limit: 64 << 20,
             max_instances: 256,
             max_http_request: 1 << 20,

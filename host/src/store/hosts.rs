@@ -6,8 +6,9 @@ use sqlx::Row;
 
 use super::{Datastore, Page, Paged, StoreError};
 
-/// A host as stored; `nics`, `media_slots` and `boot` are JSON text.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// A host as stored; `nics`, `media_slots` and `boot` are JSON text. (Read from JSON too: a
+/// page of hosts comes as one JSON array.)
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Deserialize)]
 pub struct HostRow {
     pub id: String,
     pub pod_manager: String,
@@ -26,10 +27,12 @@ pub struct HostRow {
     pub power_state: String,
     pub state: String,
     pub claim_id: Option<String>,
+    #[serde(default, deserialize_with = "null_as_empty")]
     pub labels: BTreeMap<String, String>,
     /// The host's own BMC, where it has one; `None` when its pod manager's endpoint serves it.
     pub bmc_url: Option<String>,
     pub bmc_auth_sealed: Option<String>,
+    #[serde(deserialize_with = "int_as_bool")]
     pub bmc_tls_verify: bool,
     pub bmc_tls_ca_bundle: Option<String>,
     pub bmc_tls_pinned_sha256: Option<String>,
@@ -342,18 +345,24 @@ impl Datastore {
         Ok(done.rows_affected() == 1)
     }
 
+    /// A host with its labels, in one round trip (a row per label).
     pub async fn host_get(&self, id: &str) -> Result<Option<HostRow>, StoreError> {
-        let r = sqlx::query(&format!("SELECT {COLUMNS} FROM hosts WHERE id = $1"))
-            .bind(id)
-            .fetch_optional(self.pool())
-            .await?;
-        let Some(r) = r else { return Ok(None) };
-        let mut host = row(&r)?;
-        host.labels = self
-            .host_labels(&[host.id.clone()])
-            .await?
-            .remove(&host.id)
-            .unwrap_or_default();
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS}, l.key AS label_key, l.value AS label_value FROM hosts \
+             LEFT JOIN host_labels l ON l.host_id = hosts.id WHERE hosts.id = $1"
+        ))
+        .bind(id)
+        .fetch_all(self.pool())
+        .await?;
+        let Some(first) = rows.first() else {
+            return Ok(None);
+        };
+        let mut host = row(first)?;
+        for r in &rows {
+            if let Some(key) = r.try_get::<Option<String>, _>("label_key")? {
+                host.labels.insert(key, r.try_get("label_value")?);
+            }
+        }
         Ok(Some(host))
     }
 
@@ -362,8 +371,28 @@ impl Datastore {
         filter: &HostFilter,
         page: &Page,
     ) -> Result<Paged<HostRow>, StoreError> {
+        // One row, the page as a JSON array (with each host's labels): a page costs one round
+        // trip, where a row each would cost one hand-over from SQLite's thread each.
+        let (object, labels, array) = match self.backend {
+            super::Backend::Sqlite => (
+                "json_object",
+                "json((SELECT json_group_object(l.key, l.value) FROM host_labels l WHERE l.host_id = hosts.id))",
+                "SELECT COALESCE(json_group_array(json(doc)), '[]') AS page FROM",
+            ),
+            super::Backend::Postgres => (
+                "json_build_object",
+                "(SELECT json_object_agg(l.key, l.value) FROM host_labels l WHERE l.host_id = hosts.id)",
+                "SELECT COALESCE(json_agg(doc), '[]')::text AS page FROM",
+            ),
+        };
+        let fields: Vec<String> = COLUMNS
+            .split(',')
+            .map(str::trim)
+            .map(|c| format!("'{c}', {c}"))
+            .collect();
+        let fields = fields.join(", ");
         let mut sql = format!(
-            "SELECT {COLUMNS} FROM hosts WHERE ($1 = '' OR pod_manager = $1) \
+            "SELECT {object}({fields}, 'labels', {labels}) AS doc FROM hosts WHERE ($1 = '' OR pod_manager = $1) \
              AND ($2 = '' OR (CASE WHEN maintenance_since IS NULL THEN state ELSE 'maintenance' END) = $2) \
              AND ($3 = '' OR power_state = $3) AND id > $4"
         );
@@ -377,6 +406,7 @@ impl Datastore {
             n += 2;
         }
         sql.push_str(" ORDER BY id LIMIT $5");
+        let sql = format!("{array} ({sql}) AS page_rows");
         let mut query = sqlx::query(&sql)
             .bind(filter.pod_manager.as_deref().unwrap_or(""))
             .bind(filter.state.as_deref().unwrap_or(""))
@@ -386,39 +416,11 @@ impl Datastore {
         for (k, v) in &filter.labels {
             query = query.bind(k).bind(v);
         }
-        let rows = query.fetch_all(self.pool()).await?;
-        let mut items = rows.iter().map(row).collect::<Result<Vec<_>, _>>()?;
-        let ids: Vec<String> = items.iter().map(|h| h.id.clone()).collect();
-        let mut labels = self.host_labels(&ids).await?;
-        for h in &mut items {
-            h.labels = labels.remove(&h.id).unwrap_or_default();
-        }
+        let page_json: String = query.fetch_one(self.pool()).await?.try_get("page")?;
+        let mut items: Vec<HostRow> = serde_json::from_str(&page_json)
+            .map_err(|e| StoreError::Corrupt(format!("a page of hosts: {e}")))?;
+        items.sort_by(|a, b| a.id.cmp(&b.id));
         Ok(Paged::from_rows(items, page.limit, |h| h.id.clone()))
-    }
-
-    async fn host_labels(
-        &self,
-        ids: &[String],
-    ) -> Result<BTreeMap<String, BTreeMap<String, String>>, StoreError> {
-        let mut out: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
-        if ids.is_empty() {
-            return Ok(out);
-        }
-        let placeholders: Vec<String> = (1..=ids.len()).map(|i| format!("${i}")).collect();
-        let sql = format!(
-            "SELECT host_id, key, value FROM host_labels WHERE host_id IN ({})",
-            placeholders.join(", ")
-        );
-        let mut query = sqlx::query(&sql);
-        for id in ids {
-            query = query.bind(id);
-        }
-        for r in query.fetch_all(self.pool()).await? {
-            out.entry(r.try_get("host_id")?)
-                .or_default()
-                .insert(r.try_get("key")?, r.try_get("value")?);
-        }
-        Ok(out)
     }
 
     /// Replaces a host's labels. False if there is no such host.
@@ -666,6 +668,18 @@ async fn transition(
         q = q.bind(*f);
     }
     Ok(q.fetch_optional(&mut **tx).await?.is_some())
+}
+
+fn null_as_empty<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<BTreeMap<String, String>, D::Error> {
+    use serde::Deserialize;
+    Ok(Option::<BTreeMap<String, String>>::deserialize(d)?.unwrap_or_default())
+}
+
+fn int_as_bool<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    use serde::Deserialize;
+    Ok(i64::deserialize(d)? != 0)
 }
 
 #[cfg(test)]

@@ -81,6 +81,9 @@ pub struct Datastore {
     /// PostgreSQL the same pool as reads.
     writer: AnyPool,
     backend: Backend,
+    /// Tokens found by their hash in the last second (`tokens::TOKEN_CACHE_TTL`): a request's
+    /// authentication then costs no round trip. Emptied by every change to tokens here.
+    tokens: std::sync::Arc<tokens::TokenCache>,
 }
 
 impl Datastore {
@@ -134,6 +137,7 @@ impl Datastore {
             pool,
             writer,
             backend,
+            tokens: Default::default(),
         };
         store.migrate().await?;
         Ok(store)

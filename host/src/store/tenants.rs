@@ -80,6 +80,7 @@ impl Datastore {
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
+        self.tokens_changed();
         Ok(Ok(done.rows_affected() == 1))
     }
 
@@ -108,6 +109,7 @@ impl Datastore {
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
+        self.tokens_changed();
         Ok(true)
     }
 
@@ -152,6 +154,7 @@ impl Datastore {
         .bind(now)
         .execute(self.writer())
         .await?;
+        self.tokens_changed();
         Ok(done.rows_affected() == 1)
     }
 }

@@ -73,13 +73,26 @@ impl Datastore {
         Ok(())
     }
 
-    /// The token whose secret hashes to `hash`, revoked or not.
+    /// The token whose secret hashes to `hash`, revoked or not; as read at most
+    /// [`TOKEN_CACHE_TTL`] ago (a change made through this process is seen at once).
     pub async fn token_by_hash(&self, hash: &str) -> Result<Option<TokenRow>, StoreError> {
+        if let Some(found) = self.tokens.get(hash) {
+            return Ok(Some(found));
+        }
         let r = sqlx::query(&format!("SELECT {COLUMNS} FROM tokens WHERE hash = $1"))
             .bind(hash)
             .fetch_optional(self.pool())
             .await?;
-        r.as_ref().map(row).transpose()
+        let found = r.as_ref().map(row).transpose()?;
+        if let Some(token) = &found {
+            self.tokens.put(hash, token);
+        }
+        Ok(found)
+    }
+
+    /// Forgets every cached token: after any change to tokens.
+    pub(super) fn tokens_changed(&self) {
+        self.tokens.clear();
     }
 
     /// Whether any admin token (revoked or not) exists: false only on a fresh database.
@@ -88,5 +101,41 @@ impl Datastore {
             .fetch_one(self.pool())
             .await?;
         Ok(r.try_get::<i64, _>("n")? > 0)
+    }
+}
+
+/// How long a token read by its hash is used without reading it again. A revocation made
+/// through another process (on the same PostgreSQL database) takes effect within this; one made
+/// through this process, at once.
+pub(super) const TOKEN_CACHE_TTL: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The most tokens kept; past it the cache starts again empty.
+const TOKEN_CACHE_MAX: usize = 10_000;
+
+/// Tokens by hash, with when they were read.
+#[derive(Debug, Default)]
+pub(super) struct TokenCache(
+    std::sync::Mutex<std::collections::HashMap<String, (TokenRow, std::time::Instant)>>,
+);
+
+impl TokenCache {
+    fn get(&self, hash: &str) -> Option<TokenRow> {
+        let cache = self.0.lock().expect("token cache poisoned");
+        cache
+            .get(hash)
+            .filter(|(_, at)| at.elapsed() < TOKEN_CACHE_TTL)
+            .map(|(token, _)| token.clone())
+    }
+
+    fn put(&self, hash: &str, token: &TokenRow) {
+        let mut cache = self.0.lock().expect("token cache poisoned");
+        if cache.len() >= TOKEN_CACHE_MAX {
+            cache.clear();
+        }
+        cache.insert(hash.to_owned(), (token.clone(), std::time::Instant::now()));
+    }
+
+    fn clear(&self) {
+        self.0.lock().expect("token cache poisoned").clear();
     }
 }

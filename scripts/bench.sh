@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Runs Podium's benchmark suite and writes the figures into BENCHMARKS.md, between the
+# `<!-- bench:NAME -->` markers of each section, with the machine and the commit they ran on.
+#
+#   scripts/bench.sh            # everything (about 30 minutes on 2 cores, after the build)
+#   scripts/bench.sh api ipam   # some: plugin_call, ipam, api, scale
+#
+# Installs what it needs first (the test peers: sushy-tools, PostgreSQL), like scripts/test.sh.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+scripts/install-deps.sh --tests >/dev/null
+if ! command -v wrk >/dev/null 2>&1; then # the API benchmark's load generator
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null
+fi
+
+which=("$@")
+[ ${#which[@]} -eq 0 ] && which=(plugin_call ipam api scale)
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+
+machine="$(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), \
+$(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr); \
+$(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD)"
+
+run() { # NAME COMMAND...: runs a benchmark, its output into $out/NAME
+  local name="$1"; shift
+  printf '\n=== %s\n' "$*" >&2
+  "$@" | tee "$out/$name"
+}
+
+for b in "${which[@]}"; do
+  case "$b" in
+    plugin_call)
+      rm -rf target/criterion/driver_call target/criterion/render
+      run plugin_call.raw cargo bench -q -p podium-tests --bench plugin_call >/dev/null
+      python3 scripts/criterion_table.py target/criterion >"$out/plugin_call"
+      cat "$out/plugin_call" ;;
+    ipam)
+      run ipam.sqlite cargo bench -q -p podium-tests --bench ipam -- 10000 >/dev/null
+      PODIUM_TEST_DATABASE=postgres run ipam.postgres cargo bench -q -p podium-tests --bench ipam -- 5000 >/dev/null
+      { cat "$out/ipam.sqlite"; echo; cat "$out/ipam.postgres"; } >"$out/ipam" ;;
+    api) run api cargo bench -q -p podium-tests --bench api >/dev/null ;;
+    scale) run scale cargo bench -q -p podium-tests --bench scale >/dev/null ;;
+    *) echo "unknown benchmark: $b (plugin_call, ipam, api, scale)" >&2; exit 2 ;;
+  esac
+  python3 - "$b" "$out/$b" "$machine" <<'EOF'
+import re, sys
+name, path, machine = sys.argv[1:]
+body = open(path).read().strip()
+doc = open("BENCHMARKS.md").read()
+begin, end = f"<!-- bench:{name} -->", f"<!-- /bench:{name} -->"
+if begin not in doc or end not in doc:
+    sys.exit(f"BENCHMARKS.md has no {begin} ... {end} section")
+block = f"{begin}\n_Measured by `scripts/bench.sh {name}` on {machine}._\n\n{body}\n{end}"
+doc = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: block, doc, flags=re.S)
+open("BENCHMARKS.md", "w").write(doc)
+EOF
+done
+printf '\nBENCHMARKS.md updated: %s\n' "${which[*]}" >&2
