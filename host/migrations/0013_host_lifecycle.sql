@@ -10,6 +10,8 @@ ALTER TABLE hosts ADD COLUMN missing_from TEXT;
 ALTER TABLE hosts ADD COLUMN maintenance_reason TEXT;
 ALTER TABLE hosts ADD COLUMN maintenance_since TEXT;
 ALTER TABLE operations ADD COLUMN result TEXT;
+-- Leasing walks the queue in id order (store/operations.rs).
+CREATE INDEX operations_queue ON operations (status, id);
 -- Before this migration only a provisioning could end in `error`, and a missing host came back
 -- `available` unless it was claimed.
 UPDATE hosts SET error_type = 'provisioning', error_from = 'provisioning', error_at = updated_at

@@ -37,9 +37,14 @@ pub struct OperationFilter {
 const COLUMNS: &str = "id, kind, status, pod_manager, host_id, request, error, created_at, \
     started_at, finished_at, attempts, next_attempt_at, claim_id, result";
 
-/// Due: queued and its time has come, or running under a lease that expired (its holder died).
-const DUE: &str = "((status = 'queued' AND COALESCE(next_attempt_at, created_at) <= $3) \
-    OR (status = 'running' AND lease_expires_at <= $3))";
+/// Due: running under a lease that expired (its holder died), or queued and its time has come.
+/// Two conditions, each tried alone and in `id` order, so that the index on `(status, id)` finds
+/// the first without reading (and sorting) every queued operation: a lease costs the same with
+/// ten thousand queued as with ten.
+const DUE: [&str; 2] = [
+    "o.status = 'running' AND o.lease_expires_at <= $3",
+    "o.status = 'queued' AND COALESCE(o.next_attempt_at, o.created_at) <= $3",
+];
 
 /// The operations of one host run one at a time, in the order they were queued: none of `o`'s
 /// host is running under a live lease, and none queued before it is still waiting. A host in
@@ -174,18 +179,24 @@ impl Datastore {
             let params: Vec<String> = (4..4 + full.len()).map(|i| format!("${i}")).collect();
             format!(" AND o.pod_manager NOT IN ({})", params.join(", "))
         };
-        let sql = format!(
-            "UPDATE operations SET status = 'running', lease_owner = $1, lease_expires_at = $2, \
-             attempts = attempts + 1, started_at = COALESCE(started_at, $3), error = NULL \
-             WHERE id = (SELECT o.id FROM operations o WHERE {DUE}{excluded} AND {HOST_FREE} \
-                         ORDER BY COALESCE(o.next_attempt_at, o.created_at), o.id LIMIT 1) \
-             RETURNING {COLUMNS}"
-        );
-        let mut q = sqlx::query(&sql).bind(owner).bind(&until).bind(&now);
-        for pm in &full {
-            q = q.bind(pm);
+        let mut leased = None;
+        for due in DUE {
+            let sql = format!(
+                "UPDATE operations SET status = 'running', lease_owner = $1, lease_expires_at = $2, \
+                 attempts = attempts + 1, started_at = COALESCE(started_at, $3), error = NULL \
+                 WHERE id = (SELECT o.id FROM operations o WHERE {due}{excluded} AND {HOST_FREE} \
+                             ORDER BY o.id LIMIT 1) \
+                 RETURNING {COLUMNS}"
+            );
+            let mut q = sqlx::query(&sql).bind(owner).bind(&until).bind(&now);
+            for pm in &full {
+                q = q.bind(pm);
+            }
+            leased = q.fetch_optional(&mut *tx).await?;
+            if leased.is_some() {
+                break;
+            }
         }
-        let leased = q.fetch_optional(&mut *tx).await?;
         tx.commit().await?;
         leased.as_ref().map(row).transpose()
     }
