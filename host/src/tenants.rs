@@ -1,6 +1,6 @@
 //! Tenants and credentials, the application side: admins create tenants and hand them bearer
-//! tokens (shown once, stored hashed, optionally read-only and expiring, revoked at once), and
-//! admin tokens the same way.
+//! tokens (shown once, stored hashed, optionally read-only and expiring, revoked at once; within
+//! a second in other processes), and admin tokens the same way.
 
 use crate::app::Podium;
 use crate::auth::{Caller, generate_token, hash_token};
