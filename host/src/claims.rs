@@ -676,6 +676,14 @@ impl Podium {
             .host_transition_queue(&host.id, t, &op)
             .await?
         {
+            // Two binds of one claim raced (its creation and the pending claims' timer): the
+            // other one provisions it already.
+            if let Some(now) = self.datastore.host_get(host_id).await?
+                && now.claim_id.as_deref() == Some(claim.id.as_str())
+                && matches!(now.state.as_str(), "provisioning" | "provisioned")
+            {
+                return Ok(());
+            }
             return Err(Error::Conflict {
                 code: "host_busy",
                 message: format!(
