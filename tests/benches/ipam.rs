@@ -124,7 +124,8 @@ async fn http(server: &TestServer, pool: &str, count: usize, clients: usize) -> 
 /// The baseline: the database alone, one `INSERT` of an (pool, address, owner) row per
 /// allocation into a table with the same unique constraints, through sqlx like Podium (on SQLite,
 /// one connection in WAL mode with `synchronous = NORMAL`, as Podium's writer; on PostgreSQL, a
-/// pool of 8 on a fresh database).
+/// pool of 8 on a fresh database; neither pings a connection before each query, as Podium's
+/// pools do not).
 async fn database_alone(count: usize, clients: usize, run: &str) -> f64 {
     use sqlx::any::AnyPoolOptions;
     sqlx::any::install_default_drivers();
@@ -133,6 +134,7 @@ async fn database_alone(count: usize, clients: usize, run: &str) -> f64 {
     let pool = match &postgres {
         Some(db) => AnyPoolOptions::new()
             .max_connections(8)
+            .test_before_acquire(false)
             .connect(&db.url)
             .await
             .unwrap(),
@@ -143,6 +145,7 @@ async fn database_alone(count: usize, clients: usize, run: &str) -> f64 {
             );
             AnyPoolOptions::new()
                 .max_connections(1)
+                .test_before_acquire(false)
                 .after_connect(|conn, _| {
                     Box::pin(async move {
                         use sqlx::Executor;

@@ -91,45 +91,6 @@ const COLUMNS: &str = "id, pod_manager, system_id, kind, name, uuid, manufacture
     bmc_tls_pinned_sha256, boot_mac, error_type, error_message, error_at, error_from, missing_from, \
     maintenance_since, maintenance_reason";
 
-fn row(r: &sqlx::any::AnyRow) -> Result<HostRow, StoreError> {
-    Ok(HostRow {
-        id: r.try_get("id")?,
-        pod_manager: r.try_get("pod_manager")?,
-        system_id: r.try_get("system_id")?,
-        kind: r.try_get("kind")?,
-        name: r.try_get("name")?,
-        uuid: r.try_get("uuid")?,
-        manufacturer: r.try_get("manufacturer")?,
-        model: r.try_get("model")?,
-        serial: r.try_get("serial")?,
-        cpu_count: r.try_get("cpu_count")?,
-        memory_mib: r.try_get("memory_mib")?,
-        nics: r.try_get("nics")?,
-        media_slots: r.try_get("media_slots")?,
-        boot: r.try_get("boot")?,
-        power_state: r.try_get("power_state")?,
-        state: r.try_get("state")?,
-        claim_id: r.try_get("claim_id")?,
-        labels: BTreeMap::new(),
-        bmc_url: r.try_get("bmc_url")?,
-        bmc_auth_sealed: r.try_get("bmc_auth_sealed")?,
-        bmc_tls_verify: r.try_get::<i64, _>("bmc_tls_verify")? != 0,
-        bmc_tls_ca_bundle: r.try_get("bmc_tls_ca_bundle")?,
-        bmc_tls_pinned_sha256: r.try_get("bmc_tls_pinned_sha256")?,
-        boot_mac: r.try_get("boot_mac")?,
-        error_type: r.try_get("error_type")?,
-        error_message: r.try_get("error_message")?,
-        error_at: r.try_get("error_at")?,
-        error_from: r.try_get("error_from")?,
-        missing_from: r.try_get("missing_from")?,
-        maintenance_since: r.try_get("maintenance_since")?,
-        maintenance_reason: r.try_get("maintenance_reason")?,
-        created_at: r.try_get("created_at")?,
-        updated_at: r.try_get("updated_at")?,
-        last_seen_at: r.try_get("last_seen_at")?,
-    })
-}
-
 impl Datastore {
     /// Makes the stored hosts of `pod_manager` match what a discovery reported, in one
     /// transaction: new systems are added (`registering`, with the operation `register` makes
@@ -275,13 +236,19 @@ impl Datastore {
 
     /// Hosts of a pod manager that have their own BMC.
     pub async fn hosts_with_bmc(&self, pod_manager: &str) -> Result<Vec<HostRow>, StoreError> {
-        let rows = sqlx::query(&format!(
-            "SELECT {COLUMNS} FROM hosts WHERE pod_manager = $1 AND bmc_url IS NOT NULL ORDER BY id"
+        let docs: Vec<String> = sqlx::query_scalar(&format!(
+            "SELECT {} AS doc FROM hosts WHERE pod_manager = $1 AND bmc_url IS NOT NULL ORDER BY id",
+            self.host_doc()
         ))
         .bind(pod_manager)
         .fetch_all(self.pool())
         .await?;
-        rows.iter().map(row).collect()
+        docs.iter()
+            .map(|doc| {
+                serde_json::from_str(doc)
+                    .map_err(|e| StoreError::Corrupt(format!("a host of {pod_manager}: {e}")))
+            })
+            .collect()
     }
 
     /// Updates the inventory of one host from what its BMC reported (a `missing` host returns to
@@ -347,23 +314,41 @@ impl Datastore {
 
     /// A host with its labels, in one round trip (a row per label).
     pub async fn host_get(&self, id: &str) -> Result<Option<HostRow>, StoreError> {
-        let rows = sqlx::query(&format!(
-            "SELECT {COLUMNS}, l.key AS label_key, l.value AS label_value FROM hosts \
-             LEFT JOIN host_labels l ON l.host_id = hosts.id WHERE hosts.id = $1"
+        // One row and one column, the host with its labels as a JSON document: the hand-over of
+        // each row and each value from SQLite's thread is what a read costs.
+        let doc: Option<String> = sqlx::query_scalar(&format!(
+            "SELECT {} AS doc FROM hosts WHERE id = $1",
+            self.host_doc()
         ))
         .bind(id)
-        .fetch_all(self.pool())
+        .fetch_optional(self.pool())
         .await?;
-        let Some(first) = rows.first() else {
-            return Ok(None);
+        doc.map(|doc| {
+            serde_json::from_str(&doc).map_err(|e| StoreError::Corrupt(format!("host {id}: {e}")))
+        })
+        .transpose()
+    }
+
+    /// A host and its labels as one JSON document (text), the shape `HostRow` deserializes.
+    fn host_doc(&self) -> String {
+        let (object, labels, text) = match self.backend {
+            super::Backend::Sqlite => (
+                "json_object",
+                "json((SELECT json_group_object(l.key, l.value) FROM host_labels l WHERE l.host_id = hosts.id))",
+                "",
+            ),
+            super::Backend::Postgres => (
+                "json_build_object",
+                "(SELECT json_object_agg(l.key, l.value) FROM host_labels l WHERE l.host_id = hosts.id)",
+                "::text",
+            ),
         };
-        let mut host = row(first)?;
-        for r in &rows {
-            if let Some(key) = r.try_get::<Option<String>, _>("label_key")? {
-                host.labels.insert(key, r.try_get("label_value")?);
-            }
-        }
-        Ok(Some(host))
+        let fields: Vec<String> = COLUMNS
+            .split(',')
+            .map(str::trim)
+            .map(|c| format!("'{c}', {c}"))
+            .collect();
+        format!("{object}({}, 'labels', {labels}){text}", fields.join(", "))
     }
 
     pub async fn host_list(
@@ -373,28 +358,19 @@ impl Datastore {
     ) -> Result<Paged<HostRow>, StoreError> {
         // One row, the page as a JSON array (with each host's labels): a page costs one round
         // trip, where a row each would cost one hand-over from SQLite's thread each.
-        let (object, labels, array) = match self.backend {
-            super::Backend::Sqlite => (
-                "json_object",
-                "json((SELECT json_group_object(l.key, l.value) FROM host_labels l WHERE l.host_id = hosts.id))",
-                "SELECT COALESCE(json_group_array(json(doc)), '[]') AS page FROM",
-            ),
-            super::Backend::Postgres => (
-                "json_build_object",
-                "(SELECT json_object_agg(l.key, l.value) FROM host_labels l WHERE l.host_id = hosts.id)",
-                "SELECT COALESCE(json_agg(doc), '[]')::text AS page FROM",
-            ),
+        let array = match self.backend {
+            super::Backend::Sqlite => {
+                "SELECT COALESCE(json_group_array(json(doc)), '[]') AS page FROM"
+            }
+            super::Backend::Postgres => {
+                "SELECT COALESCE(json_agg(doc::json), '[]')::text AS page FROM"
+            }
         };
-        let fields: Vec<String> = COLUMNS
-            .split(',')
-            .map(str::trim)
-            .map(|c| format!("'{c}', {c}"))
-            .collect();
-        let fields = fields.join(", ");
         let mut sql = format!(
-            "SELECT {object}({fields}, 'labels', {labels}) AS doc FROM hosts WHERE ($1 = '' OR pod_manager = $1) \
+            "SELECT {} AS doc FROM hosts WHERE ($1 = '' OR pod_manager = $1) \
              AND ($2 = '' OR (CASE WHEN maintenance_since IS NULL THEN state ELSE 'maintenance' END) = $2) \
-             AND ($3 = '' OR power_state = $3) AND id > $4"
+             AND ($3 = '' OR power_state = $3) AND id > $4",
+            self.host_doc()
         );
         let mut n = 6;
         for _ in &filter.labels {
@@ -539,8 +515,6 @@ impl Datastore {
         message: &str,
         now: &str,
     ) -> Result<bool, StoreError> {
-        let list: Vec<String> = (5..5 + from.len()).map(|i| format!("${i}")).collect();
-        let list = list.join(", ");
         // A host gone `missing` meanwhile returns to the error when it is seen again.
         let sql = format!(
             "UPDATE hosts SET \
@@ -548,8 +522,8 @@ impl Datastore {
              missing_from = CASE WHEN state = 'missing' THEN 'error' ELSE missing_from END, \
              state = CASE WHEN state = 'missing' THEN state ELSE 'error' END, \
              error_type = $2, error_message = $3, error_at = $4, updated_at = $4 \
-             WHERE id = $1 AND (state IN ({list}) OR (state = 'missing' AND missing_from IN ({list}))) \
-             RETURNING id"
+             WHERE id = $1 AND {} RETURNING id",
+            in_states(5, from.len())
         );
         let mut q = sqlx::query_scalar::<_, String>(&sql)
             .bind(id)
@@ -646,14 +620,12 @@ async fn transition(
     unclaimed: bool,
     now: &str,
 ) -> Result<bool, StoreError> {
-    let list: Vec<String> = (4..4 + from.len()).map(|i| format!("${i}")).collect();
-    let list = list.join(", ");
     let sql = format!(
         "UPDATE hosts SET state = CASE WHEN state = 'missing' THEN state ELSE $2 END, \
          missing_from = CASE WHEN state = 'missing' THEN $2 ELSE missing_from END, \
          error_type = NULL, error_message = NULL, error_at = NULL, error_from = NULL, updated_at = $3 \
-         WHERE id = $1 AND (state IN ({list}) OR (state = 'missing' AND missing_from IN ({list}))){} \
-         RETURNING id",
+         WHERE id = $1 AND {}{} RETURNING id",
+        in_states(4, from.len()),
         if unclaimed {
             " AND claim_id IS NULL"
         } else {
@@ -668,6 +640,14 @@ async fn transition(
         q = q.bind(*f);
     }
     Ok(q.fetch_optional(&mut **tx).await?.is_some())
+}
+
+/// The condition that a host is in one of `count` states bound from `$first` on, or went
+/// `missing` from one of them.
+fn in_states(first: usize, count: usize) -> String {
+    let list: Vec<String> = (first..first + count).map(|i| format!("${i}")).collect();
+    let list = list.join(", ");
+    format!("(state IN ({list}) OR (state = 'missing' AND missing_from IN ({list})))")
 }
 
 fn null_as_empty<'de, D: serde::Deserializer<'de>>(

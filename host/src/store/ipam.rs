@@ -310,11 +310,18 @@ impl Datastore {
                 })
                 .collect::<Vec<_>>()
                 .join(", ");
+            // One row (a lone request) needs no `RETURNING`: the count of rows says it, and
+            // saves a row's hand-over from SQLite's thread.
+            let returning = if chunk.len() == 1 {
+                ""
+            } else {
+                " RETURNING id"
+            };
             let sql = format!(
                 "INSERT INTO ip_allocations ({ALLOCATION_COLUMNS}) \
                  SELECT column1, column2, column3, column4, column5, column6 FROM (VALUES {values}) AS v \
                  WHERE EXISTS (SELECT 1 FROM ip_pools WHERE id = $1 AND generation = $2{lock}) \
-                 ON CONFLICT DO NOTHING RETURNING id"
+                 ON CONFLICT DO NOTHING{returning}"
             );
             let mut query = sqlx::query(&sql).bind(&first.pool_id).bind(generation);
             for (row, value) in chunk {
@@ -324,6 +331,12 @@ impl Datastore {
                     .bind(be(*value))
                     .bind(&row.owner)
                     .bind(&row.created_at);
+            }
+            if let [(row, _)] = chunk {
+                if query.execute(self.writer()).await?.rows_affected() == 1 {
+                    inserted.insert(row.id.clone());
+                }
+                continue;
             }
             for r in query.fetch_all(self.writer()).await? {
                 inserted.insert(r.try_get::<String, _>("id")?);

@@ -86,6 +86,9 @@ pub struct Datastore {
     tokens: std::sync::Arc<tokens::TokenCache>,
 }
 
+/// How long a PostgreSQL connection may sit idle in the pool before it is pinged on its way out.
+const IDLE_BEFORE_PING: Duration = Duration::from_secs(1);
+
 impl Datastore {
     /// Opens (creating if needed) the embedded SQLite database in `data_dir`.
     pub async fn open_sqlite(data_dir: &Path) -> Result<Datastore, StoreError> {
@@ -110,6 +113,26 @@ impl Datastore {
             AnyPoolOptions::new()
                 .max_connections(max)
                 .acquire_timeout(Duration::from_secs(10))
+                // sqlx pings every connection it hands out by default: a round trip to SQLite's
+                // thread, or to PostgreSQL, before each query. A connection that sat idle may
+                // have been closed by the server (PostgreSQL restarted, a proxy's timeout), so
+                // that one is checked; one in steady use proves itself by its last query.
+                .test_before_acquire(false)
+                .before_acquire(move |conn, meta| {
+                    Box::pin(async move {
+                        if backend == Backend::Sqlite || meta.idle_for < IDLE_BEFORE_PING {
+                            return Ok(true);
+                        }
+                        use sqlx::Connection;
+                        match conn.ping().await {
+                            Ok(()) => Ok(true),
+                            Err(error) => {
+                                tracing::info!(%error, "an idle database connection is gone; using another");
+                                Ok(false)
+                            }
+                        }
+                    })
+                })
                 .after_connect(move |conn, _| {
                     Box::pin(async move {
                         if backend == Backend::Sqlite {
