@@ -4,11 +4,13 @@ use podium_tests::{ADMIN_TOKEN, TestServer};
 use reqwest::StatusCode;
 
 #[tokio::test]
-async fn healthz_needs_no_token_and_reports_the_database() {
+async fn healthz_and_livez_need_no_token() {
     let server = TestServer::start().await;
-    let reply = server.client(None).get("/healthz").await;
-    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
-    assert_eq!(reply.body["status"], "ok");
+    for path in ["/healthz", "/livez"] {
+        let reply = server.client(None).get(path).await;
+        assert_eq!(reply.status, StatusCode::OK, "{path}: {}", reply.text);
+        assert_eq!(reply.body["status"], "ok", "{path}");
+    }
 }
 
 #[tokio::test]
@@ -18,7 +20,7 @@ async fn openapi_document_lists_the_routes() {
     assert_eq!(reply.status, StatusCode::OK);
     assert!(reply.body["openapi"].as_str().unwrap().starts_with("3."));
     let paths = reply.body["paths"].as_object().unwrap();
-    for path in ["/healthz", "/v1/plugins", "/v1/plugins/{sha256}"] {
+    for path in ["/healthz", "/livez", "/v1/plugins", "/v1/plugins/{sha256}"] {
         assert!(
             paths.contains_key(path),
             "{path} missing from {:?}",

@@ -105,7 +105,12 @@ async fn authorization_sweep_over_every_route() {
     let (reader_token, _) = token(&admin, "/v1/admin/tokens", json!({"read_only": true})).await;
     let openapi = server.client(None).get("/openapi.json").await.body;
     // Public: the config drive URL is its own credential (a token in the path).
-    let public = ["/healthz", "/openapi.json", "/v1/config_drives/{name}"];
+    let public = [
+        "/healthz",
+        "/livez",
+        "/openapi.json",
+        "/v1/config_drives/{name}",
+    ];
     // Routes any authenticated caller may use.
     let anyone = [
         "/v1/me",

@@ -1,7 +1,8 @@
 //! The HTTP API under load, and Podium's memory: requests per second and p50 / p99 latency of
 //! `GET /v1/hosts/{id}` and of a paged `GET /v1/hosts?limit=100&cursor=...` with 10,000 hosts
 //! (behind 100 pod managers) on SQLite, driven by `wrk` (one thread, keep-alive connections);
-//! beside them `GET /healthz` (no authentication, no database) as the baseline; and the resident
+//! beside them two baselines, `GET /livez` (no authentication, no database: the HTTP stack alone)
+//! and `GET /healthz` (one round trip to the database, `SELECT 1`); and the resident
 //! memory of `podium serve` idle and with those hosts.
 //!
 //! The server is the real binary in its own process; `wrk` runs on the same 2-core machine, so
@@ -182,8 +183,10 @@ fn main() {
         tokio::time::sleep(Duration::from_secs(2)).await;
         let (loaded, _) = server.usage().unwrap();
 
-        // The baseline: the same server answering without authentication or the database.
-        let ceiling = load(&server.url, clients, seconds, &["/healthz".to_owned()]);
+        // The baselines: the same server answering without authentication or the database, and
+        // with one round trip to the database.
+        let ceiling = load(&server.url, clients, seconds, &["/livez".to_owned()]);
+        let ping = load(&server.url, clients, seconds, &["/healthz".to_owned()]);
         let single = load(
             &server.url,
             clients,
@@ -204,7 +207,8 @@ fn main() {
         println!("| request | requests/s | of the baseline | p50 | p99 | requests (errors) |");
         println!("|---|---|---|---|---|---|");
         for (name, l) in [
-            ("`GET /healthz` (baseline: no authentication, no database)", &ceiling),
+            ("`GET /livez` (baseline: no authentication, no database)", &ceiling),
+            ("`GET /healthz` (no authentication, `SELECT 1`)", &ping),
             ("`GET /v1/hosts/{id}`", &single),
             ("`GET /v1/hosts?limit=100&cursor=...` (100 hosts a page)", &paged),
         ] {

@@ -66,6 +66,7 @@ impl Modify for BearerAuth {
 pub fn routes() -> (Router<Podium>, utoipa::openapi::OpenApi) {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(healthz))
+        .routes(routes!(livez))
         .routes(routes!(plugins::plugin_list, plugins::plugin_create))
         .routes(routes!(plugins::plugin_view))
         .routes(routes!(
@@ -188,7 +189,16 @@ pub struct Health {
     pub status: String,
 }
 
-/// Liveness and database reachability. No authentication.
+/// Liveness: the process answers. No authentication, no database: for a liveness probe, which
+/// must not restart Podium because its database is away (`/healthz` says that).
+#[utoipa::path(get, path = "/livez", tag = "health", responses((status = 200, body = Health)))]
+pub async fn livez() -> Json<Health> {
+    Json(Health {
+        status: "ok".into(),
+    })
+}
+
+/// Readiness: the process answers and its database does. No authentication.
 #[utoipa::path(get, path = "/healthz", tag = "health",
     responses((status = 200, body = Health), (status = 503, body = ErrorBody)))]
 pub async fn healthz(State(podium): State<Podium>) -> Result<Json<Health>, ApiError> {
