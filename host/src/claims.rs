@@ -10,7 +10,7 @@ use crate::app::Podium;
 use crate::auth::Caller;
 use crate::error::Error;
 use crate::params::{ClaimCreate, ClaimUpdate};
-use crate::runtime::{BootPersistence, BootSettings, BootTarget, MediaType, PowerAction};
+use crate::runtime::{BootPersistence, BootSettings, BootTarget, PowerAction};
 use crate::store::{BindOutcome, ClaimRow, HostRow};
 
 /// Largest `user_data` accepted: it is handed to the host as bytes, never parsed.
@@ -612,23 +612,7 @@ impl Podium {
             .set_power(&host.system_id, PowerAction::ForceOff)
             .await
             .map_err(Error::Plugin)?;
-        for media in [MediaType::Cd, MediaType::Usb, MediaType::Floppy] {
-            let (p, c) = driver().await?;
-            match self
-                .runtime
-                .driver(&p, c)
-                .eject_media(&host.system_id, media)
-                .await
-            {
-                Ok(()) => {}
-                // A BMC without that kind of slot has nothing to eject.
-                Err(crate::runtime::CallError::Plugin {
-                    error: crate::runtime::PluginError::Unsupported(_),
-                    ..
-                }) => {}
-                Err(e) => return Err(Error::Plugin(e)),
-            }
-        }
+        self.eject_all_media(&pm, host).await?;
         let (p, c) = driver().await?;
         self.runtime
             .driver(&p, c)

@@ -25,6 +25,33 @@ impl Podium {
             })
     }
 
+    /// Ejects whatever is in the host's CD, USB and floppy slots; a BMC without one kind of
+    /// slot has nothing to eject there.
+    pub(crate) async fn eject_all_media(
+        &self,
+        pm: &crate::pod_managers::PodManager,
+        host: &crate::store::HostRow,
+    ) -> Result<(), Error> {
+        use crate::runtime::{MediaType, PluginError};
+        for media in [MediaType::Cd, MediaType::Usb, MediaType::Floppy] {
+            let (p, c) = self.driver_for_host(pm, host).await?;
+            match self
+                .runtime
+                .driver(&p, c)
+                .eject_media(&host.system_id, media)
+                .await
+            {
+                Ok(())
+                | Err(CallError::Plugin {
+                    error: PluginError::Unsupported(_),
+                    ..
+                }) => {}
+                Err(e) => return Err(Error::Plugin(e)),
+            }
+        }
+        Ok(())
+    }
+
     /// Provisions a bound claim's host the DHCP-less way (operation `provision`): renders its
     /// documents and config drive, ejects whatever media is in, inserts the claim's image (CD)
     /// and the config drive (USB stick, else floppy), sets a one-time boot from CD and powers
@@ -75,19 +102,7 @@ impl Podium {
                 }
             )
         };
-        for media in [MediaType::Cd, MediaType::Usb, MediaType::Floppy] {
-            let (p, c) = driver().await?;
-            match self
-                .runtime
-                .driver(&p, c)
-                .eject_media(&host.system_id, media)
-                .await
-            {
-                Ok(()) => {}
-                Err(e) if unsupported(&e) => {}
-                Err(e) => return Err(Error::Plugin(e)),
-            }
-        }
+        self.eject_all_media(&pm, &host).await?;
         let (p, c) = driver().await?;
         self.runtime
             .driver(&p, c)
