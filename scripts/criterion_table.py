@@ -15,6 +15,10 @@ for bench in root.glob("*/*/new/benchmark.json"):
 
 # (group, the call through the component, the same logic native, what it is)
 PAIRS = [
+    ("driver_call", "minimal guest validate-config (instance + call, no import)",
+     "minimal native validate-config (same logic, no component)",
+     "a fresh instance and one export call alone (minimal guest, `validate-config` of `{}`, "
+     "no import): the runtime's floor"),
     ("driver_call", "minimal guest get-power (instance + call + http import)",
      "minimal native get-power (same logic, no component)",
      "driver call, minimal guest (`tests/guests/faulty`): one GET, a substring check"),

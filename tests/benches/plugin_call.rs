@@ -92,6 +92,23 @@ fn driver_call(c: &mut Criterion) {
     );
 
     let mut group = c.benchmark_group("driver_call");
+    // The runtime's own floor: a fresh instance and one export call that imports nothing.
+    group.bench_function(
+        "minimal guest validate-config (instance + call, no import)",
+        |b| b.iter(|| rt.block_on(runtime.validate_config(&faulty, "{}")).unwrap()),
+    );
+    group.bench_function(
+        "minimal native validate-config (same logic, no component)",
+        |b| {
+            b.iter(|| {
+                assert!(
+                    serde_json::from_str::<serde_json::Value>(std::hint::black_box("{}"))
+                        .unwrap()
+                        .is_object()
+                )
+            })
+        },
+    );
     group.bench_function(
         "minimal guest get-power (instance + call + http import)",
         |b| {
