@@ -147,13 +147,8 @@ fn mib(kib: u64) -> String {
 }
 
 fn main() {
-    let args: Vec<usize> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
-    let hosts = args.first().copied().unwrap_or(10_000);
-    let seconds = args.get(1).copied().unwrap_or(10) as u64;
-    let clients = args.get(2).copied().unwrap_or(32);
+    let [hosts, seconds, clients] = podium_tests::bench_args([10_000, 10, 32]);
+    let seconds = seconds as u64;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -190,10 +190,7 @@ async fn database_alone(count: usize, clients: usize, run: &str) -> f64 {
 }
 
 fn main() {
-    let count: usize = std::env::args()
-        .skip(1)
-        .find_map(|a| a.parse().ok())
-        .unwrap_or(10_000);
+    let [count] = podium_tests::bench_args([10_000]);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

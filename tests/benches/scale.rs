@@ -60,13 +60,8 @@ async fn wait_for(
 }
 
 fn main() {
-    let args: Vec<usize> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
-    let pods = args.first().copied().unwrap_or(10);
-    let systems = args.get(1).copied().unwrap_or(1000);
-    let power_on = args.get(2).copied().unwrap_or(1000).min(pods * systems);
+    let [pods, systems, power_on] = podium_tests::bench_args([10, 1000, 1000]);
+    let power_on = power_on.min(pods * systems);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -704,6 +704,16 @@ impl Drop for FaultProxy {
     }
 }
 
+/// A benchmark's numeric arguments (`cargo bench --bench NAME -- 10000 5`), each defaulting to
+/// the matching entry of `defaults`; other arguments (cargo's `--bench`) are skipped.
+pub fn bench_args<const N: usize>(defaults: [usize; N]) -> [usize; N] {
+    let given: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    std::array::from_fn(|i| given.get(i).copied().unwrap_or(defaults[i]))
+}
+
 /// A process's resident memory in KiB (`VmRSS`) and the CPU time (user and system) it used so
 /// far, from `/proc`; `None` once it is gone.
 pub fn process_usage(pid: u32) -> Option<(u64, Duration)> {

@@ -1,6 +1,7 @@
 //! Stored hosts (the machines behind a pod manager) and their labels.
 
 use std::collections::BTreeMap;
+use std::sync::LazyLock;
 
 use sqlx::Row;
 
@@ -243,12 +244,7 @@ impl Datastore {
         .bind(pod_manager)
         .fetch_all(self.pool())
         .await?;
-        docs.iter()
-            .map(|doc| {
-                serde_json::from_str(doc)
-                    .map_err(|e| StoreError::Corrupt(format!("a host of {pod_manager}: {e}")))
-            })
-            .collect()
+        docs.iter().map(String::as_str).map(host_from_doc).collect()
     }
 
     /// Updates the inventory of one host from what its BMC reported (a `missing` host returns to
@@ -312,10 +308,9 @@ impl Datastore {
         Ok(done.rows_affected() == 1)
     }
 
-    /// A host with its labels, in one round trip (a row per label).
+    /// A host with its labels, in one round trip: one row and one column, the host as a JSON
+    /// document (the hand-over of each row and value from SQLite's thread is what a read costs).
     pub async fn host_get(&self, id: &str) -> Result<Option<HostRow>, StoreError> {
-        // One row and one column, the host with its labels as a JSON document: the hand-over of
-        // each row and each value from SQLite's thread is what a read costs.
         let doc: Option<String> = sqlx::query_scalar(&format!(
             "SELECT {} AS doc FROM hosts WHERE id = $1",
             self.host_doc()
@@ -323,32 +318,30 @@ impl Datastore {
         .bind(id)
         .fetch_optional(self.pool())
         .await?;
-        doc.map(|doc| {
-            serde_json::from_str(&doc).map_err(|e| StoreError::Corrupt(format!("host {id}: {e}")))
-        })
-        .transpose()
+        doc.as_deref().map(host_from_doc).transpose()
     }
 
     /// A host and its labels as one JSON document (text), the shape `HostRow` deserializes.
-    fn host_doc(&self) -> String {
-        let (object, labels, text) = match self.backend {
-            super::Backend::Sqlite => (
+    /// Built once per backend: it is on the path of every host read.
+    fn host_doc(&self) -> &'static str {
+        static SQLITE: LazyLock<String> = LazyLock::new(|| {
+            host_doc_sql(
                 "json_object",
                 "json((SELECT json_group_object(l.key, l.value) FROM host_labels l WHERE l.host_id = hosts.id))",
                 "",
-            ),
-            super::Backend::Postgres => (
+            )
+        });
+        static POSTGRES: LazyLock<String> = LazyLock::new(|| {
+            host_doc_sql(
                 "json_build_object",
                 "(SELECT json_object_agg(l.key, l.value) FROM host_labels l WHERE l.host_id = hosts.id)",
                 "::text",
-            ),
-        };
-        let fields: Vec<String> = COLUMNS
-            .split(',')
-            .map(str::trim)
-            .map(|c| format!("'{c}', {c}"))
-            .collect();
-        format!("{object}({}, 'labels', {labels}){text}", fields.join(", "))
+            )
+        });
+        match self.backend {
+            super::Backend::Sqlite => &SQLITE,
+            super::Backend::Postgres => &POSTGRES,
+        }
     }
 
     pub async fn host_list(
@@ -640,6 +633,20 @@ async fn transition(
         q = q.bind(*f);
     }
     Ok(q.fetch_optional(&mut **tx).await?.is_some())
+}
+
+fn host_doc_sql(object: &str, labels: &str, text: &str) -> String {
+    let fields: Vec<String> = COLUMNS
+        .split(',')
+        .map(str::trim)
+        .map(|c| format!("'{c}', {c}"))
+        .collect();
+    format!("{object}({}, 'labels', {labels}){text}", fields.join(", "))
+}
+
+/// A host read back as the document `Datastore::host_doc` builds.
+fn host_from_doc(doc: &str) -> Result<HostRow, StoreError> {
+    serde_json::from_str(doc).map_err(|e| StoreError::Corrupt(format!("a stored host: {e}")))
 }
 
 /// The condition that a host is in one of `count` states bound from `$first` on, or went
