@@ -122,69 +122,69 @@ async fn http(server: &TestServer, pool: &str, count: usize, clients: usize) -> 
 }
 
 /// The baseline: the database alone, one `INSERT` of an (pool, address, owner) row per
-/// allocation into a table with the same unique constraints, through sqlx like Podium (on SQLite,
-/// one connection in WAL mode with `synchronous = NORMAL`, as Podium's writer; on PostgreSQL, a
-/// pool of 8 on a fresh database; neither pings a connection before each query, as Podium's
-/// pools do not).
+/// allocation into a table with the same unique constraints, through sqlx like Podium: on SQLite
+/// one connection in WAL mode with `synchronous = NORMAL`, held (not pooled) like Podium's
+/// writer; on PostgreSQL a pool of 8 on a fresh database that, like Podium's, pings no
+/// connection before a query.
 async fn database_alone(count: usize, clients: usize, run: &str) -> f64 {
-    use sqlx::any::AnyPoolOptions;
+    use sqlx::{Connection, Executor};
     sqlx::any::install_default_drivers();
     let dir = tempfile::tempdir().unwrap();
     let postgres = podium_tests::PostgresDatabase::for_this_run().await;
-    let pool = match &postgres {
-        Some(db) => AnyPoolOptions::new()
-            .max_connections(8)
-            .test_before_acquire(false)
-            .connect(&db.url)
+    const TABLE: &str = "CREATE TABLE IF NOT EXISTS allocations (pool TEXT NOT NULL, \
+         address TEXT NOT NULL, owner TEXT NOT NULL, UNIQUE (pool, address), UNIQUE (pool, owner))";
+    const INSERT: &str = "INSERT INTO allocations (pool, address, owner) VALUES ($1, $2, $3)";
+    let address = |i: usize| format!("10.{}.{}.{}", i >> 16 & 0xff, i >> 8 & 0xff, i & 0xff);
+    let run = run.to_owned();
+    let rate = match &postgres {
+        Some(db) => {
+            let pool = sqlx::any::AnyPoolOptions::new()
+                .max_connections(8)
+                .test_before_acquire(false)
+                .connect(&db.url)
+                .await
+                .unwrap();
+            pool.execute(TABLE).await.unwrap();
+            drive(count, clients, move |i| {
+                let (pool, run) = (pool.clone(), run.clone());
+                async move {
+                    sqlx::query(INSERT)
+                        .bind(&run)
+                        .bind(address(i))
+                        .bind(format!("owner-{i}"))
+                        .execute(&pool)
+                        .await
+                        .expect("insert");
+                }
+            })
             .await
-            .unwrap(),
+        }
         None => {
             let url = format!(
                 "sqlite://{}?mode=rwc",
                 dir.path().join("alone.db").display()
             );
-            AnyPoolOptions::new()
-                .max_connections(1)
-                .test_before_acquire(false)
-                .after_connect(|conn, _| {
-                    Box::pin(async move {
-                        use sqlx::Executor;
-                        conn.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
-                            .await
-                            .map(drop)
-                    })
-                })
-                .connect(&url)
+            let mut conn = sqlx::AnyConnection::connect(&url).await.unwrap();
+            conn.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
                 .await
-                .unwrap()
+                .unwrap();
+            conn.execute(TABLE).await.unwrap();
+            let conn = Arc::new(tokio::sync::Mutex::new(conn));
+            drive(count, clients, move |i| {
+                let (conn, run) = (conn.clone(), run.clone());
+                async move {
+                    sqlx::query(INSERT)
+                        .bind(&run)
+                        .bind(address(i))
+                        .bind(format!("owner-{i}"))
+                        .execute(&mut *conn.lock().await)
+                        .await
+                        .expect("insert");
+                }
+            })
+            .await
         }
     };
-    sqlx::query(
-        "CREATE TABLE IF NOT EXISTS allocations (pool TEXT NOT NULL, address TEXT NOT NULL, \
-         owner TEXT NOT NULL, UNIQUE (pool, address), UNIQUE (pool, owner))",
-    )
-    .execute(&pool)
-    .await
-    .unwrap();
-    let run = run.to_owned();
-    let rate = drive(count, clients, move |i| {
-        let (pool, run) = (pool.clone(), run.clone());
-        async move {
-            sqlx::query("INSERT INTO allocations (pool, address, owner) VALUES ($1, $2, $3)")
-                .bind(&run)
-                .bind(format!(
-                    "10.{}.{}.{}",
-                    i >> 16 & 0xff,
-                    i >> 8 & 0xff,
-                    i & 0xff
-                ))
-                .bind(format!("owner-{i}"))
-                .execute(&pool)
-                .await
-                .expect("insert");
-        }
-    })
-    .await;
     drop(postgres);
     rate
 }

@@ -170,7 +170,7 @@ impl Datastore {
         .bind(&c.host_id)
         .bind(&c.created_at)
         .bind(&c.updated_at)
-        .execute(self.writer())
+        .execute(&mut *self.writer().await?)
         .await?;
         Ok(())
     }
@@ -238,7 +238,7 @@ impl Datastore {
         .bind(now)
         .bind(checked.0)
         .bind(checked.1.unwrap_or(""))
-        .execute(self.writer())
+        .execute(&mut *self.writer().await?)
         .await?
         .rows_affected();
         Ok(done == 1)
@@ -256,7 +256,7 @@ impl Datastore {
             .bind(state)
             .bind(reason)
             .bind(now)
-            .execute(self.writer())
+            .execute(&mut *self.writer().await?)
             .await?;
         Ok(())
     }
@@ -278,7 +278,7 @@ impl Datastore {
         .bind(state)
         .bind(reason)
         .bind(now)
-        .execute(self.writer())
+        .execute(&mut *self.writer().await?)
         .await?;
         Ok(())
     }
@@ -286,7 +286,8 @@ impl Datastore {
     /// Frees the claim's host (it moves to `to`, underneath a `missing`) and deletes the claim,
     /// in one transaction.
     pub async fn claim_finish_release(&self, id: &str, to: &str) -> Result<(), StoreError> {
-        let mut tx = self.begin_write().await?;
+        let mut writer = self.writer().await?;
+        let mut tx = writer.begin().await?;
         // Deprovisioned (a host that vanished meanwhile stays missing).
         sqlx::query(
             "UPDATE hosts SET claim_id = NULL, \
@@ -326,7 +327,8 @@ impl Datastore {
         let mut attempts = 0;
         while attempts < 5 {
             attempts += 1;
-            let mut tx = self.begin_write().await?;
+            let mut writer = self.writer().await?;
+            let mut tx = writer.begin().await?;
             let Some(claim) = sqlx::query(&format!("SELECT {SELECT} FROM claims WHERE id = $1"))
                 .bind(claim_id)
                 .fetch_optional(&mut *tx)

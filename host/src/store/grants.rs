@@ -39,7 +39,7 @@ impl Datastore {
         .bind(&g.selector)
         .bind(g.max_hosts)
         .bind(&g.created_at)
-        .execute(self.writer())
+        .execute(&mut *self.writer().await?)
         .await?;
         Ok(())
     }
@@ -76,7 +76,7 @@ impl Datastore {
     pub async fn grant_delete(&self, id: &str) -> Result<bool, StoreError> {
         let done = sqlx::query("DELETE FROM grants WHERE id = $1")
             .bind(id)
-            .execute(self.writer())
+            .execute(&mut *self.writer().await?)
             .await?;
         Ok(done.rows_affected() == 1)
     }

@@ -108,7 +108,8 @@ impl Datastore {
         now: &str,
         register: &(dyn Fn(&HostRow) -> super::OperationRow + Sync),
     ) -> Result<SyncSummary, StoreError> {
-        let mut tx = self.begin_write().await?;
+        let mut writer = self.writer().await?;
+        let mut tx = writer.begin().await?;
         let known: std::collections::HashSet<String> =
             sqlx::query("SELECT system_id FROM hosts WHERE pod_manager = $1")
                 .bind(pod_manager)
@@ -189,7 +190,8 @@ impl Datastore {
         h: &HostRow,
         register: &super::OperationRow,
     ) -> Result<(), StoreError> {
-        let mut tx = self.begin_write().await?;
+        let mut writer = self.writer().await?;
+        let mut tx = writer.begin().await?;
         sqlx::query(&format!(
             "INSERT INTO hosts ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33)"
         ))
@@ -274,7 +276,7 @@ impl Datastore {
         .bind(&h.boot)
         .bind(&h.power_state)
         .bind(now)
-        .execute(self.writer())
+        .execute(&mut *self.writer().await?)
         .await?;
         Ok(())
     }
@@ -287,7 +289,7 @@ impl Datastore {
         )
         .bind(id)
         .bind(now)
-        .execute(self.writer())
+        .execute(&mut *self.writer().await?)
         .await?;
         Ok(())
     }
@@ -303,7 +305,7 @@ impl Datastore {
             .bind(id)
             .bind(boot_mac)
             .bind(now)
-            .execute(self.writer())
+            .execute(&mut *self.writer().await?)
             .await?;
         Ok(done.rows_affected() == 1)
     }
@@ -399,7 +401,8 @@ impl Datastore {
         labels: &BTreeMap<String, String>,
         now: &str,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.begin_write().await?;
+        let mut writer = self.writer().await?;
+        let mut tx = writer.begin().await?;
         let found = sqlx::query("UPDATE hosts SET updated_at = $2 WHERE id = $1")
             .bind(id)
             .bind(now)
@@ -436,7 +439,7 @@ impl Datastore {
             .bind(id)
             .bind(claim_id)
             .bind(now)
-            .execute(self.writer())
+            .execute(&mut *self.writer().await?)
             .await?;
         Ok(done.rows_affected() == 1)
     }
@@ -449,7 +452,8 @@ impl Datastore {
         t: Transition<'_>,
         now: &str,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.begin_write().await?;
+        let mut writer = self.writer().await?;
+        let mut tx = writer.begin().await?;
         let moved = transition(&mut tx, id, t.from, t.to, t.unclaimed, now).await?;
         tx.commit().await?;
         Ok(moved)
@@ -463,7 +467,8 @@ impl Datastore {
         t: Transition<'_>,
         op: &super::OperationRow,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.begin_write().await?;
+        let mut writer = self.writer().await?;
+        let mut tx = writer.begin().await?;
         let moved = transition(&mut tx, id, t.from, t.to, t.unclaimed, &op.created_at).await?;
         if moved {
             super::operations::insert(op).execute(&mut *tx).await?;
@@ -482,7 +487,8 @@ impl Datastore {
         t: Transition<'_>,
         register: &super::OperationRow,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.begin_write().await?;
+        let mut writer = self.writer().await?;
+        let mut tx = writer.begin().await?;
         if !transition(&mut tx, id, t.from, t.to, t.unclaimed, &register.created_at).await? {
             return Ok(false);
         }
@@ -526,7 +532,9 @@ impl Datastore {
         for f in from {
             q = q.bind(*f);
         }
-        Ok(q.fetch_optional(self.writer()).await?.is_some())
+        Ok(q.fetch_optional(&mut *self.writer().await?)
+            .await?
+            .is_some())
     }
 
     /// Returns a host in a `power_management` error to the state the error interrupted (a
@@ -542,7 +550,7 @@ impl Datastore {
         )
         .bind(id)
         .bind(now)
-        .execute(self.writer())
+        .execute(&mut *self.writer().await?)
         .await?
         .rows_affected()
             == 1)
@@ -565,7 +573,7 @@ impl Datastore {
         .bind(reason)
         .bind(if reason.is_some() { now } else { "" })
         .bind(now)
-        .execute(self.writer())
+        .execute(&mut *self.writer().await?)
         .await?;
         Ok(done.rows_affected() == 1)
     }
@@ -580,7 +588,7 @@ impl Datastore {
             .bind(id)
             .bind(power_state)
             .bind(now)
-            .execute(self.writer())
+            .execute(&mut *self.writer().await?)
             .await?;
         Ok(())
     }
@@ -597,7 +605,7 @@ impl Datastore {
             .bind(media_slots)
             .bind(boot)
             .bind(now)
-            .execute(self.writer())
+            .execute(&mut *self.writer().await?)
             .await?;
         Ok(())
     }
@@ -606,7 +614,7 @@ impl Datastore {
 /// `host_transition` inside a transaction. A host that went `missing` meanwhile moves
 /// underneath: the state it returns to when it is seen again is the new one.
 async fn transition(
-    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
     id: &str,
     from: &[&str],
     to: &str,
@@ -685,7 +693,7 @@ mod tests {
              VALUES ('pm', 'site', 'http://bmc', '', '', 1, '{}', '{}', 'admin', 'online', $1, $1)",
         )
         .bind(NOW)
-        .execute(store.writer())
+        .execute(&mut *store.writer().await.unwrap())
         .await
         .unwrap();
         let host = HostRow {
@@ -763,7 +771,7 @@ mod tests {
         assert_eq!(state(&store).await.state, "provisioned");
         // An unclaimed-only transition skips a claimed host.
         sqlx::query("UPDATE hosts SET claim_id = 'c' WHERE id = 'h'")
-            .execute(store.writer())
+            .execute(&mut *store.writer().await.unwrap())
             .await
             .unwrap();
         let t = Transition {

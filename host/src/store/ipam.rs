@@ -120,7 +120,7 @@ impl Datastore {
         .bind(pool.generation)
         .bind(&pool.created_at)
         .bind(&pool.updated_at)
-        .execute(self.writer())
+        .execute(&mut *self.writer().await?)
         .await?;
         Ok(())
     }
@@ -187,7 +187,8 @@ impl Datastore {
         pool: &IpPoolRow,
         check: impl FnOnce(&[IpAllocationRow]) -> Result<(), E>,
     ) -> Result<Result<bool, E>, StoreError> {
-        let mut tx = self.begin_write().await?;
+        let mut writer = self.writer().await?;
+        let mut tx = writer.begin().await?;
         let locked = sqlx::query("UPDATE ip_pools SET generation = generation + 1 WHERE id = $1")
             .bind(&pool.id)
             .execute(&mut *tx)
@@ -235,7 +236,8 @@ impl Datastore {
     /// Deletes a pool that holds no allocation. `None` when it does not exist, `Some(n)` with
     /// the number of allocations that kept it.
     pub async fn ip_pool_delete(&self, id: &str) -> Result<Option<i64>, StoreError> {
-        let mut tx = self.begin_write().await?;
+        let mut writer = self.writer().await?;
+        let mut tx = writer.begin().await?;
         let locked = sqlx::query("UPDATE ip_pools SET generation = generation + 1 WHERE id = $1")
             .bind(id)
             .execute(&mut *tx)
@@ -333,12 +335,17 @@ impl Datastore {
                     .bind(&row.created_at);
             }
             if let [(row, _)] = chunk {
-                if query.execute(self.writer()).await?.rows_affected() == 1 {
+                if query
+                    .execute(&mut *self.writer().await?)
+                    .await?
+                    .rows_affected()
+                    == 1
+                {
                     inserted.insert(row.id.clone());
                 }
                 continue;
             }
-            for r in query.fetch_all(self.writer()).await? {
+            for r in query.fetch_all(&mut *self.writer().await?).await? {
                 inserted.insert(r.try_get::<String, _>("id")?);
             }
         }
@@ -464,7 +471,7 @@ impl Datastore {
         )
         .bind(pool_id)
         .bind(id)
-        .fetch_optional(self.writer())
+        .fetch_optional(&mut *self.writer().await?)
         .await?;
         r.map(|r| value(&r.try_get::<Vec<u8>, _>("addr_key")?))
             .transpose()

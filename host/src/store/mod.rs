@@ -33,8 +33,8 @@ pub use tokens::{Role, TokenRow};
 use std::path::Path;
 use std::time::Duration;
 
-use sqlx::AnyPool;
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
+use sqlx::{AnyConnection, AnyPool};
 
 /// Which database a datastore runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,6 +63,9 @@ pub enum StoreError {
 
 impl From<sqlx::Error> for StoreError {
     fn from(e: sqlx::Error) -> StoreError {
+        if let sqlx::Error::WorkerCrashed = e {
+            WORKER_CRASHED.store(true, std::sync::atomic::Ordering::Release);
+        }
         if let sqlx::Error::Database(db) = &e
             && db.is_unique_violation()
         {
@@ -76,10 +79,8 @@ impl From<sqlx::Error> for StoreError {
 #[derive(Clone, Debug)]
 pub struct Datastore {
     pool: AnyPool,
-    /// Where writes go. On SQLite one connection: writers queue for it here instead of spinning
-    /// on the database lock, and its page cache stays warm because nobody else writes. On
-    /// PostgreSQL the same pool as reads.
-    writer: AnyPool,
+    /// Where writes go.
+    writer: Writers,
     backend: Backend,
     /// Tokens found by their hash in the last second (`tokens::TOKEN_CACHE_TTL`): a request's
     /// authentication then costs no round trip. Emptied by every change to tokens here.
@@ -88,6 +89,80 @@ pub struct Datastore {
 
 /// How long a PostgreSQL connection may sit idle in the pool before it is pinged on its way out.
 const IDLE_BEFORE_PING: Duration = Duration::from_secs(1);
+
+/// How long a write waits for the connection before it fails (a pool's acquire timeout).
+const WRITER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// What SQLite's connections run first.
+const SQLITE_PRAGMAS: &str = "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
+                              PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON;";
+
+/// Set when any query found its SQLite connection's thread gone (sqlx's `WorkerCrashed`): the
+/// next write then checks the held writer and opens a new one if it is that connection.
+static WORKER_CRASHED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Where writes go.
+#[derive(Clone, Debug)]
+enum Writers {
+    /// SQLite: one connection, held for the life of the process. Writers queue for it here
+    /// instead of spinning on the database lock, and its page cache stays warm because nobody
+    /// else writes. It is not in a sqlx pool: a pool pings every connection handed back to it,
+    /// a second round trip to SQLite's thread after every write (40 of the 105 µs a lone
+    /// insert cost).
+    Sqlite {
+        conn: std::sync::Arc<tokio::sync::Mutex<AnyConnection>>,
+        url: std::sync::Arc<str>,
+    },
+    /// PostgreSQL: the same pool as reads.
+    Postgres(AnyPool),
+}
+
+/// The connection one write (or one transaction) holds.
+pub(crate) enum Writer {
+    Held(tokio::sync::OwnedMutexGuard<AnyConnection>),
+    Pooled(sqlx::pool::PoolConnection<sqlx::Any>),
+}
+
+impl std::ops::Deref for Writer {
+    type Target = AnyConnection;
+
+    fn deref(&self) -> &AnyConnection {
+        match self {
+            Writer::Held(conn) => conn,
+            Writer::Pooled(conn) => conn,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Writer {
+    fn deref_mut(&mut self) -> &mut AnyConnection {
+        match self {
+            Writer::Held(conn) => conn,
+            Writer::Pooled(conn) => conn,
+        }
+    }
+}
+
+impl Writer {
+    /// Begins a transaction that will write. On SQLite it takes the write lock at once
+    /// (`BEGIN IMMEDIATE`, waiting up to the busy timeout): a deferred transaction that read
+    /// first would fail with "database is locked" when another process committed meanwhile.
+    pub(crate) async fn begin(&mut self) -> Result<sqlx::Transaction<'_, sqlx::Any>, StoreError> {
+        use sqlx::Connection;
+        let statement = match self {
+            Writer::Held(_) => "BEGIN IMMEDIATE",
+            Writer::Pooled(_) => "BEGIN",
+        };
+        Ok((**self).begin_with(statement).await?)
+    }
+}
+
+async fn connect_sqlite_writer(url: &str) -> Result<AnyConnection, sqlx::Error> {
+    use sqlx::{Connection, Executor};
+    let mut conn = AnyConnection::connect(url).await?;
+    conn.execute(SQLITE_PRAGMAS).await?;
+    Ok(conn)
+}
 
 impl Datastore {
     /// Opens (creating if needed) the embedded SQLite database in `data_dir`.
@@ -137,8 +212,7 @@ impl Datastore {
                     Box::pin(async move {
                         if backend == Backend::Sqlite {
                             use sqlx::Executor;
-                            conn.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON;")
-                                .await?;
+                            conn.execute(SQLITE_PRAGMAS).await?;
                         }
                         Ok(())
                     })
@@ -147,13 +221,17 @@ impl Datastore {
         let (pool, writer) = match backend {
             Backend::Sqlite => {
                 // The writer first: it creates the file and switches it to WAL.
-                let writer = options(1).connect(url).await.map_err(StoreError::Open)?;
+                let conn = connect_sqlite_writer(url).await.map_err(StoreError::Open)?;
                 let pool = options(8).connect(url).await.map_err(StoreError::Open)?;
+                let writer = Writers::Sqlite {
+                    conn: std::sync::Arc::new(tokio::sync::Mutex::new(conn)),
+                    url: url.into(),
+                };
                 (pool, writer)
             }
             Backend::Postgres => {
                 let pool = options(16).connect(url).await.map_err(StoreError::Open)?;
-                (pool.clone(), pool)
+                (pool.clone(), Writers::Postgres(pool))
             }
         };
         let store = Datastore {
@@ -167,8 +245,9 @@ impl Datastore {
     }
 
     async fn migrate(&self) -> Result<(), StoreError> {
+        let mut writer = self.writer().await?;
         sqlx::migrate!("./migrations")
-            .run(&self.writer)
+            .run(&mut *writer)
             .await
             .map_err(StoreError::Migrate)
     }
@@ -188,22 +267,25 @@ impl Datastore {
         &self.pool
     }
 
-    /// For writes outside a transaction.
-    pub(crate) fn writer(&self) -> &AnyPool {
-        &self.writer
-    }
-
-    /// Begins a transaction that will write. On SQLite it takes the write lock at once
-    /// (`BEGIN IMMEDIATE`, waiting up to the busy timeout): a deferred transaction that read
-    /// first would fail with "database is locked" when another writer committed meanwhile.
-    pub(crate) async fn begin_write(
-        &self,
-    ) -> Result<sqlx::Transaction<'static, sqlx::Any>, StoreError> {
-        let statement = match self.backend {
-            Backend::Sqlite => "BEGIN IMMEDIATE",
-            Backend::Postgres => "BEGIN",
+    /// The connection for a write, or for a transaction that writes (`Writer::begin`); other
+    /// writes wait until it is dropped.
+    pub(crate) async fn writer(&self) -> Result<Writer, StoreError> {
+        let (conn, url) = match &self.writer {
+            Writers::Postgres(pool) => return Ok(Writer::Pooled(pool.acquire().await?)),
+            Writers::Sqlite { conn, url } => (conn, url),
         };
-        Ok(self.writer.begin_with(statement).await?)
+        let mut held = tokio::time::timeout(WRITER_TIMEOUT, conn.clone().lock_owned())
+            .await
+            .map_err(|_| StoreError::Database(sqlx::Error::PoolTimedOut))?;
+        use std::sync::atomic::Ordering;
+        if WORKER_CRASHED.swap(false, Ordering::AcqRel) {
+            use sqlx::Connection;
+            if let Err(error) = held.ping().await {
+                tracing::warn!(%error, "the database writer's connection is gone; opening another");
+                *held = connect_sqlite_writer(url).await?;
+            }
+        }
+        Ok(Writer::Held(held))
     }
 }
 

@@ -106,7 +106,7 @@ const INSERT: &str = "INSERT INTO operations (id, kind, status, pod_manager, hos
 
 impl Datastore {
     pub async fn operation_create(&self, op: &OperationRow) -> Result<(), StoreError> {
-        insert(op).execute(self.writer()).await?;
+        insert(op).execute(&mut *self.writer().await?).await?;
         Ok(())
     }
 
@@ -153,7 +153,8 @@ impl Datastore {
         lease: std::time::Duration,
         per_pod_manager: i64,
     ) -> Result<Option<OperationRow>, StoreError> {
-        let mut tx = self.begin_write().await?;
+        let mut writer = self.writer().await?;
+        let mut tx = writer.begin().await?;
         if self.backend == super::Backend::Postgres {
             sqlx::query("SELECT pg_advisory_xact_lock(7001726)")
                 .execute(&mut *tx)
@@ -215,7 +216,7 @@ impl Datastore {
         .bind(claim_id)
         .bind(why)
         .bind(now)
-        .execute(self.writer())
+        .execute(&mut *self.writer().await?)
         .await?
         .rows_affected())
     }
@@ -234,7 +235,7 @@ impl Datastore {
         .bind(id)
         .bind(owner)
         .bind(until)
-        .execute(self.writer())
+        .execute(&mut *self.writer().await?)
         .await?
         .rows_affected()
             == 1)
@@ -266,7 +267,7 @@ impl Datastore {
         .bind(error)
         .bind(now)
         .bind(result)
-        .execute(self.writer())
+        .execute(&mut *self.writer().await?)
         .await?
         .rows_affected()
             == 1)
@@ -290,7 +291,7 @@ impl Datastore {
         .bind(owner)
         .bind(error)
         .bind(next)
-        .execute(self.writer())
+        .execute(&mut *self.writer().await?)
         .await?
         .rows_affected()
             == 1)

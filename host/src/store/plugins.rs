@@ -89,7 +89,7 @@ impl Datastore {
         .bind(plugin.source.as_str())
         .bind(wasm.to_vec())
         .bind(&plugin.created_at)
-        .execute(self.writer())
+        .execute(&mut *self.writer().await?)
         .await?;
         Ok(plugin.clone())
     }

@@ -126,7 +126,7 @@ impl Datastore {
         .bind(&pm.created_at)
         .bind(&pm.updated_at)
         .bind(&pm.tls_pinned_sha256)
-        .execute(self.writer())
+        .execute(&mut *self.writer().await?)
         .await?;
         Ok(())
     }
@@ -153,7 +153,7 @@ impl Datastore {
         .bind(&pm.network_config_owner)
         .bind(&pm.updated_at)
         .bind(&pm.tls_pinned_sha256)
-        .execute(self.writer())
+        .execute(&mut *self.writer().await?)
         .await?;
         Ok(done.rows_affected() == 1)
     }
@@ -200,7 +200,8 @@ impl Datastore {
     /// Deletes a pod manager and its hosts, unless one of them is claimed: then nothing is
     /// deleted and the number of claimed hosts is returned.
     pub async fn pod_manager_delete(&self, uuid: &str) -> Result<Result<bool, i64>, StoreError> {
-        let mut tx = self.begin_write().await?;
+        let mut writer = self.writer().await?;
+        let mut tx = writer.begin().await?;
         let claimed: i64 = sqlx::query(
             "SELECT COUNT(*) AS n FROM hosts WHERE pod_manager = $1 AND claim_id IS NOT NULL",
         )
@@ -238,7 +239,8 @@ impl Datastore {
         redfish_link: Option<&str>,
         at: &str,
     ) -> Result<(), StoreError> {
-        let mut tx = self.begin_write().await?;
+        let mut writer = self.writer().await?;
+        let mut tx = writer.begin().await?;
         let previous: Option<String> =
             sqlx::query("SELECT status FROM pod_managers WHERE uuid = $1")
                 .bind(uuid)

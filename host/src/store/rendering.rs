@@ -70,7 +70,7 @@ impl Datastore {
         .bind(uuid)
         .bind(template)
         .bind(now)
-        .execute(self.writer())
+        .execute(&mut *self.writer().await?)
         .await?
         .rows_affected();
         Ok(done == 1)
@@ -82,7 +82,8 @@ impl Datastore {
         d: &ConfigDriveRow,
         now: &str,
     ) -> Result<(), StoreError> {
-        let mut tx = self.begin_write().await?;
+        let mut writer = self.writer().await?;
+        let mut tx = writer.begin().await?;
         sqlx::query("DELETE FROM config_drives WHERE expires_at <= $1")
             .bind(now)
             .execute(&mut *tx)
@@ -134,7 +135,7 @@ impl Datastore {
         Ok(
             sqlx::query("DELETE FROM config_drives WHERE expires_at <= $1")
                 .bind(now)
-                .execute(self.writer())
+                .execute(&mut *self.writer().await?)
                 .await?
                 .rows_affected(),
         )
@@ -151,7 +152,7 @@ impl Datastore {
         )
         .bind(host_id)
         .bind(claim_id.unwrap_or(""))
-        .execute(self.writer())
+        .execute(&mut *self.writer().await?)
         .await?
         .rows_affected())
     }

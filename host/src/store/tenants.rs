@@ -30,7 +30,7 @@ impl Datastore {
         .bind(&t.name)
         .bind(&t.description)
         .bind(&t.created_at)
-        .execute(self.writer())
+        .execute(&mut *self.writer().await?)
         .await?;
         Ok(())
     }
@@ -58,7 +58,8 @@ impl Datastore {
     /// Deletes a tenant, its grants and its tokens, unless it holds claims: then nothing is
     /// deleted and the number of its claims is returned.
     pub async fn tenant_delete(&self, id: &str) -> Result<Result<bool, i64>, StoreError> {
-        let mut tx = self.begin_write().await?;
+        let mut writer = self.writer().await?;
+        let mut tx = writer.begin().await?;
         let claims: i64 = sqlx::query("SELECT COUNT(*) AS n FROM claims WHERE tenant_id = $1")
             .bind(id)
             .fetch_one(&mut *tx)
@@ -87,7 +88,8 @@ impl Datastore {
     /// Starts deleting a tenant: revokes its tokens, drops its grants (so nothing more binds)
     /// and marks it. `false` when there is no such tenant.
     pub async fn tenant_begin_deletion(&self, id: &str, now: &str) -> Result<bool, StoreError> {
-        let mut tx = self.begin_write().await?;
+        let mut writer = self.writer().await?;
+        let mut tx = writer.begin().await?;
         let marked =
             sqlx::query("UPDATE tenants SET deleting_at = COALESCE(deleting_at, $2) WHERE id = $1")
                 .bind(id)
@@ -152,7 +154,7 @@ impl Datastore {
         .bind(token_id)
         .bind(tenant_id.unwrap_or(""))
         .bind(now)
-        .execute(self.writer())
+        .execute(&mut *self.writer().await?)
         .await?;
         self.tokens_changed();
         Ok(done.rows_affected() == 1)

@@ -68,7 +68,7 @@ impl Datastore {
         .bind(&token.description)
         .bind(&token.expires_at)
         .bind(&token.created_at)
-        .execute(self.writer())
+        .execute(&mut *self.writer().await?)
         .await?;
         Ok(())
     }
