@@ -421,21 +421,23 @@ impl<'a> Client<'a> {
     }
 
     fn get<T: DeserializeOwned>(&self, url: &str, source: UrlSource) -> Result<T, Error> {
-        let value = self.get_object(url, source)?;
+        let body = self.request(Method::Get, url, source, None)?;
+        // Straight into `T` when the document is an object (a struct would also take an array,
+        // field by field): a tree first would allocate every key and value twice. Any failure
+        // goes the slow way, which says what is wrong.
+        if body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
+            && let Ok(parsed) = serde_json::from_slice(&body)
+        {
+            return Ok(parsed);
+        }
+        let value = json_object(url, &body)?;
         serde_json::from_value(value).map_err(|e| Error::Protocol(format!("GET {url}: {e}")))
     }
 
     /// GETs a resource that must be a JSON object.
     fn get_object(&self, url: &str, source: UrlSource) -> Result<Value, Error> {
         let body = self.request(Method::Get, url, source, None)?;
-        let value: Value = serde_json::from_slice(&body)
-            .map_err(|e| Error::Protocol(format!("GET {url}: the response is not JSON ({e})")))?;
-        if !value.is_object() {
-            return Err(Error::Protocol(format!(
-                "GET {url}: the response is not a JSON object"
-            )));
-        }
-        Ok(value)
+        json_object(url, &body)
     }
 
     /// Sends to a URL the service linked to; the response body is not needed.
@@ -476,6 +478,18 @@ impl<'a> Client<'a> {
 
 /// A system id is a path the service handed out (or, from services that hand out absolute
 /// links, an http(s) URL).
+/// The body of `GET url` as a JSON object, or why it is not one.
+fn json_object(url: &str, body: &[u8]) -> Result<Value, Error> {
+    let value: Value = serde_json::from_slice(body)
+        .map_err(|e| Error::Protocol(format!("GET {url}: the response is not JSON ({e})")))?;
+    if !value.is_object() {
+        return Err(Error::Protocol(format!(
+            "GET {url}: the response is not a JSON object"
+        )));
+    }
+    Ok(value)
+}
+
 fn check_system_id(system_id: &str) -> Result<(), Error> {
     let well_formed = (system_id.starts_with('/') && !system_id.starts_with("//"))
         || system_id.starts_with("https://")

@@ -181,3 +181,21 @@ fn transport_failures_reach_the_caller() {
     assert!(matches!(fake.client().discover(), Err(Error::Timeout(_))));
     assert!(matches!(fake.client().probe(), Err(Error::Timeout(_))));
 }
+
+#[test]
+fn a_resource_that_is_not_an_object_is_a_protocol_error() {
+    // An array would fill a struct field by field; it is refused as what it is.
+    let mut fake = Fake::emulator();
+    fake.answer(Method::Get, SYSTEM, 200, b" [\"On\"]");
+    assert!(matches!(
+        fake.client().get_power(SYSTEM),
+        Err(Error::Protocol(m)) if m.ends_with("the response is not a JSON object")
+    ));
+
+    let mut fake = Fake::emulator();
+    fake.answer(Method::Get, SYSTEM, 200, b"{\"PowerState\": ");
+    assert!(matches!(
+        fake.client().get_power(SYSTEM),
+        Err(Error::Protocol(m)) if m.contains("the response is not JSON")
+    ));
+}
