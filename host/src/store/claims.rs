@@ -186,7 +186,7 @@ impl Datastore {
         ))
         .bind(id)
         .bind(tenant_id.unwrap_or(""))
-        .fetch_optional(self.pool())
+        .fetch_optional(&mut *self.reader().await?)
         .await?;
         r.as_ref().map(row).transpose()
     }
@@ -197,7 +197,7 @@ impl Datastore {
             "SELECT {SELECT} FROM claims WHERE ($1 = '' OR tenant_id = $1) ORDER BY id LIMIT 10000"
         ))
         .bind(tenant_id.unwrap_or(""))
-        .fetch_all(self.pool())
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         rows.iter().map(row).collect()
     }
@@ -205,7 +205,7 @@ impl Datastore {
     /// Ids of pending claims, oldest first.
     pub async fn claims_pending(&self) -> Result<Vec<String>, StoreError> {
         let rows = sqlx::query("SELECT id FROM claims WHERE state = 'pending' ORDER BY id")
-            .fetch_all(self.pool())
+            .fetch_all(&mut *self.reader().await?)
             .await?;
         rows.iter().map(|r| Ok(r.try_get("id")?)).collect()
     }

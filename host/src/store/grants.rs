@@ -47,7 +47,7 @@ impl Datastore {
     pub async fn grant_get(&self, id: &str) -> Result<Option<GrantRow>, StoreError> {
         let r = sqlx::query(&format!("SELECT {COLUMNS} FROM grants WHERE id = $1"))
             .bind(id)
-            .fetch_optional(self.pool())
+            .fetch_optional(&mut *self.reader().await?)
             .await?;
         r.as_ref().map(row).transpose()
     }
@@ -67,7 +67,7 @@ impl Datastore {
         .bind(pod_manager.unwrap_or(""))
         .bind(page.cursor.as_deref().unwrap_or(""))
         .bind(i64::from(page.limit) + 1)
-        .fetch_all(self.pool())
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         let items = rows.iter().map(row).collect::<Result<Vec<_>, _>>()?;
         Ok(Paged::from_rows(items, page.limit, |g| g.id.clone()))

@@ -244,7 +244,7 @@ impl Datastore {
             self.host_doc()
         ))
         .bind(pod_manager)
-        .fetch_all(self.pool())
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         docs.iter().map(String::as_str).map(host_from_doc).collect()
     }
@@ -318,7 +318,7 @@ impl Datastore {
             self.host_doc()
         ))
         .bind(id)
-        .fetch_optional(self.pool())
+        .fetch_optional(&mut *self.reader().await?)
         .await?;
         doc.as_deref().map(host_from_doc).transpose()
     }
@@ -387,7 +387,10 @@ impl Datastore {
         for (k, v) in &filter.labels {
             query = query.bind(k).bind(v);
         }
-        let page_json: String = query.fetch_one(self.pool()).await?.try_get("page")?;
+        let page_json: String = query
+            .fetch_one(&mut *self.reader().await?)
+            .await?
+            .try_get("page")?;
         let mut items: Vec<HostRow> = serde_json::from_str(&page_json)
             .map_err(|e| StoreError::Corrupt(format!("a page of hosts: {e}")))?;
         items.sort_by(|a, b| a.id.cmp(&b.id));

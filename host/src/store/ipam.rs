@@ -130,7 +130,7 @@ impl Datastore {
             "SELECT {POOL_COLUMNS} FROM ip_pools WHERE id = $1"
         ))
         .bind(id)
-        .fetch_optional(self.pool())
+        .fetch_optional(&mut *self.reader().await?)
         .await?;
         r.as_ref().map(pool_row).transpose()
     }
@@ -144,7 +144,7 @@ impl Datastore {
         let r = sqlx::query("SELECT id FROM ip_pools WHERE name = $1 AND id <> $2")
             .bind(name)
             .bind(except.unwrap_or(""))
-            .fetch_optional(self.pool())
+            .fetch_optional(&mut *self.reader().await?)
             .await?;
         Ok(r.is_some())
     }
@@ -161,7 +161,7 @@ impl Datastore {
         .bind(pod_manager.unwrap_or(""))
         .bind(page.cursor.as_deref().unwrap_or(""))
         .bind(i64::from(page.limit) + 1)
-        .fetch_all(self.pool())
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         let items = rows.iter().map(pool_row).collect::<Result<Vec<_>, _>>()?;
         Ok(Paged::from_rows(items, page.limit, |p| p.id.clone()))
@@ -174,7 +174,7 @@ impl Datastore {
              ORDER BY name LIMIT 10000"
         ))
         .bind(pod_manager)
-        .fetch_all(self.pool())
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         rows.iter().map(pool_row).collect()
     }
@@ -264,7 +264,7 @@ impl Datastore {
     pub async fn ip_allocated_count(&self, pool_id: &str) -> Result<i64, StoreError> {
         let r = sqlx::query("SELECT COUNT(*) AS n FROM ip_allocations WHERE pool_id = $1")
             .bind(pool_id)
-            .fetch_one(self.pool())
+            .fetch_one(&mut *self.reader().await?)
             .await?;
         Ok(r.try_get("n")?)
     }
@@ -273,7 +273,7 @@ impl Datastore {
     pub async fn ip_allocated_values(&self, pool_id: &str) -> Result<Vec<u128>, StoreError> {
         let rows = sqlx::query("SELECT addr_key FROM ip_allocations WHERE pool_id = $1")
             .bind(pool_id)
-            .fetch_all(self.pool())
+            .fetch_all(&mut *self.reader().await?)
             .await?;
         rows.iter()
             .map(|r| value(&r.try_get::<Vec<u8>, _>("addr_key")?))
@@ -380,7 +380,7 @@ impl Datastore {
         ))
         .bind(pool_id)
         .bind(id)
-        .fetch_optional(self.pool())
+        .fetch_optional(&mut *self.reader().await?)
         .await?;
         r.as_ref().map(allocation_row).transpose()
     }
@@ -396,7 +396,7 @@ impl Datastore {
         ))
         .bind(pool_id)
         .bind(be(value))
-        .fetch_optional(self.pool())
+        .fetch_optional(&mut *self.reader().await?)
         .await?;
         r.as_ref().map(allocation_row).transpose()
     }
@@ -411,7 +411,7 @@ impl Datastore {
         ))
         .bind(pool_id)
         .bind(owner)
-        .fetch_optional(self.pool())
+        .fetch_optional(&mut *self.reader().await?)
         .await?;
         r.as_ref().map(allocation_row).transpose()
     }
@@ -422,7 +422,7 @@ impl Datastore {
             "SELECT pool_id, id FROM ip_allocations WHERE owner LIKE 'host:%' \
              AND substr(owner, 6) NOT IN (SELECT id FROM hosts)",
         )
-        .fetch_all(self.pool())
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         rows.iter()
             .map(|r| Ok((r.try_get("pool_id")?, r.try_get("id")?)))
@@ -438,7 +438,7 @@ impl Datastore {
             "SELECT {ALLOCATION_COLUMNS} FROM ip_allocations WHERE owner = $1 ORDER BY id"
         ))
         .bind(owner)
-        .fetch_all(self.pool())
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         rows.iter().map(allocation_row).collect()
     }
@@ -455,7 +455,7 @@ impl Datastore {
         .bind(pool_id)
         .bind(page.cursor.as_deref().unwrap_or(""))
         .bind(i64::from(page.limit) + 1)
-        .fetch_all(self.pool())
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         let items = rows
             .iter()

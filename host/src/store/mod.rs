@@ -64,7 +64,7 @@ pub enum StoreError {
 impl From<sqlx::Error> for StoreError {
     fn from(e: sqlx::Error) -> StoreError {
         if let sqlx::Error::WorkerCrashed = e {
-            WORKER_CRASHED.store(true, std::sync::atomic::Ordering::Release);
+            WORKER_CRASHES.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
         }
         if let sqlx::Error::Database(db) = &e
             && db.is_unique_violation()
@@ -78,9 +78,12 @@ impl From<sqlx::Error> for StoreError {
 /// The datastore, shared by every request and worker.
 #[derive(Clone, Debug)]
 pub struct Datastore {
-    pool: AnyPool,
-    /// Where writes go.
-    writer: Writers,
+    /// Where reads go: on SQLite eight held connections, on PostgreSQL a sqlx pool of 16.
+    reader: Connections,
+    /// Where writes go: on SQLite one held connection, so writers queue for it here instead of
+    /// spinning on the database lock, and its page cache stays warm because nobody else writes;
+    /// on PostgreSQL the same pool as reads.
+    writer: Connections,
     backend: Backend,
     /// Tokens found by their hash in the last second (`tokens::TOKEN_CACHE_TTL`): a request's
     /// authentication then costs no round trip. Emptied by every change to tokens here.
@@ -90,74 +93,138 @@ pub struct Datastore {
 /// How long a PostgreSQL connection may sit idle in the pool before it is pinged on its way out.
 const IDLE_BEFORE_PING: Duration = Duration::from_secs(1);
 
-/// How long a write waits for the connection before it fails (a pool's acquire timeout).
-const WRITER_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a query waits for a connection before it fails.
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// What SQLite's connections run first.
 const SQLITE_PRAGMAS: &str = "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
                               PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON;";
 
-/// Set when any query found its SQLite connection's thread gone (sqlx's `WorkerCrashed`): the
-/// next write then checks the held writer and opens a new one if it is that connection.
-static WORKER_CRASHED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// Counts the queries that found their SQLite connection's thread gone (sqlx's
+/// `WorkerCrashed`): a held connection checked before this count rose is pinged before its next
+/// use, and opened anew if it is the one.
+static WORKER_CRASHES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
-/// Where writes go.
-#[derive(Clone, Debug)]
-enum Writers {
-    /// SQLite: one connection, held for the life of the process. Writers queue for it here
-    /// instead of spinning on the database lock, and its page cache stays warm because nobody
-    /// else writes. It is not in a sqlx pool: a pool pings every connection handed back to it,
-    /// a second round trip to SQLite's thread after every write (40 of the 105 µs a lone
-    /// insert cost).
-    Sqlite {
-        conn: std::sync::Arc<tokio::sync::Mutex<AnyConnection>>,
+/// A set of connections to one database.
+#[derive(Clone)]
+enum Connections {
+    /// SQLite: connections opened at start and held for the life of the process. Not a sqlx
+    /// pool: that pings every connection handed back to it, a second round trip to SQLite's
+    /// thread after every query (40 of the 105 µs a lone insert cost).
+    Held {
+        pool: deadpool::unmanaged::Pool<HeldConnection>,
         url: std::sync::Arc<str>,
     },
-    /// PostgreSQL: the same pool as reads.
-    Postgres(AnyPool),
+    /// PostgreSQL: sqlx's pool, which reconnects after a server restart.
+    Pooled(AnyPool),
 }
 
-/// The connection one write (or one transaction) holds.
-pub(crate) enum Writer {
-    Held(tokio::sync::OwnedMutexGuard<AnyConnection>),
+impl std::fmt::Debug for Connections {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Connections::Held { pool, .. } => f
+                .debug_struct("Held")
+                .field("size", &pool.status().size)
+                .finish(),
+            Connections::Pooled(pool) => f.debug_tuple("Pooled").field(pool).finish(),
+        }
+    }
+}
+
+pub(crate) struct HeldConnection {
+    conn: AnyConnection,
+    /// `WORKER_CRASHES` when this connection was last known to work.
+    checked: u64,
+}
+
+impl Connections {
+    async fn open_sqlite(url: &str, size: usize) -> Result<Connections, sqlx::Error> {
+        let mut held = Vec::with_capacity(size);
+        for _ in 0..size {
+            held.push(HeldConnection {
+                conn: connect_sqlite(url).await?,
+                checked: 0,
+            });
+        }
+        let pool = deadpool::unmanaged::Pool::from_config(&deadpool::unmanaged::PoolConfig {
+            max_size: size,
+            timeout: Some(ACQUIRE_TIMEOUT),
+            runtime: Some(deadpool::Runtime::Tokio1),
+        });
+        for conn in held {
+            pool.try_add(conn)
+                .map_err(|_| sqlx::Error::Configuration("the connection pool is full".into()))?;
+        }
+        Ok(Connections::Held {
+            pool,
+            url: url.into(),
+        })
+    }
+
+    /// A connection, for as long as the answer is held.
+    async fn get(&self) -> Result<Conn, StoreError> {
+        let (pool, url) = match self {
+            Connections::Pooled(pool) => return Ok(Conn::Pooled(pool.acquire().await?)),
+            Connections::Held { pool, url } => (pool, url),
+        };
+        let mut held = pool
+            .get()
+            .await
+            .map_err(|_| StoreError::Database(sqlx::Error::PoolTimedOut))?;
+        let crashes = WORKER_CRASHES.load(std::sync::atomic::Ordering::Acquire);
+        if held.checked != crashes {
+            use sqlx::Connection;
+            if let Err(error) = held.conn.ping().await {
+                tracing::warn!(%error, "a database connection is gone; opening another");
+                held.conn = connect_sqlite(url).await?;
+            }
+            held.checked = crashes;
+        }
+        Ok(Conn::Held(held))
+    }
+}
+
+/// A connection to run queries on, or a transaction (`Conn::begin`); back to its set when dropped.
+pub(crate) enum Conn {
+    Held(deadpool::unmanaged::Object<HeldConnection>),
     Pooled(sqlx::pool::PoolConnection<sqlx::Any>),
 }
 
-impl std::ops::Deref for Writer {
+impl std::ops::Deref for Conn {
     type Target = AnyConnection;
 
     fn deref(&self) -> &AnyConnection {
         match self {
-            Writer::Held(conn) => conn,
-            Writer::Pooled(conn) => conn,
+            Conn::Held(held) => &held.conn,
+            Conn::Pooled(conn) => conn,
         }
     }
 }
 
-impl std::ops::DerefMut for Writer {
+impl std::ops::DerefMut for Conn {
     fn deref_mut(&mut self) -> &mut AnyConnection {
         match self {
-            Writer::Held(conn) => conn,
-            Writer::Pooled(conn) => conn,
+            Conn::Held(held) => &mut held.conn,
+            Conn::Pooled(conn) => conn,
         }
     }
 }
 
-impl Writer {
+impl Conn {
     /// Begins a transaction that will write. On SQLite it takes the write lock at once
     /// (`BEGIN IMMEDIATE`, waiting up to the busy timeout): a deferred transaction that read
     /// first would fail with "database is locked" when another process committed meanwhile.
     pub(crate) async fn begin(&mut self) -> Result<sqlx::Transaction<'_, sqlx::Any>, StoreError> {
         use sqlx::Connection;
         let statement = match self {
-            Writer::Held(_) => "BEGIN IMMEDIATE",
-            Writer::Pooled(_) => "BEGIN",
+            Conn::Held(_) => "BEGIN IMMEDIATE",
+            Conn::Pooled(_) => "BEGIN",
         };
         Ok((**self).begin_with(statement).await?)
     }
 }
 
-async fn connect_sqlite_writer(url: &str) -> Result<AnyConnection, sqlx::Error> {
+async fn connect_sqlite(url: &str) -> Result<AnyConnection, sqlx::Error> {
     use sqlx::{Connection, Executor};
     let mut conn = AnyConnection::connect(url).await?;
     conn.execute(SQLITE_PRAGMAS).await?;
@@ -184,58 +251,49 @@ impl Datastore {
                 "the database URL must start with sqlite: or postgres:".into(),
             )));
         };
-        let options = |max: u32| {
-            AnyPoolOptions::new()
-                .max_connections(max)
-                .acquire_timeout(Duration::from_secs(10))
-                // sqlx pings every connection it hands out by default: a round trip to SQLite's
-                // thread, or to PostgreSQL, before each query. A connection that sat idle may
-                // have been closed by the server (PostgreSQL restarted, a proxy's timeout), so
-                // that one is checked; one in steady use proves itself by its last query.
-                .test_before_acquire(false)
-                .before_acquire(move |conn, meta| {
-                    Box::pin(async move {
-                        if backend == Backend::Sqlite || meta.idle_for < IDLE_BEFORE_PING {
-                            return Ok(true);
-                        }
-                        use sqlx::Connection;
-                        match conn.ping().await {
-                            Ok(()) => Ok(true),
-                            Err(error) => {
-                                tracing::info!(%error, "an idle database connection is gone; using another");
-                                Ok(false)
-                            }
-                        }
-                    })
-                })
-                .after_connect(move |conn, _| {
-                    Box::pin(async move {
-                        if backend == Backend::Sqlite {
-                            use sqlx::Executor;
-                            conn.execute(SQLITE_PRAGMAS).await?;
-                        }
-                        Ok(())
-                    })
-                })
-        };
-        let (pool, writer) = match backend {
+        let (reader, writer) = match backend {
             Backend::Sqlite => {
                 // The writer first: it creates the file and switches it to WAL.
-                let conn = connect_sqlite_writer(url).await.map_err(StoreError::Open)?;
-                let pool = options(8).connect(url).await.map_err(StoreError::Open)?;
-                let writer = Writers::Sqlite {
-                    conn: std::sync::Arc::new(tokio::sync::Mutex::new(conn)),
-                    url: url.into(),
-                };
-                (pool, writer)
+                let writer = Connections::open_sqlite(url, 1)
+                    .await
+                    .map_err(StoreError::Open)?;
+                let reader = Connections::open_sqlite(url, 8)
+                    .await
+                    .map_err(StoreError::Open)?;
+                (reader, writer)
             }
             Backend::Postgres => {
-                let pool = options(16).connect(url).await.map_err(StoreError::Open)?;
-                (pool.clone(), Writers::Postgres(pool))
+                let pool = AnyPoolOptions::new()
+                    .max_connections(16)
+                    .acquire_timeout(ACQUIRE_TIMEOUT)
+                    // sqlx pings every connection it hands out by default: a round trip before
+                    // each query. A connection that sat idle may have been closed by the server
+                    // (PostgreSQL restarted, a proxy's timeout), so that one is checked; one in
+                    // steady use proves itself by its last query.
+                    .test_before_acquire(false)
+                    .before_acquire(|conn, meta| {
+                        Box::pin(async move {
+                            if meta.idle_for < IDLE_BEFORE_PING {
+                                return Ok(true);
+                            }
+                            use sqlx::Connection;
+                            match conn.ping().await {
+                                Ok(()) => Ok(true),
+                                Err(error) => {
+                                    tracing::info!(%error, "an idle database connection is gone; using another");
+                                    Ok(false)
+                                }
+                            }
+                        })
+                    })
+                    .connect(url)
+                    .await
+                    .map_err(StoreError::Open)?;
+                (Connections::Pooled(pool.clone()), Connections::Pooled(pool))
             }
         };
         let store = Datastore {
-            pool,
+            reader,
             writer,
             backend,
             tokens: Default::default(),
@@ -258,34 +316,21 @@ impl Datastore {
 
     /// Checks the database answers.
     pub async fn ping(&self) -> Result<(), StoreError> {
-        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        sqlx::query("SELECT 1")
+            .execute(&mut *self.reader().await?)
+            .await?;
         Ok(())
     }
 
-    /// For reads.
-    pub(crate) fn pool(&self) -> &AnyPool {
-        &self.pool
+    /// A connection for reads.
+    pub(crate) async fn reader(&self) -> Result<Conn, StoreError> {
+        self.reader.get().await
     }
 
-    /// The connection for a write, or for a transaction that writes (`Writer::begin`); other
-    /// writes wait until it is dropped.
-    pub(crate) async fn writer(&self) -> Result<Writer, StoreError> {
-        let (conn, url) = match &self.writer {
-            Writers::Postgres(pool) => return Ok(Writer::Pooled(pool.acquire().await?)),
-            Writers::Sqlite { conn, url } => (conn, url),
-        };
-        let mut held = tokio::time::timeout(WRITER_TIMEOUT, conn.clone().lock_owned())
-            .await
-            .map_err(|_| StoreError::Database(sqlx::Error::PoolTimedOut))?;
-        use std::sync::atomic::Ordering;
-        if WORKER_CRASHED.swap(false, Ordering::AcqRel) {
-            use sqlx::Connection;
-            if let Err(error) = held.ping().await {
-                tracing::warn!(%error, "the database writer's connection is gone; opening another");
-                *held = connect_sqlite_writer(url).await?;
-            }
-        }
-        Ok(Writer::Held(held))
+    /// The connection for a write, or for a transaction that writes (`Conn::begin`). On SQLite
+    /// there is one: other writes wait until it is dropped.
+    pub(crate) async fn writer(&self) -> Result<Conn, StoreError> {
+        self.writer.get().await
     }
 }
 

@@ -113,7 +113,7 @@ impl Datastore {
     pub async fn operation_get(&self, id: &str) -> Result<Option<OperationRow>, StoreError> {
         let r = sqlx::query(&format!("SELECT {COLUMNS} FROM operations WHERE id = $1"))
             .bind(id)
-            .fetch_optional(self.pool())
+            .fetch_optional(&mut *self.reader().await?)
             .await?;
         r.as_ref().map(row).transpose()
     }
@@ -134,7 +134,7 @@ impl Datastore {
         .bind(cursor)
         .bind(i64::from(page.limit) + 1)
         .bind(filter.claim.as_deref().unwrap_or(""))
-        .fetch_all(self.pool())
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         let items = rows.iter().map(row).collect::<Result<Vec<_>, _>>()?;
         Ok(Paged::from_rows(items, page.limit, |o| o.id.clone()))

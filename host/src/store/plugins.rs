@@ -97,7 +97,7 @@ impl Datastore {
     pub async fn plugin_get(&self, sha256: &str) -> Result<Option<PluginRow>, StoreError> {
         let r = sqlx::query(&format!("SELECT {COLUMNS} FROM plugins WHERE sha256 = $1"))
             .bind(sha256)
-            .fetch_optional(self.pool())
+            .fetch_optional(&mut *self.reader().await?)
             .await?;
         r.as_ref().map(row).transpose()
     }
@@ -112,7 +112,7 @@ impl Datastore {
         ))
         .bind(name)
         .bind(version)
-        .fetch_optional(self.pool())
+        .fetch_optional(&mut *self.reader().await?)
         .await?;
         r.as_ref().map(row).transpose()
     }
@@ -122,7 +122,7 @@ impl Datastore {
         let rows = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM plugins ORDER BY name, version, sha256"
         ))
-        .fetch_all(self.pool())
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         rows.iter().map(row).collect()
     }
@@ -130,7 +130,7 @@ impl Datastore {
     pub async fn plugin_wasm(&self, sha256: &str) -> Result<Option<Vec<u8>>, StoreError> {
         let r = sqlx::query("SELECT wasm FROM plugins WHERE sha256 = $1")
             .bind(sha256)
-            .fetch_optional(self.pool())
+            .fetch_optional(&mut *self.reader().await?)
             .await?;
         Ok(match r {
             Some(r) => Some(r.try_get("wasm")?),

@@ -94,7 +94,7 @@ impl Datastore {
         .bind(name)
         .bind(url)
         .bind(except)
-        .fetch_optional(self.pool())
+        .fetch_optional(&mut *self.reader().await?)
         .await?;
         Ok(match r {
             None => None,
@@ -163,7 +163,7 @@ impl Datastore {
             "SELECT {COLUMNS} FROM pod_managers WHERE uuid = $1"
         ))
         .bind(uuid)
-        .fetch_optional(self.pool())
+        .fetch_optional(&mut *self.reader().await?)
         .await?;
         r.as_ref().map(row).transpose()
     }
@@ -183,7 +183,7 @@ impl Datastore {
         .bind(filter.status.as_deref().unwrap_or(""))
         .bind(page.cursor.as_deref().unwrap_or(""))
         .bind(i64::from(page.limit) + 1)
-        .fetch_all(self.pool())
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         let items = rows.iter().map(row).collect::<Result<Vec<_>, _>>()?;
         Ok(Paged::from_rows(items, page.limit, |pm| pm.uuid.clone()))
@@ -192,7 +192,7 @@ impl Datastore {
     /// Every pod manager's uuid, for the background tasks.
     pub async fn pod_manager_uuids(&self) -> Result<Vec<String>, StoreError> {
         let rows = sqlx::query("SELECT uuid FROM pod_managers ORDER BY uuid")
-            .fetch_all(self.pool())
+            .fetch_all(&mut *self.reader().await?)
             .await?;
         rows.iter().map(|r| Ok(r.try_get("uuid")?)).collect()
     }
@@ -288,7 +288,7 @@ impl Datastore {
              ORDER BY at DESC, id DESC LIMIT 1000",
         )
         .bind(uuid)
-        .fetch_all(self.pool())
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         rows.iter()
             .map(|r| {

@@ -52,7 +52,7 @@ impl Datastore {
             "SELECT network_template FROM pod_managers WHERE uuid = $1",
         )
         .bind(uuid)
-        .fetch_optional(self.pool())
+        .fetch_optional(&mut *self.reader().await?)
         .await?
         .flatten())
     }
@@ -123,7 +123,7 @@ impl Datastore {
         ))
         .bind(token_hash)
         .bind(now)
-        .fetch_optional(self.pool())
+        .fetch_optional(&mut *self.reader().await?)
         .await?
         .as_ref()
         .map(row)

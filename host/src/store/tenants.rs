@@ -38,7 +38,7 @@ impl Datastore {
     pub async fn tenant_get(&self, id: &str) -> Result<Option<TenantRow>, StoreError> {
         let r = sqlx::query("SELECT id, name, description, created_at FROM tenants WHERE id = $1")
             .bind(id)
-            .fetch_optional(self.pool())
+            .fetch_optional(&mut *self.reader().await?)
             .await?;
         r.as_ref().map(row).transpose()
     }
@@ -49,7 +49,7 @@ impl Datastore {
         )
         .bind(page.cursor.as_deref().unwrap_or(""))
         .bind(i64::from(page.limit) + 1)
-        .fetch_all(self.pool())
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         let items = rows.iter().map(row).collect::<Result<Vec<_>, _>>()?;
         Ok(Paged::from_rows(items, page.limit, |t| t.id.clone()))
@@ -119,7 +119,7 @@ impl Datastore {
     pub async fn tenant_deleting(&self, id: &str) -> Result<bool, StoreError> {
         let r = sqlx::query("SELECT deleting_at FROM tenants WHERE id = $1")
             .bind(id)
-            .fetch_optional(self.pool())
+            .fetch_optional(&mut *self.reader().await?)
             .await?;
         Ok(match r {
             Some(r) => r.try_get::<Option<String>, _>("deleting_at")?.is_some(),
@@ -135,7 +135,7 @@ impl Datastore {
              ORDER BY created_at DESC, id DESC",
         )
         .bind(tenant_id.unwrap_or(""))
-        .fetch_all(self.pool())
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         rows.iter().map(super::tokens::row).collect()
     }

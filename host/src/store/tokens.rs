@@ -81,7 +81,7 @@ impl Datastore {
         }
         let r = sqlx::query(&format!("SELECT {COLUMNS} FROM tokens WHERE hash = $1"))
             .bind(hash)
-            .fetch_optional(self.pool())
+            .fetch_optional(&mut *self.reader().await?)
             .await?;
         let found = r.as_ref().map(row).transpose()?;
         if let Some(token) = &found {
@@ -98,7 +98,7 @@ impl Datastore {
     /// Whether any admin token (revoked or not) exists: false only on a fresh database.
     pub async fn admin_token_exists(&self) -> Result<bool, StoreError> {
         let r = sqlx::query("SELECT COUNT(*) AS n FROM tokens WHERE role = 'admin'")
-            .fetch_one(self.pool())
+            .fetch_one(&mut *self.reader().await?)
             .await?;
         Ok(r.try_get::<i64, _>("n")? > 0)
     }
