@@ -463,8 +463,10 @@ impl Datastore {
             if let Some(fits) = fits
                 && fit.as_ref() != Some(&host)
             {
-                // Asked outside the transaction: the answer may take a plugin call.
+                // Asked outside the transaction, and without the writer (SQLite's only one):
+                // the answer may take a plugin call.
                 tx.rollback().await?;
+                drop(writer);
                 attempts -= 1;
                 match (fits.check)(host.clone()).await? {
                     None => fit = Some(host),

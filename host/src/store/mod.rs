@@ -171,9 +171,22 @@ impl Connections {
             .get()
             .await
             .map_err(|_| StoreError::Database(sqlx::Error::PoolTimedOut))?;
+        // Handed out outside any transaction. A dropped transaction has its rollback queued,
+        // and a ping lets it run; a connection still inside one after that was left by a
+        // `BEGIN` cancelled between its answer and sqlx's check of it, which nothing would ever
+        // roll back, so that connection is replaced.
+        use sqlx::Connection;
+        if held.conn.is_in_transaction() {
+            let _ = held.conn.ping().await;
+            if held.conn.is_in_transaction() {
+                tracing::warn!(
+                    "a database connection was left inside a transaction; opening another"
+                );
+                held.conn = connect_sqlite(url).await?;
+            }
+        }
         let crashes = WORKER_CRASHES.load(std::sync::atomic::Ordering::Acquire);
         if held.checked != crashes {
-            use sqlx::Connection;
             if let Err(error) = held.conn.ping().await {
                 tracing::warn!(%error, "a database connection is gone; opening another");
                 held.conn = connect_sqlite(url).await?;
@@ -382,5 +395,36 @@ impl<T> Paged<T> {
             None
         };
         Paged { items, next }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A transaction whose `BEGIN` was answered but which no `Transaction` rolls back (a
+    /// `begin` cancelled at the wrong moment; `forget` here) must not swallow later writes.
+    #[tokio::test]
+    async fn a_connection_left_in_a_transaction_is_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Datastore::open_sqlite(dir.path()).await.unwrap();
+        {
+            let mut writer = store.writer().await.unwrap();
+            let tx = writer.begin().await.unwrap();
+            std::mem::forget(tx);
+        }
+        sqlx::query("CREATE TABLE probe (x INTEGER)")
+            .execute(&mut *store.writer().await.unwrap())
+            .await
+            .unwrap();
+        let seen: i64 =
+            sqlx::query_scalar("SELECT count(*) FROM sqlite_master WHERE name = 'probe'")
+                .fetch_one(&mut *store.reader().await.unwrap())
+                .await
+                .unwrap();
+        assert_eq!(
+            seen, 1,
+            "the write is committed, not held in the forgotten transaction"
+        );
     }
 }

@@ -4,7 +4,7 @@ use serde_json::json;
 
 use super::fake::{Fake, SYSTEM, fixture};
 use crate::error::{MAX_MESSAGE, UrlSource, from_status, from_transport};
-use crate::exports::podium::plugin::driver::PowerAction;
+use crate::exports::podium::plugin::driver::{PowerAction, PowerState};
 use crate::podium::plugin::types::{Error, RemoteError};
 use crate::transport::{Method, Response, TransportError};
 
@@ -198,4 +198,18 @@ fn a_resource_that_is_not_an_object_is_a_protocol_error() {
         fake.client().get_power(SYSTEM),
         Err(Error::Protocol(m)) if m.contains("the response is not JSON")
     ));
+}
+
+#[test]
+fn fields_the_driver_does_not_read_are_not_checked() {
+    // A number out of range in an OEM section: the whole document is not JSON serde_json would
+    // keep, but the power state is read all the same.
+    let mut fake = Fake::emulator();
+    fake.answer(
+        Method::Get,
+        SYSTEM,
+        200,
+        br#"{"PowerState": "On", "Oem": {"Vendor": {"Reading": 1e400}}}"#,
+    );
+    assert_eq!(fake.client().get_power(SYSTEM).unwrap(), PowerState::On);
 }
