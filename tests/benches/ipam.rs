@@ -133,8 +133,21 @@ async fn database_alone(count: usize, clients: usize, run: &str) -> f64 {
     let postgres = podium_tests::PostgresDatabase::for_this_run().await;
     const TABLE: &str = "CREATE TABLE IF NOT EXISTS allocations (pool TEXT NOT NULL, \
          address TEXT NOT NULL, owner TEXT NOT NULL, UNIQUE (pool, address), UNIQUE (pool, owner))";
-    const INSERT: &str = "INSERT INTO allocations (pool, address, owner) VALUES ($1, $2, $3)";
-    let address = |i: usize| format!("10.{}.{}.{}", i >> 16 & 0xff, i >> 8 & 0xff, i & 0xff);
+    /// The `i`th allocation's row.
+    fn insert(
+        run: &str,
+        i: usize,
+    ) -> sqlx::query::Query<'_, sqlx::Any, sqlx::any::AnyArguments<'_>> {
+        sqlx::query("INSERT INTO allocations (pool, address, owner) VALUES ($1, $2, $3)")
+            .bind(run)
+            .bind(format!(
+                "10.{}.{}.{}",
+                i >> 16 & 0xff,
+                i >> 8 & 0xff,
+                i & 0xff
+            ))
+            .bind(format!("owner-{i}"))
+    }
     let run = run.to_owned();
     let rate = match &postgres {
         Some(db) => {
@@ -148,13 +161,7 @@ async fn database_alone(count: usize, clients: usize, run: &str) -> f64 {
             drive(count, clients, move |i| {
                 let (pool, run) = (pool.clone(), run.clone());
                 async move {
-                    sqlx::query(INSERT)
-                        .bind(&run)
-                        .bind(address(i))
-                        .bind(format!("owner-{i}"))
-                        .execute(&pool)
-                        .await
-                        .expect("insert");
+                    insert(&run, i).execute(&pool).await.expect("insert");
                 }
             })
             .await
@@ -173,13 +180,8 @@ async fn database_alone(count: usize, clients: usize, run: &str) -> f64 {
             drive(count, clients, move |i| {
                 let (conn, run) = (conn.clone(), run.clone());
                 async move {
-                    sqlx::query(INSERT)
-                        .bind(&run)
-                        .bind(address(i))
-                        .bind(format!("owner-{i}"))
-                        .execute(&mut *conn.lock().await)
-                        .await
-                        .expect("insert");
+                    let mut conn = conn.lock().await;
+                    insert(&run, i).execute(&mut *conn).await.expect("insert");
                 }
             })
             .await

@@ -139,20 +139,14 @@ pub(crate) struct HeldConnection {
 
 impl Connections {
     async fn open_sqlite(url: &str, size: usize) -> Result<Connections, sqlx::Error> {
-        let mut held = Vec::with_capacity(size);
-        for _ in 0..size {
-            held.push(HeldConnection {
-                conn: connect_sqlite(url).await?,
-                checked: 0,
-            });
-        }
         let pool = deadpool::unmanaged::Pool::from_config(&deadpool::unmanaged::PoolConfig {
             max_size: size,
             timeout: Some(ACQUIRE_TIMEOUT),
             runtime: Some(deadpool::Runtime::Tokio1),
         });
-        for conn in held {
-            pool.try_add(conn)
+        for _ in 0..size {
+            let conn = connect_sqlite(url).await?;
+            pool.try_add(HeldConnection { conn, checked: 0 })
                 .map_err(|_| sqlx::Error::Configuration("the connection pool is full".into()))?;
         }
         Ok(Connections::Held {
@@ -171,24 +165,23 @@ impl Connections {
             .get()
             .await
             .map_err(|_| StoreError::Database(sqlx::Error::PoolTimedOut))?;
-        // Handed out outside any transaction. A dropped transaction has its rollback queued,
-        // and a ping lets it run; a connection still inside one after that was left by a
-        // `BEGIN` cancelled between its answer and sqlx's check of it, which nothing would ever
-        // roll back, so that connection is replaced.
+        // A connection is handed out outside any transaction, with its thread alive. Checked
+        // (one ping) only when in doubt: some query found a thread gone since this one was last
+        // checked, or it is inside a transaction. A dropped transaction has its rollback queued,
+        // which the ping lets run; one still open after it was left by a `BEGIN` cancelled
+        // between its answer and sqlx's check of it, which nothing would ever roll back.
         use sqlx::Connection;
-        if held.conn.is_in_transaction() {
-            let _ = held.conn.ping().await;
-            if held.conn.is_in_transaction() {
-                tracing::warn!(
-                    "a database connection was left inside a transaction; opening another"
-                );
-                held.conn = connect_sqlite(url).await?;
-            }
-        }
         let crashes = WORKER_CRASHES.load(std::sync::atomic::Ordering::Acquire);
-        if held.checked != crashes {
-            if let Err(error) = held.conn.ping().await {
-                tracing::warn!(%error, "a database connection is gone; opening another");
+        if held.checked != crashes || held.conn.is_in_transaction() {
+            let trouble = match held.conn.ping().await {
+                Err(error) => Some(format!("is gone ({error})")),
+                Ok(()) if held.conn.is_in_transaction() => {
+                    Some("was left inside a transaction".to_owned())
+                }
+                Ok(()) => None,
+            };
+            if let Some(trouble) = trouble {
+                tracing::warn!("a database connection {trouble}; opening another");
                 held.conn = connect_sqlite(url).await?;
             }
             held.checked = crashes;
