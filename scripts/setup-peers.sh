@@ -4,7 +4,8 @@
 #   scripts/setup-peers.sh
 #
 # Creates .venv-peers at the repo root with sushy-tools (the Redfish BMC emulator
-# that Ironic and Metal3 use) and bcrypt (to hash the emulator's htpasswd file).
+# that Ironic and Metal3 use) and bcrypt (to hash the emulator's htpasswd file), cloud-init in
+# .peers/cloud-init, and the OpenAPI tools in .peers/api-tools.
 # Idempotent: when the stamp file matches, it returns at once and prints nothing.
 # Safe to run from several processes at once (flock on .venv-peers.lock).
 # Prints nothing on success; on failure it prints what failed and the pip log.
@@ -109,9 +110,41 @@ setup_cloud_init() {
     cloud_init_stamp >"$CI_STAMP"
 }
 
+# --- clients of the JSON API nobody here wrote ---------------------------------
+# openapi-spec-validator checks /openapi.json, Schemathesis fuzzes the API from it, and
+# openapi-python-client generates a client from it (tests/all/contract.rs).
+API_DIR="$ROOT/.peers/api-tools"
+API_STAMP="$API_DIR/.podium-stamp"
+API_PIP="openapi-spec-validator==0.9.0 schemathesis==4.32.5 openapi-python-client==0.29.1"
+
+api_tools_ok() {
+    [[ -f "$API_STAMP" && -x "$API_DIR/bin/python" ]] \
+        && [[ "$(cat "$API_STAMP")" == "$API_PIP" ]] \
+        && "$API_DIR/bin/python" -c '' 2>/dev/null
+}
+
+setup_api_tools() {
+    if api_tools_ok; then
+        return 0
+    fi
+    local log
+    log="$(mktemp)"
+    rm -rf "$API_DIR"
+    if ! "$PYTHON" -m venv "$API_DIR" >"$log" 2>&1 \
+        || ! "$API_DIR/bin/python" -m pip install --quiet --disable-pip-version-check \
+            --no-input $API_PIP >>"$log" 2>&1; then
+        echo "setup-peers: installing the API tools into $API_DIR failed:" >&2
+        cat "$log" >&2
+        rm -f "$log"
+        return 1
+    fi
+    rm -f "$log"
+    echo "$API_PIP" >"$API_STAMP"
+}
+
 main() {
     # Fast path: everything already there, no lock needed.
-    if venv_ok && cloud_init_ok; then
+    if venv_ok && cloud_init_ok && api_tools_ok; then
         return 0
     fi
     mkdir -p "$ROOT/.peers"
@@ -119,6 +152,7 @@ main() {
     flock 9
     setup_sushy
     setup_cloud_init
+    setup_api_tools
 }
 
 main "$@"

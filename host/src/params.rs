@@ -147,21 +147,26 @@ pub struct PodManagerUpdate {
 
 /// Paging of every list.
 #[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct PageParams {
     /// 1 to 1000; default 100.
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<u32>,
     /// The `next` of the previous page.
     pub cursor: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct PodManagerQuery {
     pub name: Option<String>,
     pub location: Option<String>,
     /// `unknown`, `online` or `offline`.
     pub status: Option<String>,
+    /// 1 to 1000; default 100.
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<u32>,
     pub cursor: Option<String>,
 }
@@ -280,11 +285,14 @@ fn cd() -> crate::runtime::MediaType {
 }
 
 #[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct OperationQuery {
     pub host: Option<String>,
     pub pod_manager: Option<String>,
     pub claim: Option<String>,
+    /// 1 to 1000; default 100.
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<u32>,
     pub cursor: Option<String>,
 }
@@ -332,10 +340,13 @@ pub struct GrantCreate {
 }
 
 #[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct GrantQuery {
     pub tenant: Option<String>,
     pub pod_manager: Option<String>,
+    /// 1 to 1000; default 100.
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<u32>,
     pub cursor: Option<String>,
 }
@@ -412,6 +423,7 @@ pub struct ClaimUpdate {
 
 /// `GET /v1/hosts/{id}/rendered`.
 #[derive(Clone, Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct RenderedQuery {
     /// `preprovisioning` or `provisioning` (the default; the host must be claimed).
@@ -500,9 +512,12 @@ pub struct IpPoolUpdate {
 }
 
 #[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct IpPoolQuery {
     pub pod_manager: Option<String>,
+    /// 1 to 1000; default 100.
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<u32>,
     pub cursor: Option<String>,
 }
@@ -521,6 +536,7 @@ pub struct IpClaimCreate {
 
 /// `DELETE /v1/tenants/{id}`.
 #[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct TenantDeleteQuery {
     /// Release the tenant's claims (deprovisioning their hosts) and delete it after them.

@@ -3,6 +3,7 @@
 
 mod claims;
 mod cli;
+mod contract;
 mod faults;
 mod hosts;
 mod ipam;

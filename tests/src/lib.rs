@@ -6,6 +6,7 @@
 //! (`PODIUM_TEST_POSTGRES_URL`, default `postgres://postgres@127.0.0.1:5432/postgres`); each test
 //! gets its own database, dropped afterwards.
 
+pub mod api_tools;
 pub mod cloud_init;
 pub mod sushy;
 pub mod vfat;
@@ -531,6 +532,7 @@ impl ProcessServer {
 #[derive(Debug)]
 pub struct ImageServer {
     port: u16,
+    hits: std::sync::Arc<std::sync::atomic::AtomicUsize>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -542,9 +544,11 @@ impl ImageServer {
             .expect("bind the image server");
         let port = listener.local_addr().expect("addr").port();
         let body = std::sync::Arc::new(body);
+        let hits = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counted = hits.clone();
         let task = tokio::spawn(async move {
             while let Ok((mut stream, _)) = listener.accept().await {
-                let body = body.clone();
+                let (body, counted) = (body.clone(), counted.clone());
                 tokio::spawn(async move {
                     let mut request = Vec::new();
                     let mut buf = [0_u8; 1024];
@@ -556,6 +560,7 @@ impl ImageServer {
                             _ => return,
                         }
                     }
+                    counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                     let head = format!(
                         "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\
                          Content-Length: {}\r\nConnection: close\r\n\r\n",
@@ -569,11 +574,16 @@ impl ImageServer {
                 });
             }
         });
-        ImageServer { port, task }
+        ImageServer { port, hits, task }
     }
 
     pub fn url(&self, path: &str) -> String {
         format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    /// Requests answered so far.
+    pub fn hits(&self) -> usize {
+        self.hits.load(std::sync::atomic::Ordering::SeqCst)
     }
 }
 

@@ -187,7 +187,7 @@ pub(super) async fn claim_delete(
 /// The operations run for the claim's host at its tenant's request (power on and off), newest
 /// first.
 #[utoipa::path(get, path = "/v1/claims/{id}/operations", tag = "claims",
-    params(("id" = String, Path), ("limit" = Option<u32>, Query), ("cursor" = Option<String>, Query)),
+    params(("id" = String, Path), ("limit" = Option<u32>, Query, minimum = 1, maximum = 1000), ("cursor" = Option<String>, Query)),
     responses((status = 200, body = List<super::views::OperationView>), (status = 404, body = ErrorBody)),
     security(("bearer" = [])))]
 pub(super) async fn claim_operations(

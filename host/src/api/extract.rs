@@ -75,8 +75,17 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
     }
 }
 
-/// Parses JSON, naming the field path of the first error.
+/// Parses JSON, naming the field path of the first error. A string with a NUL character
+/// (`\u0000`) anywhere is refused: no datastore can keep it (PostgreSQL refuses it in text) and
+/// no field has a use for it.
 pub(super) fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    // A NUL can only be written as the escape `\u0000`: look for a NUL only where one may be.
+    if bytes.windows(6).any(|w| w == br"\u0000")
+        && let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes)
+        && let Some(field) = nul_in(&value, String::new())
+    {
+        return Err(nul_error(field).into());
+    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let value: T = match serde_path_to_error::deserialize(&mut de) {
         Ok(v) => v,
@@ -100,6 +109,72 @@ pub(super) fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiErro
         message: format!("the body is not valid JSON: {e}"),
     })?;
     Ok(value)
+}
+
+/// The path (`auth.password`, `ranges[1].end`) of the first string or key with a NUL in it.
+fn nul_in(value: &serde_json::Value, at: String) -> Option<String> {
+    use serde_json::Value;
+    let join = |key: &str| {
+        if at.is_empty() {
+            key.to_owned()
+        } else {
+            format!("{at}.{key}")
+        }
+    };
+    match value {
+        Value::String(s) => s.contains('\0').then_some(at),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, v)| nul_in(v, format!("{at}[{i}]"))),
+        Value::Object(map) => map.iter().find_map(|(k, v)| {
+            if k.contains('\0') {
+                Some(join(&k.replace('\0', "\\u0000")))
+            } else {
+                nul_in(v, join(k))
+            }
+        }),
+        _ => None,
+    }
+}
+
+fn nul_error(field: String) -> Error {
+    Error::Invalid {
+        field: Some(field),
+        message: "must not contain a NUL character (U+0000)".into(),
+    }
+}
+
+/// Refuses a path or query parameter with a NUL character (`%00`) in it, naming the parameter,
+/// before any handler sees it. A route layer: it runs once the route is matched, so it knows the
+/// parameter's name from the route's template.
+pub(super) async fn refuse_nul_in_url(
+    matched: axum::extract::MatchedPath,
+    request: Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let uri = request.uri();
+    if uri.path().contains("%00") {
+        let field = matched
+            .as_str()
+            .split('/')
+            .zip(uri.path().split('/'))
+            .find(|(_, segment)| segment.contains("%00"))
+            .map(|(template, _)| template.trim_matches(|c| c == '{' || c == '}').to_owned())
+            .unwrap_or_else(|| "path".to_owned());
+        return ApiError::from(nul_error(field)).into_response();
+    }
+    if let Some(query) = uri.query()
+        && query.contains("%00")
+    {
+        let field = url::form_urlencoded::parse(query.as_bytes())
+            .find(|(k, v)| k.contains('\0') || v.contains('\0'))
+            .map(|(k, _)| k.replace('\0', "\\u0000"))
+            .unwrap_or_else(|| "query".to_owned());
+        return ApiError::from(nul_error(field)).into_response();
+    }
+    next.run(request).await
 }
 
 /// The field a serde error is about: its path, plus the field a "missing field" or "unknown

@@ -21,7 +21,7 @@ use crate::store::{HostFilter, OperationFilter};
 #[utoipa::path(get, path = "/v1/hosts", tag = "hosts",
     params(("pod_manager" = Option<String>, Query), ("state" = Option<String>, Query),
         ("power_state" = Option<String>, Query), ("label" = Option<Vec<String>>, Query),
-        ("limit" = Option<u32>, Query), ("cursor" = Option<String>, Query)),
+        ("limit" = Option<u32>, Query, minimum = 1, maximum = 1000), ("cursor" = Option<String>, Query)),
     responses((status = 200, body = List<HostView>), (status = 422, body = ErrorBody)),
     security(("bearer" = [])))]
 pub(super) async fn host_list(

@@ -64,7 +64,7 @@ impl Modify for BearerAuth {
 
 /// The API's routes and their OpenAPI document.
 pub fn routes() -> (Router<Podium>, utoipa::openapi::OpenApi) {
-    OpenApiRouter::with_openapi(ApiDoc::openapi())
+    let (router, mut openapi) = OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(healthz))
         .routes(routes!(livez))
         .routes(routes!(plugins::plugin_list, plugins::plugin_create))
@@ -132,7 +132,78 @@ pub fn routes() -> (Router<Podium>, utoipa::openapi::OpenApi) {
         .routes(routes!(rendering::claim_rendered))
         .routes(routes!(rendering::claim_config_drive))
         .routes(routes!(rendering::config_drive_download))
-        .split_for_parts()
+        .split_for_parts();
+    document_common_responses(&mut openapi);
+    (router, openapi)
+}
+
+/// Adds the answers every operation of a kind can give, whatever its handler, to each
+/// operation that does not document them itself: 401 and 403 where a token is needed (none,
+/// an unknown or expired one; a tenant on an admin route, a read-only token on a write), 400,
+/// 413 and 422 where a body is read (not JSON, too large, a field wrong), 422 where a path or
+/// query parameter is read (malformed, unknown, a NUL byte).
+fn document_common_responses(openapi: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::path::ParameterIn;
+    use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+
+    let error = |description: &str| {
+        ResponseBuilder::new()
+            .description(description)
+            .content(
+                "application/json",
+                ContentBuilder::new()
+                    .schema(Some(Ref::from_schema_name("ErrorBody")))
+                    .build(),
+            )
+            .build()
+    };
+    for item in openapi.paths.paths.values_mut() {
+        let operations = [
+            &mut item.get,
+            &mut item.put,
+            &mut item.post,
+            &mut item.delete,
+            &mut item.patch,
+        ];
+        for op in operations.into_iter().flatten() {
+            let mut add = |status: &str, description: &str| {
+                op.responses
+                    .responses
+                    .entry(status.to_owned())
+                    .or_insert_with(|| error(description).into());
+            };
+            let secured = op.security.as_ref().is_some_and(|s| !s.is_empty());
+            let has_body = op.request_body.is_some();
+            let has_params = op.parameters.as_ref().is_some_and(|p| {
+                p.iter()
+                    .any(|p| matches!(p.parameter_in, ParameterIn::Query | ParameterIn::Path))
+            });
+            if secured {
+                add(
+                    "401",
+                    "No token, or one that is unknown, expired or revoked",
+                );
+                add(
+                    "403",
+                    "The token may not do this (a tenant's on an admin route, a read-only one on a write)",
+                );
+            }
+            if has_body {
+                add(
+                    "400",
+                    "The body is not JSON, or not sent as `application/json`",
+                );
+                add("413", "The body is larger than the limit");
+                add("422", "A field of the body is wrong; `field` names it");
+            }
+            if has_params {
+                add(
+                    "422",
+                    "A path or query parameter is wrong; `field` names it",
+                );
+            }
+        }
+    }
 }
 
 /// The whole HTTP application.
@@ -147,6 +218,7 @@ pub fn router(podium: Podium) -> Router {
                 async move { Json(openapi.as_ref().clone()) }
             }),
         )
+        .route_layer(axum::middleware::from_fn(extract::refuse_nul_in_url))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::extract::DefaultBodyLimit::max(extract::MAX_JSON_BODY))
@@ -166,10 +238,16 @@ fn request_span(request: &axum::http::Request<axum::body::Body>) -> tracing::Spa
     tracing::debug_span!("request", method = %request.method(), path = %path)
 }
 
-async fn not_found() -> ApiError {
+/// No route: the answer names the path the caller sent (still percent-encoded, clipped).
+async fn not_found(uri: axum::http::Uri) -> ApiError {
+    let path = uri.path();
+    let path = match path.char_indices().nth(256) {
+        Some((end, _)) => format!("{}...", &path[..end]),
+        None => path.to_owned(),
+    };
     Error::NotFound {
         kind: "route",
-        id: "this path".into(),
+        id: path,
     }
     .into()
 }

@@ -1,0 +1,147 @@
+//! Clients of the JSON API that nobody here wrote, run on Podium's `/openapi.json`:
+//! `openapi-spec-validator` (is the document valid OpenAPI 3.1?), Schemathesis (does the API
+//! answer as its document says, whatever it is sent?) and `openapi-python-client` (can a
+//! client be generated from it, and does that client work?). `scripts/setup-peers.sh` installs
+//! them into `.peers/api-tools`.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::time::Duration;
+
+use anyhow::{Context, Result, ensure};
+use serde_json::Value;
+
+/// The venv of the tools.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ has a parent")
+        .join(".peers/api-tools")
+}
+
+/// A program of the venv.
+pub fn bin(name: &str) -> Result<PathBuf> {
+    let path = root().join("bin").join(name);
+    ensure!(
+        path.exists(),
+        "{} is not installed: run scripts/setup-peers.sh",
+        path.display()
+    );
+    Ok(path)
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// Runs `openapi-spec-validator` on a document; its complaint when it refuses it.
+pub async fn validate_openapi(document: &Value) -> Result<()> {
+    let dir = tempfile::tempdir()?;
+    let file = dir.path().join("openapi.json");
+    std::fs::write(&file, serde_json::to_vec_pretty(document)?)?;
+    let output = tokio::process::Command::new(bin("openapi-spec-validator")?)
+        .arg(&file)
+        .output()
+        .await
+        .context("running openapi-spec-validator")?;
+    ensure!(
+        output.status.success(),
+        "openapi-spec-validator refused the document:\n{}",
+        text(&output)
+    );
+    Ok(())
+}
+
+/// What a Schemathesis run found.
+#[derive(Debug)]
+pub struct Fuzzed {
+    pub passed: bool,
+    /// Its report, for the assertion message.
+    pub output: String,
+}
+
+/// Runs Schemathesis against `base` (`http://127.0.0.1:PORT`) from the document it serves, with
+/// `token`, for at most `max_time`. `checks` are Schemathesis' names of what each answer must
+/// satisfy; `exclude` names operations (`METHOD /path`) left out.
+pub async fn schemathesis(
+    base: &str,
+    token: &str,
+    checks: &[&str],
+    max_examples: u32,
+    max_time: Duration,
+    exclude: &[&str],
+) -> Result<Fuzzed> {
+    let dir = tempfile::tempdir()?;
+    let mut command = tokio::process::Command::new(bin("schemathesis")?);
+    command
+        .current_dir(dir.path())
+        .env("SCHEMATHESIS_HOOKS", "")
+        .env("NO_COLOR", "1")
+        .arg("run")
+        .arg(format!("{base}/openapi.json"))
+        .args(["--url", base])
+        .args(["--header", &format!("Authorization: Bearer {token}")])
+        .args(["--checks", &checks.join(",")])
+        .args(["--max-examples", &max_examples.to_string()])
+        .args(["--max-time", &max_time.as_secs().max(1).to_string()])
+        // One worker: Python 3.11's `ast.parse` is not safe across threads (Hypothesis calls it).
+        .args(["--workers", "1", "--seed", "1", "--request-timeout", "30"])
+        .args(["--phases", "examples,coverage,fuzzing"])
+        .args(["--suppress-health-check", "all", "--warnings", "off"]);
+    for operation in exclude {
+        command.args(["--exclude-name", operation]);
+    }
+    let output = tokio::time::timeout(max_time * 3 + Duration::from_secs(120), command.output())
+        .await
+        .context("Schemathesis ran far past its time budget")?
+        .context("running schemathesis")?;
+    Ok(Fuzzed {
+        passed: output.status.success(),
+        output: text(&output),
+    })
+}
+
+/// Generates a Python client package from a document into `dir`; answers the package's
+/// directory (to put on `PYTHONPATH`) and its module name.
+pub async fn generate_python_client(document: &Value, dir: &Path) -> Result<(PathBuf, String)> {
+    let file = dir.join("openapi.json");
+    std::fs::write(&file, serde_json::to_vec_pretty(document)?)?;
+    let output = tokio::process::Command::new(bin("openapi-python-client")?)
+        .current_dir(dir)
+        .args(["generate", "--meta", "none", "--overwrite", "--path"])
+        .arg(&file)
+        .output()
+        .await
+        .context("running openapi-python-client")?;
+    ensure!(
+        output.status.success(),
+        "openapi-python-client could not generate a client:\n{}",
+        text(&output)
+    );
+    let module = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok())
+        .find(|e| e.path().join("client.py").exists())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .context("the generator wrote no package with a client.py")?;
+    Ok((dir.to_path_buf(), module))
+}
+
+/// Runs a Python script with the tools' venv and `pythonpath`; its output when it succeeds.
+pub async fn python(script: &str, pythonpath: &Path, env: &[(&str, &str)]) -> Result<String> {
+    let mut command = tokio::process::Command::new(bin("python")?);
+    command.env("PYTHONPATH", pythonpath).arg("-c").arg(script);
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let output = command.output().await.context("running python")?;
+    ensure!(
+        output.status.success(),
+        "the script failed:\n{}",
+        text(&output)
+    );
+    Ok(text(&output))
+}
