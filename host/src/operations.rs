@@ -8,7 +8,7 @@
 //! at the BMC (a power state, a boot override, an image in a slot), so running one twice does
 //! not change the outcome.
 //!
-//! A transient failure (unreachable, timeout, a 5xx, the plugin's deadline, the datastore)
+//! A transient failure (unreachable, timeout, a 5xx, the datastore)
 //! puts the operation back in the queue with exponential backoff, up to a bound of attempts;
 //! a permanent one (unauthorized, unsupported, invalid, not found) fails it at once with the
 //! plugin's words. At most `per_pod_manager` operations of one pod manager run at once, counted
@@ -79,8 +79,9 @@ impl Default for Operations {
 fn transient(e: &Error) -> bool {
     match e {
         Error::Plugin(CallError::Plugin { error, .. }) => error.is_transient(),
-        // A BMC too slow to answer within the plugin's deadline may answer later.
-        Error::Plugin(CallError::Deadline { .. }) => true,
+        // A call that ran out its deadline is the plugin's failure (a BMC's slowness shows as
+        // the `http` import's timeout, which the plugin reports as transient): trying again
+        // would repeat whatever it did until the deadline.
         // The datastore: an outage, a lock.
         Error::Internal(_) => true,
         _ => false,
@@ -185,7 +186,19 @@ impl Podium {
             })
         };
         tracing::debug!(operation = %op.id, kind = %op.kind, attempt = op.attempts, "operation running");
-        let result = self.operation_execute(&op).await;
+        // A lease past the bound is one whose earlier ends were never recorded (its worker died,
+        // or the datastore refused what it reported): it ends here rather than run forever.
+        let result = if op.attempts > i64::from(settings.max_attempts) {
+            Err(Error::Conflict {
+                code: "operation_abandoned",
+                message: format!(
+                    "gave up after {} attempts: the end of the last one was never recorded",
+                    op.attempts - 1
+                ),
+            })
+        } else {
+            self.operation_execute(&op).await
+        };
         renewer.abort();
         let now = crate::store::now();
         let recorded = match &result {
@@ -245,8 +258,18 @@ impl Podium {
                 tracing::warn!(operation = %op.id, lost = lost.load(std::sync::atomic::Ordering::Acquire), "the lease was lost; whoever holds it now records the end");
             }
             Err(e) => {
-                // The lease expires and the operation runs again: its actions are idempotent.
                 tracing::error!(operation = %op.id, error = %e, "cannot record the end of an operation");
+                // What it found or said may be what the datastore refused: record the failure
+                // alone. If that fails too (an outage), the lease expires and the operation
+                // runs again (its actions are idempotent), up to the bound of attempts.
+                let message = format!("its end could not be recorded: {e}");
+                if let Err(e) = self
+                    .datastore
+                    .operation_finish(&op.id, &owner, Some(&message), None, &now)
+                    .await
+                {
+                    tracing::error!(operation = %op.id, error = %e, "cannot record the failure of an operation");
+                }
             }
         }
     }

@@ -25,6 +25,8 @@ pub struct ServeConfig {
     /// `plugin_timeout`.
     pub discover_timeout: Duration,
     pub plugin_memory: usize,
+    /// What one plugin call may send to its endpoint (a discovery: `HttpBudget::DISCOVERY`).
+    pub plugin_http_budget: crate::runtime::HttpBudget,
     /// Where compiled plugins are cached; `data_dir/compiled` when `None`.
     pub compiled_dir: Option<PathBuf>,
     /// The key that seals stored credentials; `data_dir/secret.key` (created if missing) when `None`.
@@ -51,6 +53,7 @@ impl ServeConfig {
             plugin_timeout: defaults.call_timeout,
             discover_timeout: defaults.discover_timeout,
             plugin_memory: defaults.memory_limit,
+            plugin_http_budget: crate::runtime::HttpBudget::CALL,
             compiled_dir: None,
             secret_key_file: None,
             probe_interval: Duration::from_secs(60),
@@ -90,6 +93,7 @@ pub async fn start(config: &ServeConfig) -> anyhow::Result<Started> {
         call_timeout: config.plugin_timeout,
         discover_timeout: config.discover_timeout,
         memory_limit: config.plugin_memory,
+        http_budget: Some(config.plugin_http_budget),
         cache_dir: Some(
             config
                 .compiled_dir

@@ -4,8 +4,10 @@
 
 use std::time::{Duration, Instant};
 
-use podium::runtime::{CallContext, CallError, Endpoint, Plugin, PluginError, TlsPolicy};
-use podium_tests::{ConnectionCounter, TestServer, guests};
+use podium::runtime::{
+    CallContext, CallError, Endpoint, HttpBudget, Plugin, PluginError, TlsPolicy,
+};
+use podium_tests::{ConnectionCounter, ImageServer, TestServer, guests};
 use reqwest::StatusCode;
 
 const DEADLINE: Duration = Duration::from_secs(1);
@@ -276,4 +278,134 @@ async fn plugin_errors_keep_their_case_and_words() {
         "{err:?}"
     );
     assert!(!err.is_transient());
+}
+
+#[tokio::test]
+async fn a_plugin_that_floods_its_endpoint_fails_at_its_request_budget() {
+    let server = TestServer::start_with(|c| {
+        c.plugin_timeout = Duration::from_secs(20);
+        c.plugin_http_budget = HttpBudget {
+            requests: 40,
+            bytes: 3 << 20,
+        };
+    })
+    .await;
+    let plugin = faulty(&server).await;
+    // Small answers: the count of requests is the bound.
+    let bmc = ImageServer::start(vec![b'x'; 64]).await;
+    let endpoint = |bmc: &ImageServer| Endpoint {
+        base: bmc.url("/").parse().unwrap(),
+        credentials: None,
+        tls: TlsPolicy::System,
+    };
+    let started = Instant::now();
+    let err = server
+        .podium
+        .runtime()
+        .driver(&plugin, context("flood", Some(endpoint(&bmc))))
+        .probe()
+        .await
+        .unwrap_err();
+    assert!(matches!(err, CallError::HttpBudget { .. }), "{err:?}");
+    let message = err.to_string();
+    assert!(message.contains("41 requests"), "{message}");
+    assert!(message.contains("limit of 40 requests"), "{message}");
+    assert_eq!(bmc.hits(), 40, "requests that reached the BMC");
+    assert!(!err.is_transient());
+    // Well before the deadline: the budget, not the clock, ended it.
+    assert!(started.elapsed() < Duration::from_secs(15));
+
+    // Large answers: the bytes are the bound (1 MiB each, 3 MiB allowed).
+    let big = ImageServer::start(vec![b'y'; 1 << 20]).await;
+    let err = server
+        .podium
+        .runtime()
+        .driver(&plugin, context("flood", Some(endpoint(&big))))
+        .probe()
+        .await
+        .unwrap_err();
+    assert!(matches!(err, CallError::HttpBudget { .. }), "{err:?}");
+    assert!(big.hits() <= 4, "{} requests for 3 MiB", big.hits());
+    still_healthy(&server, &plugin).await;
+}
+
+#[tokio::test]
+async fn plugin_text_is_escaped_before_it_is_stored_or_logged() {
+    let server = server().await;
+    let plugin = faulty(&server).await;
+    let err = server
+        .podium
+        .runtime()
+        .driver(&plugin, context("nul-error", None))
+        .probe()
+        .await
+        .unwrap_err();
+    let CallError::Plugin {
+        error: PluginError::Unreachable(message),
+        ..
+    } = &err
+    else {
+        panic!("expected the plugin's unreachable, got {err:?}")
+    };
+    assert_eq!(
+        message,
+        "bmc\\u{0}down\\nINFO podium::server: forged\\u{1b}[2J"
+    );
+}
+
+#[tokio::test]
+async fn a_plugin_cannot_flood_the_log_or_forge_a_line_in_it() {
+    const BIN: &str = env!("CARGO_BIN_EXE_podium-under-test");
+    let data = tempfile::tempdir().unwrap();
+    let database = podium_tests::PostgresDatabase::for_this_run().await;
+    let server = podium_tests::ProcessServer::start_logging(
+        BIN,
+        data.path(),
+        database.as_ref().map(|d| d.url.as_str()),
+        "info",
+        &["--probe-interval", "3600", "--plugin-timeout", "10"],
+    )
+    .await;
+    let admin = server.admin();
+    let upload = admin
+        .post_bytes("/v1/plugins", "application/wasm", guests::FAULTY.to_vec())
+        .await;
+    assert_eq!(upload.status, StatusCode::CREATED, "{}", upload.text);
+    // Creating the pod manager probes it once: one call, ten million log calls.
+    let created = admin
+        .post(
+            "/v1/pod_managers",
+            serde_json::json!({"name": "noisy", "url": "http://127.0.0.1:9",
+                               "driver": {"name": "faulty", "config": {"fault": "log-flood"}}}),
+        )
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+    let log = podium_tests::eventually(Duration::from_secs(30), "the budget notice", || async {
+        let log = server.log();
+        log.contains("log budget of this call").then_some(log)
+    })
+    .await;
+    let plugin_lines: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains(r#""target":"plugin""#))
+        .collect();
+    // 1,000 lines and the notice, not millions.
+    assert!(
+        (1000..=1001).contains(&plugin_lines.len()),
+        "{} plugin lines",
+        plugin_lines.len()
+    );
+    // The newline in the plugin's message stayed inside its own line, escaped.
+    for line in log.lines().filter(|l| l.contains("forged line")) {
+        let event: serde_json::Value = serde_json::from_str(line).expect("a JSON log line");
+        assert_eq!(event["target"], "plugin", "{line}");
+        assert_eq!(
+            event["fields"]["message"], "faulty\\nINFO podium::server: forged line",
+            "{line}"
+        );
+    }
+    assert!(
+        log.contains("forged line"),
+        "the plugin's message is logged"
+    );
 }

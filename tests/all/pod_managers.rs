@@ -808,3 +808,57 @@ async fn without_a_valid_token_every_endpoint_is_401_and_nothing_is_stored() {
     }
     assert!(listed(&server.admin(), "").await.is_empty());
 }
+
+#[tokio::test]
+async fn a_plugin_error_with_control_characters_is_recorded_escaped_and_its_sync_ends() {
+    // On PostgreSQL a NUL in text cannot be stored at all: this once left the pod manager
+    // `unknown` with no history and its sync `running` forever.
+    let server = TestServer::start_with(|config| {
+        config.probe_interval = Duration::from_millis(300);
+        config.sync_interval = Duration::from_secs(3600);
+        config.operations.retry_base = Duration::from_millis(10);
+        config.operations.max_attempts = 2;
+    })
+    .await;
+    let admin = server.admin();
+    let upload = admin
+        .post_bytes(
+            "/v1/plugins",
+            "application/wasm",
+            podium_tests::guests::FAULTY.to_vec(),
+        )
+        .await;
+    assert_eq!(upload.status, StatusCode::CREATED, "{}", upload.text);
+    let created = admin
+        .post(
+            "/v1/pod_managers",
+            json!({"name": "pm-nul", "url": "http://127.0.0.1:9",
+                   "driver": {"name": "faulty", "config": {"fault": "nul-error"}}}),
+        )
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+    let uuid = string(&created.body, "uuid");
+    let offline = wait_status(&admin, &uuid, "offline").await;
+    let message = string(&offline, "status_message");
+    assert!(
+        message.contains("bmc\\u{0}down\\nINFO podium::server: forged\\u{1b}[2J"),
+        "{message}"
+    );
+    let (statuses, reply) = history(&admin, &uuid).await;
+    assert_eq!(statuses, ["offline"], "{}", reply.text);
+
+    let sync = admin
+        .post(&format!("/v1/pod_managers/{uuid}/sync"), json!({}))
+        .await;
+    assert_eq!(sync.status, StatusCode::ACCEPTED, "{}", sync.text);
+    let op = string(&sync.body, "id");
+    let ended = podium_tests::eventually(Duration::from_secs(20), "sync ended", || async {
+        let reply = admin.get(&format!("/v1/operations/{op}")).await;
+        (reply.body["status"] == "failed").then_some(reply.body)
+    })
+    .await;
+    let error = string(&ended, "error");
+    assert!(error.contains("gave up after 2 attempts"), "{ended}");
+    assert!(error.contains("bmc\\u{0}down"), "{ended}");
+    assert_eq!(ended["attempts"], 2, "{ended}");
+}

@@ -30,6 +30,14 @@ pub(super) struct ServeArgs {
     /// Memory limit of one plugin call, in MiB.
     #[arg(long, default_value_t = 64, env = "PODIUM_PLUGIN_MEMORY_MIB")]
     plugin_memory_mib: usize,
+    /// Requests one plugin call may send to its endpoint (a discovery of every system: a
+    /// million); past it the call fails.
+    #[arg(long, default_value_t = crate::runtime::HttpBudget::CALL.requests, env = "PODIUM_PLUGIN_HTTP_REQUESTS")]
+    plugin_http_requests: u64,
+    /// Bytes of request and response bodies one plugin call may exchange with its endpoint, in
+    /// MiB (a discovery: 8 GiB).
+    #[arg(long, default_value_t = crate::runtime::HttpBudget::CALL.bytes >> 20, env = "PODIUM_PLUGIN_HTTP_MIB")]
+    plugin_http_mib: u64,
     /// File holding the 256-bit key that seals stored credentials (64 hex digits); default
     /// DATA_DIR/secret.key, created on first start. Every process on one database needs the same.
     #[arg(long, env = "PODIUM_SECRET_KEY_FILE")]
@@ -99,6 +107,14 @@ pub(super) fn serve(args: ServeArgs) -> anyhow::Result<()> {
     config.plugin_timeout = Duration::from_secs_f64(args.plugin_timeout);
     config.discover_timeout = Duration::from_secs_f64(args.discover_timeout);
     config.plugin_memory = args.plugin_memory_mib << 20;
+    anyhow::ensure!(
+        args.plugin_http_requests >= 1 && (1..=1 << 20).contains(&args.plugin_http_mib),
+        "--plugin-http-requests must be at least 1 and --plugin-http-mib between 1 and 1048576"
+    );
+    config.plugin_http_budget = crate::runtime::HttpBudget {
+        requests: args.plugin_http_requests,
+        bytes: args.plugin_http_mib << 20,
+    };
     config.secret_key_file = args.secret_key_file;
     if args.compiled_dir.is_some() {
         config.compiled_dir = args.compiled_dir;

@@ -14,6 +14,7 @@ use super::bindings::{wit_allocator, wit_driver as wd, wit_types};
 use super::http::{Endpoint, HttpGrant};
 use super::imports::PluginState;
 use super::limits::MemoryLimitExceeded;
+use super::text::plugin_text;
 use super::{Plugin, PluginInfo, Pre, Runtime};
 
 /// What a call may use besides the plugin's own code.
@@ -130,6 +131,11 @@ pub enum CallError {
     },
     #[error("plugin {plugin} could not be started: {message}")]
     Instantiate { plugin: String, message: String },
+    #[error("plugin {plugin} sent {spent}")]
+    HttpBudget {
+        plugin: String,
+        spent: super::http::BudgetSpent,
+    },
 }
 
 impl CallError {
@@ -141,16 +147,9 @@ impl CallError {
     }
 }
 
-fn clip(mut s: String, max: usize) -> String {
-    if s.len() > max {
-        let mut end = max;
-        while !s.is_char_boundary(end) {
-            end -= 1;
-        }
-        s.truncate(end);
-        s.push_str(" [truncated]");
-    }
-    s
+/// Plugin text, escaped and clipped ([`plugin_text`]).
+fn clip(s: String, max: usize) -> String {
+    plugin_text(&s, max)
 }
 
 /// The deadline error the epoch callback traps with.
@@ -168,15 +167,31 @@ struct Prepared {
     _slot: tokio::sync::OwnedSemaphorePermit,
 }
 
+/// Which limits a call runs under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Bounds {
+    /// `call_timeout`, `http_budget`.
+    Call,
+    /// A driver's discovery of every system behind its endpoint: `discover_timeout`,
+    /// `discover_http_budget`.
+    Discovery,
+}
+
 impl Runtime {
     async fn prepare(
         &self,
         plugin: &Plugin,
         context: CallContext,
-        timeout: Option<Duration>,
+        bounds: Bounds,
     ) -> Result<Prepared, CallError> {
         let config = &self.inner.config;
-        let limit = timeout.map_or(config.call_timeout, |t| t.max(config.call_timeout));
+        let (limit, budget) = match bounds {
+            Bounds::Call => (config.call_timeout, config.http_budget),
+            Bounds::Discovery => (
+                config.discover_timeout.max(config.call_timeout),
+                config.discover_http_budget,
+            ),
+        };
         let label = plugin.label();
         let started = Instant::now();
         let deadline = started + limit;
@@ -204,6 +219,7 @@ impl Runtime {
                     deadline,
                     config.max_http_request,
                     config.max_http_response,
+                    budget,
                 ))
             }
             None => None,
@@ -276,7 +292,7 @@ impl Prepared {
                 let message = if stderr.is_empty() {
                     message
                 } else {
-                    format!("{message}; it wrote: {}", clip(stderr, 1024))
+                    format!("{message}; it wrote: {}", plugin_text(&stderr, 1024))
                 };
                 CallError::Trap { plugin, message }
             }
@@ -304,7 +320,7 @@ fn trap_error(label: &str, limit: Duration, memory_limit: usize, e: wasmtime::Er
     }
     CallError::Trap {
         plugin,
-        message: clip(format!("{e:#}"), 1024),
+        message: plugin_text(&format!("{e:#}"), 1024),
     }
 }
 
@@ -312,7 +328,7 @@ fn trap_error(label: &str, limit: Duration, memory_limit: usize, e: wasmtime::Er
 macro_rules! call_export {
     ($runtime:expr, $plugin:expr, $context:expr, $variant:ident, $expected:literal, |$b:ident, $s:ident| $call:expr) => {
         call_export!(
-            timeout = None,
+            bounds = $crate::runtime::call::Bounds::Call,
             $runtime,
             $plugin,
             $context,
@@ -321,7 +337,7 @@ macro_rules! call_export {
             |$b, $s| $call
         )
     };
-    (timeout = $timeout:expr, $runtime:expr, $plugin:expr, $context:expr, $variant:ident, $expected:literal, |$b:ident, $s:ident| $call:expr) => {{
+    (bounds = $bounds:expr, $runtime:expr, $plugin:expr, $context:expr, $variant:ident, $expected:literal, |$b:ident, $s:ident| $call:expr) => {{
         let plugin: &Plugin = $plugin;
         let Pre::$variant(pre) = &plugin.inner.pre else {
             return Err(CallError::WrongWorld {
@@ -329,7 +345,7 @@ macro_rules! call_export {
                 expected: $expected,
             });
         };
-        let mut prepared = $runtime.prepare(plugin, $context, $timeout).await?;
+        let mut prepared = $runtime.prepare(plugin, $context, $bounds).await?;
         let (label, limit, memory_limit, deadline) = (
             prepared.label.clone(),
             prepared.limit,
@@ -346,6 +362,18 @@ macro_rules! call_export {
             return Err(CallError::MemoryLimit {
                 plugin: label,
                 limit: memory_limit,
+            });
+        }
+        if let Some(spent) = prepared
+            .store
+            .data()
+            .http
+            .as_ref()
+            .and_then(|g| g.budget_spent())
+        {
+            return Err(CallError::HttpBudget {
+                plugin: label,
+                spent,
             });
         }
         let result = result.map_err(|e| prepared.with_stderr(e))?;
@@ -486,7 +514,7 @@ impl DriverCall<'_> {
     /// Every system behind the endpoint, under the longer `discover_timeout`.
     pub async fn discover(self) -> Result<Vec<System>, CallError> {
         let (label, result) = call_export!(
-            timeout = Some(self.runtime.inner.config.discover_timeout),
+            bounds = Bounds::Discovery,
             self.runtime,
             self.plugin,
             self.context,

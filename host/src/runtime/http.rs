@@ -6,6 +6,7 @@
 //! here and never pass through the plugin.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -66,6 +67,86 @@ pub(crate) struct HttpGrant {
     deadline: Instant,
     max_request: usize,
     max_response: usize,
+    budget: Budget,
+}
+
+/// What one call may send to its endpoint, all requests together: a plugin that loops on its
+/// BMC fails its own call instead of flooding the BMC until its deadline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HttpBudget {
+    /// Requests, redirects followed included.
+    pub requests: u64,
+    /// Bytes of request and response bodies.
+    pub bytes: u64,
+}
+
+impl HttpBudget {
+    /// The default of one call: the bundled Redfish driver's largest (an inspection, a
+    /// provisioning's media insert) takes a few dozen requests of a few KiB.
+    pub const CALL: HttpBudget = HttpBudget {
+        requests: 1_000,
+        bytes: 256 << 20,
+    };
+    /// The default of a discovery: the bundled driver reads a system in about six requests of
+    /// a few KiB, so 100,000 systems (the most a discovery may report) fit.
+    pub const DISCOVERY: HttpBudget = HttpBudget {
+        requests: 1_000_000,
+        bytes: 8 << 30,
+    };
+}
+
+/// What a call spent of its [`HttpBudget`].
+#[derive(Debug, Default)]
+struct Budget {
+    limit: Option<HttpBudget>,
+    requests: AtomicU64,
+    bytes: AtomicU64,
+}
+
+/// A call's requests went past its budget: the call fails with this, whatever the plugin made of
+/// the refusal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BudgetSpent {
+    pub limit: HttpBudget,
+    pub requests: u64,
+    pub bytes: u64,
+}
+
+impl std::fmt::Display for BudgetSpent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} requests and {} bytes to its endpoint, past the limit of {} requests and {} bytes per call",
+            self.requests, self.bytes, self.limit.requests, self.limit.bytes
+        )
+    }
+}
+
+impl Budget {
+    fn spend(&self, requests: u64, bytes: u64) -> Result<(), HttpError> {
+        let requests = self.requests.fetch_add(requests, Ordering::AcqRel) + requests;
+        let bytes = self.bytes.fetch_add(bytes, Ordering::AcqRel) + bytes;
+        match self.limit {
+            Some(limit) if requests > limit.requests || bytes > limit.bytes => {
+                Err(HttpError::Denied(format!(
+                    "this call used up its budget of {} requests and {} bytes to the endpoint",
+                    limit.requests, limit.bytes
+                )))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn spent(&self) -> Option<BudgetSpent> {
+        let limit = self.limit?;
+        let requests = self.requests.load(Ordering::Acquire);
+        let bytes = self.bytes.load(Ordering::Acquire);
+        (requests > limit.requests || bytes > limit.bytes).then_some(BudgetSpent {
+            limit,
+            requests,
+            bytes,
+        })
+    }
 }
 
 /// Clients shared across calls, one per TLS policy, so connections are reused.
@@ -123,6 +204,7 @@ impl HttpGrant {
         deadline: Instant,
         max_request: usize,
         max_response: usize,
+        budget: Option<HttpBudget>,
     ) -> HttpGrant {
         HttpGrant {
             endpoint,
@@ -131,7 +213,16 @@ impl HttpGrant {
             deadline,
             max_request,
             max_response,
+            budget: Budget {
+                limit: budget,
+                ..Budget::default()
+            },
         }
+    }
+
+    /// Whether this call went past its budget, and by how much.
+    pub(crate) fn budget_spent(&self) -> Option<BudgetSpent> {
+        self.budget.spent()
     }
 
     /// Resolves `url` against the endpoint and refuses anything outside it.
@@ -189,6 +280,8 @@ impl HttpGrant {
             if remaining.is_zero() {
                 return Err(HttpError::Timeout("the call's deadline has passed".into()));
             }
+            let sent = body.as_ref().map_or(0, Vec::len);
+            self.budget.spend(1, sent as u64)?;
             let mut builder = self
                 .client
                 .request(method.clone(), url.clone())
@@ -261,6 +354,7 @@ impl HttpGrant {
             if body.len() + chunk.len() > self.max_response {
                 return Err(self.too_large());
             }
+            self.budget.spend(0, chunk.len() as u64)?;
             body.extend_from_slice(&chunk);
         }
         Ok(Response {

@@ -25,11 +25,14 @@ pub(crate) struct PluginState {
     pub(super) allocations: Option<Box<dyn Allocations>>,
     /// What the plugin wrote to stderr (a panic message, usually), bounded.
     pub(super) stderr: MemoryOutputPipe,
-    log_budget: usize,
+    /// Bytes and lines of log this call may still write.
+    log_budget: (usize, usize),
 }
 
-/// Bytes of log messages one call may write; past it, messages are dropped with one notice.
-const LOG_BUDGET: usize = 256 << 10;
+/// Bytes and lines of log one call may write; past either, messages are dropped with one
+/// notice. Every line counts, an empty one too.
+const LOG_BUDGET: (usize, usize) = (256 << 10, 1000);
+/// One message is clipped to this many bytes (after escaping).
 const LOG_LINE_MAX: usize = 4096;
 
 impl PluginState {
@@ -93,19 +96,13 @@ impl driver::podium::plugin::config::Host for PluginState {
 
 impl wit_log::Host for PluginState {
     async fn log(&mut self, level: wit_log::Level, message: String) {
-        if self.log_budget == 0 {
+        let (bytes, lines) = self.log_budget;
+        if bytes == 0 || lines == 0 {
             return;
         }
-        let mut message = message;
-        if message.len() > LOG_LINE_MAX {
-            let mut end = LOG_LINE_MAX;
-            while !message.is_char_boundary(end) {
-                end -= 1;
-            }
-            message.truncate(end);
-            message.push_str(" [truncated]");
-        }
-        self.log_budget = self.log_budget.saturating_sub(message.len());
+        // Escaped: a newline in the message cannot start a line of its own in the log.
+        let message = super::text::plugin_text(&message, LOG_LINE_MAX);
+        self.log_budget = (bytes.saturating_sub(message.len()), lines - 1);
         let plugin = &*self.plugin;
         match level {
             wit_log::Level::Trace => tracing::trace!(target: "plugin", plugin, "{message}"),
@@ -114,8 +111,9 @@ impl wit_log::Host for PluginState {
             wit_log::Level::Warn => tracing::warn!(target: "plugin", plugin, "{message}"),
             wit_log::Level::Error => tracing::error!(target: "plugin", plugin, "{message}"),
         }
-        if self.log_budget == 0 {
-            tracing::warn!(target: "plugin", plugin, "log budget of this call used up; further messages dropped");
+        if self.log_budget.0 == 0 || self.log_budget.1 == 0 {
+            let (bytes, lines) = LOG_BUDGET;
+            tracing::warn!(target: "plugin", plugin, "log budget of this call ({bytes} bytes, {lines} lines) used up; further messages dropped");
         }
     }
 }

@@ -15,6 +15,7 @@ mod detect;
 mod http;
 mod imports;
 mod limits;
+mod text;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -33,7 +34,7 @@ pub use call::{
     SystemKind,
 };
 pub use detect::LoadError;
-pub use http::{Credentials, Endpoint, HttpStub, TlsPolicy};
+pub use http::{BudgetSpent, Credentials, Endpoint, HttpBudget, HttpStub, TlsPolicy};
 
 use self::bindings::{driver, ipam, renderer};
 use self::imports::PluginState;
@@ -88,6 +89,10 @@ pub struct RuntimeConfig {
     pub max_http_request: usize,
     /// Largest response body the `http` import hands back to a plugin.
     pub max_http_response: usize,
+    /// What one call may send to its endpoint in all; `None` for no bound.
+    pub http_budget: Option<HttpBudget>,
+    /// The same for a driver's `discover`, which reads every system behind the endpoint.
+    pub discover_http_budget: Option<HttpBudget>,
     /// Where compiled components are cached; `None` compiles on every start.
     pub cache_dir: Option<PathBuf>,
     /// Answer the `http` import in-process (benchmarks only).
@@ -103,6 +108,8 @@ impl Default for RuntimeConfig {
             max_instances: 256,
             max_http_request: 1 << 20,
             max_http_response: 16 << 20,
+            http_budget: Some(HttpBudget::CALL),
+            discover_http_budget: Some(HttpBudget::DISCOVERY),
             cache_dir: None,
             http_stub: None,
         }

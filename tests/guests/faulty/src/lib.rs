@@ -7,6 +7,10 @@
 //! - `"trap"`: panics. `"abort"`: executes `unreachable` (no panic message).
 //! - `"escape"`: GETs the absolute URL in `"target"` through the `http` import.
 //! - `"garbage"`: returns well-typed but semantically wrong data.
+//! - `"flood"`: GETs its endpoint's `/` again and again until the `http` import refuses.
+//! - `"log-flood"`: logs a message with a forged log line in it, then empty messages in a loop.
+//! - `"nul-error"`: fails with an `unreachable` error whose message holds a NUL, a newline and
+//!   an escape sequence.
 //!
 //! `probe`, `discover` and `get-power` act on the fault; the other functions succeed or answer
 //! `unsupported`.
@@ -39,6 +43,9 @@ enum Fault {
     Abort,
     Escape(String),
     Garbage,
+    Flood,
+    LogFlood,
+    NulError,
 }
 
 impl Fault {
@@ -68,18 +75,34 @@ impl Fault {
                     .to_string(),
             ),
             "garbage" => Self::Garbage,
+            "flood" => Self::Flood,
+            "log-flood" => Self::LogFlood,
+            "nul-error" => Self::NulError,
             other => return Err(format!("fault: unknown fault {other:?}")),
         })
     }
 
-    /// Runs the faults that never return normally.
-    fn diverge(&self) {
+    /// Runs the faults that never return normally, and those that end in an error.
+    fn diverge(&self) -> Result<(), Error> {
         match self {
             Self::Spin => spin(),
             Self::Hog => hog(),
             Self::Trap => panic!("faulty: trap requested by the config"),
             Self::Abort => abort(),
-            Self::Ok | Self::Escape(_) | Self::Garbage => {}
+            Self::Flood => loop {
+                get("/").map_err(http_error)?;
+            },
+            Self::LogFlood => {
+                log::log(Level::Warn, "faulty\nINFO podium::server: forged line");
+                for _ in 0..10_000_000u32 {
+                    log::log(Level::Info, "");
+                }
+                Ok(())
+            }
+            Self::NulError => Err(Error::Unreachable(
+                "bmc\0down\nINFO podium::server: forged\x1b[2J".into(),
+            )),
+            Self::Ok | Self::Escape(_) | Self::Garbage => Ok(()),
         }
     }
 }
@@ -195,7 +218,7 @@ impl DriverGuest for Component {
 
     fn probe() -> Result<ServiceInfo, Error> {
         let fault = Fault::current()?;
-        fault.diverge();
+        fault.diverge()?;
         match fault {
             Fault::Escape(target) => {
                 let response = get(&target).map_err(http_error)?;
@@ -220,7 +243,7 @@ impl DriverGuest for Component {
 
     fn discover() -> Result<Vec<System>, Error> {
         let fault = Fault::current()?;
-        fault.diverge();
+        fault.diverge()?;
         match fault {
             Fault::Escape(target) => {
                 let response = get(&target).map_err(http_error)?;
@@ -249,7 +272,7 @@ impl DriverGuest for Component {
 
     fn inspect(system_id: String) -> Result<System, Error> {
         let fault = Fault::current()?;
-        fault.diverge();
+        fault.diverge()?;
         Ok(system(
             &system_id,
             "one".into(),
@@ -259,7 +282,7 @@ impl DriverGuest for Component {
 
     fn get_power(_system_id: String) -> Result<PowerState, Error> {
         let fault = Fault::current()?;
-        fault.diverge();
+        fault.diverge()?;
         let url = match &fault {
             Fault::Escape(target) => target.as_str(),
             Fault::Garbage => return Ok(PowerState::Unknown),
