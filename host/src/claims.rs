@@ -627,16 +627,7 @@ impl Podium {
             .await
             .map_err(Error::Plugin)?;
         self.deprovision_addresses(claim_id, host).await?;
-        let (p, c) = driver().await?;
-        if let Ok(state) = self.runtime.driver(&p, c).get_power(&host.system_id).await {
-            self.datastore
-                .host_set_power(
-                    &host.id,
-                    crate::hosts::power_state_name(state),
-                    &crate::store::now(),
-                )
-                .await?;
-        }
+        self.host_observe(&pm, host).await;
         Ok(())
     }
 

@@ -10,7 +10,7 @@ use crate::error::Error;
 use crate::lifecycle::{HostAction, action_allowed};
 use crate::params::{BootParams, HostCreate, MediaParams, PowerActionParam, PowerParams};
 use crate::pod_managers::PodManager;
-use crate::runtime::{MediaRequest, PowerAction, System, SystemKind};
+use crate::runtime::{CallError, MediaRequest, PluginError, PowerAction, System, SystemKind};
 use crate::store::{HostFilter, HostRow, OperationFilter, OperationRow, Page, Paged};
 
 /// The stored form of a discovered system (the `id` is used only if the host is new).
@@ -143,7 +143,21 @@ impl Podium {
             .driver(&plugin, context)
             .discover()
             .await
-            .map_err(Error::Plugin)?;
+            .map_err(|e| match e {
+                // The caller's credentials (or their absence) are at fault, not the BMC.
+                CallError::Plugin {
+                    error: PluginError::Unauthorized(m),
+                    ..
+                } => Error::invalid(
+                    "bmc.auth",
+                    if bmc.auth.is_some() {
+                        format!("the BMC refused these credentials: {m}")
+                    } else {
+                        format!("the BMC requires credentials and none were given: {m}")
+                    },
+                ),
+                e => Error::Plugin(e),
+            })?;
         let system = pick_system(&systems, bmc.system_id.as_deref())?;
         let inventory = host_row_from_system(system);
         let now = crate::store::now();
@@ -524,7 +538,40 @@ impl Podium {
                 .await
                 .map_err(Error::Plugin)?,
         }
-        Ok(None)
+        Ok(self.host_observe(&pm, host).await)
+    }
+
+    /// Reads back what a host's BMC reports after an action (power state, boot override, media
+    /// slots) and records it, so the host shows the machine's state, not the last sync's.
+    /// Answers the power state seen for the operation's result; a BMC that does not answer
+    /// leaves the host as it was (the action itself succeeded).
+    pub(crate) async fn host_observe(
+        &self,
+        pm: &PodManager,
+        host: &HostRow,
+    ) -> Option<serde_json::Value> {
+        let (plugin, context) = self.driver_for_host(pm, host).await.ok()?;
+        let system = match self
+            .runtime
+            .driver(&plugin, context)
+            .inspect(&host.system_id)
+            .await
+        {
+            Ok(system) => system,
+            Err(e) => {
+                tracing::info!(host = %host.id, error = %e, "cannot read back the host's state after an action");
+                return None;
+            }
+        };
+        let observed = host_row_from_system(&system);
+        if let Err(e) = self
+            .datastore
+            .host_set_observed(&host.id, &observed, &crate::store::now())
+            .await
+        {
+            tracing::warn!(host = %host.id, error = %e, "cannot record the host's state after an action");
+        }
+        Some(serde_json::json!({ "power_state": observed.power_state }))
     }
 
     pub async fn operation_view(&self, caller: &Caller, id: &str) -> Result<OperationRow, Error> {

@@ -176,6 +176,8 @@ impl Podium {
             .set_power(&host.system_id, action)
             .await
             .map_err(Error::Plugin)?;
+        // What the BMC reports now is what the claim and the host show.
+        let observed = self.host_observe(&pm, &host).await;
         let t = crate::lifecycle::PROVISIONED;
         self.datastore
             .host_transition(&host.id, t, &crate::store::now())
@@ -185,6 +187,7 @@ impl Podium {
             "image": image.url,
             "config_drive": {"id": drive.row.id, "sha256": drive.row.sha256, "size": drive.row.size},
             "power": if action == PowerAction::On { "on" } else { "force_restart" },
+            "power_state": observed.as_ref().and_then(|o| o.get("power_state")),
         })))
     }
 }

@@ -732,12 +732,36 @@ async fn a_host_with_its_own_bmc_is_driven_at_that_bmc() {
             serde_json::json!({"pod_manager": uuid, "bmc": {"url": own.url(), "auth": {"username": "ipmi", "password": "wrong-one"}}}),
         )
         .await;
+    // Wrong or missing credentials are the caller's mistake: a 422 naming them, not a 502.
     assert_eq!(
         wrong.status,
-        reqwest::StatusCode::BAD_GATEWAY,
+        reqwest::StatusCode::UNPROCESSABLE_ENTITY,
         "{}",
         wrong.text
     );
-    assert_eq!(wrong.code(), "endpoint_unauthorized");
+    assert_eq!(wrong.field(), "bmc.auth", "{}", wrong.text);
+    assert!(
+        wrong.message().contains("refused these credentials"),
+        "{}",
+        wrong.text
+    );
     assert!(!wrong.text.contains("wrong-one"));
+    let missing = admin
+        .post(
+            "/v1/hosts",
+            serde_json::json!({"pod_manager": uuid, "bmc": {"url": own.url()}}),
+        )
+        .await;
+    assert_eq!(
+        missing.status,
+        reqwest::StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        missing.text
+    );
+    assert_eq!(missing.field(), "bmc.auth", "{}", missing.text);
+    assert!(
+        missing.message().contains("none were given"),
+        "{}",
+        missing.text
+    );
 }

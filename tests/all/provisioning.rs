@@ -118,6 +118,17 @@ async fn a_claim_is_provisioned_from_virtual_media_with_its_config_drive_and_rel
         provisioned["host"]["addresses"][0]["address"], "10.30.0.2",
         "{provisioned}"
     );
+    // What the claim and the host show is what the BMC reports once provisioned, not the last
+    // sync's (an hour away here).
+    assert_eq!(provisioned["host"]["power_state"], "on", "{provisioned}");
+    let shown = admin.get(&format!("/v1/hosts/{host_id}")).await.body;
+    assert_eq!(shown["power_state"], "on", "{shown}");
+    let shown_cd = shown["media_slots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["inserted"] == true && m["image"] == image_url.as_str());
+    assert!(shown_cd.is_some(), "the CD with the image shows: {shown}");
     // The tenant sees its claim's part of the history.
     let ops = alice.get(&format!("/v1/claims/{id}/operations")).await;
     let kinds: Vec<(&str, &str)> = ops.body["items"]
@@ -167,6 +178,16 @@ async fn a_claim_is_provisioned_from_virtual_media_with_its_config_drive_and_rel
         assert_eq!(slot["Inserted"], false, "{slot}");
     }
     assert_eq!(bmc.get_json(&system).await.unwrap()["PowerState"], "Off");
+    let shown = admin.get(&format!("/v1/hosts/{host_id}")).await.body;
+    assert_eq!(shown["power_state"], "off", "{shown}");
+    assert!(
+        shown["media_slots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["inserted"] == false),
+        "{shown}"
+    );
     assert_eq!(
         anonymous.get_bytes(drive_path).await.0,
         StatusCode::NOT_FOUND

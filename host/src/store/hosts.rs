@@ -596,6 +596,28 @@ impl Datastore {
         Ok(())
     }
 
+    /// Records what a host's BMC reported after an action: its power state, media slots and
+    /// boot override.
+    pub async fn host_set_observed(
+        &self,
+        id: &str,
+        h: &HostRow,
+        now: &str,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE hosts SET power_state = $2, media_slots = $3, boot = $4, updated_at = $5, \
+             last_seen_at = $5 WHERE id = $1",
+        )
+        .bind(id)
+        .bind(&h.power_state)
+        .bind(&h.media_slots)
+        .bind(&h.boot)
+        .bind(now)
+        .execute(&mut *self.writer().await?)
+        .await?;
+        Ok(())
+    }
+
     pub async fn host_set_inventory_media(
         &self,
         id: &str,
