@@ -409,3 +409,116 @@ async fn a_plugin_cannot_flood_the_log_or_forge_a_line_in_it() {
         "the plugin's message is logged"
     );
 }
+
+#[tokio::test]
+async fn what_the_host_copies_out_of_a_call_is_bounded_by_the_plugin_memory_limit() {
+    // 8 MiB of the 32 MiB memory limit may be copied out of an ordinary call.
+    let server = server().await;
+    let plugin = faulty(&server).await;
+    let call = |config: serde_json::Value| {
+        let ctx = CallContext {
+            config: config.to_string(),
+            endpoint: None,
+            allocations: None,
+        };
+        server
+            .podium
+            .runtime()
+            .driver(&plugin, ctx)
+            .inspect("/redfish/v1/Systems/1")
+    };
+    // 12 MiB of MACs, each its own string: more than may be copied.
+    let err = call(serde_json::json!({"fault": "bulky", "mib": 12}))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, CallError::Malformed { reason, .. } if reason.contains("more than 8388608 bytes")),
+        "{err:?}"
+    );
+    // 4 MiB is copied, then refused for what it is.
+    let err = call(serde_json::json!({"fault": "bulky", "mib": 4}))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("is not a MAC address"), "{err}");
+    // 120 MACs aliasing one 1 MiB buffer: the plugin holds 1 MiB, the host would copy 120.
+    let err = call(serde_json::json!({"fault": "alias"}))
+        .await
+        .unwrap_err();
+    assert!(matches!(&err, CallError::Malformed { .. }), "{err:?}");
+    still_healthy(&server, &plugin).await;
+}
+
+#[tokio::test]
+async fn sixteen_inspections_that_alias_their_output_cost_the_server_a_bounded_amount_of_memory() {
+    const BIN: &str = env!("CARGO_BIN_EXE_podium-under-test");
+    const HOSTS: usize = 16;
+    let data = tempfile::tempdir().unwrap();
+    let database = podium_tests::PostgresDatabase::for_this_run().await;
+    // The default memory limit, 64 MiB: 16 MiB may be copied out of one call.
+    let server = podium_tests::ProcessServer::start_logging(
+        BIN,
+        data.path(),
+        database.as_ref().map(|d| d.url.as_str()),
+        "info",
+        &[
+            "--operations-per-pod-manager",
+            "16",
+            "--operation-attempts",
+            "1",
+        ],
+    )
+    .await;
+    let admin = server.admin();
+    let upload = admin
+        .post_bytes("/v1/plugins", "application/wasm", guests::FAULTY.to_vec())
+        .await;
+    assert_eq!(upload.status, StatusCode::CREATED, "{}", upload.text);
+    // The "BMC" answers the registration's power read.
+    let bmc = ImageServer::start(br#"{"PowerState": "On"}"#.to_vec()).await;
+    let (before, _) = server.usage().unwrap();
+    server.reset_peak().unwrap();
+    // Its sync finds 16 systems; each is registered, then inspected (all at once), and every
+    // inspection answers 120 MACs aliasing one 1 MiB buffer.
+    let pm = admin
+        .post(
+            "/v1/pod_managers",
+            serde_json::json!({"name": "aliasing", "url": bmc.url("/"),
+                "driver": {"name": "faulty", "config": {"fault": "alias", "nics": 120, "systems": HOSTS}}}),
+        )
+        .await;
+    assert_eq!(pm.status, StatusCode::CREATED, "{}", pm.text);
+    let uuid = pm.body["uuid"].as_str().unwrap().to_owned();
+    let failed =
+        podium_tests::eventually(Duration::from_secs(90), "16 inspections ended", || async {
+            let ops = admin
+                .get(&format!("/v1/operations?pod_manager={uuid}&limit=100"))
+                .await
+                .body;
+            let failed: Vec<serde_json::Value> = ops["items"]
+                .as_array()?
+                .iter()
+                .filter(|o| o["kind"] == "inspect" && o["status"] == "failed")
+                .cloned()
+                .collect();
+            (failed.len() == HOSTS).then_some(failed)
+        })
+        .await;
+    for op in &failed {
+        let error = op["error"].as_str().unwrap();
+        assert!(error.contains("more than 16777216 bytes"), "{op}");
+    }
+    let peak = server.peak_rss().unwrap();
+    let grown_mib = peak.saturating_sub(before) / 1024;
+    eprintln!(
+        "16 aliasing inspections: peak RSS {} MiB over {} MiB before",
+        grown_mib,
+        before / 1024
+    );
+    // Each call may make the host copy 16 MiB; unbounded, each would copy 120.
+    assert!(
+        grown_mib < (HOSTS as u64) * 16 + 64,
+        "the peak grew by {grown_mib} MiB over {} MiB",
+        before / 1024
+    );
+    assert_eq!(admin.get("/healthz").await.status, StatusCode::OK);
+}

@@ -520,6 +520,27 @@ impl ProcessServer {
         process_usage(self.child.id()?)
     }
 
+    /// The process's peak resident memory in KiB since it started or since
+    /// [`ProcessServer::reset_peak`].
+    pub fn peak_rss(&self) -> Option<u64> {
+        let pid = self.child.id()?;
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))?
+            .trim()
+            .trim_end_matches("kB")
+            .trim()
+            .parse()
+            .ok()
+    }
+
+    /// Resets the peak resident memory to the current (Linux's `clear_refs`, value 5).
+    pub fn reset_peak(&self) -> std::io::Result<()> {
+        let pid = self.child.id().ok_or(std::io::ErrorKind::NotFound)?;
+        std::fs::write(format!("/proc/{pid}/clear_refs"), "5")
+    }
+
     /// `kill -9`: no shutdown, no flush.
     pub async fn kill9(mut self) {
         self.child.start_kill().expect("SIGKILL");

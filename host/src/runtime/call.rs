@@ -164,8 +164,14 @@ struct Prepared {
     label: String,
     limit: Duration,
     memory_limit: usize,
+    copy_limit: usize,
     _slot: tokio::sync::OwnedSemaphorePermit,
 }
+
+/// An ordinary call's results (and each import's arguments) may take this share of the plugin's
+/// memory limit for the host to copy out; a discovery's, all of it. Sixteen calls at once then
+/// hold at most four plugins' worth of host memory, whatever their results alias.
+const COPY_SHARE: usize = 4;
 
 /// Which limits a call runs under.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -185,11 +191,16 @@ impl Runtime {
         bounds: Bounds,
     ) -> Result<Prepared, CallError> {
         let config = &self.inner.config;
-        let (limit, budget) = match bounds {
-            Bounds::Call => (config.call_timeout, config.http_budget),
+        let (limit, budget, copy_limit) = match bounds {
+            Bounds::Call => (
+                config.call_timeout,
+                config.http_budget,
+                config.memory_limit / COPY_SHARE,
+            ),
             Bounds::Discovery => (
                 config.discover_timeout.max(config.call_timeout),
                 config.discover_http_budget,
+                config.memory_limit,
             ),
         };
         let label = plugin.label();
@@ -238,6 +249,9 @@ impl Runtime {
         );
         let mut store = Store::new(&self.inner.engine, state);
         store.limiter(|state| &mut state.limiter);
+        // What the host copies out of the plugin's memory, each time it lifts a result or an
+        // import's arguments (wasmtime's "hostcall fuel"; 128 MiB unless set).
+        store.set_hostcall_fuel(copy_limit);
         store.set_epoch_deadline(1);
         store.epoch_deadline_callback(move |_| {
             if Instant::now() >= deadline {
@@ -253,6 +267,7 @@ impl Runtime {
             label,
             limit,
             memory_limit: config.memory_limit,
+            copy_limit,
             _slot: slot,
         })
     }
@@ -284,9 +299,23 @@ impl Prepared {
         String::from_utf8_lossy(&bytes).trim().to_owned()
     }
 
-    /// Adds the plugin's stderr (usually its panic message) to a trap.
-    fn with_stderr(&self, e: CallError) -> CallError {
+    /// Says what a trap was: more to copy than the host lifts from one call, or the plugin's
+    /// own failure, with its stderr (usually its panic message).
+    fn explain(&self, e: CallError) -> CallError {
         match e {
+            // wasmtime's error for it is private: its words are all there is to match (pinned by
+            // the `bulky` fault test).
+            CallError::Trap { plugin, message }
+                if message.contains("fuel allocated for hostcalls has been exhausted") =>
+            {
+                CallError::Malformed {
+                    plugin,
+                    reason: format!(
+                        "it gave the host more than {} bytes to copy at once, the limit of one call",
+                        self.copy_limit
+                    ),
+                }
+            }
             CallError::Trap { plugin, message } => {
                 let stderr = self.stderr_tail();
                 let message = if stderr.is_empty() {
@@ -376,7 +405,7 @@ macro_rules! call_export {
                 spent,
             });
         }
-        let result = result.map_err(|e| prepared.with_stderr(e))?;
+        let result = result.map_err(|e| prepared.explain(e))?;
         (label, result)
     }};
 }

@@ -9,8 +9,15 @@
 //! - `"garbage"`: returns well-typed but semantically wrong data.
 //! - `"flood"`: GETs its endpoint's `/` again and again until the `http` import refuses.
 //! - `"log-flood"`: logs a message with a forged log line in it, then empty messages in a loop.
+//! - `"bulky"`: `inspect` answers a system with `"mib"` (default 48) NICs whose MACs are 1 MiB
+//!   strings each: more for the host to copy than it lifts from one call.
+//! - `"alias"`: `inspect` answers a system with `"nics"` (default 120) NICs whose MACs all
+//!   point at one 1 MiB buffer: a small plugin that makes the host copy a lot.
 //! - `"nul-error"`: fails with an `unreachable` error whose message holds a NUL, a newline and
 //!   an escape sequence.
+//!
+//! With `"systems": N`, `discover` answers N systems (`/redfish/v1/Systems/0`...) when the fault
+//! does not say otherwise.
 //!
 //! `probe`, `discover` and `get-power` act on the fault; the other functions succeed or answer
 //! `unsupported`.
@@ -46,6 +53,8 @@ enum Fault {
     Flood,
     LogFlood,
     NulError,
+    Bulky(usize),
+    Alias(usize),
 }
 
 impl Fault {
@@ -78,6 +87,18 @@ impl Fault {
             "flood" => Self::Flood,
             "log-flood" => Self::LogFlood,
             "nul-error" => Self::NulError,
+            "alias" => Self::Alias(
+                value
+                    .get("nics")
+                    .and_then(serde_json::Value::as_u64)
+                    .map_or(120, |n| n as usize),
+            ),
+            "bulky" => Self::Bulky(
+                value
+                    .get("mib")
+                    .and_then(serde_json::Value::as_u64)
+                    .map_or(48, |n| n as usize),
+            ),
             other => return Err(format!("fault: unknown fault {other:?}")),
         })
     }
@@ -102,7 +123,7 @@ impl Fault {
             Self::NulError => Err(Error::Unreachable(
                 "bmc\0down\nINFO podium::server: forged\x1b[2J".into(),
             )),
-            Self::Ok | Self::Escape(_) | Self::Garbage => Ok(()),
+            Self::Ok | Self::Escape(_) | Self::Garbage | Self::Bulky(_) | Self::Alias(_) => Ok(()),
         }
     }
 }
@@ -188,6 +209,33 @@ fn nic(mac: &str) -> Nic {
     }
 }
 
+/// `count` NICs whose MAC strings share one 1 MiB buffer (what a hostile component can hand
+/// the host: the canonical ABI copies each string anew). The buffer is leaked, never freed: the
+/// instance is thrown away after the call.
+#[allow(unsafe_code)]
+fn aliased_nics(count: usize) -> Vec<Nic> {
+    let mut buffer = std::mem::ManuallyDrop::new("a".repeat(MIB));
+    let (ptr, len, cap) = (buffer.as_mut_ptr(), buffer.len(), buffer.capacity());
+    (0..count)
+        .map(|_| Nic {
+            id: "1".into(),
+            name: None,
+            // SAFETY: none of these strings is ever dropped or written: each is lowered (read)
+            // for the host and the instance is then discarded.
+            mac: unsafe { String::from_raw_parts(ptr, len, cap) },
+            speed_mbps: None,
+        })
+        .collect()
+}
+
+/// How many systems `discover` answers (`"systems"` in the config).
+fn system_count() -> usize {
+    serde_json::from_str::<serde_json::Value>(&podium::plugin::config::get())
+        .ok()
+        .and_then(|v| v.get("systems").and_then(serde_json::Value::as_u64))
+        .map_or(1, |n| n as usize)
+}
+
 /// The exported component; only `export_glue` names it, hence unused in native builds.
 #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
 struct Component;
@@ -262,6 +310,16 @@ impl DriverGuest for Component {
                     vec![nic("52:54:00:00:00:03")],
                 ),
             ]),
+            _ if system_count() > 1 => Ok((0..system_count())
+                .map(|i| {
+                    let mac = format!("52:54:01:00:{:02x}:{:02x}", i >> 8, i & 0xff);
+                    system(
+                        &format!("/redfish/v1/Systems/{i}"),
+                        format!("node-{i}"),
+                        vec![nic(&mac)],
+                    )
+                })
+                .collect()),
             _ => Ok(vec![system(
                 "/redfish/v1/Systems/1",
                 "one".into(),
@@ -273,6 +331,15 @@ impl DriverGuest for Component {
     fn inspect(system_id: String) -> Result<System, Error> {
         let fault = Fault::current()?;
         fault.diverge()?;
+        if let Fault::Bulky(mib) = fault {
+            let nics = (0..mib)
+                .map(|i| nic(&format!("{i:08}{}", "0".repeat(MIB - 8))))
+                .collect();
+            return Ok(system(&system_id, "bulky".into(), nics));
+        }
+        if let Fault::Alias(count) = fault {
+            return Ok(system(&system_id, "alias".into(), aliased_nics(count)));
+        }
         Ok(system(
             &system_id,
             "one".into(),
