@@ -552,7 +552,7 @@ impl DriverCall<'_> {
             |b, s| b.podium_plugin_driver().call_discover(s)
         );
         let systems = result.map_err(plugin_err(label.clone()))?;
-        validate_systems(systems).map_err(|reason| CallError::Malformed {
+        super::validate::systems(systems).map_err(|reason| CallError::Malformed {
             plugin: label,
             reason,
         })
@@ -581,7 +581,7 @@ impl DriverCall<'_> {
                 clip(system_id.to_owned(), 64)
             )));
         }
-        let mut checked = validate_systems(vec![system])
+        let mut checked = super::validate::systems(vec![system])
             .map_err(|reason| malformed(reason.replacen("systems[0]", "system", 1)))?;
         Ok(checked.remove(0))
     }
@@ -961,122 +961,6 @@ pub struct System {
     pub power: PowerState,
     pub boot: Option<BootSettings>,
     pub media_slots: Vec<MediaSlot>,
-}
-
-const MAX_SYSTEMS: usize = 100_000;
-const MAX_ID: usize = 512;
-const MAX_TEXT: usize = 256;
-
-/// Checks what `discover` returned; the first problem found is the reason.
-fn validate_systems(systems: Vec<wd::System>) -> Result<Vec<System>, String> {
-    if systems.len() > MAX_SYSTEMS {
-        return Err(format!(
-            "{} systems, more than the limit of {MAX_SYSTEMS}",
-            systems.len()
-        ));
-    }
-    let mut seen = std::collections::HashSet::new();
-    let mut out = Vec::with_capacity(systems.len());
-    for (i, s) in systems.into_iter().enumerate() {
-        let at = |field: &str| format!("systems[{i}].{field}");
-        if s.id.is_empty() || s.id.len() > MAX_ID || s.id.chars().any(char::is_control) {
-            return Err(format!(
-                "{} must be 1 to {MAX_ID} printable characters",
-                at("id")
-            ));
-        }
-        if !seen.insert(s.id.clone()) {
-            return Err(format!(
-                "{} `{}` is reported twice",
-                at("id"),
-                clip(s.id, 64)
-            ));
-        }
-        for (field, value) in [
-            ("name", Some(&s.name)),
-            ("uuid", s.uuid.as_ref()),
-            ("manufacturer", s.manufacturer.as_ref()),
-            ("model", s.model.as_ref()),
-            ("serial", s.serial.as_ref()),
-        ] {
-            if let Some(v) = value
-                && (v.len() > MAX_TEXT || v.chars().any(char::is_control))
-            {
-                return Err(format!(
-                    "{} must be at most {MAX_TEXT} printable characters",
-                    at(field)
-                ));
-            }
-        }
-        let mut nics = Vec::with_capacity(s.nics.len());
-        for (j, n) in s.nics.into_iter().enumerate() {
-            let mac = normalise_mac(&n.mac).ok_or_else(|| {
-                format!(
-                    "{}: `{}` is not a MAC address",
-                    at(&format!("nics[{j}].mac")),
-                    clip(n.mac.clone(), 32)
-                )
-            })?;
-            if n.id.len() > MAX_ID || n.name.as_ref().is_some_and(|x| x.len() > MAX_TEXT) {
-                return Err(format!("{} is too long", at(&format!("nics[{j}]"))));
-            }
-            nics.push(Nic {
-                id: n.id,
-                name: n.name,
-                mac,
-                speed_mbps: n.speed_mbps,
-            });
-        }
-        if nics.len() > 1024 || s.media_slots.len() > 64 {
-            return Err(format!("{} reports too many NICs or media slots", at("")));
-        }
-        out.push(System {
-            id: s.id,
-            kind: match s.kind {
-                wd::SystemKind::System => SystemKind::System,
-                wd::SystemKind::Chassis => SystemKind::Chassis,
-            },
-            name: s.name,
-            uuid: s.uuid,
-            manufacturer: s.manufacturer,
-            model: s.model,
-            serial: s.serial,
-            cpu_count: s.cpu_count,
-            memory_mib: s.memory_mib,
-            nics,
-            power: s.power.into(),
-            boot: s.boot.map(Into::into),
-            media_slots: s
-                .media_slots
-                .into_iter()
-                .map(|m| MediaSlot {
-                    id: clip(m.id, MAX_ID),
-                    media_types: m.media_types.into_iter().map(Into::into).collect(),
-                    inserted: m.inserted,
-                    image: m.image.map(|s| clip(s, 2048)),
-                })
-                .collect(),
-        });
-    }
-    Ok(out)
-}
-
-/// `52:54:00:AA:00:01`, `52-54-00-aa-00-01` and `525400aa0001` all become `52:54:00:aa:00:01`.
-pub(super) fn normalise_mac(mac: &str) -> Option<String> {
-    let hex: String = mac
-        .chars()
-        .filter(|c| !matches!(c, ':' | '-' | '.'))
-        .collect();
-    if hex.len() != 12 || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
-        return None;
-    }
-    let hex = hex.to_ascii_lowercase();
-    Some(
-        (0..6)
-            .map(|i| &hex[i * 2..i * 2 + 2])
-            .collect::<Vec<_>>()
-            .join(":"),
-    )
 }
 
 impl From<wd::PowerState> for PowerState {

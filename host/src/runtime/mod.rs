@@ -16,6 +16,7 @@ mod http;
 mod imports;
 mod limits;
 mod text;
+mod validate;
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -1,0 +1,332 @@
+//! What a hardware driver reports, checked in one place before the host keeps any of it. Every
+//! field of a kind follows the same rule, whichever record it is in:
+//!
+//! | kind | fields | rule |
+//! |---|---|---|
+//! | id | system `id`, NIC `id`, media slot `id` | 1 to 512 bytes, no control or invisible character |
+//! | text | `name`, `manufacturer`, `model`, `serial`, NIC `name`, slot `image` | at most 256 bytes (an image URL 2048), no control or invisible character |
+//! | uuid | `uuid` | a UUID (any case, with or without hyphens), kept lower-case hyphenated |
+//! | MAC | NIC `mac` | six octets (`:`, `-`, `.` or no separator), unicast, not all zeros; kept as `aa:bb:cc:dd:ee:ff`; each MAC once in one answer |
+//! | count | `cpu-count`, `memory-mib` | at most 1,048,576 CPUs and 2^32 MiB (4 PiB) |
+//! | list | systems, a system's NICs, its media slots | at most 100,000, 1,024, 64; ids unique within the list |
+//!
+//! "Invisible" are the characters that change how text reads without showing: bidirectional
+//! overrides, zero-width characters ([`super::text::is_invisible`]). The first problem found
+//! is the reason the call fails, naming the field (`systems[3].nics[0].mac`).
+
+use std::collections::HashSet;
+
+use super::bindings::wit_driver as wd;
+use super::call::{MediaSlot, Nic, System, SystemKind};
+use super::text::{is_plain, plugin_text};
+
+const MAX_SYSTEMS: usize = 100_000;
+const MAX_NICS: usize = 1024;
+const MAX_SLOTS: usize = 64;
+const MAX_ID: usize = 512;
+const MAX_TEXT: usize = 256;
+const MAX_IMAGE: usize = 2048;
+const MAX_CPUS: u32 = 1 << 20;
+const MAX_MEMORY_MIB: u64 = 1 << 32;
+
+/// `value`, shown in a reason: escaped and clipped.
+fn shown(value: &str) -> String {
+    plugin_text(value, 64)
+}
+
+fn id(at: &str, value: &str) -> Result<(), String> {
+    if value.is_empty() || value.len() > MAX_ID || !value.chars().all(is_plain) {
+        return Err(format!(
+            "{at} `{}` must be 1 to {MAX_ID} bytes with no control or invisible character",
+            shown(value)
+        ));
+    }
+    Ok(())
+}
+
+fn text(at: &str, value: &str, max: usize) -> Result<(), String> {
+    if value.len() > max || !value.chars().all(is_plain) {
+        return Err(format!(
+            "{at} `{}` must be at most {max} bytes with no control or invisible character",
+            shown(value)
+        ));
+    }
+    Ok(())
+}
+
+fn uuid(at: &str, value: &str) -> Result<String, String> {
+    uuid::Uuid::try_parse(value)
+        .map(|u| u.hyphenated().to_string())
+        .map_err(|_| format!("{at} `{}` is not a UUID", shown(value)))
+}
+
+/// `52:54:00:AA:00:01`, `52-54-00-aa-00-01` and `525400aa0001` all become `52:54:00:aa:00:01`.
+pub(super) fn normalise_mac(mac: &str) -> Option<String> {
+    let hex: String = mac
+        .chars()
+        .filter(|c| !matches!(c, ':' | '-' | '.'))
+        .collect();
+    if hex.len() != 12 || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    let hex = hex.to_ascii_lowercase();
+    Some(
+        (0..6)
+            .map(|i| &hex[i * 2..i * 2 + 2])
+            .collect::<Vec<_>>()
+            .join(":"),
+    )
+}
+
+fn mac(at: &str, value: &str) -> Result<String, String> {
+    let mac = normalise_mac(value)
+        .ok_or_else(|| format!("{at}: `{}` is not a MAC address", shown(value)))?;
+    let first = u8::from_str_radix(&mac[..2], 16).expect("two hex digits");
+    if mac == "00:00:00:00:00:00" {
+        return Err(format!("{at}: `{mac}` is the all-zero MAC address"));
+    }
+    if first & 1 == 1 {
+        return Err(format!(
+            "{at}: `{mac}` is a multicast or broadcast address, not a NIC's"
+        ));
+    }
+    Ok(mac)
+}
+
+/// Checks what `discover` (or, as one system, `inspect`) returned.
+pub(super) fn systems(systems: Vec<wd::System>) -> Result<Vec<System>, String> {
+    if systems.len() > MAX_SYSTEMS {
+        return Err(format!(
+            "{} systems, more than the limit of {MAX_SYSTEMS}",
+            systems.len()
+        ));
+    }
+    let mut ids = HashSet::new();
+    let mut macs = std::collections::HashMap::new();
+    let mut out = Vec::with_capacity(systems.len());
+    for (i, s) in systems.into_iter().enumerate() {
+        let at = |field: &str| format!("systems[{i}].{field}");
+        id(&at("id"), &s.id)?;
+        if !ids.insert(s.id.clone()) {
+            return Err(format!("{} `{}` is reported twice", at("id"), shown(&s.id)));
+        }
+        text(&at("name"), &s.name, MAX_TEXT)?;
+        for (field, value) in [
+            ("manufacturer", &s.manufacturer),
+            ("model", &s.model),
+            ("serial", &s.serial),
+        ] {
+            if let Some(v) = value {
+                text(&at(field), v, MAX_TEXT)?;
+            }
+        }
+        let uuid = s
+            .uuid
+            .as_deref()
+            .map(|u| uuid(&at("uuid"), u))
+            .transpose()?;
+        if s.cpu_count > MAX_CPUS {
+            return Err(format!(
+                "{} {} is more than {MAX_CPUS}",
+                at("cpu-count"),
+                s.cpu_count
+            ));
+        }
+        if s.memory_mib > MAX_MEMORY_MIB {
+            return Err(format!(
+                "{} {} is more than {MAX_MEMORY_MIB}",
+                at("memory-mib"),
+                s.memory_mib
+            ));
+        }
+        if s.nics.len() > MAX_NICS {
+            return Err(format!(
+                "{} holds {} NICs, more than {MAX_NICS}",
+                at("nics"),
+                s.nics.len()
+            ));
+        }
+        if s.media_slots.len() > MAX_SLOTS {
+            return Err(format!(
+                "{} holds {} media slots, more than {MAX_SLOTS}",
+                at("media-slots"),
+                s.media_slots.len()
+            ));
+        }
+        let mut nic_ids = HashSet::new();
+        let mut nics = Vec::with_capacity(s.nics.len());
+        for (j, n) in s.nics.into_iter().enumerate() {
+            let at = |field: &str| at(&format!("nics[{j}].{field}"));
+            id(&at("id"), &n.id)?;
+            if !nic_ids.insert(n.id.clone()) {
+                return Err(format!("{} `{}` is reported twice", at("id"), shown(&n.id)));
+            }
+            if let Some(name) = &n.name {
+                text(&at("name"), name, MAX_TEXT)?;
+            }
+            let mac = mac(&at("mac"), &n.mac)?;
+            if let Some(first) = macs.insert(mac.clone(), at("mac")) {
+                return Err(format!("{} `{mac}` is also {first}", at("mac")));
+            }
+            nics.push(Nic {
+                id: n.id,
+                name: n.name,
+                mac,
+                speed_mbps: n.speed_mbps,
+            });
+        }
+        let mut slot_ids = HashSet::new();
+        let mut media_slots = Vec::with_capacity(s.media_slots.len());
+        for (j, m) in s.media_slots.into_iter().enumerate() {
+            let at = |field: &str| at(&format!("media-slots[{j}].{field}"));
+            id(&at("id"), &m.id)?;
+            if !slot_ids.insert(m.id.clone()) {
+                return Err(format!("{} `{}` is reported twice", at("id"), shown(&m.id)));
+            }
+            if let Some(image) = &m.image {
+                text(&at("image"), image, MAX_IMAGE)?;
+            }
+            media_slots.push(MediaSlot {
+                id: m.id,
+                media_types: m.media_types.into_iter().map(Into::into).collect(),
+                inserted: m.inserted,
+                image: m.image,
+            });
+        }
+        out.push(System {
+            id: s.id,
+            kind: match s.kind {
+                wd::SystemKind::System => SystemKind::System,
+                wd::SystemKind::Chassis => SystemKind::Chassis,
+            },
+            name: s.name,
+            uuid,
+            manufacturer: s.manufacturer,
+            model: s.model,
+            serial: s.serial,
+            cpu_count: s.cpu_count,
+            memory_mib: s.memory_mib,
+            nics,
+            power: s.power.into(),
+            boot: s.boot.map(Into::into),
+            media_slots,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn system(id: &str) -> wd::System {
+        wd::System {
+            id: id.into(),
+            kind: wd::SystemKind::System,
+            name: "node".into(),
+            uuid: Some("27946B59-9E44-4FA7-8E91-000000000001".into()),
+            manufacturer: None,
+            model: None,
+            serial: None,
+            cpu_count: 4,
+            memory_mib: 8192,
+            nics: vec![wd::Nic {
+                id: "eth0".into(),
+                name: Some("eth0".into()),
+                mac: "52-54-00-AA-00-01".into(),
+                speed_mbps: Some(1000),
+            }],
+            power: wd::PowerState::Off,
+            boot: None,
+            media_slots: vec![wd::MediaSlot {
+                id: "Cd".into(),
+                media_types: vec![wd::MediaType::Cd],
+                inserted: false,
+                image: None,
+            }],
+        }
+    }
+
+    fn refused(change: impl FnOnce(&mut Vec<wd::System>)) -> String {
+        let mut list = vec![system("/redfish/v1/Systems/1")];
+        change(&mut list);
+        systems(list).expect_err("refused")
+    }
+
+    #[test]
+    fn a_well_formed_system_is_kept_normalised() {
+        let out = systems(vec![system("/redfish/v1/Systems/1")]).unwrap();
+        assert_eq!(out[0].nics[0].mac, "52:54:00:aa:00:01");
+        assert_eq!(
+            out[0].uuid.as_deref(),
+            Some("27946b59-9e44-4fa7-8e91-000000000001")
+        );
+    }
+
+    #[test]
+    fn every_field_of_a_kind_is_held_to_the_same_rule() {
+        let r = refused(|l| l[0].uuid = Some("../../etc".into()));
+        assert_eq!(r, "systems[0].uuid `../../etc` is not a UUID");
+        let r = refused(|l| l[0].memory_mib = u64::MAX);
+        assert!(r.starts_with("systems[0].memory-mib"), "{r}");
+        let r = refused(|l| l[0].cpu_count = u32::MAX);
+        assert!(r.starts_with("systems[0].cpu-count"), "{r}");
+        let r = refused(|l| l[0].name = "evil\u{202e}gnp.exe".into());
+        assert!(r.starts_with("systems[0].name `evil\\u{202e}"), "{r}");
+        let r = refused(|l| l[0].model = Some("zero\u{200b}width".into()));
+        assert!(r.starts_with("systems[0].model"), "{r}");
+        for bad in ["a\0b", "a\rb", "a\nb", "a\x1bb"] {
+            let r = refused(|l| l[0].nics[0].id = bad.into());
+            assert!(r.starts_with("systems[0].nics[0].id"), "{bad:?}: {r}");
+            let r = refused(|l| l[0].nics[0].name = Some(bad.into()));
+            assert!(r.starts_with("systems[0].nics[0].name"), "{bad:?}: {r}");
+            let r = refused(|l| l[0].media_slots[0].id = bad.into());
+            assert!(
+                r.starts_with("systems[0].media-slots[0].id"),
+                "{bad:?}: {r}"
+            );
+        }
+    }
+
+    #[test]
+    fn macs_are_unicast_nonzero_and_each_reported_once() {
+        for (mac, why) in [
+            ("ff:ff:ff:ff:ff:ff", "broadcast"),
+            ("01:00:5e:00:00:01", "multicast"),
+            ("00:00:00:00:00:00", "all-zero"),
+            ("zz:zz:zz:zz:zz:zz", "not a MAC"),
+        ] {
+            let r = refused(|l| l[0].nics[0].mac = mac.into());
+            assert!(r.contains(why), "{mac}: {r}");
+        }
+        let r = refused(|l| {
+            let nic = l[0].nics[0].clone();
+            l[0].nics.push(wd::Nic {
+                id: "eth1".into(),
+                ..nic
+            });
+        });
+        assert_eq!(
+            r,
+            "systems[0].nics[1].mac `52:54:00:aa:00:01` is also systems[0].nics[0].mac"
+        );
+        // The same MAC on two hosts.
+        let r = refused(|l| l.push(system("/redfish/v1/Systems/2")));
+        assert!(r.contains("is also systems[0].nics[0].mac"), "{r}");
+    }
+
+    #[test]
+    fn ids_are_unique_within_their_list() {
+        let r = refused(|l| {
+            let slot = l[0].media_slots[0].clone();
+            l[0].media_slots.push(slot);
+        });
+        assert_eq!(r, "systems[0].media-slots[1].id `Cd` is reported twice");
+        let r = refused(|l| {
+            let mut other = system("/redfish/v1/Systems/1");
+            other.nics.clear();
+            l.push(other);
+        });
+        assert!(r.contains("is reported twice"), "{r}");
+    }
+}
