@@ -862,3 +862,125 @@ async fn a_plugin_error_with_control_characters_is_recorded_escaped_and_its_sync
     assert!(error.contains("bmc\\u{0}down"), "{ended}");
     assert_eq!(ended["attempts"], 2, "{ended}");
 }
+
+/// How many hosts a pod manager has now, counted page by page.
+async fn host_count(admin: &Client, uuid: &str) -> usize {
+    let mut count = 0;
+    let mut cursor = String::new();
+    loop {
+        let page = admin
+            .get(&format!("/v1/hosts?pod_manager={uuid}&limit=1000{cursor}"))
+            .await;
+        count += items(&page).len();
+        match page.body["next"].as_str() {
+            Some(next) => cursor = format!("&cursor={next}"),
+            None => return count,
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_site_that_reports_thousands_of_systems_does_not_hold_up_another_sites_sync() {
+    const SYSTEMS: usize = 5_000;
+    let server = TestServer::start_with(|config| {
+        config.probe_interval = Duration::from_secs(3600);
+        config.sync_interval = Duration::from_secs(3600);
+    })
+    .await;
+    let admin = server.admin();
+    let upload = admin
+        .post_bytes(
+            "/v1/plugins",
+            "application/wasm",
+            podium_tests::guests::FAULTY.to_vec(),
+        )
+        .await;
+    assert_eq!(upload.status, StatusCode::CREATED, "{}", upload.text);
+    let (quiet_bmc, busy_bmc) = (
+        podium_tests::ImageServer::start(br#"{"PowerState": "Off"}"#.to_vec()).await,
+        podium_tests::ImageServer::start(br#"{"PowerState": "Off"}"#.to_vec()).await,
+    );
+    let quiet = admin
+        .post(
+            "/v1/pod_managers",
+            json!({"name": "quiet", "url": quiet_bmc.url("/"), "driver": {"name": "faulty"}}),
+        )
+        .await;
+    let quiet = string(&quiet.body, "uuid");
+    eventually("the quiet site's host", async || {
+        match host_count(&admin, &quiet).await {
+            1 => Ok(()),
+            n => Err(format!("{n} hosts")),
+        }
+    })
+    .await;
+    // Its creation syncs the busy site at once: 5,000 hosts written in batches, each batch's
+    // registrations (then inspections) queued with it.
+    let busy = admin
+        .post(
+            "/v1/pod_managers",
+            json!({"name": "busy", "url": busy_bmc.url("/"),
+                   "driver": {"name": "faulty", "config": {"systems": SYSTEMS}}}),
+        )
+        .await;
+    assert_eq!(busy.status, StatusCode::CREATED, "{}", busy.text);
+    let busy = string(&busy.body, "uuid");
+    // Once its first batch shows (it is still writing the others), the quiet site syncs.
+    podium_tests::eventually(
+        Duration::from_secs(120),
+        "the busy site's first hosts",
+        || async {
+            let page = admin
+                .get(&format!("/v1/hosts?pod_manager={busy}&limit=1"))
+                .await;
+            (!items(&page).is_empty()).then_some(())
+        },
+    )
+    .await;
+    let shown = host_count(&admin, &busy).await;
+    assert!(
+        shown < SYSTEMS,
+        "all {SYSTEMS} hosts appeared at once: one transaction"
+    );
+    let sync = admin
+        .post(&format!("/v1/pod_managers/{quiet}/sync"), json!({}))
+        .await;
+    assert_eq!(sync.status, StatusCode::ACCEPTED, "{}", sync.text);
+    let op = string(&sync.body, "id");
+    let quiet_sync =
+        podium_tests::eventually(Duration::from_secs(120), "the quiet sync", || async {
+            let reply = admin.get(&format!("/v1/operations/{op}")).await;
+            (reply.body["status"] == "succeeded").then_some(reply.body)
+        })
+        .await;
+    let (queued_at, started_at) = (
+        string(&quiet_sync, "created_at"),
+        string(&quiet_sync, "started_at"),
+    );
+    // While it waited, the busy site's older backlog was not served ahead of it: the quiet
+    // site ran nothing, so its operation was the next leased (give or take the leases already
+    // under way when it was queued).
+    let mut served_first = 0;
+    let mut cursor = String::new();
+    loop {
+        let page = admin
+            .get(&format!(
+                "/v1/operations?pod_manager={busy}&limit=1000{cursor}"
+            ))
+            .await;
+        served_first += items(&page)
+            .iter()
+            .filter_map(|o| o["started_at"].as_str())
+            .filter(|at| *at > queued_at.as_str() && *at < started_at.as_str())
+            .count();
+        match page.body["next"].as_str() {
+            Some(next) => cursor = format!("&cursor={next}"),
+            None => break,
+        }
+    }
+    assert!(
+        served_first <= 8,
+        "{served_first} of the busy site's operations were leased while the quiet site's sync \
+         waited ({queued_at} to {started_at})"
+    );
+}

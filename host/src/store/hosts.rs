@@ -92,9 +92,12 @@ const COLUMNS: &str = "id, pod_manager, system_id, kind, name, uuid, manufacture
     bmc_tls_pinned_sha256, boot_mac, error_type, error_message, error_at, error_from, missing_from, \
     maintenance_since, maintenance_reason";
 
+/// Hosts a sync writes per transaction.
+const SYNC_BATCH: usize = 256;
+
 impl Datastore {
-    /// Makes the stored hosts of `pod_manager` match what a discovery reported, in one
-    /// transaction: new systems are added (`registering`, with the operation `register` makes
+    /// Makes the stored hosts of `pod_manager` match what a discovery reported, in batches of
+    /// [`SYNC_BATCH`] hosts a transaction: new systems are added (`registering`, with the operation `register` makes
     /// for them), known ones updated (a `missing` one returns to the state it had), and hosts
     /// not reported are marked `missing`, never deleted; a host in maintenance keeps its state.
     /// `hosts` carry their inventory; their `id` is used only for new rows. `discovered_at` is
@@ -108,61 +111,70 @@ impl Datastore {
         now: &str,
         register: &(dyn Fn(&HostRow) -> super::OperationRow + Sync),
     ) -> Result<SyncSummary, StoreError> {
-        let mut writer = self.writer().await?;
-        let mut tx = writer.begin().await?;
         let known: std::collections::HashSet<String> =
             sqlx::query("SELECT system_id FROM hosts WHERE pod_manager = $1")
                 .bind(pod_manager)
-                .fetch_all(&mut *tx)
+                .fetch_all(&mut *self.reader().await?)
                 .await?
                 .iter()
                 .map(|r| r.try_get("system_id"))
                 .collect::<Result<_, _>>()?;
         let mut added = 0;
-        for h in hosts {
-            let new = !known.contains(&h.system_id);
-            sqlx::query(&format!(
-                "INSERT INTO hosts ({SYNC_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'registering', NULL, $16, $16, $16) \
-                 ON CONFLICT (pod_manager, system_id) DO UPDATE SET kind = excluded.kind, name = excluded.name, \
-                 uuid = excluded.uuid, manufacturer = excluded.manufacturer, model = excluded.model, \
-                 serial = excluded.serial, cpu_count = excluded.cpu_count, memory_mib = excluded.memory_mib, \
-                 nics = excluded.nics, \
-                 media_slots = CASE WHEN hosts.updated_at > $17 THEN hosts.media_slots ELSE excluded.media_slots END, \
-                 boot = CASE WHEN hosts.updated_at > $17 THEN hosts.boot ELSE excluded.boot END, \
-                 power_state = CASE WHEN hosts.updated_at > $17 THEN hosts.power_state ELSE excluded.power_state END, \
-                 state = CASE WHEN hosts.state = 'missing' AND hosts.maintenance_since IS NULL \
-                     THEN COALESCE(hosts.missing_from, 'available') ELSE hosts.state END, \
-                 missing_from = CASE WHEN hosts.state = 'missing' AND hosts.maintenance_since IS NULL \
-                     THEN NULL ELSE hosts.missing_from END, \
-                 updated_at = excluded.updated_at, last_seen_at = excluded.last_seen_at"
-            ))
-            .bind(&h.id)
-            .bind(pod_manager)
-            .bind(&h.system_id)
-            .bind(&h.kind)
-            .bind(&h.name)
-            .bind(&h.uuid)
-            .bind(&h.manufacturer)
-            .bind(&h.model)
-            .bind(&h.serial)
-            .bind(h.cpu_count)
-            .bind(h.memory_mib)
-            .bind(&h.nics)
-            .bind(&h.media_slots)
-            .bind(&h.boot)
-            .bind(&h.power_state)
-            .bind(now)
-            .bind(discovered_at)
-            .execute(&mut *tx)
-            .await?;
-            if new {
-                let mut host = h.clone();
-                host.pod_manager = pod_manager.to_owned();
-                super::operations::insert(&register(&host))
-                    .execute(&mut *tx)
-                    .await?;
-                added += 1;
+        // A batch per transaction: the writer is given back between batches, so a site of
+        // 50,000 systems delays another site's writes (its operations' leases) by one batch,
+        // not by the whole sync. A sync stopped halfway is finished by the next one; hosts are
+        // marked missing only after every batch, against `now`, which precedes them all. Two
+        // syncs of one pod manager at once may both queue a new host's `register`: the second
+        // finds the host no longer `registering` and does nothing.
+        for batch in hosts.chunks(SYNC_BATCH) {
+            let mut writer = self.writer().await?;
+            let mut tx = writer.begin().await?;
+            for h in batch {
+                let new = !known.contains(&h.system_id);
+                sqlx::query(&format!(
+                    "INSERT INTO hosts ({SYNC_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'registering', NULL, $16, $16, $16) \
+                     ON CONFLICT (pod_manager, system_id) DO UPDATE SET kind = excluded.kind, name = excluded.name, \
+                     uuid = excluded.uuid, manufacturer = excluded.manufacturer, model = excluded.model, \
+                     serial = excluded.serial, cpu_count = excluded.cpu_count, memory_mib = excluded.memory_mib, \
+                     nics = excluded.nics, \
+                     media_slots = CASE WHEN hosts.updated_at > $17 THEN hosts.media_slots ELSE excluded.media_slots END, \
+                     boot = CASE WHEN hosts.updated_at > $17 THEN hosts.boot ELSE excluded.boot END, \
+                     power_state = CASE WHEN hosts.updated_at > $17 THEN hosts.power_state ELSE excluded.power_state END, \
+                     state = CASE WHEN hosts.state = 'missing' AND hosts.maintenance_since IS NULL \
+                         THEN COALESCE(hosts.missing_from, 'available') ELSE hosts.state END, \
+                     missing_from = CASE WHEN hosts.state = 'missing' AND hosts.maintenance_since IS NULL \
+                         THEN NULL ELSE hosts.missing_from END, \
+                     updated_at = excluded.updated_at, last_seen_at = excluded.last_seen_at"
+                ))
+                .bind(&h.id)
+                .bind(pod_manager)
+                .bind(&h.system_id)
+                .bind(&h.kind)
+                .bind(&h.name)
+                .bind(&h.uuid)
+                .bind(&h.manufacturer)
+                .bind(&h.model)
+                .bind(&h.serial)
+                .bind(h.cpu_count)
+                .bind(h.memory_mib)
+                .bind(&h.nics)
+                .bind(&h.media_slots)
+                .bind(&h.boot)
+                .bind(&h.power_state)
+                .bind(now)
+                .bind(discovered_at)
+                .execute(&mut *tx)
+                .await?;
+                if new {
+                    let mut host = h.clone();
+                    host.pod_manager = pod_manager.to_owned();
+                    super::operations::insert(&register(&host))
+                        .execute(&mut *tx)
+                        .await?;
+                    added += 1;
+                }
             }
+            tx.commit().await?;
         }
         let missing = sqlx::query(
             "UPDATE hosts SET missing_from = state, state = 'missing', updated_at = $2 \
@@ -171,10 +183,9 @@ impl Datastore {
         )
         .bind(pod_manager)
         .bind(now)
-        .execute(&mut *tx)
+        .execute(&mut *self.writer().await?)
         .await?
         .rows_affected();
-        tx.commit().await?;
         Ok(SyncSummary {
             seen: hosts.len(),
             added,

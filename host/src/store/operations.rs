@@ -141,8 +141,10 @@ impl Datastore {
     }
 
     /// Leases the operation due first for `owner` until `until`: it is `running`, its attempt
-    /// counted. Operations of a pod manager that already has `per_pod_manager` running under a
-    /// live lease (in any process) wait. `None` when nothing may run.
+    /// counted. What is due at a pod manager running nothing goes first (oldest first), then
+    /// what is due at the others; operations of a pod manager that already has
+    /// `per_pod_manager` running under a live lease (in any process) wait. `None` when nothing
+    /// may run.
     ///
     /// Leasing is serialized across processes (SQLite's write lock; on PostgreSQL, an advisory
     /// lock held for the transaction), so the count of running operations a lease reads is the
@@ -160,12 +162,12 @@ impl Datastore {
                 .execute(&mut *tx)
                 .await?;
         }
-        let full: Vec<String> = sqlx::query_scalar(
-            "SELECT pod_manager FROM operations WHERE status = 'running' AND lease_expires_at > $1 \
-             GROUP BY pod_manager HAVING COUNT(*) >= $2",
+        // The pod managers running operations now, with how many.
+        let running: Vec<(String, i64)> = sqlx::query_as(
+            "SELECT pod_manager, COUNT(*) FROM operations WHERE status = 'running' \
+             AND lease_expires_at > $1 GROUP BY pod_manager",
         )
         .bind(super::now())
-        .bind(per_pod_manager)
         .fetch_all(&mut *tx)
         .await?;
         // The lease's time is read after the count: it begins after every end the count saw.
@@ -174,24 +176,60 @@ impl Datastore {
             now + time::Duration::try_from(lease).unwrap_or(time::Duration::MINUTE),
         );
         let now = super::format_time(now);
-        let excluded = if full.is_empty() {
-            String::new()
-        } else {
-            let params: Vec<String> = (4..4 + full.len()).map(|i| format!("${i}")).collect();
-            format!(" AND o.pod_manager NOT IN ({})", params.join(", "))
+        // Fair across pod managers: after a lease that expired (its holder died), what is due at
+        // a pod manager running nothing, oldest first; only then what is due at one with room
+        // left. However much one site queues, the first due operation of a site with nothing
+        // running is leased next.
+        let busy: Vec<&str> = running.iter().map(|(pm, _)| pm.as_str()).collect();
+        let full: Vec<&str> = running
+            .iter()
+            .filter(|(_, n)| *n >= per_pod_manager)
+            .map(|(pm, _)| pm.as_str())
+            .collect();
+        let not_in = |column: &str, excluded: &[&str]| {
+            if excluded.is_empty() {
+                String::new()
+            } else {
+                let params: Vec<String> =
+                    (4..4 + excluded.len()).map(|i| format!("${i}")).collect();
+                format!(" AND {column} NOT IN ({})", params.join(", "))
+            }
         };
+        let [expired, queued] = DUE;
+        // The oldest due operation of the pod managers not `excluded`, found through each one's
+        // `operations_pm_queue`: one index seek per pod manager, never a walk past the queue of
+        // another (a site with 50,000 queued costs the others nothing).
+        let oldest_of = |excluded: &[&str]| {
+            format!(
+                "SELECT MIN(first) FROM (SELECT (SELECT o.id FROM operations o \
+                 WHERE o.pod_manager = p.uuid AND {queued} AND {HOST_FREE} ORDER BY o.id LIMIT 1) AS first \
+                 FROM pod_managers p WHERE TRUE{}) firsts",
+                not_in("p.uuid", excluded)
+            )
+        };
+        let mut candidates = vec![
+            (
+                format!(
+                    "SELECT o.id FROM operations o WHERE {expired}{} AND {HOST_FREE} ORDER BY o.id LIMIT 1",
+                    not_in("o.pod_manager", &full)
+                ),
+                &full,
+            ),
+            (oldest_of(&busy), &busy),
+        ];
+        if !busy.is_empty() {
+            candidates.push((oldest_of(&full), &full));
+        }
         let mut leased = None;
-        for due in DUE {
+        for (candidate, excluded) in candidates {
             let sql = format!(
                 "UPDATE operations SET status = 'running', lease_owner = $1, lease_expires_at = $2, \
                  attempts = attempts + 1, started_at = COALESCE(started_at, $3), error = NULL \
-                 WHERE id = (SELECT o.id FROM operations o WHERE {due}{excluded} AND {HOST_FREE} \
-                             ORDER BY o.id LIMIT 1) \
-                 RETURNING {COLUMNS}"
+                 WHERE id = ({candidate}) RETURNING {COLUMNS}"
             );
             let mut q = sqlx::query(&sql).bind(owner).bind(&until).bind(&now);
-            for pm in &full {
-                q = q.bind(pm);
+            for pm in excluded.iter() {
+                q = q.bind(*pm);
             }
             leased = q.fetch_optional(&mut *tx).await?;
             if leased.is_some() {
