@@ -159,6 +159,23 @@ impl Podium {
                 e => Error::Plugin(e),
             })?;
         let system = pick_system(&systems, bmc.system_id.as_deref())?;
+        // A MAC names one NIC: a second BMC reporting it is a wrong BMC URL or a broken BMC.
+        for nic in &system.nics {
+            if let Some((other, name)) = self
+                .datastore
+                .host_with_mac(&nic.mac, &pm.row.uuid, &system.id)
+                .await?
+            {
+                return Err(Error::ConflictField {
+                    code: "mac_in_use",
+                    field: "bmc.url".into(),
+                    message: format!(
+                        "the BMC reports NIC `{}` with MAC {}, which host `{other}` ({name}) already has",
+                        nic.id, nic.mac
+                    ),
+                });
+            }
+        }
         let inventory = host_row_from_system(system);
         let now = crate::store::now();
         host.system_id = inventory.system_id;

@@ -764,4 +764,24 @@ async fn a_host_with_its_own_bmc_is_driven_at_that_bmc() {
         "{}",
         missing.text
     );
+
+    // Another BMC reporting the same MAC (another system): refused, naming the host that has it.
+    let mut clone = SushyConfig::with_systems(0);
+    clone.systems = vec![FakeSystem {
+        uuid: "27946b59-9e44-4fa7-8e91-0000000c10e5".into(),
+        name: "clone".into(),
+        ..FakeSystem::numbered(42)
+    }];
+    let clone = Sushy::start(clone).await.unwrap();
+    let twin = admin
+        .post(
+            "/v1/hosts",
+            serde_json::json!({"pod_manager": uuid, "bmc": {"url": clone.url()}}),
+        )
+        .await;
+    assert_eq!(twin.status, reqwest::StatusCode::CONFLICT, "{}", twin.text);
+    assert_eq!(twin.code(), "mac_in_use", "{}", twin.text);
+    assert_eq!(twin.field(), "bmc.url", "{}", twin.text);
+    let host_id = created.body["id"].as_str().unwrap();
+    assert!(twin.message().contains(host_id), "{}", twin.text);
 }

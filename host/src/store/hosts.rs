@@ -607,6 +607,28 @@ impl Datastore {
         Ok(())
     }
 
+    /// A host other than the system `system_id` of `pod_manager` with a NIC of this MAC
+    /// (lower-case, colon-separated): its id and name.
+    pub async fn host_with_mac(
+        &self,
+        mac: &str,
+        pod_manager: &str,
+        system_id: &str,
+    ) -> Result<Option<(String, String)>, StoreError> {
+        // `nics` is the JSON of the host's NICs, written by serde: `"mac":"52:54:00:aa:00:01"`.
+        let r = sqlx::query(
+            "SELECT id, name FROM hosts WHERE nics LIKE $1 \
+             AND NOT (pod_manager = $2 AND system_id = $3) LIMIT 1",
+        )
+        .bind(format!("%\"mac\":\"{mac}\"%"))
+        .bind(pod_manager)
+        .bind(system_id)
+        .fetch_optional(&mut *self.reader().await?)
+        .await?;
+        r.map(|r| Ok((r.try_get("id")?, r.try_get("name")?)))
+            .transpose()
+    }
+
     /// Records what a host's BMC reported after an action: its power state, media slots and
     /// boot override.
     pub async fn host_set_observed(
