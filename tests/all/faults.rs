@@ -39,6 +39,29 @@ fn context(fault: &str, endpoint: Option<Endpoint>) -> CallContext {
     }
 }
 
+/// The real `podium` process (for its log and its memory) with these `serve` options, over a
+/// fresh data directory and (with `PODIUM_TEST_DATABASE=postgres`) database, kept with it.
+async fn process_server(
+    options: &[&str],
+) -> (
+    podium_tests::ProcessServer,
+    tempfile::TempDir,
+    Option<podium_tests::PostgresDatabase>,
+) {
+    const BIN: &str = env!("CARGO_BIN_EXE_podium-under-test");
+    let data = tempfile::tempdir().unwrap();
+    let database = podium_tests::PostgresDatabase::for_this_run().await;
+    let server = podium_tests::ProcessServer::start_logging(
+        BIN,
+        data.path(),
+        database.as_ref().map(|d| d.url.as_str()),
+        "info",
+        options,
+    )
+    .await;
+    (server, data, database)
+}
+
 /// After a fault: the server answers and a well-behaved call succeeds.
 async fn still_healthy(server: &TestServer, plugin: &Plugin) {
     let health = server.client(None).get("/healthz").await;
@@ -355,22 +378,10 @@ async fn plugin_text_is_escaped_before_it_is_stored_or_logged() {
 
 #[tokio::test]
 async fn a_plugin_cannot_flood_the_log_or_forge_a_line_in_it() {
-    const BIN: &str = env!("CARGO_BIN_EXE_podium-under-test");
-    let data = tempfile::tempdir().unwrap();
-    let database = podium_tests::PostgresDatabase::for_this_run().await;
-    let server = podium_tests::ProcessServer::start_logging(
-        BIN,
-        data.path(),
-        database.as_ref().map(|d| d.url.as_str()),
-        "info",
-        &["--probe-interval", "3600", "--plugin-timeout", "10"],
-    )
-    .await;
+    let (server, _data, _database) =
+        process_server(&["--probe-interval", "3600", "--plugin-timeout", "10"]).await;
     let admin = server.admin();
-    let upload = admin
-        .post_bytes("/v1/plugins", "application/wasm", guests::FAULTY.to_vec())
-        .await;
-    assert_eq!(upload.status, StatusCode::CREATED, "{}", upload.text);
+    admin.upload_plugin(guests::FAULTY).await;
     // Creating the pod manager probes it once: one call, ten million log calls.
     let created = admin
         .post(
@@ -450,29 +461,17 @@ async fn what_the_host_copies_out_of_a_call_is_bounded_by_the_plugin_memory_limi
 
 #[tokio::test]
 async fn sixteen_inspections_that_alias_their_output_cost_the_server_a_bounded_amount_of_memory() {
-    const BIN: &str = env!("CARGO_BIN_EXE_podium-under-test");
     const HOSTS: usize = 16;
-    let data = tempfile::tempdir().unwrap();
-    let database = podium_tests::PostgresDatabase::for_this_run().await;
     // The default memory limit, 64 MiB: 16 MiB may be copied out of one call.
-    let server = podium_tests::ProcessServer::start_logging(
-        BIN,
-        data.path(),
-        database.as_ref().map(|d| d.url.as_str()),
-        "info",
-        &[
-            "--operations-per-pod-manager",
-            "16",
-            "--operation-attempts",
-            "1",
-        ],
-    )
+    let (server, _data, _database) = process_server(&[
+        "--operations-per-pod-manager",
+        "16",
+        "--operation-attempts",
+        "1",
+    ])
     .await;
     let admin = server.admin();
-    let upload = admin
-        .post_bytes("/v1/plugins", "application/wasm", guests::FAULTY.to_vec())
-        .await;
-    assert_eq!(upload.status, StatusCode::CREATED, "{}", upload.text);
+    admin.upload_plugin(guests::FAULTY).await;
     // The "BMC" answers the registration's power read.
     let bmc = ImageServer::start(br#"{"PowerState": "On"}"#.to_vec()).await;
     let (before, _) = server.usage().unwrap();

@@ -821,14 +821,7 @@ async fn a_plugin_error_with_control_characters_is_recorded_escaped_and_its_sync
     })
     .await;
     let admin = server.admin();
-    let upload = admin
-        .post_bytes(
-            "/v1/plugins",
-            "application/wasm",
-            podium_tests::guests::FAULTY.to_vec(),
-        )
-        .await;
-    assert_eq!(upload.status, StatusCode::CREATED, "{}", upload.text);
+    admin.upload_plugin(podium_tests::guests::FAULTY).await;
     let created = admin
         .post(
             "/v1/pod_managers",
@@ -888,14 +881,7 @@ async fn a_site_that_reports_thousands_of_systems_does_not_hold_up_another_sites
     })
     .await;
     let admin = server.admin();
-    let upload = admin
-        .post_bytes(
-            "/v1/plugins",
-            "application/wasm",
-            podium_tests::guests::FAULTY.to_vec(),
-        )
-        .await;
-    assert_eq!(upload.status, StatusCode::CREATED, "{}", upload.text);
+    admin.upload_plugin(podium_tests::guests::FAULTY).await;
     let (quiet_bmc, busy_bmc) = (
         podium_tests::ImageServer::start(br#"{"PowerState": "Off"}"#.to_vec()).await,
         podium_tests::ImageServer::start(br#"{"PowerState": "Off"}"#.to_vec()).await,

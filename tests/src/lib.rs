@@ -237,6 +237,15 @@ impl Client {
         self.send(Method::DELETE, path, None).await
     }
 
+    /// Uploads a plugin (`POST /v1/plugins`), which must be accepted; answers its view.
+    pub async fn upload_plugin(&self, wasm: &[u8]) -> Value {
+        let reply = self
+            .post_bytes("/v1/plugins", "application/wasm", wasm.to_vec())
+            .await;
+        assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text);
+        reply.body
+    }
+
     pub async fn post_bytes(&self, path: &str, content_type: &str, bytes: Vec<u8>) -> Reply {
         self.send(
             Method::POST,
