@@ -331,8 +331,11 @@ async fn a_plugin_that_floods_its_endpoint_fails_at_its_request_budget() {
         .unwrap_err();
     assert!(matches!(err, CallError::HttpBudget { .. }), "{err:?}");
     let message = err.to_string();
-    assert!(message.contains("41 requests"), "{message}");
-    assert!(message.contains("limit of 40 requests"), "{message}");
+    assert!(
+        message.contains("went past its limit of 40 requests"),
+        "{message}"
+    );
+    assert!(message.contains("(41 requests and"), "{message}");
     assert_eq!(bmc.hits(), 40, "requests that reached the BMC");
     assert!(!err.is_transient());
     // Well before the deadline: the budget, not the clock, ended it.

@@ -131,7 +131,7 @@ pub enum CallError {
     },
     #[error("plugin {plugin} could not be started: {message}")]
     Instantiate { plugin: String, message: String },
-    #[error("plugin {plugin} sent {spent}")]
+    #[error("plugin {plugin} went past {spent}")]
     HttpBudget {
         plugin: String,
         spent: super::http::BudgetSpent,

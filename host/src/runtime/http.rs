@@ -116,8 +116,8 @@ impl std::fmt::Display for BudgetSpent {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} requests and {} bytes to its endpoint, past the limit of {} requests and {} bytes per call",
-            self.requests, self.bytes, self.limit.requests, self.limit.bytes
+            "its limit of {} requests and {} bytes per call to its endpoint ({} requests and {} bytes asked for)",
+            self.limit.requests, self.limit.bytes, self.requests, self.bytes
         )
     }
 }
