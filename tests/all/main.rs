@@ -17,3 +17,4 @@ mod rendering;
 mod secrets;
 mod server;
 mod tenants;
+mod tidy;
