@@ -64,22 +64,27 @@ pub struct Fuzzed {
     pub output: String,
 }
 
+/// Schemathesis' hooks: plugin uploads (`application/wasm`) sent as the raw bytes it generates.
+const HOOKS: &str = "import schemathesis\n\
+    schemathesis.serializer.alias(\"application/wasm\", \"application/octet-stream\")\n";
+
 /// Runs Schemathesis against `base` (`http://127.0.0.1:PORT`) from the document it serves, with
-/// `token`, for at most `max_time`. `checks` are Schemathesis' names of what each answer must
-/// satisfy; `exclude` names operations (`METHOD /path`) left out.
+/// `token`, on every operation, for at most `max_time`. `checks` are Schemathesis' names of what
+/// each answer must satisfy.
 pub async fn schemathesis(
     base: &str,
     token: &str,
     checks: &[&str],
     max_examples: u32,
     max_time: Duration,
-    exclude: &[&str],
 ) -> Result<Fuzzed> {
     let dir = tempfile::tempdir()?;
+    std::fs::write(dir.path().join("podium_hooks.py"), HOOKS)?;
     let mut command = tokio::process::Command::new(bin("schemathesis")?);
     command
         .current_dir(dir.path())
-        .env("SCHEMATHESIS_HOOKS", "")
+        .env("PYTHONPATH", dir.path())
+        .env("SCHEMATHESIS_HOOKS", "podium_hooks")
         .env("NO_COLOR", "1")
         .arg("run")
         .arg(format!("{base}/openapi.json"))
@@ -92,9 +97,6 @@ pub async fn schemathesis(
         .args(["--workers", "1", "--seed", "1", "--request-timeout", "30"])
         .args(["--phases", "examples,coverage,fuzzing"])
         .args(["--suppress-health-check", "all", "--warnings", "off"]);
-    for operation in exclude {
-        command.args(["--exclude-name", operation]);
-    }
     let output = tokio::time::timeout(max_time * 3 + Duration::from_secs(120), command.output())
         .await
         .context("Schemathesis ran far past its time budget")?
