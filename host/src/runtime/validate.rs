@@ -44,6 +44,15 @@ fn id(at: &str, value: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// An [`id`] that `seen` (the ids of its list so far) does not hold yet.
+fn unique_id(at: &str, value: &str, seen: &mut HashSet<String>) -> Result<(), String> {
+    id(at, value)?;
+    if !seen.insert(value.to_owned()) {
+        return Err(format!("{at} `{}` is reported twice", shown(value)));
+    }
+    Ok(())
+}
+
 fn text(at: &str, value: &str, max: usize) -> Result<(), String> {
     if value.len() > max || !value.chars().all(is_plain) {
         return Err(format!(
@@ -106,10 +115,7 @@ pub(super) fn systems(systems: Vec<wd::System>) -> Result<Vec<System>, String> {
     let mut out = Vec::with_capacity(systems.len());
     for (i, s) in systems.into_iter().enumerate() {
         let at = |field: &str| format!("systems[{i}].{field}");
-        id(&at("id"), &s.id)?;
-        if !ids.insert(s.id.clone()) {
-            return Err(format!("{} `{}` is reported twice", at("id"), shown(&s.id)));
-        }
+        unique_id(&at("id"), &s.id, &mut ids)?;
         text(&at("name"), &s.name, MAX_TEXT)?;
         for (field, value) in [
             ("manufacturer", &s.manufacturer),
@@ -157,10 +163,7 @@ pub(super) fn systems(systems: Vec<wd::System>) -> Result<Vec<System>, String> {
         let mut nics = Vec::with_capacity(s.nics.len());
         for (j, n) in s.nics.into_iter().enumerate() {
             let at = |field: &str| at(&format!("nics[{j}].{field}"));
-            id(&at("id"), &n.id)?;
-            if !nic_ids.insert(n.id.clone()) {
-                return Err(format!("{} `{}` is reported twice", at("id"), shown(&n.id)));
-            }
+            unique_id(&at("id"), &n.id, &mut nic_ids)?;
             if let Some(name) = &n.name {
                 text(&at("name"), name, MAX_TEXT)?;
             }
@@ -179,10 +182,7 @@ pub(super) fn systems(systems: Vec<wd::System>) -> Result<Vec<System>, String> {
         let mut media_slots = Vec::with_capacity(s.media_slots.len());
         for (j, m) in s.media_slots.into_iter().enumerate() {
             let at = |field: &str| at(&format!("media-slots[{j}].{field}"));
-            id(&at("id"), &m.id)?;
-            if !slot_ids.insert(m.id.clone()) {
-                return Err(format!("{} `{}` is reported twice", at("id"), shown(&m.id)));
-            }
+            unique_id(&at("id"), &m.id, &mut slot_ids)?;
             if let Some(image) = &m.image {
                 text(&at("image"), image, MAX_IMAGE)?;
             }
