@@ -16,6 +16,9 @@ fn main() {
         .parent()
         .expect("tests/ has a parent");
     wasm_build::rerun_if_changed(root, &["tests/guests"]);
+    // The platform the tests run on, for `cargo metadata --filter-platform` (tidy.rs).
+    let target = std::env::var("TARGET").expect("TARGET");
+    println!("cargo:rustc-env=PODIUM_TESTS_TARGET={target}");
     let packages: Vec<&str> = GUESTS.iter().map(|(p, _)| *p).collect();
     for (built, (_, var)) in wasm_build::build(root, &packages).iter().zip(GUESTS) {
         println!("cargo:rustc-env={var}={}", built.path.display());

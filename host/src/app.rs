@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use crate::ipam::PoolLocks;
 use crate::plugins::PluginCache;
-use crate::runtime::Runtime;
 use crate::sealing::Sealer;
-use crate::store::Datastore;
+use podium_runtime::Runtime;
+use podium_store::Datastore;
 
 /// The platform. Cheap to clone.
 #[derive(Clone, Debug)]

@@ -12,8 +12,8 @@ use rand::RngCore;
 use sha2::{Digest, Sha256};
 
 use crate::error::Error;
-use crate::secret::Secret;
-use crate::store::{Datastore, Role, TokenRow};
+use podium_store::{Datastore, Role, TokenRow};
+use podium_types::Secret;
 
 /// The caller of an application function, established from its token.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -90,7 +90,7 @@ pub async fn authenticate(datastore: &Datastore, header: Option<&str>) -> Result
         return Err(Error::Unauthenticated("this token was revoked"));
     }
     if let Some(expires_at) = &row.expires_at
-        && *expires_at <= crate::store::now()
+        && *expires_at <= podium_store::now()
     {
         return Err(Error::Unauthenticated("this token has expired"));
     }
@@ -140,7 +140,7 @@ pub async fn bootstrap_admin(
         read_only: false,
         description: format!("bootstrap admin token (from {origin})"),
         expires_at: None,
-        created_at: crate::store::now(),
+        created_at: podium_store::now(),
         revoked_at: None,
     };
     datastore

@@ -10,8 +10,8 @@ use crate::app::Podium;
 use crate::auth::Caller;
 use crate::error::Error;
 use crate::params::{ClaimCreate, ClaimUpdate};
-use crate::runtime::{BootPersistence, BootSettings, BootTarget, PowerAction};
-use crate::store::{BindOutcome, ClaimRow, HostRow};
+use podium_runtime::{BootPersistence, BootSettings, BootTarget, PowerAction};
+use podium_store::{BindOutcome, ClaimRow, HostRow};
 
 /// Largest `user_data` accepted: it is handed to the host as bytes, never parsed.
 pub const MAX_USER_DATA: usize = 64 << 10;
@@ -192,7 +192,7 @@ impl Podium {
             .grant_list(
                 Some(tenant_id),
                 None,
-                &crate::store::Page {
+                &podium_store::Page {
                     limit: 1000,
                     cursor: None,
                 },
@@ -225,9 +225,9 @@ impl Podium {
                 crate::rendering::consumer_input(network_data.as_deref(), meta_data.as_deref());
             self.consumer_input_check(&pm, None, &input).await?;
         }
-        let now = crate::store::now();
+        let now = podium_store::now();
         let claim = ClaimRow {
-            id: crate::store::new_id(),
+            id: podium_store::new_id(),
             tenant_id: tenant_id.to_owned(),
             pod_manager: pm.row.uuid.clone(),
             selector: serde_json::to_string(&params.selector).expect("labels serialize"),
@@ -251,7 +251,7 @@ impl Podium {
 
     /// Tries to bind a pending claim; records why it waits or failed.
     pub(crate) async fn claim_try_bind(&self, id: &str) -> Result<(), Error> {
-        let now = crate::store::now();
+        let now = podium_store::now();
         let fits = self.claim_fit(id).await?;
         match self.datastore.claim_bind(id, &now, fits.as_ref()).await? {
             BindOutcome::Bound(host) => {
@@ -278,7 +278,7 @@ impl Podium {
 
     /// Where a claim brings networkData that names the host's NICs (policy `consumer`), the
     /// check that it fits a host, for the bind to skip the hosts it does not fit.
-    async fn claim_fit(&self, id: &str) -> Result<Option<crate::store::HostFit>, Error> {
+    async fn claim_fit(&self, id: &str) -> Result<Option<podium_store::HostFit>, Error> {
         let Some(claim) = self.datastore.claim_get(None, id).await? else {
             return Ok(None);
         };
@@ -289,7 +289,7 @@ impl Podium {
             return Ok(None);
         };
         let pm = crate::pod_managers::PodManager::from_row(pm)?;
-        if crate::rendering::policy_of(&pm) != crate::runtime::NetworkPolicy::Consumer {
+        if crate::rendering::policy_of(&pm) != podium_runtime::NetworkPolicy::Consumer {
             return Ok(None);
         }
         let Some(network_data) = claim.network_data.clone() else {
@@ -316,14 +316,14 @@ impl Podium {
                             field.as_deref().unwrap_or("network_data")
                         )))
                     }
-                    Err(e) => Err(crate::store::StoreError::Check(format!(
+                    Err(e) => Err(podium_store::StoreError::Check(format!(
                         "checking the claim's network_data against a host: {e}"
                     ))),
                 }
             });
             fit
         };
-        Ok(Some(crate::store::HostFit {
+        Ok(Some(podium_store::HostFit {
             check: Box::new(check),
             macs: phy_macs(&network_data),
             network_data,
@@ -335,10 +335,10 @@ impl Podium {
         &self,
         caller: &Caller,
         id: &str,
-        page: crate::store::Page,
-    ) -> Result<crate::store::Paged<crate::store::OperationRow>, Error> {
+        page: podium_store::Page,
+    ) -> Result<podium_store::Paged<podium_store::OperationRow>, Error> {
         let (claim, _) = self.claim_view(caller, id).await?;
-        let filter = crate::store::OperationFilter {
+        let filter = podium_store::OperationFilter {
             claim: Some(claim.id),
             ..Default::default()
         };
@@ -453,7 +453,7 @@ impl Podium {
                 user_data.as_deref(),
                 meta_data.as_deref(),
                 network_data.as_deref(),
-                &crate::store::now(),
+                &podium_store::now(),
                 (&claim.state, claim.host_id.as_deref()),
             )
             .await?;
@@ -496,7 +496,7 @@ impl Podium {
     /// Releases a claim, whoever asked (its tenant, or the admin deleting the tenant).
     pub(crate) async fn claim_release(&self, claim: &ClaimRow) -> Result<(), Error> {
         let id = claim.id.as_str();
-        let now = crate::store::now();
+        let now = podium_store::now();
         // Releasing first: from now on no bind can take a host for it (a bind commits only a
         // pending claim), and whatever bound it before this shows in the claim read next.
         self.datastore
@@ -555,7 +555,7 @@ impl Podium {
     /// claim (and the tenant, if it is being deleted), and binds whoever waits.
     pub(crate) async fn deprovision_execute(
         &self,
-        op: &crate::store::OperationRow,
+        op: &podium_store::OperationRow,
     ) -> Result<Option<serde_json::Value>, Error> {
         let id = op.claim_id.as_deref().unwrap_or_default();
         let Some(claim) = self.datastore.claim_get(None, id).await? else {

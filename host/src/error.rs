@@ -1,8 +1,8 @@
 //! The application's error type: transport-agnostic, with a stable machine-readable code. The
 //! API layer turns it into HTTP at the very edge (`api/error.rs`).
 
-use crate::runtime::{CallError, LoadError};
-use crate::store::StoreError;
+use podium_runtime::{CallError, LoadError};
+use podium_store::StoreError;
 
 /// Everything an application function can fail with.
 #[derive(Debug, thiserror::Error)]

@@ -8,7 +8,7 @@ use crate::auth::Caller;
 use crate::error::Error;
 use crate::params::GrantCreate;
 use crate::pod_managers::page;
-use crate::store::{GrantRow, Paged};
+use podium_store::{GrantRow, Paged};
 
 /// A grant with its selector decoded.
 #[derive(Clone, Debug)]
@@ -54,16 +54,16 @@ impl Podium {
             ));
         }
         let row = GrantRow {
-            id: crate::store::new_id(),
+            id: podium_store::new_id(),
             tenant_id: params.tenant,
             pod_manager: params.pod_manager,
             selector: serde_json::to_string(&params.selector).expect("labels serialize"),
             max_hosts: params.max_hosts.map(i64::from),
-            created_at: crate::store::now(),
+            created_at: podium_store::now(),
         };
         match self.datastore.grant_create(&row).await {
             Ok(()) => Grant::from_row(row),
-            Err(crate::store::StoreError::Conflict(_)) => Err(Error::ConflictField {
+            Err(podium_store::StoreError::Conflict(_)) => Err(Error::ConflictField {
                 code: "grant_exists",
                 field: "pod_manager".into(),
                 message:

@@ -10,13 +10,13 @@ use crate::error::Error;
 use crate::lifecycle::{HostAction, action_allowed};
 use crate::params::{BootParams, HostCreate, MediaParams, PowerActionParam, PowerParams};
 use crate::pod_managers::PodManager;
-use crate::runtime::{CallError, MediaRequest, PluginError, PowerAction, System, SystemKind};
-use crate::store::{HostFilter, HostRow, OperationFilter, OperationRow, Page, Paged};
+use podium_runtime::{CallError, MediaRequest, PluginError, PowerAction, System, SystemKind};
+use podium_store::{HostFilter, HostRow, OperationFilter, OperationRow, Page, Paged};
 
 /// The stored form of a discovered system (the `id` is used only if the host is new).
 pub(crate) fn host_row_from_system(s: &System) -> HostRow {
     HostRow {
-        id: crate::store::new_id(),
+        id: podium_store::new_id(),
         system_id: s.id.clone(),
         kind: match s.kind {
             SystemKind::System => "system",
@@ -41,8 +41,8 @@ pub(crate) fn host_row_from_system(s: &System) -> HostRow {
     }
 }
 
-pub(crate) fn power_state_name(p: crate::runtime::PowerState) -> &'static str {
-    use crate::runtime::PowerState as P;
+pub(crate) fn power_state_name(p: podium_runtime::PowerState) -> &'static str {
+    use podium_runtime::PowerState as P;
     match p {
         P::On => "on",
         P::Off => "off",
@@ -128,7 +128,7 @@ impl Podium {
         let labels = params.labels.unwrap_or_default();
         validate_labels("labels", &labels)?;
         let mut host = HostRow {
-            id: crate::store::new_id(),
+            id: podium_store::new_id(),
             pod_manager: pm.row.uuid.clone(),
             bmc_url: Some(url),
             bmc_auth_sealed: bmc.auth.as_ref().map(|a| self.seal_auth(a)),
@@ -177,7 +177,7 @@ impl Podium {
             }
         }
         let inventory = host_row_from_system(system);
-        let now = crate::store::now();
+        let now = podium_store::now();
         host.system_id = inventory.system_id;
         host.kind = inventory.kind;
         host.name = inventory.name;
@@ -198,7 +198,7 @@ impl Podium {
         let register = queued("register", &host.pod_manager, Some(&host.id), "{}".into());
         match self.datastore.host_create(&host, &register).await {
             Ok(()) => {}
-            Err(crate::store::StoreError::Conflict(_)) => {
+            Err(podium_store::StoreError::Conflict(_)) => {
                 return Err(Error::ConflictField {
                     code: "host_exists",
                     field: "bmc.system_id".into(),
@@ -223,7 +223,7 @@ impl Podium {
     pub(crate) async fn hosts_with_bmc_refresh(&self, pm: &PodManager) -> Result<(), Error> {
         for host in self.datastore.hosts_with_bmc(&pm.row.uuid).await? {
             let (plugin, context) = self.driver_for_host(pm, &host).await?;
-            let now = crate::store::now();
+            let now = podium_store::now();
             match self.runtime.driver(&plugin, context).discover().await {
                 Ok(systems) => match systems.iter().find(|s| s.id == host.system_id) {
                     Some(system) => {
@@ -285,7 +285,7 @@ impl Podium {
         }
         let boot_mac = match &params.boot_mac {
             Some(Some(mac)) => {
-                let nics: Vec<crate::runtime::Nic> = serde_json::from_str(&host.nics)
+                let nics: Vec<podium_runtime::Nic> = serde_json::from_str(&host.nics)
                     .map_err(|e| Error::Internal(anyhow::anyhow!("stored NICs: {e}")))?;
                 let wanted = mac.trim().to_ascii_lowercase();
                 let Some(nic) = nics.iter().find(|n| n.mac.eq_ignore_ascii_case(&wanted)) else {
@@ -324,7 +324,7 @@ impl Podium {
             tracing::info!(host = id, "new BMC credentials: registering again");
             self.operations.wake.notify_one();
         }
-        let now = crate::store::now();
+        let now = podium_store::now();
         if let Some(labels) = &params.labels
             && !self.datastore.host_set_labels(id, labels, &now).await?
         {
@@ -505,7 +505,7 @@ impl Podium {
                 call.set_power(&host.system_id, a)
                     .await
                     .map_err(Error::Plugin)?;
-                let now = crate::store::now();
+                let now = podium_store::now();
                 // The BMC obeys again: a power management error is over.
                 self.datastore.host_recover_power(&host.id, &now).await?;
                 // Read back what the BMC reports now.
@@ -527,7 +527,7 @@ impl Podium {
             Action::Boot(b) => call
                 .set_boot_override(
                     &host.system_id,
-                    crate::runtime::BootSettings {
+                    podium_runtime::BootSettings {
                         target: b.target,
                         persistence: b.persistence,
                         mode: b.mode,
@@ -583,7 +583,7 @@ impl Podium {
         let observed = host_row_from_system(&system);
         if let Err(e) = self
             .datastore
-            .host_set_observed(&host.id, &observed, &crate::store::now())
+            .host_set_observed(&host.id, &observed, &podium_store::now())
             .await
         {
             tracing::warn!(host = %host.id, error = %e, "cannot record the host's state after an action");
@@ -617,22 +617,7 @@ pub(crate) fn queued(
     host_id: Option<&str>,
     request: String,
 ) -> OperationRow {
-    OperationRow {
-        id: crate::store::new_id(),
-        kind: kind.into(),
-        status: "queued".into(),
-        pod_manager: pod_manager.to_owned(),
-        host_id: host_id.map(str::to_owned),
-        request,
-        error: None,
-        created_at: crate::store::now(),
-        started_at: None,
-        finished_at: None,
-        attempts: 0,
-        next_attempt_at: None,
-        claim_id: None,
-        result: None,
-    }
+    OperationRow::queued(kind, pod_manager, host_id, request)
 }
 
 fn power_action(p: PowerActionParam) -> PowerAction {

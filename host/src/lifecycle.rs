@@ -12,9 +12,9 @@ use serde_json::{Value, json};
 use crate::app::Podium;
 use crate::auth::Caller;
 use crate::error::Error;
-use crate::store::{HostRow, OperationRow};
+use podium_store::{HostRow, OperationRow};
 
-use crate::store::Transition;
+use podium_store::Transition;
 
 /// `register` succeeded.
 pub(crate) const REGISTERED: Transition<'static> = Transition {
@@ -213,7 +213,7 @@ impl Podium {
                 format!("at most {REASON_MAX} printable characters"),
             ));
         }
-        let now = crate::store::now();
+        let now = podium_store::now();
         if !self
             .datastore
             .host_set_maintenance(id, Some(&reason), &now)
@@ -228,7 +228,7 @@ impl Podium {
     /// `DELETE /v1/hosts/{id}/maintenance`: ends it; what waited runs, pending claims are tried.
     pub async fn host_maintenance_end(&self, caller: &Caller, id: &str) -> Result<HostRow, Error> {
         caller.require_admin()?;
-        let now = crate::store::now();
+        let now = podium_store::now();
         if !self.datastore.host_set_maintenance(id, None, &now).await? {
             return Err(Error::not_found("host", id));
         }
@@ -253,7 +253,7 @@ impl Podium {
             .map_err(Error::Plugin)?;
         let power = crate::hosts::power_state_name(power);
         self.datastore
-            .host_set_power(&host.id, power, &crate::store::now())
+            .host_set_power(&host.id, power, &podium_store::now())
             .await?;
         let inspect =
             crate::hosts::queued("inspect", &host.pod_manager, Some(&host.id), "{}".into());
@@ -281,7 +281,7 @@ impl Podium {
             .inspect(&host.system_id)
             .await
             .map_err(Error::Plugin)?;
-        let now = crate::store::now();
+        let now = podium_store::now();
         self.datastore
             .host_refresh(&host.id, &crate::hosts::host_row_from_system(&system), &now)
             .await?;

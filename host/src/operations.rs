@@ -21,8 +21,8 @@ use std::time::Duration;
 
 use crate::app::Podium;
 use crate::error::Error;
-use crate::runtime::CallError;
-use crate::store::OperationRow;
+use podium_runtime::CallError;
+use podium_store::OperationRow;
 
 /// How the worker runs operations; `podium serve` flags set it.
 #[derive(Clone, Debug)]
@@ -67,7 +67,7 @@ pub struct Operations {
 impl Default for Operations {
     fn default() -> Operations {
         Operations {
-            worker_id: format!("worker-{}", crate::store::new_id()),
+            worker_id: format!("worker-{}", podium_store::new_id()),
             settings: RwLock::new(OperationSettings::default()),
             wake: tokio::sync::Notify::new(),
             running: AtomicUsize::new(0),
@@ -89,7 +89,7 @@ fn transient(e: &Error) -> bool {
 }
 
 fn after(d: Duration) -> String {
-    crate::store::format_time(
+    podium_store::format_time(
         time::OffsetDateTime::now_utc()
             + time::Duration::try_from(d).unwrap_or(time::Duration::seconds(60)),
     )
@@ -200,7 +200,7 @@ impl Podium {
             self.operation_execute(&op).await
         };
         renewer.abort();
-        let now = crate::store::now();
+        let now = podium_store::now();
         let recorded = match &result {
             Ok(found) => {
                 let found = found.as_ref().map(serde_json::Value::to_string);

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Deserializer};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::secret::Secret;
+use podium_types::Secret;
 
 /// `Some(None)` for an explicit `null`, `None` for an absent field.
 fn double_option<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
@@ -253,12 +253,12 @@ pub enum PowerActionParam {
 #[serde(deny_unknown_fields)]
 pub struct BootParams {
     #[schema(value_type = String, example = "pxe")]
-    pub target: crate::runtime::BootTarget,
+    pub target: podium_runtime::BootTarget,
     #[schema(value_type = String, example = "once")]
-    pub persistence: crate::runtime::BootPersistence,
+    pub persistence: podium_runtime::BootPersistence,
     #[serde(default)]
     #[schema(value_type = Option<String>, example = "uefi")]
-    pub mode: Option<crate::runtime::BootMode>,
+    pub mode: Option<podium_runtime::BootMode>,
 }
 
 /// `POST /v1/hosts/{id}/media`.
@@ -269,19 +269,19 @@ pub enum MediaParams {
         image_url: String,
         #[serde(default = "cd")]
         #[schema(value_type = String)]
-        media_type: crate::runtime::MediaType,
+        media_type: podium_runtime::MediaType,
         #[serde(default = "yes")]
         write_protected: bool,
     },
     Eject {
         #[serde(default = "cd")]
         #[schema(value_type = String)]
-        media_type: crate::runtime::MediaType,
+        media_type: podium_runtime::MediaType,
     },
 }
 
-fn cd() -> crate::runtime::MediaType {
-    crate::runtime::MediaType::Cd
+fn cd() -> podium_runtime::MediaType {
+    podium_runtime::MediaType::Cd
 }
 
 #[derive(Clone, Debug, Default, Deserialize, IntoParams)]

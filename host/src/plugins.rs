@@ -14,8 +14,8 @@ use tokio::sync::RwLock;
 use crate::app::Podium;
 use crate::auth::Caller;
 use crate::error::Error;
-use crate::runtime::{Plugin, World};
-use crate::store::{PluginRow, PluginSource};
+use podium_runtime::{Plugin, World};
+use podium_store::{PluginRow, PluginSource};
 
 /// The loaded plugins of this process, by sha256.
 #[derive(Debug, Default)]
@@ -96,11 +96,11 @@ impl Podium {
             description: info.description.clone(),
             size: bytes.len() as i64,
             source,
-            created_at: crate::store::now(),
+            created_at: podium_store::now(),
         };
         let row = match self.datastore.plugin_create(&row, &bytes).await {
             Ok(row) => row,
-            Err(crate::store::StoreError::Conflict(_)) => {
+            Err(podium_store::StoreError::Conflict(_)) => {
                 // Another process registered the same name and version meanwhile.
                 return Err(Error::Conflict {
                     code: "plugin_version_exists",

@@ -13,8 +13,8 @@ use crate::params::{
     TlsParams,
 };
 use crate::plugins::PluginRef;
-use crate::runtime::{CallContext, CallError, Credentials, Endpoint, Plugin, TlsPolicy, World};
-use crate::store::{
+use podium_runtime::{CallContext, CallError, Credentials, Endpoint, Plugin, TlsPolicy, World};
+use podium_store::{
     HostRow, Page, Paged, PodManagerConflict, PodManagerFilter, PodManagerRow, StatusChange,
     SyncSummary,
 };
@@ -296,9 +296,9 @@ impl Podium {
             None => None,
         };
         self.check_unique(&params.name, &url, None).await?;
-        let now = crate::store::now();
+        let now = podium_store::now();
         let row = PodManagerRow {
-            uuid: crate::store::new_id(),
+            uuid: podium_store::new_id(),
             name: params.name,
             url,
             auth_sealed: params.auth.map(|a| self.seal_auth(&a)),
@@ -324,7 +324,7 @@ impl Podium {
         };
         match self.datastore.pod_manager_create(&row).await {
             Ok(()) => {}
-            Err(crate::store::StoreError::Conflict(_)) => {
+            Err(podium_store::StoreError::Conflict(_)) => {
                 // Another request took the name or url meanwhile.
                 self.check_unique(&row.name, &row.url, Some(&row.uuid))
                     .await?;
@@ -355,7 +355,7 @@ impl Podium {
         let json =
             serde_json::json!({"username": auth.username, "password": auth.password.expose()});
         self.sealer
-            .seal(&crate::secret::Secret::new(json.to_string()))
+            .seal(&podium_types::Secret::new(json.to_string()))
     }
 
     pub async fn pod_manager_view(&self, caller: &Caller, uuid: &str) -> Result<PodManager, Error> {
@@ -454,7 +454,7 @@ impl Podium {
             row.network_config_owner = owner.as_str().to_owned();
         }
         self.check_unique(&row.name, &row.url, Some(uuid)).await?;
-        row.updated_at = crate::store::now();
+        row.updated_at = podium_store::now();
         if !self.datastore.pod_manager_update(&row).await? {
             return Err(Error::not_found("pod manager", uuid));
         }
@@ -564,7 +564,7 @@ impl Podium {
                     .map_err(|e| Error::Internal(anyhow::anyhow!("sealed credentials: {e}")))?;
                 Some(Credentials {
                     username: value["username"].as_str().unwrap_or_default().to_owned(),
-                    password: crate::secret::Secret::new(
+                    password: podium_types::Secret::new(
                         value["password"].as_str().unwrap_or_default(),
                     ),
                 })
@@ -603,7 +603,7 @@ impl Podium {
                 .map_err(|e| describe_failure(&e)),
             Err(e) => Err(e.to_string()),
         };
-        let now = crate::store::now();
+        let now = podium_store::now();
         let (status, message, link) = match &outcome {
             Ok(info) => {
                 let link = if info.root_link.starts_with('/') {
@@ -637,7 +637,7 @@ impl Podium {
             .ok_or_else(|| Error::not_found("pod manager", uuid))?;
         let pm = PodManager::from_row(row)?;
         let (plugin, context) = self.driver_for(&pm).await?;
-        let discovered_at = crate::store::now();
+        let discovered_at = podium_store::now();
         let systems = self
             .runtime
             .driver(&plugin, context)
@@ -650,7 +650,7 @@ impl Podium {
             .collect();
         let summary = self
             .datastore
-            .hosts_sync(uuid, &hosts, &discovered_at, &crate::store::now(), &|h| {
+            .hosts_sync(uuid, &hosts, &discovered_at, &podium_store::now(), &|h| {
                 crate::hosts::queued("register", uuid, Some(&h.id), "{}".into())
             })
             .await?;
@@ -718,7 +718,7 @@ impl Podium {
                 podium.claims_bind_pending().await;
                 if let Err(e) = podium
                     .datastore
-                    .config_drives_expire(&crate::store::now())
+                    .config_drives_expire(&podium_store::now())
                     .await
                 {
                     tracing::warn!(error = %e, "cannot forget expired config drives");
@@ -743,7 +743,7 @@ fn to_json(binding: &PluginBinding) -> String {
 
 /// Why a pod manager is offline, in words an admin can act on.
 fn describe_failure(e: &CallError) -> String {
-    use crate::runtime::PluginError as P;
+    use podium_runtime::PluginError as P;
     match e {
         CallError::Plugin { error, .. } => match error {
             P::Unauthorized(m) => {

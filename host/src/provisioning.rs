@@ -6,7 +6,7 @@
 use crate::app::Podium;
 use crate::error::Error;
 use crate::rendering::{DRIVE_TTL_MAX, Hold, Phase};
-use crate::runtime::{CallError, PluginError};
+use podium_runtime::{CallError, PluginError};
 
 /// How long the config drive of a provisioning works: the whole boot, however slow.
 const PROVISIONING_DRIVE_TTL: u64 = DRIVE_TTL_MAX;
@@ -30,9 +30,9 @@ impl Podium {
     pub(crate) async fn eject_all_media(
         &self,
         pm: &crate::pod_managers::PodManager,
-        host: &crate::store::HostRow,
+        host: &podium_store::HostRow,
     ) -> Result<(), Error> {
-        use crate::runtime::{MediaType, PluginError};
+        use podium_runtime::{MediaType, PluginError};
         for media in [MediaType::Cd, MediaType::Usb, MediaType::Floppy] {
             let (p, c) = self.driver_for_host(pm, host).await?;
             match self
@@ -58,9 +58,9 @@ impl Podium {
     /// on. Every step is idempotent, so a retry (or a run after a crash) ends the same.
     pub(crate) async fn provision_execute(
         &self,
-        op: &crate::store::OperationRow,
+        op: &podium_store::OperationRow,
     ) -> Result<Option<serde_json::Value>, Error> {
-        use crate::runtime::{
+        use podium_runtime::{
             BootPersistence, BootSettings, BootTarget, MediaRequest, MediaType, PowerAction,
             PowerState,
         };
@@ -180,7 +180,7 @@ impl Podium {
         let observed = self.host_observe(&pm, &host).await;
         let t = crate::lifecycle::PROVISIONED;
         self.datastore
-            .host_transition(&host.id, t, &crate::store::now())
+            .host_transition(&host.id, t, &podium_store::now())
             .await?;
         tracing::info!(claim = claim_id, host = %host.id, "provisioned");
         Ok(Some(serde_json::json!({

@@ -18,11 +18,11 @@ use crate::auth::Caller;
 use crate::error::Error;
 use crate::plugins::PluginRef;
 use crate::pod_managers::PodManager;
-use crate::runtime::{
+use podium_runtime::{
     CallContext, CallError, ConsumerInput, NetworkPolicy, Nic, Plugin, PluginError, PoolNeed,
     RenderAddress, RenderHost, RenderInput, World,
 };
-use crate::store::{ClaimRow, ConfigDriveRow, HostRow};
+use podium_store::{ClaimRow, ConfigDriveRow, HostRow};
 
 /// The renderer a pod manager uses when the admin chose none.
 pub const DEFAULT_RENDERER: &str = "render-openstack";
@@ -285,7 +285,7 @@ impl Podium {
             }
         }
         self.datastore
-            .network_template_set(&pm.row.uuid, Some(&text), &crate::store::now())
+            .network_template_set(&pm.row.uuid, Some(&text), &podium_store::now())
             .await?;
         tracing::info!(pod_manager = %pm.row.uuid, pools = pools.len(), "network template set");
         Ok(template)
@@ -304,7 +304,7 @@ impl Podium {
             return Err(Error::not_found("network template of pod manager", uuid));
         }
         self.datastore
-            .network_template_set(&pm.row.uuid, None, &crate::store::now())
+            .network_template_set(&pm.row.uuid, None, &podium_store::now())
             .await?;
         Ok(())
     }
@@ -677,7 +677,7 @@ impl Podium {
         let token = format!("cd_{}", hex::encode(rand::random::<[u8; 32]>()));
         let now = time::OffsetDateTime::now_utc();
         let row = ConfigDriveRow {
-            id: crate::store::new_id(),
+            id: podium_store::new_id(),
             token_hash: hex::encode(Sha256::digest(token.as_bytes())),
             host_id: documents.host_id,
             claim_id: documents.claim_id,
@@ -687,8 +687,8 @@ impl Podium {
             user_data: documents.user_data,
             sha256: image.sha256,
             size: i64::try_from(image.bytes.len()).unwrap_or(i64::MAX),
-            created_at: crate::store::format_time(now),
-            expires_at: crate::store::format_time(
+            created_at: podium_store::format_time(now),
+            expires_at: podium_store::format_time(
                 now + time::Duration::seconds(i64::try_from(ttl).unwrap_or(i64::MAX)),
             ),
         };
@@ -713,7 +713,7 @@ impl Podium {
         let hash = hex::encode(Sha256::digest(token.as_bytes()));
         let row = self
             .datastore
-            .config_drive_by_token(&hash, &crate::store::now())
+            .config_drive_by_token(&hash, &podium_store::now())
             .await?
             .ok_or_else(not_found)?;
         let image = crate::config_drive::build(&crate::config_drive::Contents {

@@ -10,7 +10,7 @@ use chacha20poly1305::aead::{Aead, KeyInit};
 use chacha20poly1305::{XChaCha20Poly1305, XNonce};
 use rand::RngCore;
 
-use crate::secret::Secret;
+use podium_types::Secret;
 
 /// Seals and opens secrets.
 #[derive(Clone)]

@@ -6,10 +6,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::app::Podium;
-use crate::runtime::{Runtime, RuntimeConfig};
 use crate::sealing::Sealer;
-use crate::secret::Secret;
-use crate::store::Datastore;
+use podium_runtime::{Runtime, RuntimeConfig};
+use podium_store::Datastore;
+use podium_types::Secret;
 
 /// Everything `podium serve` is configured with.
 #[derive(Clone, Debug)]
@@ -26,7 +26,7 @@ pub struct ServeConfig {
     pub discover_timeout: Duration,
     pub plugin_memory: usize,
     /// What one plugin call may send to its endpoint (a discovery: `HttpBudget::DISCOVERY`).
-    pub plugin_http_budget: crate::runtime::HttpBudget,
+    pub plugin_http_budget: podium_runtime::HttpBudget,
     /// Where compiled plugins are cached; `data_dir/compiled` when `None`.
     pub compiled_dir: Option<PathBuf>,
     /// The key that seals stored credentials; `data_dir/secret.key` (created if missing) when `None`.
@@ -53,7 +53,7 @@ impl ServeConfig {
             plugin_timeout: defaults.call_timeout,
             discover_timeout: defaults.discover_timeout,
             plugin_memory: defaults.memory_limit,
-            plugin_http_budget: crate::runtime::HttpBudget::CALL,
+            plugin_http_budget: podium_runtime::HttpBudget::CALL,
             compiled_dir: None,
             secret_key_file: None,
             probe_interval: Duration::from_secs(60),

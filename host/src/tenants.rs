@@ -7,8 +7,8 @@ use crate::auth::{Caller, generate_token, hash_token};
 use crate::error::Error;
 use crate::params::{TenantCreate, TokenCreate};
 use crate::pod_managers::page;
-use crate::secret::Secret;
-use crate::store::{Paged, Role, TenantRow, TokenRow};
+use podium_store::{Paged, Role, TenantRow, TokenRow};
+use podium_types::Secret;
 
 fn validate_tenant_name(name: &str) -> Result<(), Error> {
     if name.is_empty()
@@ -42,13 +42,13 @@ fn expiry(params: &TokenCreate) -> Result<Option<String>, Error> {
             if at <= now {
                 return Err(Error::invalid("expires_at", "is in the past"));
             }
-            Ok(Some(crate::store::format_time(at)))
+            Ok(Some(podium_store::format_time(at)))
         }
         (None, Some(seconds)) => {
             if seconds == 0 || seconds > 10 * 365 * 86_400 {
                 return Err(Error::invalid("expires_in", "must be 1 second to 10 years"));
             }
-            Ok(Some(crate::store::format_time(
+            Ok(Some(podium_store::format_time(
                 now + time::Duration::seconds(seconds as i64),
             )))
         }
@@ -69,14 +69,14 @@ impl Podium {
             return Err(Error::invalid("description", "must be at most 1024 bytes"));
         }
         let tenant = TenantRow {
-            id: crate::store::new_id(),
+            id: podium_store::new_id(),
             name: params.name,
             description,
-            created_at: crate::store::now(),
+            created_at: podium_store::now(),
         };
         match self.datastore.tenant_create(&tenant).await {
             Ok(()) => Ok(tenant),
-            Err(crate::store::StoreError::Conflict(_)) => Err(Error::ConflictField {
+            Err(podium_store::StoreError::Conflict(_)) => Err(Error::ConflictField {
                 code: "name_taken",
                 field: "name".into(),
                 message: format!("a tenant named `{}` already exists", tenant.name),
@@ -117,7 +117,7 @@ impl Podium {
         if release {
             if !self
                 .datastore
-                .tenant_begin_deletion(id, &crate::store::now())
+                .tenant_begin_deletion(id, &podium_store::now())
                 .await?
             {
                 return Err(Error::not_found("tenant", id));
@@ -172,7 +172,7 @@ impl Podium {
             return Err(Error::invalid("description", "must be at most 1024 bytes"));
         }
         let row = TokenRow {
-            id: crate::store::new_id(),
+            id: podium_store::new_id(),
             role: if tenant_id.is_some() {
                 Role::Tenant
             } else {
@@ -182,7 +182,7 @@ impl Podium {
             read_only: params.read_only,
             description,
             expires_at: expiry(&params)?,
-            created_at: crate::store::now(),
+            created_at: podium_store::now(),
             revoked_at: None,
         };
         let secret = generate_token();
@@ -213,7 +213,7 @@ impl Podium {
         caller.require_admin()?;
         if !self
             .datastore
-            .token_revoke(tenant_id, token_id, &crate::store::now())
+            .token_revoke(tenant_id, token_id, &podium_store::now())
             .await?
         {
             return Err(Error::not_found("token", token_id));

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use podium::runtime::{
+use podium_runtime::{
     CallContext, CallError, Endpoint, HttpBudget, Plugin, PluginError, TlsPolicy,
 };
 use podium_tests::{ConnectionCounter, ImageServer, TestServer, guests};

@@ -1,13 +1,13 @@
 //! The bundled Redfish driver against a real BMC (sushy-tools): discovery with the right MACs,
 //! power, boot override, and the errors of wrong credentials and a stopped BMC.
 
-use podium::runtime::{
+use podium_runtime::{
     BootPersistence, BootSettings, BootTarget, CallContext, CallError, Credentials, Endpoint,
     Plugin, PluginError, PowerAction, PowerState, TlsPolicy,
 };
-use podium::secret::Secret;
 use podium_tests::TestServer;
 use podium_tests::sushy::{FakeSystem, Sushy, SushyConfig};
+use podium_types::Secret;
 
 const USER: &str = "admin";
 const PASSWORD: &str = "s3cret-bmc-password";
@@ -19,7 +19,7 @@ async fn redfish(server: &TestServer) -> Plugin {
     };
     server
         .podium
-        .plugin_resolve(&reference, podium::runtime::World::HardwareDriver, "driver")
+        .plugin_resolve(&reference, podium_runtime::World::HardwareDriver, "driver")
         .await
         .expect("the bundled redfish plugin")
 }
@@ -66,7 +66,7 @@ async fn discover_finds_every_system_with_its_macs() {
         .unwrap();
     let machines: Vec<_> = systems
         .iter()
-        .filter(|s| s.kind == podium::runtime::SystemKind::System)
+        .filter(|s| s.kind == podium_runtime::SystemKind::System)
         .collect();
     assert_eq!(machines.len(), 3, "{systems:#?}");
     for n in 1..=3 {

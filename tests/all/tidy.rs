@@ -26,7 +26,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 fn every_rust_file_opens_with_a_module_doc_comment() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let mut files = Vec::new();
-    for dir in ["host", "plugins", "tests", "wasm-build"] {
+    for dir in ["host", "crates", "plugins", "tests", "wasm-build"] {
         rust_files(&root.join(dir), &mut files);
     }
     assert!(files.len() > 50, "found only {} files", files.len());
@@ -43,4 +43,110 @@ fn every_rust_file_opens_with_a_module_doc_comment() {
         missing.is_empty(),
         "these files do not open with a `//!` comment saying what they are: {missing:?}"
     );
+}
+
+/// The walls between crates (ARCHITECTURE.md): each outside dependency that shapes a boundary is
+/// named by one crate of the product only. Test code (`podium-tests`) and the plugins, which
+/// build for wasm, are outside the walls.
+const WALLS: &[(&str, &[&str])] = &[
+    ("wasmtime", &["podium-runtime"]),
+    ("wasmtime-wasi", &["podium-runtime"]),
+    ("sqlx", &["podium-store"]),
+];
+
+/// Crates that must not reach an outside dependency at all, even through another crate.
+const NEVER_LINKS: &[(&str, &[&str])] = &[(
+    "podium-types",
+    &["sqlx", "wasmtime", "axum", "reqwest", "tokio"],
+)];
+
+#[test]
+fn each_outside_dependency_is_linked_by_the_one_crate_that_owns_it() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let out = std::process::Command::new(env!("CARGO"))
+        .args(["metadata", "--format-version", "1", "--offline", "--locked"])
+        .args(["--filter-platform", env!("PODIUM_TESTS_TARGET")])
+        .current_dir(root)
+        .output()
+        .expect("cargo metadata runs");
+    assert!(
+        out.status.success(),
+        "cargo metadata: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let members: Vec<&str> = meta["workspace_members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    let packages = meta["packages"].as_array().unwrap();
+    let name_of = |id: &str| -> String {
+        packages
+            .iter()
+            .find(|p| p["id"] == id)
+            .map(|p| p["name"].as_str().unwrap().to_owned())
+            .unwrap_or_default()
+    };
+    let product = |name: &str| name.starts_with("podium") && name != "podium-tests";
+
+    let mut crossings = Vec::new();
+    for package in packages
+        .iter()
+        .filter(|p| members.contains(&p["id"].as_str().unwrap()))
+    {
+        let name = package["name"].as_str().unwrap();
+        if !product(name) {
+            continue;
+        }
+        for dep in package["dependencies"].as_array().unwrap() {
+            if dep["kind"].as_str() == Some("dev") {
+                continue;
+            }
+            let dep = dep["name"].as_str().unwrap();
+            if let Some((_, owners)) = WALLS.iter().find(|(d, _)| *d == dep)
+                && !owners.contains(&name)
+            {
+                crossings.push(format!(
+                    "{name} depends on {dep}, which only {owners:?} may"
+                ));
+            }
+        }
+    }
+
+    // Transitive: walk the resolved graph (normal and build edges) from each walled crate.
+    let nodes = meta["resolve"]["nodes"].as_array().unwrap();
+    for (krate, banned) in NEVER_LINKS {
+        let start = packages
+            .iter()
+            .find(|p| p["name"] == *krate)
+            .unwrap_or_else(|| panic!("no crate {krate}"))["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let mut seen = std::collections::BTreeSet::new();
+        let mut todo = vec![start];
+        while let Some(id) = todo.pop() {
+            if !seen.insert(id.clone()) {
+                continue;
+            }
+            let name = name_of(&id);
+            if banned.contains(&name.as_str()) {
+                crossings.push(format!("{krate} links {name}"));
+            }
+            let node = nodes.iter().find(|n| n["id"] == id.as_str()).unwrap();
+            for dep in node["deps"].as_array().unwrap() {
+                let normal = dep["dep_kinds"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|k| k["kind"].is_null() || k["kind"] == "build");
+                if normal {
+                    todo.push(dep["pkg"].as_str().unwrap().to_owned());
+                }
+            }
+        }
+    }
+    assert!(crossings.is_empty(), "walls crossed: {crossings:#?}");
 }

@@ -15,10 +15,10 @@
 use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use podium::runtime::{
+use podium_runtime::{
     CallContext, Credentials, Endpoint, HttpStub, PowerState, Runtime, RuntimeConfig, TlsPolicy,
 };
-use podium::secret::Secret;
+use podium_types::Secret;
 
 const SYSTEM: &str = "/redfish/v1/Systems/1";
 
@@ -164,7 +164,7 @@ const TEMPLATE: &str = r#"{
 }"#;
 
 fn render(c: &mut Criterion) {
-    use podium::runtime::{ConsumerInput, NetworkPolicy, RenderAddress, RenderHost, RenderInput};
+    use podium_runtime::{ConsumerInput, NetworkPolicy, RenderAddress, RenderHost, RenderInput};
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -16,8 +16,8 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use podium::app::Podium;
-use podium::secret::Secret;
 use podium::server::{self, ServeConfig};
+use podium_types::Secret;
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 

@@ -11,7 +11,7 @@ use crate::app::Podium;
 use crate::auth::Caller;
 use crate::ipam::IpClaim;
 use crate::params::{ClaimCreate, ClaimUpdate};
-use crate::store::{ClaimRow, HostRow};
+use podium_store::{ClaimRow, HostRow};
 
 /// The consumer's view of its host: hardware data, power and provisioning state. Never the BMC,
 /// its credentials, the pod manager's URL or the driver's system id.

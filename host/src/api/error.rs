@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
 use crate::error::Error;
-use crate::runtime::{CallError, PluginError};
+use podium_runtime::{CallError, PluginError};
 
 /// An error as the API returns it.
 #[derive(Debug)]

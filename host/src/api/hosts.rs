@@ -14,7 +14,7 @@ use crate::params::{
     BootParams, HostCreate, HostUpdate, MaintenanceParams, MediaParams, OperationQuery, PowerParams,
 };
 use crate::pod_managers::page;
-use crate::store::{HostFilter, OperationFilter};
+use podium_store::{HostFilter, OperationFilter};
 
 /// Lists hosts. Query: `pod_manager`, `state`, `power_state`, `label=KEY=VALUE` (repeatable;
 /// all must match), `limit`, `cursor`.

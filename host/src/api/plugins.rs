@@ -10,7 +10,7 @@ use super::extract::AdminCaller;
 use crate::app::Podium;
 use crate::error::Error;
 use crate::plugins::MAX_PLUGIN_SIZE;
-use crate::store::{PluginRow, PluginSource};
+use podium_store::{PluginRow, PluginSource};
 
 /// A registered plugin.
 #[derive(Debug, serde::Serialize, utoipa::ToSchema)]

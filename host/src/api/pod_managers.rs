@@ -10,7 +10,7 @@ use super::views::{List, OperationView, PodManagerView, StatusChangeView};
 use crate::app::Podium;
 use crate::params::{PodManagerCreate, PodManagerQuery, PodManagerUpdate};
 use crate::pod_managers::page;
-use crate::store::PodManagerFilter;
+use podium_store::PodManagerFilter;
 
 /// Lists pod managers, filtered by name, location and status.
 #[utoipa::path(get, path = "/v1/pod_managers", tag = "pod_managers", params(PodManagerQuery),

@@ -7,7 +7,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::pod_managers::{PluginBinding, PodManager};
-use crate::store::{HostRow, OperationRow, StatusChange};
+use podium_store::{HostRow, OperationRow, StatusChange};
 
 #[derive(Debug, Serialize, ToSchema)]
 pub(super) struct TlsView {
@@ -280,7 +280,7 @@ pub(super) struct List<T> {
 }
 
 impl<T> List<T> {
-    pub(super) fn from_paged<R>(paged: crate::store::Paged<R>) -> List<T>
+    pub(super) fn from_paged<R>(paged: podium_store::Paged<R>) -> List<T>
     where
         T: From<R>,
     {
@@ -299,8 +299,8 @@ pub(super) struct TenantView {
     pub created_at: String,
 }
 
-impl From<crate::store::TenantRow> for TenantView {
-    fn from(t: crate::store::TenantRow) -> TenantView {
+impl From<podium_store::TenantRow> for TenantView {
+    fn from(t: podium_store::TenantRow) -> TenantView {
         TenantView {
             id: t.id,
             name: t.name,
@@ -324,13 +324,13 @@ pub(super) struct TokenView {
     pub revoked_at: Option<String>,
 }
 
-impl From<crate::store::TokenRow> for TokenView {
-    fn from(t: crate::store::TokenRow) -> TokenView {
+impl From<podium_store::TokenRow> for TokenView {
+    fn from(t: podium_store::TokenRow) -> TokenView {
         TokenView {
             id: t.id,
             role: match t.role {
-                crate::store::Role::Admin => "admin".into(),
-                crate::store::Role::Tenant => "tenant".into(),
+                podium_store::Role::Admin => "admin".into(),
+                podium_store::Role::Tenant => "tenant".into(),
             },
             tenant: t.tenant_id,
             read_only: t.read_only,
@@ -353,8 +353,8 @@ pub(super) struct TokenCreatedView {
 
 impl TokenCreatedView {
     pub(super) fn new(
-        row: crate::store::TokenRow,
-        secret: crate::secret::Secret,
+        row: podium_store::TokenRow,
+        secret: podium_types::Secret,
     ) -> TokenCreatedView {
         TokenCreatedView {
             token: secret.expose().to_owned(),

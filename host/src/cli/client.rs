@@ -8,7 +8,7 @@ use anyhow::{Context, bail};
 use reqwest::Method;
 use serde_json::Value;
 
-use crate::secret::Secret;
+use podium_types::Secret;
 
 /// What `podium login` keeps: the API's URL and a token.
 #[derive(Debug, serde::Deserialize)]

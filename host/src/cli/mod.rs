@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 
 use self::client::{Client, Login};
 use self::output::{Column, Format};
-use crate::secret::Secret;
+use podium_types::Secret;
 
 #[derive(Debug, Parser)]
 #[command(

@@ -4,8 +4,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::secret::Secret;
 use crate::server::{self, ServeConfig};
+use podium_types::Secret;
 
 #[derive(Debug, clap::Args)]
 pub(super) struct ServeArgs {
@@ -32,11 +32,11 @@ pub(super) struct ServeArgs {
     plugin_memory_mib: usize,
     /// Requests one plugin call may send to its endpoint (a discovery of every system: a
     /// million); past it the call fails.
-    #[arg(long, default_value_t = crate::runtime::HttpBudget::CALL.requests, env = "PODIUM_PLUGIN_HTTP_REQUESTS")]
+    #[arg(long, default_value_t = podium_runtime::HttpBudget::CALL.requests, env = "PODIUM_PLUGIN_HTTP_REQUESTS")]
     plugin_http_requests: u64,
     /// Bytes of request and response bodies one plugin call may exchange with its endpoint, in
     /// MiB (a discovery: 8 GiB).
-    #[arg(long, default_value_t = crate::runtime::HttpBudget::CALL.bytes >> 20, env = "PODIUM_PLUGIN_HTTP_MIB")]
+    #[arg(long, default_value_t = podium_runtime::HttpBudget::CALL.bytes >> 20, env = "PODIUM_PLUGIN_HTTP_MIB")]
     plugin_http_mib: u64,
     /// File holding the 256-bit key that seals stored credentials (64 hex digits); default
     /// DATA_DIR/secret.key, created on first start. Every process on one database needs the same.
@@ -111,7 +111,7 @@ pub(super) fn serve(args: ServeArgs) -> anyhow::Result<()> {
         args.plugin_http_requests >= 1 && (1..=1 << 20).contains(&args.plugin_http_mib),
         "--plugin-http-requests must be at least 1 and --plugin-http-mib between 1 and 1048576"
     );
-    config.plugin_http_budget = crate::runtime::HttpBudget {
+    config.plugin_http_budget = podium_runtime::HttpBudget {
         requests: args.plugin_http_requests,
         bytes: args.plugin_http_mib << 20,
     };

@@ -27,10 +27,10 @@ use crate::params::{
     IpClaimCreate, IpPoolCreate, IpPoolUpdate, IpRangeParams, PluginBindingParams,
 };
 use crate::pod_managers::{DEFAULT_IPAM, PluginBinding, page};
-use crate::runtime::{
+use podium_runtime::{
     Allocations, CallContext, CallError, IpamHost, IpamPool, IpamRequest, Nic, PluginError, World,
 };
-use crate::store::{Backend, IpAllocationRow, IpPoolRow, Missed, Paged};
+use podium_store::{Backend, IpAllocationRow, IpPoolRow, Missed, Paged};
 
 use self::space::{Family, FreeSpace, Space, SpaceParams, parse_addr};
 
@@ -295,7 +295,7 @@ impl Allocations for PoolView {
 }
 
 /// The facts an IPAM plugin gets about a host: its NICs and the one it boots from.
-fn host_facts(host: &crate::store::HostRow) -> Result<IpamHost, Error> {
+fn host_facts(host: &podium_store::HostRow) -> Result<IpamHost, Error> {
     let nics: Vec<Nic> = serde_json::from_str(&host.nics)
         .map_err(|e| Error::Internal(anyhow::anyhow!("stored NICs of host {}: {e}", host.id)))?;
     Ok(IpamHost {
@@ -375,7 +375,7 @@ impl Podium {
                 }
             },
         };
-        let now = crate::store::now();
+        let now = podium_store::now();
         let row = IpPoolRow {
             id: base.map(|b| b.row.id.clone()).unwrap_or_default(),
             name: def.name,
@@ -416,11 +416,11 @@ impl Podium {
         caller.require_admin()?;
         let Checked { mut row, .. } = self.ip_pool_check(params, None).await?;
         self.ip_pool_name_free(&row.name, None).await?;
-        row.id = crate::store::new_id();
+        row.id = podium_store::new_id();
         match self.datastore.ip_pool_create(&row).await {
             Ok(()) => IpPool::from_row(row),
             // Two creations with one name racing: the unique index decides.
-            Err(crate::store::StoreError::Conflict(_)) => {
+            Err(podium_store::StoreError::Conflict(_)) => {
                 self.ip_pool_name_free(&row.name, None).await?;
                 Err(Error::Conflict {
                     code: "conflict",
@@ -941,12 +941,12 @@ impl Podium {
         };
         Ok(Choice::Insert(Box::new(Chosen {
             row: IpAllocationRow {
-                id: crate::store::new_id(),
+                id: podium_store::new_id(),
                 pool_id: pool_id.to_owned(),
                 address: address.to_string(),
                 addr_key: space::key(value),
                 owner: owner.to_owned(),
-                created_at: crate::store::now(),
+                created_at: podium_store::now(),
             },
             value,
             from_free,
@@ -1175,7 +1175,7 @@ impl Podium {
         &self,
         pool: &IpPool,
         owner: &str,
-        host: &crate::store::HostRow,
+        host: &podium_store::HostRow,
     ) -> Result<IpClaim, Error> {
         let (claim, _) = self
             .ip_allocate(&pool.row.id, owner, Some(host_facts(host)?), None)
@@ -1189,7 +1189,7 @@ impl Podium {
         &self,
         pool: &IpPool,
         owner: &str,
-        host: &crate::store::HostRow,
+        host: &podium_store::HostRow,
         network_data: bool,
     ) -> Result<Option<IpClaim>, Error> {
         let Some(row) = self
@@ -1215,7 +1215,7 @@ impl Podium {
     pub(crate) async fn ip_pool_preprovisions(
         &self,
         pool: &IpPool,
-        host: &crate::store::HostRow,
+        host: &podium_store::HostRow,
     ) -> Result<bool, Error> {
         let Some((first, _)) = pool.space.ranges_text().into_iter().next() else {
             return Ok(false);
@@ -1231,8 +1231,8 @@ impl Podium {
     /// The caller has been checked for the claim already.
     pub async fn claim_addresses(
         &self,
-        claim: &crate::store::ClaimRow,
-        host: Option<&crate::store::HostRow>,
+        claim: &podium_store::ClaimRow,
+        host: Option<&podium_store::HostRow>,
     ) -> Result<Vec<IpClaim>, Error> {
         let mut owners = vec![Owner::claim(&claim.id)];
         if let Some(h) = host {

@@ -768,7 +768,7 @@ mod tests {
             last_seen_at: NOW.into(),
             ..HostRow::default()
         };
-        let register = crate::hosts::queued("register", "pm", Some("h"), "{}".into());
+        let register = crate::OperationRow::queued("register", "pm", Some("h"), "{}".into());
         store.host_create(&host, &register).await.unwrap();
         (dir, store)
     }

@@ -27,6 +27,33 @@ pub struct OperationRow {
     pub result: Option<String>,
 }
 
+impl OperationRow {
+    /// A new operation, queued.
+    pub fn queued(
+        kind: &str,
+        pod_manager: &str,
+        host_id: Option<&str>,
+        request: String,
+    ) -> OperationRow {
+        OperationRow {
+            id: super::new_id(),
+            kind: kind.into(),
+            status: "queued".into(),
+            pod_manager: pod_manager.to_owned(),
+            host_id: host_id.map(str::to_owned),
+            request,
+            error: None,
+            created_at: super::now(),
+            started_at: None,
+            finished_at: None,
+            attempts: 0,
+            next_attempt_at: None,
+            claim_id: None,
+            result: None,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct OperationFilter {
     pub host: Option<String>,

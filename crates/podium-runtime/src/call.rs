@@ -357,7 +357,7 @@ fn trap_error(label: &str, limit: Duration, memory_limit: usize, e: wasmtime::Er
 macro_rules! call_export {
     ($runtime:expr, $plugin:expr, $context:expr, $variant:ident, $expected:literal, |$b:ident, $s:ident| $call:expr) => {
         call_export!(
-            bounds = $crate::runtime::call::Bounds::Call,
+            bounds = $crate::call::Bounds::Call,
             $runtime,
             $plugin,
             $context,

@@ -14,7 +14,7 @@ use url::Url;
 
 use super::bindings::wit_http::{self, HttpError, Method, Request, Response};
 use super::imports::PluginState;
-use crate::secret::Secret;
+use podium_types::Secret;
 
 /// The endpoint a plugin acts for.
 #[derive(Clone, Debug)]

@@ -1,7 +1,7 @@
 //! The datastore: the only module that knows SQL.
 //!
 //! One code path serves SQLite (embedded, the default) and PostgreSQL through sqlx's `Any`
-//! driver, with one set of migrations (`host/migrations/`) in the SQL both accept: timestamps
+//! driver, with one set of migrations (`migrations/`, embedded by `migrations.rs`) in the SQL both accept: timestamps
 //! are RFC 3339 text, flags are integers, bytes are `BYTEA` (which SQLite stores as a blob).
 //!
 //! **Architecture Invariant:** every function takes who is asking (or is crate-private and only
@@ -12,6 +12,7 @@ mod claims;
 mod grants;
 mod hosts;
 mod ipam;
+mod migrations;
 mod operations;
 mod plugins;
 mod pod_managers;
@@ -310,7 +311,9 @@ impl Datastore {
 
     async fn migrate(&self) -> Result<(), StoreError> {
         let mut writer = self.writer().await?;
-        sqlx::migrate!("./migrations")
+        migrations::migrator()
+            .await
+            .map_err(StoreError::Migrate)?
             .run(&mut *writer)
             .await
             .map_err(StoreError::Migrate)
@@ -341,11 +344,11 @@ impl Datastore {
 }
 
 /// Now, as stored: RFC 3339 in UTC with microseconds, which sorts as text.
-pub(crate) fn now() -> String {
+pub fn now() -> String {
     format_time(time::OffsetDateTime::now_utc())
 }
 
-pub(crate) fn format_time(t: time::OffsetDateTime) -> String {
+pub fn format_time(t: time::OffsetDateTime) -> String {
     let t = t.to_offset(time::UtcOffset::UTC);
     format!(
         "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z",
@@ -360,7 +363,7 @@ pub(crate) fn format_time(t: time::OffsetDateTime) -> String {
 }
 
 /// A new row id: a UUID v7, so ids sort by creation time and keyset pages are stable.
-pub(crate) fn new_id() -> String {
+pub fn new_id() -> String {
     uuid::Uuid::now_v7().to_string()
 }
 

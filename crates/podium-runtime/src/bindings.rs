@@ -5,7 +5,7 @@
 
 pub(crate) mod driver {
     wasmtime::component::bindgen!({
-        path: "../wit/podium-plugin@0.1.0",
+        path: "../../wit/podium-plugin@0.1.0",
         world: "hardware-driver",
         imports: { default: async },
         exports: { default: async },
@@ -14,7 +14,7 @@ pub(crate) mod driver {
 
 pub(crate) mod ipam {
     wasmtime::component::bindgen!({
-        path: "../wit/podium-plugin@0.1.0",
+        path: "../../wit/podium-plugin@0.1.0",
         world: "ipam",
         imports: { default: async },
         exports: { default: async },
@@ -28,7 +28,7 @@ pub(crate) mod ipam {
 
 pub(crate) mod renderer {
     wasmtime::component::bindgen!({
-        path: "../wit/podium-plugin@0.1.0",
+        path: "../../wit/podium-plugin@0.1.0",
         world: "renderer",
         imports: { default: async },
         exports: { default: async },

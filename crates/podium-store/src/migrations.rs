@@ -1,0 +1,107 @@
+//! The schema's migrations, embedded in the binary from `migrations/` (sqlx's `migrate!` macro
+//! would do the same at the price of compiling sqlx a second time, with its macro features).
+//!
+//! Each migration keeps the version, description and SQL text sqlx's directory reader gives it,
+//! so the checksums recorded in `_sqlx_migrations` by earlier releases still match.
+
+use std::borrow::Cow;
+
+use sqlx::error::BoxDynError;
+use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
+
+macro_rules! migration {
+    ($file:literal) => {
+        (
+            $file,
+            include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/migrations/", $file)),
+        )
+    };
+}
+
+/// `(file name, SQL)` of every migration, in order. A new migration is a new file and a new line
+/// here; the test below fails when the two disagree.
+const FILES: &[(&str, &str)] = &[
+    migration!("0001_foundation.sql"),
+    migration!("0002_pod_managers.sql"),
+    migration!("0003_host_bmc.sql"),
+    migration!("0004_tls_pin.sql"),
+    migration!("0005_tenants.sql"),
+    migration!("0006_grants.sql"),
+    migration!("0007_claims.sql"),
+    migration!("0008_ipam.sql"),
+    migration!("0009_tenant_deletion.sql"),
+    migration!("0010_host_boot_mac.sql"),
+    migration!("0011_rendering.sql"),
+    migration!("0012_durable_operations.sql"),
+    migration!("0013_host_lifecycle.sql"),
+    migration!("0014_fair_leasing.sql"),
+];
+
+/// The migrator of Podium's schema.
+pub(crate) async fn migrator() -> Result<Migrator, sqlx::migrate::MigrateError> {
+    Migrator::new(Embedded).await
+}
+
+#[derive(Debug)]
+struct Embedded;
+
+impl MigrationSource<'static> for Embedded {
+    fn resolve(self) -> futures::future::BoxFuture<'static, Result<Vec<Migration>, BoxDynError>> {
+        Box::pin(async { FILES.iter().map(|(file, sql)| parse(file, sql)).collect() })
+    }
+}
+
+/// A migration as sqlx's directory reader makes it of `<version>_<description>.sql`.
+fn parse(file: &str, sql: &'static str) -> Result<Migration, BoxDynError> {
+    let (version, rest) = file
+        .split_once('_')
+        .ok_or_else(|| format!("migration `{file}` is not named <version>_<description>.sql"))?;
+    let version: i64 = version
+        .parse()
+        .map_err(|_| format!("migration `{file}` does not start with a version number"))?;
+    let kind = MigrationType::from_filename(rest);
+    let description = rest.trim_end_matches(kind.suffix()).replace('_', " ");
+    Ok(Migration::new(
+        version,
+        Cow::Owned(description),
+        kind,
+        Cow::Borrowed(sql),
+        sql.starts_with("-- no-transaction"),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_file_of_the_directory_is_embedded_in_order() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/migrations");
+        let mut on_disk: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| name.ends_with(".sql"))
+            .collect();
+        on_disk.sort();
+        let embedded: Vec<&str> = FILES.iter().map(|(file, _)| *file).collect();
+        assert_eq!(embedded, on_disk);
+    }
+
+    #[test]
+    fn migrations_read_as_sqlx_reads_the_directory() {
+        let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/migrations"));
+        let mut from_dir = sqlx::migrate::resolve_blocking(dir).unwrap();
+        from_dir.sort_by_key(|(m, _)| m.version);
+        let embedded: Vec<Migration> = FILES
+            .iter()
+            .map(|(file, sql)| parse(file, sql).unwrap())
+            .collect();
+        assert_eq!(embedded.len(), from_dir.len());
+        for (ours, (theirs, _)) in embedded.iter().zip(&from_dir) {
+            assert_eq!(ours.version, theirs.version);
+            assert_eq!(ours.description, theirs.description);
+            assert_eq!(ours.checksum, theirs.checksum, "{}", ours.description);
+            assert_eq!(ours.no_tx, theirs.no_tx);
+        }
+    }
+}
