@@ -1,24 +1,27 @@
-//! Podium's host: the HTTP API, the tenancy model, the state, and the runtime that runs the
-//! WebAssembly plugins. `ARCHITECTURE.md` at the repository root is the map.
+//! The `podium` binary's library: the bundled plugins it carries and its command line. The
+//! server is `podium-server`, the client `podium-client`; this crate only joins them, so a
+//! plugin edit rebuilds this crate and nothing it depends on.
 
-pub mod api;
-pub mod app;
-pub mod auth;
 pub mod bundled;
-pub mod claims;
-pub mod cli;
-pub mod config_drive;
-pub mod error;
-pub mod grants;
-pub mod hosts;
-pub mod ipam;
-pub mod lifecycle;
-pub mod operations;
-pub mod params;
-pub mod plugins;
-pub mod pod_managers;
-pub mod provisioning;
-pub mod rendering;
-pub mod sealing;
-pub mod server;
-pub mod tenants;
+mod serve;
+
+use std::process::ExitCode;
+
+/// The command line: `podium serve` runs the server (with the bundled plugins); every other
+/// command is the client's.
+pub fn main() -> ExitCode {
+    use clap::Parser;
+    let mut args = std::env::args_os().skip(1).peekable();
+    if args.peek().is_some_and(|a| a == "serve") {
+        args.next();
+        let cli = serve::ServeCli::parse_from(std::iter::once("podium serve".into()).chain(args));
+        return match serve::serve(cli.args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    podium_client::main()
+}

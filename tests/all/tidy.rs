@@ -52,13 +52,17 @@ const WALLS: &[(&str, &[&str])] = &[
     ("wasmtime", &["podium-runtime"]),
     ("wasmtime-wasi", &["podium-runtime"]),
     ("sqlx", &["podium-store"]),
+    ("axum", &["podium-server"]),
 ];
 
 /// Crates that must not reach an outside dependency at all, even through another crate.
-const NEVER_LINKS: &[(&str, &[&str])] = &[(
-    "podium-types",
-    &["sqlx", "wasmtime", "axum", "reqwest", "tokio"],
-)];
+const NEVER_LINKS: &[(&str, &[&str])] = &[
+    (
+        "podium-types",
+        &["sqlx", "wasmtime", "axum", "reqwest", "tokio"],
+    ),
+    ("podium-client", &["sqlx", "wasmtime", "axum"]),
+];
 
 #[test]
 fn each_outside_dependency_is_linked_by_the_one_crate_that_owns_it() {

@@ -12,8 +12,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use podium::auth::Caller;
-use podium::params::{IpClaimCreate, IpPoolCreate, IpRangeParams};
+use podium_server::auth::Caller;
+use podium_server::params::{IpClaimCreate, IpPoolCreate, IpRangeParams};
 use podium_tests::TestServer;
 use serde_json::json;
 

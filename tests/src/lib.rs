@@ -15,8 +15,8 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use podium::app::Podium;
-use podium::server::{self, ServeConfig};
+use podium_server::app::Podium;
+use podium_server::server::{self, ServeConfig};
 use podium_types::Secret;
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
@@ -56,6 +56,7 @@ impl TestServer {
             SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
             data_dir.path().to_path_buf(),
         );
+        config.bundled = podium::bundled::PLUGINS;
         config.admin_token = Some(Secret::new(ADMIN_TOKEN));
         // One compile cache for the whole run: compiling the bundled plugins once, not per test.
         config.compiled_dir = Some(std::path::Path::new(env!("OUT_DIR")).join("compiled-plugins"));
@@ -81,6 +82,7 @@ impl TestServer {
             SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
             data_dir.path().to_path_buf(),
         );
+        config.bundled = podium::bundled::PLUGINS;
         config.admin_token = Some(Secret::new(ADMIN_TOKEN));
         config.database_url = database.as_ref().map(|db| Secret::new(db.url.clone()));
         TestServer::launch(config, data_dir, database).await

@@ -1,6 +1,6 @@
 //! The `podium` binary, built inside this package so that its integration tests can run it
-//! (`CARGO_BIN_EXE_podium-under-test`): the same `podium::cli::main` as `host/src/main.rs`.
+//! (`CARGO_BIN_EXE_podium-under-test`): the same `podium::main` as `host/src/main.rs`.
 
 fn main() -> std::process::ExitCode {
-    podium::cli::main()
+    podium::main()
 }

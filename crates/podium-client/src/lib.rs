@@ -1,5 +1,5 @@
-//! The `podium` command line: `podium serve` runs the platform; every other command is a client
-//! of its API (`podium login`, then `podium plugin|podm|host|tenant|grant|claim|pool ...`), printing
+//! The `podium` command line's client: every command but `podium serve` (which the binary runs
+//! itself) is a client of the API (`podium login`, then `podium plugin|podm|host|tenant|grant|claim|pool ...`), printing
 //! tables by default and the API's JSON with `-o json`.
 //!
 //! The client takes its URL from `--url`/`PODIUM_URL` or the login, and its token from
@@ -8,7 +8,6 @@
 
 mod client;
 mod output;
-mod serve;
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -41,8 +40,12 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Serve the HTTP API.
-    Serve(serve::ServeArgs),
+    /// Serve the HTTP API (`podium serve --help` lists its options).
+    Serve {
+        /// Handled by the binary before this parser sees it; here only for `podium --help`.
+        #[arg(hide = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Save the API's URL and a token (read from PODIUM_TOKEN or the first line of stdin) in
     /// the config file (mode 0600), after checking that they work.
     Login {
@@ -393,7 +396,9 @@ fn key_value(s: &str) -> Result<(String, String), String> {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Serve(args) => serve::serve(args),
+        Command::Serve { .. } => Err(anyhow::anyhow!(
+            "`serve` takes no client option (--url, --output): run `podium serve [OPTIONS]`"
+        )),
         command => tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -614,7 +619,7 @@ fn seg(s: &str) -> anyhow::Result<String> {
 async fn run(url: Option<&str>, format: Format, command: Command) -> anyhow::Result<()> {
     let print = |text: String| println!("{text}");
     match command {
-        Command::Serve(_) => unreachable!("handled by main"),
+        Command::Serve { .. } => unreachable!("answered by main"),
         Command::Login { url } => {
             let token = match std::env::var("PODIUM_TOKEN") {
                 Ok(t) if !t.is_empty() => t,

@@ -4,11 +4,23 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::server::{self, ServeConfig};
+use podium_server::server::{self, ServeConfig};
 use podium_types::Secret;
 
+/// `podium serve`, parsed on its own so its help shows only its options.
+#[derive(Debug, clap::Parser)]
+#[command(
+    name = "podium serve",
+    version,
+    about = "Serve Podium's HTTP API, with the plugins built into this binary"
+)]
+pub(crate) struct ServeCli {
+    #[command(flatten)]
+    pub(crate) args: ServeArgs,
+}
+
 #[derive(Debug, clap::Args)]
-pub(super) struct ServeArgs {
+pub(crate) struct ServeArgs {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1:8080", env = "PODIUM_LISTEN")]
     listen: SocketAddr,
@@ -86,7 +98,7 @@ fn init_tracing(json: bool) {
     }
 }
 
-pub(super) fn serve(args: ServeArgs) -> anyhow::Result<()> {
+pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<()> {
     init_tracing(args.log_json);
     anyhow::ensure!(
         args.plugin_timeout > 0.0 && args.plugin_timeout <= 3600.0,
@@ -97,6 +109,7 @@ pub(super) fn serve(args: ServeArgs) -> anyhow::Result<()> {
         "--plugin-memory-mib must be between 1 and 4096"
     );
     let mut config = ServeConfig::new(args.listen, args.data_dir);
+    config.bundled = crate::bundled::PLUGINS;
     config.database_url = args.database_url.map(Secret::new);
     config.plugin_dir = args.plugin_dir;
     config.admin_token = std::env::var("PODIUM_ADMIN_TOKEN").ok().map(Secret::new);
@@ -152,7 +165,7 @@ pub(super) fn serve(args: ServeArgs) -> anyhow::Result<()> {
         (1..=1024).contains(&args.operations_per_pod_manager),
         "--operations-per-pod-manager must be between 1 and 1024"
     );
-    config.operations = crate::operations::OperationSettings {
+    config.operations = podium_server::operations::OperationSettings {
         lease: Duration::from_secs_f64(args.operation_lease),
         retry_base: Duration::from_secs_f64(args.operation_retry_base),
         max_attempts: args.operation_attempts,

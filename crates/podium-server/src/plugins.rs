@@ -193,10 +193,15 @@ impl Podium {
             .insert(plugin.sha256().to_owned(), plugin);
     }
 
-    /// Registers the bundled plugins and those in `dir`. A broken file in the directory is
-    /// logged and skipped, so one bad plugin does not keep Podium from starting.
-    pub async fn plugins_register_at_start(&self, dir: Option<&Path>) -> anyhow::Result<()> {
-        for (name, wasm) in crate::bundled::PLUGINS {
+    /// Registers the bundled plugins (`(name, component)`, which the binary passes in) and those
+    /// in `dir`. A broken file in the directory is logged and skipped, so one bad plugin does
+    /// not keep Podium from starting.
+    pub async fn plugins_register_at_start(
+        &self,
+        bundled: &[(&str, &[u8])],
+        dir: Option<&Path>,
+    ) -> anyhow::Result<()> {
+        for (name, wasm) in bundled {
             let (row, _) = self
                 .plugin_register(wasm.to_vec(), PluginSource::Bundled)
                 .await

@@ -39,6 +39,8 @@ pub struct ServeConfig {
     pub public_url: Option<url::Url>,
     /// How durable operations are leased, retried and limited.
     pub operations: crate::operations::OperationSettings,
+    /// The plugins built with the binary, `(name, component)`, registered at start.
+    pub bundled: &'static [(&'static str, &'static [u8])],
 }
 
 impl ServeConfig {
@@ -54,6 +56,7 @@ impl ServeConfig {
             discover_timeout: defaults.discover_timeout,
             plugin_memory: defaults.memory_limit,
             plugin_http_budget: podium_runtime::HttpBudget::CALL,
+            bundled: &[],
             compiled_dir: None,
             secret_key_file: None,
             probe_interval: Duration::from_secs(60),
@@ -116,7 +119,7 @@ pub async fn start(config: &ServeConfig) -> anyhow::Result<Started> {
     }
     podium.set_operation_settings(config.operations.clone());
     podium
-        .plugins_register_at_start(config.plugin_dir.as_deref())
+        .plugins_register_at_start(config.bundled, config.plugin_dir.as_deref())
         .await?;
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
