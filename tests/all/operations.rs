@@ -373,3 +373,92 @@ async fn the_per_site_limit_holds_across_processes() {
         "the limit was never reached: {events:?}"
     );
 }
+
+/// Operations queued by the release before the store had its own formats (their requests the
+/// API's bodies, stored as they came; `reboot` among the power actions) run after the upgrade
+/// as they were asked to.
+#[tokio::test]
+async fn operations_queued_by_an_earlier_release_run_after_the_upgrade() {
+    use sqlx::Connection;
+    let bmc = Sushy::start(SushyConfig::with_systems(2)).await.unwrap();
+    let server = TestServer::start().await;
+    let admin = server.admin();
+    let (pm, hosts) = register(&admin, &bmc, 2).await;
+    let (one, two) = (&hosts[0], &hosts[1]);
+
+    sqlx::any::install_default_drivers();
+    let mut db = sqlx::AnyConnection::connect(&server.database_url())
+        .await
+        .unwrap();
+    // What that release wrote, to the letter: the power body with `reboot`, the boot body
+    // with `mode` null, the media body tagged by `action`. Ids after every real one, due now.
+    let rows = [
+        (
+            "fffffff0-0000-7000-8000-000000000001",
+            "boot",
+            one,
+            r#"{"target":"cd","persistence":"continuous","mode":null}"#,
+        ),
+        (
+            "fffffff0-0000-7000-8000-000000000002",
+            "power",
+            one,
+            r#"{"action":"on"}"#,
+        ),
+        (
+            "fffffff0-0000-7000-8000-000000000003",
+            "power",
+            two,
+            r#"{"action":"reboot"}"#,
+        ),
+        (
+            "fffffff0-0000-7000-8000-000000000004",
+            "media",
+            two,
+            r#"{"action":"eject","media_type":"cd"}"#,
+        ),
+    ];
+    for (id, kind, host, request) in rows {
+        sqlx::query(
+            "INSERT INTO operations (id, kind, status, pod_manager, host_id, request, created_at, \
+             attempts) VALUES ($1, $2, 'queued', $3, $4, $5, '2026-01-01T00:00:00.000000Z', 0)",
+        )
+        .bind(id)
+        .bind(kind)
+        .bind(&pm)
+        .bind(host["id"].as_str().unwrap())
+        .bind(request)
+        .execute(&mut db)
+        .await
+        .unwrap();
+    }
+    db.close().await.unwrap();
+
+    for (id, kind, _, _) in rows {
+        let op = eventually(Duration::from_secs(60), "the old operation ran", || async {
+            let op = operation(&admin, id).await;
+            (op["status"] == "succeeded" || op["status"] == "failed").then_some(op)
+        })
+        .await;
+        assert_eq!(op["status"], "succeeded", "{op}");
+        assert_eq!(op["kind"], kind, "{op}");
+    }
+    // Shown as the API always showed it, and carried out as asked.
+    let reboot = operation(&admin, rows[2].0).await;
+    assert_eq!(
+        reboot["request"],
+        json!({"action": "force_restart"}),
+        "{reboot}"
+    );
+    let system = bmc
+        .get_json(one["system_id"].as_str().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(system["PowerState"], "On", "{system}");
+    assert_eq!(system["Boot"]["BootSourceOverrideTarget"], "Cd", "{system}");
+    assert_eq!(
+        system["Boot"]["BootSourceOverrideEnabled"], "Continuous",
+        "{system}"
+    );
+    server.stop().await;
+}

@@ -113,6 +113,18 @@ impl TestServer {
         }
     }
 
+    /// The URL of this server's database (its SQLite file, or its PostgreSQL database), for a
+    /// test that writes what an earlier release would have.
+    pub fn database_url(&self) -> String {
+        match &self.database {
+            Some(db) => db.url.clone(),
+            None => format!(
+                "sqlite://{}",
+                self.data_dir.path().join("podium.db").display()
+            ),
+        }
+    }
+
     /// A client authenticated as the admin.
     pub fn admin(&self) -> Client {
         self.client(Some(ADMIN_TOKEN))

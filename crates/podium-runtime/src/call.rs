@@ -16,6 +16,10 @@ use super::imports::PluginState;
 use super::limits::MemoryLimitExceeded;
 use super::text::plugin_text;
 use super::{Plugin, PluginInfo, Pre, Runtime};
+pub use podium_types::{
+    BootMode, BootPersistence, BootSettings, BootTarget, MediaRequest, MediaType, PowerAction,
+    PowerState,
+};
 
 /// What a call may use besides the plugin's own code.
 #[derive(Default)]
@@ -849,77 +853,6 @@ pub struct ServiceInfo {
     pub root_link: String,
     pub product: Option<String>,
     pub version: Option<String>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PowerState {
-    On,
-    Off,
-    PoweringOn,
-    PoweringOff,
-    Unknown,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PowerAction {
-    On,
-    Off,
-    GracefulShutdown,
-    ForceOff,
-    GracefulRestart,
-    ForceRestart,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BootTarget {
-    None,
-    Pxe,
-    Cd,
-    Hdd,
-    UefiHttp,
-    Usb,
-    BiosSetup,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BootPersistence {
-    Disabled,
-    Once,
-    Continuous,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BootMode {
-    Uefi,
-    Legacy,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct BootSettings {
-    pub target: BootTarget,
-    pub persistence: BootPersistence,
-    pub mode: Option<BootMode>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MediaType {
-    Cd,
-    Dvd,
-    Floppy,
-    Usb,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MediaRequest {
-    pub image_url: String,
-    pub media_type: MediaType,
-    pub write_protected: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

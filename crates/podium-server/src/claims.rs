@@ -11,7 +11,7 @@ use crate::auth::Caller;
 use crate::error::Error;
 use crate::params::{ClaimCreate, ClaimUpdate};
 use podium_runtime::{BootPersistence, BootSettings, BootTarget, PowerAction};
-use podium_store::{BindOutcome, ClaimRow, HostRow};
+use podium_store::{BindOutcome, ClaimRow, HostRow, OperationRow};
 
 /// Largest `user_data` accepted: it is handed to the host as bytes, never parsed.
 pub const MAX_USER_DATA: usize = 64 << 10;
@@ -531,11 +531,10 @@ impl Podium {
         self.datastore
             .operations_cancel_for_claim(id, "cancelled: the claim was released", &now)
             .await?;
-        let mut op = crate::hosts::queued(
-            "deprovision",
+        let mut op = OperationRow::queued(
+            podium_types::OperationRequest::Deprovision,
             &host.pod_manager,
             Some(&host.id),
-            "{}".into(),
         );
         op.claim_id = Some(id.to_owned());
         let t = crate::lifecycle::DEPROVISION;
@@ -642,8 +641,10 @@ impl Podium {
             .host_get(host_id)
             .await?
             .ok_or_else(|| Error::not_found("host", host_id))?;
-        let request = serde_json::json!({ "image": serde_json::from_str::<serde_json::Value>(&claim.image).unwrap_or_default() }).to_string();
-        let mut op = crate::hosts::queued("provision", &host.pod_manager, Some(&host.id), request);
+        let request = podium_types::OperationRequest::Provision {
+            image: serde_json::from_str(&claim.image).unwrap_or_default(),
+        };
+        let mut op = OperationRow::queued(request, &host.pod_manager, Some(&host.id));
         op.claim_id = Some(claim.id.clone());
         let t = crate::lifecycle::PROVISION;
         if !self

@@ -8,10 +8,11 @@ use crate::app::Podium;
 use crate::auth::Caller;
 use crate::error::Error;
 use crate::lifecycle::{HostAction, action_allowed};
-use crate::params::{BootParams, HostCreate, MediaParams, PowerActionParam, PowerParams};
+use crate::params::{BootParams, HostCreate, MediaParams, PowerParams};
 use crate::pod_managers::PodManager;
-use podium_runtime::{CallError, MediaRequest, PluginError, PowerAction, System, SystemKind};
+use podium_runtime::{CallError, PluginError, System, SystemKind};
 use podium_store::{HostFilter, HostRow, OperationFilter, OperationRow, Page, Paged};
+use podium_types::{BootSettings, MediaAction, MediaRequest, OperationRequest, PowerAction};
 
 /// The stored form of a discovered system (the `id` is used only if the host is new).
 pub(crate) fn host_row_from_system(s: &System) -> HostRow {
@@ -85,14 +86,6 @@ pub(crate) fn validate_labels(field: &str, labels: &BTreeMap<String, String>) ->
         }
     }
     Ok(())
-}
-
-/// What an operation does, as queued.
-#[derive(Clone, Debug)]
-enum Action {
-    Power(PowerAction),
-    Boot(BootParams),
-    Media(MediaParams),
 }
 
 impl Podium {
@@ -195,7 +188,11 @@ impl Podium {
         host.created_at = now.clone();
         host.updated_at = now.clone();
         host.last_seen_at = now.clone();
-        let register = queued("register", &host.pod_manager, Some(&host.id), "{}".into());
+        let register = OperationRow::queued(
+            OperationRequest::Register,
+            &host.pod_manager,
+            Some(&host.id),
+        );
         match self.datastore.host_create(&host, &register).await {
             Ok(()) => {}
             Err(podium_store::StoreError::Conflict(_)) => {
@@ -309,7 +306,8 @@ impl Podium {
         };
         // First what can be refused (the host changed state meanwhile), then the rest.
         if let Some(bmc) = &params.bmc {
-            let register = queued("register", &host.pod_manager, Some(id), "{}".into());
+            let register =
+                OperationRow::queued(OperationRequest::Register, &host.pod_manager, Some(id));
             let t = crate::lifecycle::REREGISTER_WITH;
             if !self
                 .datastore
@@ -347,7 +345,7 @@ impl Podium {
         id: &str,
         params: PowerParams,
     ) -> Result<OperationRow, Error> {
-        let request = serde_json::to_string(&params).expect("params serialize");
+        let request = OperationRequest::Power(params.action);
         self.operation_queue(caller, id, HostAction::Power, request)
             .await
     }
@@ -358,7 +356,11 @@ impl Podium {
         id: &str,
         params: BootParams,
     ) -> Result<OperationRow, Error> {
-        let request = serde_json::to_string(&params).expect("params serialize");
+        let request = OperationRequest::Boot(BootSettings {
+            target: params.target,
+            persistence: params.persistence,
+            mode: params.mode,
+        });
         self.operation_queue(caller, id, HostAction::Boot, request)
             .await
     }
@@ -376,7 +378,18 @@ impl Podium {
                 return Err(Error::invalid("image_url", "must be an http or https URL"));
             }
         }
-        let request = serde_json::to_string(&params).expect("params serialize");
+        let request = OperationRequest::Media(match params {
+            MediaParams::Insert {
+                image_url,
+                media_type,
+                write_protected,
+            } => MediaAction::Insert(MediaRequest {
+                image_url,
+                media_type,
+                write_protected,
+            }),
+            MediaParams::Eject { media_type } => MediaAction::Eject { media_type },
+        });
         self.operation_queue(caller, id, HostAction::Media, request)
             .await
     }
@@ -386,7 +399,7 @@ impl Podium {
         caller: &Caller,
         host_id: &str,
         action: HostAction,
-        request: String,
+        request: OperationRequest,
     ) -> Result<OperationRow, Error> {
         caller.require_admin()?;
         let host = self
@@ -395,12 +408,7 @@ impl Podium {
             .await?
             .ok_or_else(|| Error::not_found("host", host_id))?;
         action_allowed(&host, action)?;
-        let kind = match action {
-            HostAction::Boot => "boot",
-            HostAction::Media => "media",
-            _ => "power",
-        };
-        self.operation_start(&host, kind, request, None).await
+        self.operation_start(&host, request, None).await
     }
 
     /// Queues a power action on a host the caller was already checked for (a tenant's claimed
@@ -411,18 +419,17 @@ impl Podium {
         action: PowerAction,
         claim: Option<&str>,
     ) -> Result<OperationRow, Error> {
-        let request = serde_json::json!({ "action": action }).to_string();
-        self.operation_start(&host, "power", request, claim).await
+        self.operation_start(&host, OperationRequest::Power(action), claim)
+            .await
     }
 
     async fn operation_start(
         &self,
         host: &HostRow,
-        kind: &str,
-        request: String,
+        request: OperationRequest,
         claim: Option<&str>,
     ) -> Result<OperationRow, Error> {
-        let mut op = queued(kind, &host.pod_manager, Some(&host.id), request);
+        let mut op = OperationRow::queued(request, &host.pod_manager, Some(&host.id));
         op.claim_id = claim.map(str::to_owned);
         self.operation_enqueue(&op).await?;
         Ok(op)
@@ -436,7 +443,7 @@ impl Podium {
     ) -> Result<OperationRow, Error> {
         caller.require_admin()?;
         self.pod_manager_view(caller, uuid).await?;
-        let op = queued("sync", uuid, None, "{}".into());
+        let op = OperationRow::queued(OperationRequest::Sync, uuid, None);
         self.operation_enqueue(&op).await?;
         Ok(op)
     }
@@ -447,46 +454,27 @@ impl Podium {
         &self,
         op: &OperationRow,
     ) -> Result<Option<serde_json::Value>, Error> {
-        match op.kind.as_str() {
-            "sync" => {
+        let action = match &op.request {
+            OperationRequest::Sync => {
                 let summary = self.pod_manager_sync_now(&op.pod_manager).await?;
                 return Ok(serde_json::to_value(summary).ok());
             }
-            "register" => return self.register_execute(op).await,
-            "inspect" => return self.inspect_execute(op).await,
-            "provision" => return self.provision_execute(op).await,
-            "deprovision" => return self.deprovision_execute(op).await,
-            _ => {}
-        }
+            OperationRequest::Register => return self.register_execute(op).await,
+            OperationRequest::Inspect => return self.inspect_execute(op).await,
+            OperationRequest::Provision { .. } => return self.provision_execute(op).await,
+            OperationRequest::Deprovision => return self.deprovision_execute(op).await,
+            OperationRequest::Power(_) | OperationRequest::Boot(_) | OperationRequest::Media(_) => {
+                &op.request
+            }
+        };
         let host = self.operation_host(op).await?;
-        let corrupt = |e: serde_json::Error| {
-            Error::Internal(anyhow::anyhow!(
-                "stored {} operation {}: {e}",
-                op.kind,
-                op.id
-            ))
-        };
-        let action = match op.kind.as_str() {
-            "power" => {
-                let p: PowerParams = serde_json::from_str(&op.request).map_err(corrupt)?;
-                Action::Power(power_action(p.action))
-            }
-            "boot" => Action::Boot(serde_json::from_str(&op.request).map_err(corrupt)?),
-            "media" => Action::Media(serde_json::from_str(&op.request).map_err(corrupt)?),
-            other => {
-                return Err(Error::Internal(anyhow::anyhow!(
-                    "operation {} of unknown kind `{other}`",
-                    op.id
-                )));
-            }
-        };
         self.host_action_execute(&host, action).await
     }
 
     async fn host_action_execute(
         &self,
         host: &HostRow,
-        action: Action,
+        action: &OperationRequest,
     ) -> Result<Option<serde_json::Value>, Error> {
         let row = self
             .datastore
@@ -501,8 +489,8 @@ impl Podium {
         let (plugin, context) = driver().await?;
         let call = self.runtime.driver(&plugin, context);
         match action {
-            Action::Power(a) => {
-                call.set_power(&host.system_id, a)
+            OperationRequest::Power(a) => {
+                call.set_power(&host.system_id, *a)
                     .await
                     .map_err(Error::Plugin)?;
                 let now = podium_store::now();
@@ -524,36 +512,24 @@ impl Podium {
                     ));
                 }
             }
-            Action::Boot(b) => call
-                .set_boot_override(
-                    &host.system_id,
-                    podium_runtime::BootSettings {
-                        target: b.target,
-                        persistence: b.persistence,
-                        mode: b.mode,
-                    },
-                )
+            OperationRequest::Boot(b) => call
+                .set_boot_override(&host.system_id, *b)
                 .await
                 .map_err(Error::Plugin)?,
-            Action::Media(MediaParams::Insert {
-                image_url,
-                media_type,
-                write_protected,
-            }) => call
-                .insert_media(
-                    &host.system_id,
-                    MediaRequest {
-                        image_url,
-                        media_type,
-                        write_protected,
-                    },
-                )
+            OperationRequest::Media(MediaAction::Insert(m)) => call
+                .insert_media(&host.system_id, m.clone())
                 .await
                 .map_err(Error::Plugin)?,
-            Action::Media(MediaParams::Eject { media_type }) => call
-                .eject_media(&host.system_id, media_type)
+            OperationRequest::Media(MediaAction::Eject { media_type }) => call
+                .eject_media(&host.system_id, *media_type)
                 .await
                 .map_err(Error::Plugin)?,
+            other => {
+                return Err(Error::Internal(anyhow::anyhow!(
+                    "{} is not a host action",
+                    other.kind()
+                )));
+            }
         }
         Ok(self.host_observe(&pm, host).await)
     }
@@ -607,27 +583,6 @@ impl Podium {
     ) -> Result<Paged<OperationRow>, Error> {
         caller.require_admin_read()?;
         Ok(self.datastore.operation_list(&filter, &page).await?)
-    }
-}
-
-/// A new operation, queued.
-pub(crate) fn queued(
-    kind: &str,
-    pod_manager: &str,
-    host_id: Option<&str>,
-    request: String,
-) -> OperationRow {
-    OperationRow::queued(kind, pod_manager, host_id, request)
-}
-
-fn power_action(p: PowerActionParam) -> PowerAction {
-    match p {
-        PowerActionParam::On => PowerAction::On,
-        PowerActionParam::Off => PowerAction::Off,
-        PowerActionParam::GracefulShutdown => PowerAction::GracefulShutdown,
-        PowerActionParam::ForceOff => PowerAction::ForceOff,
-        PowerActionParam::GracefulRestart => PowerAction::GracefulRestart,
-        PowerActionParam::ForceRestart | PowerActionParam::Reboot => PowerAction::ForceRestart,
     }
 }
 

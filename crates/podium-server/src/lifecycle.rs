@@ -13,6 +13,7 @@ use crate::app::Podium;
 use crate::auth::Caller;
 use crate::error::Error;
 use podium_store::{HostRow, OperationRow};
+use podium_types::{OperationKind, OperationRequest};
 
 use podium_store::Transition;
 
@@ -82,15 +83,15 @@ pub(crate) const DEPROVISIONED: Transition<'static> = Transition {
 /// Why an operation of `kind` that failed for good puts its host in `error`, and from which
 /// states; `None` for the operations whose failure leaves the host as it was (boot, media,
 /// sync).
-pub(crate) fn failure(kind: &str) -> Option<(&'static str, &'static [&'static str])> {
+pub(crate) fn failure(kind: OperationKind) -> Option<(&'static str, &'static [&'static str])> {
     match kind {
-        "register" => Some(("registration", &["registering"])),
-        "inspect" => Some(("inspection", &["inspecting"])),
-        "provision" => Some(("provisioning", &["provisioning"])),
-        "deprovision" => Some(("deprovisioning", &["deprovisioning"])),
+        OperationKind::Register => Some(("registration", &["registering"])),
+        OperationKind::Inspect => Some(("inspection", &["inspecting"])),
+        OperationKind::Provision => Some(("provisioning", &["provisioning"])),
+        OperationKind::Deprovision => Some(("deprovisioning", &["deprovisioning"])),
         // A host already in error keeps the error it has.
-        "power" => Some(("power_management", &["available", "provisioned"])),
-        _ => None,
+        OperationKind::Power => Some(("power_management", &["available", "provisioned"])),
+        OperationKind::Sync | OperationKind::Boot | OperationKind::Media => None,
     }
 }
 
@@ -178,12 +179,12 @@ impl Podium {
         caller.require_admin()?;
         let host = self.host_view(caller, id).await?;
         action_allowed(&host, HostAction::Inspect)?;
-        let (transition, kind) = if host.error_type.as_deref() == Some("registration") {
-            (REREGISTER, "register")
+        let (transition, request) = if host.error_type.as_deref() == Some("registration") {
+            (REREGISTER, OperationRequest::Register)
         } else {
-            (REINSPECT, "inspect")
+            (REINSPECT, OperationRequest::Inspect)
         };
-        let op = crate::hosts::queued(kind, &host.pod_manager, Some(&host.id), "{}".into());
+        let op = OperationRow::queued(request, &host.pod_manager, Some(&host.id));
         if !self
             .datastore
             .host_transition_queue(&host.id, transition, &op)
@@ -256,7 +257,7 @@ impl Podium {
             .host_set_power(&host.id, power, &podium_store::now())
             .await?;
         let inspect =
-            crate::hosts::queued("inspect", &host.pod_manager, Some(&host.id), "{}".into());
+            OperationRow::queued(OperationRequest::Inspect, &host.pod_manager, Some(&host.id));
         if self
             .datastore
             .host_transition_queue(&host.id, REGISTERED, &inspect)
@@ -465,9 +466,9 @@ mod tests {
         // by a sync that sees the host again.
         for state in STATES {
             let by_transition = TRANSITIONS.iter().any(|t| t.from.contains(&state));
-            let by_failure = ["register", "inspect", "provision", "deprovision", "power"]
+            let by_failure = OperationKind::ALL
                 .iter()
-                .any(|k| failure(k).is_some_and(|(_, from)| from.contains(&state)));
+                .any(|k| failure(*k).is_some_and(|(_, from)| from.contains(&state)));
             assert!(
                 by_transition || by_failure || state == "missing",
                 "nothing leads out of `{state}`"
@@ -479,10 +480,10 @@ mod tests {
         assert!(action_allowed(&error, HostAction::Power).is_ok());
         // Every operation's state is the `from` of the transition that ends it.
         for (kind, ends) in [
-            ("register", REGISTERED),
-            ("inspect", INSPECTED),
-            ("provision", PROVISIONED),
-            ("deprovision", DEPROVISIONED),
+            (OperationKind::Register, REGISTERED),
+            (OperationKind::Inspect, INSPECTED),
+            (OperationKind::Provision, PROVISIONED),
+            (OperationKind::Deprovision, DEPROVISIONED),
         ] {
             let (_, from) = failure(kind).unwrap();
             assert_eq!(from, ends.from, "{kind}");

@@ -185,7 +185,7 @@ impl Podium {
                 }
             })
         };
-        tracing::debug!(operation = %op.id, kind = %op.kind, attempt = op.attempts, "operation running");
+        tracing::debug!(operation = %op.id, kind = %op.kind(), attempt = op.attempts, "operation running");
         // A lease past the bound is one whose earlier ends were never recorded (its worker died,
         // or the datastore refused what it reported): it ends here rather than run forever.
         let result = if op.attempts > i64::from(settings.max_attempts) {
@@ -226,7 +226,7 @@ impl Podium {
                     e.to_string()
                 };
                 tracing::warn!(operation = %op.id, host = ?op.host_id, error = %message, "operation failed");
-                if let Some((error_type, from)) = crate::lifecycle::failure(&op.kind)
+                if let Some((error_type, from)) = crate::lifecycle::failure(op.kind())
                     && let Some(host) = &op.host_id
                     && let Err(e) = self
                         .datastore
@@ -235,7 +235,7 @@ impl Podium {
                 {
                     tracing::error!(host, error = %e, "cannot record the host's error");
                 }
-                if op.kind == "deprovision"
+                if op.kind() == podium_types::OperationKind::Deprovision
                     && let Some(claim) = &op.claim_id
                 {
                     let reason = format!("deprovisioning failed, the host stays held: {message}");

@@ -232,20 +232,7 @@ pub struct MaintenanceParams {
 #[derive(Clone, Debug, Deserialize, serde::Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PowerParams {
-    pub action: PowerActionParam,
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, serde::Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum PowerActionParam {
-    On,
-    Off,
-    GracefulShutdown,
-    ForceOff,
-    GracefulRestart,
-    ForceRestart,
-    /// The same as `force_restart`.
-    Reboot,
+    pub action: podium_types::PowerAction,
 }
 
 /// `POST /v1/hosts/{id}/boot`.
@@ -253,12 +240,12 @@ pub enum PowerActionParam {
 #[serde(deny_unknown_fields)]
 pub struct BootParams {
     #[schema(value_type = String, example = "pxe")]
-    pub target: podium_runtime::BootTarget,
+    pub target: podium_types::BootTarget,
     #[schema(value_type = String, example = "once")]
-    pub persistence: podium_runtime::BootPersistence,
+    pub persistence: podium_types::BootPersistence,
     #[serde(default)]
     #[schema(value_type = Option<String>, example = "uefi")]
-    pub mode: Option<podium_runtime::BootMode>,
+    pub mode: Option<podium_types::BootMode>,
 }
 
 /// `POST /v1/hosts/{id}/media`.
@@ -269,19 +256,19 @@ pub enum MediaParams {
         image_url: String,
         #[serde(default = "cd")]
         #[schema(value_type = String)]
-        media_type: podium_runtime::MediaType,
+        media_type: podium_types::MediaType,
         #[serde(default = "yes")]
         write_protected: bool,
     },
     Eject {
         #[serde(default = "cd")]
         #[schema(value_type = String)]
-        media_type: podium_runtime::MediaType,
+        media_type: podium_types::MediaType,
     },
 }
 
-fn cd() -> podium_runtime::MediaType {
-    podium_runtime::MediaType::Cd
+fn cd() -> podium_types::MediaType {
+    podium_types::MediaType::Cd
 }
 
 #[derive(Clone, Debug, Default, Deserialize, IntoParams)]

@@ -651,7 +651,11 @@ impl Podium {
         let summary = self
             .datastore
             .hosts_sync(uuid, &hosts, &discovered_at, &podium_store::now(), &|h| {
-                crate::hosts::queued("register", uuid, Some(&h.id), "{}".into())
+                podium_store::OperationRow::queued(
+                    podium_types::OperationRequest::Register,
+                    uuid,
+                    Some(&h.id),
+                )
             })
             .await?;
         if summary.added > 0 {

@@ -768,7 +768,8 @@ mod tests {
             last_seen_at: NOW.into(),
             ..HostRow::default()
         };
-        let register = crate::OperationRow::queued("register", "pm", Some("h"), "{}".into());
+        let register =
+            crate::OperationRow::queued(podium_types::OperationRequest::Register, "pm", Some("h"));
         store.host_create(&host, &register).await.unwrap();
         (dir, store)
     }

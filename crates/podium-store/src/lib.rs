@@ -9,6 +9,7 @@
 //! here, never in handlers.
 
 mod claims;
+mod formats;
 mod grants;
 mod hosts;
 mod ipam;

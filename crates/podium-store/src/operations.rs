@@ -1,18 +1,21 @@
 //! Stored operations: every driver action the API queued, and what came of it.
 
+use podium_types::{OperationKind, OperationRequest};
 use sqlx::Row;
+
+use crate::formats;
 
 use super::{Datastore, Page, Paged, StoreError};
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct OperationRow {
     pub id: String,
-    pub kind: String,
     pub status: String,
     pub pod_manager: String,
     pub host_id: Option<String>,
-    /// The action's body, JSON text.
-    pub request: String,
+    /// What it was asked to do (its kind with it), stored in the store's own format
+    /// (`formats.rs`).
+    pub request: OperationRequest,
     pub error: Option<String>,
     pub created_at: String,
     pub started_at: Option<String>,
@@ -30,14 +33,12 @@ pub struct OperationRow {
 impl OperationRow {
     /// A new operation, queued.
     pub fn queued(
-        kind: &str,
+        request: OperationRequest,
         pod_manager: &str,
         host_id: Option<&str>,
-        request: String,
     ) -> OperationRow {
         OperationRow {
             id: super::new_id(),
-            kind: kind.into(),
             status: "queued".into(),
             pod_manager: pod_manager.to_owned(),
             host_id: host_id.map(str::to_owned),
@@ -51,6 +52,10 @@ impl OperationRow {
             claim_id: None,
             result: None,
         }
+    }
+
+    pub fn kind(&self) -> OperationKind {
+        self.request.kind()
     }
 }
 
@@ -88,13 +93,17 @@ const HOST_FREE: &str = "(o.host_id IS NULL OR (NOT EXISTS (SELECT 1 FROM operat
               AND b.status = 'queued' AND b.id < o.id) END)))";
 
 fn row(r: &sqlx::any::AnyRow) -> Result<OperationRow, StoreError> {
+    let id: String = r.try_get("id")?;
+    let kind: String = r.try_get("kind")?;
+    let request: String = r.try_get("request")?;
+    let request = formats::request_decode(&kind, &request)
+        .map_err(|e| StoreError::Corrupt(format!("operation {id}: {e}")))?;
     Ok(OperationRow {
-        id: r.try_get("id")?,
-        kind: r.try_get("kind")?,
+        id,
         status: r.try_get("status")?,
         pod_manager: r.try_get("pod_manager")?,
         host_id: r.try_get("host_id")?,
-        request: r.try_get("request")?,
+        request,
         error: r.try_get("error")?,
         created_at: r.try_get("created_at")?,
         started_at: r.try_get("started_at")?,
@@ -112,11 +121,11 @@ pub(super) fn insert(
 ) -> sqlx::query::Query<'_, sqlx::Any, sqlx::any::AnyArguments<'_>> {
     sqlx::query(INSERT)
         .bind(&op.id)
-        .bind(&op.kind)
+        .bind(op.kind().as_str())
         .bind(&op.status)
         .bind(&op.pod_manager)
         .bind(&op.host_id)
-        .bind(&op.request)
+        .bind(formats::request_encode(&op.request))
         .bind(&op.error)
         .bind(&op.created_at)
         .bind(&op.started_at)

@@ -1,9 +1,18 @@
-//! Podium's model, shared by the server and its client: the secret type, and (as the redesign
-//! goes on) an identifier type per kind of resource and an enum per state, kind and status.
+//! Podium's model, shared by the server and its client: the secret type, what Podium asks of a
+//! machine (power, boot, media), and operations by kind with their requests.
 //!
 //! **Architecture Invariant:** a leaf crate. It depends on nothing of Podium's and on no crate
-//! that does I/O (no sqlx, wasmtime, axum, reqwest), so the client links it freely.
+//! that does I/O (no sqlx, wasmtime, axum, reqwest, tokio), so the client links it freely.
+//! Nothing here knows how it is stored or sent: the store keeps its own format of each type,
+//! the runtime converts at the WIT edge, the API says how each appears in its documents.
 
+mod hardware;
+mod operations;
 mod secret;
 
+pub use hardware::{
+    BootMode, BootPersistence, BootSettings, BootTarget, MediaAction, MediaRequest, MediaType,
+    PowerAction, PowerState,
+};
+pub use operations::{OperationKind, OperationRequest, UnknownName};
 pub use secret::Secret;

@@ -8,6 +8,7 @@ use utoipa::ToSchema;
 
 use crate::pod_managers::{PluginBinding, PodManager};
 use podium_store::{HostRow, OperationRow, StatusChange};
+use podium_types::{MediaAction, OperationRequest};
 
 #[derive(Debug, Serialize, ToSchema)]
 pub(super) struct TlsView {
@@ -250,13 +251,38 @@ pub(super) struct OperationView {
     pub result: serde_json::Value,
 }
 
+/// An operation's request as the API shows it: the body of the request that queued it.
+fn request_json(request: &OperationRequest) -> serde_json::Value {
+    use serde_json::json;
+    match request {
+        OperationRequest::Register
+        | OperationRequest::Inspect
+        | OperationRequest::Sync
+        | OperationRequest::Deprovision => json!({}),
+        OperationRequest::Power(action) => json!({ "action": action }),
+        OperationRequest::Boot(b) => {
+            json!({ "target": b.target, "persistence": b.persistence, "mode": b.mode })
+        }
+        OperationRequest::Media(MediaAction::Insert(m)) => json!({
+            "action": "insert",
+            "image_url": m.image_url,
+            "media_type": m.media_type,
+            "write_protected": m.write_protected,
+        }),
+        OperationRequest::Media(MediaAction::Eject { media_type }) => {
+            json!({ "action": "eject", "media_type": media_type })
+        }
+        OperationRequest::Provision { image } => json!({ "image": image }),
+    }
+}
+
 impl From<OperationRow> for OperationView {
     fn from(o: OperationRow) -> OperationView {
         OperationView {
-            request: json(&o.request),
+            request: request_json(&o.request),
+            kind: o.kind().as_str().to_owned(),
             result: o.result.as_deref().map_or(serde_json::Value::Null, json),
             id: o.id,
-            kind: o.kind,
             status: o.status,
             host: o.host_id,
             pod_manager: o.pod_manager,

@@ -1,0 +1,211 @@
+//! The store's own formats for what it keeps as JSON text, so that a change of the API or of
+//! the model does not change what is on disk: an operation queued before an upgrade is read
+//! back by the release after it.
+//!
+//! An operation's `request` is format 1: the JSON object each kind has always been written as,
+//! with no version field (`{"action": "on"}`, `{"target": "pxe", ...}`, `{}`). A later format
+//! adds `"format": 2` and is read beside this one; format 1 is then still read, never written.
+
+use podium_types::{
+    BootMode, BootPersistence, BootSettings, BootTarget, MediaAction, MediaRequest, MediaType,
+    OperationKind, OperationRequest, PowerAction,
+};
+use serde::{Deserialize, Serialize};
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Empty {}
+
+#[derive(Serialize, Deserialize)]
+struct Power {
+    action: PowerAction,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Boot {
+    target: BootTarget,
+    persistence: BootPersistence,
+    #[serde(default)]
+    mode: Option<BootMode>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+enum Media {
+    Insert {
+        image_url: String,
+        #[serde(default = "cd")]
+        media_type: MediaType,
+        #[serde(default = "yes")]
+        write_protected: bool,
+    },
+    Eject {
+        #[serde(default = "cd")]
+        media_type: MediaType,
+    },
+}
+
+fn cd() -> MediaType {
+    MediaType::Cd
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Serialize, Deserialize)]
+struct Provision {
+    #[serde(default)]
+    image: serde_json::Value,
+}
+
+/// An operation's request as stored (format 1).
+pub(crate) fn request_encode(request: &OperationRequest) -> String {
+    let json = match request {
+        OperationRequest::Register
+        | OperationRequest::Inspect
+        | OperationRequest::Sync
+        | OperationRequest::Deprovision => serde_json::to_string(&Empty {}),
+        OperationRequest::Power(action) => serde_json::to_string(&Power { action: *action }),
+        OperationRequest::Boot(b) => serde_json::to_string(&Boot {
+            target: b.target,
+            persistence: b.persistence,
+            mode: b.mode,
+        }),
+        OperationRequest::Media(MediaAction::Insert(m)) => serde_json::to_string(&Media::Insert {
+            image_url: m.image_url.clone(),
+            media_type: m.media_type,
+            write_protected: m.write_protected,
+        }),
+        OperationRequest::Media(MediaAction::Eject { media_type }) => {
+            serde_json::to_string(&Media::Eject {
+                media_type: *media_type,
+            })
+        }
+        OperationRequest::Provision { image } => serde_json::to_string(&Provision {
+            image: image.clone(),
+        }),
+    };
+    json.expect("a request serializes")
+}
+
+/// An operation's request read back from its `kind` and `request` columns.
+pub(crate) fn request_decode(kind: &str, text: &str) -> Result<OperationRequest, String> {
+    let kind: OperationKind = kind.parse().map_err(|e| format!("{e}"))?;
+    let bad = |e: serde_json::Error| format!("its {kind} request `{text}` is unreadable: {e}");
+    let empty = |r: OperationRequest| -> Result<OperationRequest, String> {
+        // Format 1 wrote `{}` for these kinds; anything else in it was never written.
+        let _: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(text).map_err(bad)?;
+        Ok(r)
+    };
+    match kind {
+        OperationKind::Register => empty(OperationRequest::Register),
+        OperationKind::Inspect => empty(OperationRequest::Inspect),
+        OperationKind::Sync => empty(OperationRequest::Sync),
+        OperationKind::Deprovision => empty(OperationRequest::Deprovision),
+        OperationKind::Power => {
+            let p: Power = serde_json::from_str(text).map_err(bad)?;
+            Ok(OperationRequest::Power(p.action))
+        }
+        OperationKind::Boot => {
+            let b: Boot = serde_json::from_str(text).map_err(bad)?;
+            Ok(OperationRequest::Boot(BootSettings {
+                target: b.target,
+                persistence: b.persistence,
+                mode: b.mode,
+            }))
+        }
+        OperationKind::Media => Ok(OperationRequest::Media(
+            match serde_json::from_str(text).map_err(bad)? {
+                Media::Insert {
+                    image_url,
+                    media_type,
+                    write_protected,
+                } => MediaAction::Insert(MediaRequest {
+                    image_url,
+                    media_type,
+                    write_protected,
+                }),
+                Media::Eject { media_type } => MediaAction::Eject { media_type },
+            },
+        )),
+        OperationKind::Provision => {
+            let p: Provision = serde_json::from_str(text).map_err(bad)?;
+            Ok(OperationRequest::Provision { image: p.image })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Requests exactly as the releases before this module wrote them (the API's bodies, stored
+    /// as they came), each read back as what it asked for.
+    #[test]
+    fn requests_written_by_earlier_releases_read_back() {
+        let cases = [
+            ("register", "{}", OperationRequest::Register),
+            ("inspect", "{}", OperationRequest::Inspect),
+            ("sync", "{}", OperationRequest::Sync),
+            ("deprovision", "{}", OperationRequest::Deprovision),
+            (
+                "power",
+                r#"{"action":"reboot"}"#,
+                OperationRequest::Power(PowerAction::ForceRestart),
+            ),
+            (
+                "power",
+                r#"{"action":"graceful_shutdown"}"#,
+                OperationRequest::Power(PowerAction::GracefulShutdown),
+            ),
+            (
+                "boot",
+                r#"{"target":"uefi_http","persistence":"once","mode":null}"#,
+                OperationRequest::Boot(BootSettings {
+                    target: BootTarget::UefiHttp,
+                    persistence: BootPersistence::Once,
+                    mode: None,
+                }),
+            ),
+            (
+                "media",
+                r#"{"action":"insert","image_url":"http://i/x.iso","media_type":"usb","write_protected":false}"#,
+                OperationRequest::Media(MediaAction::Insert(MediaRequest {
+                    image_url: "http://i/x.iso".into(),
+                    media_type: MediaType::Usb,
+                    write_protected: false,
+                })),
+            ),
+            (
+                "media",
+                r#"{"action":"eject","media_type":"cd"}"#,
+                OperationRequest::Media(MediaAction::Eject {
+                    media_type: MediaType::Cd,
+                }),
+            ),
+            (
+                "provision",
+                r#"{"image":{"url":"http://i/x.iso","checksum":null}}"#,
+                OperationRequest::Provision {
+                    image: serde_json::json!({"url": "http://i/x.iso", "checksum": null}),
+                },
+            ),
+        ];
+        for (kind, text, want) in cases {
+            let got = request_decode(kind, text).unwrap_or_else(|e| panic!("{kind} {text}: {e}"));
+            assert_eq!(got, want, "{kind} {text}");
+            // And what is written now reads back the same.
+            assert_eq!(request_decode(kind, &request_encode(&got)), Ok(want));
+        }
+    }
+
+    #[test]
+    fn an_unknown_kind_or_unreadable_request_is_named() {
+        let e = request_decode("teleport", "{}").unwrap_err();
+        assert_eq!(e, "`teleport` is not an operation kind");
+        let e = request_decode("power", r#"{"action":"explode"}"#).unwrap_err();
+        assert!(e.starts_with("its power request"), "{e}");
+    }
+}

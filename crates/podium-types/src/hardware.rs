@@ -1,0 +1,121 @@
+//! What Podium asks of a machine and hears back: power, boot and virtual media. Defined once
+//! here; the API takes them in its bodies, the runtime converts them at the WIT edge, the store
+//! keeps them in its own format.
+
+use serde::{Deserialize, Serialize};
+
+/// A machine's power state, as its driver reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PowerState {
+    On,
+    Off,
+    PoweringOn,
+    PoweringOff,
+    Unknown,
+}
+
+/// A power action. `reboot` is read as `force_restart`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PowerAction {
+    On,
+    Off,
+    GracefulShutdown,
+    ForceOff,
+    GracefulRestart,
+    #[serde(alias = "reboot")]
+    ForceRestart,
+}
+
+impl PowerAction {
+    /// Every name the API accepts, `reboot` included.
+    pub const NAMES: [&'static str; 7] = [
+        "on",
+        "off",
+        "graceful_shutdown",
+        "force_off",
+        "graceful_restart",
+        "force_restart",
+        "reboot",
+    ];
+}
+
+// The API document's schema, under the name it has always had (generated clients keep their
+// type names): every accepted name, `reboot` included, which a derive would leave out.
+impl utoipa::PartialSchema for PowerAction {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .enum_values(Some(PowerAction::NAMES))
+            .description(Some(
+                "A power action; `reboot` is the same as `force_restart`.",
+            ))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for PowerAction {
+    fn name() -> std::borrow::Cow<'static, str> {
+        "PowerActionParam".into()
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BootTarget {
+    None,
+    Pxe,
+    Cd,
+    Hdd,
+    UefiHttp,
+    Usb,
+    BiosSetup,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BootPersistence {
+    Disabled,
+    Once,
+    Continuous,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BootMode {
+    Uefi,
+    Legacy,
+}
+
+/// A boot override.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BootSettings {
+    pub target: BootTarget,
+    pub persistence: BootPersistence,
+    pub mode: Option<BootMode>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MediaType {
+    Cd,
+    Dvd,
+    Floppy,
+    Usb,
+}
+
+/// An image to insert as virtual media.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MediaRequest {
+    pub image_url: String,
+    pub media_type: MediaType,
+    pub write_protected: bool,
+}
+
+/// A virtual media action.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MediaAction {
+    Insert(MediaRequest),
+    Eject { media_type: MediaType },
+}
