@@ -317,3 +317,81 @@ async fn a_tenant_claims_with_wait_and_follows_its_provisioning() {
         "{rendered}"
     );
 }
+
+/// Wherever the CLI takes an id it takes the name too; a name the API does not know is passed
+/// on and its `not found` shown; `serve`'s help is serve's alone; nested fields get rows.
+#[tokio::test]
+async fn names_stand_for_ids_and_help_is_per_command() {
+    let server = TestServer::start().await;
+    let cli = Cli::new();
+    let login = cli
+        .run(&["login", &server.url], &format!("{ADMIN_TOKEN}\n"), None)
+        .await;
+    assert!(login.status.success());
+
+    let tenant = cli.json(&["tenant", "create", "acme"]).await;
+    let pm = cli
+        .json(&[
+            "podm",
+            "create",
+            "--name",
+            "lab1",
+            "--endpoint",
+            "http://127.0.0.1:9",
+        ])
+        .await;
+    let grant = cli
+        .json(&[
+            "grant",
+            "create",
+            "--tenant",
+            "acme",
+            "--pod-manager",
+            "lab1",
+        ])
+        .await;
+    assert_eq!(grant["tenant"], tenant["id"], "{grant}");
+    assert_eq!(grant["pod_manager"], pm["uuid"], "{grant}");
+    // By name and by id alike.
+    let by_name = cli.json(&["podm", "show", "lab1"]).await;
+    let by_id = cli
+        .json(&["podm", "show", pm["uuid"].as_str().unwrap()])
+        .await;
+    assert_eq!(by_name["uuid"], by_id["uuid"]);
+    let token = cli.json(&["tenant", "token-create", "acme"]).await;
+    assert_eq!(token["tenant"], tenant["id"], "{token}");
+
+    let unknown = cli.run(&["podm", "show", "lab2"], "", None).await;
+    assert_eq!(unknown.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&unknown.stderr);
+    assert!(err.contains("lab2") && err.contains("404"), "{err}");
+
+    // A pod manager's table: no cell holds JSON.
+    let table = cli.ok(&["podm", "show", "lab1"]).await;
+    assert!(table.contains("lab1") && !table.contains('{'), "{table}");
+
+    let help = cli.ok(&["serve", "--help"]).await;
+    assert!(
+        help.contains("Usage: podium serve") && help.contains("--listen"),
+        "{help}"
+    );
+    assert!(
+        !help.contains("--url") && !help.contains("--output"),
+        "{help}"
+    );
+    for command in ["podm", "host", "tenant", "grant", "claim", "pool", "plugin"] {
+        let help = cli.ok(&[command, "--help"]).await;
+        let undocumented: Vec<&str> = help
+            .lines()
+            .skip_while(|l| !l.starts_with("Commands:"))
+            .skip(1)
+            .take_while(|l| l.starts_with("  "))
+            .filter(|l| l.split_whitespace().count() < 2)
+            .collect();
+        assert!(
+            undocumented.is_empty(),
+            "{command}: {undocumented:?} in {help}"
+        );
+    }
+    server.stop().await;
+}

@@ -7,6 +7,7 @@
 //! of the machine could read it.
 
 mod client;
+mod names;
 mod output;
 
 use std::collections::BTreeMap;
@@ -18,6 +19,7 @@ use clap::{Args, Parser, Subcommand};
 use serde_json::{Value, json};
 
 use self::client::{Client, Login};
+use self::names::Named;
 use self::output::{Column, Format};
 use podium_types::Secret;
 
@@ -81,22 +83,20 @@ enum Command {
 
 #[derive(Debug, Subcommand)]
 enum PluginCommand {
+    /// List the registered plugins.
     List,
-    Show {
-        sha256: String,
-    },
+    /// Show one plugin, by its sha256.
+    Show { sha256: String },
     /// Upload a component (`.wasm`); it is checked, compiled and registered.
-    Upload {
-        file: std::path::PathBuf,
-    },
+    Upload { file: std::path::PathBuf },
 }
 
 #[derive(Debug, Subcommand)]
 enum PodmCommand {
+    /// List the pod managers with their status.
     List,
-    Show {
-        uuid: String,
-    },
+    /// Show a pod manager (by uuid or name).
+    Show { uuid: String },
     /// Register a pod manager; the BMC password is read from stdin with --password-stdin.
     Create {
         #[arg(long)]
@@ -119,9 +119,8 @@ enum PodmCommand {
         #[arg(long)]
         location: Option<String>,
     },
-    Delete {
-        uuid: String,
-    },
+    /// Delete a pod manager (by uuid or name) and forget its hosts.
+    Delete { uuid: String },
     /// Sync the inventory now.
     Sync {
         uuid: String,
@@ -136,17 +135,15 @@ enum PodmCommand {
 
 #[derive(Debug, Subcommand)]
 enum TemplateCommand {
-    Show {
-        uuid: String,
-    },
+    /// Print the network template of a pod manager (by uuid or name).
+    Show { uuid: String },
     /// Set it from a JSON file (`-` for stdin); the renderer checks it.
     Set {
         uuid: String,
         file: std::path::PathBuf,
     },
-    Delete {
-        uuid: String,
-    },
+    /// Remove the network template of a pod manager (by uuid or name).
+    Delete { uuid: String },
 }
 
 /// `--phase` of the rendering commands.
@@ -154,24 +151,19 @@ const PHASES: [&str; 2] = ["preprovisioning", "provisioning"];
 
 #[derive(Debug, Subcommand)]
 enum HostCommand {
+    /// List hosts, optionally of one pod manager (uuid or name) or in one state.
     List {
         #[arg(long)]
         pod_manager: Option<String>,
         #[arg(long)]
         state: Option<String>,
     },
-    Show {
-        id: String,
-    },
+    /// Show a host (by id or name): inventory, NICs, media slots, state.
+    Show { id: String },
     /// on, off, graceful_shutdown, force_off, graceful_restart, force_restart, reboot.
-    Power {
-        id: String,
-        action: String,
-    },
+    Power { id: String, action: String },
     /// The host's operations, newest first.
-    Operations {
-        id: String,
-    },
+    Operations { id: String },
     /// Inspect the host again through its driver (its inventory; with DHCP-less pools, its
     /// preprovisioning address and config drive first).
     Inspect {
@@ -207,10 +199,11 @@ enum HostCommand {
 
 #[derive(Debug, Subcommand)]
 enum TenantCommand {
+    /// List the tenants.
     List,
-    Show {
-        id: String,
-    },
+    /// Show a tenant (by id or name).
+    Show { id: String },
+    /// Create a tenant.
     Create {
         name: String,
         #[arg(long)]
@@ -234,18 +227,17 @@ enum TenantCommand {
         #[arg(long)]
         description: Option<String>,
     },
-    Tokens {
-        tenant: String,
-    },
-    TokenRevoke {
-        tenant: String,
-        token: String,
-    },
+    /// List the tokens of a tenant (never their secrets).
+    Tokens { tenant: String },
+    /// Revoke a token of a tenant; it stops working at once.
+    TokenRevoke { tenant: String, token: String },
 }
 
 #[derive(Debug, Subcommand)]
 enum GrantCommand {
+    /// List the grants.
     List,
+    /// Let a tenant (id or name) claim hosts of a pod manager (uuid or name).
     Create {
         #[arg(long)]
         tenant: String,
@@ -257,17 +249,17 @@ enum GrantCommand {
         #[arg(long)]
         max_hosts: Option<u32>,
     },
-    Delete {
-        id: String,
-    },
+    /// Delete a grant.
+    Delete { id: String },
 }
 
 #[derive(Debug, Subcommand)]
 enum ClaimCommand {
+    /// List claims (a tenant its own; an admin every tenant's).
     List,
-    Show {
-        id: String,
-    },
+    /// Show a claim: its state, its host and what it asked for.
+    Show { id: String },
+    /// Claim a host and have it provisioned with an image.
     Create(ClaimCreateArgs),
     /// Power the claimed host on or off.
     Power {
@@ -276,21 +268,13 @@ enum ClaimCommand {
         state: String,
     },
     /// Release the claim; its host is deprovisioned before anyone else can have it.
-    Delete {
-        id: String,
-    },
+    Delete { id: String },
     /// The meta_data.json and network_data.json the claimed host boots with.
-    Rendered {
-        id: String,
-    },
+    Rendered { id: String },
     /// Show the claim's progress (binding, provisioning, its operations) until it settles.
-    Watch {
-        id: String,
-    },
+    Watch { id: String },
     /// The operations run for the claim (provisioning, power, deprovisioning), newest first.
-    Operations {
-        id: String,
-    },
+    Operations { id: String },
     /// Make a config drive for the claimed host and print its URL (shown once).
     ConfigDrive {
         id: String,
@@ -339,10 +323,11 @@ struct ClaimCreateArgs {
 
 #[derive(Debug, Subcommand)]
 enum PoolCommand {
+    /// List the IP pools with their usage.
     List,
-    Show {
-        id: String,
-    },
+    /// Show an IP pool (by id or name).
+    Show { id: String },
+    /// Create an IP pool.
     Create {
         #[arg(long)]
         name: String,
@@ -365,9 +350,8 @@ enum PoolCommand {
         #[arg(long, requires = "plugin")]
         plugin_config: Option<String>,
     },
-    Delete {
-        id: String,
-    },
+    /// Delete an IP pool (by id or name).
+    Delete { id: String },
     /// Claim an address for an owner (`host:<id>`, `claim:<id>` or a name).
     Claim {
         pool: String,
@@ -377,13 +361,9 @@ enum PoolCommand {
         address: Option<String>,
     },
     /// The addresses claimed from a pool.
-    Claims {
-        pool: String,
-    },
-    Release {
-        pool: String,
-        claim: String,
-    },
+    Claims { pool: String },
+    /// Release an address claimed from a pool.
+    Release { pool: String, claim: String },
 }
 
 fn key_value(s: &str) -> Result<(String, String), String> {
@@ -616,8 +596,83 @@ fn seg(s: &str) -> anyhow::Result<String> {
         .collect())
 }
 
-async fn run(url: Option<&str>, format: Format, command: Command) -> anyhow::Result<()> {
+/// Every id the command was given by name, replaced by the id (`names.rs`).
+async fn resolve_names(url: Option<&str>, command: &mut Command) -> anyhow::Result<()> {
+    use Named::{Host, PodManager, Pool, Tenant};
+    let mut wanted: Vec<(Named, &mut String)> = Vec::new();
+    match command {
+        Command::Podm(cmd) => match cmd {
+            PodmCommand::Show { uuid }
+            | PodmCommand::Delete { uuid }
+            | PodmCommand::Sync { uuid, .. }
+            | PodmCommand::Template(
+                TemplateCommand::Show { uuid }
+                | TemplateCommand::Set { uuid, .. }
+                | TemplateCommand::Delete { uuid },
+            ) => wanted.push((PodManager, uuid)),
+            PodmCommand::List | PodmCommand::Create { .. } => {}
+        },
+        Command::Host(cmd) => match cmd {
+            HostCommand::List { pod_manager, .. } => {
+                wanted.extend(pod_manager.as_mut().map(|pm| (PodManager, pm)));
+            }
+            HostCommand::Show { id }
+            | HostCommand::Power { id, .. }
+            | HostCommand::Operations { id }
+            | HostCommand::Inspect { id, .. }
+            | HostCommand::Maintenance { id, .. }
+            | HostCommand::Rendered { id, .. }
+            | HostCommand::ConfigDrive { id, .. } => wanted.push((Host, id)),
+        },
+        Command::Tenant(cmd) => match cmd {
+            TenantCommand::Show { id } | TenantCommand::Delete { id, .. } => {
+                wanted.push((Tenant, id));
+            }
+            TenantCommand::TokenCreate { tenant, .. }
+            | TenantCommand::Tokens { tenant }
+            | TenantCommand::TokenRevoke { tenant, .. } => wanted.push((Tenant, tenant)),
+            TenantCommand::List | TenantCommand::Create { .. } => {}
+        },
+        Command::Grant(GrantCommand::Create {
+            tenant,
+            pod_manager,
+            ..
+        }) => {
+            wanted.push((Tenant, tenant));
+            wanted.push((PodManager, pod_manager));
+        }
+        Command::Claim(ClaimCommand::Create(args)) => {
+            wanted.extend(args.pod_manager.as_mut().map(|pm| (PodManager, pm)));
+        }
+        Command::Pool(cmd) => match cmd {
+            PoolCommand::Show { id } | PoolCommand::Delete { id } => wanted.push((Pool, id)),
+            PoolCommand::Claim { pool, .. }
+            | PoolCommand::Claims { pool }
+            | PoolCommand::Release { pool, .. } => wanted.push((Pool, pool)),
+            PoolCommand::Create { pod_manager, .. } => {
+                wanted.extend(pod_manager.as_mut().map(|pm| (PodManager, pm)));
+            }
+            PoolCommand::List => {}
+        },
+        _ => {}
+    }
+    let mut client = None;
+    for (kind, value) in wanted {
+        if names::is_id(value) {
+            continue;
+        }
+        if client.is_none() {
+            client = Some(Client::from_env(url)?);
+        }
+        let client = client.as_ref().expect("just set");
+        *value = names::resolve(client, kind, value).await?;
+    }
+    Ok(())
+}
+
+async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow::Result<()> {
     let print = |text: String| println!("{text}");
+    resolve_names(url, &mut command).await?;
     match command {
         Command::Serve { .. } => unreachable!("answered by main"),
         Command::Login { url } => {

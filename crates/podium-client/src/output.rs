@@ -50,19 +50,44 @@ pub(super) fn list(format: Format, items: &[Value], columns: &[Column]) -> Strin
     t.to_string()
 }
 
-/// Prints one resource: a row per top-level field.
+/// Prints one resource: a row per field, nested objects and lists of objects flattened into
+/// rows of their own (`error.message`, `nics[0].mac`), so no cell holds raw JSON; the table
+/// wraps to the terminal's width.
 pub(super) fn object(format: Format, value: &Value) -> String {
-    if format == Format::Json {
+    if format == Format::Json || !value.is_object() {
         return pretty(value);
     }
-    let Some(map) = value.as_object() else {
-        return pretty(value);
-    };
+    let mut rows = Vec::new();
+    flatten(String::new(), value, &mut rows);
     let mut t = table();
-    for (key, v) in map {
-        t.add_row([key.clone(), cell(Some(v))]);
+    for row in rows {
+        t.add_row(row);
     }
     t.to_string()
+}
+
+fn flatten(key: String, value: &Value, rows: &mut Vec<[String; 2]>) {
+    let join = |sub: &str| {
+        if key.is_empty() {
+            sub.to_owned()
+        } else {
+            format!("{key}.{sub}")
+        }
+    };
+    match value {
+        Value::Object(map) if !map.is_empty() => {
+            for (k, v) in map {
+                flatten(join(k), v, rows);
+            }
+        }
+        Value::Array(items) if items.iter().any(|v| v.is_object() || v.is_array()) => {
+            for (i, v) in items.iter().enumerate() {
+                flatten(format!("{key}[{i}]"), v, rows);
+            }
+        }
+        Value::Object(_) => rows.push([key, "-".into()]),
+        scalar_or_list => rows.push([key, cell(Some(scalar_or_list))]),
+    }
 }
 
 pub(super) fn pretty(value: &Value) -> String {
@@ -95,5 +120,29 @@ mod tests {
         assert_eq!(json, json!(items));
         let one = object(Format::Table, &json!({"name": "acme", "id": "t1"}));
         assert!(one.contains("name") && one.contains("acme"), "{one}");
+    }
+
+    #[test]
+    fn nested_fields_get_rows_of_their_own_and_no_cell_holds_json() {
+        let host = json!({
+            "id": "h1",
+            "error": {"type": "inspection", "message": "bmc down"},
+            "labels": {},
+            "nics": [{"mac": "52:54:00:00:00:01", "speed_mbps": null}],
+            "media_types": ["cd", "usb"],
+        });
+        let text = object(Format::Table, &host);
+        for want in [
+            "error.type",
+            "inspection",
+            "error.message",
+            "nics[0].mac",
+            "52:54:00:00:00:01",
+            "nics[0].speed_mbps",
+            "cd,usb",
+        ] {
+            assert!(text.contains(want), "{want} in {text}");
+        }
+        assert!(!text.contains('{') && !text.contains('"'), "{text}");
     }
 }
