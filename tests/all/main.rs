@@ -16,5 +16,6 @@ mod redfish;
 mod rendering;
 mod secrets;
 mod server;
+mod tasks;
 mod tenants;
 mod tidy;

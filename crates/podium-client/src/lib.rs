@@ -79,6 +79,17 @@ enum Command {
     /// IP pools and the addresses claimed from them (admin).
     #[command(subcommand)]
     Pool(PoolCommand),
+    /// The server's background tasks: probe, sync, bind, expiry, leasing (admin).
+    #[command(subcommand)]
+    Task(TaskCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum TaskCommand {
+    /// List the tasks of the server that answers: last run, duration, outcome, next run.
+    List,
+    /// Run a task now (`probe`, `sync`, `bind`, `expiry` or `leasing`).
+    Run { name: String },
 }
 
 #[derive(Debug, Subcommand)]
@@ -394,6 +405,15 @@ pub fn main() -> ExitCode {
     }
 }
 
+const TASK_COLUMNS: &[Column] = &[
+    ("NAME", "/name"),
+    ("RUNS", "/runs"),
+    ("LAST STARTED", "/last_started_at"),
+    ("MS", "/last_duration_ms"),
+    ("RESULT", "/last_result"),
+    ("ERROR", "/last_error"),
+    ("NEXT RUN", "/next_run_at"),
+];
 const PLUGIN_COLUMNS: &[Column] = &[
     ("NAME", "/name"),
     ("VERSION", "/version"),
@@ -1094,6 +1114,20 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                         )
                         .await?;
                     print(output::object(format, &drive));
+                }
+            }
+        }
+        Command::Task(cmd) => {
+            let c = Client::from_env(url)?;
+            match cmd {
+                TaskCommand::List => {
+                    let tasks = c.get("/v1/admin/tasks").await?;
+                    let items = tasks["items"].as_array().cloned().unwrap_or_default();
+                    print(output::list(format, &items, TASK_COLUMNS));
+                }
+                TaskCommand::Run { name } => {
+                    let path = format!("/v1/admin/tasks/{}/run", seg(&name)?);
+                    print(output::object(format, &c.post(&path, json!({})).await?));
                 }
             }
         }

@@ -29,6 +29,8 @@ pub struct Inner {
     pub(crate) listen_url: std::sync::OnceLock<url::Url>,
     /// The durable-operations worker of this process.
     pub(crate) operations: crate::operations::Operations,
+    /// The periodic tasks of this process (probe, sync, bind, expiry, leasing).
+    pub(crate) background: crate::background::Background,
 }
 
 impl std::ops::Deref for Podium {
@@ -50,6 +52,7 @@ impl Podium {
                 public_url: std::sync::OnceLock::new(),
                 listen_url: std::sync::OnceLock::new(),
                 operations: crate::operations::Operations::default(),
+                background: crate::background::Background::default(),
             }),
         }
     }

@@ -345,17 +345,18 @@ impl Podium {
         Ok(self.datastore.operation_list(&filter, &page).await?)
     }
 
-    /// Tries every pending claim (after a host became available, and on a timer).
-    pub async fn claims_bind_pending(&self) {
-        let pending = match self.datastore.claims_pending().await {
-            Ok(p) => p,
-            Err(e) => return tracing::warn!(error = %e, "cannot list pending claims"),
-        };
-        for id in pending {
-            if let Err(e) = self.claim_try_bind(&id).await {
+    /// Tries every pending claim (the `bind` task: after a host became available, and on a
+    /// timer): how many were tried, and how many of those failed.
+    pub(crate) async fn claims_bind_pending(&self) -> Result<(usize, usize), Error> {
+        let pending = self.datastore.claims_pending().await?;
+        let mut failed = 0;
+        for id in &pending {
+            if let Err(e) = self.claim_try_bind(id).await {
                 tracing::warn!(claim = %id, error = %e, "binding failed");
+                failed += 1;
             }
         }
+        Ok((pending.len(), failed))
     }
 
     /// A claim and the host bound to it, as its tenant (or an admin) may see them.
@@ -546,7 +547,7 @@ impl Podium {
             // Gone from the inventory: there is no machine to deprovision; it stays missing.
             self.datastore.operation_create(&op).await?;
         }
-        self.operations.wake.notify_one();
+        self.background.run_now(crate::background::Job::Leasing);
         Ok(())
     }
 
@@ -579,7 +580,7 @@ impl Podium {
             tracing::error!(tenant = %claim.tenant_id, error = %e, "cannot finish deleting the tenant");
         }
         let podium = self.clone();
-        tokio::spawn(async move { podium.claims_bind_pending().await });
+        podium.background.run_now(crate::background::Job::Bind);
         Ok(None)
     }
 
@@ -670,7 +671,7 @@ impl Podium {
                 ),
             });
         }
-        self.operations.wake.notify_one();
+        self.background.run_now(crate::background::Job::Leasing);
         Ok(())
     }
 

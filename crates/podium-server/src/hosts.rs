@@ -212,7 +212,7 @@ impl Podium {
                 .host_set_labels(&host.id, &labels, &now)
                 .await?;
         }
-        self.operations.wake.notify_one();
+        self.background.run_now(crate::background::Job::Leasing);
         self.host_view(caller, &host.id).await
     }
 
@@ -320,7 +320,7 @@ impl Podium {
                 });
             }
             tracing::info!(host = id, "new BMC credentials: registering again");
-            self.operations.wake.notify_one();
+            self.background.run_now(crate::background::Job::Leasing);
         }
         let now = podium_store::now();
         if let Some(labels) = &params.labels

@@ -5,6 +5,7 @@
 pub mod api;
 pub mod app;
 pub mod auth;
+mod background;
 pub mod claims;
 pub mod config_drive;
 pub mod error;

@@ -195,7 +195,7 @@ impl Podium {
                 message: format!("host `{id}` changed state meanwhile; read it and try again"),
             });
         }
-        self.operations.wake.notify_one();
+        self.background.run_now(crate::background::Job::Leasing);
         Ok(op)
     }
 
@@ -234,9 +234,9 @@ impl Podium {
             return Err(Error::not_found("host", id));
         }
         tracing::info!(host = id, "maintenance ends");
-        self.operations.wake.notify_one();
+        self.background.run_now(crate::background::Job::Leasing);
         let podium = self.clone();
-        tokio::spawn(async move { podium.claims_bind_pending().await });
+        podium.background.run_now(crate::background::Job::Bind);
         self.host_view(caller, id).await
     }
 
@@ -263,7 +263,7 @@ impl Podium {
             .host_transition_queue(&host.id, REGISTERED, &inspect)
             .await?
         {
-            self.operations.wake.notify_one();
+            self.background.run_now(crate::background::Job::Leasing);
         }
         Ok(Some(json!({ "power_state": power })))
     }
@@ -292,7 +292,7 @@ impl Podium {
             .await?
         {
             let podium = self.clone();
-            tokio::spawn(async move { podium.claims_bind_pending().await });
+            podium.background.run_now(crate::background::Job::Bind);
         }
         tracing::info!(host = %host.id, nics = system.nics.len(), "inspected");
         Ok(Some(json!({

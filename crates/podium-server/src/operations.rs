@@ -58,8 +58,6 @@ pub struct Operations {
     /// Who this process is in `lease_owner`.
     pub(crate) worker_id: String,
     pub(crate) settings: RwLock<OperationSettings>,
-    /// Woken when an operation is queued or a slot frees up.
-    pub(crate) wake: tokio::sync::Notify,
     /// Operations this process runs now.
     running: AtomicUsize,
 }
@@ -69,7 +67,6 @@ impl Default for Operations {
         Operations {
             worker_id: format!("worker-{}", podium_store::new_id()),
             settings: RwLock::new(OperationSettings::default()),
-            wake: tokio::sync::Notify::new(),
             running: AtomicUsize::new(0),
         }
     }
@@ -109,26 +106,25 @@ impl Podium {
             .clone()
     }
 
-    /// Stores an operation and wakes the worker.
+    /// Stores an operation and wakes the leasing.
     pub(crate) async fn operation_enqueue(&self, op: &OperationRow) -> Result<(), Error> {
         self.datastore.operation_create(op).await?;
-        self.operations.wake.notify_one();
+        self.background.run_now(crate::background::Job::Leasing);
         Ok(())
     }
 
-    /// The worker: leases what is due while there is room, then waits to be woken (or a
-    /// second, for retries that came due and leases that expired).
-    pub(crate) async fn operations_work(&self) {
-        loop {
-            self.operations_fill().await;
-            tokio::select! {
-                () = self.operations.wake.notified() => {}
-                () = tokio::time::sleep(Duration::from_millis(500)) => {}
-            }
-        }
+    /// One pass of the `leasing` task (`background/`): leases what is due while there is room.
+    /// The task runs it when woken (an operation queued, a slot freed) and every half second
+    /// (retries that came due, leases that expired). Answers how many run here now.
+    pub(crate) async fn operations_fill(&self) -> String {
+        self.operations_lease_due().await;
+        format!(
+            "{} operations running in this process",
+            self.operations.running.load(Ordering::Acquire)
+        )
     }
 
-    async fn operations_fill(&self) {
+    async fn operations_lease_due(&self) {
         let settings = self.operation_settings();
         let per_pod_manager = i64::try_from(settings.per_pod_manager).unwrap_or(i64::MAX);
         loop {
@@ -152,7 +148,7 @@ impl Podium {
             tokio::spawn(async move {
                 podium.operation_lease_run(op, &settings).await;
                 podium.operations.running.fetch_sub(1, Ordering::AcqRel);
-                podium.operations.wake.notify_one();
+                podium.background.run_now(crate::background::Job::Leasing);
             });
         }
     }

@@ -1,8 +1,6 @@
 //! Pod managers, the application side: the Valence registry with credentials sealed, plugins
 //! chosen per site, the status probe and the inventory sync through the site's driver.
 
-use std::time::Duration;
-
 use url::Url;
 
 use crate::app::Podium;
@@ -660,84 +658,58 @@ impl Podium {
             .await?;
         if summary.added > 0 {
             // The new hosts' registrations.
-            self.operations.wake.notify_one();
+            self.background.run_now(crate::background::Job::Leasing);
         }
         self.hosts_with_bmc_refresh(&pm).await?;
         tracing::info!(pod_manager = %pm.row.name, seen = summary.seen, added = summary.added, missing = summary.missing, "synced");
         Ok(summary)
     }
 
-    /// Probes every pod manager, a few at a time.
-    pub async fn pod_managers_probe_all(&self) {
-        self.for_each_pod_manager(|podium, uuid| async move {
-            podium.pod_manager_probe(&uuid).await;
-        })
-        .await;
+    /// Probes every pod manager, a few at a time (the `probe` task): how many.
+    pub(crate) async fn pod_managers_probe_all(&self) -> Result<usize, Error> {
+        let probed = self
+            .for_each_pod_manager(|podium, uuid| async move {
+                podium.pod_manager_probe(&uuid).await;
+                true
+            })
+            .await?;
+        Ok(probed.len())
     }
 
-    /// Syncs every online pod manager, a few at a time.
-    pub async fn pod_managers_sync_all(&self) {
-        self.for_each_pod_manager(|podium, uuid| async move {
-            if podium.pod_manager_probe(&uuid).await == Some(true)
-                && let Err(e) = podium.pod_manager_sync_now(&uuid).await
-            {
-                tracing::warn!(pod_manager = %uuid, error = %e, "periodic sync failed");
-            }
-        })
-        .await;
+    /// Syncs every online pod manager, a few at a time (the `sync` task): how many were
+    /// synced, and how many online ones failed to.
+    pub(crate) async fn pod_managers_sync_all(&self) -> Result<(usize, usize), Error> {
+        let outcomes = self
+            .for_each_pod_manager(|podium, uuid| async move {
+                if podium.pod_manager_probe(&uuid).await != Some(true) {
+                    return None;
+                }
+                match podium.pod_manager_sync_now(&uuid).await {
+                    Ok(_) => Some(true),
+                    Err(e) => {
+                        tracing::warn!(pod_manager = %uuid, error = %e, "periodic sync failed");
+                        Some(false)
+                    }
+                }
+            })
+            .await?;
+        let synced = outcomes.iter().filter(|o| **o == Some(true)).count();
+        let failed = outcomes.iter().filter(|o| **o == Some(false)).count();
+        Ok((synced, failed))
     }
 
-    async fn for_each_pod_manager<F, Fut>(&self, f: F)
+    async fn for_each_pod_manager<F, Fut, T>(&self, f: F) -> Result<Vec<T>, Error>
     where
         F: Fn(Podium, String) -> Fut,
-        Fut: Future<Output = ()>,
+        Fut: Future<Output = T>,
     {
         use futures::StreamExt;
-        let uuids = match self.datastore.pod_manager_uuids().await {
-            Ok(u) => u,
-            Err(e) => {
-                tracing::warn!(error = %e, "cannot list pod managers");
-                return;
-            }
-        };
-        futures::stream::iter(uuids)
+        let uuids = self.datastore.pod_manager_uuids().await?;
+        Ok(futures::stream::iter(uuids)
             .map(|uuid| f(self.clone(), uuid))
             .buffer_unordered(8)
-            .collect::<Vec<()>>()
-            .await;
-    }
-
-    /// Runs the periodic probe and sync until the process ends.
-    pub fn spawn_background(&self, probe_interval: Duration, sync_interval: Duration) {
-        let podium = self.clone();
-        tokio::spawn(async move { podium.operations_work().await });
-        let podium = self.clone();
-        tokio::spawn(async move {
-            let mut tick = tokio::time::interval(probe_interval);
-            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            tick.tick().await;
-            loop {
-                tick.tick().await;
-                podium.pod_managers_probe_all().await;
-                podium.claims_bind_pending().await;
-                if let Err(e) = podium
-                    .datastore
-                    .config_drives_expire(&podium_store::now())
-                    .await
-                {
-                    tracing::warn!(error = %e, "cannot forget expired config drives");
-                }
-            }
-        });
-        let podium = self.clone();
-        tokio::spawn(async move {
-            let mut tick = tokio::time::interval(sync_interval);
-            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            loop {
-                tick.tick().await;
-                podium.pod_managers_sync_all().await;
-            }
-        });
+            .collect::<Vec<T>>()
+            .await)
     }
 }
 

@@ -13,6 +13,7 @@ mod ip_pools;
 mod plugins;
 mod pod_managers;
 mod rendering;
+mod tasks;
 mod tenants;
 mod views;
 
@@ -46,6 +47,7 @@ use crate::error::Error;
          (name = "ipam", description = "Address pools and the addresses claimed from them (admin)"),
          (name = "claims", description = "A tenant's claims on hosts (tenants; admins read)"),
          (name = "tenants", description = "Tenants and credentials (admin); who am I (anyone)"),
+         (name = "admin", description = "The process's own background tasks (admin)"),
          (name = "health", description = "Liveness"))
 )]
 struct ApiDoc;
@@ -68,6 +70,8 @@ pub fn routes() -> (Router<Podium>, utoipa::openapi::OpenApi) {
         .routes(routes!(healthz))
         .routes(routes!(livez))
         .routes(routes!(plugins::plugin_list, plugins::plugin_create))
+        .routes(routes!(tasks::task_list))
+        .routes(routes!(tasks::task_run))
         .routes(routes!(plugins::plugin_view))
         .routes(routes!(
             pod_managers::pod_manager_list,

@@ -1,0 +1,16 @@
+//! The sync task: the inventory of every pod manager that answers its probe, synced.
+
+use crate::app::Podium;
+
+pub(super) async fn run(podium: &Podium) -> Result<String, String> {
+    let (synced, failed) = podium
+        .pod_managers_sync_all()
+        .await
+        .map_err(|e| e.to_string())?;
+    if failed > 0 {
+        return Err(format!(
+            "{synced} pod managers synced, {failed} failed (their status says why)"
+        ));
+    }
+    Ok(format!("{synced} pod managers synced"))
+}
