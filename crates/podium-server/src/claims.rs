@@ -12,6 +12,7 @@ use crate::error::Error;
 use crate::params::{ClaimCreate, ClaimUpdate};
 use podium_runtime::{BootPersistence, BootSettings, BootTarget, PowerAction};
 use podium_store::{BindOutcome, ClaimRow, HostRow, OperationRow};
+use podium_types::HostState;
 
 /// Largest `user_data` accepted: it is handed to the host as bytes, never parsed.
 pub const MAX_USER_DATA: usize = 64 << 10;
@@ -468,8 +469,8 @@ impl Podium {
             // A host whose power action failed after its provisioning is still provisioned: it
             // powers on, it is not installed again.
             let provisioned = host.is_some_and(|h| {
-                h.state == "provisioned"
-                    || (h.state == "error" && h.error_from.as_deref() == Some("provisioned"))
+                h.state == HostState::Provisioned
+                    || (h.state == HostState::Error && h.error_from == Some(HostState::Provisioned))
             });
             if online && !provisioned && claim.state == "bound" {
                 // Claimed offline: it was never provisioned; coming online provisions it.
@@ -567,7 +568,7 @@ impl Podium {
             .host_get(host_id)
             .await?
             .ok_or_else(|| Error::not_found("host", host_id))?;
-        if host.state == "missing" {
+        if host.state == HostState::Missing {
             // Nothing to power off or eject: only the addresses go.
             self.deprovision_addresses(id, &host).await?;
         } else {
@@ -657,7 +658,7 @@ impl Podium {
             // other one provisions it already.
             if let Some(now) = self.datastore.host_get(host_id).await?
                 && now.claim_id.as_deref() == Some(claim.id.as_str())
-                && matches!(now.state.as_str(), "provisioning" | "provisioned")
+                && matches!(now.state, HostState::Provisioning | HostState::Provisioned)
             {
                 return Ok(());
             }
@@ -667,7 +668,11 @@ impl Podium {
                     "host `{}` is {}: it is provisioned from {}",
                     host.id,
                     crate::lifecycle::shown_state(&host),
-                    t.from.join(", ")
+                    t.from
+                        .iter()
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             });
         }

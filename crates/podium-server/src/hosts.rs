@@ -184,7 +184,7 @@ impl Podium {
         host.media_slots = inventory.media_slots;
         host.boot = inventory.boot;
         host.power_state = inventory.power_state;
-        host.state = "registering".into();
+        host.state = podium_types::HostState::Registering;
         host.created_at = now.clone();
         host.updated_at = now.clone();
         host.last_seen_at = now.clone();

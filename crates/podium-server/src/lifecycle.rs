@@ -13,84 +13,87 @@ use crate::app::Podium;
 use crate::auth::Caller;
 use crate::error::Error;
 use podium_store::{HostRow, OperationRow};
-use podium_types::{OperationKind, OperationRequest};
+use podium_types::{HostState, OperationKind, OperationRequest};
 
 use podium_store::Transition;
 
 /// `register` succeeded.
 pub(crate) const REGISTERED: Transition<'static> = Transition {
-    from: &["registering"],
-    to: "inspecting",
+    from: &[HostState::Registering],
+    to: HostState::Inspecting,
     unclaimed: false,
 };
 /// `inspect` succeeded.
 pub(crate) const INSPECTED: Transition<'static> = Transition {
-    from: &["inspecting"],
-    to: "available",
+    from: &[HostState::Inspecting],
+    to: HostState::Available,
     unclaimed: false,
 };
 /// The admin asks for an inspection (a host whose registration failed registers again first).
 const REINSPECT: Transition<'static> = Transition {
-    from: &["available", "error"],
-    to: "inspecting",
+    from: &[HostState::Available, HostState::Error],
+    to: HostState::Inspecting,
     unclaimed: true,
 };
 const REREGISTER: Transition<'static> = Transition {
-    from: &["error"],
-    to: "registering",
+    from: &[HostState::Error],
+    to: HostState::Registering,
     unclaimed: true,
 };
 /// The admin gave the host's own BMC new credentials.
 pub(crate) const REREGISTER_WITH: Transition<'static> = Transition {
-    from: &["available", "error"],
-    to: "registering",
+    from: &[HostState::Available, HostState::Error],
+    to: HostState::Registering,
     unclaimed: true,
 };
 /// A bound claim is (or comes) online.
 pub(crate) const PROVISION: Transition<'static> = Transition {
-    from: &["available", "error"],
-    to: "provisioning",
+    from: &[HostState::Available, HostState::Error],
+    to: HostState::Provisioning,
     unclaimed: false,
 };
 pub(crate) const PROVISIONED: Transition<'static> = Transition {
-    from: &["provisioning"],
-    to: "provisioned",
+    from: &[HostState::Provisioning],
+    to: HostState::Provisioned,
     unclaimed: false,
 };
 /// The claim is released (a host gone from the inventory stays `missing`).
 pub(crate) const DEPROVISION: Transition<'static> = Transition {
     from: &[
-        "registering",
-        "inspecting",
-        "available",
-        "provisioning",
-        "provisioned",
-        "deprovisioning",
-        "error",
+        HostState::Registering,
+        HostState::Inspecting,
+        HostState::Available,
+        HostState::Provisioning,
+        HostState::Provisioned,
+        HostState::Deprovisioning,
+        HostState::Error,
     ],
-    to: "deprovisioning",
+    to: HostState::Deprovisioning,
     unclaimed: false,
 };
 
 /// `deprovision` succeeded (`claim_finish_release` frees the host and deletes the claim in one
 /// transaction).
 pub(crate) const DEPROVISIONED: Transition<'static> = Transition {
-    from: &["deprovisioning"],
-    to: "available",
+    from: &[HostState::Deprovisioning],
+    to: HostState::Available,
     unclaimed: false,
 };
 
 /// Why an operation of `kind` that failed for good puts its host in `error`, and from which
 /// states; `None` for the operations whose failure leaves the host as it was (boot, media,
 /// sync).
-pub(crate) fn failure(kind: OperationKind) -> Option<(&'static str, &'static [&'static str])> {
+pub(crate) fn failure(kind: OperationKind) -> Option<(&'static str, &'static [HostState])> {
     match kind {
-        OperationKind::Register => Some(("registration", &["registering"])),
-        OperationKind::Inspect => Some(("inspection", &["inspecting"])),
-        OperationKind::Provision => Some(("provisioning", &["provisioning"])),
-        OperationKind::Deprovision => Some(("deprovisioning", &["deprovisioning"])),
+        OperationKind::Register => Some(("registration", &[HostState::Registering])),
+        OperationKind::Inspect => Some(("inspection", &[HostState::Inspecting])),
+        OperationKind::Provision => Some(("provisioning", &[HostState::Provisioning])),
+        OperationKind::Deprovision => Some(("deprovisioning", &[HostState::Deprovisioning])),
         // A host already in error keeps the error it has.
-        OperationKind::Power => Some(("power_management", &["available", "provisioned"])),
+        OperationKind::Power => Some((
+            "power_management",
+            &[HostState::Available, HostState::Provisioned],
+        )),
         OperationKind::Sync | OperationKind::Boot | OperationKind::Media => None,
     }
 }
@@ -134,7 +137,7 @@ pub(crate) fn shown_state(host: &HostRow) -> &str {
     if host.maintenance_since.is_some() {
         "maintenance"
     } else {
-        &host.state
+        host.state.as_str()
     }
 }
 
@@ -377,7 +380,7 @@ mod tests {
     fn host(state: &str) -> HostRow {
         HostRow {
             id: "h1".into(),
-            state: state.into(),
+            state: state.parse().unwrap(),
             ..HostRow::default()
         }
     }
@@ -433,17 +436,6 @@ mod tests {
         assert!(action_allowed(&host("provisioned"), HostAction::Inspect).is_err());
     }
 
-    /// The stored states.
-    const STATES: [&str; 8] = [
-        "registering",
-        "inspecting",
-        "available",
-        "provisioning",
-        "provisioned",
-        "deprovisioning",
-        "error",
-        "missing",
-    ];
     const TRANSITIONS: [Transition<'static>; 9] = [
         REGISTERED,
         INSPECTED,
@@ -458,19 +450,15 @@ mod tests {
 
     #[test]
     fn every_state_has_a_way_out_and_every_way_leads_to_a_state() {
-        for t in TRANSITIONS {
-            assert!(STATES.contains(&t.to), "{t:?}");
-            assert!(t.from.iter().all(|f| STATES.contains(f)), "{t:?}");
-        }
-        // Left by a transition, else by a failure of the operation that runs in it; `missing`
+        // Every state a transition names is a stored state: `HostState` has no other. Left by a transition, else by a failure of the operation that runs in it; `missing`
         // by a sync that sees the host again.
-        for state in STATES {
+        for &state in HostState::ALL {
             let by_transition = TRANSITIONS.iter().any(|t| t.from.contains(&state));
             let by_failure = OperationKind::ALL
                 .iter()
                 .any(|k| failure(*k).is_some_and(|(_, from)| from.contains(&state)));
             assert!(
-                by_transition || by_failure || state == "missing",
+                by_transition || by_failure || state == HostState::Missing,
                 "nothing leads out of `{state}`"
             );
         }

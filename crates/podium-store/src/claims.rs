@@ -285,7 +285,11 @@ impl Datastore {
 
     /// Frees the claim's host (it moves to `to`, underneath a `missing`) and deletes the claim,
     /// in one transaction.
-    pub async fn claim_finish_release(&self, id: &str, to: &str) -> Result<(), StoreError> {
+    pub async fn claim_finish_release(
+        &self,
+        id: &str,
+        to: podium_types::HostState,
+    ) -> Result<(), StoreError> {
         let mut writer = self.writer().await?;
         let mut tx = writer.begin().await?;
         // Deprovisioned (a host that vanished meanwhile stays missing).
@@ -297,7 +301,7 @@ impl Datastore {
              WHERE claim_id = $1",
         )
         .bind(id)
-        .bind(to)
+        .bind(to.as_str())
         .execute(&mut *tx)
         .await?;
         sqlx::query("DELETE FROM claims WHERE id = $1")

@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
+use podium_types::HostState;
 use sqlx::Row;
 
 use super::{Datastore, Page, Paged, StoreError};
@@ -26,7 +27,7 @@ pub struct HostRow {
     pub media_slots: String,
     pub boot: Option<String>,
     pub power_state: String,
-    pub state: String,
+    pub state: HostState,
     pub claim_id: Option<String>,
     #[serde(default, deserialize_with = "null_as_empty")]
     pub labels: BTreeMap<String, String>,
@@ -44,9 +45,9 @@ pub struct HostRow {
     pub error_type: Option<String>,
     pub error_message: Option<String>,
     pub error_at: Option<String>,
-    pub error_from: Option<String>,
+    pub error_from: Option<HostState>,
     /// While `state` is `missing`: the state it returns to when it is seen again.
-    pub missing_from: Option<String>,
+    pub missing_from: Option<HostState>,
     /// Set while the host is in maintenance (the admin's reason, possibly empty).
     pub maintenance_since: Option<String>,
     pub maintenance_reason: Option<String>,
@@ -68,8 +69,8 @@ pub struct HostFilter {
 /// `unclaimed` says so (`lifecycle.rs` names them).
 #[derive(Clone, Copy, Debug)]
 pub struct Transition<'a> {
-    pub from: &'a [&'a str],
-    pub to: &'a str,
+    pub from: &'a [HostState],
+    pub to: HostState,
     pub unclaimed: bool,
 }
 
@@ -221,7 +222,7 @@ impl Datastore {
         .bind(&h.media_slots)
         .bind(&h.boot)
         .bind(&h.power_state)
-        .bind(&h.state)
+        .bind(h.state.as_str())
         .bind(&h.claim_id)
         .bind(&h.created_at)
         .bind(&h.updated_at)
@@ -235,8 +236,8 @@ impl Datastore {
         .bind(&h.error_type)
         .bind(&h.error_message)
         .bind(&h.error_at)
-        .bind(&h.error_from)
-        .bind(&h.missing_from)
+        .bind(h.error_from.map(HostState::as_str))
+        .bind(h.missing_from.map(HostState::as_str))
         .bind(&h.maintenance_since)
         .bind(&h.maintenance_reason)
         .execute(&mut *tx)
@@ -523,7 +524,7 @@ impl Datastore {
     pub async fn host_fail(
         &self,
         id: &str,
-        from: &[&str],
+        from: &[HostState],
         error_type: &str,
         message: &str,
         now: &str,
@@ -544,7 +545,7 @@ impl Datastore {
             .bind(message)
             .bind(now);
         for f in from {
-            q = q.bind(*f);
+            q = q.bind(f.as_str());
         }
         Ok(q.fetch_optional(&mut *self.writer().await?)
             .await?
@@ -674,8 +675,8 @@ impl Datastore {
 async fn transition(
     tx: &mut sqlx::Transaction<'_, sqlx::Any>,
     id: &str,
-    from: &[&str],
-    to: &str,
+    from: &[HostState],
+    to: HostState,
     unclaimed: bool,
     now: &str,
 ) -> Result<bool, StoreError> {
@@ -693,10 +694,10 @@ async fn transition(
     );
     let mut q = sqlx::query_scalar::<_, String>(&sql)
         .bind(id)
-        .bind(to)
+        .bind(to.as_str())
         .bind(now);
     for f in from {
-        q = q.bind(*f);
+        q = q.bind(f.as_str());
     }
     Ok(q.fetch_optional(&mut **tx).await?.is_some())
 }
@@ -762,7 +763,7 @@ mod tests {
             nics: "[]".into(),
             media_slots: "[]".into(),
             power_state: "off".into(),
-            state: state.into(),
+            state: state.parse().unwrap(),
             created_at: NOW.into(),
             updated_at: NOW.into(),
             last_seen_at: NOW.into(),
@@ -779,8 +780,8 @@ mod tests {
     }
 
     const REGISTERED: Transition<'static> = Transition {
-        from: &["registering"],
-        to: "inspecting",
+        from: &[HostState::Registering],
+        to: HostState::Inspecting,
         unclaimed: false,
     };
 
@@ -792,19 +793,19 @@ mod tests {
         assert!(store.host_transition("h", REGISTERED, NOW).await.unwrap());
         let h = state(&store).await;
         assert_eq!(
-            (h.state.as_str(), h.missing_from.as_deref()),
-            ("missing", Some("inspecting"))
+            (h.state, h.missing_from),
+            (HostState::Missing, Some(HostState::Inspecting))
         );
         // Its inspection fails meanwhile: it returns in error, saying what it interrupted.
         assert!(
             store
-                .host_fail("h", &["inspecting"], "inspection", "BMC gone", NOW)
+                .host_fail("h", &[HostState::Inspecting], "inspection", "BMC gone", NOW)
                 .await
                 .unwrap()
         );
         let h = state(&store).await;
-        assert_eq!(h.missing_from.as_deref(), Some("error"));
-        assert_eq!(h.error_from.as_deref(), Some("inspecting"));
+        assert_eq!(h.missing_from, Some(HostState::Error));
+        assert_eq!(h.error_from, Some(HostState::Inspecting));
         // Seen again.
         let seen = HostRow {
             last_seen_at: NOW.into(),
@@ -812,7 +813,7 @@ mod tests {
         };
         store.host_refresh("h", &seen, NOW).await.unwrap();
         let h = state(&store).await;
-        assert_eq!(h.state, "error");
+        assert_eq!(h.state, HostState::Error);
         assert_eq!(h.error_type.as_deref(), Some("inspection"));
         assert_eq!(h.missing_from, None);
     }
@@ -823,19 +824,19 @@ mod tests {
         assert!(!store.host_transition("h", REGISTERED, NOW).await.unwrap());
         assert!(
             !store
-                .host_fail("h", &["provisioning"], "provisioning", "x", NOW)
+                .host_fail("h", &[HostState::Provisioning], "provisioning", "x", NOW)
                 .await
                 .unwrap()
         );
-        assert_eq!(state(&store).await.state, "provisioned");
+        assert_eq!(state(&store).await.state, HostState::Provisioned);
         // An unclaimed-only transition skips a claimed host.
         sqlx::query("UPDATE hosts SET claim_id = 'c' WHERE id = 'h'")
             .execute(&mut *store.writer().await.unwrap())
             .await
             .unwrap();
         let t = Transition {
-            from: &["provisioned"],
-            to: "inspecting",
+            from: &[HostState::Provisioned],
+            to: HostState::Inspecting,
             unclaimed: true,
         };
         assert!(!store.host_transition("h", t, NOW).await.unwrap());
@@ -846,14 +847,20 @@ mod tests {
         let (_dir, store) = one_host("provisioned").await;
         assert!(
             store
-                .host_fail("h", &["provisioned"], "power_management", "refused", NOW)
+                .host_fail(
+                    "h",
+                    &[HostState::Provisioned],
+                    "power_management",
+                    "refused",
+                    NOW
+                )
                 .await
                 .unwrap()
         );
-        assert_eq!(state(&store).await.state, "error");
+        assert_eq!(state(&store).await.state, HostState::Error);
         assert!(store.host_recover_power("h", NOW).await.unwrap());
         let h = state(&store).await;
-        assert_eq!(h.state, "provisioned");
+        assert_eq!(h.state, HostState::Provisioned);
         assert_eq!(h.error_type, None);
     }
 }

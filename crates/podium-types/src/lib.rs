@@ -1,5 +1,5 @@
 //! Podium's model, shared by the server and its client: the secret type, what Podium asks of a
-//! machine (power, boot, media), and operations by kind with their requests.
+//! machine (power, boot, media), host states, and operations by kind with their requests.
 //!
 //! **Architecture Invariant:** a leaf crate. It depends on nothing of Podium's and on no crate
 //! that does I/O (no sqlx, wasmtime, axum, reqwest, tokio), so the client links it freely.
@@ -7,6 +7,8 @@
 //! the runtime converts at the WIT edge, the API says how each appears in its documents.
 
 mod hardware;
+mod host;
+mod names;
 mod operations;
 mod secret;
 
@@ -14,5 +16,7 @@ pub use hardware::{
     BootMode, BootPersistence, BootSettings, BootTarget, MediaAction, MediaRequest, MediaType,
     PowerAction, PowerState,
 };
-pub use operations::{OperationKind, OperationRequest, UnknownName};
+pub use host::HostState;
+pub use names::UnknownName;
+pub use operations::{OperationKind, OperationRequest};
 pub use secret::Secret;

@@ -1,70 +1,8 @@
 //! Operations: the durable record of work Podium does on a machine or a site, by kind, with the
 //! request each kind carries.
 
-use std::fmt;
-use std::str::FromStr;
-
 use crate::hardware::{BootSettings, MediaAction, PowerAction};
-
-macro_rules! names {
-    ($(#[$meta:meta])* $vis:vis enum $name:ident ($what:literal) { $($variant:ident => $text:literal),+ $(,)? }) => {
-        $(#[$meta])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        $vis enum $name { $($variant),+ }
-
-        impl $name {
-            pub const ALL: &'static [$name] = &[$($name::$variant),+];
-
-            pub fn as_str(self) -> &'static str {
-                match self { $($name::$variant => $text),+ }
-            }
-        }
-
-        impl FromStr for $name {
-            type Err = UnknownName;
-            fn from_str(s: &str) -> Result<$name, UnknownName> {
-                match s {
-                    $($text => Ok($name::$variant),)+
-                    _ => Err(UnknownName { what: $what, name: s.to_owned() }),
-                }
-            }
-        }
-
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-
-        impl serde::Serialize for $name {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.serialize_str(self.as_str())
-            }
-        }
-
-        impl<'de> serde::Deserialize<'de> for $name {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<$name, D::Error> {
-                let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-                s.parse().map_err(serde::de::Error::custom)
-            }
-        }
-    };
-}
-
-/// A name that is not one of a type's.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UnknownName {
-    pub what: &'static str,
-    pub name: String,
-}
-
-impl fmt::Display for UnknownName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "`{}` is not {}", self.name.escape_debug(), self.what)
-    }
-}
-
-impl std::error::Error for UnknownName {}
+use crate::names::names;
 
 names! {
     /// What an operation does.

@@ -186,22 +186,22 @@ impl From<HostRow> for HostView {
             power_state: h.power_state,
             error: h
                 .error_type
-                .filter(|_| h.state == "error")
+                .filter(|_| h.state == podium_types::HostState::Error)
                 .map(|error_type| HostErrorView {
                     error_type,
                     message: h.error_message.unwrap_or_default(),
                     at: h.error_at,
-                    state: h.error_from,
+                    state: h.error_from.map(|s| s.as_str().to_owned()),
                 }),
             maintenance: h.maintenance_since.map(|since| MaintenanceView {
                 reason: h.maintenance_reason.unwrap_or_default(),
                 since,
-                state: h.state.clone(),
+                state: h.state.as_str().to_owned(),
             }),
             state: if maintenance_shown {
                 "maintenance".into()
             } else {
-                h.state
+                h.state.as_str().to_owned()
             },
             labels: h.labels,
             boot_mac: h.boot_mac,

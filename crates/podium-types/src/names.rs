@@ -1,0 +1,66 @@
+//! Names of the model's enums: each variant has one name, the one the API, the store and the
+//! logs all use. `names!` writes `ALL`, `as_str`, `FromStr` (failing with `UnknownName`, which
+//! names the value), `Display` and serde for an enum from its list of `Variant => "name"`.
+
+use std::fmt;
+
+macro_rules! names {
+    ($(#[$meta:meta])* $vis:vis enum $name:ident ($what:literal) { $($variant:ident => $text:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        $vis enum $name { $($variant),+ }
+
+        impl $name {
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = $crate::UnknownName;
+            fn from_str(s: &str) -> Result<$name, $crate::UnknownName> {
+                match s {
+                    $($text => Ok($name::$variant),)+
+                    _ => Err($crate::UnknownName { what: $what, name: s.to_owned() }),
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<$name, D::Error> {
+                let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+                s.parse().map_err(serde::de::Error::custom)
+            }
+        }
+    };
+}
+pub(crate) use names;
+
+/// A name that is not one of a type's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownName {
+    pub what: &'static str,
+    pub name: String,
+}
+
+impl fmt::Display for UnknownName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}` is not {}", self.name.escape_debug(), self.what)
+    }
+}
+
+impl std::error::Error for UnknownName {}
