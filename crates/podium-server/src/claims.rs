@@ -12,7 +12,7 @@ use crate::error::Error;
 use crate::params::{ClaimCreate, ClaimUpdate};
 use podium_runtime::{BootPersistence, BootSettings, BootTarget, PowerAction};
 use podium_store::{BindOutcome, ClaimRow, HostRow, OperationRow};
-use podium_types::HostState;
+use podium_types::{ClaimState, HostState};
 
 /// Largest `user_data` accepted: it is handed to the host as bytes, never parsed.
 pub const MAX_USER_DATA: usize = 64 << 10;
@@ -239,7 +239,7 @@ impl Podium {
             meta_data,
             network_data,
             online: params.online.unwrap_or(true),
-            state: "pending".into(),
+            state: ClaimState::Pending,
             reason: None,
             host_id: None,
             created_at: now.clone(),
@@ -265,12 +265,12 @@ impl Podium {
             }
             BindOutcome::Waiting(reason) => {
                 self.datastore
-                    .claim_set_unbound(id, "pending", &reason, &now)
+                    .claim_set_unbound(id, ClaimState::Pending, &reason, &now)
                     .await?;
             }
             BindOutcome::Impossible(reason) => {
                 self.datastore
-                    .claim_set_unbound(id, "failed", &reason, &now)
+                    .claim_set_unbound(id, ClaimState::Failed, &reason, &now)
                     .await?;
             }
         }
@@ -283,7 +283,7 @@ impl Podium {
         let Some(claim) = self.datastore.claim_get(None, id).await? else {
             return Ok(None);
         };
-        if claim.state != "pending" || claim.network_data.is_none() {
+        if claim.state != ClaimState::Pending || claim.network_data.is_none() {
             return Ok(None);
         }
         let Some(pm) = self.datastore.pod_manager_get(&claim.pod_manager).await? else {
@@ -403,7 +403,7 @@ impl Podium {
     ) -> Result<(ClaimRow, Option<HostRow>), Error> {
         writable(caller)?;
         let (claim, _) = self.claim_view(caller, id).await?;
-        if claim.state == "releasing" {
+        if claim.state == ClaimState::Releasing {
             return Err(Error::Conflict {
                 code: "claim_releasing",
                 message: "the claim is being released".into(),
@@ -456,7 +456,7 @@ impl Podium {
                 meta_data.as_deref(),
                 network_data.as_deref(),
                 &podium_store::now(),
-                (&claim.state, claim.host_id.as_deref()),
+                (claim.state, claim.host_id.as_deref()),
             )
             .await?;
         if !updated {
@@ -472,7 +472,7 @@ impl Podium {
                 h.state == HostState::Provisioned
                     || (h.state == HostState::Error && h.error_from == Some(HostState::Provisioned))
             });
-            if online && !provisioned && claim.state == "bound" {
+            if online && !provisioned && claim.state == ClaimState::Bound {
                 // Claimed offline: it was never provisioned; coming online provisions it.
                 self.claim_provision(&claim).await?;
             } else {
@@ -502,7 +502,7 @@ impl Podium {
         // Releasing first: from now on no bind can take a host for it (a bind commits only a
         // pending claim), and whatever bound it before this shows in the claim read next.
         self.datastore
-            .claim_set_state(id, "releasing", None, &now)
+            .claim_set_state(id, ClaimState::Releasing, None, &now)
             .await?;
         let host_id = match self.datastore.claim_get(None, id).await? {
             Some(c) => c.host_id,

@@ -237,7 +237,12 @@ impl Podium {
                     let reason = format!("deprovisioning failed, the host stays held: {message}");
                     if let Err(e) = self
                         .datastore
-                        .claim_set_state(claim, "releasing", Some(&reason), &now)
+                        .claim_set_state(
+                            claim,
+                            podium_types::ClaimState::Releasing,
+                            Some(&reason),
+                            &now,
+                        )
                         .await
                     {
                         tracing::error!(claim, error = %e, "cannot record a failed deprovisioning");

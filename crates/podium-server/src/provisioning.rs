@@ -69,7 +69,7 @@ impl Podium {
             .datastore
             .claim_get(None, claim_id)
             .await?
-            .filter(|c| c.state == "bound" && c.host_id == op.host_id)
+            .filter(|c| c.state == podium_types::ClaimState::Bound && c.host_id == op.host_id)
             .ok_or_else(|| Error::Conflict {
                 code: "claim_not_bound",
                 message: format!("claim `{claim_id}` is no longer bound to this host"),

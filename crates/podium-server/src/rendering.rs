@@ -389,7 +389,7 @@ impl Podium {
                 .datastore
                 .claim_get(None, c)
                 .await?
-                .filter(|c| c.state == "bound"),
+                .filter(|c| c.state == podium_types::ClaimState::Bound),
             None => None,
         };
         if claim.is_none() {
@@ -424,7 +424,7 @@ impl Podium {
     ) -> Result<(ClaimRow, HostRow), Error> {
         let (claim, host) = self.claim_view(caller, claim_id).await?;
         match host {
-            Some(host) if claim.state == "bound" => Ok((claim, host)),
+            Some(host) if claim.state == podium_types::ClaimState::Bound => Ok((claim, host)),
             _ => Err(Error::Conflict {
                 code: "claim_not_bound",
                 message: format!(
@@ -440,7 +440,7 @@ impl Podium {
     pub(crate) async fn claim_hold_addresses(&self, claim_id: &str) {
         let found = async {
             let claim = self.datastore.claim_get(None, claim_id).await?;
-            let Some(claim) = claim.filter(|c| c.state == "bound") else {
+            let Some(claim) = claim.filter(|c| c.state == podium_types::ClaimState::Bound) else {
                 return Ok(());
             };
             let Some(host) = claim.host_id.as_deref() else {

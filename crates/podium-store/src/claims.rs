@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use podium_types::ClaimState;
 use sqlx::Row;
 
 use super::{Datastore, StoreError};
@@ -24,8 +25,7 @@ pub struct ClaimRow {
     /// JSON text of the consumer's `network_data.json` (a whole document, or additions).
     pub network_data: Option<String>,
     pub online: bool,
-    /// `pending`, `bound`, `releasing` or `failed`.
-    pub state: String,
+    pub state: ClaimState,
     pub reason: Option<String>,
     pub host_id: Option<String>,
     pub created_at: String,
@@ -57,7 +57,12 @@ fn row(r: &sqlx::any::AnyRow) -> Result<ClaimRow, StoreError> {
         meta_data: r.try_get("meta_data")?,
         network_data: r.try_get("network_data")?,
         online: r.try_get::<i64, _>("online")? != 0,
-        state: r.try_get("state")?,
+        state: {
+            let state: String = r.try_get("state")?;
+            state
+                .parse()
+                .map_err(|e| StoreError::Corrupt(format!("a stored claim: {e}")))?
+        },
         reason: r.try_get("reason")?,
         host_id: r.try_get("host_id")?,
         created_at: r.try_get("created_at")?,
@@ -165,7 +170,7 @@ impl Datastore {
         .bind(&c.meta_data)
         .bind(&c.network_data)
         .bind(i64::from(c.online))
-        .bind(&c.state)
+        .bind(c.state.as_str())
         .bind(&c.reason)
         .bind(&c.host_id)
         .bind(&c.created_at)
@@ -222,7 +227,7 @@ impl Datastore {
         meta_data: Option<&str>,
         network_data: Option<&str>,
         now: &str,
-        checked: (&str, Option<&str>),
+        checked: (ClaimState, Option<&str>),
     ) -> Result<bool, StoreError> {
         let done = sqlx::query(
             "UPDATE claims SET online = $2, user_data_bytes = COALESCE($3, user_data_bytes), \
@@ -236,7 +241,7 @@ impl Datastore {
         .bind(meta_data)
         .bind(network_data)
         .bind(now)
-        .bind(checked.0)
+        .bind(checked.0.as_str())
         .bind(checked.1.unwrap_or(""))
         .execute(&mut *self.writer().await?)
         .await?
@@ -247,13 +252,13 @@ impl Datastore {
     pub async fn claim_set_state(
         &self,
         id: &str,
-        state: &str,
+        state: ClaimState,
         reason: Option<&str>,
         now: &str,
     ) -> Result<(), StoreError> {
         sqlx::query("UPDATE claims SET state = $2, reason = $3, updated_at = $4 WHERE id = $1")
             .bind(id)
-            .bind(state)
+            .bind(state.as_str())
             .bind(reason)
             .bind(now)
             .execute(&mut *self.writer().await?)
@@ -266,7 +271,7 @@ impl Datastore {
     pub async fn claim_set_unbound(
         &self,
         id: &str,
-        state: &str,
+        state: ClaimState,
         reason: &str,
         now: &str,
     ) -> Result<(), StoreError> {
@@ -275,7 +280,7 @@ impl Datastore {
              WHERE id = $1 AND state = 'pending' AND host_id IS NULL",
         )
         .bind(id)
-        .bind(state)
+        .bind(state.as_str())
         .bind(reason)
         .bind(now)
         .execute(&mut *self.writer().await?)
@@ -349,7 +354,7 @@ impl Datastore {
                     "its network_data changed while binding; trying again".into(),
                 ));
             }
-            if claim.state != "pending" {
+            if claim.state != ClaimState::Pending {
                 return Ok(match claim.host_id {
                     Some(h) => BindOutcome::Bound(h),
                     None => BindOutcome::Impossible(claim.reason.unwrap_or_default()),

@@ -1,6 +1,6 @@
 //! Stored operations: every driver action the API queued, and what came of it.
 
-use podium_types::{OperationKind, OperationRequest};
+use podium_types::{OperationKind, OperationRequest, OperationStatus};
 use sqlx::Row;
 
 use crate::formats;
@@ -10,7 +10,7 @@ use super::{Datastore, Page, Paged, StoreError};
 #[derive(Clone, Debug, PartialEq)]
 pub struct OperationRow {
     pub id: String,
-    pub status: String,
+    pub status: OperationStatus,
     pub pod_manager: String,
     pub host_id: Option<String>,
     /// What it was asked to do (its kind with it), stored in the store's own format
@@ -39,7 +39,7 @@ impl OperationRow {
     ) -> OperationRow {
         OperationRow {
             id: super::new_id(),
-            status: "queued".into(),
+            status: OperationStatus::Queued,
             pod_manager: pod_manager.to_owned(),
             host_id: host_id.map(str::to_owned),
             request,
@@ -98,9 +98,13 @@ fn row(r: &sqlx::any::AnyRow) -> Result<OperationRow, StoreError> {
     let request: String = r.try_get("request")?;
     let request = formats::request_decode(&kind, &request)
         .map_err(|e| StoreError::Corrupt(format!("operation {id}: {e}")))?;
+    let status: String = r.try_get("status")?;
+    let status = status
+        .parse()
+        .map_err(|e| StoreError::Corrupt(format!("operation {id}: {e}")))?;
     Ok(OperationRow {
         id,
-        status: r.try_get("status")?,
+        status,
         pod_manager: r.try_get("pod_manager")?,
         host_id: r.try_get("host_id")?,
         request,
@@ -122,7 +126,7 @@ pub(super) fn insert(
     sqlx::query(INSERT)
         .bind(&op.id)
         .bind(op.kind().as_str())
-        .bind(&op.status)
+        .bind(op.status.as_str())
         .bind(&op.pod_manager)
         .bind(&op.host_id)
         .bind(formats::request_encode(&op.request))

@@ -1,22 +1,24 @@
 //! Podium's model, shared by the server and its client: the secret type, what Podium asks of a
-//! machine (power, boot, media), host states, and operations by kind with their requests.
+//! machine (power, boot, media), host and claim states, and operations by kind with their requests.
 //!
 //! **Architecture Invariant:** a leaf crate. It depends on nothing of Podium's and on no crate
 //! that does I/O (no sqlx, wasmtime, axum, reqwest, tokio), so the client links it freely.
 //! Nothing here knows how it is stored or sent: the store keeps its own format of each type,
 //! the runtime converts at the WIT edge, the API says how each appears in its documents.
 
+mod claim;
 mod hardware;
 mod host;
 mod names;
 mod operations;
 mod secret;
 
+pub use claim::ClaimState;
 pub use hardware::{
     BootMode, BootPersistence, BootSettings, BootTarget, MediaAction, MediaRequest, MediaType,
     PowerAction, PowerState,
 };
 pub use host::HostState;
 pub use names::UnknownName;
-pub use operations::{OperationKind, OperationRequest};
+pub use operations::{OperationKind, OperationRequest, OperationStatus};
 pub use secret::Secret;

@@ -5,10 +5,10 @@
 use std::fmt;
 
 macro_rules! names {
-    ($(#[$meta:meta])* $vis:vis enum $name:ident ($what:literal) { $($variant:ident => $text:literal),+ $(,)? }) => {
+    ($(#[$meta:meta])* $vis:vis enum $name:ident ($what:literal) { $($(#[$vmeta:meta])* $variant:ident => $text:literal),+ $(,)? }) => {
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        $vis enum $name { $($variant),+ }
+        $vis enum $name { $($(#[$vmeta])* $variant),+ }
 
         impl $name {
             pub const ALL: &'static [$name] = &[$($name::$variant),+];

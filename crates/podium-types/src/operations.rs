@@ -18,6 +18,17 @@ names! {
     }
 }
 
+names! {
+    /// Where an operation is: queued (waiting, or waiting for a retry), running under a lease,
+    /// or ended.
+    pub enum OperationStatus ("an operation status") {
+        Queued => "queued",
+        Running => "running",
+        Succeeded => "succeeded",
+        Failed => "failed",
+    }
+}
+
 impl OperationKind {
     /// The kinds an admin's host action queues (one of a host's at a time, in order).
     pub fn is_host_action(self) -> bool {

@@ -80,7 +80,7 @@ fn view((c, h): (ClaimRow, Option<HostRow>), addresses: Vec<IpClaim>) -> ClaimVi
     .collect();
     ClaimView {
         id: c.id,
-        state: c.state,
+        state: c.state.as_str().to_owned(),
         reason: c.reason,
         tenant: c.tenant_id,
         pod_manager: c.pod_manager,

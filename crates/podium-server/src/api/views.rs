@@ -283,7 +283,7 @@ impl From<OperationRow> for OperationView {
             kind: o.kind().as_str().to_owned(),
             result: o.result.as_deref().map_or(serde_json::Value::Null, json),
             id: o.id,
-            status: o.status,
+            status: o.status.as_str().to_owned(),
             host: o.host_id,
             pod_manager: o.pod_manager,
             error: o.error,
