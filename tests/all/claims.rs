@@ -29,13 +29,8 @@ async fn site(systems: u32) -> Site {
     config.basic_auth = Some(("admin".into(), BMC_PASSWORD.into()));
     let bmc = Sushy::start(config).await.unwrap();
     let admin = server.admin();
-    let pm = admin
-        .post(
-            "/v1/pod_managers",
-            json!({"name": "site", "url": bmc.url(), "auth": {"username": "admin", "password": BMC_PASSWORD}}),
-        )
-        .await;
-    assert_eq!(pm.status, StatusCode::CREATED, "{}", pm.text);
+    let pm = admin.created("/v1/pod_managers",
+            json!({"name": "site", "url": bmc.url(), "auth": {"username": "admin", "password": BMC_PASSWORD}})).await;
     let pm = pm.body["uuid"].as_str().unwrap().to_owned();
     let path = format!("/v1/hosts?pod_manager={pm}&state=available");
     eventually(Duration::from_secs(20), "hosts synced", || async {
@@ -58,10 +53,9 @@ async fn tenant(site: &Site, name: &str, grant: bool) -> (String, Client) {
     let t = admin.post("/v1/tenants", json!({"name": name})).await;
     let id = t.body["id"].as_str().unwrap().to_owned();
     if grant {
-        let g = admin
-            .post("/v1/grants", json!({"tenant": id, "pod_manager": site.pm}))
+        admin
+            .created("/v1/grants", json!({"tenant": id, "pod_manager": site.pm}))
             .await;
-        assert_eq!(g.status, StatusCode::CREATED, "{}", g.text);
     }
     let token = admin
         .post(&format!("/v1/tenants/{id}/tokens"), json!({}))
@@ -81,8 +75,7 @@ async fn a_tenant_claims_sees_its_host_and_releases_it_through_deprovisioning() 
     let (_, bob) = tenant(&site, "bob", true).await;
     let (_, eve) = tenant(&site, "eve", false).await;
 
-    let claim = alice.post("/v1/claims", claim_body(&site)).await;
-    assert_eq!(claim.status, StatusCode::CREATED, "{}", claim.text);
+    let claim = alice.created("/v1/claims", claim_body(&site)).await;
     assert_eq!(claim.body["state"], "bound", "{}", claim.text);
     let id = claim.body["id"].as_str().unwrap().to_owned();
     let host = &claim.body["host"];
@@ -124,8 +117,7 @@ async fn a_tenant_claims_sees_its_host_and_releases_it_through_deprovisioning() 
     // deprovisioning's.
     let mut bob_body = claim_body(&site);
     bob_body["online"] = json!(false);
-    let waiting = bob.post("/v1/claims", bob_body).await;
-    assert_eq!(waiting.status, StatusCode::CREATED, "{}", waiting.text);
+    let waiting = bob.created("/v1/claims", bob_body).await;
     assert_eq!(waiting.body["state"], "pending");
     assert!(
         waiting.body["reason"].as_str().unwrap().contains("waiting"),
@@ -246,8 +238,7 @@ async fn a_claim_nothing_could_match_fails_with_the_reason_and_read_only_tokens_
     let (tenant_id, alice) = tenant(&site, "alice", true).await;
     let mut body = claim_body(&site);
     body["min_cpu"] = json!(4096);
-    let claim = alice.post("/v1/claims", body).await;
-    assert_eq!(claim.status, StatusCode::CREATED, "{}", claim.text);
+    let claim = alice.created("/v1/claims", body).await;
     assert_eq!(claim.body["state"], "failed");
     assert!(
         claim.body["reason"].as_str().unwrap().contains("no host"),
@@ -328,8 +319,7 @@ async fn a_claims_addresses_show_in_its_view_and_go_with_its_release() {
                           "gateway": subnet.replace(".0/24", ".1"), "dns_servers": ["192.0.2.53"],
                           "pod_manager": site.pm, "plugin": plugin});
         async move {
-            let p = admin.post("/v1/ip_pools", body).await;
-            assert_eq!(p.status, StatusCode::CREATED, "{}", p.text);
+            let p = admin.created("/v1/ip_pools", body).await;
             p.body["id"].as_str().unwrap().to_owned()
         }
     };
@@ -388,14 +378,13 @@ async fn a_claims_addresses_show_in_its_view_and_go_with_its_release() {
     }
     // The same for IPv6.
     let prov6 = admin
-        .post(
+        .created(
             "/v1/ip_pools",
             json!({"name": "prov6", "ranges": [{"subnet": "2001:db8:21::/64"}], "prefix": 64,
                    "gateway": "2001:db8:21::1", "dns_servers": ["2001:db8::53"],
                    "plugin": {"name": "ipam-dhcpless"}}),
         )
         .await;
-    assert_eq!(prov6.status, StatusCode::CREATED, "{}", prov6.text);
     let prov6 = prov6.body["id"].as_str().unwrap().to_owned();
     let pre6 = take(prov6.clone(), format!("host:{host_id}")).await;
     assert_eq!(pre6.body["address"], "2001:db8:21::2", "{}", pre6.text);

@@ -57,8 +57,7 @@ async fn a_nul_character_anywhere_in_the_input_is_refused_naming_the_field() {
     // Run on PostgreSQL too (`PODIUM_TEST_DATABASE=postgres`), which cannot store NUL in text.
     let server = TestServer::start().await;
     let admin = server.admin();
-    let tenant = admin.post("/v1/tenants", json!({"name": "acme"})).await;
-    assert_eq!(tenant.status, StatusCode::CREATED, "{}", tenant.text);
+    let tenant = admin.created("/v1/tenants", json!({"name": "acme"})).await;
     let tenant_id = tenant.body["id"].as_str().unwrap().to_owned();
     let cases: Vec<(Method, String, Option<Value>, &str)> = vec![
         (Method::GET, "/v1/hosts/a%00b".into(), None, "id"),
@@ -174,13 +173,12 @@ async fn a_schema_fuzzer_finds_no_answer_outside_the_document() {
         .post(&format!("/v1/tenants/{tenant_id}/tokens"), json!({}))
         .await;
     let tenant_token = token.body["token"].as_str().unwrap().to_owned();
-    let pool = admin
-        .post(
+    admin
+        .created(
             "/v1/ip_pools",
             json!({"name": "fuzz", "ranges": [{"subnet": "10.9.0.0/24"}], "prefix": 24}),
         )
         .await;
-    assert_eq!(pool.status, StatusCode::CREATED, "{}", pool.text);
 
     for (who, token, budget) in [
         ("admin", ADMIN_TOKEN, Duration::from_secs(75)),

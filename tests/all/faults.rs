@@ -386,14 +386,13 @@ async fn a_plugin_cannot_flood_the_log_or_forge_a_line_in_it() {
     let admin = server.admin();
     admin.upload_plugin(guests::FAULTY).await;
     // Creating the pod manager probes it once: one call, ten million log calls.
-    let created = admin
-        .post(
+    admin
+        .created(
             "/v1/pod_managers",
             serde_json::json!({"name": "noisy", "url": "http://127.0.0.1:9",
                                "driver": {"name": "faulty", "config": {"fault": "log-flood"}}}),
         )
         .await;
-    assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
     let log = podium_tests::eventually(Duration::from_secs(30), "the budget notice", || async {
         let log = server.log();
         log.contains("log budget of this call").then_some(log)
@@ -481,14 +480,9 @@ async fn sixteen_inspections_that_alias_their_output_cost_the_server_a_bounded_a
     server.reset_peak().unwrap();
     // Its sync finds 16 systems; each is registered, then inspected (all at once), and every
     // inspection answers 120 MACs aliasing one 1 MiB buffer.
-    let pm = admin
-        .post(
-            "/v1/pod_managers",
+    let pm = admin.created("/v1/pod_managers",
             serde_json::json!({"name": "aliasing", "url": bmc.url("/"),
-                "driver": {"name": "faulty", "config": {"fault": "alias", "nics": 120, "systems": HOSTS}}}),
-        )
-        .await;
-    assert_eq!(pm.status, StatusCode::CREATED, "{}", pm.text);
+                "driver": {"name": "faulty", "config": {"fault": "alias", "nics": 120, "systems": HOSTS}}})).await;
     let uuid = pm.body["uuid"].as_str().unwrap().to_owned();
     let failed =
         podium_tests::eventually(Duration::from_secs(90), "16 inspections ended", || async {

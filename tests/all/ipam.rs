@@ -9,8 +9,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 async fn pool(admin: &Client, body: Value) -> Value {
-    let reply = admin.post("/v1/ip_pools", body).await;
-    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text);
+    let reply = admin.created("/v1/ip_pools", body).await;
     reply.body
 }
 
@@ -572,14 +571,7 @@ async fn dhcpless_configures_the_nic_the_admin_says_the_host_boots_from() {
     let bmc = Sushy::start(config).await.unwrap();
     let server = TestServer::start().await;
     let admin = server.admin();
-    let pm = admin
-        .post(
-            "/v1/pod_managers",
-            json!({"name": "site", "url": bmc.url()}),
-        )
-        .await;
-    assert_eq!(pm.status, StatusCode::CREATED, "{}", pm.text);
-    let pm = pm.body["uuid"].as_str().unwrap().to_owned();
+    let pm = admin.create_site(&bmc.url()).await;
     let host = podium_tests::eventually(
         std::time::Duration::from_secs(20),
         "host synced",

@@ -109,23 +109,17 @@ async fn new_hosts_register_then_are_inspected_with_their_dhcpless_address_prepa
     proxy
         .failing
         .store(true, std::sync::atomic::Ordering::Release);
-    let pm = admin
-        .post(
-            "/v1/pod_managers",
-            json!({"name": "site", "url": proxy.url(), "auth": {"username": USER, "password": PASSWORD}}),
-        )
-        .await;
-    assert_eq!(pm.status, StatusCode::CREATED, "{}", pm.text);
+    let pm = admin.created("/v1/pod_managers",
+            json!({"name": "site", "url": proxy.url(), "auth": {"username": USER, "password": PASSWORD}})).await;
     let pm = string(&pm.body, "uuid");
     let pool = admin
-        .post(
+        .created(
             "/v1/ip_pools",
             json!({"name": "prov", "ranges": [{"start": "10.80.0.10", "end": "10.80.0.20"}],
                    "prefix": 24, "gateway": "10.80.0.1", "dns_servers": ["10.80.0.2"],
                    "pod_manager": pm, "plugin": {"name": "ipam-dhcpless"}}),
         )
         .await;
-    assert_eq!(pool.status, StatusCode::CREATED, "{}", pool.text);
     let pool = string(&pool.body, "id");
     proxy
         .failing
@@ -174,12 +168,11 @@ async fn new_hosts_register_then_are_inspected_with_their_dhcpless_address_prepa
         addresses.push(address);
         // Its config drive: the same bytes a drive made now for the same phase has.
         let drive = admin
-            .post(
+            .created(
                 &format!("/v1/hosts/{id}/config_drive"),
                 json!({"phase": "preprovisioning"}),
             )
             .await;
-        assert_eq!(drive.status, StatusCode::CREATED, "{}", drive.text);
         assert_eq!(
             drive.body["sha256"], prepared["config_drive"]["sha256"],
             "{prepared}"
@@ -295,13 +288,8 @@ async fn new_bmc_credentials_register_the_host_again_and_a_refusal_is_a_registra
     own.systems = vec![FakeSystem::numbered(5)];
     own.basic_auth = Some(("ipmi".into(), "right-bmc-secret".into()));
     let own = Sushy::start(own).await.unwrap();
-    let created = admin
-        .post(
-            "/v1/hosts",
-            json!({"pod_manager": pm, "bmc": {"url": own.url(), "auth": {"username": "ipmi", "password": "right-bmc-secret"}}}),
-        )
-        .await;
-    assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+    let created = admin.created("/v1/hosts",
+            json!({"pod_manager": pm, "bmc": {"url": own.url(), "auth": {"username": "ipmi", "password": "right-bmc-secret"}}})).await;
     // Registering when created (the worker may have moved it on by the time it answers).
     assert!(
         ["registering", "inspecting", "available"]
@@ -408,13 +396,8 @@ async fn maintenance_holds_claims_and_queued_work_but_not_the_admin() {
     assert_eq!(listed.len(), 1, "{listed:?}");
 
     // No claim binds to it.
-    let claim = tenant
-        .post(
-            "/v1/claims",
-            json!({"pod_manager": pm, "image": {"url": "http://127.0.0.1:9/os.iso"}, "online": false}),
-        )
-        .await;
-    assert_eq!(claim.status, StatusCode::CREATED, "{}", claim.text);
+    let claim = tenant.created("/v1/claims",
+            json!({"pod_manager": pm, "image": {"url": "http://127.0.0.1:9/os.iso"}, "online": false})).await;
     assert_eq!(claim.body["state"], "pending", "{}", claim.text);
     let claim = string(&claim.body, "id");
     // The admin acts on it; an inspection is refused until the maintenance ends.

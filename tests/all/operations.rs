@@ -37,14 +37,7 @@ async fn operations(admin: &Client, pm: &str) -> BTreeMap<String, Value> {
 }
 
 async fn register(admin: &Client, bmc: &Sushy, systems: usize) -> (String, Vec<Value>) {
-    let pm = admin
-        .post(
-            "/v1/pod_managers",
-            json!({"name": "site", "url": bmc.url()}),
-        )
-        .await;
-    assert_eq!(pm.status, StatusCode::CREATED, "{}", pm.text);
-    let pm = pm.body["uuid"].as_str().unwrap().to_owned();
+    let pm = admin.create_site(&bmc.url()).await;
     let path = format!("/v1/hosts?pod_manager={pm}&limit=1000");
     let hosts = eventually(Duration::from_secs(60), "hosts synced", || async {
         let hosts: Vec<Value> = admin.get(&path).await.body["items"]
@@ -87,13 +80,8 @@ async fn a_bmc_down_for_a_while_is_retried_one_down_for_good_or_refusing_fails_w
     config.basic_auth = Some(("admin".into(), "right-password".into()));
     let mut bmc = Sushy::start(config).await.unwrap();
     let admin = server.admin();
-    let pm = admin
-        .post(
-            "/v1/pod_managers",
-            json!({"name": "site", "url": bmc.url(), "auth": {"username": "admin", "password": "right-password"}}),
-        )
-        .await;
-    assert_eq!(pm.status, StatusCode::CREATED, "{}", pm.text);
+    let pm = admin.created("/v1/pod_managers",
+            json!({"name": "site", "url": bmc.url(), "auth": {"username": "admin", "password": "right-password"}})).await;
     let pm = pm.body["uuid"].as_str().unwrap().to_owned();
     let host = eventually(Duration::from_secs(20), "host synced", || async {
         let hosts = admin.get(&format!("/v1/hosts?pod_manager={pm}")).await.body["items"]
@@ -273,14 +261,7 @@ async fn a_bmc_answering_500_for_a_while_is_retried_until_it_recovers() {
     let bmc = Sushy::start(SushyConfig::with_systems(1)).await.unwrap();
     let proxy = podium_tests::FaultProxy::start(&bmc.url()).await;
     let admin = server.admin();
-    let pm = admin
-        .post(
-            "/v1/pod_managers",
-            json!({"name": "site", "url": proxy.url()}),
-        )
-        .await;
-    assert_eq!(pm.status, StatusCode::CREATED, "{}", pm.text);
-    let pm = pm.body["uuid"].as_str().unwrap().to_owned();
+    let pm = admin.create_site(&proxy.url()).await;
     let host = eventually(Duration::from_secs(20), "host synced", || async {
         let hosts = admin.get(&format!("/v1/hosts?pod_manager={pm}")).await.body["items"]
             .as_array()

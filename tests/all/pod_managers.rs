@@ -101,8 +101,7 @@ pub(crate) fn minimal(name: &str, bmc: &Sushy) -> Value {
 
 /// POSTs `body`, which must be accepted; returns the view.
 pub(crate) async fn create(admin: &Client, body: Value) -> Value {
-    let reply = admin.post("/v1/pod_managers", body).await;
-    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text);
+    let reply = admin.created("/v1/pod_managers", body).await;
     reply.body
 }
 
@@ -180,8 +179,9 @@ async fn the_minimal_body_creates_a_pod_manager_that_goes_online_with_the_defaul
     let admin = server.admin();
     let bmc = bmc(3).await;
 
-    let created = admin.post("/v1/pod_managers", minimal("pm-1", &bmc)).await;
-    assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+    let created = admin
+        .created("/v1/pod_managers", minimal("pm-1", &bmc))
+        .await;
     assert!(
         !created.text.contains(PASSWORD),
         "the password is echoed: {}",
@@ -260,7 +260,7 @@ async fn wrong_credentials_turn_it_offline_and_never_show_the_password() {
     let admin = server.admin();
     let bmc = bmc(1).await;
     let created = admin
-        .post(
+        .created(
             "/v1/pod_managers",
             json!({
                 "name": "pm-wrong",
@@ -269,7 +269,6 @@ async fn wrong_credentials_turn_it_offline_and_never_show_the_password() {
             }),
         )
         .await;
-    assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
     assert!(!created.text.contains(WRONG), "{}", created.text);
     let uuid = string(&created.body, "uuid");
 
@@ -823,13 +822,12 @@ async fn a_plugin_error_with_control_characters_is_recorded_escaped_and_its_sync
     let admin = server.admin();
     admin.upload_plugin(podium_tests::guests::FAULTY).await;
     let created = admin
-        .post(
+        .created(
             "/v1/pod_managers",
             json!({"name": "pm-nul", "url": "http://127.0.0.1:9",
                    "driver": {"name": "faulty", "config": {"fault": "nul-error"}}}),
         )
         .await;
-    assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
     let uuid = string(&created.body, "uuid");
     let offline = wait_status(&admin, &uuid, "offline").await;
     let message = string(&offline, "status_message");
@@ -903,13 +901,12 @@ async fn a_site_that_reports_thousands_of_systems_does_not_hold_up_another_sites
     // Its creation syncs the busy site at once: 5,000 hosts written in batches, each batch's
     // registrations (then inspections) queued with it.
     let busy = admin
-        .post(
+        .created(
             "/v1/pod_managers",
             json!({"name": "busy", "url": busy_bmc.url("/"),
                    "driver": {"name": "faulty", "config": {"systems": SYSTEMS}}}),
         )
         .await;
-    assert_eq!(busy.status, StatusCode::CREATED, "{}", busy.text);
     let busy = string(&busy.body, "uuid");
     // Once its first batch shows (it is still writing the others), the quiet site syncs.
     podium_tests::eventually(

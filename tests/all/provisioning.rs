@@ -43,10 +43,9 @@ fn slot_taking<'a>(slots: &'a [Value], media_type: &str) -> &'a Value {
 async fn tenant(server: &TestServer, admin: &Client, pm: &str, name: &str) -> Client {
     let t = admin.post("/v1/tenants", json!({"name": name})).await;
     let id = t.body["id"].as_str().unwrap().to_owned();
-    let g = admin
-        .post("/v1/grants", json!({"tenant": id, "pod_manager": pm}))
+    admin
+        .created("/v1/grants", json!({"tenant": id, "pod_manager": pm}))
         .await;
-    assert_eq!(g.status, StatusCode::CREATED, "{}", g.text);
     let token = admin
         .post(&format!("/v1/tenants/{id}/tokens"), json!({}))
         .await;
@@ -63,14 +62,7 @@ async fn a_claim_is_provisioned_from_virtual_media_with_its_config_drive_and_rel
     let bmc = Sushy::start(SushyConfig::with_systems(1)).await.unwrap();
     let images = ImageServer::start(vec![0x42; 4096]).await;
     let admin = server.admin();
-    let pm = admin
-        .post(
-            "/v1/pod_managers",
-            json!({"name": "site", "url": bmc.url()}),
-        )
-        .await;
-    assert_eq!(pm.status, StatusCode::CREATED, "{}", pm.text);
-    let pm = pm.body["uuid"].as_str().unwrap().to_owned();
+    let pm = admin.create_site(&bmc.url()).await;
     let host = eventually(Duration::from_secs(20), "host synced", || async {
         let hosts = admin.get(&format!("/v1/hosts?pod_manager={pm}")).await.body["items"]
             .as_array()
@@ -80,14 +72,13 @@ async fn a_claim_is_provisioned_from_virtual_media_with_its_config_drive_and_rel
     .await;
     let host_id = host["id"].as_str().unwrap().to_owned();
     let system = host["system_id"].as_str().unwrap().to_owned();
-    let pool = admin
-        .post(
+    admin
+        .created(
             "/v1/ip_pools",
             json!({"name": "prod-v4", "ranges": [{"subnet": "10.30.0.0/24"}], "prefix": 24,
                    "gateway": "10.30.0.1", "dns_servers": ["10.30.0.53"], "pod_manager": pm}),
         )
         .await;
-    assert_eq!(pool.status, StatusCode::CREATED, "{}", pool.text);
     let template = admin
         .put(
             &format!("/v1/pod_managers/{pm}/network_template"),
@@ -102,12 +93,11 @@ async fn a_claim_is_provisioned_from_virtual_media_with_its_config_drive_and_rel
     let alice = tenant(&server, &admin, &pm, "alice").await;
     let image_url = images.url("/ubuntu.iso");
     let claim = alice
-        .post(
+        .created(
             "/v1/claims",
             json!({"pod_manager": pm, "image": {"url": image_url, "format": "live-iso"}}),
         )
         .await;
-    assert_eq!(claim.status, StatusCode::CREATED, "{}", claim.text);
     let id = claim.body["id"].as_str().unwrap().to_owned();
     let provisioned = eventually(Duration::from_secs(30), "provisioned", || async {
         let c = alice.get(&format!("/v1/claims/{id}")).await.body;

@@ -44,14 +44,7 @@ async fn site(systems: u32) -> Site {
     .await
     .unwrap();
     let admin = server.admin();
-    let pm = admin
-        .post(
-            "/v1/pod_managers",
-            json!({"name": "site", "url": bmc.url()}),
-        )
-        .await;
-    assert_eq!(pm.status, StatusCode::CREATED, "{}", pm.text);
-    let pm = pm.body["uuid"].as_str().unwrap().to_owned();
+    let pm = admin.create_site(&bmc.url()).await;
     let path = format!("/v1/hosts?pod_manager={pm}&state=available");
     eventually(Duration::from_secs(20), "hosts synced", || async {
         let hosts = admin.get(&path).await.body["items"].as_array().cloned()?;
@@ -94,8 +87,7 @@ async fn site(systems: u32) -> Site {
         let mut body = body;
         body["name"] = json!(name);
         body["pod_manager"] = json!(site.pm);
-        let p = site.admin.post("/v1/ip_pools", body).await;
-        assert_eq!(p.status, StatusCode::CREATED, "{}", p.text);
+        site.admin.created("/v1/ip_pools", body).await;
     }
     site
 }
@@ -192,12 +184,11 @@ async fn the_sites_template_renders_bond_vlan_static_dhcp_and_dns_as_cloud_init_
     assert_eq!(refused.code(), "network_config_owned_by_site");
 
     let claim = alice
-        .post(
+        .created(
             "/v1/claims",
             claim_body(&site, json!({"meta_data": {"role": "worker"}})),
         )
         .await;
-    assert_eq!(claim.status, StatusCode::CREATED, "{}", claim.text);
     assert_eq!(claim.body["state"], "bound", "{}", claim.text);
     let id = claim.body["id"].as_str().unwrap();
     let host_id = claim.body["host"]["id"].as_str().unwrap();
@@ -379,12 +370,11 @@ async fn consumer_and_layered_policies_take_only_what_fits_the_host_and_the_site
         "services": [{"type": "dns", "address": "203.0.113.53"}]
     });
     let claim = alice
-        .post(
+        .created(
             "/v1/claims",
             claim_body(&site, json!({"network_data": mine})),
         )
         .await;
-    assert_eq!(claim.status, StatusCode::CREATED, "{}", claim.text);
     assert_eq!(claim.body["state"], "bound", "{}", claim.text);
     assert_eq!(host_number(&claim.body), 2, "{}", claim.text);
     let id = claim.body["id"].as_str().unwrap().to_owned();
@@ -419,12 +409,11 @@ async fn consumer_and_layered_policies_take_only_what_fits_the_host_and_the_site
     // A claim that fits no free host waits, and says why.
     let nowhere = json!({"links": [{"id": "p0", "type": "phy", "ethernet_mac_address": "52:54:00:77:77:77"}], "networks": []});
     let waiting = alice
-        .post(
+        .created(
             "/v1/claims",
             claim_body(&site, json!({"network_data": nowhere})),
         )
         .await;
-    assert_eq!(waiting.status, StatusCode::CREATED, "{}", waiting.text);
     assert_eq!(waiting.body["state"], "pending", "{}", waiting.text);
     assert!(
         waiting.body["reason"]
@@ -483,12 +472,11 @@ async fn consumer_and_layered_policies_take_only_what_fits_the_host_and_the_site
                       "netmask": "255.255.0.0"}]
     });
     let layered = alice
-        .post(
+        .created(
             "/v1/claims",
             claim_body(&site, json!({"network_data": additions})),
         )
         .await;
-    assert_eq!(layered.status, StatusCode::CREATED, "{}", layered.text);
     assert_eq!(layered.body["state"], "bound", "{}", layered.text);
     let n = host_number(&layered.body);
     assert_eq!(n, 1, "node-2 is still claimed: {}", layered.text);
@@ -603,12 +591,11 @@ async fn config_drives_carry_the_documents_for_cloud_init_until_they_expire_or_t
     assert_eq!(claim.body["state"], "bound", "{}", claim.text);
     let id = claim.body["id"].as_str().unwrap().to_owned();
     let drive = alice
-        .post(
+        .created(
             &format!("/v1/claims/{id}/config_drive"),
             json!({"expires_in": 600}),
         )
         .await;
-    assert_eq!(drive.status, StatusCode::CREATED, "{}", drive.text);
     assert_eq!(drive.body["phase"], "provisioning");
     let (files, image) = download(&anonymous, &drive.body, dir.path(), "prov").await;
     let names: Vec<&str> = files.keys().map(String::as_str).collect();

@@ -6,14 +6,12 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 async fn tenant(admin: &Client, name: &str) -> String {
-    let reply = admin.post("/v1/tenants", json!({"name": name})).await;
-    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text);
+    let reply = admin.created("/v1/tenants", json!({"name": name})).await;
     reply.body["id"].as_str().unwrap().to_owned()
 }
 
 async fn token(admin: &Client, path: &str, body: Value) -> (String, String) {
-    let reply = admin.post(path, body).await;
-    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text);
+    let reply = admin.created(path, body).await;
     (
         reply.body["token"].as_str().unwrap().to_owned(),
         reply.body["id"].as_str().unwrap().to_owned(),
@@ -224,22 +222,16 @@ async fn grants_name_a_tenant_and_a_pod_manager_and_refuse_bad_references() {
     let server = TestServer::start().await;
     let admin = server.admin();
     let tenant_id = tenant(&admin, "grantee").await;
-    let pm = admin
-        .post(
-            "/v1/pod_managers",
-            json!({"name": "site", "url": "http://127.0.0.1:9", "auth": {"username": "u", "password": "p"}}),
-        )
-        .await;
-    assert_eq!(pm.status, StatusCode::CREATED, "{}", pm.text);
+    let pm = admin.created("/v1/pod_managers",
+            json!({"name": "site", "url": "http://127.0.0.1:9", "auth": {"username": "u", "password": "p"}})).await;
     let pm = pm.body["uuid"].as_str().unwrap().to_owned();
 
     let minimal = admin
-        .post(
+        .created(
             "/v1/grants",
             json!({"tenant": tenant_id, "pod_manager": pm}),
         )
         .await;
-    assert_eq!(minimal.status, StatusCode::CREATED, "{}", minimal.text);
     assert_eq!(minimal.body["tenant"], tenant_id.as_str());
     assert_eq!(minimal.body["pod_manager"], pm.as_str());
     assert_eq!(minimal.body["selector"], json!({}));

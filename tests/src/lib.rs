@@ -227,6 +227,29 @@ impl Client {
         self.send(Method::POST, path, Some(Body::Json(body))).await
     }
 
+    /// POSTs a creation and checks it was one (201); the reply carries what was created.
+    pub async fn created(&self, path: &str, body: Value) -> Reply {
+        let reply = self.post(path, body).await;
+        assert_eq!(
+            reply.status,
+            StatusCode::CREATED,
+            "POST {path}: {}",
+            reply.text
+        );
+        reply
+    }
+
+    /// Registers a pod manager named `site` at `url`; answers its uuid.
+    pub async fn create_site(&self, url: &str) -> String {
+        let pm = self
+            .created(
+                "/v1/pod_managers",
+                serde_json::json!({"name": "site", "url": url}),
+            )
+            .await;
+        pm.body["uuid"].as_str().unwrap().to_owned()
+    }
+
     pub async fn patch(&self, path: &str, body: Value) -> Reply {
         self.send(Method::PATCH, path, Some(Body::Json(body))).await
     }

@@ -600,12 +600,7 @@ impl Podium {
     /// Power off, eject media, clear the boot override, release the claim's addresses and the
     /// host's preprovisioning address (unless its pool keeps it).
     async fn deprovision(&self, claim_id: &str, host: &HostRow) -> Result<(), Error> {
-        let pm_row = self
-            .datastore
-            .pod_manager_get(&host.pod_manager)
-            .await?
-            .ok_or_else(|| Error::not_found("pod manager", &host.pod_manager))?;
-        let pm = crate::pod_managers::PodManager::from_row(pm_row)?;
+        let pm = self.pod_manager_load(&host.pod_manager).await?;
         let driver = async || self.driver_for_host(&pm, host).await;
         let (p, c) = driver().await?;
         self.runtime

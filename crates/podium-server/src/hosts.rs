@@ -476,12 +476,7 @@ impl Podium {
         host: &HostRow,
         action: &OperationRequest,
     ) -> Result<Option<serde_json::Value>, Error> {
-        let row = self
-            .datastore
-            .pod_manager_get(&host.pod_manager)
-            .await?
-            .ok_or_else(|| Error::not_found("pod manager", &host.pod_manager))?;
-        let pm = PodManager::from_row(row)?;
+        let pm = self.pod_manager_load(&host.pod_manager).await?;
         let driver = || async {
             let (plugin, context) = self.driver_for_host(&pm, host).await?;
             Ok::<_, Error>((plugin, context))

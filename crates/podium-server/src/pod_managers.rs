@@ -358,12 +358,7 @@ impl Podium {
 
     pub async fn pod_manager_view(&self, caller: &Caller, uuid: &str) -> Result<PodManager, Error> {
         caller.require_admin_read()?;
-        let row = self
-            .datastore
-            .pod_manager_get(uuid)
-            .await?
-            .ok_or_else(|| Error::not_found("pod manager", uuid))?;
-        PodManager::from_row(row)
+        self.pod_manager_load(uuid).await
     }
 
     pub async fn pod_manager_list(
@@ -459,12 +454,7 @@ impl Podium {
         if endpoint_changed {
             self.spawn_refresh(row.uuid.clone());
         }
-        let row = self
-            .datastore
-            .pod_manager_get(uuid)
-            .await?
-            .ok_or_else(|| Error::not_found("pod manager", uuid))?;
-        PodManager::from_row(row)
+        self.pod_manager_load(uuid).await
     }
 
     pub async fn pod_manager_delete(&self, caller: &Caller, uuid: &str) -> Result<(), Error> {
@@ -628,12 +618,7 @@ impl Podium {
 
     /// Discovers a pod manager's systems and makes its hosts match.
     pub async fn pod_manager_sync_now(&self, uuid: &str) -> Result<SyncSummary, Error> {
-        let row = self
-            .datastore
-            .pod_manager_get(uuid)
-            .await?
-            .ok_or_else(|| Error::not_found("pod manager", uuid))?;
-        let pm = PodManager::from_row(row)?;
+        let pm = self.pod_manager_load(uuid).await?;
         let (plugin, context) = self.driver_for(&pm).await?;
         let discovered_at = podium_store::now();
         let systems = self

@@ -132,36 +132,27 @@ impl Datastore {
             let mut tx = writer.begin().await?;
             for h in batch {
                 let new = !known.contains(&h.system_id);
-                sqlx::query(&format!(
-                    "INSERT INTO hosts ({SYNC_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'registering', NULL, $16, $16, $16) \
-                     ON CONFLICT (pod_manager, system_id) DO UPDATE SET kind = excluded.kind, name = excluded.name, \
-                     uuid = excluded.uuid, manufacturer = excluded.manufacturer, model = excluded.model, \
-                     serial = excluded.serial, cpu_count = excluded.cpu_count, memory_mib = excluded.memory_mib, \
-                     nics = excluded.nics, \
-                     media_slots = CASE WHEN hosts.updated_at > $17 THEN hosts.media_slots ELSE excluded.media_slots END, \
-                     boot = CASE WHEN hosts.updated_at > $17 THEN hosts.boot ELSE excluded.boot END, \
-                     power_state = CASE WHEN hosts.updated_at > $17 THEN hosts.power_state ELSE excluded.power_state END, \
-                     state = CASE WHEN hosts.state = 'missing' AND hosts.maintenance_since IS NULL \
-                         THEN COALESCE(hosts.missing_from, 'available') ELSE hosts.state END, \
-                     missing_from = CASE WHEN hosts.state = 'missing' AND hosts.maintenance_since IS NULL \
-                         THEN NULL ELSE hosts.missing_from END, \
-                     updated_at = excluded.updated_at, last_seen_at = excluded.last_seen_at"
-                ))
-                .bind(&h.id)
-                .bind(pod_manager)
-                .bind(&h.system_id)
-                .bind(&h.kind)
-                .bind(&h.name)
-                .bind(&h.uuid)
-                .bind(&h.manufacturer)
-                .bind(&h.model)
-                .bind(&h.serial)
-                .bind(h.cpu_count)
-                .bind(h.memory_mib)
-                .bind(&h.nics)
-                .bind(&h.media_slots)
-                .bind(&h.boot)
-                .bind(&h.power_state)
+                bind_inventory(
+                    sqlx::query(&format!(
+                        "INSERT INTO hosts ({SYNC_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'registering', NULL, $16, $16, $16) \
+                         ON CONFLICT (pod_manager, system_id) DO UPDATE SET kind = excluded.kind, name = excluded.name, \
+                         uuid = excluded.uuid, manufacturer = excluded.manufacturer, model = excluded.model, \
+                         serial = excluded.serial, cpu_count = excluded.cpu_count, memory_mib = excluded.memory_mib, \
+                         nics = excluded.nics, \
+                         media_slots = CASE WHEN hosts.updated_at > $17 THEN hosts.media_slots ELSE excluded.media_slots END, \
+                         boot = CASE WHEN hosts.updated_at > $17 THEN hosts.boot ELSE excluded.boot END, \
+                         power_state = CASE WHEN hosts.updated_at > $17 THEN hosts.power_state ELSE excluded.power_state END, \
+                         state = CASE WHEN hosts.state = 'missing' AND hosts.maintenance_since IS NULL \
+                             THEN COALESCE(hosts.missing_from, 'available') ELSE hosts.state END, \
+                         missing_from = CASE WHEN hosts.state = 'missing' AND hosts.maintenance_since IS NULL \
+                             THEN NULL ELSE hosts.missing_from END, \
+                         updated_at = excluded.updated_at, last_seen_at = excluded.last_seen_at"
+                    ))
+                    .bind(&h.id)
+                    .bind(pod_manager)
+                    .bind(&h.system_id),
+                    h,
+                )
                 .bind(now)
                 .bind(discovered_at)
                 .execute(&mut *tx)
@@ -204,24 +195,15 @@ impl Datastore {
     ) -> Result<(), StoreError> {
         let mut writer = self.writer().await?;
         let mut tx = writer.begin().await?;
-        sqlx::query(&format!(
-            "INSERT INTO hosts ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33)"
-        ))
-        .bind(&h.id)
-        .bind(&h.pod_manager)
-        .bind(&h.system_id)
-        .bind(&h.kind)
-        .bind(&h.name)
-        .bind(&h.uuid)
-        .bind(&h.manufacturer)
-        .bind(&h.model)
-        .bind(&h.serial)
-        .bind(h.cpu_count)
-        .bind(h.memory_mib)
-        .bind(&h.nics)
-        .bind(&h.media_slots)
-        .bind(&h.boot)
-        .bind(&h.power_state)
+        bind_inventory(
+            sqlx::query(&format!(
+                "INSERT INTO hosts ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33)"
+            ))
+            .bind(&h.id)
+            .bind(&h.pod_manager)
+            .bind(&h.system_id),
+            h,
+        )
         .bind(h.state.as_str())
         .bind(&h.claim_id)
         .bind(&h.created_at)
@@ -264,29 +246,20 @@ impl Datastore {
     /// Updates the inventory of one host from what its BMC reported (a `missing` host returns to
     /// the state it had, unless it is in maintenance).
     pub async fn host_refresh(&self, id: &str, h: &HostRow, now: &str) -> Result<(), StoreError> {
-        sqlx::query(
-            "UPDATE hosts SET kind = $2, name = $3, uuid = $4, manufacturer = $5, model = $6, serial = $7, \
-             cpu_count = $8, memory_mib = $9, nics = $10, media_slots = $11, boot = $12, power_state = $13, \
-             state = CASE WHEN state = 'missing' AND maintenance_since IS NULL \
-                 THEN COALESCE(missing_from, 'available') ELSE state END, \
-             missing_from = CASE WHEN state = 'missing' AND maintenance_since IS NULL \
-                 THEN NULL ELSE missing_from END, \
-             updated_at = $14, last_seen_at = $14 \
-             WHERE id = $1",
+        bind_inventory(
+            sqlx::query(
+                "UPDATE hosts SET kind = $2, name = $3, uuid = $4, manufacturer = $5, model = $6, serial = $7, \
+                 cpu_count = $8, memory_mib = $9, nics = $10, media_slots = $11, boot = $12, power_state = $13, \
+                 state = CASE WHEN state = 'missing' AND maintenance_since IS NULL \
+                     THEN COALESCE(missing_from, 'available') ELSE state END, \
+                 missing_from = CASE WHEN state = 'missing' AND maintenance_since IS NULL \
+                     THEN NULL ELSE missing_from END, \
+                 updated_at = $14, last_seen_at = $14 \
+                 WHERE id = $1",
+            )
+            .bind(id),
+            h,
         )
-        .bind(id)
-        .bind(&h.kind)
-        .bind(&h.name)
-        .bind(&h.uuid)
-        .bind(&h.manufacturer)
-        .bind(&h.model)
-        .bind(&h.serial)
-        .bind(h.cpu_count)
-        .bind(h.memory_mib)
-        .bind(&h.nics)
-        .bind(&h.media_slots)
-        .bind(&h.boot)
-        .bind(&h.power_state)
         .bind(now)
         .execute(&mut *self.writer().await?)
         .await?;
@@ -714,6 +687,26 @@ fn host_doc_sql(object: &str, labels: &str, text: &str) -> String {
 /// A host read back as the document `Datastore::host_doc` builds.
 fn host_from_doc(doc: &str) -> Result<HostRow, StoreError> {
     serde_json::from_str(doc).map_err(|e| StoreError::Corrupt(format!("a stored host: {e}")))
+}
+
+/// Binds what a driver reports of a system, `kind` to `power_state` in the order of
+/// `COLUMNS`, to the next parameters of `q`.
+fn bind_inventory<'q>(
+    q: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>,
+    h: &'q HostRow,
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
+    q.bind(&h.kind)
+        .bind(&h.name)
+        .bind(&h.uuid)
+        .bind(&h.manufacturer)
+        .bind(&h.model)
+        .bind(&h.serial)
+        .bind(h.cpu_count)
+        .bind(h.memory_mib)
+        .bind(&h.nics)
+        .bind(&h.media_slots)
+        .bind(&h.boot)
+        .bind(&h.power_state)
 }
 
 /// The condition that a host is in one of `count` states bound from `$first` on, or went

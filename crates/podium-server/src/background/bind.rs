@@ -8,8 +8,5 @@ pub(super) async fn run(podium: &Podium) -> Result<String, String> {
         .claims_bind_pending()
         .await
         .map_err(|e| e.to_string())?;
-    if failed > 0 {
-        return Err(format!("{tried} pending claims tried, {failed} failed"));
-    }
-    Ok(format!("{tried} pending claims tried"))
+    super::counted(format!("{tried} pending claims tried"), failed)
 }

@@ -269,6 +269,14 @@ impl Task {
     }
 }
 
+/// A job's outcome from its counts: what it did, or, when some failed, an error saying so.
+fn counted(done: String, failed: usize) -> Result<String, String> {
+    match failed {
+        0 => Ok(done),
+        n => Err(format!("{done}, {n} failed")),
+    }
+}
+
 fn after(d: Duration) -> String {
     let d = time::Duration::try_from(d).unwrap_or(time::Duration::MAX);
     podium_store::format_time(time::OffsetDateTime::now_utc().saturating_add(d))
