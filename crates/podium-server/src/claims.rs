@@ -10,7 +10,7 @@ use crate::app::Podium;
 use crate::auth::Caller;
 use crate::error::Error;
 use crate::params::{ClaimCreate, ClaimUpdate};
-use podium_runtime::{BootPersistence, BootSettings, BootTarget, PowerAction};
+use podium_runtime::PowerAction;
 use podium_store::{BindOutcome, ClaimRow, HostRow, OperationRow};
 use podium_types::{ClaimState, HostState};
 
@@ -549,81 +549,6 @@ impl Podium {
             self.datastore.operation_create(&op).await?;
         }
         self.background.run_now(crate::background::Job::Leasing);
-        Ok(())
-    }
-
-    /// Carries out a `deprovision` operation: deprovisions the host, then frees it and the
-    /// claim (and the tenant, if it is being deleted), and binds whoever waits.
-    pub(crate) async fn deprovision_execute(
-        &self,
-        op: &podium_store::OperationRow,
-    ) -> Result<Option<serde_json::Value>, Error> {
-        let id = op.claim_id.as_deref().unwrap_or_default();
-        let Some(claim) = self.datastore.claim_get(None, id).await? else {
-            return Ok(None);
-        };
-        let host_id = op.host_id.as_deref().unwrap_or_default();
-        let host = self
-            .datastore
-            .host_get(host_id)
-            .await?
-            .ok_or_else(|| Error::not_found("host", host_id))?;
-        if host.state == HostState::Missing {
-            // Nothing to power off or eject: only the addresses go.
-            self.deprovision_addresses(id, &host).await?;
-        } else {
-            self.deprovision(id, &host).await?;
-        }
-        self.datastore
-            .claim_finish_release(id, crate::lifecycle::DEPROVISIONED.to)
-            .await?;
-        if let Err(e) = self.tenant_finish_deletion(&claim.tenant_id).await {
-            tracing::error!(tenant = %claim.tenant_id, error = %e, "cannot finish deleting the tenant");
-        }
-        let podium = self.clone();
-        podium.background.run_now(crate::background::Job::Bind);
-        Ok(None)
-    }
-
-    /// Releases the claim's addresses and the host's preprovisioning address (unless its pool
-    /// keeps it).
-    async fn deprovision_addresses(&self, claim_id: &str, host: &HostRow) -> Result<(), Error> {
-        self.ip_release_owner(&crate::ipam::Owner::claim(claim_id), |_| false)
-            .await?;
-        self.ip_release_owner(&crate::ipam::Owner::host(&host.id), |pool| {
-            pool.keeps_host_addresses()
-        })
-        .await?;
-        Ok(())
-    }
-
-    /// Power off, eject media, clear the boot override, release the claim's addresses and the
-    /// host's preprovisioning address (unless its pool keeps it).
-    async fn deprovision(&self, claim_id: &str, host: &HostRow) -> Result<(), Error> {
-        let pm = self.pod_manager_load(&host.pod_manager).await?;
-        let driver = async || self.driver_for_host(&pm, host).await;
-        let (p, c) = driver().await?;
-        self.runtime
-            .driver(&p, c)
-            .set_power(&host.system_id, PowerAction::ForceOff)
-            .await
-            .map_err(Error::Plugin)?;
-        self.eject_all_media(&pm, host).await?;
-        let (p, c) = driver().await?;
-        self.runtime
-            .driver(&p, c)
-            .set_boot_override(
-                &host.system_id,
-                BootSettings {
-                    target: BootTarget::None,
-                    persistence: BootPersistence::Disabled,
-                    mode: None,
-                },
-            )
-            .await
-            .map_err(Error::Plugin)?;
-        self.deprovision_addresses(claim_id, host).await?;
-        self.host_observe(&pm, host).await;
         Ok(())
     }
 

@@ -17,7 +17,6 @@ pub mod operations;
 pub mod params;
 pub mod plugins;
 pub mod pod_managers;
-pub mod provisioning;
 pub mod rendering;
 pub mod sealing;
 pub mod server;

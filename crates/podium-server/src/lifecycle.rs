@@ -7,8 +7,6 @@
 //! `transition` constants), so two things racing (an operation ending, a release) cannot
 //! undo each other; a change that starts an operation stores both in one transaction.
 
-use serde_json::{Value, json};
-
 use crate::app::Podium;
 use crate::auth::Caller;
 use crate::error::Error;
@@ -172,9 +170,6 @@ pub(crate) fn action_allowed(host: &HostRow, action: HostAction) -> Result<(), E
 /// The most characters of a maintenance reason.
 const REASON_MAX: usize = 255;
 
-/// How long the preprovisioning config drive an inspection prepares works.
-const PREPROVISIONING_DRIVE_TTL: u64 = crate::rendering::DRIVE_TTL_MAX;
-
 impl Podium {
     /// `POST /v1/hosts/{id}/inspect`: inspects a host again (registers it again first if its
     /// registration failed), as an operation.
@@ -238,129 +233,8 @@ impl Podium {
         }
         tracing::info!(host = id, "maintenance ends");
         self.background.run_now(crate::background::Job::Leasing);
-        let podium = self.clone();
-        podium.background.run_now(crate::background::Job::Bind);
+        self.background.run_now(crate::background::Job::Bind);
         self.host_view(caller, id).await
-    }
-
-    /// Operation `register`: the host's BMC answers for its system and takes the credentials
-    /// (its power state is read); then the host is `inspecting`, with `inspect` queued.
-    pub(crate) async fn register_execute(&self, op: &OperationRow) -> Result<Option<Value>, Error> {
-        let host = self.operation_host(op).await?;
-        let pm = self.pod_manager_load(&host.pod_manager).await?;
-        let (plugin, context) = self.driver_for_host(&pm, &host).await?;
-        let power = self
-            .runtime
-            .driver(&plugin, context)
-            .get_power(&host.system_id)
-            .await
-            .map_err(Error::Plugin)?;
-        let power = crate::hosts::power_state_name(power);
-        self.datastore
-            .host_set_power(&host.id, power, &podium_store::now())
-            .await?;
-        let inspect =
-            OperationRow::queued(OperationRequest::Inspect, &host.pod_manager, Some(&host.id));
-        if self
-            .datastore
-            .host_transition_queue(&host.id, REGISTERED, &inspect)
-            .await?
-        {
-            self.background.run_now(crate::background::Job::Leasing);
-        }
-        Ok(Some(json!({ "power_state": power })))
-    }
-
-    /// Operation `inspect`: where the pod manager has DHCP-less pools, the host's
-    /// preprovisioning address is held and its preprovisioning config drive built first; then
-    /// the driver reads the system's inventory out of band and the host is `available`.
-    pub(crate) async fn inspect_execute(&self, op: &OperationRow) -> Result<Option<Value>, Error> {
-        let host = self.operation_host(op).await?;
-        let pm = self.pod_manager_load(&host.pod_manager).await?;
-        let preprovisioning = self.preprovisioning_prepare(&pm, &host).await?;
-        let (plugin, context) = self.driver_for_host(&pm, &host).await?;
-        let system = self
-            .runtime
-            .driver(&plugin, context)
-            .inspect(&host.system_id)
-            .await
-            .map_err(Error::Plugin)?;
-        let now = podium_store::now();
-        self.datastore
-            .host_refresh(&host.id, &crate::hosts::host_row_from_system(&system), &now)
-            .await?;
-        if self
-            .datastore
-            .host_transition(&host.id, INSPECTED, &now)
-            .await?
-        {
-            let podium = self.clone();
-            podium.background.run_now(crate::background::Job::Bind);
-        }
-        tracing::info!(host = %host.id, nics = system.nics.len(), "inspected");
-        Ok(Some(json!({
-            "inventory": {
-                "cpu_count": system.cpu_count,
-                "memory_mib": system.memory_mib,
-                "nics": system.nics.iter().map(|n| n.mac.as_str()).collect::<Vec<_>>(),
-                "media_slots": system.media_slots.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(),
-                "power_state": crate::hosts::power_state_name(system.power),
-            },
-            "preprovisioning": preprovisioning,
-        })))
-    }
-
-    /// Where the pod manager has DHCP-less pools: holds the host's preprovisioning address in
-    /// each (the same one on every inspection) and builds its preprovisioning config drive.
-    /// What was prepared, or `null` where there is nothing to prepare.
-    async fn preprovisioning_prepare(
-        &self,
-        pm: &crate::pod_managers::PodManager,
-        host: &HostRow,
-    ) -> Result<Value, Error> {
-        let mut pools = Vec::new();
-        for pool in self.ip_pools_serving(&pm.row.uuid).await? {
-            if pool.row.pod_manager.as_deref() == Some(pm.row.uuid.as_str())
-                && self.ip_pool_preprovisions(&pool, host).await?
-            {
-                pools.push(pool);
-            }
-        }
-        if pools.is_empty() {
-            return Ok(Value::Null);
-        }
-        let documents = self
-            .render(
-                host,
-                None,
-                crate::rendering::Phase::Preprovisioning,
-                crate::rendering::Hold::Take,
-            )
-            .await?;
-        let drive = self
-            .config_drive_store(documents, PREPROVISIONING_DRIVE_TTL)
-            .await?;
-        let owner = crate::ipam::Owner::host(&host.id);
-        let mut addresses = Vec::new();
-        for pool in &pools {
-            if let Some(held) = self.ip_held(pool, &owner, host, false).await? {
-                addresses.push(json!({
-                    "pool": pool.row.name,
-                    "address": held.row.address,
-                    "prefix": held.prefix,
-                    "gateway": held.gateway,
-                }));
-            }
-        }
-        Ok(json!({
-            "addresses": addresses,
-            "config_drive": {
-                "id": drive.row.id,
-                "sha256": drive.row.sha256,
-                "size": drive.row.size,
-                "expires_at": drive.row.expires_at,
-            },
-        }))
     }
 
     /// The host an operation acts on.

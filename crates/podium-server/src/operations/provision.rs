@@ -1,7 +1,7 @@
 //! Provisioning a claimed host the DHCP-less way, as the `provision` operation: the claim's
 //! documents and config drive rendered, the image (CD) and the config drive (USB stick, else
 //! floppy) inserted as virtual media, a one-time boot from CD, power on; the host is then
-//! `provisioned`. Deprovisioning (`claims.rs`) undoes it before the host is free again.
+//! `provisioned`. Deprovisioning (`deprovision.rs`) undoes it before the host is free again.
 
 use crate::app::Podium;
 use crate::error::Error;

@@ -15,6 +15,13 @@
 //! across every process on the database (leasing is serialized), so a slow BMC holds up only
 //! its own site.
 
+mod deprovision;
+mod host_action;
+mod inspect;
+mod provision;
+mod register;
+mod sync;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
@@ -23,6 +30,7 @@ use crate::app::Podium;
 use crate::error::Error;
 use podium_runtime::CallError;
 use podium_store::OperationRow;
+use podium_types::OperationRequest;
 
 /// How the worker runs operations; `podium serve` flags set it.
 #[derive(Clone, Debug)]
@@ -93,6 +101,26 @@ fn after(d: Duration) -> String {
 }
 
 impl Podium {
+    /// Carries out a leased operation, by its kind (the lease's end records how it ended):
+    /// what it found or did, for its `result`.
+    async fn operation_execute(
+        &self,
+        op: &OperationRow,
+    ) -> Result<Option<serde_json::Value>, Error> {
+        let action = match &op.request {
+            OperationRequest::Sync => return self.sync_execute(op).await,
+            OperationRequest::Register => return self.register_execute(op).await,
+            OperationRequest::Inspect => return self.inspect_execute(op).await,
+            OperationRequest::Provision { .. } => return self.provision_execute(op).await,
+            OperationRequest::Deprovision => return self.deprovision_execute(op).await,
+            OperationRequest::Power(_) | OperationRequest::Boot(_) | OperationRequest::Media(_) => {
+                &op.request
+            }
+        };
+        let host = self.operation_host(op).await?;
+        self.host_action_execute(&host, action).await
+    }
+
     /// Sets how the worker runs operations; call before `spawn_background`.
     pub fn set_operation_settings(&self, settings: OperationSettings) {
         *self.operations.settings.write().expect("settings poisoned") = settings;

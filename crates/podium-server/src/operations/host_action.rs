@@ -1,0 +1,68 @@
+//! Operations `power`, `boot` and `media`: an admin's (or, for power, a tenant's) action on a
+//! host, carried out through its driver, then what the BMC reports read back.
+
+use crate::app::Podium;
+use crate::error::Error;
+use crate::hosts::power_state_name;
+use podium_store::HostRow;
+use podium_types::{MediaAction, OperationRequest};
+
+impl Podium {
+    pub(super) async fn host_action_execute(
+        &self,
+        host: &HostRow,
+        action: &OperationRequest,
+    ) -> Result<Option<serde_json::Value>, Error> {
+        let pm = self.pod_manager_load(&host.pod_manager).await?;
+        let driver = || async {
+            let (plugin, context) = self.driver_for_host(&pm, host).await?;
+            Ok::<_, Error>((plugin, context))
+        };
+        let (plugin, context) = driver().await?;
+        let call = self.runtime.driver(&plugin, context);
+        match action {
+            OperationRequest::Power(a) => {
+                call.set_power(&host.system_id, *a)
+                    .await
+                    .map_err(Error::Plugin)?;
+                let now = podium_store::now();
+                // The BMC obeys again: a power management error is over.
+                self.datastore.host_recover_power(&host.id, &now).await?;
+                // Read back what the BMC reports now.
+                let (plugin, context) = driver().await?;
+                if let Ok(state) = self
+                    .runtime
+                    .driver(&plugin, context)
+                    .get_power(&host.system_id)
+                    .await
+                {
+                    self.datastore
+                        .host_set_power(&host.id, power_state_name(state), &now)
+                        .await?;
+                    return Ok(Some(
+                        serde_json::json!({ "power_state": power_state_name(state) }),
+                    ));
+                }
+            }
+            OperationRequest::Boot(b) => call
+                .set_boot_override(&host.system_id, *b)
+                .await
+                .map_err(Error::Plugin)?,
+            OperationRequest::Media(MediaAction::Insert(m)) => call
+                .insert_media(&host.system_id, m.clone())
+                .await
+                .map_err(Error::Plugin)?,
+            OperationRequest::Media(MediaAction::Eject { media_type }) => call
+                .eject_media(&host.system_id, *media_type)
+                .await
+                .map_err(Error::Plugin)?,
+            other => {
+                return Err(Error::Internal(anyhow::anyhow!(
+                    "{} is not a host action",
+                    other.kind()
+                )));
+            }
+        }
+        Ok(self.host_observe(&pm, host).await)
+    }
+}

@@ -1,0 +1,40 @@
+//! Operation `register`: the host's BMC answers for its system and takes the credentials (its
+//! power state is read); then the host is `inspecting`, with `inspect` queued.
+
+use serde_json::{Value, json};
+
+use crate::app::Podium;
+use crate::error::Error;
+use crate::lifecycle::REGISTERED;
+use podium_store::OperationRow;
+use podium_types::OperationRequest;
+
+impl Podium {
+    /// Operation `register`: the host's BMC answers for its system and takes the credentials
+    /// (its power state is read); then the host is `inspecting`, with `inspect` queued.
+    pub(super) async fn register_execute(&self, op: &OperationRow) -> Result<Option<Value>, Error> {
+        let host = self.operation_host(op).await?;
+        let pm = self.pod_manager_load(&host.pod_manager).await?;
+        let (plugin, context) = self.driver_for_host(&pm, &host).await?;
+        let power = self
+            .runtime
+            .driver(&plugin, context)
+            .get_power(&host.system_id)
+            .await
+            .map_err(Error::Plugin)?;
+        let power = crate::hosts::power_state_name(power);
+        self.datastore
+            .host_set_power(&host.id, power, &podium_store::now())
+            .await?;
+        let inspect =
+            OperationRow::queued(OperationRequest::Inspect, &host.pod_manager, Some(&host.id));
+        if self
+            .datastore
+            .host_transition_queue(&host.id, REGISTERED, &inspect)
+            .await?
+        {
+            self.background.run_now(crate::background::Job::Leasing);
+        }
+        Ok(Some(json!({ "power_state": power })))
+    }
+}

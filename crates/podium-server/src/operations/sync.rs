@@ -1,0 +1,15 @@
+//! Operation `sync`: every system of a pod manager discovered and its hosts made to match.
+
+use crate::app::Podium;
+use crate::error::Error;
+use podium_store::OperationRow;
+
+impl Podium {
+    pub(super) async fn sync_execute(
+        &self,
+        op: &OperationRow,
+    ) -> Result<Option<serde_json::Value>, Error> {
+        let summary = self.pod_manager_sync_now(&op.pod_manager).await?;
+        Ok(serde_json::to_value(summary).ok())
+    }
+}
