@@ -627,11 +627,11 @@ async fn delete_removes_the_pod_manager_and_its_hosts() {
     let path = format!("/v1/pod_managers/{uuid}");
     // While a tenant holds one of its hosts, the pod manager stays, and the answer says why.
     // (The claims API binds hosts the same way: through the host's claim.)
-    let claimed = string(&hosts[0], "id");
+    let claimed = podium_types::HostId::from(string(&hosts[0], "id"));
     let store = server.podium.datastore();
     assert!(
         store
-            .host_set_claim(&claimed, Some("claim-1"), "2026-01-01T00:00:00Z")
+            .host_set_claim(&claimed, Some(&"claim-1".into()), "2026-01-01T00:00:00Z")
             .await
             .unwrap()
     );

@@ -154,3 +154,142 @@ fn each_outside_dependency_is_linked_by_the_one_crate_that_owns_it() {
     }
     assert!(crossings.is_empty(), "walls crossed: {crossings:#?}");
 }
+
+/// The application crate's modules, one per file, as paths (`["ipam", "space"]`).
+fn modules(src: &Path) -> std::collections::BTreeMap<Vec<String>, PathBuf> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    files
+        .into_iter()
+        .map(|f| {
+            let rel = f.strip_prefix(src).unwrap().with_extension("");
+            let mut path: Vec<String> = rel
+                .iter()
+                .map(|p| p.to_string_lossy().into_owned())
+                .collect();
+            if matches!(path.last().map(String::as_str), Some("mod" | "lib")) {
+                path.pop();
+            }
+            (path, f)
+        })
+        .collect()
+}
+
+/// The `crate::` and `super::` paths a file names outside its tests, each as segments; a
+/// `use crate::{a::b, c}` group gives one path per item.
+fn named_paths(text: &str, module: &[String]) -> Vec<Vec<String>> {
+    let text = text.split("#[cfg(test)]\nmod tests").next().unwrap_or(text);
+    let segments = |s: &str| -> Vec<String> {
+        s.split("::")
+            .map(|p| {
+                p.chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect::<String>()
+            })
+            .take_while(|p| !p.is_empty())
+            .collect()
+    };
+    let mut paths = Vec::new();
+    for (prefix, base) in [
+        ("crate::", Vec::new()),
+        ("super::", module[..module.len().saturating_sub(1)].to_vec()),
+    ] {
+        for (at, _) in text.match_indices(prefix) {
+            let before = text[..at].chars().last();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                continue;
+            }
+            let rest = &text[at + prefix.len()..];
+            if let Some(group) = rest.strip_prefix('{') {
+                let group = &group[..group.find("};").unwrap_or(group.len())];
+                let (mut depth, mut item) = (0, String::new());
+                for c in group.chars().chain([',']) {
+                    match c {
+                        '{' => depth += 1,
+                        '}' => depth -= 1,
+                        ',' if depth == 0 => {
+                            let mut p = base.clone();
+                            p.extend(segments(item.trim()));
+                            paths.push(p);
+                            item.clear();
+                            continue;
+                        }
+                        _ => {}
+                    }
+                    item.push(c);
+                }
+            } else {
+                let mut p = base.clone();
+                p.extend(segments(rest));
+                paths.push(p);
+            }
+        }
+    }
+    paths
+}
+
+#[test]
+fn the_application_crate_has_no_import_cycle() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let src = root.join("crates/podium-server/src");
+    let modules = modules(&src);
+    assert!(modules.len() > 30, "found only {} modules", modules.len());
+    // A module depends on the deepest module file a path it names lies in.
+    let graph: std::collections::BTreeMap<&Vec<String>, std::collections::BTreeSet<&Vec<String>>> =
+        modules
+            .iter()
+            .map(|(module, file)| {
+                let text = std::fs::read_to_string(file).unwrap();
+                let deps = named_paths(&text, module)
+                    .into_iter()
+                    .filter_map(|path| {
+                        (1..=path.len())
+                            .rev()
+                            .find_map(|n| modules.get_key_value(&path[..n]).map(|(k, _)| k))
+                    })
+                    .filter(|dep| *dep != module)
+                    .collect();
+                (module, deps)
+            })
+            .collect();
+    // Depth-first: a module met again while still on the path closes a cycle.
+    fn visit<'a>(
+        at: &'a Vec<String>,
+        graph: &std::collections::BTreeMap<
+            &'a Vec<String>,
+            std::collections::BTreeSet<&'a Vec<String>>,
+        >,
+        path: &mut Vec<&'a Vec<String>>,
+        done: &mut std::collections::BTreeSet<&'a Vec<String>>,
+    ) -> Option<Vec<String>> {
+        if let Some(i) = path.iter().position(|m| *m == at) {
+            return Some(
+                path[i..]
+                    .iter()
+                    .chain([&at])
+                    .map(|m| m.join("::"))
+                    .collect(),
+            );
+        }
+        if !done.insert(at) {
+            return None;
+        }
+        path.push(at);
+        for dep in &graph[at] {
+            if let Some(cycle) = visit(dep, graph, path, done) {
+                return Some(cycle);
+            }
+        }
+        path.pop();
+        None
+    }
+    let mut done = std::collections::BTreeSet::new();
+    for module in graph.keys() {
+        if let Some(cycle) = visit(module, &graph, &mut Vec::new(), &mut done) {
+            panic!(
+                "modules of podium-server import each other in a cycle: {}",
+                cycle.join(" -> ")
+            );
+        }
+    }
+}

@@ -44,7 +44,7 @@ async fn make_pool(server: &TestServer, name: &str, range: IpRangeParams, prefix
         )
         .await
         .expect("pool");
-    pool.row.id
+    pool.row.id.into_string()
 }
 
 fn subnet(s: &str) -> IpRangeParams {
@@ -86,7 +86,7 @@ where
 /// Through the library: `Podium::ip_claim_create`.
 async fn library(server: &TestServer, pool: &str, count: usize, clients: usize) -> f64 {
     let podium = server.podium.clone();
-    let pool = pool.to_owned();
+    let pool = podium_types::IpPoolId::from(pool);
     drive(count, clients, move |i| {
         let podium = podium.clone();
         let pool = pool.clone();

@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use crate::ipam::PoolLocks;
-use crate::plugins::PluginCache;
+use crate::ipam::cache::PoolLocks;
+use crate::plugins::cache::PluginCache;
 use crate::sealing::Sealer;
 use podium_runtime::Runtime;
 use podium_store::Datastore;
@@ -28,9 +28,9 @@ pub struct Inner {
     /// The URL this process listens on, for BMCs when no public URL is set.
     pub(crate) listen_url: std::sync::OnceLock<url::Url>,
     /// The durable-operations worker of this process.
-    pub(crate) operations: crate::operations::Operations,
+    pub(crate) operations: crate::operations::worker::Operations,
     /// The periodic tasks of this process (probe, sync, bind, expiry, leasing).
-    pub(crate) background: crate::background::Background,
+    pub(crate) background: crate::background::handle::Background,
 }
 
 impl std::ops::Deref for Podium {
@@ -51,8 +51,8 @@ impl Podium {
                 ipam_locks: PoolLocks::default(),
                 public_url: std::sync::OnceLock::new(),
                 listen_url: std::sync::OnceLock::new(),
-                operations: crate::operations::Operations::default(),
-                background: crate::background::Background::default(),
+                operations: crate::operations::worker::Operations::default(),
+                background: crate::background::handle::Background::default(),
             }),
         }
     }

@@ -4,6 +4,7 @@
 //! sha256 is stored; a slow hash buys nothing for secrets of that entropy, and the lookup stays a
 //! single indexed read.
 
+use podium_types::{TenantId, TenantScope, TokenId};
 use std::path::Path;
 
 use base64::Engine as _;
@@ -19,17 +20,25 @@ use podium_types::Secret;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Caller {
     Admin {
-        token_id: String,
+        token_id: TokenId,
         read_only: bool,
     },
     Tenant {
-        tenant_id: String,
-        token_id: String,
+        tenant_id: TenantId,
+        token_id: TokenId,
         read_only: bool,
     },
 }
 
 impl Caller {
+    /// Whose records the caller sees: a tenant its own, an admin every tenant's.
+    pub fn scope(&self) -> TenantScope<'_> {
+        match self {
+            Caller::Tenant { tenant_id, .. } => TenantScope::Tenant(tenant_id),
+            Caller::Admin { .. } => TenantScope::Every,
+        }
+    }
+
     /// Admin rights to change things.
     pub fn require_admin(&self) -> Result<(), Error> {
         match self {
@@ -134,7 +143,7 @@ pub async fn bootstrap_admin(
         }
     };
     let row = TokenRow {
-        id: uuid::Uuid::new_v4().to_string(),
+        id: TokenId::from(uuid::Uuid::new_v4().to_string()),
         role: Role::Admin,
         tenant_id: None,
         read_only: false,

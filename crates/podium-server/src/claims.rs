@@ -12,6 +12,7 @@ use crate::error::Error;
 use crate::params::{ClaimCreate, ClaimUpdate};
 use podium_runtime::PowerAction;
 use podium_store::{BindOutcome, ClaimRow, HostRow, OperationRow};
+use podium_types::{ClaimId, HostId, PodManagerId, TenantId, TenantScope};
 use podium_types::{ClaimState, HostState};
 
 /// Largest `user_data` accepted: it is handed to the host as bytes, never parsed.
@@ -121,7 +122,7 @@ fn phy_macs(network_data: &str) -> Vec<String> {
     macs
 }
 
-fn tenant_of(caller: &Caller) -> Result<(&str, bool), Error> {
+fn tenant_of(caller: &Caller) -> Result<(&TenantId, bool), Error> {
     match caller {
         Caller::Tenant {
             tenant_id,
@@ -143,14 +144,6 @@ fn writable(caller: &Caller) -> Result<(), Error> {
             read_only: true, ..
         } => Err(Error::Forbidden("this token is read-only".into())),
         _ => Ok(()),
-    }
-}
-
-/// Whose claims a caller sees: a tenant its own, an admin all.
-fn scope(caller: &Caller) -> Option<&str> {
-    match caller {
-        Caller::Tenant { tenant_id, .. } => Some(tenant_id),
-        Caller::Admin { .. } => None,
     }
 }
 
@@ -186,7 +179,7 @@ impl Podium {
         let user_data = user_data_bytes(params.user_data, params.user_data_base64.as_deref())?;
         let meta_data = meta_data_text(params.meta_data)?;
         let network_data = network_data_text(params.network_data)?;
-        crate::hosts::validate_labels("selector", &params.selector)?;
+        crate::labels::validate_labels("selector", &params.selector)?;
         // The pod manager: one the tenant was granted. Any other is "not found" to it.
         let grants = self
             .datastore
@@ -199,7 +192,8 @@ impl Podium {
                 },
             )
             .await?;
-        let granted: Vec<String> = grants.items.iter().map(|g| g.pod_manager.clone()).collect();
+        let granted: Vec<PodManagerId> =
+            grants.items.iter().map(|g| g.pod_manager.clone()).collect();
         let pod_manager = match &params.pod_manager {
             Some(pm) if granted.contains(pm) => pm.clone(),
             Some(pm) => return Err(Error::not_found("pod manager", pm)),
@@ -218,7 +212,7 @@ impl Podium {
                 message: "this site owns network config: its pod manager renders networkData from the admin's templates, so a claim cannot bring its own".into(),
             });
         }
-        let pm = crate::pod_managers::PodManager::from_row(pm)?;
+        let pm = crate::bindings::PodManager::from_row(pm)?;
         if network_data.is_some() || meta_data.is_some() {
             // Everything that does not depend on the host, now; the rest against each host
             // the claim could bind to.
@@ -228,8 +222,8 @@ impl Podium {
         }
         let now = podium_store::now();
         let claim = ClaimRow {
-            id: podium_store::new_id(),
-            tenant_id: tenant_id.to_owned(),
+            id: ClaimId::generate(),
+            tenant_id: tenant_id.clone(),
             pod_manager: pm.row.uuid.clone(),
             selector: serde_json::to_string(&params.selector).expect("labels serialize"),
             min_cpu: i64::from(params.min_cpu.unwrap_or(0)),
@@ -251,14 +245,14 @@ impl Podium {
     }
 
     /// Tries to bind a pending claim; records why it waits or failed.
-    pub(crate) async fn claim_try_bind(&self, id: &str) -> Result<(), Error> {
+    pub(crate) async fn claim_try_bind(&self, id: &ClaimId) -> Result<(), Error> {
         let now = podium_store::now();
         let fits = self.claim_fit(id).await?;
         match self.datastore.claim_bind(id, &now, fits.as_ref()).await? {
             BindOutcome::Bound(host) => {
-                tracing::info!(claim = id, host, "claim bound");
+                tracing::info!(claim = %id, host = %host, "claim bound");
                 self.claim_hold_addresses(id).await;
-                let claim = self.datastore.claim_get(None, id).await?;
+                let claim = self.datastore.claim_get(TenantScope::Every, id).await?;
                 if let Some(claim) = claim.filter(|c| c.online) {
                     self.claim_provision(&claim).await?;
                 }
@@ -279,8 +273,8 @@ impl Podium {
 
     /// Where a claim brings networkData that names the host's NICs (policy `consumer`), the
     /// check that it fits a host, for the bind to skip the hosts it does not fit.
-    async fn claim_fit(&self, id: &str) -> Result<Option<podium_store::HostFit>, Error> {
-        let Some(claim) = self.datastore.claim_get(None, id).await? else {
+    async fn claim_fit(&self, id: &ClaimId) -> Result<Option<podium_store::HostFit>, Error> {
+        let Some(claim) = self.datastore.claim_get(TenantScope::Every, id).await? else {
             return Ok(None);
         };
         if claim.state != ClaimState::Pending || claim.network_data.is_none() {
@@ -289,7 +283,7 @@ impl Podium {
         let Some(pm) = self.datastore.pod_manager_get(&claim.pod_manager).await? else {
             return Ok(None);
         };
-        let pm = crate::pod_managers::PodManager::from_row(pm)?;
+        let pm = crate::bindings::PodManager::from_row(pm)?;
         if crate::rendering::policy_of(&pm) != podium_runtime::NetworkPolicy::Consumer {
             return Ok(None);
         }
@@ -300,7 +294,7 @@ impl Podium {
             crate::rendering::consumer_input(Some(&network_data), claim.meta_data.as_deref());
         let podium = self.clone();
         let claim_id = claim.id.clone();
-        let check = move |host_id: String| {
+        let check = move |host_id: HostId| {
             let (podium, pm, input, claim_id) =
                 (podium.clone(), pm.clone(), input.clone(), claim_id.clone());
             let fit: futures::future::BoxFuture<'static, _> = Box::pin(async move {
@@ -335,7 +329,7 @@ impl Podium {
     pub async fn claim_operations(
         &self,
         caller: &Caller,
-        id: &str,
+        id: &ClaimId,
         page: podium_store::Page,
     ) -> Result<podium_store::Paged<podium_store::OperationRow>, Error> {
         let (claim, _) = self.claim_view(caller, id).await?;
@@ -364,11 +358,11 @@ impl Podium {
     pub async fn claim_view(
         &self,
         caller: &Caller,
-        id: &str,
+        id: &ClaimId,
     ) -> Result<(ClaimRow, Option<HostRow>), Error> {
         let claim = self
             .datastore
-            .claim_get(scope(caller), id)
+            .claim_get(caller.scope(), id)
             .await?
             .ok_or_else(|| Error::not_found("claim", id))?;
         let host = match &claim.host_id {
@@ -382,7 +376,7 @@ impl Podium {
         &self,
         caller: &Caller,
     ) -> Result<Vec<(ClaimRow, Option<HostRow>)>, Error> {
-        let claims = self.datastore.claim_list(scope(caller)).await?;
+        let claims = self.datastore.claim_list(caller.scope()).await?;
         let mut out = Vec::with_capacity(claims.len());
         for claim in claims {
             let host = match &claim.host_id {
@@ -398,7 +392,7 @@ impl Podium {
     pub async fn claim_update(
         &self,
         caller: &Caller,
-        id: &str,
+        id: &ClaimId,
         params: ClaimUpdate,
     ) -> Result<(ClaimRow, Option<HostRow>), Error> {
         writable(caller)?;
@@ -426,7 +420,7 @@ impl Podium {
                             .into(),
                 });
             }
-            let pm = crate::pod_managers::PodManager::from_row(pm)?;
+            let pm = crate::bindings::PodManager::from_row(pm)?;
             let host = match &claim.host_id {
                 Some(h) => self.datastore.host_get(h).await?,
                 None => None,
@@ -456,7 +450,7 @@ impl Podium {
                 meta_data.as_deref(),
                 network_data.as_deref(),
                 &podium_store::now(),
-                (claim.state, claim.host_id.as_deref()),
+                (claim.state, claim.host_id.as_ref()),
             )
             .await?;
         if !updated {
@@ -489,7 +483,7 @@ impl Podium {
 
     /// Releases a claim: the host is deprovisioned (power off, media ejected, boot override
     /// cleared) before it is free for anyone else.
-    pub async fn claim_delete(&self, caller: &Caller, id: &str) -> Result<(), Error> {
+    pub async fn claim_delete(&self, caller: &Caller, id: &ClaimId) -> Result<(), Error> {
         writable(caller)?;
         let (claim, _) = self.claim_view(caller, id).await?;
         self.claim_release(&claim).await
@@ -497,14 +491,14 @@ impl Podium {
 
     /// Releases a claim, whoever asked (its tenant, or the admin deleting the tenant).
     pub(crate) async fn claim_release(&self, claim: &ClaimRow) -> Result<(), Error> {
-        let id = claim.id.as_str();
+        let id = &claim.id;
         let now = podium_store::now();
         // Releasing first: from now on no bind can take a host for it (a bind commits only a
         // pending claim), and whatever bound it before this shows in the claim read next.
         self.datastore
             .claim_set_state(id, ClaimState::Releasing, None, &now)
             .await?;
-        let host_id = match self.datastore.claim_get(None, id).await? {
+        let host_id = match self.datastore.claim_get(TenantScope::Every, id).await? {
             Some(c) => c.host_id,
             None => return Ok(()),
         };
@@ -538,7 +532,7 @@ impl Podium {
             &host.pod_manager,
             Some(&host.id),
         );
-        op.claim_id = Some(id.to_owned());
+        op.claim_id = Some(id.clone());
         let t = crate::lifecycle::DEPROVISION;
         if !self
             .datastore
@@ -577,7 +571,7 @@ impl Podium {
             // Two binds of one claim raced (its creation and the pending claims' timer): the
             // other one provisions it already.
             if let Some(now) = self.datastore.host_get(host_id).await?
-                && now.claim_id.as_deref() == Some(claim.id.as_str())
+                && now.claim_id.as_ref() == Some(&claim.id)
                 && matches!(now.state, HostState::Provisioning | HostState::Provisioned)
             {
                 return Ok(());

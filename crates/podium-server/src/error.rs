@@ -59,10 +59,10 @@ impl Error {
         }
     }
 
-    pub fn not_found(kind: &'static str, id: impl Into<String>) -> Error {
+    pub fn not_found(kind: &'static str, id: impl std::fmt::Display) -> Error {
         Error::NotFound {
             kind,
-            id: id.into(),
+            id: id.to_string(),
         }
     }
 }

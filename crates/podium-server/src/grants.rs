@@ -1,13 +1,14 @@
 //! Grants (Metal3's host deploy policy), the application side: the admin lets a tenant claim
 //! hosts of a pod manager, optionally narrowed by a label selector and a maximum number of hosts.
 
+use podium_types::{GrantId, PodManagerId, TenantId};
 use std::collections::BTreeMap;
 
 use crate::app::Podium;
 use crate::auth::Caller;
 use crate::error::Error;
 use crate::params::GrantCreate;
-use crate::pod_managers::page;
+use crate::params::page;
 use podium_store::{GrantRow, Paged};
 
 /// A grant with its selector decoded.
@@ -46,7 +47,7 @@ impl Podium {
                 format!("no pod manager `{}`", params.pod_manager),
             ));
         }
-        crate::hosts::validate_labels("selector", &params.selector)?;
+        crate::labels::validate_labels("selector", &params.selector)?;
         if params.max_hosts == Some(0) {
             return Err(Error::invalid(
                 "max_hosts",
@@ -54,7 +55,7 @@ impl Podium {
             ));
         }
         let row = GrantRow {
-            id: podium_store::new_id(),
+            id: GrantId::generate(),
             tenant_id: params.tenant,
             pod_manager: params.pod_manager,
             selector: serde_json::to_string(&params.selector).expect("labels serialize"),
@@ -74,7 +75,7 @@ impl Podium {
         }
     }
 
-    pub async fn grant_view(&self, caller: &Caller, id: &str) -> Result<Grant, Error> {
+    pub async fn grant_view(&self, caller: &Caller, id: &GrantId) -> Result<Grant, Error> {
         caller.require_admin_read()?;
         let row = self
             .datastore
@@ -87,19 +88,15 @@ impl Podium {
     pub async fn grant_list(
         &self,
         caller: &Caller,
-        tenant: Option<String>,
-        pod_manager: Option<String>,
+        tenant: Option<TenantId>,
+        pod_manager: Option<PodManagerId>,
         limit: Option<u32>,
         cursor: Option<String>,
     ) -> Result<Paged<Grant>, Error> {
         caller.require_admin_read()?;
         let paged = self
             .datastore
-            .grant_list(
-                tenant.as_deref(),
-                pod_manager.as_deref(),
-                &page(limit, cursor)?,
-            )
+            .grant_list(tenant.as_ref(), pod_manager.as_ref(), &page(limit, cursor)?)
             .await?;
         Ok(Paged {
             items: paged
@@ -111,7 +108,7 @@ impl Podium {
         })
     }
 
-    pub async fn grant_delete(&self, caller: &Caller, id: &str) -> Result<(), Error> {
+    pub async fn grant_delete(&self, caller: &Caller, id: &GrantId) -> Result<(), Error> {
         caller.require_admin()?;
         if !self.datastore.grant_delete(id).await? {
             return Err(Error::not_found("grant", id));

@@ -2,91 +2,19 @@
 //! managers, and carrying out power, boot and media actions as operations through the site's
 //! driver.
 
-use std::collections::BTreeMap;
+use podium_types::{ClaimId, HostId, OperationId, PodManagerId};
 
 use crate::app::Podium;
 use crate::auth::Caller;
+use crate::bindings::PodManager;
 use crate::error::Error;
+use crate::inventory::host_row_from_system;
+use crate::labels::validate_labels;
 use crate::lifecycle::{HostAction, action_allowed};
 use crate::params::{BootParams, HostCreate, MediaParams, PowerParams};
-use crate::pod_managers::PodManager;
 use podium_runtime::{CallError, PluginError, System, SystemKind};
 use podium_store::{HostFilter, HostRow, OperationFilter, OperationRow, Page, Paged};
 use podium_types::{BootSettings, MediaAction, MediaRequest, OperationRequest, PowerAction};
-
-/// The stored form of a discovered system (the `id` is used only if the host is new).
-pub(crate) fn host_row_from_system(s: &System) -> HostRow {
-    HostRow {
-        id: podium_store::new_id(),
-        system_id: s.id.clone(),
-        kind: match s.kind {
-            SystemKind::System => "system",
-            SystemKind::Chassis => "chassis",
-        }
-        .into(),
-        name: s.name.clone(),
-        uuid: s.uuid.clone(),
-        manufacturer: s.manufacturer.clone(),
-        model: s.model.clone(),
-        serial: s.serial.clone(),
-        cpu_count: i64::from(s.cpu_count),
-        memory_mib: i64::try_from(s.memory_mib).unwrap_or(i64::MAX),
-        nics: serde_json::to_string(&s.nics).expect("nics serialize"),
-        media_slots: serde_json::to_string(&s.media_slots).expect("media serialize"),
-        boot: s
-            .boot
-            .map(|b| serde_json::to_string(&b).expect("boot serializes")),
-        power_state: power_state_name(s.power).into(),
-        bmc_tls_verify: true,
-        ..HostRow::default()
-    }
-}
-
-pub(crate) fn power_state_name(p: podium_runtime::PowerState) -> &'static str {
-    use podium_runtime::PowerState as P;
-    match p {
-        P::On => "on",
-        P::Off => "off",
-        P::PoweringOn => "powering_on",
-        P::PoweringOff => "powering_off",
-        P::Unknown => "unknown",
-    }
-}
-
-const LABEL_KEY_MAX: usize = 63;
-const LABEL_VALUE_MAX: usize = 63;
-const LABELS_MAX: usize = 64;
-
-/// Checks a set of labels (or a selector of them); `field` names it in errors.
-pub(crate) fn validate_labels(field: &str, labels: &BTreeMap<String, String>) -> Result<(), Error> {
-    if labels.len() > LABELS_MAX {
-        return Err(Error::invalid(
-            "labels",
-            format!("at most {LABELS_MAX} labels"),
-        ));
-    }
-    for (k, v) in labels {
-        let key_ok = !k.is_empty()
-            && k.len() <= LABEL_KEY_MAX
-            && k.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"._/-".contains(&b));
-        if !key_ok {
-            return Err(Error::invalid(
-                format!("{field}.{k}"),
-                format!(
-                    "a label key is 1 to {LABEL_KEY_MAX} characters of A-Z, a-z, 0-9, `.`, `_`, `/` and `-`"
-                ),
-            ));
-        }
-        if v.len() > LABEL_VALUE_MAX || v.chars().any(char::is_control) {
-            return Err(Error::invalid(
-                format!("{field}.{k}"),
-                format!("a label value is at most {LABEL_VALUE_MAX} printable characters"),
-            ));
-        }
-    }
-    Ok(())
-}
 
 impl Podium {
     /// Registers a host that has its own BMC under a pod manager acting as a site: the system is
@@ -107,21 +35,21 @@ impl Podium {
             })?;
         let pm = PodManager::from_row(pm_row)?;
         let bmc = params.bmc;
-        let url = crate::pod_managers::normalize_url("bmc.url", &bmc.url)?;
+        let url = crate::endpoint::normalize_url("bmc.url", &bmc.url)?;
         let url = url.as_str().trim_end_matches('/').to_owned();
         if let Some(auth) = &bmc.auth {
-            crate::pod_managers::validate_auth(auth).map_err(prefix_field("bmc"))?;
+            crate::endpoint::validate_auth(auth).map_err(prefix_field("bmc"))?;
         }
         let tls = bmc.tls.unwrap_or(crate::params::TlsParams {
             verify: true,
             ca_bundle: None,
             pinned_sha256: None,
         });
-        let pin = crate::pod_managers::validate_tls(&tls).map_err(prefix_field("bmc"))?;
+        let pin = crate::endpoint::validate_tls(&tls).map_err(prefix_field("bmc"))?;
         let labels = params.labels.unwrap_or_default();
         validate_labels("labels", &labels)?;
         let mut host = HostRow {
-            id: podium_store::new_id(),
+            id: HostId::generate(),
             pod_manager: pm.row.uuid.clone(),
             bmc_url: Some(url),
             bmc_auth_sealed: bmc.auth.as_ref().map(|a| self.seal_auth(a)),
@@ -238,7 +166,7 @@ impl Podium {
         Ok(())
     }
 
-    pub async fn host_view(&self, caller: &Caller, id: &str) -> Result<HostRow, Error> {
+    pub async fn host_view(&self, caller: &Caller, id: &HostId) -> Result<HostRow, Error> {
         caller.require_admin_read()?;
         self.datastore
             .host_get(id)
@@ -260,7 +188,7 @@ impl Podium {
     pub async fn host_update(
         &self,
         caller: &Caller,
-        id: &str,
+        id: &HostId,
         params: crate::params::HostUpdate,
     ) -> Result<HostRow, Error> {
         caller.require_admin()?;
@@ -276,7 +204,7 @@ impl Podium {
                      manager's credentials instead",
                 ));
             }
-            crate::pod_managers::validate_auth(&bmc.auth).map_err(prefix_field("bmc"))?;
+            crate::endpoint::validate_auth(&bmc.auth).map_err(prefix_field("bmc"))?;
             // New credentials: the host registers again, from a state that allows it.
             action_allowed(&host, HostAction::Inspect)?;
         }
@@ -319,7 +247,7 @@ impl Podium {
                     message: format!("host `{id}` changed state meanwhile; read it and try again"),
                 });
             }
-            tracing::info!(host = id, "new BMC credentials: registering again");
+            tracing::info!(host = %id, "new BMC credentials: registering again");
             self.background.run_now(crate::background::Job::Leasing);
         }
         let now = podium_store::now();
@@ -342,7 +270,7 @@ impl Podium {
     pub async fn host_power(
         &self,
         caller: &Caller,
-        id: &str,
+        id: &HostId,
         params: PowerParams,
     ) -> Result<OperationRow, Error> {
         let request = OperationRequest::Power(params.action);
@@ -353,7 +281,7 @@ impl Podium {
     pub async fn host_boot(
         &self,
         caller: &Caller,
-        id: &str,
+        id: &HostId,
         params: BootParams,
     ) -> Result<OperationRow, Error> {
         let request = OperationRequest::Boot(BootSettings {
@@ -368,7 +296,7 @@ impl Podium {
     pub async fn host_media(
         &self,
         caller: &Caller,
-        id: &str,
+        id: &HostId,
         params: MediaParams,
     ) -> Result<OperationRow, Error> {
         if let MediaParams::Insert { image_url, .. } = &params {
@@ -397,7 +325,7 @@ impl Podium {
     async fn operation_queue(
         &self,
         caller: &Caller,
-        host_id: &str,
+        host_id: &HostId,
         action: HostAction,
         request: OperationRequest,
     ) -> Result<OperationRow, Error> {
@@ -417,7 +345,7 @@ impl Podium {
         &self,
         host: HostRow,
         action: PowerAction,
-        claim: Option<&str>,
+        claim: Option<&ClaimId>,
     ) -> Result<OperationRow, Error> {
         self.operation_start(&host, OperationRequest::Power(action), claim)
             .await
@@ -427,10 +355,10 @@ impl Podium {
         &self,
         host: &HostRow,
         request: OperationRequest,
-        claim: Option<&str>,
+        claim: Option<&ClaimId>,
     ) -> Result<OperationRow, Error> {
         let mut op = OperationRow::queued(request, &host.pod_manager, Some(&host.id));
-        op.claim_id = claim.map(str::to_owned);
+        op.claim_id = claim.cloned();
         self.operation_enqueue(&op).await?;
         Ok(op)
     }
@@ -439,7 +367,7 @@ impl Podium {
     pub async fn pod_manager_sync(
         &self,
         caller: &Caller,
-        uuid: &str,
+        uuid: &PodManagerId,
     ) -> Result<OperationRow, Error> {
         caller.require_admin()?;
         self.pod_manager_view(caller, uuid).await?;
@@ -481,7 +409,11 @@ impl Podium {
         Some(serde_json::json!({ "power_state": observed.power_state }))
     }
 
-    pub async fn operation_view(&self, caller: &Caller, id: &str) -> Result<OperationRow, Error> {
+    pub async fn operation_view(
+        &self,
+        caller: &Caller,
+        id: &OperationId,
+    ) -> Result<OperationRow, Error> {
         caller.require_admin_read()?;
         self.datastore
             .operation_get(id)

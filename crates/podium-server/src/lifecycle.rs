@@ -11,6 +11,7 @@ use crate::app::Podium;
 use crate::auth::Caller;
 use crate::error::Error;
 use podium_store::{HostRow, OperationRow};
+use podium_types::HostId;
 use podium_types::{HostState, OperationKind, OperationRequest};
 
 use podium_store::Transition;
@@ -173,7 +174,7 @@ const REASON_MAX: usize = 255;
 impl Podium {
     /// `POST /v1/hosts/{id}/inspect`: inspects a host again (registers it again first if its
     /// registration failed), as an operation.
-    pub async fn host_inspect(&self, caller: &Caller, id: &str) -> Result<OperationRow, Error> {
+    pub async fn host_inspect(&self, caller: &Caller, id: &HostId) -> Result<OperationRow, Error> {
         caller.require_admin()?;
         let host = self.host_view(caller, id).await?;
         action_allowed(&host, HostAction::Inspect)?;
@@ -201,7 +202,7 @@ impl Podium {
     pub async fn host_maintenance_set(
         &self,
         caller: &Caller,
-        id: &str,
+        id: &HostId,
         reason: Option<String>,
     ) -> Result<HostRow, Error> {
         caller.require_admin()?;
@@ -220,18 +221,22 @@ impl Podium {
         {
             return Err(Error::not_found("host", id));
         }
-        tracing::info!(host = id, reason, "maintenance begins");
+        tracing::info!(host = %id, reason, "maintenance begins");
         self.host_view(caller, id).await
     }
 
     /// `DELETE /v1/hosts/{id}/maintenance`: ends it; what waited runs, pending claims are tried.
-    pub async fn host_maintenance_end(&self, caller: &Caller, id: &str) -> Result<HostRow, Error> {
+    pub async fn host_maintenance_end(
+        &self,
+        caller: &Caller,
+        id: &HostId,
+    ) -> Result<HostRow, Error> {
         caller.require_admin()?;
         let now = podium_store::now();
         if !self.datastore.host_set_maintenance(id, None, &now).await? {
             return Err(Error::not_found("host", id));
         }
-        tracing::info!(host = id, "maintenance ends");
+        tracing::info!(host = %id, "maintenance ends");
         self.background.run_now(crate::background::Job::Leasing);
         self.background.run_now(crate::background::Job::Bind);
         self.host_view(caller, id).await
@@ -239,7 +244,9 @@ impl Podium {
 
     /// The host an operation acts on.
     pub(crate) async fn operation_host(&self, op: &OperationRow) -> Result<HostRow, Error> {
-        let id = op.host_id.as_deref().unwrap_or_default();
+        let Some(id) = &op.host_id else {
+            return Err(Error::not_found("host", "(none)"));
+        };
         self.datastore
             .host_get(id)
             .await?

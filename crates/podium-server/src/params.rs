@@ -2,12 +2,16 @@
 //! deserializes them, naming the field of any error) and the application layer (which validates
 //! their values). Unknown fields are refused everywhere.
 
+use podium_types::{ClaimId, HostId, PodManagerId, TenantId};
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Deserializer};
 use utoipa::{IntoParams, ToSchema};
 
+use podium_store::Page;
 use podium_types::Secret;
+
+use crate::error::Error;
 
 /// `Some(None)` for an explicit `null`, `None` for an absent field.
 fn double_option<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
@@ -175,7 +179,7 @@ pub struct PodManagerQuery {
 #[derive(Clone, Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HostCreate {
-    pub pod_manager: String,
+    pub pod_manager: PodManagerId,
     pub bmc: BmcParams,
     #[serde(default)]
     pub labels: Option<BTreeMap<String, String>>,
@@ -275,9 +279,9 @@ fn cd() -> podium_types::MediaType {
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct OperationQuery {
-    pub host: Option<String>,
-    pub pod_manager: Option<String>,
-    pub claim: Option<String>,
+    pub host: Option<HostId>,
+    pub pod_manager: Option<PodManagerId>,
+    pub claim: Option<ClaimId>,
     /// 1 to 1000; default 100.
     #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<u32>,
@@ -315,9 +319,9 @@ pub struct TokenCreate {
 #[serde(deny_unknown_fields)]
 pub struct GrantCreate {
     /// The tenant's id.
-    pub tenant: String,
+    pub tenant: TenantId,
     /// The pod manager's uuid.
-    pub pod_manager: String,
+    pub pod_manager: PodManagerId,
     /// Labels a host must all carry to be claimable under this grant; all hosts when empty.
     #[serde(default)]
     pub selector: BTreeMap<String, String>,
@@ -330,8 +334,8 @@ pub struct GrantCreate {
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct GrantQuery {
-    pub tenant: Option<String>,
-    pub pod_manager: Option<String>,
+    pub tenant: Option<TenantId>,
+    pub pod_manager: Option<PodManagerId>,
     /// 1 to 1000; default 100.
     #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<u32>,
@@ -359,7 +363,7 @@ pub struct ImageParams {
 pub struct ClaimCreate {
     /// A pod manager granted to the tenant; any granted one when absent.
     #[serde(default)]
-    pub pod_manager: Option<String>,
+    pub pod_manager: Option<PodManagerId>,
     /// Labels the host must carry (besides the grant's).
     #[serde(default)]
     pub selector: BTreeMap<String, String>,
@@ -415,7 +419,7 @@ pub struct ClaimUpdate {
 pub struct RenderedQuery {
     /// `preprovisioning` or `provisioning` (the default; the host must be claimed).
     #[serde(default)]
-    pub phase: Option<crate::rendering::Phase>,
+    pub phase: Option<podium_types::Phase>,
 }
 
 /// `POST /v1/hosts/{id}/config_drive`, `POST /v1/claims/{id}/config_drive`.
@@ -425,7 +429,7 @@ pub struct ConfigDriveCreate {
     /// For a host (admin): `preprovisioning` or `provisioning` (default). Claims are always
     /// `provisioning`.
     #[serde(default)]
-    pub phase: Option<crate::rendering::Phase>,
+    pub phase: Option<podium_types::Phase>,
     /// Seconds until the URL stops working: 60 to 86400, default 3600.
     #[serde(default)]
     pub expires_in: Option<u64>,
@@ -469,10 +473,10 @@ pub struct IpPoolCreate {
     pub plugin: Option<PluginBindingParams>,
     /// The pod manager whose hosts the pool serves.
     #[serde(default)]
-    pub pod_manager: Option<String>,
+    pub pod_manager: Option<PodManagerId>,
     /// Only these tenants' claims, where given; every tenant of the pod manager when empty.
     #[serde(default)]
-    pub tenants: Vec<String>,
+    pub tenants: Vec<TenantId>,
 }
 
 /// `PATCH /v1/ip_pools/{id}`: any field of the create body; absent fields are kept. A change
@@ -494,15 +498,15 @@ pub struct IpPoolUpdate {
     /// `null` detaches the pool from its pod manager.
     #[serde(default, deserialize_with = "double_option")]
     #[schema(value_type = Option<String>)]
-    pub pod_manager: Option<Option<String>>,
-    pub tenants: Option<Vec<String>>,
+    pub pod_manager: Option<Option<PodManagerId>>,
+    pub tenants: Option<Vec<TenantId>>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct IpPoolQuery {
-    pub pod_manager: Option<String>,
+    pub pod_manager: Option<PodManagerId>,
     /// 1 to 1000; default 100.
     #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<u32>,
@@ -528,4 +532,13 @@ pub struct IpClaimCreate {
 pub struct TenantDeleteQuery {
     /// Release the tenant's claims (deprovisioning their hosts) and delete it after them.
     pub release: Option<bool>,
+}
+
+/// The page size a list uses when the caller gives none, and the most it may ask for.
+pub(crate) fn page(limit: Option<u32>, cursor: Option<String>) -> Result<Page, Error> {
+    let limit = limit.unwrap_or(100);
+    if !(1..=1000).contains(&limit) {
+        return Err(Error::invalid("limit", "must be between 1 and 1000"));
+    }
+    Ok(Page { limit, cursor })
 }

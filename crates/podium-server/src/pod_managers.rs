@@ -1,11 +1,15 @@
 //! Pod managers, the application side: the Valence registry with credentials sealed, plugins
 //! chosen per site, the status probe and the inventory sync through the site's driver.
 
+use podium_types::PodManagerId;
 use url::Url;
 
 use crate::app::Podium;
 use crate::auth::Caller;
+use crate::bindings::{DEFAULT_DRIVER, DEFAULT_IPAM, PluginBinding, PodManager};
+use crate::endpoint::{canonical, normalize_url, validate_auth, validate_tls};
 use crate::error::Error;
+use crate::labels::validate_name;
 use crate::params::{
     AuthParams, NetworkConfigOwner, PluginBindingParams, PodManagerCreate, PodManagerUpdate,
     TlsParams,
@@ -17,111 +21,8 @@ use podium_store::{
     SyncSummary,
 };
 
-/// A plugin bound to a pod manager: resolved to one build, with its configuration. Stored as JSON.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
-pub struct PluginBinding {
-    pub name: String,
-    pub version: String,
-    pub sha256: String,
-    #[schema(value_type = Object)]
-    pub config: serde_json::Value,
-}
-
-/// A stored pod manager with its bindings decoded.
-#[derive(Clone, Debug)]
-pub struct PodManager {
-    pub row: PodManagerRow,
-    pub driver: PluginBinding,
-    pub ipam: PluginBinding,
-    pub renderer: Option<PluginBinding>,
-}
-
-impl PodManager {
-    pub(crate) fn from_row(row: PodManagerRow) -> Result<PodManager, Error> {
-        let decode = |text: &str| -> Result<PluginBinding, Error> {
-            serde_json::from_str(text)
-                .map_err(|e| Error::Internal(anyhow::anyhow!("stored plugin binding: {e}")))
-        };
-        Ok(PodManager {
-            driver: decode(&row.driver)?,
-            ipam: decode(&row.ipam)?,
-            renderer: row.renderer.as_deref().map(decode).transpose()?,
-            row,
-        })
-    }
-}
-
-const NAME_MAX: usize = 63;
 const DESCRIPTION_MAX: usize = 1024;
 const LOCATION_MAX: usize = 255;
-pub const DEFAULT_DRIVER: &str = "redfish";
-pub const DEFAULT_IPAM: &str = "ipam-static";
-
-/// The page size a list uses when the caller gives none, and the most it may ask for.
-pub fn page(limit: Option<u32>, cursor: Option<String>) -> Result<Page, Error> {
-    let limit = limit.unwrap_or(100);
-    if !(1..=1000).contains(&limit) {
-        return Err(Error::invalid("limit", "must be between 1 and 1000"));
-    }
-    Ok(Page { limit, cursor })
-}
-
-pub(crate) fn validate_name(name: &str) -> Result<(), Error> {
-    if name.is_empty()
-        || name.len() > NAME_MAX
-        || !name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
-    {
-        return Err(Error::invalid(
-            "name",
-            format!("must be 1 to {NAME_MAX} characters of A-Z, a-z, 0-9, `.`, `_` and `-`"),
-        ));
-    }
-    Ok(())
-}
-
-/// Checks an endpoint's base URL and returns its canonical form, `scheme://host[:port]`.
-pub fn normalize_url(field: &str, raw: &str) -> Result<Url, Error> {
-    // An error echoes the URL, but never a password written into it.
-    let shown = redact_userinfo(raw);
-    let bad = |why: &str| Error::invalid(field, format!("`{shown}` {why}"));
-    let url = Url::parse(raw).map_err(|e| bad(&format!("is not a URL: {e}")))?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(bad("must use http or https"));
-    }
-    if url.host_str().is_none_or(str::is_empty) {
-        return Err(bad("has no host"));
-    }
-    if !url.username().is_empty() || url.password().is_some() {
-        return Err(bad("must not carry credentials: send them in `auth`"));
-    }
-    if url.path() != "/" && !url.path().is_empty() {
-        return Err(bad(
-            "must be a base URL with no path (the driver finds the service root)",
-        ));
-    }
-    if url.query().is_some() || url.fragment().is_some() {
-        return Err(bad("must have no query or fragment"));
-    }
-    Ok(url)
-}
-
-/// `raw` with whatever lies between `://` and the last `@` of its authority replaced by `***`.
-fn redact_userinfo(raw: &str) -> String {
-    let Some((scheme, rest)) = raw.split_once("://") else {
-        return raw.to_owned();
-    };
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    match rest[..authority_end].rfind('@') {
-        Some(at) => format!("{scheme}://***{}", &rest[at..]),
-        None => raw.to_owned(),
-    }
-}
-
-fn canonical(url: &Url) -> String {
-    url.as_str().trim_end_matches('/').to_owned()
-}
 
 fn validate_text(field: &str, value: &str, max: usize) -> Result<(), Error> {
     if value.len() > max || value.chars().any(|c| c.is_control() && c != '\n') {
@@ -131,67 +32,6 @@ fn validate_text(field: &str, value: &str, max: usize) -> Result<(), Error> {
         ));
     }
     Ok(())
-}
-
-pub(crate) fn validate_auth(auth: &AuthParams) -> Result<(), Error> {
-    if auth.username.is_empty()
-        || auth.username.len() > 256
-        || auth.username.chars().any(char::is_control)
-    {
-        return Err(Error::invalid(
-            "auth.username",
-            "must be 1 to 256 printable characters",
-        ));
-    }
-    if auth.password.expose().len() > 1024 {
-        return Err(Error::invalid(
-            "auth.password",
-            "must be at most 1024 bytes",
-        ));
-    }
-    Ok(())
-}
-
-/// Checks TLS settings and returns the pin in canonical form (lower-case hex, no colons).
-pub(crate) fn validate_tls(tls: &TlsParams) -> Result<Option<String>, Error> {
-    if let Some(pem) = &tls.ca_bundle {
-        if !tls.verify {
-            return Err(Error::invalid(
-                "tls.ca_bundle",
-                "a CA bundle has no use with `verify: false`",
-            ));
-        }
-        let certs = reqwest::Certificate::from_pem_bundle(pem.as_bytes()).map_err(|e| {
-            Error::invalid(
-                "tls.ca_bundle",
-                format!("is not a PEM certificate bundle: {e}"),
-            )
-        })?;
-        if certs.is_empty() || !pem.contains("BEGIN CERTIFICATE") {
-            return Err(Error::invalid("tls.ca_bundle", "holds no PEM certificate"));
-        }
-    }
-    let Some(pin) = &tls.pinned_sha256 else {
-        return Ok(None);
-    };
-    if !tls.verify || tls.ca_bundle.is_some() {
-        return Err(Error::invalid(
-            "tls.pinned_sha256",
-            "a pinned certificate excludes `verify: false` and `ca_bundle`",
-        ));
-    }
-    let hex: String = pin
-        .chars()
-        .filter(|c| *c != ':')
-        .collect::<String>()
-        .to_ascii_lowercase();
-    if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Err(Error::invalid(
-            "tls.pinned_sha256",
-            "must be the 64 hex digits of a SHA-256 (colons allowed)",
-        ));
-    }
-    Ok(Some(hex))
 }
 
 impl Podium {
@@ -236,7 +76,12 @@ impl Podium {
         })
     }
 
-    async fn check_unique(&self, name: &str, url: &str, except: Option<&str>) -> Result<(), Error> {
+    async fn check_unique(
+        &self,
+        name: &str,
+        url: &str,
+        except: Option<&PodManagerId>,
+    ) -> Result<(), Error> {
         match self
             .datastore
             .pod_manager_conflict(name, url, except)
@@ -296,7 +141,7 @@ impl Podium {
         self.check_unique(&params.name, &url, None).await?;
         let now = podium_store::now();
         let row = PodManagerRow {
-            uuid: podium_store::new_id(),
+            uuid: PodManagerId::generate(),
             name: params.name,
             url,
             auth_sealed: params.auth.map(|a| self.seal_auth(&a)),
@@ -338,7 +183,7 @@ impl Podium {
     }
 
     /// Probes and syncs a pod manager in the background.
-    fn spawn_refresh(&self, uuid: String) {
+    fn spawn_refresh(&self, uuid: PodManagerId) {
         let podium = self.clone();
         tokio::spawn(async move {
             if podium.pod_manager_probe(&uuid).await == Some(true)
@@ -356,7 +201,11 @@ impl Podium {
             .seal(&podium_types::Secret::new(json.to_string()))
     }
 
-    pub async fn pod_manager_view(&self, caller: &Caller, uuid: &str) -> Result<PodManager, Error> {
+    pub async fn pod_manager_view(
+        &self,
+        caller: &Caller,
+        uuid: &PodManagerId,
+    ) -> Result<PodManager, Error> {
         caller.require_admin_read()?;
         self.pod_manager_load(uuid).await
     }
@@ -382,7 +231,7 @@ impl Podium {
     pub async fn pod_manager_update(
         &self,
         caller: &Caller,
-        uuid: &str,
+        uuid: &PodManagerId,
         params: PodManagerUpdate,
     ) -> Result<PodManager, Error> {
         caller.require_admin()?;
@@ -457,7 +306,11 @@ impl Podium {
         self.pod_manager_load(uuid).await
     }
 
-    pub async fn pod_manager_delete(&self, caller: &Caller, uuid: &str) -> Result<(), Error> {
+    pub async fn pod_manager_delete(
+        &self,
+        caller: &Caller,
+        uuid: &PodManagerId,
+    ) -> Result<(), Error> {
         caller.require_admin()?;
         match self.datastore.pod_manager_delete(uuid).await? {
             Ok(true) => {
@@ -478,7 +331,7 @@ impl Podium {
     pub async fn pod_manager_status_history(
         &self,
         caller: &Caller,
-        uuid: &str,
+        uuid: &PodManagerId,
     ) -> Result<Vec<StatusChange>, Error> {
         self.pod_manager_view(caller, uuid).await?;
         Ok(self.datastore.pod_manager_status_history(uuid).await?)
@@ -573,7 +426,7 @@ impl Podium {
 
     /// Probes a pod manager through its driver and records the result. Returns whether it is
     /// online, or `None` if it no longer exists.
-    pub async fn pod_manager_probe(&self, uuid: &str) -> Option<bool> {
+    pub async fn pod_manager_probe(&self, uuid: &PodManagerId) -> Option<bool> {
         let pm = match self.datastore.pod_manager_get(uuid).await {
             Ok(Some(row)) => PodManager::from_row(row).ok()?,
             Ok(None) => return None,
@@ -617,7 +470,7 @@ impl Podium {
     }
 
     /// Discovers a pod manager's systems and makes its hosts match.
-    pub async fn pod_manager_sync_now(&self, uuid: &str) -> Result<SyncSummary, Error> {
+    pub async fn pod_manager_sync_now(&self, uuid: &PodManagerId) -> Result<SyncSummary, Error> {
         let pm = self.pod_manager_load(uuid).await?;
         let (plugin, context) = self.driver_for(&pm).await?;
         let discovered_at = podium_store::now();
@@ -629,7 +482,7 @@ impl Podium {
             .map_err(Error::Plugin)?;
         let hosts: Vec<HostRow> = systems
             .iter()
-            .map(crate::hosts::host_row_from_system)
+            .map(crate::inventory::host_row_from_system)
             .collect();
         let summary = self
             .datastore
@@ -685,7 +538,7 @@ impl Podium {
 
     async fn for_each_pod_manager<F, Fut, T>(&self, f: F) -> Result<Vec<T>, Error>
     where
-        F: Fn(Podium, String) -> Fut,
+        F: Fn(Podium, PodManagerId) -> Fut,
         Fut: Future<Output = T>,
     {
         use futures::StreamExt;
@@ -718,28 +571,5 @@ fn describe_failure(e: &CallError) -> String {
             other => other.to_string(),
         },
         other => other.to_string(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn url_errors_never_echo_a_password() {
-        assert_eq!(
-            redact_userinfo("http://admin:pw@bmc:8000/x"),
-            "http://***@bmc:8000/x"
-        );
-        assert_eq!(redact_userinfo("http://bmc/a@b"), "http://bmc/a@b");
-        assert_eq!(redact_userinfo("not a url"), "not a url");
-        for raw in [
-            "http://admin:hunter2@bmc",
-            "http://admin:hunter2@",
-            "ftp://a:hunter2@x/y",
-        ] {
-            let e = normalize_url("url", raw).unwrap_err().to_string();
-            assert!(!e.contains("hunter2"), "{e}");
-        }
     }
 }

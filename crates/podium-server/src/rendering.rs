@@ -10,14 +10,15 @@
 //! The template is the renderer's format: the host only stores it and learns from the
 //! renderer which pools it takes addresses from.
 
+use podium_types::{ClaimId, ConfigDriveId, HostId, Phase, PodManagerId, TenantScope};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::app::Podium;
 use crate::auth::Caller;
+use crate::bindings::PodManager;
 use crate::error::Error;
 use crate::plugins::PluginRef;
-use crate::pod_managers::PodManager;
 use podium_runtime::{
     CallContext, CallError, ConsumerInput, NetworkPolicy, Nic, Plugin, PluginError, PoolNeed,
     RenderAddress, RenderHost, RenderInput, World,
@@ -32,33 +33,12 @@ pub(crate) const DRIVE_TTL_MAX: u64 = 86_400;
 /// The largest template accepted, as JSON text.
 const TEMPLATE_MAX: usize = 256 << 10;
 
-/// Which boot a document is for.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Phase {
-    /// The ramdisk, before the host is provisioned.
-    Preprovisioning,
-    /// The claimed host's own operating system.
-    Provisioning,
-}
-
-impl Phase {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Phase::Preprovisioning => "preprovisioning",
-            Phase::Provisioning => "provisioning",
-        }
-    }
-}
-
 /// The rendered documents of one host for one phase.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Documents {
     pub phase: Phase,
-    pub host_id: String,
-    pub claim_id: Option<String>,
+    pub host_id: HostId,
+    pub claim_id: Option<ClaimId>,
     pub meta_data: Value,
     pub network_data: Value,
     pub user_data: Option<Vec<u8>>,
@@ -95,8 +75,8 @@ fn not_held(owner: &str, pool: &str) -> Error {
 /// What a config drive is made for.
 #[derive(Clone, Copy, Debug)]
 pub enum DriveFor<'a> {
-    Host(&'a str, Phase),
-    Claim(&'a str),
+    Host(&'a HostId, Phase),
+    Claim(&'a ClaimId),
 }
 
 pub(crate) fn policy_of(pm: &PodManager) -> NetworkPolicy {
@@ -112,7 +92,7 @@ pub(crate) fn render_host(host: &HostRow) -> Result<RenderHost, Error> {
     let nics: Vec<Nic> = serde_json::from_str(&host.nics)
         .map_err(|e| Error::Internal(anyhow::anyhow!("stored NICs of host {}: {e}", host.id)))?;
     Ok(RenderHost {
-        id: host.id.clone(),
+        id: host.id.to_string(),
         name: host.name.clone(),
         uuid: host.uuid.clone(),
         boot_mac: host.boot_mac.clone(),
@@ -204,7 +184,7 @@ impl Podium {
         ))
     }
 
-    pub(crate) async fn pod_manager_load(&self, uuid: &str) -> Result<PodManager, Error> {
+    pub(crate) async fn pod_manager_load(&self, uuid: &PodManagerId) -> Result<PodManager, Error> {
         let row = self
             .datastore
             .pod_manager_get(uuid)
@@ -223,7 +203,11 @@ impl Podium {
     }
 
     /// `GET /v1/pod_managers/{uuid}/network_template`.
-    pub async fn network_template_view(&self, caller: &Caller, uuid: &str) -> Result<Value, Error> {
+    pub async fn network_template_view(
+        &self,
+        caller: &Caller,
+        uuid: &PodManagerId,
+    ) -> Result<Value, Error> {
         caller.require_admin_read()?;
         let pm = self.pod_manager_load(uuid).await?;
         let text = self
@@ -240,7 +224,7 @@ impl Podium {
     pub async fn network_template_put(
         &self,
         caller: &Caller,
-        uuid: &str,
+        uuid: &PodManagerId,
         template: Value,
     ) -> Result<Value, Error> {
         caller.require_admin()?;
@@ -292,7 +276,11 @@ impl Podium {
     }
 
     /// `DELETE /v1/pod_managers/{uuid}/network_template`.
-    pub async fn network_template_delete(&self, caller: &Caller, uuid: &str) -> Result<(), Error> {
+    pub async fn network_template_delete(
+        &self,
+        caller: &Caller,
+        uuid: &PodManagerId,
+    ) -> Result<(), Error> {
         caller.require_admin()?;
         let pm = self.pod_manager_load(uuid).await?;
         if self
@@ -361,7 +349,7 @@ impl Podium {
     pub async fn host_rendered(
         &self,
         caller: &Caller,
-        host_id: &str,
+        host_id: &HostId,
         phase: Phase,
     ) -> Result<Documents, Error> {
         caller.require_admin_read()?;
@@ -373,7 +361,7 @@ impl Podium {
     /// a claim's, so a host without one is a 409.
     async fn host_with_bound_claim(
         &self,
-        host_id: &str,
+        host_id: &HostId,
         phase: Phase,
     ) -> Result<(HostRow, Option<ClaimRow>), Error> {
         let host = self
@@ -387,7 +375,7 @@ impl Podium {
         let claim = match &host.claim_id {
             Some(c) => self
                 .datastore
-                .claim_get(None, c)
+                .claim_get(TenantScope::Every, c)
                 .await?
                 .filter(|c| c.state == podium_types::ClaimState::Bound),
             None => None,
@@ -408,7 +396,7 @@ impl Podium {
     pub async fn claim_rendered(
         &self,
         caller: &Caller,
-        claim_id: &str,
+        claim_id: &ClaimId,
     ) -> Result<Documents, Error> {
         let (claim, host) = self.claim_bound(caller, claim_id).await?;
         self.render(&host, Some(&claim), Phase::Provisioning, Hold::Peek)
@@ -420,7 +408,7 @@ impl Podium {
     async fn claim_bound(
         &self,
         caller: &Caller,
-        claim_id: &str,
+        claim_id: &ClaimId,
     ) -> Result<(ClaimRow, HostRow), Error> {
         let (claim, host) = self.claim_view(caller, claim_id).await?;
         match host {
@@ -437,13 +425,16 @@ impl Podium {
 
     /// Holds the addresses a freshly bound claim's documents need, so that viewing them later
     /// takes nothing. Failures are logged: the claim stays bound, and its documents answer why.
-    pub(crate) async fn claim_hold_addresses(&self, claim_id: &str) {
+    pub(crate) async fn claim_hold_addresses(&self, claim_id: &ClaimId) {
         let found = async {
-            let claim = self.datastore.claim_get(None, claim_id).await?;
+            let claim = self
+                .datastore
+                .claim_get(TenantScope::Every, claim_id)
+                .await?;
             let Some(claim) = claim.filter(|c| c.state == podium_types::ClaimState::Bound) else {
                 return Ok(());
             };
-            let Some(host) = claim.host_id.as_deref() else {
+            let Some(host) = claim.host_id.as_ref() else {
                 return Ok(());
             };
             let Some(host) = self.datastore.host_get(host).await? else {
@@ -455,7 +446,7 @@ impl Podium {
         };
         let found: Result<(), Error> = found.await;
         if let Err(e) = found {
-            tracing::warn!(claim = claim_id, error = %e, "cannot render a bound claim's documents yet");
+            tracing::warn!(claim = %claim_id, error = %e, "cannot render a bound claim's documents yet");
         }
     }
 
@@ -472,11 +463,11 @@ impl Podium {
     ) -> Result<Documents, Error> {
         let pm = self.pod_manager_load(&host.pod_manager).await?;
         let template = self.template_text(&pm).await?;
-        let mut context = vec![("pod_manager".to_owned(), pm.row.uuid.clone())];
+        let mut context = vec![("pod_manager".to_owned(), pm.row.uuid.to_string())];
         let (policy, addresses, consumer) = match (phase, claim) {
             (Phase::Provisioning, Some(claim)) => {
-                context.push(("tenant".into(), claim.tenant_id.clone()));
-                context.push(("claim".into(), claim.id.clone()));
+                context.push(("tenant".into(), claim.tenant_id.to_string()));
+                context.push(("claim".into(), claim.id.to_string()));
                 let policy = policy_of(&pm);
                 let consumer =
                     consumer_input(claim.network_data.as_deref(), claim.meta_data.as_deref());
@@ -589,7 +580,7 @@ impl Podium {
         let owner = crate::ipam::Owner::host(&host.id);
         let mut documents = Vec::new();
         for pool in self.ip_pools_serving(&pm.row.uuid).await? {
-            if pool.row.pod_manager.as_deref() != Some(pm.row.uuid.as_str())
+            if pool.row.pod_manager.as_ref() != Some(&pm.row.uuid)
                 || !self.ip_pool_preprovisions(&pool, host).await?
             {
                 continue;
@@ -677,7 +668,7 @@ impl Podium {
         let token = format!("cd_{}", hex::encode(rand::random::<[u8; 32]>()));
         let now = time::OffsetDateTime::now_utc();
         let row = ConfigDriveRow {
-            id: podium_store::new_id(),
+            id: ConfigDriveId::generate(),
             token_hash: hex::encode(Sha256::digest(token.as_bytes())),
             host_id: documents.host_id,
             claim_id: documents.claim_id,

@@ -127,15 +127,12 @@ pub async fn start(config: &ServeConfig) -> anyhow::Result<Started> {
     if let Ok(addr) = listener.local_addr() {
         podium.set_listen_addr(addr);
     }
-    podium.background.start(
-        &podium,
-        crate::background::Intervals {
-            probe: config.probe_interval,
-            sync: config.sync_interval,
-            housekeeping: config.probe_interval,
-            leasing: std::time::Duration::from_millis(500),
-        },
-    );
+    podium.background_start(crate::background::Intervals {
+        probe: config.probe_interval,
+        sync: config.sync_interval,
+        housekeeping: config.probe_interval,
+        leasing: std::time::Duration::from_millis(500),
+    });
     Ok(Started { podium, listener })
 }
 

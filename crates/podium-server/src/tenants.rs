@@ -5,10 +5,11 @@
 use crate::app::Podium;
 use crate::auth::{Caller, generate_token, hash_token};
 use crate::error::Error;
+use crate::params::page;
 use crate::params::{TenantCreate, TokenCreate};
-use crate::pod_managers::page;
 use podium_store::{Paged, Role, TenantRow, TokenRow};
 use podium_types::Secret;
+use podium_types::{TenantId, TenantScope, TokenId};
 
 fn validate_tenant_name(name: &str) -> Result<(), Error> {
     if name.is_empty()
@@ -69,7 +70,7 @@ impl Podium {
             return Err(Error::invalid("description", "must be at most 1024 bytes"));
         }
         let tenant = TenantRow {
-            id: podium_store::new_id(),
+            id: TenantId::generate(),
             name: params.name,
             description,
             created_at: podium_store::now(),
@@ -85,7 +86,7 @@ impl Podium {
         }
     }
 
-    pub async fn tenant_view(&self, caller: &Caller, id: &str) -> Result<TenantRow, Error> {
+    pub async fn tenant_view(&self, caller: &Caller, id: &TenantId) -> Result<TenantRow, Error> {
         caller.require_admin_read()?;
         self.datastore
             .tenant_get(id)
@@ -110,7 +111,7 @@ impl Podium {
     pub async fn tenant_delete(
         &self,
         caller: &Caller,
-        id: &str,
+        id: &TenantId,
         release: bool,
     ) -> Result<usize, Error> {
         caller.require_admin()?;
@@ -123,7 +124,7 @@ impl Podium {
                 return Err(Error::not_found("tenant", id));
             }
             // Every claim, also one whose earlier release failed (it is tried again).
-            for claim in self.datastore.claim_list(Some(id)).await? {
+            for claim in self.datastore.claim_list(TenantScope::Tenant(id)).await? {
                 self.claim_release(&claim).await?;
             }
             return match self.datastore.tenant_delete(id).await? {
@@ -144,7 +145,7 @@ impl Podium {
     }
 
     /// Deletes a tenant being deleted once its last claim is gone; a no-op otherwise.
-    pub(crate) async fn tenant_finish_deletion(&self, id: &str) -> Result<(), Error> {
+    pub(crate) async fn tenant_finish_deletion(&self, id: &TenantId) -> Result<(), Error> {
         if self.datastore.tenant_deleting(id).await? {
             // While claims are still releasing this refuses; the last one finishes the job.
             if self.datastore.tenant_delete(id).await? == Ok(true) {
@@ -159,7 +160,7 @@ impl Podium {
     pub async fn token_create(
         &self,
         caller: &Caller,
-        tenant_id: Option<&str>,
+        tenant_id: Option<&TenantId>,
         params: TokenCreate,
     ) -> Result<(TokenRow, Secret), Error> {
         caller.require_admin()?;
@@ -172,13 +173,13 @@ impl Podium {
             return Err(Error::invalid("description", "must be at most 1024 bytes"));
         }
         let row = TokenRow {
-            id: podium_store::new_id(),
+            id: TokenId::generate(),
             role: if tenant_id.is_some() {
                 Role::Tenant
             } else {
                 Role::Admin
             },
-            tenant_id: tenant_id.map(str::to_owned),
+            tenant_id: tenant_id.cloned(),
             read_only: params.read_only,
             description,
             expires_at: expiry(&params)?,
@@ -195,7 +196,7 @@ impl Podium {
     pub async fn token_list(
         &self,
         caller: &Caller,
-        tenant_id: Option<&str>,
+        tenant_id: Option<&TenantId>,
     ) -> Result<Vec<TokenRow>, Error> {
         caller.require_admin_read()?;
         if let Some(id) = tenant_id {
@@ -207,8 +208,8 @@ impl Podium {
     pub async fn token_revoke(
         &self,
         caller: &Caller,
-        tenant_id: Option<&str>,
-        token_id: &str,
+        tenant_id: Option<&TenantId>,
+        token_id: &TokenId,
     ) -> Result<(), Error> {
         caller.require_admin()?;
         if !self
@@ -223,7 +224,7 @@ impl Podium {
 }
 
 /// A tenant being deleted gets no new credentials or grants.
-pub(crate) async fn refuse_if_deleting(podium: &Podium, tenant: &str) -> Result<(), Error> {
+pub(crate) async fn refuse_if_deleting(podium: &Podium, tenant: &TenantId) -> Result<(), Error> {
     if podium.datastore.tenant_deleting(tenant).await? {
         return Err(Error::Conflict {
             code: "tenant_deleting",

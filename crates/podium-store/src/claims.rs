@@ -1,5 +1,6 @@
 //! Stored claims and the atomic binding of a claim to a host.
 
+use podium_types::{ClaimId, HostId, PodManagerId, TenantId, TenantScope};
 use std::collections::BTreeMap;
 
 use podium_types::ClaimState;
@@ -9,9 +10,9 @@ use super::{Datastore, StoreError};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClaimRow {
-    pub id: String,
-    pub tenant_id: String,
-    pub pod_manager: String,
+    pub id: ClaimId,
+    pub tenant_id: TenantId,
+    pub pod_manager: PodManagerId,
     /// JSON object of labels the host must carry.
     pub selector: String,
     pub min_cpu: i64,
@@ -27,7 +28,7 @@ pub struct ClaimRow {
     pub online: bool,
     pub state: ClaimState,
     pub reason: Option<String>,
-    pub host_id: Option<String>,
+    pub host_id: Option<HostId>,
     pub created_at: String,
     pub updated_at: String,
 }
@@ -41,9 +42,9 @@ const SELECT: &str = "id, tenant_id, pod_manager, selector, min_cpu, min_memory_
 
 fn row(r: &sqlx::any::AnyRow) -> Result<ClaimRow, StoreError> {
     Ok(ClaimRow {
-        id: r.try_get("id")?,
-        tenant_id: r.try_get("tenant_id")?,
-        pod_manager: r.try_get("pod_manager")?,
+        id: r.try_get::<String, _>("id")?.into(),
+        tenant_id: r.try_get::<String, _>("tenant_id")?.into(),
+        pod_manager: r.try_get::<String, _>("pod_manager")?.into(),
         selector: r.try_get("selector")?,
         min_cpu: r.try_get("min_cpu")?,
         min_memory_mib: r.try_get("min_memory_mib")?,
@@ -64,7 +65,7 @@ fn row(r: &sqlx::any::AnyRow) -> Result<ClaimRow, StoreError> {
                 .map_err(|e| StoreError::Corrupt(format!("a stored claim: {e}")))?
         },
         reason: r.try_get("reason")?,
-        host_id: r.try_get("host_id")?,
+        host_id: r.try_get::<Option<String>, _>("host_id")?.map(Into::into),
         created_at: r.try_get("created_at")?,
         updated_at: r.try_get("updated_at")?,
     })
@@ -73,7 +74,7 @@ fn row(r: &sqlx::any::AnyRow) -> Result<ClaimRow, StoreError> {
 /// What binding a pending claim came to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BindOutcome {
-    Bound(String),
+    Bound(HostId),
     /// Nothing free now; the reason says what it waits for.
     Waiting(String),
     /// Nothing granted could ever match.
@@ -86,7 +87,7 @@ pub struct HostFit {
     /// an `Err` abandons the bind.
     #[allow(clippy::type_complexity)]
     pub check: Box<
-        dyn Fn(String) -> futures::future::BoxFuture<'static, Result<Option<String>, StoreError>>
+        dyn Fn(HostId) -> futures::future::BoxFuture<'static, Result<Option<String>, StoreError>>
             + Send
             + Sync,
     >,
@@ -139,13 +140,13 @@ fn label_conditions(selector: &BTreeMap<String, String>, first: usize) -> String
 
 fn matching_query<'q>(
     sql: &'q str,
-    pod_manager: &str,
+    pod_manager: &PodManagerId,
     min_cpu: i64,
     min_memory_mib: i64,
     selector: &BTreeMap<String, String>,
 ) -> sqlx::query::QueryScalar<'q, sqlx::Any, String, sqlx::any::AnyArguments<'q>> {
     let mut q = sqlx::query_scalar::<_, String>(sql)
-        .bind(pod_manager.to_owned())
+        .bind(pod_manager.as_str().to_owned())
         .bind(min_cpu)
         .bind(min_memory_mib);
     for (k, v) in selector {
@@ -159,9 +160,9 @@ impl Datastore {
         sqlx::query(&format!(
             "INSERT INTO claims ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"
         ))
-        .bind(&c.id)
-        .bind(&c.tenant_id)
-        .bind(&c.pod_manager)
+        .bind(c.id.as_str())
+        .bind(c.tenant_id.as_str())
+        .bind(c.pod_manager.as_str())
         .bind(&c.selector)
         .bind(c.min_cpu)
         .bind(c.min_memory_mib)
@@ -172,7 +173,7 @@ impl Datastore {
         .bind(i64::from(c.online))
         .bind(c.state.as_str())
         .bind(&c.reason)
-        .bind(&c.host_id)
+        .bind(c.host_id.as_ref().map(|v| v.as_str()))
         .bind(&c.created_at)
         .bind(&c.updated_at)
         .execute(&mut *self.writer().await?)
@@ -180,39 +181,41 @@ impl Datastore {
         Ok(())
     }
 
-    /// A claim, seen by its tenant (`Some`) or an admin (`None`).
+    /// A claim, where it is in `scope`.
     pub async fn claim_get(
         &self,
-        tenant_id: Option<&str>,
-        id: &str,
+        scope: TenantScope<'_>,
+        id: &ClaimId,
     ) -> Result<Option<ClaimRow>, StoreError> {
         let r = sqlx::query(&format!(
             "SELECT {SELECT} FROM claims WHERE id = $1 AND ($2 = '' OR tenant_id = $2)"
         ))
-        .bind(id)
-        .bind(tenant_id.unwrap_or(""))
+        .bind(id.as_str())
+        .bind(scope.tenant().map_or("", TenantId::as_str))
         .fetch_optional(&mut *self.reader().await?)
         .await?;
         r.as_ref().map(row).transpose()
     }
 
-    /// Claims of a tenant (`Some`) or all (`None`), oldest first.
-    pub async fn claim_list(&self, tenant_id: Option<&str>) -> Result<Vec<ClaimRow>, StoreError> {
+    /// The claims in `scope`, oldest first.
+    pub async fn claim_list(&self, scope: TenantScope<'_>) -> Result<Vec<ClaimRow>, StoreError> {
         let rows = sqlx::query(&format!(
             "SELECT {SELECT} FROM claims WHERE ($1 = '' OR tenant_id = $1) ORDER BY id LIMIT 10000"
         ))
-        .bind(tenant_id.unwrap_or(""))
+        .bind(scope.tenant().map_or("", TenantId::as_str))
         .fetch_all(&mut *self.reader().await?)
         .await?;
         rows.iter().map(row).collect()
     }
 
     /// Ids of pending claims, oldest first.
-    pub async fn claims_pending(&self) -> Result<Vec<String>, StoreError> {
+    pub async fn claims_pending(&self) -> Result<Vec<ClaimId>, StoreError> {
         let rows = sqlx::query("SELECT id FROM claims WHERE state = 'pending' ORDER BY id")
             .fetch_all(&mut *self.reader().await?)
             .await?;
-        rows.iter().map(|r| Ok(r.try_get("id")?)).collect()
+        rows.iter()
+            .map(|r| Ok(r.try_get::<String, _>("id")?.into()))
+            .collect()
     }
 
     /// Changes what a tenant may change of its claim; `None` keeps a field. Only while the
@@ -221,13 +224,13 @@ impl Datastore {
     #[allow(clippy::too_many_arguments)]
     pub async fn claim_update_fields(
         &self,
-        id: &str,
+        id: &ClaimId,
         online: bool,
         user_data: Option<&[u8]>,
         meta_data: Option<&str>,
         network_data: Option<&str>,
         now: &str,
-        checked: (ClaimState, Option<&str>),
+        checked: (ClaimState, Option<&HostId>),
     ) -> Result<bool, StoreError> {
         let done = sqlx::query(
             "UPDATE claims SET online = $2, user_data_bytes = COALESCE($3, user_data_bytes), \
@@ -235,14 +238,14 @@ impl Datastore {
              meta_data = COALESCE($4, meta_data), network_data = COALESCE($5, network_data), \
              updated_at = $6 WHERE id = $1 AND state = $7 AND COALESCE(host_id, '') = $8",
         )
-        .bind(id)
+        .bind(id.as_str())
         .bind(i64::from(online))
         .bind(user_data.map(<[u8]>::to_vec))
         .bind(meta_data)
         .bind(network_data)
         .bind(now)
         .bind(checked.0.as_str())
-        .bind(checked.1.unwrap_or(""))
+        .bind(checked.1.map_or("", HostId::as_str))
         .execute(&mut *self.writer().await?)
         .await?
         .rows_affected();
@@ -251,13 +254,13 @@ impl Datastore {
 
     pub async fn claim_set_state(
         &self,
-        id: &str,
+        id: &ClaimId,
         state: ClaimState,
         reason: Option<&str>,
         now: &str,
     ) -> Result<(), StoreError> {
         sqlx::query("UPDATE claims SET state = $2, reason = $3, updated_at = $4 WHERE id = $1")
-            .bind(id)
+            .bind(id.as_str())
             .bind(state.as_str())
             .bind(reason)
             .bind(now)
@@ -270,7 +273,7 @@ impl Datastore {
     /// a concurrent bind or release that changed it meanwhile wins.
     pub async fn claim_set_unbound(
         &self,
-        id: &str,
+        id: &ClaimId,
         state: ClaimState,
         reason: &str,
         now: &str,
@@ -279,7 +282,7 @@ impl Datastore {
             "UPDATE claims SET state = $2, reason = $3, updated_at = $4 \
              WHERE id = $1 AND state = 'pending' AND host_id IS NULL",
         )
-        .bind(id)
+        .bind(id.as_str())
         .bind(state.as_str())
         .bind(reason)
         .bind(now)
@@ -292,7 +295,7 @@ impl Datastore {
     /// in one transaction.
     pub async fn claim_finish_release(
         &self,
-        id: &str,
+        id: &ClaimId,
         to: podium_types::HostState,
     ) -> Result<(), StoreError> {
         let mut writer = self.writer().await?;
@@ -305,12 +308,12 @@ impl Datastore {
              error_type = NULL, error_message = NULL, error_at = NULL, error_from = NULL \
              WHERE claim_id = $1",
         )
-        .bind(id)
+        .bind(id.as_str())
         .bind(to.as_str())
         .execute(&mut *tx)
         .await?;
         sqlx::query("DELETE FROM claims WHERE id = $1")
-            .bind(id)
+            .bind(id.as_str())
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
@@ -325,7 +328,7 @@ impl Datastore {
     /// when it does not (the host is skipped). At most `FIT_CHECKS` hosts are asked per bind.
     pub async fn claim_bind(
         &self,
-        claim_id: &str,
+        claim_id: &ClaimId,
         now: &str,
         fits: Option<&HostFit>,
     ) -> Result<BindOutcome, StoreError> {
@@ -339,7 +342,7 @@ impl Datastore {
             let mut writer = self.writer().await?;
             let mut tx = writer.begin().await?;
             let Some(claim) = sqlx::query(&format!("SELECT {SELECT} FROM claims WHERE id = $1"))
-                .bind(claim_id)
+                .bind(claim_id.as_str())
                 .fetch_optional(&mut *tx)
                 .await?
                 .as_ref()
@@ -365,8 +368,8 @@ impl Datastore {
             let locked = sqlx::query(
                 "UPDATE grants SET max_hosts = max_hosts WHERE tenant_id = $1 AND pod_manager = $2",
             )
-            .bind(&claim.tenant_id)
-            .bind(&claim.pod_manager)
+            .bind(claim.tenant_id.as_str())
+            .bind(claim.pod_manager.as_str())
             .execute(&mut *tx)
             .await?
             .rows_affected();
@@ -378,8 +381,8 @@ impl Datastore {
             let grant = sqlx::query(
                 "SELECT selector, max_hosts FROM grants WHERE tenant_id = $1 AND pod_manager = $2",
             )
-            .bind(&claim.tenant_id)
-            .bind(&claim.pod_manager)
+            .bind(claim.tenant_id.as_str())
+            .bind(claim.pod_manager.as_str())
             .fetch_one(&mut *tx)
             .await?;
             let grant_selector: BTreeMap<String, String> =
@@ -439,8 +442,8 @@ impl Datastore {
                 let held: i64 = sqlx::query(
                     "SELECT COUNT(*) AS n FROM claims WHERE tenant_id = $1 AND pod_manager = $2 AND host_id IS NOT NULL",
                 )
-                .bind(&claim.tenant_id)
-                .bind(&claim.pod_manager)
+                .bind(claim.tenant_id.as_str())
+                .bind(claim.pod_manager.as_str())
                 .fetch_one(&mut *tx)
                 .await?
                 .try_get("n")?;
@@ -477,7 +480,7 @@ impl Datastore {
                 tx.rollback().await?;
                 drop(writer);
                 attempts -= 1;
-                match (fits.check)(host.clone()).await? {
+                match (fits.check)(HostId::from(host.clone())).await? {
                     None => fit = Some(host),
                     Some(why) => {
                         why_unfit = Some(why);
@@ -497,7 +500,7 @@ impl Datastore {
                 "UPDATE hosts SET claim_id = $1, updated_at = $3 WHERE id = $2 AND claim_id IS NULL \
                  AND state = 'available' AND maintenance_since IS NULL",
             )
-            .bind(claim_id)
+            .bind(claim_id.as_str())
             .bind(&host)
             .bind(now)
             .execute(&mut *tx)
@@ -515,7 +518,7 @@ impl Datastore {
                 "UPDATE claims SET state = 'bound', reason = NULL, host_id = $2, updated_at = $3 \
                  WHERE id = $1 AND state = 'pending' AND host_id IS NULL",
             )
-            .bind(claim_id)
+            .bind(claim_id.as_str())
             .bind(&host)
             .bind(now)
             .execute(&mut *tx)
@@ -526,7 +529,7 @@ impl Datastore {
                 continue;
             }
             tx.commit().await?;
-            return Ok(BindOutcome::Bound(host));
+            return Ok(BindOutcome::Bound(host.into()));
         }
         Ok(BindOutcome::Waiting("contended; will try again".into()))
     }

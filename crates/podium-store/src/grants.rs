@@ -1,14 +1,15 @@
 //! Stored grants: which tenant may claim hosts of which pod manager.
 
+use podium_types::{GrantId, PodManagerId, TenantId};
 use sqlx::Row;
 
 use super::{Datastore, Page, Paged, StoreError};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GrantRow {
-    pub id: String,
-    pub tenant_id: String,
-    pub pod_manager: String,
+    pub id: GrantId,
+    pub tenant_id: TenantId,
+    pub pod_manager: PodManagerId,
     /// JSON object of labels a host must all carry.
     pub selector: String,
     pub max_hosts: Option<i64>,
@@ -19,9 +20,9 @@ const COLUMNS: &str = "id, tenant_id, pod_manager, selector, max_hosts, created_
 
 fn row(r: &sqlx::any::AnyRow) -> Result<GrantRow, StoreError> {
     Ok(GrantRow {
-        id: r.try_get("id")?,
-        tenant_id: r.try_get("tenant_id")?,
-        pod_manager: r.try_get("pod_manager")?,
+        id: r.try_get::<String, _>("id")?.into(),
+        tenant_id: r.try_get::<String, _>("tenant_id")?.into(),
+        pod_manager: r.try_get::<String, _>("pod_manager")?.into(),
         selector: r.try_get("selector")?,
         max_hosts: r.try_get("max_hosts")?,
         created_at: r.try_get("created_at")?,
@@ -33,9 +34,9 @@ impl Datastore {
         sqlx::query(&format!(
             "INSERT INTO grants ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)"
         ))
-        .bind(&g.id)
-        .bind(&g.tenant_id)
-        .bind(&g.pod_manager)
+        .bind(g.id.as_str())
+        .bind(g.tenant_id.as_str())
+        .bind(g.pod_manager.as_str())
         .bind(&g.selector)
         .bind(g.max_hosts)
         .bind(&g.created_at)
@@ -44,9 +45,9 @@ impl Datastore {
         Ok(())
     }
 
-    pub async fn grant_get(&self, id: &str) -> Result<Option<GrantRow>, StoreError> {
+    pub async fn grant_get(&self, id: &GrantId) -> Result<Option<GrantRow>, StoreError> {
         let r = sqlx::query(&format!("SELECT {COLUMNS} FROM grants WHERE id = $1"))
-            .bind(id)
+            .bind(id.as_str())
             .fetch_optional(&mut *self.reader().await?)
             .await?;
         r.as_ref().map(row).transpose()
@@ -55,27 +56,27 @@ impl Datastore {
     /// Grants, optionally of one tenant or one pod manager.
     pub async fn grant_list(
         &self,
-        tenant_id: Option<&str>,
-        pod_manager: Option<&str>,
+        tenant_id: Option<&TenantId>,
+        pod_manager: Option<&PodManagerId>,
         page: &Page,
     ) -> Result<Paged<GrantRow>, StoreError> {
         let rows = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM grants WHERE ($1 = '' OR tenant_id = $1) AND ($2 = '' OR pod_manager = $2) \
              AND id > $3 ORDER BY id LIMIT $4"
         ))
-        .bind(tenant_id.unwrap_or(""))
-        .bind(pod_manager.unwrap_or(""))
+        .bind(tenant_id.map_or("", TenantId::as_str))
+        .bind(pod_manager.map_or("", PodManagerId::as_str))
         .bind(page.cursor.as_deref().unwrap_or(""))
         .bind(i64::from(page.limit) + 1)
         .fetch_all(&mut *self.reader().await?)
         .await?;
         let items = rows.iter().map(row).collect::<Result<Vec<_>, _>>()?;
-        Ok(Paged::from_rows(items, page.limit, |g| g.id.clone()))
+        Ok(Paged::from_rows(items, page.limit, |g| g.id.to_string()))
     }
 
-    pub async fn grant_delete(&self, id: &str) -> Result<bool, StoreError> {
+    pub async fn grant_delete(&self, id: &GrantId) -> Result<bool, StoreError> {
         let done = sqlx::query("DELETE FROM grants WHERE id = $1")
-            .bind(id)
+            .bind(id.as_str())
             .execute(&mut *self.writer().await?)
             .await?;
         Ok(done.rows_affected() == 1)

@@ -1,5 +1,6 @@
 //! Stored hosts (the machines behind a pod manager) and their labels.
 
+use podium_types::{ClaimId, HostId, PodManagerId};
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
@@ -12,8 +13,8 @@ use super::{Datastore, Page, Paged, StoreError};
 /// page of hosts comes as one JSON array.)
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Deserialize)]
 pub struct HostRow {
-    pub id: String,
-    pub pod_manager: String,
+    pub id: HostId,
+    pub pod_manager: PodManagerId,
     pub system_id: String,
     pub kind: String,
     pub name: String,
@@ -28,7 +29,7 @@ pub struct HostRow {
     pub boot: Option<String>,
     pub power_state: String,
     pub state: HostState,
-    pub claim_id: Option<String>,
+    pub claim_id: Option<ClaimId>,
     #[serde(default, deserialize_with = "null_as_empty")]
     pub labels: BTreeMap<String, String>,
     /// The host's own BMC, where it has one; `None` when its pod manager's endpoint serves it.
@@ -58,7 +59,7 @@ pub struct HostRow {
 
 #[derive(Clone, Debug, Default)]
 pub struct HostFilter {
-    pub pod_manager: Option<String>,
+    pub pod_manager: Option<PodManagerId>,
     pub state: Option<String>,
     pub power_state: Option<String>,
     /// Every `(key, value)` must be a label of the host.
@@ -106,7 +107,7 @@ impl Datastore {
     /// keeps its newer power state, boot settings and media.
     pub async fn hosts_sync(
         &self,
-        pod_manager: &str,
+        pod_manager: &PodManagerId,
         hosts: &[HostRow],
         discovered_at: &str,
         now: &str,
@@ -114,7 +115,7 @@ impl Datastore {
     ) -> Result<SyncSummary, StoreError> {
         let known: std::collections::HashSet<String> =
             sqlx::query("SELECT system_id FROM hosts WHERE pod_manager = $1")
-                .bind(pod_manager)
+                .bind(pod_manager.as_str())
                 .fetch_all(&mut *self.reader().await?)
                 .await?
                 .iter()
@@ -148,8 +149,8 @@ impl Datastore {
                              THEN NULL ELSE hosts.missing_from END, \
                          updated_at = excluded.updated_at, last_seen_at = excluded.last_seen_at"
                     ))
-                    .bind(&h.id)
-                    .bind(pod_manager)
+                    .bind(h.id.as_str())
+                    .bind(pod_manager.as_str())
                     .bind(&h.system_id),
                     h,
                 )
@@ -173,7 +174,7 @@ impl Datastore {
              WHERE pod_manager = $1 AND last_seen_at < $2 AND state <> 'missing' AND bmc_url IS NULL \
              AND maintenance_since IS NULL",
         )
-        .bind(pod_manager)
+        .bind(pod_manager.as_str())
         .bind(now)
         .execute(&mut *self.writer().await?)
         .await?
@@ -199,13 +200,13 @@ impl Datastore {
             sqlx::query(&format!(
                 "INSERT INTO hosts ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33)"
             ))
-            .bind(&h.id)
-            .bind(&h.pod_manager)
+            .bind(h.id.as_str())
+            .bind(h.pod_manager.as_str())
             .bind(&h.system_id),
             h,
         )
         .bind(h.state.as_str())
-        .bind(&h.claim_id)
+        .bind(h.claim_id.as_ref().map(|v| v.as_str()))
         .bind(&h.created_at)
         .bind(&h.updated_at)
         .bind(&h.last_seen_at)
@@ -232,12 +233,15 @@ impl Datastore {
     }
 
     /// Hosts of a pod manager that have their own BMC.
-    pub async fn hosts_with_bmc(&self, pod_manager: &str) -> Result<Vec<HostRow>, StoreError> {
+    pub async fn hosts_with_bmc(
+        &self,
+        pod_manager: &PodManagerId,
+    ) -> Result<Vec<HostRow>, StoreError> {
         let docs: Vec<String> = sqlx::query_scalar(&format!(
             "SELECT {} AS doc FROM hosts WHERE pod_manager = $1 AND bmc_url IS NOT NULL ORDER BY id",
             self.host_doc()
         ))
-        .bind(pod_manager)
+        .bind(pod_manager.as_str())
         .fetch_all(&mut *self.reader().await?)
         .await?;
         docs.iter().map(String::as_str).map(host_from_doc).collect()
@@ -245,7 +249,12 @@ impl Datastore {
 
     /// Updates the inventory of one host from what its BMC reported (a `missing` host returns to
     /// the state it had, unless it is in maintenance).
-    pub async fn host_refresh(&self, id: &str, h: &HostRow, now: &str) -> Result<(), StoreError> {
+    pub async fn host_refresh(
+        &self,
+        id: &HostId,
+        h: &HostRow,
+        now: &str,
+    ) -> Result<(), StoreError> {
         bind_inventory(
             sqlx::query(
                 "UPDATE hosts SET kind = $2, name = $3, uuid = $4, manufacturer = $5, model = $6, serial = $7, \
@@ -257,7 +266,7 @@ impl Datastore {
                  updated_at = $14, last_seen_at = $14 \
                  WHERE id = $1",
             )
-            .bind(id),
+            .bind(id.as_str()),
             h,
         )
         .bind(now)
@@ -267,12 +276,12 @@ impl Datastore {
     }
 
     /// Marks a host `missing` (its BMC no longer reports it), unless it is in maintenance.
-    pub async fn host_set_missing(&self, id: &str, now: &str) -> Result<(), StoreError> {
+    pub async fn host_set_missing(&self, id: &HostId, now: &str) -> Result<(), StoreError> {
         sqlx::query(
             "UPDATE hosts SET missing_from = state, state = 'missing', updated_at = $2 \
              WHERE id = $1 AND state <> 'missing' AND maintenance_since IS NULL",
         )
-        .bind(id)
+        .bind(id.as_str())
         .bind(now)
         .execute(&mut *self.writer().await?)
         .await?;
@@ -282,12 +291,12 @@ impl Datastore {
     /// Sets (or clears) the NIC a host boots from. `false` when there is no such host.
     pub async fn host_set_boot_mac(
         &self,
-        id: &str,
+        id: &HostId,
         boot_mac: Option<&str>,
         now: &str,
     ) -> Result<bool, StoreError> {
         let done = sqlx::query("UPDATE hosts SET boot_mac = $2, updated_at = $3 WHERE id = $1")
-            .bind(id)
+            .bind(id.as_str())
             .bind(boot_mac)
             .bind(now)
             .execute(&mut *self.writer().await?)
@@ -297,12 +306,12 @@ impl Datastore {
 
     /// A host with its labels, in one round trip: one row and one column, the host as a JSON
     /// document (the hand-over of each row and value from SQLite's thread is what a read costs).
-    pub async fn host_get(&self, id: &str) -> Result<Option<HostRow>, StoreError> {
+    pub async fn host_get(&self, id: &HostId) -> Result<Option<HostRow>, StoreError> {
         let doc: Option<String> = sqlx::query_scalar(&format!(
             "SELECT {} AS doc FROM hosts WHERE id = $1",
             self.host_doc()
         ))
-        .bind(id)
+        .bind(id.as_str())
         .fetch_optional(&mut *self.reader().await?)
         .await?;
         doc.as_deref().map(host_from_doc).transpose()
@@ -364,7 +373,7 @@ impl Datastore {
         sql.push_str(" ORDER BY id LIMIT $5");
         let sql = format!("{array} ({sql}) AS page_rows");
         let mut query = sqlx::query(&sql)
-            .bind(filter.pod_manager.as_deref().unwrap_or(""))
+            .bind(filter.pod_manager.as_ref().map_or("", PodManagerId::as_str))
             .bind(filter.state.as_deref().unwrap_or(""))
             .bind(filter.power_state.as_deref().unwrap_or(""))
             .bind(page.cursor.as_deref().unwrap_or(""))
@@ -379,20 +388,20 @@ impl Datastore {
         let mut items: Vec<HostRow> = serde_json::from_str(&page_json)
             .map_err(|e| StoreError::Corrupt(format!("a page of hosts: {e}")))?;
         items.sort_by(|a, b| a.id.cmp(&b.id));
-        Ok(Paged::from_rows(items, page.limit, |h| h.id.clone()))
+        Ok(Paged::from_rows(items, page.limit, |h| h.id.to_string()))
     }
 
     /// Replaces a host's labels. False if there is no such host.
     pub async fn host_set_labels(
         &self,
-        id: &str,
+        id: &HostId,
         labels: &BTreeMap<String, String>,
         now: &str,
     ) -> Result<bool, StoreError> {
         let mut writer = self.writer().await?;
         let mut tx = writer.begin().await?;
         let found = sqlx::query("UPDATE hosts SET updated_at = $2 WHERE id = $1")
-            .bind(id)
+            .bind(id.as_str())
             .bind(now)
             .execute(&mut *tx)
             .await?
@@ -401,12 +410,12 @@ impl Datastore {
             return Ok(false);
         }
         sqlx::query("DELETE FROM host_labels WHERE host_id = $1")
-            .bind(id)
+            .bind(id.as_str())
             .execute(&mut *tx)
             .await?;
         for (k, v) in labels {
             sqlx::query("INSERT INTO host_labels (host_id, key, value) VALUES ($1, $2, $3)")
-                .bind(id)
+                .bind(id.as_str())
                 .bind(k)
                 .bind(v)
                 .execute(&mut *tx)
@@ -419,13 +428,13 @@ impl Datastore {
     /// Binds a host to a claim, or frees it (`None`).
     pub async fn host_set_claim(
         &self,
-        id: &str,
-        claim_id: Option<&str>,
+        id: &HostId,
+        claim_id: Option<&ClaimId>,
         now: &str,
     ) -> Result<bool, StoreError> {
         let done = sqlx::query("UPDATE hosts SET claim_id = $2, updated_at = $3 WHERE id = $1")
-            .bind(id)
-            .bind(claim_id)
+            .bind(id.as_str())
+            .bind(claim_id.map(|v| v.as_str()))
             .bind(now)
             .execute(&mut *self.writer().await?)
             .await?;
@@ -436,7 +445,7 @@ impl Datastore {
     /// is in none of them. The state under a maintenance changes too.
     pub async fn host_transition(
         &self,
-        id: &str,
+        id: &HostId,
         t: Transition<'_>,
         now: &str,
     ) -> Result<bool, StoreError> {
@@ -451,7 +460,7 @@ impl Datastore {
     /// carries the new state out, in one transaction: a crash leaves both or neither.
     pub async fn host_transition_queue(
         &self,
-        id: &str,
+        id: &HostId,
         t: Transition<'_>,
         op: &super::OperationRow,
     ) -> Result<bool, StoreError> {
@@ -470,7 +479,7 @@ impl Datastore {
     /// changed) when it is in none of the states `from`.
     pub async fn host_set_bmc_auth(
         &self,
-        id: &str,
+        id: &HostId,
         sealed: &str,
         t: Transition<'_>,
         register: &super::OperationRow,
@@ -481,7 +490,7 @@ impl Datastore {
             return Ok(false);
         }
         sqlx::query("UPDATE hosts SET bmc_auth_sealed = $2 WHERE id = $1")
-            .bind(id)
+            .bind(id.as_str())
             .bind(sealed)
             .execute(&mut *tx)
             .await?;
@@ -496,7 +505,7 @@ impl Datastore {
     /// interrupted; `false` when it is in none of them.
     pub async fn host_fail(
         &self,
-        id: &str,
+        id: &HostId,
         from: &[HostState],
         error_type: &str,
         message: &str,
@@ -513,7 +522,7 @@ impl Datastore {
             in_states(5, from.len())
         );
         let mut q = sqlx::query_scalar::<_, String>(&sql)
-            .bind(id)
+            .bind(id.as_str())
             .bind(error_type)
             .bind(message)
             .bind(now);
@@ -527,7 +536,7 @@ impl Datastore {
 
     /// Returns a host in a `power_management` error to the state the error interrupted (a
     /// power action went through).
-    pub async fn host_recover_power(&self, id: &str, now: &str) -> Result<bool, StoreError> {
+    pub async fn host_recover_power(&self, id: &HostId, now: &str) -> Result<bool, StoreError> {
         Ok(sqlx::query(
             "UPDATE hosts SET \
              state = CASE WHEN state = 'missing' THEN state ELSE COALESCE(error_from, 'available') END, \
@@ -536,7 +545,7 @@ impl Datastore {
              WHERE id = $1 AND error_type = 'power_management' \
              AND (state = 'error' OR (state = 'missing' AND missing_from = 'error'))",
         )
-        .bind(id)
+        .bind(id.as_str())
         .bind(now)
         .execute(&mut *self.writer().await?)
         .await?
@@ -548,7 +557,7 @@ impl Datastore {
     /// ends it (`None`). `false` when there is no such host.
     pub async fn host_set_maintenance(
         &self,
-        id: &str,
+        id: &HostId,
         reason: Option<&str>,
         now: &str,
     ) -> Result<bool, StoreError> {
@@ -557,7 +566,7 @@ impl Datastore {
              maintenance_since = CASE WHEN $3 = '' THEN NULL ELSE COALESCE(maintenance_since, $3) END, \
              updated_at = $4 WHERE id = $1",
         )
-        .bind(id)
+        .bind(id.as_str())
         .bind(reason)
         .bind(if reason.is_some() { now } else { "" })
         .bind(now)
@@ -568,12 +577,12 @@ impl Datastore {
 
     pub async fn host_set_power(
         &self,
-        id: &str,
+        id: &HostId,
         power_state: &str,
         now: &str,
     ) -> Result<(), StoreError> {
         sqlx::query("UPDATE hosts SET power_state = $2, updated_at = $3 WHERE id = $1")
-            .bind(id)
+            .bind(id.as_str())
             .bind(power_state)
             .bind(now)
             .execute(&mut *self.writer().await?)
@@ -586,7 +595,7 @@ impl Datastore {
     pub async fn host_with_mac(
         &self,
         mac: &str,
-        pod_manager: &str,
+        pod_manager: &PodManagerId,
         system_id: &str,
     ) -> Result<Option<(String, String)>, StoreError> {
         // `nics` is the JSON of the host's NICs, written by serde: `"mac":"52:54:00:aa:00:01"`.
@@ -595,7 +604,7 @@ impl Datastore {
              AND NOT (pod_manager = $2 AND system_id = $3) LIMIT 1",
         )
         .bind(format!("%\"mac\":\"{mac}\"%"))
-        .bind(pod_manager)
+        .bind(pod_manager.as_str())
         .bind(system_id)
         .fetch_optional(&mut *self.reader().await?)
         .await?;
@@ -607,7 +616,7 @@ impl Datastore {
     /// boot override.
     pub async fn host_set_observed(
         &self,
-        id: &str,
+        id: &HostId,
         h: &HostRow,
         now: &str,
     ) -> Result<(), StoreError> {
@@ -615,7 +624,7 @@ impl Datastore {
             "UPDATE hosts SET power_state = $2, media_slots = $3, boot = $4, updated_at = $5, \
              last_seen_at = $5 WHERE id = $1",
         )
-        .bind(id)
+        .bind(id.as_str())
         .bind(&h.power_state)
         .bind(&h.media_slots)
         .bind(&h.boot)
@@ -627,13 +636,13 @@ impl Datastore {
 
     pub async fn host_set_inventory_media(
         &self,
-        id: &str,
+        id: &HostId,
         media_slots: &str,
         boot: Option<&str>,
         now: &str,
     ) -> Result<(), StoreError> {
         sqlx::query("UPDATE hosts SET media_slots = $2, boot = COALESCE($3, boot), updated_at = $4 WHERE id = $1")
-            .bind(id)
+            .bind(id.as_str())
             .bind(media_slots)
             .bind(boot)
             .bind(now)
@@ -647,7 +656,7 @@ impl Datastore {
 /// underneath: the state it returns to when it is seen again is the new one.
 async fn transition(
     tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-    id: &str,
+    id: &HostId,
     from: &[HostState],
     to: HostState,
     unclaimed: bool,
@@ -666,7 +675,7 @@ async fn transition(
         }
     );
     let mut q = sqlx::query_scalar::<_, String>(&sql)
-        .bind(id)
+        .bind(id.as_str())
         .bind(to.as_str())
         .bind(now);
     for f in from {
@@ -762,14 +771,21 @@ mod tests {
             last_seen_at: NOW.into(),
             ..HostRow::default()
         };
-        let register =
-            crate::OperationRow::queued(podium_types::OperationRequest::Register, "pm", Some("h"));
+        let register = crate::OperationRow::queued(
+            podium_types::OperationRequest::Register,
+            &"pm".into(),
+            Some(&host_id()),
+        );
         store.host_create(&host, &register).await.unwrap();
         (dir, store)
     }
 
+    fn host_id() -> HostId {
+        "h".into()
+    }
+
     async fn state(store: &Datastore) -> HostRow {
-        store.host_get("h").await.unwrap().unwrap()
+        store.host_get(&host_id()).await.unwrap().unwrap()
     }
 
     const REGISTERED: Transition<'static> = Transition {
@@ -781,9 +797,14 @@ mod tests {
     #[tokio::test]
     async fn a_host_gone_missing_meanwhile_moves_underneath_and_comes_back_where_it_got() {
         let (_dir, store) = one_host("registering").await;
-        store.host_set_missing("h", NOW).await.unwrap();
+        store.host_set_missing(&host_id(), NOW).await.unwrap();
         // Its registration ends while it is missing: it stays missing, and returns inspecting.
-        assert!(store.host_transition("h", REGISTERED, NOW).await.unwrap());
+        assert!(
+            store
+                .host_transition(&host_id(), REGISTERED, NOW)
+                .await
+                .unwrap()
+        );
         let h = state(&store).await;
         assert_eq!(
             (h.state, h.missing_from),
@@ -792,7 +813,13 @@ mod tests {
         // Its inspection fails meanwhile: it returns in error, saying what it interrupted.
         assert!(
             store
-                .host_fail("h", &[HostState::Inspecting], "inspection", "BMC gone", NOW)
+                .host_fail(
+                    &host_id(),
+                    &[HostState::Inspecting],
+                    "inspection",
+                    "BMC gone",
+                    NOW
+                )
                 .await
                 .unwrap()
         );
@@ -804,7 +831,7 @@ mod tests {
             last_seen_at: NOW.into(),
             ..h.clone()
         };
-        store.host_refresh("h", &seen, NOW).await.unwrap();
+        store.host_refresh(&host_id(), &seen, NOW).await.unwrap();
         let h = state(&store).await;
         assert_eq!(h.state, HostState::Error);
         assert_eq!(h.error_type.as_deref(), Some("inspection"));
@@ -814,10 +841,21 @@ mod tests {
     #[tokio::test]
     async fn a_transition_from_elsewhere_changes_nothing() {
         let (_dir, store) = one_host("provisioned").await;
-        assert!(!store.host_transition("h", REGISTERED, NOW).await.unwrap());
         assert!(
             !store
-                .host_fail("h", &[HostState::Provisioning], "provisioning", "x", NOW)
+                .host_transition(&host_id(), REGISTERED, NOW)
+                .await
+                .unwrap()
+        );
+        assert!(
+            !store
+                .host_fail(
+                    &host_id(),
+                    &[HostState::Provisioning],
+                    "provisioning",
+                    "x",
+                    NOW
+                )
                 .await
                 .unwrap()
         );
@@ -832,7 +870,7 @@ mod tests {
             to: HostState::Inspecting,
             unclaimed: true,
         };
-        assert!(!store.host_transition("h", t, NOW).await.unwrap());
+        assert!(!store.host_transition(&host_id(), t, NOW).await.unwrap());
     }
 
     #[tokio::test]
@@ -841,7 +879,7 @@ mod tests {
         assert!(
             store
                 .host_fail(
-                    "h",
+                    &host_id(),
                     &[HostState::Provisioned],
                     "power_management",
                     "refused",
@@ -851,7 +889,7 @@ mod tests {
                 .unwrap()
         );
         assert_eq!(state(&store).await.state, HostState::Error);
-        assert!(store.host_recover_power("h", NOW).await.unwrap());
+        assert!(store.host_recover_power(&host_id(), NOW).await.unwrap());
         let h = state(&store).await;
         assert_eq!(h.state, HostState::Provisioned);
         assert_eq!(h.error_type, None);

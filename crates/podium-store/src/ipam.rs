@@ -6,13 +6,14 @@
 //! constraints on `(pool_id, addr_key)` and `(pool_id, owner)` decide every race: a duplicate
 //! address cannot be committed, by any number of processes.
 
+use podium_types::{IpClaimId, IpPoolId, PodManagerId};
 use sqlx::Row;
 
 use super::{Datastore, Page, Paged, StoreError};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IpPoolRow {
-    pub id: String,
+    pub id: IpPoolId,
     pub name: String,
     pub family: i64,
     pub subnet: String,
@@ -23,7 +24,7 @@ pub struct IpPoolRow {
     pub reserved: String,
     pub pre_allocations: String,
     pub plugin: String,
-    pub pod_manager: Option<String>,
+    pub pod_manager: Option<PodManagerId>,
     pub tenants: String,
     pub generation: i64,
     pub created_at: String,
@@ -35,7 +36,7 @@ const POOL_COLUMNS: &str = "id, name, family, subnet, prefix, gateway, dns_serve
 
 fn pool_row(r: &sqlx::any::AnyRow) -> Result<IpPoolRow, StoreError> {
     Ok(IpPoolRow {
-        id: r.try_get("id")?,
+        id: r.try_get::<String, _>("id")?.into(),
         name: r.try_get("name")?,
         family: r.try_get("family")?,
         subnet: r.try_get("subnet")?,
@@ -46,7 +47,9 @@ fn pool_row(r: &sqlx::any::AnyRow) -> Result<IpPoolRow, StoreError> {
         reserved: r.try_get("reserved")?,
         pre_allocations: r.try_get("pre_allocations")?,
         plugin: r.try_get("plugin")?,
-        pod_manager: r.try_get("pod_manager")?,
+        pod_manager: r
+            .try_get::<Option<String>, _>("pod_manager")?
+            .map(Into::into),
         tenants: r.try_get("tenants")?,
         generation: r.try_get("generation")?,
         created_at: r.try_get("created_at")?,
@@ -56,8 +59,8 @@ fn pool_row(r: &sqlx::any::AnyRow) -> Result<IpPoolRow, StoreError> {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IpAllocationRow {
-    pub id: String,
-    pub pool_id: String,
+    pub id: IpClaimId,
+    pub pool_id: IpPoolId,
     pub address: String,
     pub addr_key: Vec<u8>,
     pub owner: String,
@@ -68,8 +71,8 @@ const ALLOCATION_COLUMNS: &str = "id, pool_id, address, addr_key, owner, created
 
 fn allocation_row(r: &sqlx::any::AnyRow) -> Result<IpAllocationRow, StoreError> {
     Ok(IpAllocationRow {
-        id: r.try_get("id")?,
-        pool_id: r.try_get("pool_id")?,
+        id: r.try_get::<String, _>("id")?.into(),
+        pool_id: r.try_get::<String, _>("pool_id")?.into(),
         address: r.try_get("address")?,
         addr_key: r.try_get("addr_key")?,
         owner: r.try_get("owner")?,
@@ -104,7 +107,7 @@ impl Datastore {
             "INSERT INTO ip_pools ({POOL_COLUMNS}) VALUES \
              ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"
         ))
-        .bind(&pool.id)
+        .bind(pool.id.as_str())
         .bind(&pool.name)
         .bind(pool.family)
         .bind(&pool.subnet)
@@ -115,7 +118,7 @@ impl Datastore {
         .bind(&pool.reserved)
         .bind(&pool.pre_allocations)
         .bind(&pool.plugin)
-        .bind(&pool.pod_manager)
+        .bind(pool.pod_manager.as_ref().map(|v| v.as_str()))
         .bind(&pool.tenants)
         .bind(pool.generation)
         .bind(&pool.created_at)
@@ -125,11 +128,11 @@ impl Datastore {
         Ok(())
     }
 
-    pub async fn ip_pool_get(&self, id: &str) -> Result<Option<IpPoolRow>, StoreError> {
+    pub async fn ip_pool_get(&self, id: &IpPoolId) -> Result<Option<IpPoolRow>, StoreError> {
         let r = sqlx::query(&format!(
             "SELECT {POOL_COLUMNS} FROM ip_pools WHERE id = $1"
         ))
-        .bind(id)
+        .bind(id.as_str())
         .fetch_optional(&mut *self.reader().await?)
         .await?;
         r.as_ref().map(pool_row).transpose()
@@ -139,11 +142,11 @@ impl Datastore {
     pub async fn ip_pool_name_taken(
         &self,
         name: &str,
-        except: Option<&str>,
+        except: Option<&IpPoolId>,
     ) -> Result<bool, StoreError> {
         let r = sqlx::query("SELECT id FROM ip_pools WHERE name = $1 AND id <> $2")
             .bind(name)
-            .bind(except.unwrap_or(""))
+            .bind(except.map_or("", IpPoolId::as_str))
             .fetch_optional(&mut *self.reader().await?)
             .await?;
         Ok(r.is_some())
@@ -151,29 +154,32 @@ impl Datastore {
 
     pub async fn ip_pool_list(
         &self,
-        pod_manager: Option<&str>,
+        pod_manager: Option<&PodManagerId>,
         page: &Page,
     ) -> Result<Paged<IpPoolRow>, StoreError> {
         let rows = sqlx::query(&format!(
             "SELECT {POOL_COLUMNS} FROM ip_pools WHERE ($1 = '' OR pod_manager = $1) AND id > $2 \
              ORDER BY id LIMIT $3"
         ))
-        .bind(pod_manager.unwrap_or(""))
+        .bind(pod_manager.map_or("", PodManagerId::as_str))
         .bind(page.cursor.as_deref().unwrap_or(""))
         .bind(i64::from(page.limit) + 1)
         .fetch_all(&mut *self.reader().await?)
         .await?;
         let items = rows.iter().map(pool_row).collect::<Result<Vec<_>, _>>()?;
-        Ok(Paged::from_rows(items, page.limit, |p| p.id.clone()))
+        Ok(Paged::from_rows(items, page.limit, |p| p.id.to_string()))
     }
 
     /// The pools a pod manager may use: its own and those bound to no pod manager, by name.
-    pub async fn ip_pools_serving(&self, pod_manager: &str) -> Result<Vec<IpPoolRow>, StoreError> {
+    pub async fn ip_pools_serving(
+        &self,
+        pod_manager: &PodManagerId,
+    ) -> Result<Vec<IpPoolRow>, StoreError> {
         let rows = sqlx::query(&format!(
             "SELECT {POOL_COLUMNS} FROM ip_pools WHERE pod_manager = $1 OR pod_manager IS NULL \
              ORDER BY name LIMIT 10000"
         ))
-        .bind(pod_manager)
+        .bind(pod_manager.as_str())
         .fetch_all(&mut *self.reader().await?)
         .await?;
         rows.iter().map(pool_row).collect()
@@ -190,7 +196,7 @@ impl Datastore {
         let mut writer = self.writer().await?;
         let mut tx = writer.begin().await?;
         let locked = sqlx::query("UPDATE ip_pools SET generation = generation + 1 WHERE id = $1")
-            .bind(&pool.id)
+            .bind(pool.id.as_str())
             .execute(&mut *tx)
             .await?;
         if locked.rows_affected() == 0 {
@@ -199,7 +205,7 @@ impl Datastore {
         let allocations = sqlx::query(&format!(
             "SELECT {ALLOCATION_COLUMNS} FROM ip_allocations WHERE pool_id = $1"
         ))
-        .bind(&pool.id)
+        .bind(pool.id.as_str())
         .fetch_all(&mut *tx)
         .await?
         .iter()
@@ -213,7 +219,7 @@ impl Datastore {
              dns_servers = $7, ranges = $8, reserved = $9, pre_allocations = $10, plugin = $11, \
              pod_manager = $12, tenants = $13, updated_at = $14 WHERE id = $1",
         )
-        .bind(&pool.id)
+        .bind(pool.id.as_str())
         .bind(&pool.name)
         .bind(pool.family)
         .bind(&pool.subnet)
@@ -224,7 +230,7 @@ impl Datastore {
         .bind(&pool.reserved)
         .bind(&pool.pre_allocations)
         .bind(&pool.plugin)
-        .bind(&pool.pod_manager)
+        .bind(pool.pod_manager.as_ref().map(|v| v.as_str()))
         .bind(&pool.tenants)
         .bind(&pool.updated_at)
         .execute(&mut *tx)
@@ -235,18 +241,18 @@ impl Datastore {
 
     /// Deletes a pool that holds no allocation. `None` when it does not exist, `Some(n)` with
     /// the number of allocations that kept it.
-    pub async fn ip_pool_delete(&self, id: &str) -> Result<Option<i64>, StoreError> {
+    pub async fn ip_pool_delete(&self, id: &IpPoolId) -> Result<Option<i64>, StoreError> {
         let mut writer = self.writer().await?;
         let mut tx = writer.begin().await?;
         let locked = sqlx::query("UPDATE ip_pools SET generation = generation + 1 WHERE id = $1")
-            .bind(id)
+            .bind(id.as_str())
             .execute(&mut *tx)
             .await?;
         if locked.rows_affected() == 0 {
             return Ok(None);
         }
         let r = sqlx::query("SELECT COUNT(*) AS n FROM ip_allocations WHERE pool_id = $1")
-            .bind(id)
+            .bind(id.as_str())
             .fetch_one(&mut *tx)
             .await?;
         let allocated: i64 = r.try_get("n")?;
@@ -254,25 +260,25 @@ impl Datastore {
             return Ok(Some(allocated));
         }
         sqlx::query("DELETE FROM ip_pools WHERE id = $1")
-            .bind(id)
+            .bind(id.as_str())
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
         Ok(Some(0))
     }
 
-    pub async fn ip_allocated_count(&self, pool_id: &str) -> Result<i64, StoreError> {
+    pub async fn ip_allocated_count(&self, pool_id: &IpPoolId) -> Result<i64, StoreError> {
         let r = sqlx::query("SELECT COUNT(*) AS n FROM ip_allocations WHERE pool_id = $1")
-            .bind(pool_id)
+            .bind(pool_id.as_str())
             .fetch_one(&mut *self.reader().await?)
             .await?;
         Ok(r.try_get("n")?)
     }
 
     /// Every allocated address of a pool, for deriving its free space.
-    pub async fn ip_allocated_values(&self, pool_id: &str) -> Result<Vec<u128>, StoreError> {
+    pub async fn ip_allocated_values(&self, pool_id: &IpPoolId) -> Result<Vec<u128>, StoreError> {
         let rows = sqlx::query("SELECT addr_key FROM ip_allocations WHERE pool_id = $1")
-            .bind(pool_id)
+            .bind(pool_id.as_str())
             .fetch_all(&mut *self.reader().await?)
             .await?;
         rows.iter()
@@ -287,7 +293,7 @@ impl Datastore {
         &self,
         rows: &[(IpAllocationRow, u128)],
         generation: i64,
-    ) -> Result<std::collections::HashSet<String>, StoreError> {
+    ) -> Result<std::collections::HashSet<IpClaimId>, StoreError> {
         let mut inserted = std::collections::HashSet::new();
         let Some((first, _)) = rows.first() else {
             return Ok(inserted);
@@ -325,10 +331,12 @@ impl Datastore {
                  WHERE EXISTS (SELECT 1 FROM ip_pools WHERE id = $1 AND generation = $2{lock}) \
                  ON CONFLICT DO NOTHING{returning}"
             );
-            let mut query = sqlx::query(&sql).bind(&first.pool_id).bind(generation);
+            let mut query = sqlx::query(&sql)
+                .bind(first.pool_id.as_str())
+                .bind(generation);
             for (row, value) in chunk {
                 query = query
-                    .bind(&row.id)
+                    .bind(row.id.as_str())
                     .bind(&row.address)
                     .bind(be(*value))
                     .bind(&row.owner)
@@ -346,7 +354,7 @@ impl Datastore {
                 continue;
             }
             for r in query.fetch_all(&mut *self.writer().await?).await? {
-                inserted.insert(r.try_get::<String, _>("id")?);
+                inserted.insert(r.try_get::<String, _>("id")?.into());
             }
         }
         Ok(inserted)
@@ -355,7 +363,7 @@ impl Datastore {
     /// Why an insert of `value` for `owner` did not happen.
     pub async fn ip_missed(
         &self,
-        pool_id: &str,
+        pool_id: &IpPoolId,
         owner: &str,
         value: u128,
     ) -> Result<Missed, StoreError> {
@@ -372,14 +380,14 @@ impl Datastore {
 
     pub async fn ip_allocation_get(
         &self,
-        pool_id: &str,
-        id: &str,
+        pool_id: &IpPoolId,
+        id: &IpClaimId,
     ) -> Result<Option<IpAllocationRow>, StoreError> {
         let r = sqlx::query(&format!(
             "SELECT {ALLOCATION_COLUMNS} FROM ip_allocations WHERE pool_id = $1 AND id = $2"
         ))
-        .bind(pool_id)
-        .bind(id)
+        .bind(pool_id.as_str())
+        .bind(id.as_str())
         .fetch_optional(&mut *self.reader().await?)
         .await?;
         r.as_ref().map(allocation_row).transpose()
@@ -388,13 +396,13 @@ impl Datastore {
     /// Who holds `value` in a pool.
     pub async fn ip_allocation_at(
         &self,
-        pool_id: &str,
+        pool_id: &IpPoolId,
         value: u128,
     ) -> Result<Option<IpAllocationRow>, StoreError> {
         let r = sqlx::query(&format!(
             "SELECT {ALLOCATION_COLUMNS} FROM ip_allocations WHERE pool_id = $1 AND addr_key = $2"
         ))
-        .bind(pool_id)
+        .bind(pool_id.as_str())
         .bind(be(value))
         .fetch_optional(&mut *self.reader().await?)
         .await?;
@@ -403,13 +411,13 @@ impl Datastore {
 
     pub async fn ip_allocation_of_owner(
         &self,
-        pool_id: &str,
+        pool_id: &IpPoolId,
         owner: &str,
     ) -> Result<Option<IpAllocationRow>, StoreError> {
         let r = sqlx::query(&format!(
             "SELECT {ALLOCATION_COLUMNS} FROM ip_allocations WHERE pool_id = $1 AND owner = $2"
         ))
-        .bind(pool_id)
+        .bind(pool_id.as_str())
         .bind(owner)
         .fetch_optional(&mut *self.reader().await?)
         .await?;
@@ -417,7 +425,9 @@ impl Datastore {
     }
 
     /// Allocations owned by hosts that no longer exist: `(pool_id, id)`.
-    pub async fn ip_allocations_of_gone_hosts(&self) -> Result<Vec<(String, String)>, StoreError> {
+    pub async fn ip_allocations_of_gone_hosts(
+        &self,
+    ) -> Result<Vec<(IpPoolId, IpClaimId)>, StoreError> {
         let rows = sqlx::query(
             "SELECT pool_id, id FROM ip_allocations WHERE owner LIKE 'host:%' \
              AND substr(owner, 6) NOT IN (SELECT id FROM hosts)",
@@ -425,7 +435,12 @@ impl Datastore {
         .fetch_all(&mut *self.reader().await?)
         .await?;
         rows.iter()
-            .map(|r| Ok((r.try_get("pool_id")?, r.try_get("id")?)))
+            .map(|r| {
+                Ok((
+                    r.try_get::<String, _>("pool_id")?.into(),
+                    r.try_get::<String, _>("id")?.into(),
+                ))
+            })
             .collect()
     }
 
@@ -445,14 +460,14 @@ impl Datastore {
 
     pub async fn ip_allocation_list(
         &self,
-        pool_id: &str,
+        pool_id: &IpPoolId,
         page: &Page,
     ) -> Result<Paged<IpAllocationRow>, StoreError> {
         let rows = sqlx::query(&format!(
             "SELECT {ALLOCATION_COLUMNS} FROM ip_allocations WHERE pool_id = $1 AND id > $2 \
              ORDER BY id LIMIT $3"
         ))
-        .bind(pool_id)
+        .bind(pool_id.as_str())
         .bind(page.cursor.as_deref().unwrap_or(""))
         .bind(i64::from(page.limit) + 1)
         .fetch_all(&mut *self.reader().await?)
@@ -461,16 +476,20 @@ impl Datastore {
             .iter()
             .map(allocation_row)
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Paged::from_rows(items, page.limit, |a| a.id.clone()))
+        Ok(Paged::from_rows(items, page.limit, |a| a.id.to_string()))
     }
 
     /// Deletes an allocation; answers the address it held, `None` when there was none.
-    pub async fn ip_release(&self, pool_id: &str, id: &str) -> Result<Option<u128>, StoreError> {
+    pub async fn ip_release(
+        &self,
+        pool_id: &IpPoolId,
+        id: &IpClaimId,
+    ) -> Result<Option<u128>, StoreError> {
         let r = sqlx::query(
             "DELETE FROM ip_allocations WHERE pool_id = $1 AND id = $2 RETURNING addr_key",
         )
-        .bind(pool_id)
-        .bind(id)
+        .bind(pool_id.as_str())
+        .bind(id.as_str())
         .fetch_optional(&mut *self.writer().await?)
         .await?;
         r.map(|r| value(&r.try_get::<Vec<u8>, _>("addr_key")?))

@@ -1,5 +1,6 @@
 //! Stored operations: every driver action the API queued, and what came of it.
 
+use podium_types::{ClaimId, HostId, OperationId, PodManagerId};
 use podium_types::{OperationKind, OperationRequest, OperationStatus};
 use sqlx::Row;
 
@@ -9,10 +10,10 @@ use super::{Datastore, Page, Paged, StoreError};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct OperationRow {
-    pub id: String,
+    pub id: OperationId,
     pub status: OperationStatus,
-    pub pod_manager: String,
-    pub host_id: Option<String>,
+    pub pod_manager: PodManagerId,
+    pub host_id: Option<HostId>,
     /// What it was asked to do (its kind with it), stored in the store's own format
     /// (`formats.rs`).
     pub request: OperationRequest,
@@ -25,7 +26,7 @@ pub struct OperationRow {
     /// When a queued operation that failed transiently is tried again.
     pub next_attempt_at: Option<String>,
     /// The claim at whose tenant's request it runs, if any.
-    pub claim_id: Option<String>,
+    pub claim_id: Option<ClaimId>,
     /// What it found or did, JSON text (an inspection's inventory, a power action's state).
     pub result: Option<String>,
 }
@@ -34,14 +35,14 @@ impl OperationRow {
     /// A new operation, queued.
     pub fn queued(
         request: OperationRequest,
-        pod_manager: &str,
-        host_id: Option<&str>,
+        pod_manager: &PodManagerId,
+        host_id: Option<&HostId>,
     ) -> OperationRow {
         OperationRow {
-            id: super::new_id(),
+            id: OperationId::generate(),
             status: OperationStatus::Queued,
-            pod_manager: pod_manager.to_owned(),
-            host_id: host_id.map(str::to_owned),
+            pod_manager: pod_manager.clone(),
+            host_id: host_id.cloned(),
             request,
             error: None,
             created_at: super::now(),
@@ -61,9 +62,9 @@ impl OperationRow {
 
 #[derive(Clone, Debug, Default)]
 pub struct OperationFilter {
-    pub host: Option<String>,
-    pub pod_manager: Option<String>,
-    pub claim: Option<String>,
+    pub host: Option<HostId>,
+    pub pod_manager: Option<PodManagerId>,
+    pub claim: Option<ClaimId>,
 }
 
 const COLUMNS: &str = "id, kind, status, pod_manager, host_id, request, error, created_at, \
@@ -93,7 +94,7 @@ const HOST_FREE: &str = "(o.host_id IS NULL OR (NOT EXISTS (SELECT 1 FROM operat
               AND b.status = 'queued' AND b.id < o.id) END)))";
 
 fn row(r: &sqlx::any::AnyRow) -> Result<OperationRow, StoreError> {
-    let id: String = r.try_get("id")?;
+    let id: OperationId = r.try_get::<String, _>("id")?.into();
     let kind: String = r.try_get("kind")?;
     let request: String = r.try_get("request")?;
     let request = formats::request_decode(&kind, &request)
@@ -105,8 +106,8 @@ fn row(r: &sqlx::any::AnyRow) -> Result<OperationRow, StoreError> {
     Ok(OperationRow {
         id,
         status,
-        pod_manager: r.try_get("pod_manager")?,
-        host_id: r.try_get("host_id")?,
+        pod_manager: r.try_get::<String, _>("pod_manager")?.into(),
+        host_id: r.try_get::<Option<String>, _>("host_id")?.map(Into::into),
         request,
         error: r.try_get("error")?,
         created_at: r.try_get("created_at")?,
@@ -114,7 +115,7 @@ fn row(r: &sqlx::any::AnyRow) -> Result<OperationRow, StoreError> {
         finished_at: r.try_get("finished_at")?,
         attempts: r.try_get("attempts")?,
         next_attempt_at: r.try_get("next_attempt_at")?,
-        claim_id: r.try_get("claim_id")?,
+        claim_id: r.try_get::<Option<String>, _>("claim_id")?.map(Into::into),
         result: r.try_get("result")?,
     })
 }
@@ -124,11 +125,11 @@ pub(super) fn insert(
     op: &OperationRow,
 ) -> sqlx::query::Query<'_, sqlx::Any, sqlx::any::AnyArguments<'_>> {
     sqlx::query(INSERT)
-        .bind(&op.id)
+        .bind(op.id.as_str())
         .bind(op.kind().as_str())
         .bind(op.status.as_str())
-        .bind(&op.pod_manager)
-        .bind(&op.host_id)
+        .bind(op.pod_manager.as_str())
+        .bind(op.host_id.as_ref().map(|v| v.as_str()))
         .bind(formats::request_encode(&op.request))
         .bind(&op.error)
         .bind(&op.created_at)
@@ -136,7 +137,7 @@ pub(super) fn insert(
         .bind(&op.finished_at)
         .bind(op.attempts)
         .bind(&op.next_attempt_at)
-        .bind(&op.claim_id)
+        .bind(op.claim_id.as_ref().map(|v| v.as_str()))
         .bind(&op.result)
 }
 
@@ -150,9 +151,12 @@ impl Datastore {
         Ok(())
     }
 
-    pub async fn operation_get(&self, id: &str) -> Result<Option<OperationRow>, StoreError> {
+    pub async fn operation_get(
+        &self,
+        id: &OperationId,
+    ) -> Result<Option<OperationRow>, StoreError> {
         let r = sqlx::query(&format!("SELECT {COLUMNS} FROM operations WHERE id = $1"))
-            .bind(id)
+            .bind(id.as_str())
             .fetch_optional(&mut *self.reader().await?)
             .await?;
         r.as_ref().map(row).transpose()
@@ -169,15 +173,15 @@ impl Datastore {
             "SELECT {COLUMNS} FROM operations WHERE ($1 = '' OR host_id = $1) AND ($2 = '' OR pod_manager = $2) \
              AND ($5 = '' OR claim_id = $5) AND id < $3 ORDER BY id DESC LIMIT $4"
         ))
-        .bind(filter.host.as_deref().unwrap_or(""))
-        .bind(filter.pod_manager.as_deref().unwrap_or(""))
+        .bind(filter.host.as_ref().map_or("", HostId::as_str))
+        .bind(filter.pod_manager.as_ref().map_or("", PodManagerId::as_str))
         .bind(cursor)
         .bind(i64::from(page.limit) + 1)
-        .bind(filter.claim.as_deref().unwrap_or(""))
+        .bind(filter.claim.as_ref().map_or("", ClaimId::as_str))
         .fetch_all(&mut *self.reader().await?)
         .await?;
         let items = rows.iter().map(row).collect::<Result<Vec<_>, _>>()?;
-        Ok(Paged::from_rows(items, page.limit, |o| o.id.clone()))
+        Ok(Paged::from_rows(items, page.limit, |o| o.id.to_string()))
     }
 
     /// Leases the operation due first for `owner` until `until`: it is `running`, its attempt
@@ -283,7 +287,7 @@ impl Datastore {
     /// Fails what is still queued for a claim (it was released), with `why`.
     pub async fn operations_cancel_for_claim(
         &self,
-        claim_id: &str,
+        claim_id: &ClaimId,
         why: &str,
         now: &str,
     ) -> Result<u64, StoreError> {
@@ -291,7 +295,7 @@ impl Datastore {
             "UPDATE operations SET status = 'failed', error = $2, finished_at = $3 \
              WHERE claim_id = $1 AND status = 'queued'",
         )
-        .bind(claim_id)
+        .bind(claim_id.as_str())
         .bind(why)
         .bind(now)
         .execute(&mut *self.writer().await?)
@@ -302,7 +306,7 @@ impl Datastore {
     /// Extends a lease; `false` when `owner` no longer holds it (it expired and was taken).
     pub async fn operation_renew(
         &self,
-        id: &str,
+        id: &OperationId,
         owner: &str,
         until: &str,
     ) -> Result<bool, StoreError> {
@@ -310,7 +314,7 @@ impl Datastore {
             "UPDATE operations SET lease_expires_at = $3 \
              WHERE id = $1 AND lease_owner = $2 AND status = 'running'",
         )
-        .bind(id)
+        .bind(id.as_str())
         .bind(owner)
         .bind(until)
         .execute(&mut *self.writer().await?)
@@ -324,7 +328,7 @@ impl Datastore {
     /// its end).
     pub async fn operation_finish(
         &self,
-        id: &str,
+        id: &OperationId,
         owner: &str,
         error: Option<&str>,
         result: Option<&str>,
@@ -339,7 +343,7 @@ impl Datastore {
             "UPDATE operations SET status = $3, error = $4, finished_at = $5, lease_owner = NULL, \
              lease_expires_at = NULL, result = $6 WHERE id = $1 AND lease_owner = $2 AND status = 'running'",
         )
-        .bind(id)
+        .bind(id.as_str())
         .bind(owner)
         .bind(status)
         .bind(error)
@@ -355,7 +359,7 @@ impl Datastore {
     /// again at `next`; `error` says what happened this time.
     pub async fn operation_retry_later(
         &self,
-        id: &str,
+        id: &OperationId,
         owner: &str,
         error: &str,
         next: &str,
@@ -365,7 +369,7 @@ impl Datastore {
              lease_owner = NULL, lease_expires_at = NULL \
              WHERE id = $1 AND lease_owner = $2 AND status = 'running'",
         )
-        .bind(id)
+        .bind(id.as_str())
         .bind(owner)
         .bind(error)
         .bind(next)

@@ -1,5 +1,6 @@
 //! Stored pod managers and their status history.
 
+use podium_types::PodManagerId;
 use sqlx::Row;
 
 use super::{Datastore, Page, Paged, StoreError};
@@ -8,7 +9,7 @@ use super::{Datastore, Page, Paged, StoreError};
 /// `auth_sealed` is the sealed credentials, never the password.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PodManagerRow {
-    pub uuid: String,
+    pub uuid: PodManagerId,
     pub name: String,
     pub url: String,
     pub auth_sealed: Option<String>,
@@ -50,7 +51,7 @@ const COLUMNS: &str = "uuid, name, url, auth_sealed, description, location, tls_
 
 fn row(r: &sqlx::any::AnyRow) -> Result<PodManagerRow, StoreError> {
     Ok(PodManagerRow {
-        uuid: r.try_get("uuid")?,
+        uuid: r.try_get::<String, _>("uuid")?.into(),
         name: r.try_get("name")?,
         url: r.try_get("url")?,
         auth_sealed: r.try_get("auth_sealed")?,
@@ -85,9 +86,9 @@ impl Datastore {
         &self,
         name: &str,
         url: &str,
-        except: Option<&str>,
+        except: Option<&PodManagerId>,
     ) -> Result<Option<PodManagerConflict>, StoreError> {
-        let except = except.unwrap_or("");
+        let except = except.map_or("", PodManagerId::as_str);
         let r = sqlx::query(
             "SELECT name, url FROM pod_managers WHERE (name = $1 OR url = $2) AND uuid <> $3 LIMIT 1",
         )
@@ -107,7 +108,7 @@ impl Datastore {
         sqlx::query(&format!(
             "INSERT INTO pod_managers ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)"
         ))
-        .bind(&pm.uuid)
+        .bind(pm.uuid.as_str())
         .bind(&pm.name)
         .bind(&pm.url)
         .bind(&pm.auth_sealed)
@@ -139,7 +140,7 @@ impl Datastore {
              renderer = $11, network_config_owner = $12, updated_at = $13, tls_pinned_sha256 = $14 \
              WHERE uuid = $1",
         )
-        .bind(&pm.uuid)
+        .bind(pm.uuid.as_str())
         .bind(&pm.name)
         .bind(&pm.url)
         .bind(&pm.auth_sealed)
@@ -158,11 +159,14 @@ impl Datastore {
         Ok(done.rows_affected() == 1)
     }
 
-    pub async fn pod_manager_get(&self, uuid: &str) -> Result<Option<PodManagerRow>, StoreError> {
+    pub async fn pod_manager_get(
+        &self,
+        uuid: &PodManagerId,
+    ) -> Result<Option<PodManagerRow>, StoreError> {
         let r = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM pod_managers WHERE uuid = $1"
         ))
-        .bind(uuid)
+        .bind(uuid.as_str())
         .fetch_optional(&mut *self.reader().await?)
         .await?;
         r.as_ref().map(row).transpose()
@@ -186,26 +190,33 @@ impl Datastore {
         .fetch_all(&mut *self.reader().await?)
         .await?;
         let items = rows.iter().map(row).collect::<Result<Vec<_>, _>>()?;
-        Ok(Paged::from_rows(items, page.limit, |pm| pm.uuid.clone()))
+        Ok(Paged::from_rows(items, page.limit, |pm| {
+            pm.uuid.to_string()
+        }))
     }
 
     /// Every pod manager's uuid, for the background tasks.
-    pub async fn pod_manager_uuids(&self) -> Result<Vec<String>, StoreError> {
+    pub async fn pod_manager_uuids(&self) -> Result<Vec<PodManagerId>, StoreError> {
         let rows = sqlx::query("SELECT uuid FROM pod_managers ORDER BY uuid")
             .fetch_all(&mut *self.reader().await?)
             .await?;
-        rows.iter().map(|r| Ok(r.try_get("uuid")?)).collect()
+        rows.iter()
+            .map(|r| Ok(r.try_get::<String, _>("uuid")?.into()))
+            .collect()
     }
 
     /// Deletes a pod manager and its hosts, unless one of them is claimed: then nothing is
     /// deleted and the number of claimed hosts is returned.
-    pub async fn pod_manager_delete(&self, uuid: &str) -> Result<Result<bool, i64>, StoreError> {
+    pub async fn pod_manager_delete(
+        &self,
+        uuid: &PodManagerId,
+    ) -> Result<Result<bool, i64>, StoreError> {
         let mut writer = self.writer().await?;
         let mut tx = writer.begin().await?;
         let claimed: i64 = sqlx::query(
             "SELECT COUNT(*) AS n FROM hosts WHERE pod_manager = $1 AND claim_id IS NOT NULL",
         )
-        .bind(uuid)
+        .bind(uuid.as_str())
         .fetch_one(&mut *tx)
         .await?
         .try_get("n")?;
@@ -220,10 +231,13 @@ impl Datastore {
             "DELETE FROM hosts WHERE pod_manager = $1",
             "DELETE FROM pod_manager_status_history WHERE pod_manager = $1",
         ] {
-            sqlx::query(sql).bind(uuid).execute(&mut *tx).await?;
+            sqlx::query(sql)
+                .bind(uuid.as_str())
+                .execute(&mut *tx)
+                .await?;
         }
         let done = sqlx::query("DELETE FROM pod_managers WHERE uuid = $1")
-            .bind(uuid)
+            .bind(uuid.as_str())
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
@@ -233,7 +247,7 @@ impl Datastore {
     /// Records a probe. A change of status is also appended to the history.
     pub async fn pod_manager_set_status(
         &self,
-        uuid: &str,
+        uuid: &PodManagerId,
         status: &str,
         message: Option<&str>,
         redfish_link: Option<&str>,
@@ -243,7 +257,7 @@ impl Datastore {
         let mut tx = writer.begin().await?;
         let previous: Option<String> =
             sqlx::query("SELECT status FROM pod_managers WHERE uuid = $1")
-                .bind(uuid)
+                .bind(uuid.as_str())
                 .fetch_optional(&mut *tx)
                 .await?
                 .map(|r| r.try_get("status"))
@@ -255,7 +269,7 @@ impl Datastore {
             "UPDATE pod_managers SET status = $2, status_message = $3, last_probe_at = $4, \
              redfish_link = COALESCE($5, redfish_link) WHERE uuid = $1",
         )
-        .bind(uuid)
+        .bind(uuid.as_str())
         .bind(status)
         .bind(message)
         .bind(at)
@@ -267,7 +281,7 @@ impl Datastore {
                 "INSERT INTO pod_manager_status_history (id, pod_manager, status, message, at) VALUES ($1, $2, $3, $4, $5)",
             )
             .bind(super::new_id())
-            .bind(uuid)
+            .bind(uuid.as_str())
             .bind(status)
             .bind(message)
             .bind(at)
@@ -281,13 +295,13 @@ impl Datastore {
     /// Status changes, newest first.
     pub async fn pod_manager_status_history(
         &self,
-        uuid: &str,
+        uuid: &PodManagerId,
     ) -> Result<Vec<StatusChange>, StoreError> {
         let rows = sqlx::query(
             "SELECT status, message, at FROM pod_manager_status_history WHERE pod_manager = $1 \
              ORDER BY at DESC, id DESC LIMIT 1000",
         )
-        .bind(uuid)
+        .bind(uuid.as_str())
         .fetch_all(&mut *self.reader().await?)
         .await?;
         rows.iter()

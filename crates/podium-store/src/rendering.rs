@@ -1,5 +1,6 @@
 //! Stored network templates (a column of the pod manager) and config drives.
 
+use podium_types::{ClaimId, ConfigDriveId, HostId, PodManagerId};
 use sqlx::Row;
 
 use super::{Datastore, StoreError};
@@ -8,11 +9,11 @@ use super::{Datastore, StoreError};
 /// these documents on every download; `sha256` and `size` are the image's.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConfigDriveRow {
-    pub id: String,
+    pub id: ConfigDriveId,
     /// sha256 of the URL's token.
     pub token_hash: String,
-    pub host_id: String,
-    pub claim_id: Option<String>,
+    pub host_id: HostId,
+    pub claim_id: Option<ClaimId>,
     /// `preprovisioning` or `provisioning`.
     pub phase: String,
     pub meta_data: String,
@@ -29,10 +30,10 @@ const COLUMNS: &str = "id, token_hash, host_id, claim_id, phase, meta_data, netw
 
 fn row(r: &sqlx::any::AnyRow) -> Result<ConfigDriveRow, StoreError> {
     Ok(ConfigDriveRow {
-        id: r.try_get("id")?,
+        id: r.try_get::<String, _>("id")?.into(),
         token_hash: r.try_get("token_hash")?,
-        host_id: r.try_get("host_id")?,
-        claim_id: r.try_get("claim_id")?,
+        host_id: r.try_get::<String, _>("host_id")?.into(),
+        claim_id: r.try_get::<Option<String>, _>("claim_id")?.map(Into::into),
         phase: r.try_get("phase")?,
         meta_data: r.try_get("meta_data")?,
         network_data: r.try_get("network_data")?,
@@ -47,11 +48,14 @@ fn row(r: &sqlx::any::AnyRow) -> Result<ConfigDriveRow, StoreError> {
 impl Datastore {
     /// A pod manager's network template (JSON text), `None` where the admin set none.
     /// `Err` only on storage errors; a missing pod manager is `Ok(None)` too.
-    pub async fn network_template_get(&self, uuid: &str) -> Result<Option<String>, StoreError> {
+    pub async fn network_template_get(
+        &self,
+        uuid: &PodManagerId,
+    ) -> Result<Option<String>, StoreError> {
         Ok(sqlx::query_scalar::<_, Option<String>>(
             "SELECT network_template FROM pod_managers WHERE uuid = $1",
         )
-        .bind(uuid)
+        .bind(uuid.as_str())
         .fetch_optional(&mut *self.reader().await?)
         .await?
         .flatten())
@@ -60,14 +64,14 @@ impl Datastore {
     /// Sets (or, with `None`, removes) a pod manager's template; `false` when it does not exist.
     pub async fn network_template_set(
         &self,
-        uuid: &str,
+        uuid: &PodManagerId,
         template: Option<&str>,
         now: &str,
     ) -> Result<bool, StoreError> {
         let done = sqlx::query(
             "UPDATE pod_managers SET network_template = $2, updated_at = $3 WHERE uuid = $1",
         )
-        .bind(uuid)
+        .bind(uuid.as_str())
         .bind(template)
         .bind(now)
         .execute(&mut *self.writer().await?)
@@ -91,10 +95,10 @@ impl Datastore {
         sqlx::query(&format!(
             "INSERT INTO config_drives ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
         ))
-        .bind(&d.id)
+        .bind(d.id.as_str())
         .bind(&d.token_hash)
-        .bind(&d.host_id)
-        .bind(&d.claim_id)
+        .bind(d.host_id.as_str())
+        .bind(d.claim_id.as_ref().map(|v| v.as_str()))
         .bind(&d.phase)
         .bind(&d.meta_data)
         .bind(&d.network_data)
@@ -144,14 +148,14 @@ impl Datastore {
     /// Forgets every config drive of a claim (its host is being released) or of a host.
     pub async fn config_drives_delete(
         &self,
-        host_id: &str,
-        claim_id: Option<&str>,
+        host_id: &HostId,
+        claim_id: Option<&ClaimId>,
     ) -> Result<u64, StoreError> {
         Ok(sqlx::query(
             "DELETE FROM config_drives WHERE host_id = $1 AND ($2 = '' OR claim_id = $2)",
         )
-        .bind(host_id)
-        .bind(claim_id.unwrap_or(""))
+        .bind(host_id.as_str())
+        .bind(claim_id.map_or("", ClaimId::as_str))
         .execute(&mut *self.writer().await?)
         .await?
         .rows_affected())

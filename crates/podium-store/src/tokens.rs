@@ -1,5 +1,6 @@
 //! API tokens, stored as sha256 hashes of the secret.
 
+use podium_types::{TenantId, TokenId};
 use sqlx::Row;
 
 use super::{Datastore, StoreError};
@@ -23,9 +24,9 @@ impl Role {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TokenRow {
-    pub id: String,
+    pub id: TokenId,
     pub role: Role,
-    pub tenant_id: Option<String>,
+    pub tenant_id: Option<TenantId>,
     pub read_only: bool,
     pub description: String,
     pub expires_at: Option<String>,
@@ -39,13 +40,13 @@ const COLUMNS: &str =
 pub(super) fn row(r: &sqlx::any::AnyRow) -> Result<TokenRow, StoreError> {
     let role: String = r.try_get("role")?;
     Ok(TokenRow {
-        id: r.try_get("id")?,
+        id: r.try_get::<String, _>("id")?.into(),
         role: match role.as_str() {
             "admin" => Role::Admin,
             "tenant" => Role::Tenant,
             other => return Err(StoreError::Corrupt(format!("unknown token role `{other}`"))),
         },
-        tenant_id: r.try_get("tenant_id")?,
+        tenant_id: r.try_get::<Option<String>, _>("tenant_id")?.map(Into::into),
         read_only: r.try_get::<i64, _>("read_only")? != 0,
         description: r.try_get("description")?,
         expires_at: r.try_get("expires_at")?,
@@ -60,10 +61,10 @@ impl Datastore {
             "INSERT INTO tokens (id, hash, role, tenant_id, read_only, description, expires_at, created_at) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
         )
-        .bind(&token.id)
+        .bind(token.id.as_str())
         .bind(hash)
         .bind(token.role.as_str())
-        .bind(&token.tenant_id)
+        .bind(token.tenant_id.as_ref().map(|v| v.as_str()))
         .bind(i64::from(token.read_only))
         .bind(&token.description)
         .bind(&token.expires_at)

@@ -1,4 +1,4 @@
-//! Podium's model, shared by the server and its client: the secret type, what Podium asks of a
+//! Podium's model, shared by the server and its client: identifiers, the secret type, what Podium asks of a
 //! machine (power, boot, media), host and claim states, and operations by kind with their requests.
 //!
 //! **Architecture Invariant:** a leaf crate. It depends on nothing of Podium's and on no crate
@@ -7,18 +7,25 @@
 //! the runtime converts at the WIT edge, the API says how each appears in its documents.
 
 mod claim;
+mod documents;
 mod hardware;
 mod host;
+mod ids;
 mod names;
 mod operations;
 mod secret;
 
 pub use claim::ClaimState;
+pub use documents::Phase;
 pub use hardware::{
     BootMode, BootPersistence, BootSettings, BootTarget, MediaAction, MediaRequest, MediaType,
     PowerAction, PowerState,
 };
 pub use host::HostState;
+pub use ids::{
+    ClaimId, ConfigDriveId, GrantId, HostId, IpClaimId, IpPoolId, OperationId, PluginId,
+    PodManagerId, TenantId, TenantScope, TokenId,
+};
 pub use names::UnknownName;
 pub use operations::{OperationKind, OperationRequest, OperationStatus};
 pub use secret::Secret;

@@ -1,6 +1,7 @@
 //! Names of the model's enums: each variant has one name, the one the API, the store and the
 //! logs all use. `names!` writes `ALL`, `as_str`, `FromStr` (failing with `UnknownName`, which
-//! names the value), `Display` and serde for an enum from its list of `Variant => "name"`.
+//! names the value), `Display`, serde and the API document's schema for an enum from its list of
+//! `Variant => "name"`.
 
 use std::fmt;
 
@@ -33,6 +34,18 @@ macro_rules! names {
                 f.write_str(self.as_str())
             }
         }
+
+        // The API document's schema: a string of one of the names.
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                utoipa::openapi::ObjectBuilder::new()
+                    .schema_type(utoipa::openapi::schema::Type::String)
+                    .enum_values(Some($name::ALL.iter().map(|v| v.as_str())))
+                    .into()
+            }
+        }
+
+        impl utoipa::ToSchema for $name {}
 
         impl serde::Serialize for $name {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

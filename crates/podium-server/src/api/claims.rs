@@ -3,6 +3,7 @@
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
+use podium_types::{ClaimId, HostId, PodManagerId, TenantId};
 
 use super::error::{ApiResult, ErrorBody};
 use super::extract::{ApiJson, TenantCaller, WritableCaller};
@@ -17,7 +18,7 @@ use podium_store::{ClaimRow, HostRow};
 /// its credentials, the pod manager's URL or the driver's system id.
 #[derive(Debug, serde::Serialize, utoipa::ToSchema)]
 pub(super) struct ClaimedHostView {
-    id: String,
+    id: HostId,
     name: String,
     uuid: Option<String>,
     manufacturer: Option<String>,
@@ -45,13 +46,13 @@ pub(super) struct AddressView {
 /// A claim.
 #[derive(Debug, serde::Serialize, utoipa::ToSchema)]
 pub(super) struct ClaimView {
-    id: String,
+    id: ClaimId,
     /// `pending`, `bound`, `releasing` or `failed`.
     state: String,
     /// Why it waits or failed.
     reason: Option<String>,
-    tenant: String,
-    pod_manager: String,
+    tenant: TenantId,
+    pod_manager: PodManagerId,
     selector: std::collections::BTreeMap<String, String>,
     min_cpu: i64,
     min_memory_mib: i64,
@@ -150,7 +151,7 @@ pub(super) async fn claim_list(
 pub(super) async fn claim_view(
     State(podium): State<Podium>,
     caller: Caller,
-    Path(id): Path<String>,
+    Path(id): Path<ClaimId>,
 ) -> ApiResult<Json<ClaimView>> {
     let pair = podium.claim_view(&caller, &id).await?;
     Ok(Json(full_view(&podium, pair).await?))
@@ -164,7 +165,7 @@ pub(super) async fn claim_view(
 pub(super) async fn claim_update(
     State(podium): State<Podium>,
     WritableCaller(caller): WritableCaller,
-    Path(id): Path<String>,
+    Path(id): Path<ClaimId>,
     ApiJson(params): ApiJson<ClaimUpdate>,
 ) -> ApiResult<Json<ClaimView>> {
     let pair = podium.claim_update(&caller, &id, params).await?;
@@ -178,7 +179,7 @@ pub(super) async fn claim_update(
 pub(super) async fn claim_delete(
     State(podium): State<Podium>,
     WritableCaller(caller): WritableCaller,
-    Path(id): Path<String>,
+    Path(id): Path<ClaimId>,
 ) -> ApiResult<StatusCode> {
     podium.claim_delete(&caller, &id).await?;
     Ok(StatusCode::ACCEPTED)
@@ -193,10 +194,10 @@ pub(super) async fn claim_delete(
 pub(super) async fn claim_operations(
     State(podium): State<Podium>,
     caller: Caller,
-    Path(id): Path<String>,
+    Path(id): Path<ClaimId>,
     super::extract::ApiQuery(q): super::extract::ApiQuery<crate::params::PageParams>,
 ) -> ApiResult<Json<List<super::views::OperationView>>> {
-    let page = crate::pod_managers::page(q.limit, q.cursor)?;
+    let page = crate::params::page(q.limit, q.cursor)?;
     let paged = podium.claim_operations(&caller, &id, page).await?;
     Ok(Json(List::from_paged(paged)))
 }

@@ -1,5 +1,6 @@
 //! `/v1/grants`: which tenant may claim hosts of which pod manager (admin only).
 
+use podium_types::{GrantId, PodManagerId, TenantId};
 use std::collections::BTreeMap;
 
 use axum::Json;
@@ -16,9 +17,9 @@ use crate::params::{GrantCreate, GrantQuery};
 /// A tenant's right to claim hosts of a pod manager.
 #[derive(Debug, serde::Serialize, utoipa::ToSchema)]
 pub(super) struct GrantView {
-    id: String,
-    tenant: String,
-    pod_manager: String,
+    id: GrantId,
+    tenant: TenantId,
+    pod_manager: PodManagerId,
     /// Labels a host must all carry; every host of the pod manager when empty.
     selector: BTreeMap<String, String>,
     /// At most this many hosts at once; `null` for no limit.
@@ -71,7 +72,7 @@ pub(super) async fn grant_list(
 pub(super) async fn grant_view(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path(id): Path<String>,
+    Path(id): Path<GrantId>,
 ) -> ApiResult<Json<GrantView>> {
     Ok(Json(podium.grant_view(&caller, &id).await?.into()))
 }
@@ -82,7 +83,7 @@ pub(super) async fn grant_view(
 pub(super) async fn grant_delete(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path(id): Path<String>,
+    Path(id): Path<GrantId>,
 ) -> ApiResult<StatusCode> {
     podium.grant_delete(&caller, &id).await?;
     Ok(StatusCode::NO_CONTENT)

@@ -4,16 +4,17 @@
 use axum::Json;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
+use podium_types::{HostId, OperationId};
 
 use super::error::{ApiResult, ErrorBody};
 use super::extract::{AdminCaller, ApiJson, ApiQuery};
 use super::views::{HostView, List, OperationView};
 use crate::app::Podium;
 use crate::error::Error;
+use crate::params::page;
 use crate::params::{
     BootParams, HostCreate, HostUpdate, MaintenanceParams, MediaParams, OperationQuery, PowerParams,
 };
-use crate::pod_managers::page;
 use podium_store::{HostFilter, OperationFilter};
 
 /// Lists hosts. Query: `pod_manager`, `state`, `power_state`, `label=KEY=VALUE` (repeatable;
@@ -34,7 +35,7 @@ pub(super) async fn host_list(
     for (key, value) in url::form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
         let value = value.into_owned();
         match key.as_ref() {
-            "pod_manager" => filter.pod_manager = Some(value),
+            "pod_manager" => filter.pod_manager = Some(value.into()),
             "state" => filter.state = Some(value),
             "power_state" => filter.power_state = Some(value),
             "label" => {
@@ -83,7 +84,7 @@ pub(super) async fn host_create(
 pub(super) async fn host_view(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path(id): Path<String>,
+    Path(id): Path<HostId>,
 ) -> ApiResult<Json<HostView>> {
     Ok(Json(podium.host_view(&caller, &id).await?.into()))
 }
@@ -96,7 +97,7 @@ pub(super) async fn host_view(
 pub(super) async fn host_update(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path(id): Path<String>,
+    Path(id): Path<HostId>,
     ApiJson(params): ApiJson<HostUpdate>,
 ) -> ApiResult<Json<HostView>> {
     Ok(Json(podium.host_update(&caller, &id, params).await?.into()))
@@ -110,7 +111,7 @@ pub(super) async fn host_update(
 pub(super) async fn host_power(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path(id): Path<String>,
+    Path(id): Path<HostId>,
     ApiJson(params): ApiJson<PowerParams>,
 ) -> ApiResult<(StatusCode, Json<OperationView>)> {
     let op = podium.host_power(&caller, &id, params).await?;
@@ -125,7 +126,7 @@ pub(super) async fn host_power(
 pub(super) async fn host_boot(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path(id): Path<String>,
+    Path(id): Path<HostId>,
     ApiJson(params): ApiJson<BootParams>,
 ) -> ApiResult<(StatusCode, Json<OperationView>)> {
     let op = podium.host_boot(&caller, &id, params).await?;
@@ -140,7 +141,7 @@ pub(super) async fn host_boot(
 pub(super) async fn host_media(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path(id): Path<String>,
+    Path(id): Path<HostId>,
     ApiJson(params): ApiJson<MediaParams>,
 ) -> ApiResult<(StatusCode, Json<OperationView>)> {
     let op = podium.host_media(&caller, &id, params).await?;
@@ -155,7 +156,7 @@ pub(super) async fn host_media(
 pub(super) async fn host_inspect(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path(id): Path<String>,
+    Path(id): Path<HostId>,
 ) -> ApiResult<(StatusCode, Json<OperationView>)> {
     let op = podium.host_inspect(&caller, &id).await?;
     Ok((StatusCode::ACCEPTED, Json(op.into())))
@@ -170,7 +171,7 @@ pub(super) async fn host_inspect(
 pub(super) async fn host_maintenance_set(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path(id): Path<String>,
+    Path(id): Path<HostId>,
     ApiJson(params): ApiJson<MaintenanceParams>,
 ) -> ApiResult<Json<HostView>> {
     let host = podium
@@ -186,7 +187,7 @@ pub(super) async fn host_maintenance_set(
 pub(super) async fn host_maintenance_end(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path(id): Path<String>,
+    Path(id): Path<HostId>,
 ) -> ApiResult<Json<HostView>> {
     Ok(Json(
         podium.host_maintenance_end(&caller, &id).await?.into(),
@@ -218,7 +219,7 @@ pub(super) async fn operation_list(
 pub(super) async fn operation_view(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path(id): Path<String>,
+    Path(id): Path<OperationId>,
 ) -> ApiResult<Json<OperationView>> {
     Ok(Json(podium.operation_view(&caller, &id).await?.into()))
 }

@@ -1,5 +1,6 @@
 //! `/v1/ip_pools`: address pools and the addresses claimed from them (admin only).
 
+use podium_types::{IpClaimId, IpPoolId, PodManagerId, TenantId};
 use std::collections::BTreeMap;
 
 use axum::Json;
@@ -10,16 +11,16 @@ use super::error::{ApiResult, ErrorBody};
 use super::extract::{AdminCaller, ApiJson, ApiQuery};
 use super::views::List;
 use crate::app::Podium;
+use crate::bindings::PluginBinding;
 use crate::ipam::{IpClaim, IpPool, Usage};
 use crate::params::{
     IpClaimCreate, IpPoolCreate, IpPoolQuery, IpPoolUpdate, IpRangeParams, PageParams,
 };
-use crate::pod_managers::PluginBinding;
 
 /// An address pool with its usage.
 #[derive(Debug, serde::Serialize, utoipa::ToSchema)]
 pub(super) struct IpPoolView {
-    id: String,
+    id: IpPoolId,
     name: String,
     /// `4` or `6`.
     family: i64,
@@ -32,8 +33,8 @@ pub(super) struct IpPoolView {
     reserved: Vec<String>,
     pre_allocations: BTreeMap<String, String>,
     plugin: PluginBinding,
-    pod_manager: Option<String>,
-    tenants: Vec<String>,
+    pod_manager: Option<PodManagerId>,
+    tenants: Vec<TenantId>,
     usage: UsageView,
     created_at: String,
     updated_at: String,
@@ -86,8 +87,8 @@ impl From<(IpPool, Usage)> for IpPoolView {
 /// An address held by an owner.
 #[derive(Debug, serde::Serialize, utoipa::ToSchema)]
 pub(super) struct IpClaimView {
-    id: String,
-    pool: String,
+    id: IpClaimId,
+    pool: IpPoolId,
     owner: String,
     address: String,
     prefix: u8,
@@ -150,7 +151,7 @@ pub(super) async fn ip_pool_list(
 pub(super) async fn ip_pool_view(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path(id): Path<String>,
+    Path(id): Path<IpPoolId>,
 ) -> ApiResult<Json<IpPoolView>> {
     Ok(Json(podium.ip_pool_view(&caller, &id).await?.into()))
 }
@@ -163,7 +164,7 @@ pub(super) async fn ip_pool_view(
 pub(super) async fn ip_pool_update(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path(id): Path<String>,
+    Path(id): Path<IpPoolId>,
     ApiJson(params): ApiJson<IpPoolUpdate>,
 ) -> ApiResult<Json<IpPoolView>> {
     Ok(Json(
@@ -177,7 +178,7 @@ pub(super) async fn ip_pool_update(
 pub(super) async fn ip_pool_delete(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path(id): Path<String>,
+    Path(id): Path<IpPoolId>,
 ) -> ApiResult<StatusCode> {
     podium.ip_pool_delete(&caller, &id).await?;
     Ok(StatusCode::NO_CONTENT)
@@ -192,7 +193,7 @@ pub(super) async fn ip_pool_delete(
 pub(super) async fn ip_claim_create(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path(id): Path<String>,
+    Path(id): Path<IpPoolId>,
     ApiJson(params): ApiJson<IpClaimCreate>,
 ) -> ApiResult<(StatusCode, Json<IpClaimView>)> {
     let (claim, created) = podium.ip_claim_create(&caller, &id, params).await?;
@@ -211,7 +212,7 @@ pub(super) async fn ip_claim_create(
 pub(super) async fn ip_claim_list(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path(id): Path<String>,
+    Path(id): Path<IpPoolId>,
     ApiQuery(q): ApiQuery<PageParams>,
 ) -> ApiResult<Json<List<IpClaimView>>> {
     let paged = podium
@@ -227,7 +228,7 @@ pub(super) async fn ip_claim_list(
 pub(super) async fn ip_claim_view(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path((id, claim)): Path<(String, String)>,
+    Path((id, claim)): Path<(IpPoolId, IpClaimId)>,
 ) -> ApiResult<Json<IpClaimView>> {
     Ok(Json(
         podium.ip_claim_view(&caller, &id, &claim).await?.into(),
@@ -241,7 +242,7 @@ pub(super) async fn ip_claim_view(
 pub(super) async fn ip_claim_delete(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path((id, claim)): Path<(String, String)>,
+    Path((id, claim)): Path<(IpPoolId, IpClaimId)>,
 ) -> ApiResult<StatusCode> {
     podium.ip_claim_delete(&caller, &id, &claim).await?;
     Ok(StatusCode::NO_CONTENT)

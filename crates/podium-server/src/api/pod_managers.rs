@@ -3,13 +3,14 @@
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
+use podium_types::PodManagerId;
 
 use super::error::{ApiResult, ErrorBody};
 use super::extract::{AdminCaller, ApiJson, ApiQuery};
 use super::views::{List, OperationView, PodManagerView, StatusChangeView};
 use crate::app::Podium;
+use crate::params::page;
 use crate::params::{PodManagerCreate, PodManagerQuery, PodManagerUpdate};
-use crate::pod_managers::page;
 use podium_store::PodManagerFilter;
 
 /// Lists pod managers, filtered by name, location and status.
@@ -52,7 +53,7 @@ pub(super) async fn pod_manager_create(
 pub(super) async fn pod_manager_view(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path(uuid): Path<String>,
+    Path(uuid): Path<PodManagerId>,
 ) -> ApiResult<Json<PodManagerView>> {
     Ok(Json(podium.pod_manager_view(&caller, &uuid).await?.into()))
 }
@@ -65,7 +66,7 @@ pub(super) async fn pod_manager_view(
 pub(super) async fn pod_manager_update(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path(uuid): Path<String>,
+    Path(uuid): Path<PodManagerId>,
     ApiJson(params): ApiJson<PodManagerUpdate>,
 ) -> ApiResult<Json<PodManagerView>> {
     Ok(Json(
@@ -84,7 +85,7 @@ pub(super) async fn pod_manager_update(
 pub(super) async fn pod_manager_delete(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path(uuid): Path<String>,
+    Path(uuid): Path<PodManagerId>,
 ) -> ApiResult<StatusCode> {
     podium.pod_manager_delete(&caller, &uuid).await?;
     Ok(StatusCode::NO_CONTENT)
@@ -98,7 +99,7 @@ pub(super) async fn pod_manager_delete(
 pub(super) async fn pod_manager_status_history(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path(uuid): Path<String>,
+    Path(uuid): Path<PodManagerId>,
 ) -> ApiResult<Json<List<StatusChangeView>>> {
     let items = podium.pod_manager_status_history(&caller, &uuid).await?;
     Ok(Json(List {
@@ -115,7 +116,7 @@ pub(super) async fn pod_manager_status_history(
 pub(super) async fn pod_manager_sync(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path(uuid): Path<String>,
+    Path(uuid): Path<PodManagerId>,
 ) -> ApiResult<(StatusCode, Json<OperationView>)> {
     let op = podium.pod_manager_sync(&caller, &uuid).await?;
     Ok((StatusCode::ACCEPTED, Json(op.into())))

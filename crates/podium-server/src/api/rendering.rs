@@ -6,6 +6,7 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use podium_types::{ClaimId, ConfigDriveId, HostId, PodManagerId};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -14,14 +15,15 @@ use super::extract::{AdminCaller, ApiJson, ApiQuery, WritableCaller};
 use crate::app::Podium;
 use crate::auth::Caller;
 use crate::params::{ConfigDriveCreate, RenderedQuery};
-use crate::rendering::{ConfigDrive, Documents, DriveFor, Phase};
+use crate::rendering::{ConfigDrive, Documents, DriveFor};
+use podium_types::Phase;
 
 /// What a host reads when it boots in one phase.
 #[derive(Debug, Serialize, ToSchema)]
 pub(super) struct RenderedView {
     phase: Phase,
-    host: String,
-    claim: Option<String>,
+    host: HostId,
+    claim: Option<ClaimId>,
     /// `meta_data.json`.
     #[schema(value_type = Object)]
     meta_data: serde_json::Value,
@@ -48,11 +50,11 @@ impl From<Documents> for RenderedView {
 /// A config drive just made. `url` is shown once: it is the only credential the download needs.
 #[derive(Debug, Serialize, ToSchema)]
 pub(super) struct ConfigDriveView {
-    id: String,
+    id: ConfigDriveId,
     url: String,
     phase: String,
-    host: String,
-    claim: Option<String>,
+    host: HostId,
+    claim: Option<ClaimId>,
     expires_at: String,
     size: i64,
     sha256: String,
@@ -99,7 +101,7 @@ fn drive_view(drive: ConfigDrive, base: &str) -> ConfigDriveView {
 pub(super) async fn network_template_view(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path(uuid): Path<String>,
+    Path(uuid): Path<PodManagerId>,
 ) -> ApiResult<Json<serde_json::Value>> {
     Ok(Json(podium.network_template_view(&caller, &uuid).await?))
 }
@@ -112,7 +114,7 @@ pub(super) async fn network_template_view(
 pub(super) async fn network_template_put(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path(uuid): Path<String>,
+    Path(uuid): Path<PodManagerId>,
     ApiJson(template): ApiJson<serde_json::Value>,
 ) -> ApiResult<Json<serde_json::Value>> {
     Ok(Json(
@@ -129,7 +131,7 @@ pub(super) async fn network_template_put(
 pub(super) async fn network_template_delete(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path(uuid): Path<String>,
+    Path(uuid): Path<PodManagerId>,
 ) -> ApiResult<StatusCode> {
     podium.network_template_delete(&caller, &uuid).await?;
     Ok(StatusCode::NO_CONTENT)
@@ -144,7 +146,7 @@ pub(super) async fn network_template_delete(
 pub(super) async fn host_rendered(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path(id): Path<String>,
+    Path(id): Path<HostId>,
     ApiQuery(query): ApiQuery<RenderedQuery>,
 ) -> ApiResult<Json<RenderedView>> {
     let phase = query.phase.unwrap_or(Phase::Provisioning);
@@ -161,7 +163,7 @@ pub(super) async fn host_rendered(
 pub(super) async fn host_config_drive(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path(id): Path<String>,
+    Path(id): Path<HostId>,
     headers: HeaderMap,
     ApiJson(params): ApiJson<ConfigDriveCreate>,
 ) -> ApiResult<(StatusCode, Json<ConfigDriveView>)> {
@@ -183,7 +185,7 @@ pub(super) async fn host_config_drive(
 pub(super) async fn claim_rendered(
     State(podium): State<Podium>,
     caller: Caller,
-    Path(id): Path<String>,
+    Path(id): Path<ClaimId>,
 ) -> ApiResult<Json<RenderedView>> {
     Ok(Json(podium.claim_rendered(&caller, &id).await?.into()))
 }
@@ -196,7 +198,7 @@ pub(super) async fn claim_rendered(
 pub(super) async fn claim_config_drive(
     State(podium): State<Podium>,
     WritableCaller(caller): WritableCaller,
-    Path(id): Path<String>,
+    Path(id): Path<ClaimId>,
     headers: HeaderMap,
     ApiJson(params): ApiJson<ConfigDriveCreate>,
 ) -> ApiResult<(StatusCode, Json<ConfigDriveView>)> {

@@ -3,6 +3,7 @@
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
+use podium_types::{TenantId, TokenId};
 
 use super::error::{ApiResult, ErrorBody};
 use super::extract::{AdminCaller, ApiJson, ApiQuery};
@@ -41,7 +42,7 @@ pub(super) async fn tenant_list(
 pub(super) async fn tenant_view(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path(id): Path<String>,
+    Path(id): Path<TenantId>,
 ) -> ApiResult<Json<TenantView>> {
     Ok(Json(podium.tenant_view(&caller, &id).await?.into()))
 }
@@ -59,7 +60,7 @@ pub(super) async fn tenant_view(
 pub(super) async fn tenant_delete(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path(id): Path<String>,
+    Path(id): Path<TenantId>,
     ApiQuery(q): ApiQuery<TenantDeleteQuery>,
 ) -> ApiResult<axum::response::Response> {
     use axum::response::IntoResponse;
@@ -83,7 +84,7 @@ pub(super) async fn tenant_delete(
 /// A tenant whose claims are being released before it is deleted.
 #[derive(Debug, serde::Serialize, utoipa::ToSchema)]
 pub(super) struct TenantDeletionView {
-    tenant: String,
+    tenant: TenantId,
     releasing_claims: usize,
 }
 
@@ -95,7 +96,7 @@ pub(super) struct TenantDeletionView {
 pub(super) async fn tenant_token_create(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path(id): Path<String>,
+    Path(id): Path<TenantId>,
     ApiJson(params): ApiJson<TokenCreate>,
 ) -> ApiResult<(StatusCode, Json<TokenCreatedView>)> {
     let (row, secret) = podium.token_create(&caller, Some(&id), params).await?;
@@ -112,7 +113,7 @@ pub(super) async fn tenant_token_create(
 pub(super) async fn tenant_token_list(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path(id): Path<String>,
+    Path(id): Path<TenantId>,
 ) -> ApiResult<Json<List<TokenView>>> {
     let items = podium.token_list(&caller, Some(&id)).await?;
     Ok(Json(List {
@@ -129,7 +130,7 @@ pub(super) async fn tenant_token_list(
 pub(super) async fn tenant_token_revoke(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path((id, token_id)): Path<(String, String)>,
+    Path((id, token_id)): Path<(TenantId, TokenId)>,
 ) -> ApiResult<StatusCode> {
     podium.token_revoke(&caller, Some(&id), &token_id).await?;
     Ok(StatusCode::NO_CONTENT)
@@ -173,7 +174,7 @@ pub(super) async fn admin_token_list(
 pub(super) async fn admin_token_revoke(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    Path(token_id): Path<String>,
+    Path(token_id): Path<TokenId>,
 ) -> ApiResult<StatusCode> {
     podium.token_revoke(&caller, None, &token_id).await?;
     Ok(StatusCode::NO_CONTENT)
@@ -184,9 +185,9 @@ pub(super) async fn admin_token_revoke(
 pub(super) struct MeView {
     /// `admin` or `tenant`.
     role: String,
-    tenant: Option<String>,
+    tenant: Option<TenantId>,
     read_only: bool,
-    token_id: String,
+    token_id: TokenId,
 }
 
 /// Who the caller is: its role, tenant and whether its token is read-only.

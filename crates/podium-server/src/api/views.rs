@@ -1,12 +1,13 @@
 //! API views: what responses show. Separate from stored rows, so a column never leaks into the
 //! API by accident (the sealed credentials, for one).
 
+use podium_types::{ClaimId, HostId, OperationId, PodManagerId, TenantId, TokenId};
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::pod_managers::{PluginBinding, PodManager};
+use crate::bindings::{PluginBinding, PodManager};
 use podium_store::{HostRow, OperationRow, StatusChange};
 use podium_types::{MediaAction, OperationRequest};
 
@@ -22,7 +23,7 @@ pub(super) struct TlsView {
 /// A pod manager. Its credentials are write-only: `has_auth` says whether there are any.
 #[derive(Debug, Serialize, ToSchema)]
 pub(super) struct PodManagerView {
-    pub uuid: String,
+    pub uuid: PodManagerId,
     pub name: String,
     pub url: String,
     pub description: String,
@@ -95,8 +96,8 @@ impl From<StatusChange> for StatusChangeView {
 /// A machine behind a pod manager.
 #[derive(Debug, Serialize, ToSchema)]
 pub(super) struct HostView {
-    pub id: String,
-    pub pod_manager: String,
+    pub id: HostId,
+    pub pod_manager: PodManagerId,
     /// The driver's id of the system.
     pub system_id: String,
     /// `system` or `chassis`.
@@ -224,13 +225,13 @@ impl From<HostRow> for HostView {
 /// A driver action and what came of it.
 #[derive(Debug, Serialize, ToSchema)]
 pub(super) struct OperationView {
-    pub id: String,
+    pub id: OperationId,
     /// `register`, `inspect`, `provision`, `deprovision`, `power`, `boot`, `media` or `sync`.
     pub kind: String,
     /// `queued`, `running`, `succeeded` or `failed`.
     pub status: String,
-    pub host: Option<String>,
-    pub pod_manager: String,
+    pub host: Option<HostId>,
+    pub pod_manager: PodManagerId,
     #[schema(value_type = Object)]
     pub request: serde_json::Value,
     /// Why it failed, in words; while `queued` after a transient failure, why the last try failed.
@@ -240,7 +241,7 @@ pub(super) struct OperationView {
     /// When a queued operation is tried again after a transient failure.
     pub next_attempt_at: Option<String>,
     /// The claim at whose tenant's request it runs.
-    pub claim: Option<String>,
+    pub claim: Option<ClaimId>,
     pub created_at: String,
     pub started_at: Option<String>,
     pub finished_at: Option<String>,
@@ -319,7 +320,7 @@ impl<T> List<T> {
 
 #[derive(Debug, Serialize, ToSchema)]
 pub(super) struct TenantView {
-    pub id: String,
+    pub id: TenantId,
     pub name: String,
     pub description: String,
     pub created_at: String,
@@ -339,10 +340,10 @@ impl From<podium_store::TenantRow> for TenantView {
 /// A token, without its secret.
 #[derive(Debug, Serialize, ToSchema)]
 pub(super) struct TokenView {
-    pub id: String,
+    pub id: TokenId,
     /// `admin` or `tenant`.
     pub role: String,
-    pub tenant: Option<String>,
+    pub tenant: Option<TenantId>,
     pub read_only: bool,
     pub description: String,
     pub expires_at: Option<String>,

@@ -343,7 +343,7 @@ impl Space {
         let mut holders: BTreeMap<u128, &str> = BTreeMap::new();
         for (owner, text) in p.pre_allocations {
             let field = format!("pre_allocations.{owner}");
-            super::validate_owner_text(&field, owner)?;
+            crate::labels::validate_owner_text(&field, owner)?;
             let v = to_u128(parse_addr(&field, text, Some(family))?);
             let addr = from_u128(family, v);
             if !in_ranges(v) {

@@ -5,6 +5,7 @@ use crate::app::Podium;
 use crate::error::Error;
 use podium_store::HostRow;
 use podium_types::{BootPersistence, BootSettings, BootTarget, HostState, PowerAction};
+use podium_types::{ClaimId, TenantScope};
 
 impl Podium {
     /// Carries out a `deprovision` operation: deprovisions the host, then frees it and the
@@ -13,11 +14,12 @@ impl Podium {
         &self,
         op: &podium_store::OperationRow,
     ) -> Result<Option<serde_json::Value>, Error> {
-        let id = op.claim_id.as_deref().unwrap_or_default();
-        let Some(claim) = self.datastore.claim_get(None, id).await? else {
+        let (Some(id), Some(host_id)) = (&op.claim_id, &op.host_id) else {
             return Ok(None);
         };
-        let host_id = op.host_id.as_deref().unwrap_or_default();
+        let Some(claim) = self.datastore.claim_get(TenantScope::Every, id).await? else {
+            return Ok(None);
+        };
         let host = self
             .datastore
             .host_get(host_id)
@@ -41,7 +43,7 @@ impl Podium {
 
     /// Releases the claim's addresses and the host's preprovisioning address (unless its pool
     /// keeps it).
-    async fn deprovision_addresses(&self, claim_id: &str, host: &HostRow) -> Result<(), Error> {
+    async fn deprovision_addresses(&self, claim_id: &ClaimId, host: &HostRow) -> Result<(), Error> {
         self.ip_release_owner(&crate::ipam::Owner::claim(claim_id), |_| false)
             .await?;
         self.ip_release_owner(&crate::ipam::Owner::host(&host.id), |pool| {
@@ -53,7 +55,7 @@ impl Podium {
 
     /// Power off, eject media, clear the boot override, release the claim's addresses and the
     /// host's preprovisioning address (unless its pool keeps it).
-    async fn deprovision(&self, claim_id: &str, host: &HostRow) -> Result<(), Error> {
+    async fn deprovision(&self, claim_id: &ClaimId, host: &HostRow) -> Result<(), Error> {
         let pm = self.pod_manager_load(&host.pod_manager).await?;
         let driver = async || self.driver_for_host(&pm, host).await;
         let (p, c) = driver().await?;

@@ -3,7 +3,7 @@
 
 use crate::app::Podium;
 use crate::error::Error;
-use crate::hosts::power_state_name;
+use crate::inventory::power_state_name;
 use podium_store::HostRow;
 use podium_types::{MediaAction, OperationRequest};
 

@@ -28,7 +28,11 @@ impl Podium {
             .map_err(Error::Plugin)?;
         let now = podium_store::now();
         self.datastore
-            .host_refresh(&host.id, &crate::hosts::host_row_from_system(&system), &now)
+            .host_refresh(
+                &host.id,
+                &crate::inventory::host_row_from_system(&system),
+                &now,
+            )
             .await?;
         if self
             .datastore
@@ -44,7 +48,7 @@ impl Podium {
                 "memory_mib": system.memory_mib,
                 "nics": system.nics.iter().map(|n| n.mac.as_str()).collect::<Vec<_>>(),
                 "media_slots": system.media_slots.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(),
-                "power_state": crate::hosts::power_state_name(system.power),
+                "power_state": crate::inventory::power_state_name(system.power),
             },
             "preprovisioning": preprovisioning,
         })))
@@ -55,12 +59,12 @@ impl Podium {
     /// What was prepared, or `null` where there is nothing to prepare.
     async fn preprovisioning_prepare(
         &self,
-        pm: &crate::pod_managers::PodManager,
+        pm: &crate::bindings::PodManager,
         host: &HostRow,
     ) -> Result<Value, Error> {
         let mut pools = Vec::new();
         for pool in self.ip_pools_serving(&pm.row.uuid).await? {
-            if pool.row.pod_manager.as_deref() == Some(pm.row.uuid.as_str())
+            if pool.row.pod_manager.as_ref() == Some(&pm.row.uuid)
                 && self.ip_pool_preprovisions(&pool, host).await?
             {
                 pools.push(pool);
@@ -73,7 +77,7 @@ impl Podium {
             .render(
                 host,
                 None,
-                crate::rendering::Phase::Preprovisioning,
+                podium_types::Phase::Preprovisioning,
                 crate::rendering::Hold::Take,
             )
             .await?;

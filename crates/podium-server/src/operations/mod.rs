@@ -21,9 +21,12 @@ mod inspect;
 mod provision;
 mod register;
 mod sync;
+pub(crate) mod worker;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, RwLock};
+pub use worker::OperationSettings;
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use crate::app::Podium;
@@ -32,53 +35,9 @@ use podium_runtime::CallError;
 use podium_store::OperationRow;
 use podium_types::OperationRequest;
 
-/// How the worker runs operations; `podium serve` flags set it.
-#[derive(Clone, Debug)]
-pub struct OperationSettings {
-    /// How long a lease lasts unless renewed (renewed every third of it).
-    pub lease: Duration,
-    /// The first retry's delay; each next one doubles it, up to a minute.
-    pub retry_base: Duration,
-    /// Tries before a transient failure becomes the operation's end.
-    pub max_attempts: u32,
-    /// Operations of one pod manager that run at once, across every process.
-    pub per_pod_manager: usize,
-}
-
-impl Default for OperationSettings {
-    fn default() -> OperationSettings {
-        OperationSettings {
-            lease: Duration::from_secs(30),
-            retry_base: Duration::from_secs(1),
-            max_attempts: 6,
-            per_pod_manager: 8,
-        }
-    }
-}
-
 /// The most operations one process runs at once, whatever the pod manager.
 const RUNNING_MAX: usize = 256;
 const RETRY_MAX: Duration = Duration::from_secs(60);
-
-/// The worker's state in this process.
-#[derive(Debug)]
-pub struct Operations {
-    /// Who this process is in `lease_owner`.
-    pub(crate) worker_id: String,
-    pub(crate) settings: RwLock<OperationSettings>,
-    /// Operations this process runs now.
-    running: AtomicUsize,
-}
-
-impl Default for Operations {
-    fn default() -> Operations {
-        Operations {
-            worker_id: format!("worker-{}", podium_store::new_id()),
-            settings: RwLock::new(OperationSettings::default()),
-            running: AtomicUsize::new(0),
-        }
-    }
-}
 
 /// Whether a failure may pass if the operation is tried again later.
 fn transient(e: &Error) -> bool {
@@ -257,7 +216,7 @@ impl Podium {
                         .host_fail(host, from, error_type, &message, &now)
                         .await
                 {
-                    tracing::error!(host, error = %e, "cannot record the host's error");
+                    tracing::error!(host = %host, error = %e, "cannot record the host's error");
                 }
                 if op.kind() == podium_types::OperationKind::Deprovision
                     && let Some(claim) = &op.claim_id
@@ -273,7 +232,7 @@ impl Podium {
                         )
                         .await
                     {
-                        tracing::error!(claim, error = %e, "cannot record a failed deprovisioning");
+                        tracing::error!(claim = %claim, error = %e, "cannot record a failed deprovisioning");
                     }
                 }
                 self.datastore

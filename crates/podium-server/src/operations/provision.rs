@@ -5,8 +5,10 @@
 
 use crate::app::Podium;
 use crate::error::Error;
-use crate::rendering::{DRIVE_TTL_MAX, Hold, Phase};
+use crate::rendering::{DRIVE_TTL_MAX, Hold};
 use podium_runtime::{CallError, PluginError};
+use podium_types::Phase;
+use podium_types::TenantScope;
 
 /// How long the config drive of a provisioning works: the whole boot, however slow.
 const PROVISIONING_DRIVE_TTL: u64 = DRIVE_TTL_MAX;
@@ -29,7 +31,7 @@ impl Podium {
     /// slot has nothing to eject there.
     pub(crate) async fn eject_all_media(
         &self,
-        pm: &crate::pod_managers::PodManager,
+        pm: &crate::bindings::PodManager,
         host: &podium_store::HostRow,
     ) -> Result<(), Error> {
         use podium_runtime::{MediaType, PluginError};
@@ -64,17 +66,21 @@ impl Podium {
             BootPersistence, BootSettings, BootTarget, MediaRequest, MediaType, PowerAction,
             PowerState,
         };
-        let claim_id = op.claim_id.as_deref().unwrap_or_default();
+        let (Some(claim_id), Some(host_id)) = (&op.claim_id, &op.host_id) else {
+            return Err(Error::Conflict {
+                code: "claim_not_bound",
+                message: "the operation names no claim and host".into(),
+            });
+        };
         let claim = self
             .datastore
-            .claim_get(None, claim_id)
+            .claim_get(TenantScope::Every, claim_id)
             .await?
             .filter(|c| c.state == podium_types::ClaimState::Bound && c.host_id == op.host_id)
             .ok_or_else(|| Error::Conflict {
                 code: "claim_not_bound",
                 message: format!("claim `{claim_id}` is no longer bound to this host"),
             })?;
-        let host_id = op.host_id.as_deref().unwrap_or_default();
         let host = self
             .datastore
             .host_get(host_id)
@@ -182,7 +188,7 @@ impl Podium {
         self.datastore
             .host_transition(&host.id, t, &podium_store::now())
             .await?;
-        tracing::info!(claim = claim_id, host = %host.id, "provisioned");
+        tracing::info!(claim = %claim_id, host = %host.id, "provisioned");
         Ok(Some(serde_json::json!({
             "image": image.url,
             "config_drive": {"id": drive.row.id, "sha256": drive.row.sha256, "size": drive.row.size},

@@ -22,7 +22,7 @@ impl Podium {
             .get_power(&host.system_id)
             .await
             .map_err(Error::Plugin)?;
-        let power = crate::hosts::power_state_name(power);
+        let power = crate::inventory::power_state_name(power);
         self.datastore
             .host_set_power(&host.id, power, &podium_store::now())
             .await?;

@@ -5,23 +5,16 @@
 //! Loaded plugins are kept in memory by sha256; the database is the source of truth, so a
 //! plugin another Podium process registered is loaded on first use.
 
-use std::collections::HashMap;
+pub(crate) mod cache;
+
 use std::path::Path;
 use std::sync::Arc;
-
-use tokio::sync::RwLock;
 
 use crate::app::Podium;
 use crate::auth::Caller;
 use crate::error::Error;
 use podium_runtime::{Plugin, World};
 use podium_store::{PluginRow, PluginSource};
-
-/// The loaded plugins of this process, by sha256.
-#[derive(Debug, Default)]
-pub struct PluginCache {
-    by_sha256: RwLock<HashMap<String, Plugin>>,
-}
 
 /// A reference to a plugin: by name, optionally pinned.
 #[derive(
@@ -168,8 +161,8 @@ impl Podium {
 
     /// The loaded plugin with this sha256, loading it from the database if needed.
     pub(crate) async fn plugin_load(&self, sha256: &str) -> Result<Plugin, Error> {
-        if let Some(plugin) = self.plugins.by_sha256.read().await.get(sha256) {
-            return Ok(plugin.clone());
+        if let Some(plugin) = self.plugins.get(sha256).await {
+            return Ok(plugin);
         }
         let wasm = self
             .datastore
@@ -186,11 +179,7 @@ impl Podium {
     }
 
     async fn cache_insert(&self, plugin: Plugin) {
-        self.plugins
-            .by_sha256
-            .write()
-            .await
-            .insert(plugin.sha256().to_owned(), plugin);
+        self.plugins.insert(plugin).await;
     }
 
     /// Registers the bundled plugins (`(name, component)`, which the binary passes in) and those

@@ -1,0 +1,133 @@
+//! Checks of a BMC endpoint as an admin gives it (a pod manager's service, or a host's own
+//! BMC): its base URL, its credentials and its TLS settings. An error never echoes a password.
+
+use url::Url;
+
+use crate::error::Error;
+use crate::params::{AuthParams, TlsParams};
+
+/// Checks an endpoint's base URL and returns its canonical form, `scheme://host[:port]`.
+pub(crate) fn normalize_url(field: &str, raw: &str) -> Result<Url, Error> {
+    // An error echoes the URL, but never a password written into it.
+    let shown = redact_userinfo(raw);
+    let bad = |why: &str| Error::invalid(field, format!("`{shown}` {why}"));
+    let url = Url::parse(raw).map_err(|e| bad(&format!("is not a URL: {e}")))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(bad("must use http or https"));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(bad("has no host"));
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(bad("must not carry credentials: send them in `auth`"));
+    }
+    if url.path() != "/" && !url.path().is_empty() {
+        return Err(bad(
+            "must be a base URL with no path (the driver finds the service root)",
+        ));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(bad("must have no query or fragment"));
+    }
+    Ok(url)
+}
+
+/// `raw` with whatever lies between `://` and the last `@` of its authority replaced by `***`.
+fn redact_userinfo(raw: &str) -> String {
+    let Some((scheme, rest)) = raw.split_once("://") else {
+        return raw.to_owned();
+    };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => format!("{scheme}://***{}", &rest[at..]),
+        None => raw.to_owned(),
+    }
+}
+
+pub(crate) fn canonical(url: &Url) -> String {
+    url.as_str().trim_end_matches('/').to_owned()
+}
+
+pub(crate) fn validate_auth(auth: &AuthParams) -> Result<(), Error> {
+    if auth.username.is_empty()
+        || auth.username.len() > 256
+        || auth.username.chars().any(char::is_control)
+    {
+        return Err(Error::invalid(
+            "auth.username",
+            "must be 1 to 256 printable characters",
+        ));
+    }
+    if auth.password.expose().len() > 1024 {
+        return Err(Error::invalid(
+            "auth.password",
+            "must be at most 1024 bytes",
+        ));
+    }
+    Ok(())
+}
+
+/// Checks TLS settings and returns the pin in canonical form (lower-case hex, no colons).
+pub(crate) fn validate_tls(tls: &TlsParams) -> Result<Option<String>, Error> {
+    if let Some(pem) = &tls.ca_bundle {
+        if !tls.verify {
+            return Err(Error::invalid(
+                "tls.ca_bundle",
+                "a CA bundle has no use with `verify: false`",
+            ));
+        }
+        let certs = reqwest::Certificate::from_pem_bundle(pem.as_bytes()).map_err(|e| {
+            Error::invalid(
+                "tls.ca_bundle",
+                format!("is not a PEM certificate bundle: {e}"),
+            )
+        })?;
+        if certs.is_empty() || !pem.contains("BEGIN CERTIFICATE") {
+            return Err(Error::invalid("tls.ca_bundle", "holds no PEM certificate"));
+        }
+    }
+    let Some(pin) = &tls.pinned_sha256 else {
+        return Ok(None);
+    };
+    if !tls.verify || tls.ca_bundle.is_some() {
+        return Err(Error::invalid(
+            "tls.pinned_sha256",
+            "a pinned certificate excludes `verify: false` and `ca_bundle`",
+        ));
+    }
+    let hex: String = pin
+        .chars()
+        .filter(|c| *c != ':')
+        .collect::<String>()
+        .to_ascii_lowercase();
+    if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(Error::invalid(
+            "tls.pinned_sha256",
+            "must be the 64 hex digits of a SHA-256 (colons allowed)",
+        ));
+    }
+    Ok(Some(hex))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn url_errors_never_echo_a_password() {
+        assert_eq!(
+            redact_userinfo("http://admin:pw@bmc:8000/x"),
+            "http://***@bmc:8000/x"
+        );
+        assert_eq!(redact_userinfo("http://bmc/a@b"), "http://bmc/a@b");
+        assert_eq!(redact_userinfo("not a url"), "not a url");
+        for raw in [
+            "http://admin:hunter2@bmc",
+            "http://admin:hunter2@",
+            "ftp://a:hunter2@x/y",
+        ] {
+            let e = normalize_url("url", raw).unwrap_err().to_string();
+            assert!(!e.contains("hunter2"), "{e}");
+        }
+    }
+}

@@ -1,0 +1,50 @@
+//! The durable-operations worker's own state in this process: its settings, who it is in a
+//! lease, and how many operations it runs now. The worker itself is `operations/mod.rs`.
+
+use std::sync::RwLock;
+use std::sync::atomic::AtomicUsize;
+use std::time::Duration;
+
+/// How the worker runs operations; `podium serve` flags set it.
+#[derive(Clone, Debug)]
+pub struct OperationSettings {
+    /// How long a lease lasts unless renewed (renewed every third of it).
+    pub lease: Duration,
+    /// The first retry's delay; each next one doubles it, up to a minute.
+    pub retry_base: Duration,
+    /// Tries before a transient failure becomes the operation's end.
+    pub max_attempts: u32,
+    /// Operations of one pod manager that run at once, across every process.
+    pub per_pod_manager: usize,
+}
+
+impl Default for OperationSettings {
+    fn default() -> OperationSettings {
+        OperationSettings {
+            lease: Duration::from_secs(30),
+            retry_base: Duration::from_secs(1),
+            max_attempts: 6,
+            per_pod_manager: 8,
+        }
+    }
+}
+
+/// The worker's state in this process.
+#[derive(Debug)]
+pub(crate) struct Operations {
+    /// Who this process is in `lease_owner`.
+    pub(crate) worker_id: String,
+    pub(crate) settings: RwLock<OperationSettings>,
+    /// Operations this process runs now.
+    pub(super) running: AtomicUsize,
+}
+
+impl Default for Operations {
+    fn default() -> Operations {
+        Operations {
+            worker_id: format!("worker-{}", podium_store::new_id()),
+            settings: RwLock::new(OperationSettings::default()),
+            running: AtomicUsize::new(0),
+        }
+    }
+}
