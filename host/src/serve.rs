@@ -165,7 +165,7 @@ pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<()> {
         (1..=1024).contains(&args.operations_per_pod_manager),
         "--operations-per-pod-manager must be between 1 and 1024"
     );
-    config.operations = podium_server::operations::OperationSettings {
+    config.operations = podium_app::operations::OperationSettings {
         lease: Duration::from_secs_f64(args.operation_lease),
         retry_base: Duration::from_secs_f64(args.operation_retry_base),
         max_attempts: args.operation_attempts,

@@ -13,7 +13,7 @@ const USER: &str = "admin";
 const PASSWORD: &str = "s3cret-bmc-password";
 
 async fn redfish(server: &TestServer) -> Plugin {
-    let reference = podium_server::plugins::PluginRef {
+    let reference = podium_app::plugins::PluginRef {
         name: "redfish".into(),
         ..Default::default()
     };

@@ -12,9 +12,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use podium_server::auth::Caller;
-use podium_server::params::{IpClaimCreate, IpPoolCreate, IpRangeParams};
+use podium_app::auth::Caller;
 use podium_tests::TestServer;
+use podium_types::requests::{IpClaimCreate, IpPoolCreate, IpRangeParams};
 use serde_json::json;
 
 fn admin() -> Caller {

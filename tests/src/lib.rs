@@ -15,7 +15,7 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use podium_server::app::Podium;
+use podium_app::app::Podium;
 use podium_server::server::{self, ServeConfig};
 use podium_types::Secret;
 use reqwest::{Method, StatusCode};

@@ -107,16 +107,16 @@ impl Client {
         Client::new(&url, token)
     }
 
-    pub(super) async fn send(
+    pub(super) async fn send<B: serde::Serialize + ?Sized>(
         &self,
         method: Method,
         path: &str,
-        body: Option<Value>,
+        body: Option<&B>,
     ) -> anyhow::Result<Value> {
         let url = format!("{}{path}", self.base);
         let mut request = self.http.request(method, &url);
         if let Some(body) = body {
-            request = request.json(&body);
+            request = request.json(body);
         }
         self.execute(request, &url).await
     }
@@ -175,23 +175,38 @@ impl Client {
     }
 
     pub(super) async fn get(&self, path: &str) -> anyhow::Result<Value> {
-        self.send(Method::GET, path, None).await
+        self.send::<Value>(Method::GET, path, None).await
     }
 
-    pub(super) async fn post(&self, path: &str, body: Value) -> anyhow::Result<Value> {
+    /// A POST of a request body (one of `podium_types::requests`, or JSON).
+    pub(super) async fn post<B: serde::Serialize + ?Sized>(
+        &self,
+        path: &str,
+        body: &B,
+    ) -> anyhow::Result<Value> {
         self.send(Method::POST, path, Some(body)).await
     }
 
-    pub(super) async fn patch(&self, path: &str, body: Value) -> anyhow::Result<Value> {
+    /// A PATCH of a request body (one of `podium_types::requests`, or JSON).
+    pub(super) async fn patch<B: serde::Serialize + ?Sized>(
+        &self,
+        path: &str,
+        body: &B,
+    ) -> anyhow::Result<Value> {
         self.send(Method::PATCH, path, Some(body)).await
     }
 
-    pub(super) async fn put(&self, path: &str, body: Value) -> anyhow::Result<Value> {
+    /// A PUT of a request body (one of `podium_types::requests`, or JSON).
+    pub(super) async fn put<B: serde::Serialize + ?Sized>(
+        &self,
+        path: &str,
+        body: &B,
+    ) -> anyhow::Result<Value> {
         self.send(Method::PUT, path, Some(body)).await
     }
 
     pub(super) async fn delete(&self, path: &str) -> anyhow::Result<Value> {
-        self.send(Method::DELETE, path, None).await
+        self.send::<Value>(Method::DELETE, path, None).await
     }
 
     /// Every item of a paged list, following `next`.

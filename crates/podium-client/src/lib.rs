@@ -22,6 +22,11 @@ use self::client::{Client, Login};
 use self::names::Named;
 use self::output::{Column, Format};
 use podium_types::Secret;
+use podium_types::requests::{
+    AuthParams, ClaimCreate, ClaimUpdate, ConfigDriveCreate, GrantCreate, ImageParams,
+    IpClaimCreate, IpPoolCreate, IpRangeParams, MaintenanceParams, PluginBindingParams,
+    PodManagerCreate, PowerParams, TenantCreate, TlsParams, TokenCreate,
+};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -485,6 +490,13 @@ const OPERATION_COLUMNS: &[Column] = &[
     ("ERROR", "/error"),
 ];
 
+/// A flag's value as the model's type it names (a power action, a phase): its error says
+/// which values there are.
+fn parsed<T: serde::de::DeserializeOwned>(flag: &str, value: &str) -> anyhow::Result<T> {
+    serde_json::from_value(Value::String(value.to_owned()))
+        .map_err(|e| anyhow::anyhow!("{flag}: {e}"))
+}
+
 fn read_stdin_line(what: &str) -> anyhow::Result<String> {
     let mut text = String::new();
     std::io::stdin()
@@ -776,30 +788,38 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                     description,
                     location,
                 } => {
-                    let mut body = json!({"name": name, "url": endpoint});
-                    if let Some(username) = username {
-                        let password = if password_stdin {
-                            read_stdin_line("password")?
-                        } else {
-                            String::new()
-                        };
-                        body["auth"] = json!({"username": username, "password": password});
-                    }
-                    if insecure {
-                        body["tls"] = json!({"verify": false});
-                    }
-                    for (key, value) in [
-                        ("network_config_owner", network_config_owner),
-                        ("description", description),
-                        ("location", location),
-                    ] {
-                        if let Some(v) = value {
-                            body[key] = json!(v);
-                        }
-                    }
+                    let auth = match username {
+                        Some(username) => Some(AuthParams {
+                            username,
+                            password: Secret::new(if password_stdin {
+                                read_stdin_line("password")?
+                            } else {
+                                String::new()
+                            }),
+                        }),
+                        None => None,
+                    };
+                    let body = PodManagerCreate {
+                        name,
+                        url: endpoint,
+                        auth,
+                        description,
+                        location,
+                        tls: insecure.then_some(TlsParams {
+                            verify: false,
+                            ca_bundle: None,
+                            pinned_sha256: None,
+                        }),
+                        driver: None,
+                        ipam: None,
+                        renderer: None,
+                        network_config_owner: network_config_owner
+                            .map(|o| parsed("--network-config-owner", &o))
+                            .transpose()?,
+                    };
                     print(output::object(
                         format,
-                        &c.post("/v1/pod_managers", body).await?,
+                        &c.post("/v1/pod_managers", &body).await?,
                     ));
                 }
                 PodmCommand::Delete { uuid } => {
@@ -809,7 +829,10 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                 }
                 PodmCommand::Sync { uuid, wait } => {
                     let op = c
-                        .post(&format!("/v1/pod_managers/{}/sync", seg(&uuid)?), json!({}))
+                        .post(
+                            &format!("/v1/pod_managers/{}/sync", seg(&uuid)?),
+                            &json!({}),
+                        )
                         .await?;
                     let op = if wait {
                         watch_operation(&c, op["id"].as_str().unwrap_or_default()).await?
@@ -828,7 +851,7 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                     }
                     TemplateCommand::Set { uuid, file } => {
                         let path = format!("/v1/pod_managers/{}/network_template", seg(&uuid)?);
-                        c.put(&path, read_json_file(&file)?).await?;
+                        c.put(&path, &read_json_file(&file)?).await?;
                         eprintln!("network template of pod manager {uuid} set");
                     }
                     TemplateCommand::Delete { uuid } => {
@@ -867,14 +890,16 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                     let op = c
                         .post(
                             &format!("/v1/hosts/{}/power", seg(&id)?),
-                            json!({"action": action}),
+                            &PowerParams {
+                                action: parsed("ACTION", &action)?,
+                            },
                         )
                         .await?;
                     print(output::object(format, &op));
                 }
                 HostCommand::Inspect { id, wait } => {
                     let mut op = c
-                        .post(&format!("/v1/hosts/{}/inspect", seg(&id)?), json!({}))
+                        .post(&format!("/v1/hosts/{}/inspect", seg(&id)?), &json!({}))
                         .await?;
                     if wait {
                         // A registration first where the last one failed: follow what it queues.
@@ -895,7 +920,7 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                     let host = if off {
                         c.delete(&path).await?
                     } else {
-                        c.put(&path, json!({"reason": reason})).await?
+                        c.put(&path, &MaintenanceParams { reason }).await?
                     };
                     print(output::object(format, &host));
                 }
@@ -919,7 +944,10 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                     let drive = c
                         .post(
                             &format!("/v1/hosts/{}/config_drive", seg(&id)?),
-                            json!({"phase": phase, "expires_in": expires_in}),
+                            &ConfigDriveCreate {
+                                phase: Some(parsed("--phase", &phase)?),
+                                expires_in,
+                            },
                         )
                         .await?;
                     print(output::object(format, &drive));
@@ -943,11 +971,8 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                     ));
                 }
                 TenantCommand::Create { name, description } => {
-                    let mut body = json!({"name": name});
-                    if let Some(d) = description {
-                        body["description"] = json!(d);
-                    }
-                    print(output::object(format, &c.post("/v1/tenants", body).await?));
+                    let body = TenantCreate { name, description };
+                    print(output::object(format, &c.post("/v1/tenants", &body).await?));
                 }
                 TenantCommand::Delete { id, release } => {
                     let path = if release {
@@ -971,9 +996,14 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                     expires_in,
                     description,
                 } => {
-                    let body = json!({"read_only": read_only, "expires_in": expires_in, "description": description});
+                    let body = TokenCreate {
+                        read_only,
+                        expires_at: None,
+                        expires_in,
+                        description,
+                    };
                     let token = c
-                        .post(&format!("/v1/tenants/{}/tokens", seg(&tenant)?), body)
+                        .post(&format!("/v1/tenants/{}/tokens", seg(&tenant)?), &body)
                         .await?;
                     print(output::object(format, &token));
                     if format == Format::Table {
@@ -1013,10 +1043,13 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                     selector,
                     max_hosts,
                 } => {
-                    let selector: BTreeMap<String, String> = selector.into_iter().collect();
-                    let body = json!({"tenant": tenant, "pod_manager": pod_manager,
-                                      "selector": selector, "max_hosts": max_hosts});
-                    print(output::object(format, &c.post("/v1/grants", body).await?));
+                    let body = GrantCreate {
+                        tenant: tenant.into(),
+                        pod_manager: pod_manager.into(),
+                        selector: selector.into_iter().collect(),
+                        max_hosts,
+                    };
+                    print(output::object(format, &c.post("/v1/grants", &body).await?));
                 }
                 GrantCommand::Delete { id } => {
                     c.delete(&format!("/v1/grants/{}", seg(&id)?)).await?;
@@ -1041,37 +1074,37 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                     ));
                 }
                 ClaimCommand::Create(a) => {
-                    let selector: BTreeMap<String, String> = a.selector.into_iter().collect();
-                    let mut body = json!({
-                        "image": {"url": a.image, "checksum": a.checksum,
-                                  "checksum_type": a.checksum_type, "format": a.format},
-                        "selector": selector,
-                        "online": !a.offline,
-                    });
-                    for (key, value) in [
-                        ("pod_manager", a.pod_manager.map(Value::from)),
-                        ("min_cpu", a.min_cpu.map(Value::from)),
-                        ("min_memory_mib", a.min_memory_mib.map(Value::from)),
-                    ] {
-                        if let Some(v) = value {
-                            body[key] = v;
+                    let user_data_base64 = match a.user_data_file {
+                        Some(path) => {
+                            use base64::Engine as _;
+                            let bytes = std::fs::read(&path)
+                                .with_context(|| format!("reading {}", path.display()))?;
+                            Some(base64::engine::general_purpose::STANDARD.encode(bytes))
                         }
-                    }
-                    if let Some(path) = a.user_data_file {
-                        use base64::Engine as _;
-                        let bytes = std::fs::read(&path)
-                            .with_context(|| format!("reading {}", path.display()))?;
-                        body["user_data_base64"] =
-                            json!(base64::engine::general_purpose::STANDARD.encode(bytes));
-                    }
-                    if let Some(path) = a.network_data_file {
-                        body["network_data"] = read_json_file(&path)?;
-                    }
-                    if !a.meta.is_empty() {
-                        let meta: BTreeMap<String, String> = a.meta.into_iter().collect();
-                        body["meta_data"] = json!(meta);
-                    }
-                    let claim = c.post("/v1/claims", body).await?;
+                        None => None,
+                    };
+                    let body = ClaimCreate {
+                        pod_manager: a.pod_manager.map(Into::into),
+                        selector: a.selector.into_iter().collect(),
+                        min_cpu: a.min_cpu,
+                        min_memory_mib: a.min_memory_mib,
+                        image: ImageParams {
+                            url: a.image,
+                            checksum: a.checksum,
+                            checksum_type: a.checksum_type,
+                            format: a.format,
+                        },
+                        user_data: None,
+                        user_data_base64,
+                        meta_data: (!a.meta.is_empty())
+                            .then(|| json!(a.meta.into_iter().collect::<BTreeMap<_, _>>())),
+                        network_data: a
+                            .network_data_file
+                            .map(|path| read_json_file(&path))
+                            .transpose()?,
+                        online: Some(!a.offline),
+                    };
+                    let claim = c.post("/v1/claims", &body).await?;
                     let claim = if a.wait {
                         watch_claim(&c, claim["id"].as_str().unwrap_or_default()).await?
                     } else {
@@ -1081,10 +1114,13 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                     settled_well(&claim)?;
                 }
                 ClaimCommand::Power { id, state } => {
-                    let body = json!({"online": state == "on"});
+                    let body = ClaimUpdate {
+                        online: Some(state == "on"),
+                        ..ClaimUpdate::default()
+                    };
                     print(output::object(
                         format,
-                        &c.patch(&format!("/v1/claims/{}", seg(&id)?), body).await?,
+                        &c.patch(&format!("/v1/claims/{}", seg(&id)?), &body).await?,
                     ));
                 }
                 ClaimCommand::Delete { id } => {
@@ -1110,7 +1146,10 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                     let drive = c
                         .post(
                             &format!("/v1/claims/{}/config_drive", seg(&id)?),
-                            json!({"expires_in": expires_in}),
+                            &ConfigDriveCreate {
+                                phase: None,
+                                expires_in,
+                            },
                         )
                         .await?;
                     print(output::object(format, &drive));
@@ -1127,7 +1166,7 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                 }
                 TaskCommand::Run { name } => {
                     let path = format!("/v1/admin/tasks/{}/run", seg(&name)?);
-                    print(output::object(format, &c.post(&path, json!({})).await?));
+                    print(output::object(format, &c.post(&path, &json!({})).await?));
                 }
             }
         }
@@ -1157,25 +1196,48 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                     plugin,
                     plugin_config,
                 } => {
-                    let ranges: Vec<Value> = ranges
+                    let ranges = ranges
                         .iter()
                         .map(|r| match r.split_once('-') {
-                            Some((start, end)) => json!({"start": start, "end": end}),
-                            None => json!({"subnet": r}),
+                            Some((start, end)) => IpRangeParams {
+                                start: Some(start.into()),
+                                end: Some(end.into()),
+                                subnet: None,
+                            },
+                            None => IpRangeParams {
+                                subnet: Some(r.clone()),
+                                ..IpRangeParams::default()
+                            },
                         })
                         .collect();
-                    let mut body = json!({"name": name, "ranges": ranges, "prefix": prefix,
-                                          "gateway": gateway, "dns_servers": dns_servers,
-                                          "pod_manager": pod_manager});
-                    if let Some(p) = plugin {
-                        let config: Value = match plugin_config {
-                            Some(text) => serde_json::from_str(&text)
-                                .context("--plugin-config is not JSON")?,
-                            None => json!({}),
-                        };
-                        body["plugin"] = json!({"name": p, "config": config});
-                    }
-                    print(output::object(format, &c.post("/v1/ip_pools", body).await?));
+                    let plugin = match plugin {
+                        Some(name) => Some(PluginBindingParams {
+                            name,
+                            config: Some(match plugin_config {
+                                Some(text) => serde_json::from_str(&text)
+                                    .context("--plugin-config is not JSON")?,
+                                None => json!({}),
+                            }),
+                            ..PluginBindingParams::default()
+                        }),
+                        None => None,
+                    };
+                    let body = IpPoolCreate {
+                        name,
+                        ranges,
+                        prefix,
+                        gateway,
+                        dns_servers,
+                        reserved: Vec::new(),
+                        pre_allocations: BTreeMap::new(),
+                        plugin,
+                        pod_manager: pod_manager.map(Into::into),
+                        tenants: Vec::new(),
+                    };
+                    print(output::object(
+                        format,
+                        &c.post("/v1/ip_pools", &body).await?,
+                    ));
                 }
                 PoolCommand::Delete { id } => {
                     c.delete(&format!("/v1/ip_pools/{}", seg(&id)?)).await?;
@@ -1186,9 +1248,9 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                     owner,
                     address,
                 } => {
-                    let body = json!({"owner": owner, "address": address});
+                    let body = IpClaimCreate { owner, address };
                     let claim = c
-                        .post(&format!("/v1/ip_pools/{}/claims", seg(&pool)?), body)
+                        .post(&format!("/v1/ip_pools/{}/claims", seg(&pool)?), &body)
                         .await?;
                     print(output::object(format, &claim));
                 }

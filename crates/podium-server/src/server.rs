@@ -5,8 +5,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::app::Podium;
-use crate::sealing::Sealer;
+use podium_app::app::Podium;
+use podium_app::sealing::Sealer;
 use podium_runtime::{Runtime, RuntimeConfig};
 use podium_store::Datastore;
 use podium_types::Secret;
@@ -38,7 +38,7 @@ pub struct ServeConfig {
     /// The base URL BMCs reach this process at; the address each caller used when `None`.
     pub public_url: Option<url::Url>,
     /// How durable operations are leased, retried and limited.
-    pub operations: crate::operations::OperationSettings,
+    pub operations: podium_app::operations::OperationSettings,
     /// The plugins built with the binary, `(name, component)`, registered at start.
     pub bundled: &'static [(&'static str, &'static [u8])],
 }
@@ -62,7 +62,7 @@ impl ServeConfig {
             probe_interval: Duration::from_secs(60),
             sync_interval: Duration::from_secs(600),
             public_url: None,
-            operations: crate::operations::OperationSettings::default(),
+            operations: podium_app::operations::OperationSettings::default(),
         }
     }
 }
@@ -87,7 +87,7 @@ pub async fn start(config: &ServeConfig) -> anyhow::Result<Started> {
         None => Datastore::open_sqlite(&config.data_dir).await?,
     };
     if let Some(origin) =
-        crate::auth::bootstrap_admin(&datastore, config.admin_token.clone(), &config.data_dir)
+        podium_app::auth::bootstrap_admin(&datastore, config.admin_token.clone(), &config.data_dir)
             .await?
     {
         tracing::info!(origin, "created the first admin token");
@@ -127,7 +127,7 @@ pub async fn start(config: &ServeConfig) -> anyhow::Result<Started> {
     if let Ok(addr) = listener.local_addr() {
         podium.set_listen_addr(addr);
     }
-    podium.background_start(crate::background::Intervals {
+    podium.background_start(podium_app::background::Intervals {
         probe: config.probe_interval,
         sync: config.sync_interval,
         housekeeping: config.probe_interval,

@@ -13,6 +13,7 @@ mod host;
 mod ids;
 mod names;
 mod operations;
+pub mod requests;
 mod secret;
 
 pub use claim::ClaimState;

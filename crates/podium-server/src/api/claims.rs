@@ -6,13 +6,12 @@ use axum::http::StatusCode;
 use podium_types::{ClaimId, HostId, PodManagerId, TenantId};
 
 use super::error::{ApiResult, ErrorBody};
-use super::extract::{ApiJson, TenantCaller, WritableCaller};
+use super::extract::{AnyCaller, ApiJson, TenantCaller, WritableCaller};
 use super::views::List;
-use crate::app::Podium;
-use crate::auth::Caller;
-use crate::ipam::IpClaim;
-use crate::params::{ClaimCreate, ClaimUpdate};
+use podium_app::app::Podium;
+use podium_app::ipam::IpClaim;
 use podium_store::{ClaimRow, HostRow};
+use podium_types::requests::{ClaimCreate, ClaimUpdate};
 
 /// The consumer's view of its host: hardware data, power and provisioning state. Never the BMC,
 /// its credentials, the pod manager's URL or the driver's system id.
@@ -92,7 +91,7 @@ fn view((c, h): (ClaimRow, Option<HostRow>), addresses: Vec<IpClaim>) -> ClaimVi
         online: c.online,
         has_user_data: c.user_data.is_some(),
         host: h.map(|h| ClaimedHostView {
-            provisioning_state: crate::lifecycle::shown_state(&h).to_owned(),
+            provisioning_state: podium_app::lifecycle::shown_state(&h).to_owned(),
             id: h.id,
             name: h.name,
             uuid: h.uuid,
@@ -136,7 +135,7 @@ pub(super) async fn claim_create(
     security(("bearer" = [])))]
 pub(super) async fn claim_list(
     State(podium): State<Podium>,
-    caller: Caller,
+    AnyCaller(caller): AnyCaller,
 ) -> ApiResult<Json<List<ClaimView>>> {
     let mut items = Vec::new();
     for pair in podium.claim_list(&caller).await? {
@@ -150,7 +149,7 @@ pub(super) async fn claim_list(
     security(("bearer" = [])))]
 pub(super) async fn claim_view(
     State(podium): State<Podium>,
-    caller: Caller,
+    AnyCaller(caller): AnyCaller,
     Path(id): Path<ClaimId>,
 ) -> ApiResult<Json<ClaimView>> {
     let pair = podium.claim_view(&caller, &id).await?;
@@ -193,11 +192,11 @@ pub(super) async fn claim_delete(
     security(("bearer" = [])))]
 pub(super) async fn claim_operations(
     State(podium): State<Podium>,
-    caller: Caller,
+    AnyCaller(caller): AnyCaller,
     Path(id): Path<ClaimId>,
-    super::extract::ApiQuery(q): super::extract::ApiQuery<crate::params::PageParams>,
+    super::extract::ApiQuery(q): super::extract::ApiQuery<podium_types::requests::PageParams>,
 ) -> ApiResult<Json<List<super::views::OperationView>>> {
-    let page = crate::params::page(q.limit, q.cursor)?;
+    let page = podium_app::app::page(q.limit, q.cursor)?;
     let paged = podium.claim_operations(&caller, &id, page).await?;
     Ok(Json(List::from_paged(paged)))
 }

@@ -7,12 +7,12 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
-use crate::error::Error;
+use podium_app::error::Error;
 use podium_runtime::{CallError, PluginError};
 
 /// An error as the API returns it.
 #[derive(Debug)]
-pub struct ApiError(pub Error);
+pub(crate) struct ApiError(pub Error);
 
 impl From<Error> for ApiError {
     fn from(e: Error) -> ApiError {
@@ -22,12 +22,12 @@ impl From<Error> for ApiError {
 
 /// The error body.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
-pub struct ErrorBody {
+pub(crate) struct ErrorBody {
     pub error: ErrorDetail,
 }
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]
-pub struct ErrorDetail {
+pub(crate) struct ErrorDetail {
     /// Stable and machine-readable, e.g. `not_found`, `invalid_input`, `pool_exhausted`.
     pub code: String,
     /// For people.

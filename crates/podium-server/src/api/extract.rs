@@ -8,14 +8,18 @@ use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
 use super::error::ApiError;
-use crate::app::Podium;
-use crate::auth::{self, Caller};
-use crate::error::Error;
+use podium_app::app::Podium;
+use podium_app::auth::{self, Caller};
+use podium_app::error::Error;
 
-impl FromRequestParts<Podium> for Caller {
+/// The caller of a route any token may use, established from its bearer token.
+#[derive(Debug)]
+pub(super) struct AnyCaller(pub Caller);
+
+impl FromRequestParts<Podium> for AnyCaller {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, podium: &Podium) -> Result<Caller, ApiError> {
+    async fn from_request_parts(parts: &mut Parts, podium: &Podium) -> Result<AnyCaller, ApiError> {
         let header = match parts.headers.get(AUTHORIZATION) {
             None => None,
             Some(v) => Some(v.to_str().map_err(|_| {
@@ -24,13 +28,15 @@ impl FromRequestParts<Podium> for Caller {
                 )
             })?),
         };
-        Ok(auth::authenticate(podium.datastore(), header).await?)
+        Ok(AnyCaller(
+            auth::authenticate(podium.datastore(), header).await?,
+        ))
     }
 }
 
 /// A JSON body. Not JSON, a wrong type, a missing or an unknown field: a 4xx naming the field.
 #[derive(Debug)]
-pub struct ApiJson<T>(pub T);
+pub(crate) struct ApiJson<T>(pub T);
 
 /// JSON bodies larger than this are refused.
 pub(super) const MAX_JSON_BODY: usize = 1 << 20;
@@ -230,7 +236,7 @@ impl FromRequestParts<Podium> for AdminCaller {
         parts: &mut Parts,
         podium: &Podium,
     ) -> Result<AdminCaller, ApiError> {
-        let caller = Caller::from_request_parts(parts, podium).await?;
+        let AnyCaller(caller) = AnyCaller::from_request_parts(parts, podium).await?;
         if parts.method == axum::http::Method::GET || parts.method == axum::http::Method::HEAD {
             caller.require_admin_read()?;
         } else {
@@ -252,7 +258,7 @@ impl FromRequestParts<Podium> for WritableCaller {
         parts: &mut Parts,
         podium: &Podium,
     ) -> Result<WritableCaller, ApiError> {
-        let caller = Caller::from_request_parts(parts, podium).await?;
+        let AnyCaller(caller) = AnyCaller::from_request_parts(parts, podium).await?;
         let read_only = match &caller {
             Caller::Admin { read_only, .. } | Caller::Tenant { read_only, .. } => *read_only,
         };

@@ -10,9 +10,9 @@ use axum::http::StatusCode;
 use super::error::{ApiResult, ErrorBody};
 use super::extract::{AdminCaller, ApiJson, ApiQuery};
 use super::views::List;
-use crate::app::Podium;
-use crate::grants::Grant;
-use crate::params::{GrantCreate, GrantQuery};
+use podium_app::app::Podium;
+use podium_app::grants::Grant;
+use podium_types::requests::{GrantCreate, GrantQuery};
 
 /// A tenant's right to claim hosts of a pod manager.
 #[derive(Debug, serde::Serialize, utoipa::ToSchema)]

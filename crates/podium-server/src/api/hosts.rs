@@ -9,13 +9,13 @@ use podium_types::{HostId, OperationId};
 use super::error::{ApiResult, ErrorBody};
 use super::extract::{AdminCaller, ApiJson, ApiQuery};
 use super::views::{HostView, List, OperationView};
-use crate::app::Podium;
-use crate::error::Error;
-use crate::params::page;
-use crate::params::{
+use podium_app::app::Podium;
+use podium_app::app::page;
+use podium_app::error::Error;
+use podium_store::{HostFilter, OperationFilter};
+use podium_types::requests::{
     BootParams, HostCreate, HostUpdate, MaintenanceParams, MediaParams, OperationQuery, PowerParams,
 };
-use podium_store::{HostFilter, OperationFilter};
 
 /// Lists hosts. Query: `pod_manager`, `state`, `power_state`, `label=KEY=VALUE` (repeatable;
 /// all must match), `limit`, `cursor`.

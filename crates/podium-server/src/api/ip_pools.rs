@@ -10,10 +10,10 @@ use axum::http::StatusCode;
 use super::error::{ApiResult, ErrorBody};
 use super::extract::{AdminCaller, ApiJson, ApiQuery};
 use super::views::List;
-use crate::app::Podium;
-use crate::bindings::PluginBinding;
-use crate::ipam::{IpClaim, IpPool, Usage};
-use crate::params::{
+use podium_app::app::Podium;
+use podium_app::bindings::PluginBinding;
+use podium_app::ipam::{IpClaim, IpPool, Usage};
+use podium_types::requests::{
     IpClaimCreate, IpPoolCreate, IpPoolQuery, IpPoolUpdate, IpRangeParams, PageParams,
 };
 

@@ -17,8 +17,7 @@ mod tasks;
 mod tenants;
 mod views;
 
-pub use error::{ApiError, ErrorBody};
-pub use extract::ApiJson;
+pub(crate) use error::{ApiError, ErrorBody};
 
 use std::sync::Arc;
 
@@ -32,8 +31,8 @@ use utoipa::{Modify, OpenApi};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::app::Podium;
-use crate::error::Error;
+use podium_app::app::Podium;
+use podium_app::error::Error;
 
 #[derive(OpenApi)]
 #[openapi(
@@ -65,7 +64,7 @@ impl Modify for BearerAuth {
 }
 
 /// The API's routes and their OpenAPI document.
-pub fn routes() -> (Router<Podium>, utoipa::openapi::OpenApi) {
+pub(crate) fn routes() -> (Router<Podium>, utoipa::openapi::OpenApi) {
     let (router, mut openapi) = OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(healthz))
         .routes(routes!(livez))
@@ -211,7 +210,7 @@ fn document_common_responses(openapi: &mut utoipa::openapi::OpenApi) {
 }
 
 /// The whole HTTP application.
-pub fn router(podium: Podium) -> Router {
+pub(crate) fn router(podium: Podium) -> Router {
     let (routes, openapi) = routes();
     let openapi = Arc::new(openapi);
     routes
@@ -266,7 +265,7 @@ async fn method_not_allowed() -> impl IntoResponse {
 }
 
 #[derive(Debug, serde::Serialize, utoipa::ToSchema)]
-pub struct Health {
+pub(crate) struct Health {
     /// `ok` when the database answers.
     pub status: String,
 }
@@ -274,7 +273,7 @@ pub struct Health {
 /// Liveness: the process answers. No authentication, no database: for a liveness probe, which
 /// must not restart Podium because its database is away (`/healthz` says that).
 #[utoipa::path(get, path = "/livez", tag = "health", responses((status = 200, body = Health)))]
-pub async fn livez() -> Json<Health> {
+pub(crate) async fn livez() -> Json<Health> {
     Json(Health {
         status: "ok".into(),
     })
@@ -283,7 +282,7 @@ pub async fn livez() -> Json<Health> {
 /// Readiness: the process answers and its database does. No authentication.
 #[utoipa::path(get, path = "/healthz", tag = "health",
     responses((status = 200, body = Health), (status = 503, body = ErrorBody)))]
-pub async fn healthz(State(podium): State<Podium>) -> Result<Json<Health>, ApiError> {
+pub(crate) async fn healthz(State(podium): State<Podium>) -> Result<Json<Health>, ApiError> {
     podium.datastore().ping().await.map_err(Error::from)?;
     Ok(Json(Health {
         status: "ok".into(),

@@ -7,9 +7,9 @@ use axum::http::StatusCode;
 
 use super::error::{ApiResult, ErrorBody};
 use super::extract::AdminCaller;
-use crate::app::Podium;
-use crate::error::Error;
-use crate::plugins::MAX_PLUGIN_SIZE;
+use podium_app::app::Podium;
+use podium_app::error::Error;
+use podium_app::plugins::MAX_PLUGIN_SIZE;
 use podium_store::{PluginRow, PluginSource};
 
 /// A registered plugin.

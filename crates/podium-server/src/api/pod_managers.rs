@@ -8,10 +8,10 @@ use podium_types::PodManagerId;
 use super::error::{ApiResult, ErrorBody};
 use super::extract::{AdminCaller, ApiJson, ApiQuery};
 use super::views::{List, OperationView, PodManagerView, StatusChangeView};
-use crate::app::Podium;
-use crate::params::page;
-use crate::params::{PodManagerCreate, PodManagerQuery, PodManagerUpdate};
+use podium_app::app::Podium;
+use podium_app::app::page;
 use podium_store::PodManagerFilter;
+use podium_types::requests::{PodManagerCreate, PodManagerQuery, PodManagerUpdate};
 
 /// Lists pod managers, filtered by name, location and status.
 #[utoipa::path(get, path = "/v1/pod_managers", tag = "pod_managers", params(PodManagerQuery),

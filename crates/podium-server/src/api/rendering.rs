@@ -11,12 +11,11 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::error::{ApiResult, ErrorBody};
-use super::extract::{AdminCaller, ApiJson, ApiQuery, WritableCaller};
-use crate::app::Podium;
-use crate::auth::Caller;
-use crate::params::{ConfigDriveCreate, RenderedQuery};
-use crate::rendering::{ConfigDrive, Documents, DriveFor};
+use super::extract::{AdminCaller, AnyCaller, ApiJson, ApiQuery, WritableCaller};
+use podium_app::app::Podium;
+use podium_app::rendering::{ConfigDrive, Documents, DriveFor};
 use podium_types::Phase;
+use podium_types::requests::{ConfigDriveCreate, RenderedQuery};
 
 /// What a host reads when it boots in one phase.
 #[derive(Debug, Serialize, ToSchema)]
@@ -184,7 +183,7 @@ pub(super) async fn host_config_drive(
     security(("bearer" = [])))]
 pub(super) async fn claim_rendered(
     State(podium): State<Podium>,
-    caller: Caller,
+    AnyCaller(caller): AnyCaller,
     Path(id): Path<ClaimId>,
 ) -> ApiResult<Json<RenderedView>> {
     Ok(Json(podium.claim_rendered(&caller, &id).await?.into()))
@@ -203,7 +202,7 @@ pub(super) async fn claim_config_drive(
     ApiJson(params): ApiJson<ConfigDriveCreate>,
 ) -> ApiResult<(StatusCode, Json<ConfigDriveView>)> {
     if params.phase.is_some_and(|p| p != Phase::Provisioning) {
-        return Err(crate::error::Error::invalid(
+        return Err(podium_app::error::Error::invalid(
             "phase",
             "a claim's config drive is for provisioning",
         )

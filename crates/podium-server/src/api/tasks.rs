@@ -7,8 +7,8 @@ use axum::http::StatusCode;
 
 use super::error::{ApiResult, ErrorBody};
 use super::extract::AdminCaller;
-use crate::app::Podium;
-use crate::background::TaskStatus;
+use podium_app::app::Podium;
+use podium_app::background::TaskStatus;
 
 #[derive(Debug, serde::Serialize, utoipa::ToSchema)]
 pub(super) struct TaskList {

@@ -6,11 +6,11 @@ use axum::http::StatusCode;
 use podium_types::{TenantId, TokenId};
 
 use super::error::{ApiResult, ErrorBody};
-use super::extract::{AdminCaller, ApiJson, ApiQuery};
+use super::extract::{AdminCaller, AnyCaller, ApiJson, ApiQuery};
 use super::views::{List, TenantView, TokenCreatedView, TokenView};
-use crate::app::Podium;
-use crate::auth::Caller;
-use crate::params::{PageParams, TenantCreate, TenantDeleteQuery, TokenCreate};
+use podium_app::app::Podium;
+use podium_app::auth::Caller;
+use podium_types::requests::{PageParams, TenantCreate, TenantDeleteQuery, TokenCreate};
 
 #[utoipa::path(post, path = "/v1/tenants", tag = "tenants", request_body = TenantCreate,
     responses((status = 201, body = TenantView), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)),
@@ -194,7 +194,7 @@ pub(super) struct MeView {
 #[utoipa::path(get, path = "/v1/me", tag = "tenants",
     responses((status = 200, body = MeView), (status = 401, body = ErrorBody)),
     security(("bearer" = [])))]
-pub(super) async fn me(caller: Caller) -> Json<MeView> {
+pub(super) async fn me(AnyCaller(caller): AnyCaller) -> Json<MeView> {
     Json(match caller {
         Caller::Admin {
             token_id,

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::bindings::{PluginBinding, PodManager};
+use podium_app::bindings::{PluginBinding, PodManager};
 use podium_store::{HostRow, OperationRow, StatusChange};
 use podium_types::{MediaAction, OperationRequest};
 

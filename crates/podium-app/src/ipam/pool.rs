@@ -8,9 +8,9 @@ use podium_types::{ClaimId, HostId, TenantId};
 use crate::bindings::PluginBinding;
 use crate::error::Error;
 use crate::labels::validate_owner_text;
-use crate::params::IpRangeParams;
 use podium_runtime::{IpamHost, IpamPool, IpamRequest};
 use podium_store::{IpAllocationRow, IpPoolRow};
+use podium_types::requests::IpRangeParams;
 
 use super::space::{Space, SpaceParams};
 

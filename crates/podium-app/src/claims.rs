@@ -9,9 +9,9 @@
 use crate::app::Podium;
 use crate::auth::Caller;
 use crate::error::Error;
-use crate::params::{ClaimCreate, ClaimUpdate};
 use podium_runtime::PowerAction;
 use podium_store::{BindOutcome, ClaimRow, HostRow, OperationRow};
+use podium_types::requests::{ClaimCreate, ClaimUpdate};
 use podium_types::{ClaimId, HostId, PodManagerId, TenantId, TenantScope};
 use podium_types::{ClaimState, HostState};
 

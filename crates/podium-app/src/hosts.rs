@@ -11,9 +11,9 @@ use crate::error::Error;
 use crate::inventory::host_row_from_system;
 use crate::labels::validate_labels;
 use crate::lifecycle::{HostAction, action_allowed};
-use crate::params::{BootParams, HostCreate, MediaParams, PowerParams};
 use podium_runtime::{CallError, PluginError, System, SystemKind};
 use podium_store::{HostFilter, HostRow, OperationFilter, OperationRow, Page, Paged};
+use podium_types::requests::{BootParams, HostCreate, MediaParams, PowerParams};
 use podium_types::{BootSettings, MediaAction, MediaRequest, OperationRequest, PowerAction};
 
 impl Podium {
@@ -40,7 +40,7 @@ impl Podium {
         if let Some(auth) = &bmc.auth {
             crate::endpoint::validate_auth(auth).map_err(prefix_field("bmc"))?;
         }
-        let tls = bmc.tls.unwrap_or(crate::params::TlsParams {
+        let tls = bmc.tls.unwrap_or(podium_types::requests::TlsParams {
             verify: true,
             ca_bundle: None,
             pinned_sha256: None,
@@ -189,7 +189,7 @@ impl Podium {
         &self,
         caller: &Caller,
         id: &HostId,
-        params: crate::params::HostUpdate,
+        params: podium_types::requests::HostUpdate,
     ) -> Result<HostRow, Error> {
         caller.require_admin()?;
         let host = self.host_view(caller, id).await?;

@@ -17,7 +17,7 @@ pub(crate) type Runner =
 
 /// A periodic job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Job {
+pub enum Job {
     /// Probes every pod manager (`probe.rs`).
     Probe,
     /// Syncs every online pod manager's inventory (`sync.rs`).
@@ -31,9 +31,9 @@ pub(crate) enum Job {
 }
 
 impl Job {
-    pub(crate) const ALL: [Job; 5] = [Job::Probe, Job::Sync, Job::Bind, Job::Expiry, Job::Leasing];
+    pub const ALL: [Job; 5] = [Job::Probe, Job::Sync, Job::Bind, Job::Expiry, Job::Leasing];
 
-    pub(crate) fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Job::Probe => "probe",
             Job::Sync => "sync",
@@ -43,7 +43,7 @@ impl Job {
         }
     }
 
-    pub(crate) fn from_name(name: &str) -> Option<Job> {
+    pub fn from_name(name: &str) -> Option<Job> {
         Job::ALL.into_iter().find(|j| j.name() == name)
     }
 
@@ -60,14 +60,14 @@ impl Job {
 
 /// How often each job runs.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Intervals {
-    pub(crate) probe: Duration,
-    pub(crate) sync: Duration,
+pub struct Intervals {
+    pub probe: Duration,
+    pub sync: Duration,
     /// Binding pending claims and forgetting expired drives: as often as the probe.
-    pub(crate) housekeeping: Duration,
+    pub housekeeping: Duration,
     /// How long the leasing waits when nothing wakes it (retries that came due, leases that
     /// expired).
-    pub(crate) leasing: Duration,
+    pub leasing: Duration,
 }
 
 impl Intervals {
@@ -83,23 +83,23 @@ impl Intervals {
 
 /// A task's status, as `GET /v1/admin/tasks` shows it.
 #[derive(Clone, Debug, Default, serde::Serialize, utoipa::ToSchema)]
-pub(crate) struct TaskStatus {
+pub struct TaskStatus {
     /// `probe`, `sync`, `bind`, `expiry` or `leasing`.
-    pub(crate) name: &'static str,
-    pub(crate) description: &'static str,
+    pub name: &'static str,
+    pub description: &'static str,
     /// Seconds between runs.
-    pub(crate) interval_seconds: f64,
+    pub interval_seconds: f64,
     /// Runs since this process started.
-    pub(crate) runs: u64,
-    pub(crate) running: bool,
-    pub(crate) last_started_at: Option<String>,
-    pub(crate) last_duration_ms: Option<u64>,
+    pub runs: u64,
+    pub running: bool,
+    pub last_started_at: Option<String>,
+    pub last_duration_ms: Option<u64>,
     /// What the last run did.
-    pub(crate) last_result: Option<String>,
+    pub last_result: Option<String>,
     /// Why the last run failed, if it did (cleared by a run that succeeds).
-    pub(crate) last_error: Option<String>,
+    pub last_error: Option<String>,
     /// When it runs next, unless asked to run sooner; `null` while it runs or before start.
-    pub(crate) next_run_at: Option<String>,
+    pub next_run_at: Option<String>,
 }
 
 #[derive(Debug)]

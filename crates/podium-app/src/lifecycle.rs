@@ -132,7 +132,7 @@ impl HostAction {
 }
 
 /// The state the API shows: `maintenance` while it lasts, else the stored one.
-pub(crate) fn shown_state(host: &HostRow) -> &str {
+pub fn shown_state(host: &HostRow) -> &str {
     if host.maintenance_since.is_some() {
         "maintenance"
     } else {

@@ -3,12 +3,12 @@
 //! a second in other processes), and admin tokens the same way.
 
 use crate::app::Podium;
+use crate::app::page;
 use crate::auth::{Caller, generate_token, hash_token};
 use crate::error::Error;
-use crate::params::page;
-use crate::params::{TenantCreate, TokenCreate};
 use podium_store::{Paged, Role, TenantRow, TokenRow};
 use podium_types::Secret;
+use podium_types::requests::{TenantCreate, TokenCreate};
 use podium_types::{TenantId, TenantScope, TokenId};
 
 fn validate_tenant_name(name: &str) -> Result<(), Error> {

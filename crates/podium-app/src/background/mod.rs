@@ -16,7 +16,7 @@ mod sync;
 
 use std::sync::Arc;
 
-pub(crate) use handle::{Intervals, Job, TaskStatus};
+pub use handle::{Intervals, Job, TaskStatus};
 
 use crate::app::Podium;
 use crate::auth::Caller;
@@ -24,7 +24,7 @@ use crate::error::Error;
 
 impl Podium {
     /// Starts the background tasks of this process.
-    pub(crate) fn background_start(&self, intervals: Intervals) {
+    pub fn background_start(&self, intervals: Intervals) {
         let podium = self.clone();
         let runner: handle::Runner = Arc::new(move |job| {
             let podium = podium.clone();
@@ -34,14 +34,14 @@ impl Podium {
     }
 
     /// `GET /v1/admin/tasks`: every background task of this process with its status.
-    pub(crate) fn task_list(&self, caller: &Caller) -> Result<Vec<TaskStatus>, Error> {
+    pub fn task_list(&self, caller: &Caller) -> Result<Vec<TaskStatus>, Error> {
         caller.require_admin_read()?;
         Ok(self.background.statuses())
     }
 
     /// `POST /v1/admin/tasks/{name}/run`: runs a task now (after its current run, if one is
     /// under way); answers its status as the request found it.
-    pub(crate) fn task_run(&self, caller: &Caller, name: &str) -> Result<TaskStatus, Error> {
+    pub fn task_run(&self, caller: &Caller, name: &str) -> Result<TaskStatus, Error> {
         caller.require_admin()?;
         let job = Job::from_name(name).ok_or_else(|| Error::not_found("task", name))?;
         self.background.run_now(job);

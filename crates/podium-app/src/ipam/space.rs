@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use crate::error::Error;
-use crate::params::IpRangeParams;
+use podium_types::requests::IpRangeParams;
 
 /// The address family of a pool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,17 +1,14 @@
-//! Request bodies and query parameters: what callers send, shared by the API layer (which
-//! deserializes them, naming the field of any error) and the application layer (which validates
-//! their values). Unknown fields are refused everywhere.
+//! Request bodies and query parameters: what callers send, shared by the API (which
+//! deserializes them, naming the field of any error), the application (which validates their
+//! values) and the client (which sends them). Unknown fields are refused everywhere.
 
-use podium_types::{ClaimId, HostId, PodManagerId, TenantId};
+use crate::{ClaimId, HostId, PodManagerId, TenantId};
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Deserializer};
 use utoipa::{IntoParams, ToSchema};
 
-use podium_store::Page;
-use podium_types::Secret;
-
-use crate::error::Error;
+use crate::Secret;
 
 /// `Some(None)` for an explicit `null`, `None` for an absent field.
 fn double_option<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
@@ -21,16 +18,17 @@ fn double_option<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
 }
 
 /// Credentials for an endpoint. Write-only: never returned.
-#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Deserialize, serde::Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AuthParams {
     pub username: String,
     #[schema(value_type = String, format = Password)]
+    #[serde(serialize_with = "expose")]
     pub password: Secret,
 }
 
 /// How the endpoint's TLS certificate is verified.
-#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Deserialize, serde::Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TlsParams {
     /// `false` turns verification off (Metal3's `disableCertificateVerification`).
@@ -38,12 +36,17 @@ pub struct TlsParams {
     pub verify: bool,
     /// PEM certificates to trust instead of the system roots: a site CA, or the BMC's own
     /// self-signed certificate.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ca_bundle: Option<String>,
     /// Trust exactly the certificate with this SHA-256 (of its DER encoding; hex, colons
     /// allowed), whoever signed it: pinning a BMC's self-signed certificate.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pinned_sha256: Option<String>,
+}
+
+/// A password as a client sends it: the only place a `Secret` is written out.
+fn expose<S: serde::Serializer>(secret: &Secret, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(secret.expose())
 }
 
 fn yes() -> bool {
@@ -51,16 +54,16 @@ fn yes() -> bool {
 }
 
 /// A plugin chosen for a role, by name, optionally pinned, with its configuration.
-#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Default, Deserialize, serde::Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PluginBindingParams {
     pub name: String,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sha256: Option<String>,
     /// Checked by the plugin's `validate-config` before it is stored.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Object)]
     pub config: Option<serde_json::Value>,
 }
@@ -89,63 +92,71 @@ impl NetworkConfigOwner {
 }
 
 /// `POST /v1/pod_managers`.
-#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Deserialize, serde::Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PodManagerCreate {
     pub name: String,
     /// `http(s)://host[:port]`.
     pub url: String,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auth: Option<AuthParams>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls: Option<TlsParams>,
     /// Default: the bundled `redfish` driver.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub driver: Option<PluginBindingParams>,
     /// Default: the bundled `ipam-static`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ipam: Option<PluginBindingParams>,
     /// Default: none until a renderer plugin is registered.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub renderer: Option<PluginBindingParams>,
     /// Default: `admin`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network_config_owner: Option<NetworkConfigOwner>,
 }
 
 /// `PATCH /v1/pod_managers/{uuid}`: any field of the create body; absent fields are kept.
-#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Default, Deserialize, serde::Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PodManagerUpdate {
     /// Refused: a pod manager's uuid never changes.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<String>)]
     pub uuid: Option<serde_json::Value>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
     /// `null` removes the credentials.
-    #[serde(default, deserialize_with = "double_option")]
+    #[serde(
+        default,
+        deserialize_with = "double_option",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub auth: Option<Option<AuthParams>>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls: Option<TlsParams>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub driver: Option<PluginBindingParams>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ipam: Option<PluginBindingParams>,
     /// `null` removes the renderer.
-    #[serde(default, deserialize_with = "double_option")]
+    #[serde(
+        default,
+        deserialize_with = "double_option",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub renderer: Option<Option<PluginBindingParams>>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network_config_owner: Option<NetworkConfigOwner>,
 }
 
@@ -176,59 +187,63 @@ pub struct PodManagerQuery {
 }
 
 /// `POST /v1/hosts`: a host with its own BMC, under a pod manager acting as a site.
-#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Deserialize, serde::Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HostCreate {
     pub pod_manager: PodManagerId,
     pub bmc: BmcParams,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub labels: Option<BTreeMap<String, String>>,
 }
 
 /// A host's own BMC.
-#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Deserialize, serde::Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BmcParams {
     /// `http(s)://host[:port]`.
     pub url: String,
     /// Which system of the BMC (its id, path or UUID); needed only where it has several.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_id: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auth: Option<AuthParams>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls: Option<TlsParams>,
 }
 
 /// `PATCH /v1/hosts/{id}`.
-#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Deserialize, serde::Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HostUpdate {
     /// Replaces every label.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub labels: Option<BTreeMap<String, String>>,
     /// The MAC of the NIC the host boots from (one of its NICs); `null` for the first NIC.
-    #[serde(default, deserialize_with = "double_option")]
+    #[serde(
+        default,
+        deserialize_with = "double_option",
+        skip_serializing_if = "Option::is_none"
+    )]
     #[schema(value_type = Option<String>)]
     pub boot_mac: Option<Option<String>>,
     /// New credentials for the host's own BMC: the host registers again with them.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bmc: Option<BmcUpdate>,
 }
 
 /// What of a host's own BMC can change.
-#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Deserialize, serde::Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BmcUpdate {
     pub auth: AuthParams,
 }
 
 /// `PUT /v1/hosts/{id}/maintenance`.
-#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Default, Deserialize, serde::Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MaintenanceParams {
     /// Why, for whoever reads the host (at most 255 characters).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }
 
@@ -236,7 +251,7 @@ pub struct MaintenanceParams {
 #[derive(Clone, Debug, Deserialize, serde::Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PowerParams {
-    pub action: podium_types::PowerAction,
+    pub action: crate::PowerAction,
 }
 
 /// `POST /v1/hosts/{id}/boot`.
@@ -244,12 +259,12 @@ pub struct PowerParams {
 #[serde(deny_unknown_fields)]
 pub struct BootParams {
     #[schema(value_type = String, example = "pxe")]
-    pub target: podium_types::BootTarget,
+    pub target: crate::BootTarget,
     #[schema(value_type = String, example = "once")]
-    pub persistence: podium_types::BootPersistence,
-    #[serde(default)]
+    pub persistence: crate::BootPersistence,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<String>, example = "uefi")]
-    pub mode: Option<podium_types::BootMode>,
+    pub mode: Option<crate::BootMode>,
 }
 
 /// `POST /v1/hosts/{id}/media`.
@@ -260,19 +275,19 @@ pub enum MediaParams {
         image_url: String,
         #[serde(default = "cd")]
         #[schema(value_type = String)]
-        media_type: podium_types::MediaType,
+        media_type: crate::MediaType,
         #[serde(default = "yes")]
         write_protected: bool,
     },
     Eject {
         #[serde(default = "cd")]
         #[schema(value_type = String)]
-        media_type: podium_types::MediaType,
+        media_type: crate::MediaType,
     },
 }
 
-fn cd() -> podium_types::MediaType {
-    podium_types::MediaType::Cd
+fn cd() -> crate::MediaType {
+    crate::MediaType::Cd
 }
 
 #[derive(Clone, Debug, Default, Deserialize, IntoParams)]
@@ -289,33 +304,33 @@ pub struct OperationQuery {
 }
 
 /// `POST /v1/tenants`.
-#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Deserialize, serde::Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TenantCreate {
     pub name: String,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
 }
 
 /// `POST /v1/tenants/{id}/tokens` and `POST /v1/admin/tokens`.
-#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Default, Deserialize, serde::Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TokenCreate {
     /// A read-only token can call only `GET` endpoints.
     #[serde(default)]
     pub read_only: bool,
     /// When the token stops working (RFC 3339); never when absent.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<String>,
     /// Seconds from now until the token stops working; an alternative to `expires_at`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_in: Option<u64>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
 }
 
 /// `POST /v1/grants`: let a tenant claim hosts of a pod manager.
-#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Deserialize, serde::Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GrantCreate {
     /// The tenant's id.
@@ -326,7 +341,7 @@ pub struct GrantCreate {
     #[serde(default)]
     pub selector: BTreeMap<String, String>,
     /// At most this many hosts at once; no limit when absent.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_hosts: Option<u32>,
 }
 
@@ -347,67 +362,67 @@ pub struct GrantQuery {
 #[serde(deny_unknown_fields)]
 pub struct ImageParams {
     pub url: String,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checksum: Option<String>,
     /// `md5`, `sha256` or `sha512`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checksum_type: Option<String>,
     /// `raw`, `qcow2` or `live-iso`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<String>,
 }
 
 /// `POST /v1/claims`.
-#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Deserialize, serde::Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ClaimCreate {
     /// A pod manager granted to the tenant; any granted one when absent.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pod_manager: Option<PodManagerId>,
     /// Labels the host must carry (besides the grant's).
     #[serde(default)]
     pub selector: BTreeMap<String, String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_cpu: Option<u32>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_memory_mib: Option<u64>,
     pub image: ImageParams,
     /// User data as text, at most 64 KiB; handed to the host as bytes, never parsed.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_data: Option<String>,
     /// User data as base64 (for binary user data, gzip for one), at most 64 KiB decoded.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_data_base64: Option<String>,
     /// metaData keys (string values), where the pod manager's template allows them.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
     pub meta_data: Option<serde_json::Value>,
     /// `network_data.json`: a whole document where the pod manager's network config owner is
     /// `consumer`, additions where it is `layered`; refused where it is `admin`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
     pub network_data: Option<serde_json::Value>,
     /// Default `true`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub online: Option<bool>,
 }
 
 /// `PATCH /v1/claims/{id}`.
-#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Default, Deserialize, serde::Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ClaimUpdate {
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub online: Option<bool>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_data: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_data_base64: Option<String>,
     /// Replaces the claim's metaData keys.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
     pub meta_data: Option<serde_json::Value>,
     /// Replaces the claim's networkData, checked against its host once bound.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
     pub network_data: Option<serde_json::Value>,
 }
@@ -419,19 +434,19 @@ pub struct ClaimUpdate {
 pub struct RenderedQuery {
     /// `preprovisioning` or `provisioning` (the default; the host must be claimed).
     #[serde(default)]
-    pub phase: Option<podium_types::Phase>,
+    pub phase: Option<crate::Phase>,
 }
 
 /// `POST /v1/hosts/{id}/config_drive`, `POST /v1/claims/{id}/config_drive`.
-#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Default, Deserialize, serde::Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ConfigDriveCreate {
     /// For a host (admin): `preprovisioning` or `provisioning` (default). Claims are always
     /// `provisioning`.
-    #[serde(default)]
-    pub phase: Option<podium_types::Phase>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<crate::Phase>,
     /// Seconds until the URL stops working: 60 to 86400, default 3600.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_in: Option<u64>,
 }
 
@@ -449,7 +464,7 @@ pub struct IpRangeParams {
 }
 
 /// `POST /v1/ip_pools`.
-#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Deserialize, serde::Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IpPoolCreate {
     /// Unique among pools.
@@ -457,7 +472,7 @@ pub struct IpPoolCreate {
     pub ranges: Vec<IpRangeParams>,
     /// The subnet's prefix length; every range and the gateway lie in that subnet.
     pub prefix: u8,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gateway: Option<String>,
     #[serde(default)]
     pub dns_servers: Vec<String>,
@@ -469,10 +484,10 @@ pub struct IpPoolCreate {
     pub pre_allocations: BTreeMap<String, String>,
     /// The IPAM plugin and its configuration. Default: the pod manager's IPAM binding where the
     /// pool serves one, else the bundled `ipam-static` (sequential).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plugin: Option<PluginBindingParams>,
     /// The pod manager whose hosts the pool serves.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pod_manager: Option<PodManagerId>,
     /// Only these tenants' claims, where given; every tenant of the pod manager when empty.
     #[serde(default)]
@@ -481,24 +496,40 @@ pub struct IpPoolCreate {
 
 /// `PATCH /v1/ip_pools/{id}`: any field of the create body; absent fields are kept. A change
 /// that would leave an allocated address outside the pool is refused.
-#[derive(Clone, Debug, Default, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Default, Deserialize, serde::Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IpPoolUpdate {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ranges: Option<Vec<IpRangeParams>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub prefix: Option<u8>,
     /// `null` removes the gateway.
-    #[serde(default, deserialize_with = "double_option")]
+    #[serde(
+        default,
+        deserialize_with = "double_option",
+        skip_serializing_if = "Option::is_none"
+    )]
     #[schema(value_type = Option<String>)]
     pub gateway: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub dns_servers: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reserved: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub pre_allocations: Option<BTreeMap<String, String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub plugin: Option<PluginBindingParams>,
     /// `null` detaches the pool from its pod manager.
-    #[serde(default, deserialize_with = "double_option")]
+    #[serde(
+        default,
+        deserialize_with = "double_option",
+        skip_serializing_if = "Option::is_none"
+    )]
     #[schema(value_type = Option<String>)]
     pub pod_manager: Option<Option<PodManagerId>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tenants: Option<Vec<TenantId>>,
 }
 
@@ -514,14 +545,14 @@ pub struct IpPoolQuery {
 }
 
 /// `POST /v1/ip_pools/{id}/claims`.
-#[derive(Clone, Debug, Deserialize, ToSchema)]
+#[derive(Clone, Debug, Deserialize, serde::Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IpClaimCreate {
     /// Who the address is for: `host:<id>`, `claim:<id>`, or any other name
     /// (letters, digits, `.`, `_`, `-`, `:`, `/`; at most 253 characters).
     pub owner: String,
     /// A wanted address: honoured, or refused with 409 naming its holder.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub address: Option<String>,
 }
 
@@ -532,13 +563,4 @@ pub struct IpClaimCreate {
 pub struct TenantDeleteQuery {
     /// Release the tenant's claims (deprovisioning their hosts) and delete it after them.
     pub release: Option<bool>,
-}
-
-/// The page size a list uses when the caller gives none, and the most it may ask for.
-pub(crate) fn page(limit: Option<u32>, cursor: Option<String>) -> Result<Page, Error> {
-    let limit = limit.unwrap_or(100);
-    if !(1..=1000).contains(&limit) {
-        return Err(Error::invalid("limit", "must be between 1 and 1000"));
-    }
-    Ok(Page { limit, cursor })
 }

@@ -86,8 +86,8 @@ impl Podium {
             .host_get(host_id)
             .await?
             .ok_or_else(|| Error::not_found("host", host_id))?;
-        let image: crate::params::ImageParams =
-            serde_json::from_str(&claim.image).map_err(|e| {
+        let image: podium_types::requests::ImageParams = serde_json::from_str(&claim.image)
+            .map_err(|e| {
                 Error::Internal(anyhow::anyhow!("stored image of claim {claim_id}: {e}"))
             })?;
         let documents = self

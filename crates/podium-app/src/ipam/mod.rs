@@ -22,13 +22,13 @@ use podium_types::{IpClaimId, IpPoolId, PodManagerId, TenantScope};
 use std::net::IpAddr;
 
 use crate::app::Podium;
+use crate::app::page;
 use crate::auth::Caller;
 use crate::bindings::DEFAULT_IPAM;
 use crate::error::Error;
-use crate::params::page;
-use crate::params::{IpClaimCreate, IpPoolCreate, IpPoolUpdate, PluginBindingParams};
 use podium_runtime::{IpamHost, Nic, World};
 use podium_store::{IpPoolRow, Paged};
+use podium_types::requests::{IpClaimCreate, IpPoolCreate, IpPoolUpdate, PluginBindingParams};
 
 use self::space::{Space, SpaceParams, parse_addr};
 

@@ -5,11 +5,11 @@ use podium_types::{GrantId, PodManagerId, TenantId};
 use std::collections::BTreeMap;
 
 use crate::app::Podium;
+use crate::app::page;
 use crate::auth::Caller;
 use crate::error::Error;
-use crate::params::GrantCreate;
-use crate::params::page;
 use podium_store::{GrantRow, Paged};
+use podium_types::requests::GrantCreate;
 
 /// A grant with its selector decoded.
 #[derive(Clone, Debug)]

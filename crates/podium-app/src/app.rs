@@ -8,7 +8,9 @@ use crate::ipam::cache::PoolLocks;
 use crate::plugins::cache::PluginCache;
 use crate::sealing::Sealer;
 use podium_runtime::Runtime;
-use podium_store::Datastore;
+use podium_store::{Datastore, Page};
+
+use crate::error::Error;
 
 /// The platform. Cheap to clone.
 #[derive(Clone, Debug)]
@@ -80,4 +82,13 @@ impl Podium {
     pub fn runtime(&self) -> &Runtime {
         &self.runtime
     }
+}
+
+/// The page size a list uses when the caller gives none, and the most it may ask for.
+pub fn page(limit: Option<u32>, cursor: Option<String>) -> Result<Page, Error> {
+    let limit = limit.unwrap_or(100);
+    if !(1..=1000).contains(&limit) {
+        return Err(Error::invalid("limit", "must be between 1 and 1000"));
+    }
+    Ok(Page { limit, cursor })
 }

@@ -4,7 +4,7 @@
 use url::Url;
 
 use crate::error::Error;
-use crate::params::{AuthParams, TlsParams};
+use podium_types::requests::{AuthParams, TlsParams};
 
 /// Checks an endpoint's base URL and returns its canonical form, `scheme://host[:port]`.
 pub(crate) fn normalize_url(field: &str, raw: &str) -> Result<Url, Error> {

@@ -10,15 +10,15 @@ use crate::bindings::{DEFAULT_DRIVER, DEFAULT_IPAM, PluginBinding, PodManager};
 use crate::endpoint::{canonical, normalize_url, validate_auth, validate_tls};
 use crate::error::Error;
 use crate::labels::validate_name;
-use crate::params::{
-    AuthParams, NetworkConfigOwner, PluginBindingParams, PodManagerCreate, PodManagerUpdate,
-    TlsParams,
-};
 use crate::plugins::PluginRef;
 use podium_runtime::{CallContext, CallError, Credentials, Endpoint, Plugin, TlsPolicy, World};
 use podium_store::{
     HostRow, Page, Paged, PodManagerConflict, PodManagerFilter, PodManagerRow, StatusChange,
     SyncSummary,
+};
+use podium_types::requests::{
+    AuthParams, NetworkConfigOwner, PluginBindingParams, PodManagerCreate, PodManagerUpdate,
+    TlsParams,
 };
 
 const DESCRIPTION_MAX: usize = 1024;

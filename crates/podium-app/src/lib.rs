@@ -1,0 +1,26 @@
+//! Podium's application: `Podium` and the feature modules (pod managers, hosts, tenants and
+//! grants, claims, IPAM, rendering, operations, background work) over the datastore
+//! (`podium-store`) and the plugin runtime (`podium-runtime`). Every operation is a method on
+//! `Podium` that takes the caller first, and policy is decided here. The HTTP API
+//! (`podium-server`) calls these. `ARCHITECTURE.md` at the repository root is the map.
+
+pub mod app;
+pub mod auth;
+pub mod background;
+pub mod bindings;
+pub mod claims;
+pub mod config_drive;
+mod endpoint;
+pub mod error;
+pub mod grants;
+pub mod hosts;
+mod inventory;
+pub mod ipam;
+mod labels;
+pub mod lifecycle;
+pub mod operations;
+pub mod plugins;
+pub mod pod_managers;
+pub mod rendering;
+pub mod sealing;
+pub mod tenants;
