@@ -15,11 +15,12 @@ use crate::error::Error;
 /// The platform. Cheap to clone.
 #[derive(Clone, Debug)]
 pub struct Podium {
-    inner: Arc<Inner>,
+    pub(crate) inner: Arc<Inner>,
 }
 
+/// What `Podium` holds; the feature modules reach it as `self.inner`.
 #[derive(Debug)]
-pub struct Inner {
+pub(crate) struct Inner {
     pub(crate) datastore: Datastore,
     pub(crate) runtime: Runtime,
     pub(crate) plugins: PluginCache,
@@ -33,13 +34,6 @@ pub struct Inner {
     pub(crate) operations: crate::operations::worker::Operations,
     /// The periodic tasks of this process (probe, sync, bind, expiry, leasing).
     pub(crate) background: crate::background::handle::Background,
-}
-
-impl std::ops::Deref for Podium {
-    type Target = Inner;
-    fn deref(&self) -> &Inner {
-        &self.inner
-    }
 }
 
 impl Podium {
@@ -61,26 +55,26 @@ impl Podium {
 
     /// Sets the base URL BMCs reach this process at; only the first call counts.
     pub fn set_public_url(&self, url: url::Url) {
-        let _ = self.public_url.set(url);
+        let _ = self.inner.public_url.set(url);
     }
 
     /// Records the address this process serves on; only the first call counts.
     pub fn set_listen_addr(&self, addr: std::net::SocketAddr) {
         if let Ok(url) = url::Url::parse(&format!("http://{addr}")) {
-            let _ = self.listen_url.set(url);
+            let _ = self.inner.listen_url.set(url);
         }
     }
 
     pub fn public_url(&self) -> Option<&url::Url> {
-        self.public_url.get()
+        self.inner.public_url.get()
     }
 
     pub fn datastore(&self) -> &Datastore {
-        &self.datastore
+        &self.inner.datastore
     }
 
     pub fn runtime(&self) -> &Runtime {
-        &self.runtime
+        &self.inner.runtime
     }
 }
 

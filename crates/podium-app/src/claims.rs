@@ -10,7 +10,7 @@ use crate::app::Podium;
 use crate::auth::Caller;
 use crate::error::Error;
 use podium_runtime::PowerAction;
-use podium_store::{BindOutcome, ClaimRow, HostRow, OperationRow};
+use podium_store::{ClaimRow, HostRow, OperationRow, Unbound};
 use podium_types::requests::{ClaimCreate, ClaimUpdate};
 use podium_types::{ClaimId, HostId, PodManagerId, TenantId, TenantScope};
 use podium_types::{ClaimState, HostState};
@@ -147,6 +147,60 @@ fn writable(caller: &Caller) -> Result<(), Error> {
     }
 }
 
+/// What a claim that did not bind becomes, and the reason its tenant reads: `pending` while
+/// a host may still free up, `failed` when nothing granted could ever match.
+fn unbound_reason(outcome: Unbound) -> (ClaimState, String) {
+    use ClaimState::{Failed, Pending};
+    match outcome {
+        Unbound::Gone => (Failed, "the claim no longer exists".into()),
+        Unbound::Settled(reason) => (Failed, reason.unwrap_or_default()),
+        Unbound::NetworkDataChanged => (
+            Pending,
+            "its network_data changed while binding; trying again".into(),
+        ),
+        Unbound::NoGrant => (
+            Failed,
+            "the tenant has no grant for this pod manager (any more)".into(),
+        ),
+        Unbound::NoMatch => (
+            Failed,
+            "no host of this pod manager matches the claim and its grant (labels, CPU, memory)"
+                .into(),
+        ),
+        Unbound::AtLimit { max } => (
+            Pending,
+            format!("the grant allows {max} hosts at once and all are in use"),
+        ),
+        Unbound::NoneFree {
+            unfit: Some(why), ..
+        } => (
+            Pending,
+            format!(
+                "no free matching host fits the claim's network_data; the last one tried: {why}"
+            ),
+        ),
+        Unbound::NoneFree { macs, unfit: None } if !macs.is_empty() => (
+            Pending,
+            format!(
+                "no free matching host has the NICs its network_data names ({}); waiting for one",
+                macs.join(", ")
+            ),
+        ),
+        Unbound::NoneFree { .. } => (
+            Pending,
+            "every matching host is claimed or not available; waiting for one".into(),
+        ),
+        Unbound::FitsNone { tried, last } => (
+            Pending,
+            format!(
+                "the claim's network_data fits none of the {tried} free matching hosts tried; \
+                 the last: {last}"
+            ),
+        ),
+        Unbound::Contended => (Pending, "contended; will try again".into()),
+    }
+}
+
 impl Podium {
     pub async fn claim_create(
         &self,
@@ -182,6 +236,7 @@ impl Podium {
         crate::labels::validate_labels("selector", &params.selector)?;
         // The pod manager: one the tenant was granted. Any other is "not found" to it.
         let grants = self
+            .inner
             .datastore
             .grant_list(
                 Some(tenant_id),
@@ -202,6 +257,7 @@ impl Podium {
             })?,
         };
         let pm = self
+            .inner
             .datastore
             .pod_manager_get(&pod_manager)
             .await?
@@ -239,7 +295,7 @@ impl Podium {
             created_at: now.clone(),
             updated_at: now,
         };
-        self.datastore.claim_create(&claim).await?;
+        self.inner.datastore.claim_create(&claim).await?;
         self.claim_try_bind(&claim.id).await?;
         self.claim_view(caller, &claim.id).await.map(|(c, _)| c)
     }
@@ -248,23 +304,29 @@ impl Podium {
     pub(crate) async fn claim_try_bind(&self, id: &ClaimId) -> Result<(), Error> {
         let now = podium_store::now();
         let fits = self.claim_fit(id).await?;
-        match self.datastore.claim_bind(id, &now, fits.as_ref()).await? {
-            BindOutcome::Bound(host) => {
+        match self
+            .inner
+            .datastore
+            .claim_bind(id, &now, fits.as_ref())
+            .await?
+        {
+            Ok(host) => {
                 tracing::info!(claim = %id, host = %host, "claim bound");
                 self.claim_hold_addresses(id).await;
-                let claim = self.datastore.claim_get(TenantScope::Every, id).await?;
+                let claim = self
+                    .inner
+                    .datastore
+                    .claim_get(TenantScope::Every, id)
+                    .await?;
                 if let Some(claim) = claim.filter(|c| c.online) {
                     self.claim_provision(&claim).await?;
                 }
             }
-            BindOutcome::Waiting(reason) => {
-                self.datastore
-                    .claim_set_unbound(id, ClaimState::Pending, &reason, &now)
-                    .await?;
-            }
-            BindOutcome::Impossible(reason) => {
-                self.datastore
-                    .claim_set_unbound(id, ClaimState::Failed, &reason, &now)
+            Err(unbound) => {
+                let (state, reason) = unbound_reason(unbound);
+                self.inner
+                    .datastore
+                    .claim_set_unbound(id, state, &reason, &now)
                     .await?;
             }
         }
@@ -274,13 +336,23 @@ impl Podium {
     /// Where a claim brings networkData that names the host's NICs (policy `consumer`), the
     /// check that it fits a host, for the bind to skip the hosts it does not fit.
     async fn claim_fit(&self, id: &ClaimId) -> Result<Option<podium_store::HostFit>, Error> {
-        let Some(claim) = self.datastore.claim_get(TenantScope::Every, id).await? else {
+        let Some(claim) = self
+            .inner
+            .datastore
+            .claim_get(TenantScope::Every, id)
+            .await?
+        else {
             return Ok(None);
         };
         if claim.state != ClaimState::Pending || claim.network_data.is_none() {
             return Ok(None);
         }
-        let Some(pm) = self.datastore.pod_manager_get(&claim.pod_manager).await? else {
+        let Some(pm) = self
+            .inner
+            .datastore
+            .pod_manager_get(&claim.pod_manager)
+            .await?
+        else {
             return Ok(None);
         };
         let pm = crate::bindings::PodManager::from_row(pm)?;
@@ -298,7 +370,7 @@ impl Podium {
             let (podium, pm, input, claim_id) =
                 (podium.clone(), pm.clone(), input.clone(), claim_id.clone());
             let fit: futures::future::BoxFuture<'static, _> = Box::pin(async move {
-                let Some(host) = podium.datastore.host_get(&host_id).await? else {
+                let Some(host) = podium.inner.datastore.host_get(&host_id).await? else {
                     return Ok(Some("a candidate host is gone".to_owned()));
                 };
                 match podium.consumer_input_check(&pm, Some(&host), &input).await {
@@ -337,13 +409,13 @@ impl Podium {
             claim: Some(claim.id),
             ..Default::default()
         };
-        Ok(self.datastore.operation_list(&filter, &page).await?)
+        Ok(self.inner.datastore.operation_list(&filter, &page).await?)
     }
 
     /// Tries every pending claim (the `bind` task: after a host became available, and on a
     /// timer): how many were tried, and how many of those failed.
     pub(crate) async fn claims_bind_pending(&self) -> Result<(usize, usize), Error> {
-        let pending = self.datastore.claims_pending().await?;
+        let pending = self.inner.datastore.claims_pending().await?;
         let mut failed = 0;
         for id in &pending {
             if let Err(e) = self.claim_try_bind(id).await {
@@ -361,12 +433,13 @@ impl Podium {
         id: &ClaimId,
     ) -> Result<(ClaimRow, Option<HostRow>), Error> {
         let claim = self
+            .inner
             .datastore
             .claim_get(caller.scope(), id)
             .await?
             .ok_or_else(|| Error::not_found("claim", id))?;
         let host = match &claim.host_id {
-            Some(h) => self.datastore.host_get(h).await?,
+            Some(h) => self.inner.datastore.host_get(h).await?,
             None => None,
         };
         Ok((claim, host))
@@ -376,11 +449,11 @@ impl Podium {
         &self,
         caller: &Caller,
     ) -> Result<Vec<(ClaimRow, Option<HostRow>)>, Error> {
-        let claims = self.datastore.claim_list(caller.scope()).await?;
+        let claims = self.inner.datastore.claim_list(caller.scope()).await?;
         let mut out = Vec::with_capacity(claims.len());
         for claim in claims {
             let host = match &claim.host_id {
-                Some(h) => self.datastore.host_get(h).await?,
+                Some(h) => self.inner.datastore.host_get(h).await?,
                 None => None,
             };
             out.push((claim, host));
@@ -408,6 +481,7 @@ impl Podium {
         let network_data = network_data_text(params.network_data)?;
         if network_data.is_some() || meta_data.is_some() {
             let pm = self
+                .inner
                 .datastore
                 .pod_manager_get(&claim.pod_manager)
                 .await?
@@ -422,7 +496,7 @@ impl Podium {
             }
             let pm = crate::bindings::PodManager::from_row(pm)?;
             let host = match &claim.host_id {
-                Some(h) => self.datastore.host_get(h).await?,
+                Some(h) => self.inner.datastore.host_get(h).await?,
                 None => None,
             };
             let input = crate::rendering::consumer_input(
@@ -435,13 +509,14 @@ impl Podium {
         let online = params.online.unwrap_or(claim.online);
         // A change of power is checked against the host's state before anything is stored.
         let host = match &claim.host_id {
-            Some(h) if online != claim.online => self.datastore.host_get(h).await?,
+            Some(h) if online != claim.online => self.inner.datastore.host_get(h).await?,
             _ => None,
         };
         if let Some(host) = &host {
             crate::lifecycle::action_allowed(host, crate::lifecycle::HostAction::TenantPower)?;
         }
         let updated = self
+            .inner
             .datastore
             .claim_update_fields(
                 id,
@@ -495,26 +570,36 @@ impl Podium {
         let now = podium_store::now();
         // Releasing first: from now on no bind can take a host for it (a bind commits only a
         // pending claim), and whatever bound it before this shows in the claim read next.
-        self.datastore
+        self.inner
+            .datastore
             .claim_set_state(id, ClaimState::Releasing, None, &now)
             .await?;
-        let host_id = match self.datastore.claim_get(TenantScope::Every, id).await? {
+        let host_id = match self
+            .inner
+            .datastore
+            .claim_get(TenantScope::Every, id)
+            .await?
+        {
             Some(c) => c.host_id,
             None => return Ok(()),
         };
         if let Some(h) = &host_id {
             // Its config drives stop working at once: they carry the tenant's documents.
-            self.datastore.config_drives_delete(h, Some(id)).await?;
+            self.inner
+                .datastore
+                .config_drives_delete(h, Some(id))
+                .await?;
         }
         let host = match &host_id {
-            Some(h) => self.datastore.host_get(h).await?,
+            Some(h) => self.inner.datastore.host_get(h).await?,
             None => None,
         };
         let Some(host) = host else {
             // Never bound: nothing to deprovision, but it may hold addresses.
             self.ip_release_owner(&crate::ipam::Owner::claim(id), |_| false)
                 .await?;
-            self.datastore
+            self.inner
+                .datastore
                 .claim_finish_release(id, crate::lifecycle::DEPROVISIONED.to)
                 .await?;
             if let Err(e) = self.tenant_finish_deletion(&claim.tenant_id).await {
@@ -524,7 +609,8 @@ impl Podium {
         };
         // What was still queued for the claim (a provisioning waiting for a retry) will not run;
         // the host's operations run in order, so deprovisioning comes after anything running.
-        self.datastore
+        self.inner
+            .datastore
             .operations_cancel_for_claim(id, "cancelled: the claim was released", &now)
             .await?;
         let mut op = OperationRow::queued(
@@ -535,14 +621,17 @@ impl Podium {
         op.claim_id = Some(id.clone());
         let t = crate::lifecycle::DEPROVISION;
         if !self
+            .inner
             .datastore
             .host_transition_queue(&host.id, t, &op)
             .await?
         {
             // Gone from the inventory: there is no machine to deprovision; it stays missing.
-            self.datastore.operation_create(&op).await?;
+            self.inner.datastore.operation_create(&op).await?;
         }
-        self.background.run_now(crate::background::Job::Leasing);
+        self.inner
+            .background
+            .run_now(crate::background::Job::Leasing);
         Ok(())
     }
 
@@ -553,6 +642,7 @@ impl Podium {
             return Ok(());
         };
         let host = self
+            .inner
             .datastore
             .host_get(host_id)
             .await?
@@ -564,13 +654,14 @@ impl Podium {
         op.claim_id = Some(claim.id.clone());
         let t = crate::lifecycle::PROVISION;
         if !self
+            .inner
             .datastore
             .host_transition_queue(&host.id, t, &op)
             .await?
         {
             // Two binds of one claim raced (its creation and the pending claims' timer): the
             // other one provisions it already.
-            if let Some(now) = self.datastore.host_get(host_id).await?
+            if let Some(now) = self.inner.datastore.host_get(host_id).await?
                 && now.claim_id.as_ref() == Some(&claim.id)
                 && matches!(now.state, HostState::Provisioning | HostState::Provisioned)
             {
@@ -590,7 +681,9 @@ impl Podium {
                 ),
             });
         }
-        self.background.run_now(crate::background::Job::Leasing);
+        self.inner
+            .background
+            .run_now(crate::background::Job::Leasing);
         Ok(())
     }
 
@@ -600,6 +693,7 @@ impl Podium {
             return Ok(());
         };
         let host = self
+            .inner
             .datastore
             .host_get(host_id)
             .await?

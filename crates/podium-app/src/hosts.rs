@@ -24,6 +24,7 @@ impl Podium {
     pub async fn host_create(&self, caller: &Caller, params: HostCreate) -> Result<HostRow, Error> {
         caller.require_admin()?;
         let pm_row = self
+            .inner
             .datastore
             .pod_manager_get(&params.pod_manager)
             .await?
@@ -60,6 +61,7 @@ impl Podium {
         };
         let (plugin, context) = self.driver_for_host(&pm, &host).await?;
         let systems = self
+            .inner
             .runtime
             .driver(&plugin, context)
             .discover()
@@ -83,6 +85,7 @@ impl Podium {
         // A MAC names one NIC: a second BMC reporting it is a wrong BMC URL or a broken BMC.
         for nic in &system.nics {
             if let Some((other, name)) = self
+                .inner
                 .datastore
                 .host_with_mac(&nic.mac, &pm.row.uuid, &system.id)
                 .await?
@@ -121,7 +124,7 @@ impl Podium {
             &host.pod_manager,
             Some(&host.id),
         );
-        match self.datastore.host_create(&host, &register).await {
+        match self.inner.datastore.host_create(&host, &register).await {
             Ok(()) => {}
             Err(podium_store::StoreError::Conflict(_)) => {
                 return Err(Error::ConflictField {
@@ -136,27 +139,36 @@ impl Podium {
             Err(e) => return Err(e.into()),
         }
         if !labels.is_empty() {
-            self.datastore
+            self.inner
+                .datastore
                 .host_set_labels(&host.id, &labels, &now)
                 .await?;
         }
-        self.background.run_now(crate::background::Job::Leasing);
+        self.inner
+            .background
+            .run_now(crate::background::Job::Leasing);
         self.host_view(caller, &host.id).await
     }
 
     /// Refreshes the inventory of the hosts of a pod manager that have their own BMC.
     pub(crate) async fn hosts_with_bmc_refresh(&self, pm: &PodManager) -> Result<(), Error> {
-        for host in self.datastore.hosts_with_bmc(&pm.row.uuid).await? {
+        for host in self.inner.datastore.hosts_with_bmc(&pm.row.uuid).await? {
             let (plugin, context) = self.driver_for_host(pm, &host).await?;
             let now = podium_store::now();
-            match self.runtime.driver(&plugin, context).discover().await {
+            match self.inner.runtime.driver(&plugin, context).discover().await {
                 Ok(systems) => match systems.iter().find(|s| s.id == host.system_id) {
                     Some(system) => {
-                        self.datastore
+                        self.inner
+                            .datastore
                             .host_refresh(&host.id, &host_row_from_system(system), &now)
                             .await?
                     }
-                    None => self.datastore.host_set_missing(&host.id, &now).await?,
+                    None => {
+                        self.inner
+                            .datastore
+                            .host_set_missing(&host.id, &now)
+                            .await?
+                    }
                 },
                 Err(e) => {
                     tracing::warn!(host = %host.id, error = %e, "cannot reach the host's own BMC")
@@ -168,7 +180,8 @@ impl Podium {
 
     pub async fn host_view(&self, caller: &Caller, id: &HostId) -> Result<HostRow, Error> {
         caller.require_admin_read()?;
-        self.datastore
+        self.inner
+            .datastore
             .host_get(id)
             .await?
             .ok_or_else(|| Error::not_found("host", id))
@@ -181,7 +194,7 @@ impl Podium {
         page: Page,
     ) -> Result<Paged<HostRow>, Error> {
         caller.require_admin_read()?;
-        Ok(self.datastore.host_list(&filter, &page).await?)
+        Ok(self.inner.datastore.host_list(&filter, &page).await?)
     }
 
     /// Replaces a host's labels and/or sets the NIC it boots from (checked against its NICs).
@@ -238,6 +251,7 @@ impl Podium {
                 OperationRow::queued(OperationRequest::Register, &host.pod_manager, Some(id));
             let t = crate::lifecycle::REREGISTER_WITH;
             if !self
+                .inner
                 .datastore
                 .host_set_bmc_auth(id, &self.seal_auth(&bmc.auth), t, &register)
                 .await?
@@ -248,16 +262,23 @@ impl Podium {
                 });
             }
             tracing::info!(host = %id, "new BMC credentials: registering again");
-            self.background.run_now(crate::background::Job::Leasing);
+            self.inner
+                .background
+                .run_now(crate::background::Job::Leasing);
         }
         let now = podium_store::now();
         if let Some(labels) = &params.labels
-            && !self.datastore.host_set_labels(id, labels, &now).await?
+            && !self
+                .inner
+                .datastore
+                .host_set_labels(id, labels, &now)
+                .await?
         {
             return Err(Error::not_found("host", id));
         }
         if let Some(boot_mac) = boot_mac
             && !self
+                .inner
                 .datastore
                 .host_set_boot_mac(id, boot_mac.as_deref(), &now)
                 .await?
@@ -331,6 +352,7 @@ impl Podium {
     ) -> Result<OperationRow, Error> {
         caller.require_admin()?;
         let host = self
+            .inner
             .datastore
             .host_get(host_id)
             .await?
@@ -387,6 +409,7 @@ impl Podium {
     ) -> Option<serde_json::Value> {
         let (plugin, context) = self.driver_for_host(pm, host).await.ok()?;
         let system = match self
+            .inner
             .runtime
             .driver(&plugin, context)
             .inspect(&host.system_id)
@@ -400,6 +423,7 @@ impl Podium {
         };
         let observed = host_row_from_system(&system);
         if let Err(e) = self
+            .inner
             .datastore
             .host_set_observed(&host.id, &observed, &podium_store::now())
             .await
@@ -415,7 +439,8 @@ impl Podium {
         id: &OperationId,
     ) -> Result<OperationRow, Error> {
         caller.require_admin_read()?;
-        self.datastore
+        self.inner
+            .datastore
             .operation_get(id)
             .await?
             .ok_or_else(|| Error::not_found("operation", id))
@@ -428,7 +453,7 @@ impl Podium {
         page: Page,
     ) -> Result<Paged<OperationRow>, Error> {
         caller.require_admin_read()?;
-        Ok(self.datastore.operation_list(&filter, &page).await?)
+        Ok(self.inner.datastore.operation_list(&filter, &page).await?)
     }
 }
 

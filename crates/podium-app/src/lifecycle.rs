@@ -120,23 +120,53 @@ impl HostAction {
     }
 
     /// The states (as the API shows them: `maintenance` over any) that allow it.
-    fn allowed_in(self) -> &'static [&'static str] {
+    fn allowed_in(self) -> &'static [ShownState] {
+        use ShownState::{In, Maintenance};
         match self {
-            HostAction::Power | HostAction::Boot | HostAction::Media => {
-                &["available", "provisioned", "error", "maintenance"]
-            }
-            HostAction::Inspect => &["available", "error"],
-            HostAction::TenantPower => &["available", "provisioned", "error"],
+            HostAction::Power | HostAction::Boot | HostAction::Media => &[
+                In(HostState::Available),
+                In(HostState::Provisioned),
+                In(HostState::Error),
+                Maintenance,
+            ],
+            HostAction::Inspect => &[In(HostState::Available), In(HostState::Error)],
+            HostAction::TenantPower => &[
+                In(HostState::Available),
+                In(HostState::Provisioned),
+                In(HostState::Error),
+            ],
         }
     }
 }
 
+/// A host's state as the API shows it: maintenance lies over the stored state while it lasts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShownState {
+    In(HostState),
+    Maintenance,
+}
+
+impl ShownState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ShownState::In(state) => state.as_str(),
+            ShownState::Maintenance => "maintenance",
+        }
+    }
+}
+
+impl std::fmt::Display for ShownState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// The state the API shows: `maintenance` while it lasts, else the stored one.
-pub fn shown_state(host: &HostRow) -> &str {
+pub fn shown_state(host: &HostRow) -> ShownState {
     if host.maintenance_since.is_some() {
-        "maintenance"
+        ShownState::Maintenance
     } else {
-        host.state.as_str()
+        ShownState::In(host.state)
     }
 }
 
@@ -152,7 +182,11 @@ pub(crate) fn action_allowed(host: &HostRow, action: HostAction) -> Result<(), E
                 "host `{}` is {state}: a {} action is allowed when it is {}",
                 host.id,
                 action.name(),
-                allowed.join(", ")
+                allowed
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         });
     }
@@ -185,6 +219,7 @@ impl Podium {
         };
         let op = OperationRow::queued(request, &host.pod_manager, Some(&host.id));
         if !self
+            .inner
             .datastore
             .host_transition_queue(&host.id, transition, &op)
             .await?
@@ -194,7 +229,9 @@ impl Podium {
                 message: format!("host `{id}` changed state meanwhile; read it and try again"),
             });
         }
-        self.background.run_now(crate::background::Job::Leasing);
+        self.inner
+            .background
+            .run_now(crate::background::Job::Leasing);
         Ok(op)
     }
 
@@ -215,6 +252,7 @@ impl Podium {
         }
         let now = podium_store::now();
         if !self
+            .inner
             .datastore
             .host_set_maintenance(id, Some(&reason), &now)
             .await?
@@ -233,12 +271,19 @@ impl Podium {
     ) -> Result<HostRow, Error> {
         caller.require_admin()?;
         let now = podium_store::now();
-        if !self.datastore.host_set_maintenance(id, None, &now).await? {
+        if !self
+            .inner
+            .datastore
+            .host_set_maintenance(id, None, &now)
+            .await?
+        {
             return Err(Error::not_found("host", id));
         }
         tracing::info!(host = %id, "maintenance ends");
-        self.background.run_now(crate::background::Job::Leasing);
-        self.background.run_now(crate::background::Job::Bind);
+        self.inner
+            .background
+            .run_now(crate::background::Job::Leasing);
+        self.inner.background.run_now(crate::background::Job::Bind);
         self.host_view(caller, id).await
     }
 
@@ -247,7 +292,8 @@ impl Podium {
         let Some(id) = &op.host_id else {
             return Err(Error::not_found("host", "(none)"));
         };
-        self.datastore
+        self.inner
+            .datastore
             .host_get(id)
             .await?
             .ok_or_else(|| Error::not_found("host", id))
@@ -295,7 +341,7 @@ mod tests {
     fn maintenance_lets_the_admin_act_and_holds_the_tenant_off() {
         let mut h = host("provisioning");
         h.maintenance_since = Some("2026-12-01T00:00:00Z".into());
-        assert_eq!(shown_state(&h), "maintenance");
+        assert_eq!(shown_state(&h), ShownState::Maintenance);
         assert!(action_allowed(&h, HostAction::Power).is_ok());
         let e = action_allowed(&h, HostAction::TenantPower).unwrap_err();
         assert!(e.to_string().contains("is maintenance"), "{e}");

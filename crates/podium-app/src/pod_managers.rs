@@ -58,7 +58,8 @@ impl Podium {
                 "must be a JSON object",
             ));
         }
-        self.runtime
+        self.inner
+            .runtime
             .validate_config(&plugin, &config.to_string())
             .await
             .map_err(|e| match e {
@@ -83,6 +84,7 @@ impl Podium {
         except: Option<&PodManagerId>,
     ) -> Result<(), Error> {
         match self
+            .inner
             .datastore
             .pod_manager_conflict(name, url, except)
             .await?
@@ -165,7 +167,7 @@ impl Podium {
             created_at: now.clone(),
             updated_at: now,
         };
-        match self.datastore.pod_manager_create(&row).await {
+        match self.inner.datastore.pod_manager_create(&row).await {
             Ok(()) => {}
             Err(podium_store::StoreError::Conflict(_)) => {
                 // Another request took the name or url meanwhile.
@@ -197,7 +199,8 @@ impl Podium {
     pub(crate) fn seal_auth(&self, auth: &AuthParams) -> String {
         let json =
             serde_json::json!({"username": auth.username, "password": auth.password.expose()});
-        self.sealer
+        self.inner
+            .sealer
             .seal(&podium_types::Secret::new(json.to_string()))
     }
 
@@ -217,7 +220,11 @@ impl Podium {
         page: Page,
     ) -> Result<Paged<PodManager>, Error> {
         caller.require_admin_read()?;
-        let rows = self.datastore.pod_manager_list(&filter, &page).await?;
+        let rows = self
+            .inner
+            .datastore
+            .pod_manager_list(&filter, &page)
+            .await?;
         Ok(Paged {
             items: rows
                 .items
@@ -297,7 +304,7 @@ impl Podium {
         }
         self.check_unique(&row.name, &row.url, Some(uuid)).await?;
         row.updated_at = podium_store::now();
-        if !self.datastore.pod_manager_update(&row).await? {
+        if !self.inner.datastore.pod_manager_update(&row).await? {
             return Err(Error::not_found("pod manager", uuid));
         }
         if endpoint_changed {
@@ -312,7 +319,7 @@ impl Podium {
         uuid: &PodManagerId,
     ) -> Result<(), Error> {
         caller.require_admin()?;
-        match self.datastore.pod_manager_delete(uuid).await? {
+        match self.inner.datastore.pod_manager_delete(uuid).await? {
             Ok(true) => {
                 // Its hosts went with it; so do their (DHCP-less) addresses.
                 self.ip_release_gone_hosts().await?;
@@ -334,7 +341,11 @@ impl Podium {
         uuid: &PodManagerId,
     ) -> Result<Vec<StatusChange>, Error> {
         self.pod_manager_view(caller, uuid).await?;
-        Ok(self.datastore.pod_manager_status_history(uuid).await?)
+        Ok(self
+            .inner
+            .datastore
+            .pod_manager_status_history(uuid)
+            .await?)
     }
 
     /// The driver plugin of a pod manager and the endpoint it may reach.
@@ -398,6 +409,7 @@ impl Podium {
             None => None,
             Some(sealed) => {
                 let opened = self
+                    .inner
                     .sealer
                     .open(sealed)
                     .map_err(|e| Error::Internal(e.into()))?;
@@ -427,7 +439,7 @@ impl Podium {
     /// Probes a pod manager through its driver and records the result. Returns whether it is
     /// online, or `None` if it no longer exists.
     pub async fn pod_manager_probe(&self, uuid: &PodManagerId) -> Option<bool> {
-        let pm = match self.datastore.pod_manager_get(uuid).await {
+        let pm = match self.inner.datastore.pod_manager_get(uuid).await {
             Ok(Some(row)) => PodManager::from_row(row).ok()?,
             Ok(None) => return None,
             Err(e) => {
@@ -437,6 +449,7 @@ impl Podium {
         };
         let outcome = match self.driver_for(&pm).await {
             Ok((plugin, context)) => self
+                .inner
                 .runtime
                 .driver(&plugin, context)
                 .probe()
@@ -460,6 +473,7 @@ impl Podium {
             tracing::info!(pod_manager = %pm.row.name, status, message, "pod manager status changed");
         }
         if let Err(e) = self
+            .inner
             .datastore
             .pod_manager_set_status(uuid, status, message, link.as_deref(), &now)
             .await
@@ -475,6 +489,7 @@ impl Podium {
         let (plugin, context) = self.driver_for(&pm).await?;
         let discovered_at = podium_store::now();
         let systems = self
+            .inner
             .runtime
             .driver(&plugin, context)
             .discover()
@@ -485,6 +500,7 @@ impl Podium {
             .map(crate::inventory::host_row_from_system)
             .collect();
         let summary = self
+            .inner
             .datastore
             .hosts_sync(uuid, &hosts, &discovered_at, &podium_store::now(), &|h| {
                 podium_store::OperationRow::queued(
@@ -496,7 +512,9 @@ impl Podium {
             .await?;
         if summary.added > 0 {
             // The new hosts' registrations.
-            self.background.run_now(crate::background::Job::Leasing);
+            self.inner
+                .background
+                .run_now(crate::background::Job::Leasing);
         }
         self.hosts_with_bmc_refresh(&pm).await?;
         tracing::info!(pod_manager = %pm.row.name, seen = summary.seen, added = summary.added, missing = summary.missing, "synced");
@@ -542,7 +560,7 @@ impl Podium {
         Fut: Future<Output = T>,
     {
         use futures::StreamExt;
-        let uuids = self.datastore.pod_manager_uuids().await?;
+        let uuids = self.inner.datastore.pod_manager_uuids().await?;
         Ok(futures::stream::iter(uuids)
             .map(|uuid| f(self.clone(), uuid))
             .buffer_unordered(8)

@@ -11,10 +11,12 @@
 mod bindings;
 mod cache;
 mod call;
+mod convert;
 mod detect;
 mod http;
 mod imports;
 mod limits;
+mod system;
 mod text;
 mod validate;
 

@@ -17,7 +17,7 @@
 use std::collections::HashSet;
 
 use super::bindings::wit_driver as wd;
-use super::call::{MediaSlot, Nic, System, SystemKind};
+use super::system::{MediaSlot, Nic, System, SystemKind};
 use super::text::{is_plain, plugin_text};
 
 const MAX_SYSTEMS: usize = 100_000;

@@ -71,14 +71,32 @@ fn row(r: &sqlx::any::AnyRow) -> Result<ClaimRow, StoreError> {
     })
 }
 
-/// What binding a pending claim came to.
+/// Why a pending claim did not bind: the facts, for the application to judge and say.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum BindOutcome {
-    Bound(HostId),
-    /// Nothing free now; the reason says what it waits for.
-    Waiting(String),
-    /// Nothing granted could ever match.
-    Impossible(String),
+pub enum Unbound {
+    /// The claim no longer exists.
+    Gone,
+    /// It is no longer pending and holds no host; its stored reason says why.
+    Settled(Option<String>),
+    /// Its networkData changed while binding.
+    NetworkDataChanged,
+    /// The tenant has no grant for the claim's pod manager (any more).
+    NoGrant,
+    /// No host of the pod manager matches the claim and its grant, free or not.
+    NoMatch,
+    /// The grant's limit of hosts at once is reached.
+    AtLimit { max: i64 },
+    /// Matching hosts exist, but none is free (with the NICs `macs`, where the claim's
+    /// networkData names some), or none of those tried fits its networkData (`unfit`: the
+    /// last one's reason).
+    NoneFree {
+        macs: Vec<String>,
+        unfit: Option<String>,
+    },
+    /// Its networkData fits none of the `tried` free matching hosts; `last` says why not.
+    FitsNone { tried: usize, last: String },
+    /// Other binds kept taking the hosts it found.
+    Contended,
 }
 
 /// Whether a claim's own networkData fits a host, for a bind to skip the hosts it does not.
@@ -331,7 +349,7 @@ impl Datastore {
         claim_id: &ClaimId,
         now: &str,
         fits: Option<&HostFit>,
-    ) -> Result<BindOutcome, StoreError> {
+    ) -> Result<Result<HostId, Unbound>, StoreError> {
         let macs: Vec<String> = fits.map(|f| f.macs.clone()).unwrap_or_default();
         let mut unfit: Vec<String> = Vec::new();
         let mut fit: Option<String> = None;
@@ -349,18 +367,16 @@ impl Datastore {
                 .map(row)
                 .transpose()?
             else {
-                return Ok(BindOutcome::Impossible("the claim no longer exists".into()));
+                return Ok(Err(Unbound::Gone));
             };
             if fits.is_some_and(|f| claim.network_data.as_deref() != Some(f.network_data.as_str()))
             {
-                return Ok(BindOutcome::Waiting(
-                    "its network_data changed while binding; trying again".into(),
-                ));
+                return Ok(Err(Unbound::NetworkDataChanged));
             }
             if claim.state != ClaimState::Pending {
                 return Ok(match claim.host_id {
-                    Some(h) => BindOutcome::Bound(h),
-                    None => BindOutcome::Impossible(claim.reason.unwrap_or_default()),
+                    Some(h) => Ok(h),
+                    None => Err(Unbound::Settled(claim.reason)),
                 });
             }
             // Serializes the claims of one grant (a row lock on PostgreSQL; SQLite's write lock
@@ -374,9 +390,7 @@ impl Datastore {
             .await?
             .rows_affected();
             if locked == 0 {
-                return Ok(BindOutcome::Impossible(
-                    "the tenant has no grant for this pod manager (any more)".into(),
-                ));
+                return Ok(Err(Unbound::NoGrant));
             }
             let grant = sqlx::query(
                 "SELECT selector, max_hosts FROM grants WHERE tenant_id = $1 AND pod_manager = $2",
@@ -434,9 +448,7 @@ impl Datastore {
                 .await?
                 .is_none()
             {
-                return Ok(BindOutcome::Impossible(
-                    "no host of this pod manager matches the claim and its grant (labels, CPU, memory)".into(),
-                ));
+                return Ok(Err(Unbound::NoMatch));
             }
             if let Some(max) = max_hosts {
                 let held: i64 = sqlx::query(
@@ -448,28 +460,16 @@ impl Datastore {
                 .await?
                 .try_get("n")?;
                 if held >= max {
-                    return Ok(BindOutcome::Waiting(format!(
-                        "the grant allows {max} hosts at once and all are in use"
-                    )));
+                    return Ok(Err(Unbound::AtLimit { max }));
                 }
             }
             let Some(host) = bind(&free_sql, &unfit, &macs)
                 .fetch_optional(&mut *tx)
                 .await?
             else {
-                return Ok(BindOutcome::Waiting(match why_unfit {
-                    Some(why) => format!(
-                        "no free matching host fits the claim's network_data; the last one \
-                         tried: {why}"
-                    ),
-                    None if !macs.is_empty() => format!(
-                        "no free matching host has the NICs its network_data names ({}); \
-                         waiting for one",
-                        macs.join(", ")
-                    ),
-                    None => {
-                        "every matching host is claimed or not available; waiting for one".into()
-                    }
+                return Ok(Err(Unbound::NoneFree {
+                    macs,
+                    unfit: why_unfit,
                 }));
             };
             if let Some(fits) = fits
@@ -486,11 +486,10 @@ impl Datastore {
                         why_unfit = Some(why);
                         unfit.push(host);
                         if unfit.len() >= FIT_CHECKS {
-                            return Ok(BindOutcome::Waiting(format!(
-                                "the claim's network_data fits none of the {FIT_CHECKS} free \
-                                 matching hosts tried; the last: {}",
-                                why_unfit.unwrap_or_default()
-                            )));
+                            return Ok(Err(Unbound::FitsNone {
+                                tried: FIT_CHECKS,
+                                last: why_unfit.unwrap_or_default(),
+                            }));
                         }
                     }
                 }
@@ -529,8 +528,8 @@ impl Datastore {
                 continue;
             }
             tx.commit().await?;
-            return Ok(BindOutcome::Bound(host.into()));
+            return Ok(Ok(host.into()));
         }
-        Ok(BindOutcome::Waiting("contended; will try again".into()))
+        Ok(Err(Unbound::Contended))
     }
 }

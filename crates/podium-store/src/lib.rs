@@ -21,7 +21,7 @@ mod rendering;
 mod tenants;
 mod tokens;
 
-pub use claims::{BindOutcome, ClaimRow, HostFit};
+pub use claims::{ClaimRow, HostFit, Unbound};
 pub use grants::GrantRow;
 pub use hosts::{HostFilter, HostRow, SyncSummary, Transition};
 pub use ipam::{IpAllocationRow, IpPoolRow, Missed};

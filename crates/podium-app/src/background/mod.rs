@@ -30,13 +30,13 @@ impl Podium {
             let podium = podium.clone();
             Box::pin(async move { run(job, &podium).await })
         });
-        self.background.start(runner, intervals);
+        self.inner.background.start(runner, intervals);
     }
 
     /// `GET /v1/admin/tasks`: every background task of this process with its status.
     pub fn task_list(&self, caller: &Caller) -> Result<Vec<TaskStatus>, Error> {
         caller.require_admin_read()?;
-        Ok(self.background.statuses())
+        Ok(self.inner.background.statuses())
     }
 
     /// `POST /v1/admin/tasks/{name}/run`: runs a task now (after its current run, if one is
@@ -44,8 +44,8 @@ impl Podium {
     pub fn task_run(&self, caller: &Caller, name: &str) -> Result<TaskStatus, Error> {
         caller.require_admin()?;
         let job = Job::from_name(name).ok_or_else(|| Error::not_found("task", name))?;
-        self.background.run_now(job);
-        Ok(self.background.status(job))
+        self.inner.background.run_now(job);
+        Ok(self.inner.background.status(job))
     }
 }
 

@@ -90,14 +90,14 @@ impl Podium {
         let stale = match slot.as_ref() {
             None => true,
             Some(state) => {
-                self.datastore.backend() == Backend::Postgres
+                self.inner.datastore.backend() == Backend::Postgres
                     && state.loaded.elapsed() > STATE_MAX_AGE
             }
         };
         if stale {
             let loaded = Instant::now();
             let pool = self.ip_pool_load(pool_id).await?;
-            let taken = self.datastore.ip_allocated_values(pool_id).await?;
+            let taken = self.inner.datastore.ip_allocated_values(pool_id).await?;
             let free = FreeSpace::new(pool.space.free_extents(taken));
             *slot = Some(PoolState {
                 pool,
@@ -123,7 +123,7 @@ impl Podium {
         host: Option<IpamHost>,
         wanted: Option<&str>,
     ) -> Result<(IpClaim, bool), Error> {
-        let entry = self.ipam_locks.get(pool_id);
+        let entry = self.inner.ipam_locks.get(pool_id);
         let (reply, answer) = tokio::sync::oneshot::channel();
         let job = Job {
             owner: owner.to_owned(),
@@ -228,6 +228,7 @@ impl Podium {
                 .map(|(_, c)| (c.row.clone(), c.value))
                 .collect();
             let inserted = match self
+                .inner
                 .datastore
                 .ip_insert_many(&rows, state.pool.row.generation)
                 .await
@@ -255,7 +256,11 @@ impl Podium {
                         .send(Ok((state.pool.claim(c.row, c.network_data), true)));
                     continue;
                 }
-                let missed = self.datastore.ip_missed(pool_id, &job.owner, c.value).await;
+                let missed = self
+                    .inner
+                    .datastore
+                    .ip_missed(pool_id, &job.owner, c.value)
+                    .await;
                 // Give the address back unless someone (of this group or not) holds it now.
                 match &missed {
                     Ok(Missed::OwnerHolds(_)) | Ok(Missed::PoolChanged)
@@ -352,7 +357,8 @@ impl Podium {
             }
             // Taken as far as this process knows: say by whom (or hand the owner its own).
             let free = state.free.lock().expect("free space poisoned").take(w);
-            if !free && let Some(holder) = self.datastore.ip_allocation_at(pool_id, w).await? {
+            if !free && let Some(holder) = self.inner.datastore.ip_allocation_at(pool_id, w).await?
+            {
                 if holder.owner == owner {
                     let answer = self.ip_claim_existing(pool, &request, holder, wanted).await;
                     return Ok(Choice::Answer(Box::new(answer)));
@@ -369,6 +375,7 @@ impl Podium {
                 None => {
                     // The owner may hold one already: a repeated claim on a full pool.
                     if let Some(existing) = self
+                        .inner
                         .datastore
                         .ip_allocation_of_owner(pool_id, owner)
                         .await?
@@ -454,6 +461,7 @@ impl Podium {
             allocations: Some(Box::new(view)),
         };
         let proposal = self
+            .inner
             .runtime
             .ipam(&plugin, context)
             .propose(request)
@@ -495,7 +503,8 @@ impl Podium {
             endpoint: None,
             allocations: None,
         };
-        self.runtime
+        self.inner
+            .runtime
             .ipam(&plugin, context)
             .preprovisioning_network_data(request, address)
             .await
@@ -508,9 +517,9 @@ impl Podium {
         pool_id: &IpPoolId,
         id: &IpClaimId,
     ) -> Result<bool, Error> {
-        let entry = self.ipam_locks.get(pool_id);
+        let entry = self.inner.ipam_locks.get(pool_id);
         let slot = entry.state.lock().await;
-        let Some(value) = self.datastore.ip_release(pool_id, id).await? else {
+        let Some(value) = self.inner.datastore.ip_release(pool_id, id).await? else {
             return Ok(false);
         };
         if let Some(state) = slot.as_ref()

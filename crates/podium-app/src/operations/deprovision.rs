@@ -17,10 +17,16 @@ impl Podium {
         let (Some(id), Some(host_id)) = (&op.claim_id, &op.host_id) else {
             return Ok(None);
         };
-        let Some(claim) = self.datastore.claim_get(TenantScope::Every, id).await? else {
+        let Some(claim) = self
+            .inner
+            .datastore
+            .claim_get(TenantScope::Every, id)
+            .await?
+        else {
             return Ok(None);
         };
         let host = self
+            .inner
             .datastore
             .host_get(host_id)
             .await?
@@ -31,13 +37,14 @@ impl Podium {
         } else {
             self.deprovision(id, &host).await?;
         }
-        self.datastore
+        self.inner
+            .datastore
             .claim_finish_release(id, crate::lifecycle::DEPROVISIONED.to)
             .await?;
         if let Err(e) = self.tenant_finish_deletion(&claim.tenant_id).await {
             tracing::error!(tenant = %claim.tenant_id, error = %e, "cannot finish deleting the tenant");
         }
-        self.background.run_now(crate::background::Job::Bind);
+        self.inner.background.run_now(crate::background::Job::Bind);
         Ok(None)
     }
 
@@ -59,14 +66,16 @@ impl Podium {
         let pm = self.pod_manager_load(&host.pod_manager).await?;
         let driver = async || self.driver_for_host(&pm, host).await;
         let (p, c) = driver().await?;
-        self.runtime
+        self.inner
+            .runtime
             .driver(&p, c)
             .set_power(&host.system_id, PowerAction::ForceOff)
             .await
             .map_err(Error::Plugin)?;
         self.eject_all_media(&pm, host).await?;
         let (p, c) = driver().await?;
-        self.runtime
+        self.inner
+            .runtime
             .driver(&p, c)
             .set_boot_override(
                 &host.system_id,

@@ -19,7 +19,7 @@ impl Podium {
             Ok::<_, Error>((plugin, context))
         };
         let (plugin, context) = driver().await?;
-        let call = self.runtime.driver(&plugin, context);
+        let call = self.inner.runtime.driver(&plugin, context);
         match action {
             OperationRequest::Power(a) => {
                 call.set_power(&host.system_id, *a)
@@ -27,16 +27,21 @@ impl Podium {
                     .map_err(Error::Plugin)?;
                 let now = podium_store::now();
                 // The BMC obeys again: a power management error is over.
-                self.datastore.host_recover_power(&host.id, &now).await?;
+                self.inner
+                    .datastore
+                    .host_recover_power(&host.id, &now)
+                    .await?;
                 // Read back what the BMC reports now.
                 let (plugin, context) = driver().await?;
                 if let Ok(state) = self
+                    .inner
                     .runtime
                     .driver(&plugin, context)
                     .get_power(&host.system_id)
                     .await
                 {
-                    self.datastore
+                    self.inner
+                        .datastore
                         .host_set_power(&host.id, power_state_name(state), &now)
                         .await?;
                     return Ok(Some(

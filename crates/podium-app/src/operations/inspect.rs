@@ -21,13 +21,15 @@ impl Podium {
         let preprovisioning = self.preprovisioning_prepare(&pm, &host).await?;
         let (plugin, context) = self.driver_for_host(&pm, &host).await?;
         let system = self
+            .inner
             .runtime
             .driver(&plugin, context)
             .inspect(&host.system_id)
             .await
             .map_err(Error::Plugin)?;
         let now = podium_store::now();
-        self.datastore
+        self.inner
+            .datastore
             .host_refresh(
                 &host.id,
                 &crate::inventory::host_row_from_system(&system),
@@ -35,11 +37,12 @@ impl Podium {
             )
             .await?;
         if self
+            .inner
             .datastore
             .host_transition(&host.id, INSPECTED, &now)
             .await?
         {
-            self.background.run_now(crate::background::Job::Bind);
+            self.inner.background.run_now(crate::background::Job::Bind);
         }
         tracing::info!(host = %host.id, nics = system.nics.len(), "inspected");
         Ok(Some(json!({

@@ -82,11 +82,17 @@ impl Podium {
 
     /// Sets how the worker runs operations; call before `spawn_background`.
     pub fn set_operation_settings(&self, settings: OperationSettings) {
-        *self.operations.settings.write().expect("settings poisoned") = settings;
+        *self
+            .inner
+            .operations
+            .settings
+            .write()
+            .expect("settings poisoned") = settings;
     }
 
     fn operation_settings(&self) -> OperationSettings {
-        self.operations
+        self.inner
+            .operations
             .settings
             .read()
             .expect("settings poisoned")
@@ -95,8 +101,10 @@ impl Podium {
 
     /// Stores an operation and wakes the leasing.
     pub(crate) async fn operation_enqueue(&self, op: &OperationRow) -> Result<(), Error> {
-        self.datastore.operation_create(op).await?;
-        self.background.run_now(crate::background::Job::Leasing);
+        self.inner.datastore.operation_create(op).await?;
+        self.inner
+            .background
+            .run_now(crate::background::Job::Leasing);
         Ok(())
     }
 
@@ -107,7 +115,7 @@ impl Podium {
         self.operations_lease_due().await;
         format!(
             "{} operations running in this process",
-            self.operations.running.load(Ordering::Acquire)
+            self.inner.operations.running.load(Ordering::Acquire)
         )
     }
 
@@ -115,12 +123,17 @@ impl Podium {
         let settings = self.operation_settings();
         let per_pod_manager = i64::try_from(settings.per_pod_manager).unwrap_or(i64::MAX);
         loop {
-            if self.operations.running.load(Ordering::Acquire) >= RUNNING_MAX {
+            if self.inner.operations.running.load(Ordering::Acquire) >= RUNNING_MAX {
                 return;
             }
             let leased = self
+                .inner
                 .datastore
-                .operation_lease(&self.operations.worker_id, settings.lease, per_pod_manager)
+                .operation_lease(
+                    &self.inner.operations.worker_id,
+                    settings.lease,
+                    per_pod_manager,
+                )
                 .await;
             let op = match leased {
                 Ok(Some(op)) => op,
@@ -130,19 +143,26 @@ impl Podium {
                     return;
                 }
             };
-            self.operations.running.fetch_add(1, Ordering::AcqRel);
+            self.inner.operations.running.fetch_add(1, Ordering::AcqRel);
             let (podium, settings) = (self.clone(), settings.clone());
             tokio::spawn(async move {
                 podium.operation_lease_run(op, &settings).await;
-                podium.operations.running.fetch_sub(1, Ordering::AcqRel);
-                podium.background.run_now(crate::background::Job::Leasing);
+                podium
+                    .inner
+                    .operations
+                    .running
+                    .fetch_sub(1, Ordering::AcqRel);
+                podium
+                    .inner
+                    .background
+                    .run_now(crate::background::Job::Leasing);
             });
         }
     }
 
     /// Runs one leased operation, renewing its lease meanwhile, and records how it ended.
     async fn operation_lease_run(&self, op: OperationRow, settings: &OperationSettings) {
-        let owner = self.operations.worker_id.clone();
+        let owner = self.inner.operations.worker_id.clone();
         let lost = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let renewer = {
             let (podium, id, owner, lost) =
@@ -152,6 +172,7 @@ impl Podium {
                 loop {
                     tokio::time::sleep(every).await;
                     match podium
+                        .inner
                         .datastore
                         .operation_renew(&id, &owner, &after(lease))
                         .await
@@ -187,7 +208,8 @@ impl Podium {
         let recorded = match &result {
             Ok(found) => {
                 let found = found.as_ref().map(serde_json::Value::to_string);
-                self.datastore
+                self.inner
+                    .datastore
                     .operation_finish(&op.id, &owner, None, found.as_deref(), &now)
                     .await
             }
@@ -198,7 +220,8 @@ impl Podium {
                     .saturating_mul(2u32.saturating_pow(exponent.min(16)))
                     .min(RETRY_MAX);
                 tracing::info!(operation = %op.id, attempt = op.attempts, retry_in = ?delay, error = %e, "operation failed transiently; will retry");
-                self.datastore
+                self.inner
+                    .datastore
                     .operation_retry_later(&op.id, &owner, &e.to_string(), &after(delay))
                     .await
             }
@@ -212,6 +235,7 @@ impl Podium {
                 if let Some((error_type, from)) = crate::lifecycle::failure(op.kind())
                     && let Some(host) = &op.host_id
                     && let Err(e) = self
+                        .inner
                         .datastore
                         .host_fail(host, from, error_type, &message, &now)
                         .await
@@ -223,6 +247,7 @@ impl Podium {
                 {
                     let reason = format!("deprovisioning failed, the host stays held: {message}");
                     if let Err(e) = self
+                        .inner
                         .datastore
                         .claim_set_state(
                             claim,
@@ -235,7 +260,8 @@ impl Podium {
                         tracing::error!(claim = %claim, error = %e, "cannot record a failed deprovisioning");
                     }
                 }
-                self.datastore
+                self.inner
+                    .datastore
                     .operation_finish(&op.id, &owner, Some(&message), None, &now)
                     .await
             }
@@ -252,6 +278,7 @@ impl Podium {
                 // runs again (its actions are idempotent), up to the bound of attempts.
                 let message = format!("its end could not be recorded: {e}");
                 if let Err(e) = self
+                    .inner
                     .datastore
                     .operation_finish(&op.id, &owner, Some(&message), None, &now)
                     .await

@@ -18,7 +18,7 @@ impl Podium {
     /// on.
     pub(crate) fn download_base(&self) -> Result<String, Error> {
         self.public_url()
-            .or_else(|| self.listen_url.get())
+            .or_else(|| self.inner.listen_url.get())
             .map(|u| u.as_str().trim_end_matches('/').to_owned())
             .ok_or_else(|| {
                 Error::Internal(anyhow::anyhow!(
@@ -38,6 +38,7 @@ impl Podium {
         for media in [MediaType::Cd, MediaType::Usb, MediaType::Floppy] {
             let (p, c) = self.driver_for_host(pm, host).await?;
             match self
+                .inner
                 .runtime
                 .driver(&p, c)
                 .eject_media(&host.system_id, media)
@@ -73,6 +74,7 @@ impl Podium {
             });
         };
         let claim = self
+            .inner
             .datastore
             .claim_get(TenantScope::Every, claim_id)
             .await?
@@ -82,6 +84,7 @@ impl Podium {
                 message: format!("claim `{claim_id}` is no longer bound to this host"),
             })?;
         let host = self
+            .inner
             .datastore
             .host_get(host_id)
             .await?
@@ -110,7 +113,8 @@ impl Podium {
         };
         self.eject_all_media(&pm, &host).await?;
         let (p, c) = driver().await?;
-        self.runtime
+        self.inner
+            .runtime
             .driver(&p, c)
             .insert_media(
                 &host.system_id,
@@ -127,6 +131,7 @@ impl Podium {
         for media in [MediaType::Usb, MediaType::Floppy] {
             let (p, c) = driver().await?;
             match self
+                .inner
                 .runtime
                 .driver(&p, c)
                 .insert_media(
@@ -159,7 +164,8 @@ impl Podium {
             });
         }
         let (p, c) = driver().await?;
-        self.runtime
+        self.inner
+            .runtime
             .driver(&p, c)
             .set_boot_override(
                 &host.system_id,
@@ -172,12 +178,19 @@ impl Podium {
             .await
             .map_err(Error::Plugin)?;
         let (p, c) = driver().await?;
-        let action = match self.runtime.driver(&p, c).get_power(&host.system_id).await {
+        let action = match self
+            .inner
+            .runtime
+            .driver(&p, c)
+            .get_power(&host.system_id)
+            .await
+        {
             Ok(PowerState::On) => PowerAction::ForceRestart,
             _ => PowerAction::On,
         };
         let (p, c) = driver().await?;
-        self.runtime
+        self.inner
+            .runtime
             .driver(&p, c)
             .set_power(&host.system_id, action)
             .await
@@ -185,7 +198,8 @@ impl Podium {
         // What the BMC reports now is what the claim and the host show.
         let observed = self.host_observe(&pm, &host).await;
         let t = crate::lifecycle::PROVISIONED;
-        self.datastore
+        self.inner
+            .datastore
             .host_transition(&host.id, t, &podium_store::now())
             .await?;
         tracing::info!(claim = %claim_id, host = %host.id, "provisioned");

@@ -17,23 +17,28 @@ impl Podium {
         let pm = self.pod_manager_load(&host.pod_manager).await?;
         let (plugin, context) = self.driver_for_host(&pm, &host).await?;
         let power = self
+            .inner
             .runtime
             .driver(&plugin, context)
             .get_power(&host.system_id)
             .await
             .map_err(Error::Plugin)?;
         let power = crate::inventory::power_state_name(power);
-        self.datastore
+        self.inner
+            .datastore
             .host_set_power(&host.id, power, &podium_store::now())
             .await?;
         let inspect =
             OperationRow::queued(OperationRequest::Inspect, &host.pod_manager, Some(&host.id));
         if self
+            .inner
             .datastore
             .host_transition_queue(&host.id, REGISTERED, &inspect)
             .await?
         {
-            self.background.run_now(crate::background::Job::Leasing);
+            self.inner
+                .background
+                .run_now(crate::background::Job::Leasing);
         }
         Ok(Some(json!({ "power_state": power })))
     }

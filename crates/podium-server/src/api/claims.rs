@@ -91,7 +91,7 @@ fn view((c, h): (ClaimRow, Option<HostRow>), addresses: Vec<IpClaim>) -> ClaimVi
         online: c.online,
         has_user_data: c.user_data.is_some(),
         host: h.map(|h| ClaimedHostView {
-            provisioning_state: podium_app::lifecycle::shown_state(&h).to_owned(),
+            provisioning_state: podium_app::lifecycle::shown_state(&h).as_str().to_owned(),
             id: h.id,
             name: h.name,
             uuid: h.uuid,

@@ -168,7 +168,7 @@ fn json(text: &str) -> serde_json::Value {
 
 impl From<HostRow> for HostView {
     fn from(h: HostRow) -> HostView {
-        let maintenance_shown = h.maintenance_since.is_some();
+        let shown = podium_app::lifecycle::shown_state(&h);
         HostView {
             nics: json(&h.nics),
             media_slots: json(&h.media_slots),
@@ -199,11 +199,7 @@ impl From<HostRow> for HostView {
                 since,
                 state: h.state.as_str().to_owned(),
             }),
-            state: if maintenance_shown {
-                "maintenance".into()
-            } else {
-                h.state.as_str().to_owned()
-            },
+            state: shown.as_str().to_owned(),
             labels: h.labels,
             boot_mac: h.boot_mac,
             bmc: h.bmc_url.map(|url| BmcView {

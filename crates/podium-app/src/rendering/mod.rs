@@ -8,11 +8,20 @@
 //!   (`claim:<id>`), from the claim, or both (`docs/network-config.md`).
 //!
 //! The template is the renderer's format: the host only stores it and learns from the
-//! renderer which pools it takes addresses from.
+//! renderer which pools it takes addresses from (`templates.rs`). Config drives are made and
+//! served in `drives.rs`; `merge.rs` joins the preprovisioning networkData of several pools.
 
-use podium_types::{ClaimId, ConfigDriveId, HostId, Phase, PodManagerId, TenantScope};
+mod drives;
+mod merge;
+mod templates;
+
+use merge::merge_network_data;
+
+pub(crate) use drives::DRIVE_TTL_MAX;
+pub use drives::{ConfigDrive, DriveFor};
+
+use podium_types::{ClaimId, HostId, Phase, PodManagerId, TenantScope};
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
 use crate::app::Podium;
 use crate::auth::Caller;
@@ -23,16 +32,10 @@ use podium_runtime::{
     CallContext, CallError, ConsumerInput, NetworkPolicy, Nic, Plugin, PluginError, PoolNeed,
     RenderAddress, RenderHost, RenderInput, World,
 };
-use podium_store::{ClaimRow, ConfigDriveRow, HostRow};
+use podium_store::{ClaimRow, HostRow};
 
 /// The renderer a pod manager uses when the admin chose none.
 pub const DEFAULT_RENDERER: &str = "render-openstack";
-/// How long a config drive's URL works when the caller does not say, and at most.
-const DRIVE_TTL_DEFAULT: u64 = 3600;
-pub(crate) const DRIVE_TTL_MAX: u64 = 86_400;
-/// The largest template accepted, as JSON text.
-const TEMPLATE_MAX: usize = 256 << 10;
-
 /// The rendered documents of one host for one phase.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Documents {
@@ -42,14 +45,6 @@ pub struct Documents {
     pub meta_data: Value,
     pub network_data: Value,
     pub user_data: Option<Vec<u8>>,
-}
-
-/// A config drive just made: its token is in `url` and nowhere else.
-#[derive(Clone, Debug)]
-pub struct ConfigDrive {
-    pub row: ConfigDriveRow,
-    /// The path of its URL (`/v1/config_drives/<token>.img`); the API prefixes the base URL.
-    pub path: String,
 }
 
 /// Whether rendering may take the addresses the documents need, or only show those held.
@@ -70,13 +65,6 @@ fn not_held(owner: &str, pool: &str) -> Error {
              claim binds and when a config drive is made"
         ),
     }
-}
-
-/// What a config drive is made for.
-#[derive(Clone, Copy, Debug)]
-pub enum DriveFor<'a> {
-    Host(&'a HostId, Phase),
-    Claim(&'a ClaimId),
 }
 
 pub(crate) fn policy_of(pm: &PodManager) -> NetworkPolicy {
@@ -186,131 +174,12 @@ impl Podium {
 
     pub(crate) async fn pod_manager_load(&self, uuid: &PodManagerId) -> Result<PodManager, Error> {
         let row = self
+            .inner
             .datastore
             .pod_manager_get(uuid)
             .await?
             .ok_or_else(|| Error::not_found("pod manager", uuid))?;
         PodManager::from_row(row)
-    }
-
-    /// The pod manager's template, `{}` when none was set.
-    async fn template_text(&self, pm: &PodManager) -> Result<String, Error> {
-        Ok(self
-            .datastore
-            .network_template_get(&pm.row.uuid)
-            .await?
-            .unwrap_or_else(|| "{}".to_owned()))
-    }
-
-    /// `GET /v1/pod_managers/{uuid}/network_template`.
-    pub async fn network_template_view(
-        &self,
-        caller: &Caller,
-        uuid: &PodManagerId,
-    ) -> Result<Value, Error> {
-        caller.require_admin_read()?;
-        let pm = self.pod_manager_load(uuid).await?;
-        let text = self
-            .datastore
-            .network_template_get(&pm.row.uuid)
-            .await?
-            .ok_or_else(|| Error::not_found("network template of pod manager", uuid))?;
-        serde_json::from_str(&text)
-            .map_err(|e| Error::Internal(anyhow::anyhow!("stored template of {uuid}: {e}")))
-    }
-
-    /// `PUT /v1/pod_managers/{uuid}/network_template`: checked by the pod manager's renderer;
-    /// every pool it names must serve the pod manager.
-    pub async fn network_template_put(
-        &self,
-        caller: &Caller,
-        uuid: &PodManagerId,
-        template: Value,
-    ) -> Result<Value, Error> {
-        caller.require_admin()?;
-        let pm = self.pod_manager_load(uuid).await?;
-        if !template.is_object() {
-            return Err(Error::Invalid {
-                field: None,
-                message: "a network template is a JSON object".into(),
-            });
-        }
-        let text = template.to_string();
-        if text.len() > TEMPLATE_MAX {
-            return Err(Error::Invalid {
-                field: None,
-                message: format!("a network template is at most {TEMPLATE_MAX} bytes"),
-            });
-        }
-        let pools = self.template_pools(&pm, &text).await?;
-        let serving = self.ip_pools_serving(&pm.row.uuid).await?;
-        for need in &pools {
-            let Some(pool) = serving.iter().find(|p| p.row.name == need.name) else {
-                return Err(Error::invalid(
-                    need.field.clone(),
-                    format!(
-                        "no IP pool named `{}` serves pod manager `{}` (a pool of this pod \
-                         manager, or of none)",
-                        need.name, pm.row.name
-                    ),
-                ));
-            };
-            let pool_v6 = pool.row.family == 6;
-            if pool_v6 != need.ipv6 {
-                return Err(Error::invalid(
-                    need.field.clone(),
-                    format!(
-                        "IP pool `{}` is {}, but its network is {}",
-                        need.name,
-                        if pool_v6 { "IPv6" } else { "IPv4" },
-                        if need.ipv6 { "IPv6" } else { "IPv4" }
-                    ),
-                ));
-            }
-        }
-        self.datastore
-            .network_template_set(&pm.row.uuid, Some(&text), &podium_store::now())
-            .await?;
-        tracing::info!(pod_manager = %pm.row.uuid, pools = pools.len(), "network template set");
-        Ok(template)
-    }
-
-    /// `DELETE /v1/pod_managers/{uuid}/network_template`.
-    pub async fn network_template_delete(
-        &self,
-        caller: &Caller,
-        uuid: &PodManagerId,
-    ) -> Result<(), Error> {
-        caller.require_admin()?;
-        let pm = self.pod_manager_load(uuid).await?;
-        if self
-            .datastore
-            .network_template_get(&pm.row.uuid)
-            .await?
-            .is_none()
-        {
-            return Err(Error::not_found("network template of pod manager", uuid));
-        }
-        self.datastore
-            .network_template_set(&pm.row.uuid, None, &podium_store::now())
-            .await?;
-        Ok(())
-    }
-
-    /// The pools a template takes addresses from, as its renderer reads it.
-    async fn template_pools(&self, pm: &PodManager, text: &str) -> Result<Vec<PoolNeed>, Error> {
-        let (plugin, context) = self.renderer_of(pm).await?;
-        self.runtime
-            .renderer(&plugin, context)
-            .validate_template(text)
-            .await
-            .map_err(|e| match e {
-                CallError::Plugin {
-                    error: PluginError::InvalidConfig(message),
-                    ..
-                } => refusal("", &message),
-                other => Error::Plugin(other),
-            })
     }
 
     /// Checks what a claim brings (its `network_data` and `meta_data`) on a pod manager, against
@@ -325,7 +194,8 @@ impl Podium {
         let template = self.template_text(pm).await?;
         let host = host.map(render_host).transpose()?;
         let (plugin, context) = self.renderer_of(pm).await?;
-        self.runtime
+        self.inner
+            .runtime
             .renderer(&plugin, context)
             .validate_consumer_input(policy, &template, host.as_ref(), input)
             .await
@@ -365,6 +235,7 @@ impl Podium {
         phase: Phase,
     ) -> Result<(HostRow, Option<ClaimRow>), Error> {
         let host = self
+            .inner
             .datastore
             .host_get(host_id)
             .await?
@@ -374,6 +245,7 @@ impl Podium {
         }
         let claim = match &host.claim_id {
             Some(c) => self
+                .inner
                 .datastore
                 .claim_get(TenantScope::Every, c)
                 .await?
@@ -428,6 +300,7 @@ impl Podium {
     pub(crate) async fn claim_hold_addresses(&self, claim_id: &ClaimId) {
         let found = async {
             let claim = self
+                .inner
                 .datastore
                 .claim_get(TenantScope::Every, claim_id)
                 .await?;
@@ -437,7 +310,7 @@ impl Podium {
             let Some(host) = claim.host_id.as_ref() else {
                 return Ok(());
             };
-            let Some(host) = self.datastore.host_get(host).await? else {
+            let Some(host) = self.inner.datastore.host_get(host).await? else {
                 return Ok(());
             };
             self.render(&host, Some(&claim), Phase::Provisioning, Hold::Take)
@@ -495,6 +368,7 @@ impl Podium {
         };
         let (plugin, call) = self.renderer_of(&pm).await?;
         let meta_data = self
+            .inner
             .runtime
             .renderer(&plugin, call)
             .render_meta_data(&input)
@@ -503,7 +377,8 @@ impl Podium {
         let network_data = match phase {
             Phase::Provisioning => {
                 let (plugin, call) = self.renderer_of(&pm).await?;
-                self.runtime
+                self.inner
+                    .runtime
                     .renderer(&plugin, call)
                     .render_network_data(&input)
                     .await
@@ -611,194 +486,11 @@ impl Podium {
         }
         Ok(merge_network_data(documents))
     }
-
-    /// Renders and stores a config drive; its URL's token is answered once, here.
-    pub async fn config_drive_create(
-        &self,
-        caller: &Caller,
-        target: DriveFor<'_>,
-        expires_in: Option<u64>,
-    ) -> Result<ConfigDrive, Error> {
-        let ttl = expires_in.unwrap_or(DRIVE_TTL_DEFAULT);
-        if !(60..=DRIVE_TTL_MAX).contains(&ttl) {
-            return Err(Error::invalid(
-                "expires_in",
-                format!("must be between 60 and {DRIVE_TTL_MAX} seconds"),
-            ));
-        }
-        let documents = match target {
-            DriveFor::Host(id, phase) => {
-                caller.require_admin()?;
-                let (host, claim) = self.host_with_bound_claim(id, phase).await?;
-                self.render(&host, claim.as_ref(), phase, Hold::Take)
-                    .await?
-            }
-            DriveFor::Claim(id) => {
-                if let Caller::Tenant {
-                    read_only: true, ..
-                }
-                | Caller::Admin {
-                    read_only: true, ..
-                } = caller
-                {
-                    return Err(Error::Forbidden("this token is read-only".into()));
-                }
-                let (claim, host) = self.claim_bound(caller, id).await?;
-                self.render(&host, Some(&claim), Phase::Provisioning, Hold::Take)
-                    .await?
-            }
-        };
-        self.config_drive_store(documents, ttl).await
-    }
-
-    /// Builds and stores the config drive of rendered documents, working for `ttl` seconds.
-    pub(crate) async fn config_drive_store(
-        &self,
-        documents: Documents,
-        ttl: u64,
-    ) -> Result<ConfigDrive, Error> {
-        let meta_data = documents.meta_data.to_string();
-        let network_data = documents.network_data.to_string();
-        let image = crate::config_drive::build(&crate::config_drive::Contents {
-            meta_data: meta_data.as_bytes(),
-            network_data: network_data.as_bytes(),
-            user_data: documents.user_data.as_deref(),
-        })
-        .map_err(|e| Error::Internal(anyhow::anyhow!("building a config drive: {e}")))?;
-        let token = format!("cd_{}", hex::encode(rand::random::<[u8; 32]>()));
-        let now = time::OffsetDateTime::now_utc();
-        let row = ConfigDriveRow {
-            id: ConfigDriveId::generate(),
-            token_hash: hex::encode(Sha256::digest(token.as_bytes())),
-            host_id: documents.host_id,
-            claim_id: documents.claim_id,
-            phase: documents.phase.as_str().to_owned(),
-            meta_data,
-            network_data,
-            user_data: documents.user_data,
-            sha256: image.sha256,
-            size: i64::try_from(image.bytes.len()).unwrap_or(i64::MAX),
-            created_at: podium_store::format_time(now),
-            expires_at: podium_store::format_time(
-                now + time::Duration::seconds(i64::try_from(ttl).unwrap_or(i64::MAX)),
-            ),
-        };
-        self.datastore
-            .config_drive_create(&row, &row.created_at)
-            .await?;
-        tracing::info!(drive = %row.id, host = %row.host_id, phase = %row.phase, expires_at = %row.expires_at, "config drive made");
-        Ok(ConfigDrive {
-            row,
-            path: format!("/v1/config_drives/{token}.img"),
-        })
-    }
-
-    /// The image behind a config drive URL (`<token>.img`), rebuilt from its stored documents;
-    /// not found once it expired, or for any other name.
-    pub async fn config_drive_image(&self, name: &str) -> Result<(ConfigDriveRow, Vec<u8>), Error> {
-        let not_found = || Error::not_found("config drive", "(this URL)");
-        let token = name.strip_suffix(".img").ok_or_else(not_found)?;
-        if !token.starts_with("cd_") || token.len() != 67 {
-            return Err(not_found());
-        }
-        let hash = hex::encode(Sha256::digest(token.as_bytes()));
-        let row = self
-            .datastore
-            .config_drive_by_token(&hash, &podium_store::now())
-            .await?
-            .ok_or_else(not_found)?;
-        let image = crate::config_drive::build(&crate::config_drive::Contents {
-            meta_data: row.meta_data.as_bytes(),
-            network_data: row.network_data.as_bytes(),
-            user_data: row.user_data.as_deref(),
-        })
-        .map_err(|e| Error::Internal(anyhow::anyhow!("rebuilding config drive {}: {e}", row.id)))?;
-        if image.sha256 != row.sha256 {
-            return Err(Error::Internal(anyhow::anyhow!(
-                "config drive {} rebuilt to different bytes",
-                row.id
-            )));
-        }
-        Ok((row, image.bytes))
-    }
-}
-
-/// Merges `network_data.json` documents (one per DHCP-less pool: IPv4 and IPv6 on the same boot
-/// NIC): links by id, networks in order with ids made unique, DNS services without repeats.
-fn merge_network_data(documents: Vec<Value>) -> Value {
-    let mut links: Vec<Value> = Vec::new();
-    let mut networks: Vec<Value> = Vec::new();
-    let mut services: Vec<Value> = Vec::new();
-    for doc in documents {
-        let list = |key: &str| {
-            doc.get(key)
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default()
-        };
-        for link in list("links") {
-            if !links.iter().any(|l| l.get("id") == link.get("id")) {
-                links.push(link);
-            }
-        }
-        for mut network in list("networks") {
-            let id = network
-                .get("id")
-                .and_then(Value::as_str)
-                .unwrap_or("net")
-                .to_owned();
-            let mut unique = id.clone();
-            let mut n = 1;
-            while networks
-                .iter()
-                .any(|x| x.get("id").and_then(Value::as_str) == Some(&unique))
-            {
-                unique = format!("{id}-{n}");
-                n += 1;
-            }
-            if unique != id {
-                network["id"] = Value::String(unique.clone());
-                network["network_id"] = Value::String(unique);
-            }
-            networks.push(network);
-        }
-        for service in list("services") {
-            if !services.contains(&service) {
-                services.push(service);
-            }
-        }
-    }
-    json!({"links": links, "networks": networks, "services": services})
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn merged_documents_share_links_and_keep_every_network() {
-        let v4 = json!({
-            "links": [{"id": "boot", "type": "phy", "ethernet_mac_address": "aa:bb:cc:dd:ee:ff"}],
-            "networks": [{"id": "boot", "network_id": "boot", "type": "ipv4", "link": "boot"}],
-            "services": [{"type": "dns", "address": "192.0.2.53"}],
-        });
-        let v6 = json!({
-            "links": [{"id": "boot", "type": "phy", "ethernet_mac_address": "aa:bb:cc:dd:ee:ff"}],
-            "networks": [{"id": "boot", "network_id": "boot", "type": "ipv6", "link": "boot"}],
-            "services": [{"type": "dns", "address": "192.0.2.53"}, {"type": "dns", "address": "2001:db8::53"}],
-        });
-        let merged = merge_network_data(vec![v4, v6]);
-        assert_eq!(merged["links"].as_array().unwrap().len(), 1);
-        let ids: Vec<&str> = merged["networks"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|n| n["id"].as_str().unwrap())
-            .collect();
-        assert_eq!(ids, ["boot", "boot-1"]);
-        assert_eq!(merged["networks"][1]["network_id"], "boot-1");
-        assert_eq!(merged["services"].as_array().unwrap().len(), 2);
-    }
 
     #[test]
     fn a_renderers_refusal_names_the_field() {

@@ -1,0 +1,211 @@
+//! Calls to hardware-driver plugins: discovery, inspection, power, boot and virtual media. What
+//! a driver reports is checked (`validate.rs`) and turned into the host's types (`system.rs`).
+
+use podium_types::{BootSettings, MediaRequest, MediaType, PowerAction, PowerState};
+
+use super::super::bindings::wit_driver as wd;
+use super::super::system::{Capabilities, ServiceInfo, System};
+use super::super::{Plugin, Pre, Runtime};
+use super::{Bounds, CallContext, CallError, Prepared, clip, plugin_err};
+
+impl Runtime {
+    /// A call to a hardware driver, bound to its configuration and endpoint.
+    pub fn driver<'a>(&'a self, plugin: &'a Plugin, context: CallContext) -> DriverCall<'a> {
+        DriverCall {
+            runtime: self,
+            plugin,
+            context,
+        }
+    }
+}
+
+/// One call to a hardware-driver plugin. Each method consumes it: one call, one instance.
+#[derive(Debug)]
+pub struct DriverCall<'a> {
+    runtime: &'a Runtime,
+    plugin: &'a Plugin,
+    context: CallContext,
+}
+
+impl DriverCall<'_> {
+    pub async fn capabilities(self) -> Result<Capabilities, CallError> {
+        let (_, caps) = call_export!(
+            self.runtime,
+            self.plugin,
+            self.context,
+            Driver,
+            "hardware-driver",
+            |b, s| b.podium_plugin_driver().call_capabilities(s)
+        );
+        Ok(Capabilities {
+            discover: caps.contains(wd::CapabilitySet::DISCOVER),
+            power: caps.contains(wd::CapabilitySet::POWER),
+            boot_override: caps.contains(wd::CapabilitySet::BOOT_OVERRIDE),
+            virtual_media: caps.contains(wd::CapabilitySet::VIRTUAL_MEDIA),
+        })
+    }
+
+    pub async fn probe(self) -> Result<ServiceInfo, CallError> {
+        let (label, result) = call_export!(
+            self.runtime,
+            self.plugin,
+            self.context,
+            Driver,
+            "hardware-driver",
+            |b, s| b.podium_plugin_driver().call_probe(s)
+        );
+        let info = result.map_err(plugin_err(label.clone()))?;
+        let malformed = |reason: String| CallError::Malformed {
+            plugin: label.clone(),
+            reason,
+        };
+        if !(info.root_link.starts_with('/') || url::Url::parse(&info.root_link).is_ok())
+            || info.root_link.len() > 2048
+        {
+            return Err(malformed(format!(
+                "probe returned a root link that is neither a path nor a URL: `{}`",
+                clip(info.root_link, 64)
+            )));
+        }
+        Ok(ServiceInfo {
+            root_link: info.root_link,
+            product: info.product.map(|s| clip(s, 256)),
+            version: info.version.map(|s| clip(s, 64)),
+        })
+    }
+
+    /// Every system behind the endpoint, under the longer `discover_timeout`.
+    pub async fn discover(self) -> Result<Vec<System>, CallError> {
+        let (label, result) = call_export!(
+            bounds = Bounds::Discovery,
+            self.runtime,
+            self.plugin,
+            self.context,
+            Driver,
+            "hardware-driver",
+            |b, s| b.podium_plugin_driver().call_discover(s)
+        );
+        let systems = result.map_err(plugin_err(label.clone()))?;
+        super::super::validate::systems(systems).map_err(|reason| CallError::Malformed {
+            plugin: label,
+            reason,
+        })
+    }
+
+    /// One system's inventory, checked as `discover`'s are; it must be the system asked for.
+    pub async fn inspect(self, system_id: &str) -> Result<System, CallError> {
+        let id = system_id.to_owned();
+        let (label, result) = call_export!(
+            self.runtime,
+            self.plugin,
+            self.context,
+            Driver,
+            "hardware-driver",
+            |b, s| b.podium_plugin_driver().call_inspect(s, &id)
+        );
+        let system = result.map_err(plugin_err(label.clone()))?;
+        let malformed = |reason: String| CallError::Malformed {
+            plugin: label.clone(),
+            reason,
+        };
+        if system.id != system_id {
+            return Err(malformed(format!(
+                "system.id `{}` is not the system asked for (`{}`)",
+                clip(system.id, 64),
+                clip(system_id.to_owned(), 64)
+            )));
+        }
+        let mut checked = super::super::validate::systems(vec![system])
+            .map_err(|reason| malformed(reason.replacen("systems[0]", "system", 1)))?;
+        Ok(checked.remove(0))
+    }
+
+    pub async fn get_power(self, system_id: &str) -> Result<PowerState, CallError> {
+        let id = system_id.to_owned();
+        let (label, result) = call_export!(
+            self.runtime,
+            self.plugin,
+            self.context,
+            Driver,
+            "hardware-driver",
+            |b, s| b.podium_plugin_driver().call_get_power(s, &id)
+        );
+        result.map(PowerState::from).map_err(plugin_err(label))
+    }
+
+    pub async fn set_power(self, system_id: &str, action: PowerAction) -> Result<(), CallError> {
+        let id = system_id.to_owned();
+        let (label, result) = call_export!(
+            self.runtime,
+            self.plugin,
+            self.context,
+            Driver,
+            "hardware-driver",
+            |b, s| b
+                .podium_plugin_driver()
+                .call_set_power(s, &id, action.into())
+        );
+        result.map_err(plugin_err(label))
+    }
+
+    pub async fn set_boot_override(
+        self,
+        system_id: &str,
+        settings: BootSettings,
+    ) -> Result<(), CallError> {
+        let id = system_id.to_owned();
+        let settings = settings.into();
+        let (label, result) = call_export!(
+            self.runtime,
+            self.plugin,
+            self.context,
+            Driver,
+            "hardware-driver",
+            |b, s| b
+                .podium_plugin_driver()
+                .call_set_boot_override(s, &id, settings)
+        );
+        result.map_err(plugin_err(label))
+    }
+
+    pub async fn insert_media(
+        self,
+        system_id: &str,
+        request: MediaRequest,
+    ) -> Result<(), CallError> {
+        let id = system_id.to_owned();
+        let request = wd::MediaRequest {
+            image_url: request.image_url,
+            media_type: request.media_type.into(),
+            write_protected: request.write_protected,
+        };
+        let (label, result) = call_export!(
+            self.runtime,
+            self.plugin,
+            self.context,
+            Driver,
+            "hardware-driver",
+            |b, s| b.podium_plugin_driver().call_insert_media(s, &id, &request)
+        );
+        result.map_err(plugin_err(label))
+    }
+
+    pub async fn eject_media(
+        self,
+        system_id: &str,
+        media_type: MediaType,
+    ) -> Result<(), CallError> {
+        let id = system_id.to_owned();
+        let (label, result) = call_export!(
+            self.runtime,
+            self.plugin,
+            self.context,
+            Driver,
+            "hardware-driver",
+            |b, s| b
+                .podium_plugin_driver()
+                .call_eject_media(s, &id, media_type.into())
+        );
+        result.map_err(plugin_err(label))
+    }
+}
