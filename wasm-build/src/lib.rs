@@ -86,3 +86,18 @@ pub fn rerun_if_changed(workspace_root: &Path, dirs: &[&str]) {
         );
     }
 }
+
+/// The whole job of a build script whose crate sits one folder below the workspace root: rerun
+/// when anything under `watch` changes, build each `(package, variable)` of `components`, and
+/// set `variable` to the path of its `.wasm` for the crate being built.
+pub fn build_for_crate(watch: &[&str], components: &[(&str, &str)]) {
+    let manifest_dir = env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR");
+    let root = Path::new(&manifest_dir)
+        .parent()
+        .expect("the crate's folder has a parent");
+    rerun_if_changed(root, watch);
+    let packages: Vec<&str> = components.iter().map(|(p, _)| *p).collect();
+    for (built, (_, var)) in build(root, &packages).iter().zip(components) {
+        println!("cargo:rustc-env={var}={}", built.path.display());
+    }
+}

@@ -236,8 +236,7 @@ impl Podium {
         crate::labels::validate_labels("selector", &params.selector)?;
         // The pod manager: one the tenant was granted. Any other is "not found" to it.
         let grants = self
-            .inner
-            .datastore
+            .datastore()
             .grant_list(
                 Some(tenant_id),
                 None,
@@ -257,8 +256,7 @@ impl Podium {
             })?,
         };
         let pm = self
-            .inner
-            .datastore
+            .datastore()
             .pod_manager_get(&pod_manager)
             .await?
             .ok_or_else(|| Error::not_found("pod manager", &pod_manager))?;
@@ -295,7 +293,7 @@ impl Podium {
             created_at: now.clone(),
             updated_at: now,
         };
-        self.inner.datastore.claim_create(&claim).await?;
+        self.datastore().claim_create(&claim).await?;
         self.claim_try_bind(&claim.id).await?;
         self.claim_view(caller, &claim.id).await.map(|(c, _)| c)
     }
@@ -304,28 +302,18 @@ impl Podium {
     pub(crate) async fn claim_try_bind(&self, id: &ClaimId) -> Result<(), Error> {
         let now = podium_store::now();
         let fits = self.claim_fit(id).await?;
-        match self
-            .inner
-            .datastore
-            .claim_bind(id, &now, fits.as_ref())
-            .await?
-        {
+        match self.datastore().claim_bind(id, &now, fits.as_ref()).await? {
             Ok(host) => {
                 tracing::info!(claim = %id, host = %host, "claim bound");
                 self.claim_hold_addresses(id).await;
-                let claim = self
-                    .inner
-                    .datastore
-                    .claim_get(TenantScope::Every, id)
-                    .await?;
+                let claim = self.datastore().claim_get(TenantScope::Every, id).await?;
                 if let Some(claim) = claim.filter(|c| c.online) {
                     self.claim_provision(&claim).await?;
                 }
             }
             Err(unbound) => {
                 let (state, reason) = unbound_reason(unbound);
-                self.inner
-                    .datastore
+                self.datastore()
                     .claim_set_unbound(id, state, &reason, &now)
                     .await?;
             }
@@ -336,23 +324,13 @@ impl Podium {
     /// Where a claim brings networkData that names the host's NICs (policy `consumer`), the
     /// check that it fits a host, for the bind to skip the hosts it does not fit.
     async fn claim_fit(&self, id: &ClaimId) -> Result<Option<podium_store::HostFit>, Error> {
-        let Some(claim) = self
-            .inner
-            .datastore
-            .claim_get(TenantScope::Every, id)
-            .await?
-        else {
+        let Some(claim) = self.datastore().claim_get(TenantScope::Every, id).await? else {
             return Ok(None);
         };
         if claim.state != ClaimState::Pending || claim.network_data.is_none() {
             return Ok(None);
         }
-        let Some(pm) = self
-            .inner
-            .datastore
-            .pod_manager_get(&claim.pod_manager)
-            .await?
-        else {
+        let Some(pm) = self.datastore().pod_manager_get(&claim.pod_manager).await? else {
             return Ok(None);
         };
         let pm = crate::bindings::PodManager::from_row(pm)?;
@@ -370,7 +348,7 @@ impl Podium {
             let (podium, pm, input, claim_id) =
                 (podium.clone(), pm.clone(), input.clone(), claim_id.clone());
             let fit: futures::future::BoxFuture<'static, _> = Box::pin(async move {
-                let Some(host) = podium.inner.datastore.host_get(&host_id).await? else {
+                let Some(host) = podium.datastore().host_get(&host_id).await? else {
                     return Ok(Some("a candidate host is gone".to_owned()));
                 };
                 match podium.consumer_input_check(&pm, Some(&host), &input).await {
@@ -409,13 +387,13 @@ impl Podium {
             claim: Some(claim.id),
             ..Default::default()
         };
-        Ok(self.inner.datastore.operation_list(&filter, &page).await?)
+        Ok(self.datastore().operation_list(&filter, &page).await?)
     }
 
     /// Tries every pending claim (the `bind` task: after a host became available, and on a
     /// timer): how many were tried, and how many of those failed.
     pub(crate) async fn claims_bind_pending(&self) -> Result<(usize, usize), Error> {
-        let pending = self.inner.datastore.claims_pending().await?;
+        let pending = self.datastore().claims_pending().await?;
         let mut failed = 0;
         for id in &pending {
             if let Err(e) = self.claim_try_bind(id).await {
@@ -433,13 +411,12 @@ impl Podium {
         id: &ClaimId,
     ) -> Result<(ClaimRow, Option<HostRow>), Error> {
         let claim = self
-            .inner
-            .datastore
+            .datastore()
             .claim_get(caller.scope(), id)
             .await?
             .ok_or_else(|| Error::not_found("claim", id))?;
         let host = match &claim.host_id {
-            Some(h) => self.inner.datastore.host_get(h).await?,
+            Some(h) => self.datastore().host_get(h).await?,
             None => None,
         };
         Ok((claim, host))
@@ -449,11 +426,11 @@ impl Podium {
         &self,
         caller: &Caller,
     ) -> Result<Vec<(ClaimRow, Option<HostRow>)>, Error> {
-        let claims = self.inner.datastore.claim_list(caller.scope()).await?;
+        let claims = self.datastore().claim_list(caller.scope()).await?;
         let mut out = Vec::with_capacity(claims.len());
         for claim in claims {
             let host = match &claim.host_id {
-                Some(h) => self.inner.datastore.host_get(h).await?,
+                Some(h) => self.datastore().host_get(h).await?,
                 None => None,
             };
             out.push((claim, host));
@@ -481,8 +458,7 @@ impl Podium {
         let network_data = network_data_text(params.network_data)?;
         if network_data.is_some() || meta_data.is_some() {
             let pm = self
-                .inner
-                .datastore
+                .datastore()
                 .pod_manager_get(&claim.pod_manager)
                 .await?
                 .ok_or_else(|| Error::not_found("pod manager", &claim.pod_manager))?;
@@ -496,7 +472,7 @@ impl Podium {
             }
             let pm = crate::bindings::PodManager::from_row(pm)?;
             let host = match &claim.host_id {
-                Some(h) => self.inner.datastore.host_get(h).await?,
+                Some(h) => self.datastore().host_get(h).await?,
                 None => None,
             };
             let input = crate::rendering::consumer_input(
@@ -509,15 +485,14 @@ impl Podium {
         let online = params.online.unwrap_or(claim.online);
         // A change of power is checked against the host's state before anything is stored.
         let host = match &claim.host_id {
-            Some(h) if online != claim.online => self.inner.datastore.host_get(h).await?,
+            Some(h) if online != claim.online => self.datastore().host_get(h).await?,
             _ => None,
         };
         if let Some(host) = &host {
             crate::lifecycle::action_allowed(host, crate::lifecycle::HostAction::TenantPower)?;
         }
         let updated = self
-            .inner
-            .datastore
+            .datastore()
             .claim_update_fields(
                 id,
                 online,
@@ -570,36 +545,26 @@ impl Podium {
         let now = podium_store::now();
         // Releasing first: from now on no bind can take a host for it (a bind commits only a
         // pending claim), and whatever bound it before this shows in the claim read next.
-        self.inner
-            .datastore
+        self.datastore()
             .claim_set_state(id, ClaimState::Releasing, None, &now)
             .await?;
-        let host_id = match self
-            .inner
-            .datastore
-            .claim_get(TenantScope::Every, id)
-            .await?
-        {
+        let host_id = match self.datastore().claim_get(TenantScope::Every, id).await? {
             Some(c) => c.host_id,
             None => return Ok(()),
         };
         if let Some(h) = &host_id {
             // Its config drives stop working at once: they carry the tenant's documents.
-            self.inner
-                .datastore
-                .config_drives_delete(h, Some(id))
-                .await?;
+            self.datastore().config_drives_delete(h, Some(id)).await?;
         }
         let host = match &host_id {
-            Some(h) => self.inner.datastore.host_get(h).await?,
+            Some(h) => self.datastore().host_get(h).await?,
             None => None,
         };
         let Some(host) = host else {
             // Never bound: nothing to deprovision, but it may hold addresses.
             self.ip_release_owner(&crate::ipam::Owner::claim(id), |_| false)
                 .await?;
-            self.inner
-                .datastore
+            self.datastore()
                 .claim_finish_release(id, crate::lifecycle::DEPROVISIONED.to)
                 .await?;
             if let Err(e) = self.tenant_finish_deletion(&claim.tenant_id).await {
@@ -609,8 +574,7 @@ impl Podium {
         };
         // What was still queued for the claim (a provisioning waiting for a retry) will not run;
         // the host's operations run in order, so deprovisioning comes after anything running.
-        self.inner
-            .datastore
+        self.datastore()
             .operations_cancel_for_claim(id, "cancelled: the claim was released", &now)
             .await?;
         let mut op = OperationRow::queued(
@@ -621,13 +585,12 @@ impl Podium {
         op.claim_id = Some(id.clone());
         let t = crate::lifecycle::DEPROVISION;
         if !self
-            .inner
-            .datastore
+            .datastore()
             .host_transition_queue(&host.id, t, &op)
             .await?
         {
             // Gone from the inventory: there is no machine to deprovision; it stays missing.
-            self.inner.datastore.operation_create(&op).await?;
+            self.datastore().operation_create(&op).await?;
         }
         self.inner
             .background
@@ -641,12 +604,7 @@ impl Podium {
         let Some(host_id) = &claim.host_id else {
             return Ok(());
         };
-        let host = self
-            .inner
-            .datastore
-            .host_get(host_id)
-            .await?
-            .ok_or_else(|| Error::not_found("host", host_id))?;
+        let host = self.host_load(host_id).await?;
         let request = podium_types::OperationRequest::Provision {
             image: serde_json::from_str(&claim.image).unwrap_or_default(),
         };
@@ -654,14 +612,13 @@ impl Podium {
         op.claim_id = Some(claim.id.clone());
         let t = crate::lifecycle::PROVISION;
         if !self
-            .inner
-            .datastore
+            .datastore()
             .host_transition_queue(&host.id, t, &op)
             .await?
         {
             // Two binds of one claim raced (its creation and the pending claims' timer): the
             // other one provisions it already.
-            if let Some(now) = self.inner.datastore.host_get(host_id).await?
+            if let Some(now) = self.datastore().host_get(host_id).await?
                 && now.claim_id.as_ref() == Some(&claim.id)
                 && matches!(now.state, HostState::Provisioning | HostState::Provisioned)
             {
@@ -692,12 +649,7 @@ impl Podium {
         let Some(host_id) = &claim.host_id else {
             return Ok(());
         };
-        let host = self
-            .inner
-            .datastore
-            .host_get(host_id)
-            .await?
-            .ok_or_else(|| Error::not_found("host", host_id))?;
+        let host = self.host_load(host_id).await?;
         self.host_power_queue(host, action, Some(&claim.id)).await?;
         Ok(())
     }

@@ -29,13 +29,7 @@ impl Grant {
 impl Podium {
     pub async fn grant_create(&self, caller: &Caller, params: GrantCreate) -> Result<Grant, Error> {
         caller.require_admin()?;
-        if self
-            .inner
-            .datastore
-            .tenant_get(&params.tenant)
-            .await?
-            .is_none()
-        {
+        if self.datastore().tenant_get(&params.tenant).await?.is_none() {
             return Err(Error::invalid(
                 "tenant",
                 format!("no tenant `{}`", params.tenant),
@@ -43,8 +37,7 @@ impl Podium {
         }
         crate::tenants::refuse_if_deleting(self, &params.tenant).await?;
         if self
-            .inner
-            .datastore
+            .datastore()
             .pod_manager_get(&params.pod_manager)
             .await?
             .is_none()
@@ -69,7 +62,7 @@ impl Podium {
             max_hosts: params.max_hosts.map(i64::from),
             created_at: podium_store::now(),
         };
-        match self.inner.datastore.grant_create(&row).await {
+        match self.datastore().grant_create(&row).await {
             Ok(()) => Grant::from_row(row),
             Err(podium_store::StoreError::Conflict(_)) => Err(Error::ConflictField {
                 code: "grant_exists",
@@ -85,8 +78,7 @@ impl Podium {
     pub async fn grant_view(&self, caller: &Caller, id: &GrantId) -> Result<Grant, Error> {
         caller.require_admin_read()?;
         let row = self
-            .inner
-            .datastore
+            .datastore()
             .grant_get(id)
             .await?
             .ok_or_else(|| Error::not_found("grant", id))?;
@@ -103,8 +95,7 @@ impl Podium {
     ) -> Result<Paged<Grant>, Error> {
         caller.require_admin_read()?;
         let paged = self
-            .inner
-            .datastore
+            .datastore()
             .grant_list(tenant.as_ref(), pod_manager.as_ref(), &page(limit, cursor)?)
             .await?;
         Ok(Paged {
@@ -119,7 +110,7 @@ impl Podium {
 
     pub async fn grant_delete(&self, caller: &Caller, id: &GrantId) -> Result<(), Error> {
         caller.require_admin()?;
-        if !self.inner.datastore.grant_delete(id).await? {
+        if !self.datastore().grant_delete(id).await? {
             return Err(Error::not_found("grant", id));
         }
         Ok(())

@@ -14,9 +14,17 @@ use crate::lifecycle::{HostAction, action_allowed};
 use podium_runtime::{CallError, PluginError, System, SystemKind};
 use podium_store::{HostFilter, HostRow, OperationFilter, OperationRow, Page, Paged};
 use podium_types::requests::{BootParams, HostCreate, MediaParams, PowerParams};
-use podium_types::{BootSettings, MediaAction, MediaRequest, OperationRequest, PowerAction};
+use podium_types::{OperationRequest, PowerAction};
 
 impl Podium {
+    /// A host by id, or `not_found`.
+    pub(crate) async fn host_load(&self, id: &HostId) -> Result<HostRow, Error> {
+        self.datastore()
+            .host_get(id)
+            .await?
+            .ok_or_else(|| Error::not_found("host", id))
+    }
+
     /// Registers a host that has its own BMC under a pod manager acting as a site: the system is
     /// discovered through the pod manager's driver at that BMC, and every later call for this
     /// host reaches exactly that BMC. It is `registering`, with `register` queued
@@ -24,8 +32,7 @@ impl Podium {
     pub async fn host_create(&self, caller: &Caller, params: HostCreate) -> Result<HostRow, Error> {
         caller.require_admin()?;
         let pm_row = self
-            .inner
-            .datastore
+            .datastore()
             .pod_manager_get(&params.pod_manager)
             .await?
             .ok_or_else(|| {
@@ -59,11 +66,9 @@ impl Podium {
             bmc_tls_pinned_sha256: pin,
             ..HostRow::default()
         };
-        let (plugin, context) = self.driver_for_host(&pm, &host).await?;
         let systems = self
-            .inner
-            .runtime
-            .driver(&plugin, context)
+            .host_driver(&pm, &host)
+            .await?
             .discover()
             .await
             .map_err(|e| match e {
@@ -85,8 +90,7 @@ impl Podium {
         // A MAC names one NIC: a second BMC reporting it is a wrong BMC URL or a broken BMC.
         for nic in &system.nics {
             if let Some((other, name)) = self
-                .inner
-                .datastore
+                .datastore()
                 .host_with_mac(&nic.mac, &pm.row.uuid, &system.id)
                 .await?
             {
@@ -124,7 +128,7 @@ impl Podium {
             &host.pod_manager,
             Some(&host.id),
         );
-        match self.inner.datastore.host_create(&host, &register).await {
+        match self.datastore().host_create(&host, &register).await {
             Ok(()) => {}
             Err(podium_store::StoreError::Conflict(_)) => {
                 return Err(Error::ConflictField {
@@ -139,8 +143,7 @@ impl Podium {
             Err(e) => return Err(e.into()),
         }
         if !labels.is_empty() {
-            self.inner
-                .datastore
+            self.datastore()
                 .host_set_labels(&host.id, &labels, &now)
                 .await?;
         }
@@ -152,23 +155,16 @@ impl Podium {
 
     /// Refreshes the inventory of the hosts of a pod manager that have their own BMC.
     pub(crate) async fn hosts_with_bmc_refresh(&self, pm: &PodManager) -> Result<(), Error> {
-        for host in self.inner.datastore.hosts_with_bmc(&pm.row.uuid).await? {
-            let (plugin, context) = self.driver_for_host(pm, &host).await?;
+        for host in self.datastore().hosts_with_bmc(&pm.row.uuid).await? {
             let now = podium_store::now();
-            match self.inner.runtime.driver(&plugin, context).discover().await {
+            match self.host_driver(pm, &host).await?.discover().await {
                 Ok(systems) => match systems.iter().find(|s| s.id == host.system_id) {
                     Some(system) => {
-                        self.inner
-                            .datastore
+                        self.datastore()
                             .host_refresh(&host.id, &host_row_from_system(system), &now)
                             .await?
                     }
-                    None => {
-                        self.inner
-                            .datastore
-                            .host_set_missing(&host.id, &now)
-                            .await?
-                    }
+                    None => self.datastore().host_set_missing(&host.id, &now).await?,
                 },
                 Err(e) => {
                     tracing::warn!(host = %host.id, error = %e, "cannot reach the host's own BMC")
@@ -180,11 +176,7 @@ impl Podium {
 
     pub async fn host_view(&self, caller: &Caller, id: &HostId) -> Result<HostRow, Error> {
         caller.require_admin_read()?;
-        self.inner
-            .datastore
-            .host_get(id)
-            .await?
-            .ok_or_else(|| Error::not_found("host", id))
+        self.host_load(id).await
     }
 
     pub async fn host_list(
@@ -194,7 +186,7 @@ impl Podium {
         page: Page,
     ) -> Result<Paged<HostRow>, Error> {
         caller.require_admin_read()?;
-        Ok(self.inner.datastore.host_list(&filter, &page).await?)
+        Ok(self.datastore().host_list(&filter, &page).await?)
     }
 
     /// Replaces a host's labels and/or sets the NIC it boots from (checked against its NICs).
@@ -251,8 +243,7 @@ impl Podium {
                 OperationRow::queued(OperationRequest::Register, &host.pod_manager, Some(id));
             let t = crate::lifecycle::REREGISTER_WITH;
             if !self
-                .inner
-                .datastore
+                .datastore()
                 .host_set_bmc_auth(id, &self.seal_auth(&bmc.auth), t, &register)
                 .await?
             {
@@ -268,18 +259,13 @@ impl Podium {
         }
         let now = podium_store::now();
         if let Some(labels) = &params.labels
-            && !self
-                .inner
-                .datastore
-                .host_set_labels(id, labels, &now)
-                .await?
+            && !self.datastore().host_set_labels(id, labels, &now).await?
         {
             return Err(Error::not_found("host", id));
         }
         if let Some(boot_mac) = boot_mac
             && !self
-                .inner
-                .datastore
+                .datastore()
                 .host_set_boot_mac(id, boot_mac.as_deref(), &now)
                 .await?
         {
@@ -305,11 +291,7 @@ impl Podium {
         id: &HostId,
         params: BootParams,
     ) -> Result<OperationRow, Error> {
-        let request = OperationRequest::Boot(BootSettings {
-            target: params.target,
-            persistence: params.persistence,
-            mode: params.mode,
-        });
+        let request = OperationRequest::Boot(params.into());
         self.operation_queue(caller, id, HostAction::Boot, request)
             .await
     }
@@ -327,18 +309,7 @@ impl Podium {
                 return Err(Error::invalid("image_url", "must be an http or https URL"));
             }
         }
-        let request = OperationRequest::Media(match params {
-            MediaParams::Insert {
-                image_url,
-                media_type,
-                write_protected,
-            } => MediaAction::Insert(MediaRequest {
-                image_url,
-                media_type,
-                write_protected,
-            }),
-            MediaParams::Eject { media_type } => MediaAction::Eject { media_type },
-        });
+        let request = OperationRequest::Media(params.into());
         self.operation_queue(caller, id, HostAction::Media, request)
             .await
     }
@@ -351,12 +322,7 @@ impl Podium {
         request: OperationRequest,
     ) -> Result<OperationRow, Error> {
         caller.require_admin()?;
-        let host = self
-            .inner
-            .datastore
-            .host_get(host_id)
-            .await?
-            .ok_or_else(|| Error::not_found("host", host_id))?;
+        let host = self.host_load(host_id).await?;
         action_allowed(&host, action)?;
         self.operation_start(&host, request, None).await
     }
@@ -407,11 +373,10 @@ impl Podium {
         pm: &PodManager,
         host: &HostRow,
     ) -> Option<serde_json::Value> {
-        let (plugin, context) = self.driver_for_host(pm, host).await.ok()?;
         let system = match self
-            .inner
-            .runtime
-            .driver(&plugin, context)
+            .host_driver(pm, host)
+            .await
+            .ok()?
             .inspect(&host.system_id)
             .await
         {
@@ -423,8 +388,7 @@ impl Podium {
         };
         let observed = host_row_from_system(&system);
         if let Err(e) = self
-            .inner
-            .datastore
+            .datastore()
             .host_set_observed(&host.id, &observed, &podium_store::now())
             .await
         {
@@ -439,8 +403,7 @@ impl Podium {
         id: &OperationId,
     ) -> Result<OperationRow, Error> {
         caller.require_admin_read()?;
-        self.inner
-            .datastore
+        self.datastore()
             .operation_get(id)
             .await?
             .ok_or_else(|| Error::not_found("operation", id))
@@ -453,7 +416,7 @@ impl Podium {
         page: Page,
     ) -> Result<Paged<OperationRow>, Error> {
         caller.require_admin_read()?;
-        Ok(self.inner.datastore.operation_list(&filter, &page).await?)
+        Ok(self.datastore().operation_list(&filter, &page).await?)
     }
 }
 

@@ -219,8 +219,7 @@ impl Podium {
         };
         let op = OperationRow::queued(request, &host.pod_manager, Some(&host.id));
         if !self
-            .inner
-            .datastore
+            .datastore()
             .host_transition_queue(&host.id, transition, &op)
             .await?
         {
@@ -252,8 +251,7 @@ impl Podium {
         }
         let now = podium_store::now();
         if !self
-            .inner
-            .datastore
+            .datastore()
             .host_set_maintenance(id, Some(&reason), &now)
             .await?
         {
@@ -272,8 +270,7 @@ impl Podium {
         caller.require_admin()?;
         let now = podium_store::now();
         if !self
-            .inner
-            .datastore
+            .datastore()
             .host_set_maintenance(id, None, &now)
             .await?
         {
@@ -292,8 +289,7 @@ impl Podium {
         let Some(id) = &op.host_id else {
             return Err(Error::not_found("host", "(none)"));
         };
-        self.inner
-            .datastore
+        self.datastore()
             .host_get(id)
             .await?
             .ok_or_else(|| Error::not_found("host", id))

@@ -58,8 +58,7 @@ impl Podium {
                 "must be a JSON object",
             ));
         }
-        self.inner
-            .runtime
+        self.runtime()
             .validate_config(&plugin, &config.to_string())
             .await
             .map_err(|e| match e {
@@ -84,8 +83,7 @@ impl Podium {
         except: Option<&PodManagerId>,
     ) -> Result<(), Error> {
         match self
-            .inner
-            .datastore
+            .datastore()
             .pod_manager_conflict(name, url, except)
             .await?
         {
@@ -167,7 +165,7 @@ impl Podium {
             created_at: now.clone(),
             updated_at: now,
         };
-        match self.inner.datastore.pod_manager_create(&row).await {
+        match self.datastore().pod_manager_create(&row).await {
             Ok(()) => {}
             Err(podium_store::StoreError::Conflict(_)) => {
                 // Another request took the name or url meanwhile.
@@ -220,11 +218,7 @@ impl Podium {
         page: Page,
     ) -> Result<Paged<PodManager>, Error> {
         caller.require_admin_read()?;
-        let rows = self
-            .inner
-            .datastore
-            .pod_manager_list(&filter, &page)
-            .await?;
+        let rows = self.datastore().pod_manager_list(&filter, &page).await?;
         Ok(Paged {
             items: rows
                 .items
@@ -304,7 +298,7 @@ impl Podium {
         }
         self.check_unique(&row.name, &row.url, Some(uuid)).await?;
         row.updated_at = podium_store::now();
-        if !self.inner.datastore.pod_manager_update(&row).await? {
+        if !self.datastore().pod_manager_update(&row).await? {
             return Err(Error::not_found("pod manager", uuid));
         }
         if endpoint_changed {
@@ -319,7 +313,7 @@ impl Podium {
         uuid: &PodManagerId,
     ) -> Result<(), Error> {
         caller.require_admin()?;
-        match self.inner.datastore.pod_manager_delete(uuid).await? {
+        match self.datastore().pod_manager_delete(uuid).await? {
             Ok(true) => {
                 // Its hosts went with it; so do their (DHCP-less) addresses.
                 self.ip_release_gone_hosts().await?;
@@ -341,11 +335,7 @@ impl Podium {
         uuid: &PodManagerId,
     ) -> Result<Vec<StatusChange>, Error> {
         self.pod_manager_view(caller, uuid).await?;
-        Ok(self
-            .inner
-            .datastore
-            .pod_manager_status_history(uuid)
-            .await?)
+        Ok(self.datastore().pod_manager_status_history(uuid).await?)
     }
 
     /// The driver plugin of a pod manager and the endpoint it may reach.
@@ -360,8 +350,18 @@ impl Podium {
         self.driver_context(pm, endpoint).await
     }
 
+    /// A call to a host's driver: through its own BMC where it has one, else its pod manager's.
+    pub(crate) async fn host_driver(
+        &self,
+        pm: &PodManager,
+        host: &HostRow,
+    ) -> Result<podium_runtime::DriverCall<'_>, Error> {
+        let (plugin, context) = self.driver_for_host(pm, host).await?;
+        Ok(self.runtime().driver(&plugin, context))
+    }
+
     /// The driver plugin for a host: its own BMC where it has one, else its pod manager's.
-    pub(crate) async fn driver_for_host(
+    async fn driver_for_host(
         &self,
         pm: &PodManager,
         host: &HostRow,
@@ -439,7 +439,7 @@ impl Podium {
     /// Probes a pod manager through its driver and records the result. Returns whether it is
     /// online, or `None` if it no longer exists.
     pub async fn pod_manager_probe(&self, uuid: &PodManagerId) -> Option<bool> {
-        let pm = match self.inner.datastore.pod_manager_get(uuid).await {
+        let pm = match self.datastore().pod_manager_get(uuid).await {
             Ok(Some(row)) => PodManager::from_row(row).ok()?,
             Ok(None) => return None,
             Err(e) => {
@@ -449,8 +449,7 @@ impl Podium {
         };
         let outcome = match self.driver_for(&pm).await {
             Ok((plugin, context)) => self
-                .inner
-                .runtime
+                .runtime()
                 .driver(&plugin, context)
                 .probe()
                 .await
@@ -473,8 +472,7 @@ impl Podium {
             tracing::info!(pod_manager = %pm.row.name, status, message, "pod manager status changed");
         }
         if let Err(e) = self
-            .inner
-            .datastore
+            .datastore()
             .pod_manager_set_status(uuid, status, message, link.as_deref(), &now)
             .await
         {
@@ -489,8 +487,7 @@ impl Podium {
         let (plugin, context) = self.driver_for(&pm).await?;
         let discovered_at = podium_store::now();
         let systems = self
-            .inner
-            .runtime
+            .runtime()
             .driver(&plugin, context)
             .discover()
             .await
@@ -500,8 +497,7 @@ impl Podium {
             .map(crate::inventory::host_row_from_system)
             .collect();
         let summary = self
-            .inner
-            .datastore
+            .datastore()
             .hosts_sync(uuid, &hosts, &discovered_at, &podium_store::now(), &|h| {
                 podium_store::OperationRow::queued(
                     podium_types::OperationRequest::Register,
@@ -560,7 +556,7 @@ impl Podium {
         Fut: Future<Output = T>,
     {
         use futures::StreamExt;
-        let uuids = self.inner.datastore.pod_manager_uuids().await?;
+        let uuids = self.datastore().pod_manager_uuids().await?;
         Ok(futures::stream::iter(uuids)
             .map(|uuid| f(self.clone(), uuid))
             .buffer_unordered(8)

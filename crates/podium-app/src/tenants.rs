@@ -75,7 +75,7 @@ impl Podium {
             description,
             created_at: podium_store::now(),
         };
-        match self.inner.datastore.tenant_create(&tenant).await {
+        match self.datastore().tenant_create(&tenant).await {
             Ok(()) => Ok(tenant),
             Err(podium_store::StoreError::Conflict(_)) => Err(Error::ConflictField {
                 code: "name_taken",
@@ -88,8 +88,7 @@ impl Podium {
 
     pub async fn tenant_view(&self, caller: &Caller, id: &TenantId) -> Result<TenantRow, Error> {
         caller.require_admin_read()?;
-        self.inner
-            .datastore
+        self.datastore()
             .tenant_get(id)
             .await?
             .ok_or_else(|| Error::not_found("tenant", id))
@@ -102,11 +101,7 @@ impl Podium {
         cursor: Option<String>,
     ) -> Result<Paged<TenantRow>, Error> {
         caller.require_admin_read()?;
-        Ok(self
-            .inner
-            .datastore
-            .tenant_list(&page(limit, cursor)?)
-            .await?)
+        Ok(self.datastore().tenant_list(&page(limit, cursor)?).await?)
     }
 
     /// Deletes a tenant with its grants and tokens. While it holds claims this is refused,
@@ -122,28 +117,22 @@ impl Podium {
         caller.require_admin()?;
         if release {
             if !self
-                .inner
-                .datastore
+                .datastore()
                 .tenant_begin_deletion(id, &podium_store::now())
                 .await?
             {
                 return Err(Error::not_found("tenant", id));
             }
             // Every claim, also one whose earlier release failed (it is tried again).
-            for claim in self
-                .inner
-                .datastore
-                .claim_list(TenantScope::Tenant(id))
-                .await?
-            {
+            for claim in self.datastore().claim_list(TenantScope::Tenant(id)).await? {
                 self.claim_release(&claim).await?;
             }
-            return match self.inner.datastore.tenant_delete(id).await? {
+            return match self.datastore().tenant_delete(id).await? {
                 Ok(_) => Ok(0),
                 Err(left) => Ok(usize::try_from(left).unwrap_or(usize::MAX)),
             };
         }
-        match self.inner.datastore.tenant_delete(id).await? {
+        match self.datastore().tenant_delete(id).await? {
             Ok(true) => Ok(0),
             Ok(false) => Err(Error::not_found("tenant", id)),
             Err(claims) => Err(Error::Conflict {
@@ -157,9 +146,9 @@ impl Podium {
 
     /// Deletes a tenant being deleted once its last claim is gone; a no-op otherwise.
     pub(crate) async fn tenant_finish_deletion(&self, id: &TenantId) -> Result<(), Error> {
-        if self.inner.datastore.tenant_deleting(id).await? {
+        if self.datastore().tenant_deleting(id).await? {
             // While claims are still releasing this refuses; the last one finishes the job.
-            if self.inner.datastore.tenant_delete(id).await? == Ok(true) {
+            if self.datastore().tenant_delete(id).await? == Ok(true) {
                 tracing::info!(tenant = %id, "tenant deleted after releasing its claims");
             }
         }
@@ -198,8 +187,7 @@ impl Podium {
             revoked_at: None,
         };
         let secret = generate_token();
-        self.inner
-            .datastore
+        self.datastore()
             .token_create(&row, &hash_token(secret.expose()))
             .await?;
         Ok((row, secret))
@@ -214,7 +202,7 @@ impl Podium {
         if let Some(id) = tenant_id {
             self.tenant_view(caller, id).await?;
         }
-        Ok(self.inner.datastore.token_list(tenant_id).await?)
+        Ok(self.datastore().token_list(tenant_id).await?)
     }
 
     pub async fn token_revoke(
@@ -225,8 +213,7 @@ impl Podium {
     ) -> Result<(), Error> {
         caller.require_admin()?;
         if !self
-            .inner
-            .datastore
+            .datastore()
             .token_revoke(tenant_id, token_id, &podium_store::now())
             .await?
         {
@@ -238,7 +225,7 @@ impl Podium {
 
 /// A tenant being deleted gets no new credentials or grants.
 pub(crate) async fn refuse_if_deleting(podium: &Podium, tenant: &TenantId) -> Result<(), Error> {
-    if podium.inner.datastore.tenant_deleting(tenant).await? {
+    if podium.datastore().tenant_deleting(tenant).await? {
         return Err(Error::Conflict {
             code: "tenant_deleting",
             message: format!("tenant `{tenant}` is being deleted (its claims are being released)"),

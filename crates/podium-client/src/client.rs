@@ -178,31 +178,14 @@ impl Client {
         self.send::<Value>(Method::GET, path, None).await
     }
 
-    /// A POST of a request body (one of `podium_types::requests`, or JSON).
+    /// A POST of a request body (one of `podium_types::requests`, or JSON); other methods
+    /// with a body go through `send`.
     pub(super) async fn post<B: serde::Serialize + ?Sized>(
         &self,
         path: &str,
         body: &B,
     ) -> anyhow::Result<Value> {
         self.send(Method::POST, path, Some(body)).await
-    }
-
-    /// A PATCH of a request body (one of `podium_types::requests`, or JSON).
-    pub(super) async fn patch<B: serde::Serialize + ?Sized>(
-        &self,
-        path: &str,
-        body: &B,
-    ) -> anyhow::Result<Value> {
-        self.send(Method::PATCH, path, Some(body)).await
-    }
-
-    /// A PUT of a request body (one of `podium_types::requests`, or JSON).
-    pub(super) async fn put<B: serde::Serialize + ?Sized>(
-        &self,
-        path: &str,
-        body: &B,
-    ) -> anyhow::Result<Value> {
-        self.send(Method::PUT, path, Some(body)).await
     }
 
     pub(super) async fn delete(&self, path: &str) -> anyhow::Result<Value> {

@@ -27,6 +27,7 @@ use podium_types::requests::{
     IpClaimCreate, IpPoolCreate, IpRangeParams, MaintenanceParams, PluginBindingParams,
     PodManagerCreate, PowerParams, TenantCreate, TlsParams, TokenCreate,
 };
+use reqwest::Method;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -851,7 +852,8 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                     }
                     TemplateCommand::Set { uuid, file } => {
                         let path = format!("/v1/pod_managers/{}/network_template", seg(&uuid)?);
-                        c.put(&path, &read_json_file(&file)?).await?;
+                        c.send(Method::PUT, &path, Some(&read_json_file(&file)?))
+                            .await?;
                         eprintln!("network template of pod manager {uuid} set");
                     }
                     TemplateCommand::Delete { uuid } => {
@@ -920,7 +922,8 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                     let host = if off {
                         c.delete(&path).await?
                     } else {
-                        c.put(&path, &MaintenanceParams { reason }).await?
+                        c.send(Method::PUT, &path, Some(&MaintenanceParams { reason }))
+                            .await?
                     };
                     print(output::object(format, &host));
                 }
@@ -1120,7 +1123,12 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                     };
                     print(output::object(
                         format,
-                        &c.patch(&format!("/v1/claims/{}", seg(&id)?), &body).await?,
+                        &c.send(
+                            Method::PATCH,
+                            &format!("/v1/claims/{}", seg(&id)?),
+                            Some(&body),
+                        )
+                        .await?,
                     ));
                 }
                 ClaimCommand::Delete { id } => {

@@ -286,6 +286,33 @@ pub enum MediaParams {
     },
 }
 
+impl From<BootParams> for crate::BootSettings {
+    fn from(p: BootParams) -> crate::BootSettings {
+        crate::BootSettings {
+            target: p.target,
+            persistence: p.persistence,
+            mode: p.mode,
+        }
+    }
+}
+
+impl From<MediaParams> for crate::MediaAction {
+    fn from(p: MediaParams) -> crate::MediaAction {
+        match p {
+            MediaParams::Insert {
+                image_url,
+                media_type,
+                write_protected,
+            } => crate::MediaAction::Insert(crate::MediaRequest {
+                image_url,
+                media_type,
+                write_protected,
+            }),
+            MediaParams::Eject { media_type } => crate::MediaAction::Eject { media_type },
+        }
+    }
+}
+
 fn cd() -> crate::MediaType {
     crate::MediaType::Cd
 }

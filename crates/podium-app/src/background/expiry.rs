@@ -4,8 +4,7 @@ use crate::app::Podium;
 
 pub(super) async fn run(podium: &Podium) -> Result<String, String> {
     podium
-        .inner
-        .datastore
+        .datastore()
         .config_drives_expire(&podium_store::now())
         .await
         .map(|n| format!("{n} expired config drives forgotten"))

@@ -90,14 +90,14 @@ impl Podium {
         let stale = match slot.as_ref() {
             None => true,
             Some(state) => {
-                self.inner.datastore.backend() == Backend::Postgres
+                self.datastore().backend() == Backend::Postgres
                     && state.loaded.elapsed() > STATE_MAX_AGE
             }
         };
         if stale {
             let loaded = Instant::now();
             let pool = self.ip_pool_load(pool_id).await?;
-            let taken = self.inner.datastore.ip_allocated_values(pool_id).await?;
+            let taken = self.datastore().ip_allocated_values(pool_id).await?;
             let free = FreeSpace::new(pool.space.free_extents(taken));
             *slot = Some(PoolState {
                 pool,
@@ -228,8 +228,7 @@ impl Podium {
                 .map(|(_, c)| (c.row.clone(), c.value))
                 .collect();
             let inserted = match self
-                .inner
-                .datastore
+                .datastore()
                 .ip_insert_many(&rows, state.pool.row.generation)
                 .await
             {
@@ -257,8 +256,7 @@ impl Podium {
                     continue;
                 }
                 let missed = self
-                    .inner
-                    .datastore
+                    .datastore()
                     .ip_missed(pool_id, &job.owner, c.value)
                     .await;
                 // Give the address back unless someone (of this group or not) holds it now.
@@ -357,8 +355,7 @@ impl Podium {
             }
             // Taken as far as this process knows: say by whom (or hand the owner its own).
             let free = state.free.lock().expect("free space poisoned").take(w);
-            if !free && let Some(holder) = self.inner.datastore.ip_allocation_at(pool_id, w).await?
-            {
+            if !free && let Some(holder) = self.datastore().ip_allocation_at(pool_id, w).await? {
                 if holder.owner == owner {
                     let answer = self.ip_claim_existing(pool, &request, holder, wanted).await;
                     return Ok(Choice::Answer(Box::new(answer)));
@@ -375,8 +372,7 @@ impl Podium {
                 None => {
                     // The owner may hold one already: a repeated claim on a full pool.
                     if let Some(existing) = self
-                        .inner
-                        .datastore
+                        .datastore()
                         .ip_allocation_of_owner(pool_id, owner)
                         .await?
                     {
@@ -461,8 +457,7 @@ impl Podium {
             allocations: Some(Box::new(view)),
         };
         let proposal = self
-            .inner
-            .runtime
+            .runtime()
             .ipam(&plugin, context)
             .propose(request)
             .await
@@ -503,8 +498,7 @@ impl Podium {
             endpoint: None,
             allocations: None,
         };
-        self.inner
-            .runtime
+        self.runtime()
             .ipam(&plugin, context)
             .preprovisioning_network_data(request, address)
             .await
@@ -519,7 +513,7 @@ impl Podium {
     ) -> Result<bool, Error> {
         let entry = self.inner.ipam_locks.get(pool_id);
         let slot = entry.state.lock().await;
-        let Some(value) = self.inner.datastore.ip_release(pool_id, id).await? else {
+        let Some(value) = self.datastore().ip_release(pool_id, id).await? else {
             return Ok(false);
         };
         if let Some(state) = slot.as_ref()

@@ -82,8 +82,7 @@ impl Podium {
         }
         let pod_manager = match &def.pod_manager {
             Some(uuid) => Some(
-                self.inner
-                    .datastore
+                self.datastore()
                     .pod_manager_get(uuid)
                     .await?
                     .map(crate::bindings::PodManager::from_row)
@@ -95,7 +94,7 @@ impl Podium {
             None => None,
         };
         for (i, tenant) in def.tenants.iter().enumerate() {
-            if self.inner.datastore.tenant_get(tenant).await?.is_none() {
+            if self.datastore().tenant_get(tenant).await?.is_none() {
                 return Err(Error::invalid(
                     format!("tenants[{i}]"),
                     format!("no tenant `{tenant}`"),
@@ -139,12 +138,7 @@ impl Podium {
     }
 
     async fn ip_pool_name_free(&self, name: &str, except: Option<&IpPoolId>) -> Result<(), Error> {
-        if self
-            .inner
-            .datastore
-            .ip_pool_name_taken(name, except)
-            .await?
-        {
+        if self.datastore().ip_pool_name_taken(name, except).await? {
             return Err(Error::ConflictField {
                 code: "name_taken",
                 field: "name".into(),
@@ -163,7 +157,7 @@ impl Podium {
         let Checked { mut row, .. } = self.ip_pool_check(params, None).await?;
         self.ip_pool_name_free(&row.name, None).await?;
         row.id = IpPoolId::generate();
-        match self.inner.datastore.ip_pool_create(&row).await {
+        match self.datastore().ip_pool_create(&row).await {
             Ok(()) => IpPool::from_row(row),
             // Two creations with one name racing: the unique index decides.
             Err(podium_store::StoreError::Conflict(_)) => {
@@ -179,8 +173,7 @@ impl Podium {
 
     async fn ip_pool_load(&self, id: &IpPoolId) -> Result<IpPool, Error> {
         let row = self
-            .inner
-            .datastore
+            .datastore()
             .ip_pool_get(id)
             .await?
             .ok_or_else(|| Error::not_found("IP pool", id))?;
@@ -202,8 +195,7 @@ impl Podium {
         let mut claimed = 0u128;
         for owner in pool.space.pre_allocations.keys() {
             if self
-                .inner
-                .datastore
+                .datastore()
                 .ip_allocation_of_owner(&pool.row.id, owner)
                 .await?
                 .is_some()
@@ -211,11 +203,7 @@ impl Podium {
                 claimed += 1;
             }
         }
-        let allocated = self
-            .inner
-            .datastore
-            .ip_allocated_count(&pool.row.id)
-            .await?;
+        let allocated = self.datastore().ip_allocated_count(&pool.row.id).await?;
         Ok(pool.usage(u128::try_from(allocated).unwrap_or(0), claimed))
     }
 
@@ -228,8 +216,7 @@ impl Podium {
     ) -> Result<Paged<(IpPool, Usage)>, Error> {
         caller.require_admin_read()?;
         let paged = self
-            .inner
-            .datastore
+            .datastore()
             .ip_pool_list(pod_manager.as_ref(), &page(limit, cursor)?)
             .await?;
         let mut items = Vec::with_capacity(paged.items.len());
@@ -279,8 +266,7 @@ impl Podium {
         let Checked { space, row } = self.ip_pool_check(def, Some(&base)).await?;
         self.ip_pool_name_free(&row.name, Some(id)).await?;
         let replaced = self
-            .inner
-            .datastore
+            .datastore()
             .ip_pool_replace(&row, |allocations| {
                 for a in allocations {
                     let v = space::from_key(&a.addr_key).ok_or_else(|| {
@@ -341,7 +327,7 @@ impl Podium {
         let entry = self.inner.ipam_locks.get(id);
         let mut state = entry.state.lock().await;
         *state = None;
-        match self.inner.datastore.ip_pool_delete(id).await? {
+        match self.datastore().ip_pool_delete(id).await? {
             None => Err(Error::not_found("IP pool", id)),
             Some(0) => {
                 self.inner.ipam_locks.forget(id);
@@ -369,8 +355,7 @@ impl Podium {
         let host = match &owner {
             Owner::Host(id) => {
                 let host = self
-                    .inner
-                    .datastore
+                    .datastore()
                     .host_get(id)
                     .await?
                     .ok_or_else(|| Error::invalid("owner", format!("no host `{id}`")))?;
@@ -378,8 +363,7 @@ impl Podium {
             }
             Owner::Claim(id) => {
                 if self
-                    .inner
-                    .datastore
+                    .datastore()
                     .claim_get(TenantScope::Every, id)
                     .await?
                     .is_none()
@@ -403,13 +387,12 @@ impl Podium {
         caller.require_admin_read()?;
         let pool = self.ip_pool_load(pool_id).await?;
         let row = self
-            .inner
-            .datastore
+            .datastore()
             .ip_allocation_get(pool_id, id)
             .await?
             .ok_or_else(|| Error::not_found("IP claim", id))?;
         let host = match Owner::parse("owner", &row.owner) {
-            Ok(Owner::Host(h)) => match self.inner.datastore.host_get(&h).await? {
+            Ok(Owner::Host(h)) => match self.datastore().host_get(&h).await? {
                 Some(host) => Some(host_facts(&host)?),
                 None => None,
             },
@@ -431,8 +414,7 @@ impl Podium {
         caller.require_admin_read()?;
         let pool = self.ip_pool_load(pool_id).await?;
         let paged = self
-            .inner
-            .datastore
+            .datastore()
             .ip_allocation_list(pool_id, &page(limit, cursor)?)
             .await?;
         Ok(Paged {
@@ -452,7 +434,7 @@ impl Podium {
         id: &IpClaimId,
     ) -> Result<(), Error> {
         caller.require_admin()?;
-        if self.inner.datastore.ip_pool_get(pool_id).await?.is_none() {
+        if self.datastore().ip_pool_get(pool_id).await?.is_none() {
             return Err(Error::not_found("IP pool", pool_id));
         }
         if !self.ip_release(pool_id, id).await? {
@@ -469,7 +451,7 @@ impl Podium {
         keep: impl Fn(&IpPool) -> bool,
     ) -> Result<usize, Error> {
         let mut released = 0;
-        for a in self.inner.datastore.ip_allocations_of_owner(owner).await? {
+        for a in self.datastore().ip_allocations_of_owner(owner).await? {
             let pool = self.ip_pool_load(&a.pool_id).await?;
             if keep(&pool) {
                 continue;
@@ -484,7 +466,7 @@ impl Podium {
     /// Releases the addresses of hosts that are gone (their pod manager was deleted).
     pub(crate) async fn ip_release_gone_hosts(&self) -> Result<usize, Error> {
         let mut released = 0;
-        for (pool_id, id) in self.inner.datastore.ip_allocations_of_gone_hosts().await? {
+        for (pool_id, id) in self.datastore().ip_allocations_of_gone_hosts().await? {
             if self.ip_release(&pool_id, &id).await? {
                 released += 1;
             }
@@ -497,8 +479,7 @@ impl Podium {
         &self,
         pod_manager: &PodManagerId,
     ) -> Result<Vec<IpPool>, Error> {
-        self.inner
-            .datastore
+        self.datastore()
             .ip_pools_serving(pod_manager)
             .await?
             .into_iter()
@@ -531,8 +512,7 @@ impl Podium {
         network_data: bool,
     ) -> Result<Option<IpClaim>, Error> {
         let Some(row) = self
-            .inner
-            .datastore
+            .datastore()
             .ip_allocation_of_owner(&pool.row.id, owner)
             .await?
         else {
@@ -579,7 +559,7 @@ impl Podium {
         }
         let mut claims = Vec::new();
         for owner in owners {
-            for a in self.inner.datastore.ip_allocations_of_owner(&owner).await? {
+            for a in self.datastore().ip_allocations_of_owner(&owner).await? {
                 let pool = self.ip_pool_load(&a.pool_id).await?;
                 claims.push(pool.claim(a, None));
             }

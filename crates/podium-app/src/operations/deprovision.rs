@@ -17,28 +17,17 @@ impl Podium {
         let (Some(id), Some(host_id)) = (&op.claim_id, &op.host_id) else {
             return Ok(None);
         };
-        let Some(claim) = self
-            .inner
-            .datastore
-            .claim_get(TenantScope::Every, id)
-            .await?
-        else {
+        let Some(claim) = self.datastore().claim_get(TenantScope::Every, id).await? else {
             return Ok(None);
         };
-        let host = self
-            .inner
-            .datastore
-            .host_get(host_id)
-            .await?
-            .ok_or_else(|| Error::not_found("host", host_id))?;
+        let host = self.host_load(host_id).await?;
         if host.state == HostState::Missing {
             // Nothing to power off or eject: only the addresses go.
             self.deprovision_addresses(id, &host).await?;
         } else {
             self.deprovision(id, &host).await?;
         }
-        self.inner
-            .datastore
+        self.datastore()
             .claim_finish_release(id, crate::lifecycle::DEPROVISIONED.to)
             .await?;
         if let Err(e) = self.tenant_finish_deletion(&claim.tenant_id).await {
@@ -64,19 +53,14 @@ impl Podium {
     /// host's preprovisioning address (unless its pool keeps it).
     async fn deprovision(&self, claim_id: &ClaimId, host: &HostRow) -> Result<(), Error> {
         let pm = self.pod_manager_load(&host.pod_manager).await?;
-        let driver = async || self.driver_for_host(&pm, host).await;
-        let (p, c) = driver().await?;
-        self.inner
-            .runtime
-            .driver(&p, c)
+        self.host_driver(&pm, host)
+            .await?
             .set_power(&host.system_id, PowerAction::ForceOff)
             .await
             .map_err(Error::Plugin)?;
         self.eject_all_media(&pm, host).await?;
-        let (p, c) = driver().await?;
-        self.inner
-            .runtime
-            .driver(&p, c)
+        self.host_driver(&pm, host)
+            .await?
             .set_boot_override(
                 &host.system_id,
                 BootSettings {

@@ -14,12 +14,7 @@ impl Podium {
         action: &OperationRequest,
     ) -> Result<Option<serde_json::Value>, Error> {
         let pm = self.pod_manager_load(&host.pod_manager).await?;
-        let driver = || async {
-            let (plugin, context) = self.driver_for_host(&pm, host).await?;
-            Ok::<_, Error>((plugin, context))
-        };
-        let (plugin, context) = driver().await?;
-        let call = self.inner.runtime.driver(&plugin, context);
+        let call = self.host_driver(&pm, host).await?;
         match action {
             OperationRequest::Power(a) => {
                 call.set_power(&host.system_id, *a)
@@ -27,21 +22,15 @@ impl Podium {
                     .map_err(Error::Plugin)?;
                 let now = podium_store::now();
                 // The BMC obeys again: a power management error is over.
-                self.inner
-                    .datastore
-                    .host_recover_power(&host.id, &now)
-                    .await?;
+                self.datastore().host_recover_power(&host.id, &now).await?;
                 // Read back what the BMC reports now.
-                let (plugin, context) = driver().await?;
                 if let Ok(state) = self
-                    .inner
-                    .runtime
-                    .driver(&plugin, context)
+                    .host_driver(&pm, host)
+                    .await?
                     .get_power(&host.system_id)
                     .await
                 {
-                    self.inner
-                        .datastore
+                    self.datastore()
                         .host_set_power(&host.id, power_state_name(state), &now)
                         .await?;
                     return Ok(Some(

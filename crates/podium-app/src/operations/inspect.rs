@@ -19,17 +19,14 @@ impl Podium {
         let host = self.operation_host(op).await?;
         let pm = self.pod_manager_load(&host.pod_manager).await?;
         let preprovisioning = self.preprovisioning_prepare(&pm, &host).await?;
-        let (plugin, context) = self.driver_for_host(&pm, &host).await?;
         let system = self
-            .inner
-            .runtime
-            .driver(&plugin, context)
+            .host_driver(&pm, &host)
+            .await?
             .inspect(&host.system_id)
             .await
             .map_err(Error::Plugin)?;
         let now = podium_store::now();
-        self.inner
-            .datastore
+        self.datastore()
             .host_refresh(
                 &host.id,
                 &crate::inventory::host_row_from_system(&system),
@@ -37,8 +34,7 @@ impl Podium {
             )
             .await?;
         if self
-            .inner
-            .datastore
+            .datastore()
             .host_transition(&host.id, INSPECTED, &now)
             .await?
         {

@@ -101,7 +101,7 @@ impl Podium {
 
     /// Stores an operation and wakes the leasing.
     pub(crate) async fn operation_enqueue(&self, op: &OperationRow) -> Result<(), Error> {
-        self.inner.datastore.operation_create(op).await?;
+        self.datastore().operation_create(op).await?;
         self.inner
             .background
             .run_now(crate::background::Job::Leasing);
@@ -127,8 +127,7 @@ impl Podium {
                 return;
             }
             let leased = self
-                .inner
-                .datastore
+                .datastore()
                 .operation_lease(
                     &self.inner.operations.worker_id,
                     settings.lease,
@@ -172,8 +171,7 @@ impl Podium {
                 loop {
                     tokio::time::sleep(every).await;
                     match podium
-                        .inner
-                        .datastore
+                        .datastore()
                         .operation_renew(&id, &owner, &after(lease))
                         .await
                     {
@@ -208,8 +206,7 @@ impl Podium {
         let recorded = match &result {
             Ok(found) => {
                 let found = found.as_ref().map(serde_json::Value::to_string);
-                self.inner
-                    .datastore
+                self.datastore()
                     .operation_finish(&op.id, &owner, None, found.as_deref(), &now)
                     .await
             }
@@ -220,8 +217,7 @@ impl Podium {
                     .saturating_mul(2u32.saturating_pow(exponent.min(16)))
                     .min(RETRY_MAX);
                 tracing::info!(operation = %op.id, attempt = op.attempts, retry_in = ?delay, error = %e, "operation failed transiently; will retry");
-                self.inner
-                    .datastore
+                self.datastore()
                     .operation_retry_later(&op.id, &owner, &e.to_string(), &after(delay))
                     .await
             }
@@ -235,8 +231,7 @@ impl Podium {
                 if let Some((error_type, from)) = crate::lifecycle::failure(op.kind())
                     && let Some(host) = &op.host_id
                     && let Err(e) = self
-                        .inner
-                        .datastore
+                        .datastore()
                         .host_fail(host, from, error_type, &message, &now)
                         .await
                 {
@@ -247,8 +242,7 @@ impl Podium {
                 {
                     let reason = format!("deprovisioning failed, the host stays held: {message}");
                     if let Err(e) = self
-                        .inner
-                        .datastore
+                        .datastore()
                         .claim_set_state(
                             claim,
                             podium_types::ClaimState::Releasing,
@@ -260,8 +254,7 @@ impl Podium {
                         tracing::error!(claim = %claim, error = %e, "cannot record a failed deprovisioning");
                     }
                 }
-                self.inner
-                    .datastore
+                self.datastore()
                     .operation_finish(&op.id, &owner, Some(&message), None, &now)
                     .await
             }
@@ -278,8 +271,7 @@ impl Podium {
                 // runs again (its actions are idempotent), up to the bound of attempts.
                 let message = format!("its end could not be recorded: {e}");
                 if let Err(e) = self
-                    .inner
-                    .datastore
+                    .datastore()
                     .operation_finish(&op.id, &owner, Some(&message), None, &now)
                     .await
                 {

@@ -36,11 +36,9 @@ impl Podium {
     ) -> Result<(), Error> {
         use podium_runtime::{MediaType, PluginError};
         for media in [MediaType::Cd, MediaType::Usb, MediaType::Floppy] {
-            let (p, c) = self.driver_for_host(pm, host).await?;
             match self
-                .inner
-                .runtime
-                .driver(&p, c)
+                .host_driver(pm, host)
+                .await?
                 .eject_media(&host.system_id, media)
                 .await
             {
@@ -74,8 +72,7 @@ impl Podium {
             });
         };
         let claim = self
-            .inner
-            .datastore
+            .datastore()
             .claim_get(TenantScope::Every, claim_id)
             .await?
             .filter(|c| c.state == podium_types::ClaimState::Bound && c.host_id == op.host_id)
@@ -83,12 +80,7 @@ impl Podium {
                 code: "claim_not_bound",
                 message: format!("claim `{claim_id}` is no longer bound to this host"),
             })?;
-        let host = self
-            .inner
-            .datastore
-            .host_get(host_id)
-            .await?
-            .ok_or_else(|| Error::not_found("host", host_id))?;
+        let host = self.host_load(host_id).await?;
         let image: podium_types::requests::ImageParams = serde_json::from_str(&claim.image)
             .map_err(|e| {
                 Error::Internal(anyhow::anyhow!("stored image of claim {claim_id}: {e}"))
@@ -101,7 +93,6 @@ impl Podium {
             .await?;
         let drive_url = format!("{}{}", self.download_base()?, drive.path);
         let pm = self.pod_manager_load(&host.pod_manager).await?;
-        let driver = async || self.driver_for_host(&pm, &host).await;
         let unsupported = |e: &CallError| {
             matches!(
                 e,
@@ -112,10 +103,8 @@ impl Podium {
             )
         };
         self.eject_all_media(&pm, &host).await?;
-        let (p, c) = driver().await?;
-        self.inner
-            .runtime
-            .driver(&p, c)
+        self.host_driver(&pm, &host)
+            .await?
             .insert_media(
                 &host.system_id,
                 MediaRequest {
@@ -129,11 +118,9 @@ impl Podium {
         let mut inserted = false;
         let mut refusals = Vec::new();
         for media in [MediaType::Usb, MediaType::Floppy] {
-            let (p, c) = driver().await?;
             match self
-                .inner
-                .runtime
-                .driver(&p, c)
+                .host_driver(&pm, &host)
+                .await?
                 .insert_media(
                     &host.system_id,
                     MediaRequest {
@@ -163,10 +150,8 @@ impl Podium {
                 ),
             });
         }
-        let (p, c) = driver().await?;
-        self.inner
-            .runtime
-            .driver(&p, c)
+        self.host_driver(&pm, &host)
+            .await?
             .set_boot_override(
                 &host.system_id,
                 BootSettings {
@@ -177,29 +162,24 @@ impl Podium {
             )
             .await
             .map_err(Error::Plugin)?;
-        let (p, c) = driver().await?;
         let action = match self
-            .inner
-            .runtime
-            .driver(&p, c)
+            .host_driver(&pm, &host)
+            .await?
             .get_power(&host.system_id)
             .await
         {
             Ok(PowerState::On) => PowerAction::ForceRestart,
             _ => PowerAction::On,
         };
-        let (p, c) = driver().await?;
-        self.inner
-            .runtime
-            .driver(&p, c)
+        self.host_driver(&pm, &host)
+            .await?
             .set_power(&host.system_id, action)
             .await
             .map_err(Error::Plugin)?;
         // What the BMC reports now is what the claim and the host show.
         let observed = self.host_observe(&pm, &host).await;
         let t = crate::lifecycle::PROVISIONED;
-        self.inner
-            .datastore
+        self.datastore()
             .host_transition(&host.id, t, &podium_store::now())
             .await?;
         tracing::info!(claim = %claim_id, host = %host.id, "provisioned");

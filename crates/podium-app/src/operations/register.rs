@@ -15,24 +15,20 @@ impl Podium {
     pub(super) async fn register_execute(&self, op: &OperationRow) -> Result<Option<Value>, Error> {
         let host = self.operation_host(op).await?;
         let pm = self.pod_manager_load(&host.pod_manager).await?;
-        let (plugin, context) = self.driver_for_host(&pm, &host).await?;
         let power = self
-            .inner
-            .runtime
-            .driver(&plugin, context)
+            .host_driver(&pm, &host)
+            .await?
             .get_power(&host.system_id)
             .await
             .map_err(Error::Plugin)?;
         let power = crate::inventory::power_state_name(power);
-        self.inner
-            .datastore
+        self.datastore()
             .host_set_power(&host.id, power, &podium_store::now())
             .await?;
         let inspect =
             OperationRow::queued(OperationRequest::Inspect, &host.pod_manager, Some(&host.id));
         if self
-            .inner
-            .datastore
+            .datastore()
             .host_transition_queue(&host.id, REGISTERED, &inspect)
             .await?
         {

@@ -59,19 +59,17 @@ impl Podium {
         }
         let bytes: Arc<[u8]> = wasm.into();
         let plugin = self
-            .inner
-            .runtime
+            .runtime()
             .load(bytes.clone())
             .await
             .map_err(Error::InvalidPlugin)?;
-        if let Some(existing) = self.inner.datastore.plugin_get(plugin.sha256()).await? {
+        if let Some(existing) = self.datastore().plugin_get(plugin.sha256()).await? {
             self.cache_insert(plugin).await;
             return Ok((existing, false));
         }
         let info = plugin.info();
         if let Some(other) = self
-            .inner
-            .datastore
+            .datastore()
             .plugin_by_name_version(&info.name, &info.version)
             .await?
         {
@@ -93,7 +91,7 @@ impl Podium {
             source,
             created_at: podium_store::now(),
         };
-        let row = match self.inner.datastore.plugin_create(&row, &bytes).await {
+        let row = match self.datastore().plugin_create(&row, &bytes).await {
             Ok(row) => row,
             Err(podium_store::StoreError::Conflict(_)) => {
                 // Another process registered the same name and version meanwhile.
@@ -113,13 +111,12 @@ impl Podium {
 
     pub async fn plugin_list(&self, caller: &Caller) -> Result<Vec<PluginRow>, Error> {
         caller.require_admin_read()?;
-        Ok(self.inner.datastore.plugin_list().await?)
+        Ok(self.datastore().plugin_list().await?)
     }
 
     pub async fn plugin_view(&self, caller: &Caller, sha256: &str) -> Result<PluginRow, Error> {
         caller.require_admin_read()?;
-        self.inner
-            .datastore
+        self.datastore()
             .plugin_get(sha256)
             .await?
             .ok_or_else(|| Error::not_found("plugin", sha256))
@@ -133,7 +130,7 @@ impl Podium {
         world: World,
         field: &str,
     ) -> Result<Plugin, Error> {
-        let rows = self.inner.datastore.plugin_list().await?;
+        let rows = self.datastore().plugin_list().await?;
         let mut candidates: Vec<&PluginRow> = rows
             .iter()
             .filter(|r| r.name == reference.name)
@@ -168,12 +165,11 @@ impl Podium {
             return Ok(plugin);
         }
         let wasm = self
-            .inner
-            .datastore
+            .datastore()
             .plugin_wasm(sha256)
             .await?
             .ok_or_else(|| Error::not_found("plugin", sha256))?;
-        let plugin = self.inner.runtime.load(wasm.into()).await.map_err(|e| {
+        let plugin = self.runtime().load(wasm.into()).await.map_err(|e| {
             Error::Internal(anyhow::anyhow!(
                 "stored plugin {sha256} no longer loads: {e}"
             ))

@@ -102,8 +102,7 @@ impl Podium {
                 now + time::Duration::seconds(i64::try_from(ttl).unwrap_or(i64::MAX)),
             ),
         };
-        self.inner
-            .datastore
+        self.datastore()
             .config_drive_create(&row, &row.created_at)
             .await?;
         tracing::info!(drive = %row.id, host = %row.host_id, phase = %row.phase, expires_at = %row.expires_at, "config drive made");
@@ -123,8 +122,7 @@ impl Podium {
         }
         let hash = hex::encode(Sha256::digest(token.as_bytes()));
         let row = self
-            .inner
-            .datastore
+            .datastore()
             .config_drive_by_token(&hash, &podium_store::now())
             .await?
             .ok_or_else(not_found)?;

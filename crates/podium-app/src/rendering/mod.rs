@@ -174,8 +174,7 @@ impl Podium {
 
     pub(crate) async fn pod_manager_load(&self, uuid: &PodManagerId) -> Result<PodManager, Error> {
         let row = self
-            .inner
-            .datastore
+            .datastore()
             .pod_manager_get(uuid)
             .await?
             .ok_or_else(|| Error::not_found("pod manager", uuid))?;
@@ -194,8 +193,7 @@ impl Podium {
         let template = self.template_text(pm).await?;
         let host = host.map(render_host).transpose()?;
         let (plugin, context) = self.renderer_of(pm).await?;
-        self.inner
-            .runtime
+        self.runtime()
             .renderer(&plugin, context)
             .validate_consumer_input(policy, &template, host.as_ref(), input)
             .await
@@ -234,19 +232,13 @@ impl Podium {
         host_id: &HostId,
         phase: Phase,
     ) -> Result<(HostRow, Option<ClaimRow>), Error> {
-        let host = self
-            .inner
-            .datastore
-            .host_get(host_id)
-            .await?
-            .ok_or_else(|| Error::not_found("host", host_id))?;
+        let host = self.host_load(host_id).await?;
         if phase == Phase::Preprovisioning {
             return Ok((host, None));
         }
         let claim = match &host.claim_id {
             Some(c) => self
-                .inner
-                .datastore
+                .datastore()
                 .claim_get(TenantScope::Every, c)
                 .await?
                 .filter(|c| c.state == podium_types::ClaimState::Bound),
@@ -300,8 +292,7 @@ impl Podium {
     pub(crate) async fn claim_hold_addresses(&self, claim_id: &ClaimId) {
         let found = async {
             let claim = self
-                .inner
-                .datastore
+                .datastore()
                 .claim_get(TenantScope::Every, claim_id)
                 .await?;
             let Some(claim) = claim.filter(|c| c.state == podium_types::ClaimState::Bound) else {
@@ -310,7 +301,7 @@ impl Podium {
             let Some(host) = claim.host_id.as_ref() else {
                 return Ok(());
             };
-            let Some(host) = self.inner.datastore.host_get(host).await? else {
+            let Some(host) = self.datastore().host_get(host).await? else {
                 return Ok(());
             };
             self.render(&host, Some(&claim), Phase::Provisioning, Hold::Take)
@@ -368,8 +359,7 @@ impl Podium {
         };
         let (plugin, call) = self.renderer_of(&pm).await?;
         let meta_data = self
-            .inner
-            .runtime
+            .runtime()
             .renderer(&plugin, call)
             .render_meta_data(&input)
             .await
@@ -377,8 +367,7 @@ impl Podium {
         let network_data = match phase {
             Phase::Provisioning => {
                 let (plugin, call) = self.renderer_of(&pm).await?;
-                self.inner
-                    .runtime
+                self.runtime()
                     .renderer(&plugin, call)
                     .render_network_data(&input)
                     .await

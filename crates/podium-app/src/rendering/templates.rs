@@ -18,8 +18,7 @@ impl Podium {
     /// The pod manager's template, `{}` when none was set.
     pub(super) async fn template_text(&self, pm: &PodManager) -> Result<String, Error> {
         Ok(self
-            .inner
-            .datastore
+            .datastore()
             .network_template_get(&pm.row.uuid)
             .await?
             .unwrap_or_else(|| "{}".to_owned()))
@@ -34,8 +33,7 @@ impl Podium {
         caller.require_admin_read()?;
         let pm = self.pod_manager_load(uuid).await?;
         let text = self
-            .inner
-            .datastore
+            .datastore()
             .network_template_get(&pm.row.uuid)
             .await?
             .ok_or_else(|| Error::not_found("network template of pod manager", uuid))?;
@@ -92,8 +90,7 @@ impl Podium {
                 ));
             }
         }
-        self.inner
-            .datastore
+        self.datastore()
             .network_template_set(&pm.row.uuid, Some(&text), &podium_store::now())
             .await?;
         tracing::info!(pod_manager = %pm.row.uuid, pools = pools.len(), "network template set");
@@ -109,16 +106,14 @@ impl Podium {
         caller.require_admin()?;
         let pm = self.pod_manager_load(uuid).await?;
         if self
-            .inner
-            .datastore
+            .datastore()
             .network_template_get(&pm.row.uuid)
             .await?
             .is_none()
         {
             return Err(Error::not_found("network template of pod manager", uuid));
         }
-        self.inner
-            .datastore
+        self.datastore()
             .network_template_set(&pm.row.uuid, None, &podium_store::now())
             .await?;
         Ok(())
@@ -131,8 +126,7 @@ impl Podium {
         text: &str,
     ) -> Result<Vec<PoolNeed>, Error> {
         let (plugin, context) = self.renderer_of(pm).await?;
-        self.inner
-            .runtime
+        self.runtime()
             .renderer(&plugin, context)
             .validate_template(text)
             .await

@@ -10,10 +10,10 @@ use super::{Bounds, CallContext, CallError, Prepared, clip, plugin_err};
 
 impl Runtime {
     /// A call to a hardware driver, bound to its configuration and endpoint.
-    pub fn driver<'a>(&'a self, plugin: &'a Plugin, context: CallContext) -> DriverCall<'a> {
+    pub fn driver(&self, plugin: &Plugin, context: CallContext) -> DriverCall<'_> {
         DriverCall {
             runtime: self,
-            plugin,
+            plugin: plugin.clone(),
             context,
         }
     }
@@ -23,7 +23,7 @@ impl Runtime {
 #[derive(Debug)]
 pub struct DriverCall<'a> {
     runtime: &'a Runtime,
-    plugin: &'a Plugin,
+    plugin: Plugin,
     context: CallContext,
 }
 
@@ -31,7 +31,7 @@ impl DriverCall<'_> {
     pub async fn capabilities(self) -> Result<Capabilities, CallError> {
         let (_, caps) = call_export!(
             self.runtime,
-            self.plugin,
+            &self.plugin,
             self.context,
             Driver,
             "hardware-driver",
@@ -48,7 +48,7 @@ impl DriverCall<'_> {
     pub async fn probe(self) -> Result<ServiceInfo, CallError> {
         let (label, result) = call_export!(
             self.runtime,
-            self.plugin,
+            &self.plugin,
             self.context,
             Driver,
             "hardware-driver",
@@ -79,7 +79,7 @@ impl DriverCall<'_> {
         let (label, result) = call_export!(
             bounds = Bounds::Discovery,
             self.runtime,
-            self.plugin,
+            &self.plugin,
             self.context,
             Driver,
             "hardware-driver",
@@ -97,7 +97,7 @@ impl DriverCall<'_> {
         let id = system_id.to_owned();
         let (label, result) = call_export!(
             self.runtime,
-            self.plugin,
+            &self.plugin,
             self.context,
             Driver,
             "hardware-driver",
@@ -124,7 +124,7 @@ impl DriverCall<'_> {
         let id = system_id.to_owned();
         let (label, result) = call_export!(
             self.runtime,
-            self.plugin,
+            &self.plugin,
             self.context,
             Driver,
             "hardware-driver",
@@ -137,7 +137,7 @@ impl DriverCall<'_> {
         let id = system_id.to_owned();
         let (label, result) = call_export!(
             self.runtime,
-            self.plugin,
+            &self.plugin,
             self.context,
             Driver,
             "hardware-driver",
@@ -157,7 +157,7 @@ impl DriverCall<'_> {
         let settings = settings.into();
         let (label, result) = call_export!(
             self.runtime,
-            self.plugin,
+            &self.plugin,
             self.context,
             Driver,
             "hardware-driver",
@@ -181,7 +181,7 @@ impl DriverCall<'_> {
         };
         let (label, result) = call_export!(
             self.runtime,
-            self.plugin,
+            &self.plugin,
             self.context,
             Driver,
             "hardware-driver",
@@ -198,7 +198,7 @@ impl DriverCall<'_> {
         let id = system_id.to_owned();
         let (label, result) = call_export!(
             self.runtime,
-            self.plugin,
+            &self.plugin,
             self.context,
             Driver,
             "hardware-driver",
