@@ -8,7 +8,8 @@ use crate::ipam::cache::PoolLocks;
 use crate::plugins::cache::PluginCache;
 use crate::sealing::Sealer;
 use podium_runtime::Runtime;
-use podium_store::{Datastore, Page};
+use podium_store::Datastore;
+use podium_types::Page;
 
 use crate::error::Error;
 

@@ -240,7 +240,7 @@ impl Podium {
             .grant_list(
                 Some(tenant_id),
                 None,
-                &podium_store::Page {
+                &podium_types::Page {
                     limit: 1000,
                     cursor: None,
                 },
@@ -380,8 +380,8 @@ impl Podium {
         &self,
         caller: &Caller,
         id: &ClaimId,
-        page: podium_store::Page,
-    ) -> Result<podium_store::Paged<podium_store::OperationRow>, Error> {
+        page: podium_types::Page,
+    ) -> Result<podium_types::Paged<podium_store::OperationRow>, Error> {
         let (claim, _) = self.claim_view(caller, id).await?;
         let filter = podium_store::OperationFilter {
             claim: Some(claim.id),

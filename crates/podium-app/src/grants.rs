@@ -8,7 +8,8 @@ use crate::app::Podium;
 use crate::app::page;
 use crate::auth::Caller;
 use crate::error::Error;
-use podium_store::{GrantRow, Paged};
+use podium_store::GrantRow;
+use podium_types::Paged;
 use podium_types::requests::GrantCreate;
 
 /// A grant with its selector decoded.

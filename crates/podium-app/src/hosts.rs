@@ -12,9 +12,10 @@ use crate::inventory::host_row_from_system;
 use crate::labels::validate_labels;
 use crate::lifecycle::{HostAction, action_allowed};
 use podium_runtime::{CallError, PluginError, System, SystemKind};
-use podium_store::{HostFilter, HostRow, OperationFilter, OperationRow, Page, Paged};
+use podium_store::{HostFilter, HostRow, OperationFilter, OperationRow};
 use podium_types::requests::{BootParams, HostCreate, MediaParams, PowerParams};
 use podium_types::{OperationRequest, PowerAction};
+use podium_types::{Page, Paged};
 
 impl Podium {
     /// A host by id, or `not_found`.

@@ -1,5 +1,5 @@
 //! Names admins give pod managers and pools, owners of addresses, and labels of hosts and
-//! selectors of them in grants and claims.
+//! selectors of them in grants and claims, checked with the field at fault.
 
 use std::collections::BTreeMap;
 
@@ -58,23 +58,7 @@ pub(crate) fn validate_name(name: &str) -> Result<(), Error> {
     Ok(())
 }
 
-const OWNER_MAX: usize = 253;
-
-/// Checks the text of an owner: 1 to 253 characters of letters, digits, `.`, `_`, `-`, `:`, `/`.
+/// Checks the text of an owner (`podium_types::Owner`), naming `field` if it is none.
 pub(crate) fn validate_owner_text(field: &str, owner: &str) -> Result<(), Error> {
-    if owner.is_empty()
-        || owner.len() > OWNER_MAX
-        || !owner
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"._-:/".contains(&b))
-    {
-        return Err(Error::invalid(
-            field,
-            format!(
-                "an owner is `host:<id>`, `claim:<id>` or a name of 1 to {OWNER_MAX} characters \
-                 of A-Z, a-z, 0-9, `.`, `_`, `-`, `:` and `/`"
-            ),
-        ));
-    }
-    Ok(())
+    podium_types::Owner::check(owner).map_err(|e| Error::invalid(field, e.to_string()))
 }

@@ -170,6 +170,28 @@ pub fn shown_state(host: &HostRow) -> ShownState {
     }
 }
 
+/// Why a host is in `error`: shown only while it is (a host that recovered keeps no error).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostError {
+    /// `registration`, `inspection`, `provisioning`, `deprovisioning` or `power_management`.
+    pub error_type: String,
+    pub message: String,
+    pub at: Option<String>,
+    /// The state the error interrupted.
+    pub interrupted: Option<HostState>,
+}
+
+/// The host's error, while it is in `error`.
+pub fn shown_error(host: &HostRow) -> Option<HostError> {
+    let error_type = host.error_type.clone()?;
+    (host.state == HostState::Error).then(|| HostError {
+        error_type,
+        message: host.error_message.clone().unwrap_or_default(),
+        at: host.error_at.clone(),
+        interrupted: host.error_from,
+    })
+}
+
 /// Whether `action` fits the host's state: a 409 that names the state and the states that
 /// allow it if not.
 pub(crate) fn action_allowed(host: &HostRow, action: HostAction) -> Result<(), Error> {

@@ -13,13 +13,13 @@ use crate::labels::validate_name;
 use crate::plugins::PluginRef;
 use podium_runtime::{CallContext, CallError, Credentials, Endpoint, Plugin, TlsPolicy, World};
 use podium_store::{
-    HostRow, Page, Paged, PodManagerConflict, PodManagerFilter, PodManagerRow, StatusChange,
-    SyncSummary,
+    HostRow, PodManagerConflict, PodManagerFilter, PodManagerRow, StatusChange, SyncSummary,
 };
 use podium_types::requests::{
     AuthParams, NetworkConfigOwner, PluginBindingParams, PodManagerCreate, PodManagerUpdate,
     TlsParams,
 };
+use podium_types::{Page, Paged};
 
 const DESCRIPTION_MAX: usize = 1024;
 const LOCATION_MAX: usize = 255;

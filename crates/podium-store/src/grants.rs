@@ -3,7 +3,8 @@
 use podium_types::{GrantId, PodManagerId, TenantId};
 use sqlx::Row;
 
-use super::{Datastore, Page, Paged, StoreError};
+use super::{Datastore, StoreError};
+use podium_types::{Page, Paged};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GrantRow {
@@ -71,7 +72,7 @@ impl Datastore {
         .fetch_all(&mut *self.reader().await?)
         .await?;
         let items = rows.iter().map(row).collect::<Result<Vec<_>, _>>()?;
-        Ok(Paged::from_rows(items, page.limit, |g| g.id.to_string()))
+        Ok(super::paged(items, page.limit, |g| g.id.to_string()))
     }
 
     pub async fn grant_delete(&self, id: &GrantId) -> Result<bool, StoreError> {

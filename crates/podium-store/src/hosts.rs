@@ -7,7 +7,8 @@ use std::sync::LazyLock;
 use podium_types::HostState;
 use sqlx::Row;
 
-use super::{Datastore, Page, Paged, StoreError};
+use super::{Datastore, StoreError};
+use podium_types::{Page, Paged};
 
 /// A host as stored; `nics`, `media_slots` and `boot` are JSON text. (Read from JSON too: a
 /// page of hosts comes as one JSON array.)
@@ -388,7 +389,7 @@ impl Datastore {
         let mut items: Vec<HostRow> = serde_json::from_str(&page_json)
             .map_err(|e| StoreError::Corrupt(format!("a page of hosts: {e}")))?;
         items.sort_by(|a, b| a.id.cmp(&b.id));
-        Ok(Paged::from_rows(items, page.limit, |h| h.id.to_string()))
+        Ok(super::paged(items, page.limit, |h| h.id.to_string()))
     }
 
     /// Replaces a host's labels. False if there is no such host.

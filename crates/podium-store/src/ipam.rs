@@ -9,7 +9,8 @@
 use podium_types::{IpClaimId, IpPoolId, PodManagerId};
 use sqlx::Row;
 
-use super::{Datastore, Page, Paged, StoreError};
+use super::{Datastore, StoreError};
+use podium_types::{Page, Paged};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IpPoolRow {
@@ -167,7 +168,7 @@ impl Datastore {
         .fetch_all(&mut *self.reader().await?)
         .await?;
         let items = rows.iter().map(pool_row).collect::<Result<Vec<_>, _>>()?;
-        Ok(Paged::from_rows(items, page.limit, |p| p.id.to_string()))
+        Ok(super::paged(items, page.limit, |p| p.id.to_string()))
     }
 
     /// The pools a pod manager may use: its own and those bound to no pod manager, by name.
@@ -476,7 +477,7 @@ impl Datastore {
             .iter()
             .map(allocation_row)
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Paged::from_rows(items, page.limit, |a| a.id.to_string()))
+        Ok(super::paged(items, page.limit, |a| a.id.to_string()))
     }
 
     /// Deletes an allocation; answers the address it held, `None` when there was none.

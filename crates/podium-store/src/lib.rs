@@ -38,6 +38,8 @@ use std::time::Duration;
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
 use sqlx::{AnyConnection, AnyPool};
 
+use podium_types::Paged;
+
 /// Which database a datastore runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
@@ -368,31 +370,15 @@ pub fn new_id() -> String {
     uuid::Uuid::now_v7().to_string()
 }
 
-/// Which page of a list to read: at most `limit` rows after `cursor`.
-#[derive(Clone, Debug)]
-pub struct Page {
-    pub limit: u32,
-    pub cursor: Option<String>,
-}
-
-/// One page of rows and the cursor of the next page, if there is one.
-#[derive(Clone, Debug)]
-pub struct Paged<T> {
-    pub items: Vec<T>,
-    pub next: Option<String>,
-}
-
-impl<T> Paged<T> {
-    /// From `limit + 1` fetched rows: the extra row only says that there is a next page.
-    fn from_rows(mut items: Vec<T>, limit: u32, key: impl Fn(&T) -> String) -> Paged<T> {
-        let next = if items.len() > limit as usize {
-            items.truncate(limit as usize);
-            items.last().map(&key)
-        } else {
-            None
-        };
-        Paged { items, next }
-    }
+/// From `limit + 1` fetched rows: the extra row only says that there is a next page.
+fn paged<T>(mut items: Vec<T>, limit: u32, key: impl Fn(&T) -> String) -> Paged<T> {
+    let next = if items.len() > limit as usize {
+        items.truncate(limit as usize);
+        items.last().map(&key)
+    } else {
+        None
+    };
+    Paged { items, next }
 }
 
 #[cfg(test)]

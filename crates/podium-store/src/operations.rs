@@ -6,7 +6,8 @@ use sqlx::Row;
 
 use crate::formats;
 
-use super::{Datastore, Page, Paged, StoreError};
+use super::{Datastore, StoreError};
+use podium_types::{Page, Paged};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct OperationRow {
@@ -181,7 +182,7 @@ impl Datastore {
         .fetch_all(&mut *self.reader().await?)
         .await?;
         let items = rows.iter().map(row).collect::<Result<Vec<_>, _>>()?;
-        Ok(Paged::from_rows(items, page.limit, |o| o.id.to_string()))
+        Ok(super::paged(items, page.limit, |o| o.id.to_string()))
     }
 
     /// Leases the operation due first for `owner` until `until`: it is `running`, its attempt

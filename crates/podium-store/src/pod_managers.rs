@@ -3,7 +3,8 @@
 use podium_types::PodManagerId;
 use sqlx::Row;
 
-use super::{Datastore, Page, Paged, StoreError};
+use super::{Datastore, StoreError};
+use podium_types::{Page, Paged};
 
 /// A pod manager as stored. Plugin bindings are JSON text (`PluginBinding` in the app layer);
 /// `auth_sealed` is the sealed credentials, never the password.
@@ -190,9 +191,7 @@ impl Datastore {
         .fetch_all(&mut *self.reader().await?)
         .await?;
         let items = rows.iter().map(row).collect::<Result<Vec<_>, _>>()?;
-        Ok(Paged::from_rows(items, page.limit, |pm| {
-            pm.uuid.to_string()
-        }))
+        Ok(super::paged(items, page.limit, |pm| pm.uuid.to_string()))
     }
 
     /// Every pod manager's uuid, for the background tasks.

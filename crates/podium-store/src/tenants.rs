@@ -3,7 +3,8 @@
 use podium_types::{TenantId, TokenId};
 use sqlx::Row;
 
-use super::{Datastore, Page, Paged, StoreError, TokenRow};
+use super::{Datastore, StoreError, TokenRow};
+use podium_types::{Page, Paged};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TenantRow {
@@ -53,7 +54,7 @@ impl Datastore {
         .fetch_all(&mut *self.reader().await?)
         .await?;
         let items = rows.iter().map(row).collect::<Result<Vec<_>, _>>()?;
-        Ok(Paged::from_rows(items, page.limit, |t| t.id.to_string()))
+        Ok(super::paged(items, page.limit, |t| t.id.to_string()))
     }
 
     /// Deletes a tenant, its grants and its tokens, unless it holds claims: then nothing is

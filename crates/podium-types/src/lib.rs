@@ -13,6 +13,8 @@ mod host;
 mod ids;
 mod names;
 mod operations;
+mod owner;
+mod pages;
 pub mod requests;
 mod secret;
 
@@ -29,4 +31,6 @@ pub use ids::{
 };
 pub use names::UnknownName;
 pub use operations::{OperationKind, OperationRequest, OperationStatus};
+pub use owner::{BadOwner, OWNER_MAX, Owner};
+pub use pages::{Page, Paged};
 pub use secret::Secret;

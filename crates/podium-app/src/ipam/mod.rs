@@ -16,7 +16,8 @@ pub(crate) mod cache;
 mod pool;
 pub mod space;
 
-pub use pool::{IpClaim, IpPool, Owner, Usage};
+pub use podium_types::Owner;
+pub use pool::{IpClaim, IpPool, Usage};
 
 use podium_types::{IpClaimId, IpPoolId, PodManagerId, TenantScope};
 use std::net::IpAddr;
@@ -27,7 +28,8 @@ use crate::auth::Caller;
 use crate::bindings::DEFAULT_IPAM;
 use crate::error::Error;
 use podium_runtime::{IpamHost, Nic, World};
-use podium_store::{IpPoolRow, Paged};
+use podium_store::IpPoolRow;
+use podium_types::Paged;
 use podium_types::requests::{IpClaimCreate, IpPoolCreate, IpPoolUpdate, PluginBindingParams};
 
 use self::space::{Space, SpaceParams, parse_addr};
@@ -351,7 +353,8 @@ impl Podium {
         params: IpClaimCreate,
     ) -> Result<(IpClaim, bool), Error> {
         caller.require_admin()?;
-        let owner = Owner::parse("owner", &params.owner)?;
+        let owner =
+            Owner::parse(&params.owner).map_err(|e| Error::invalid("owner", e.to_string()))?;
         let host = match &owner {
             Owner::Host(id) => {
                 let host = self
@@ -391,7 +394,7 @@ impl Podium {
             .ip_allocation_get(pool_id, id)
             .await?
             .ok_or_else(|| Error::not_found("IP claim", id))?;
-        let host = match Owner::parse("owner", &row.owner) {
+        let host = match Owner::parse(&row.owner) {
             Ok(Owner::Host(h)) => match self.datastore().host_get(&h).await? {
                 Some(host) => Some(host_facts(&host)?),
                 None => None,

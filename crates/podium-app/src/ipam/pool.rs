@@ -3,11 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use podium_types::{ClaimId, HostId, TenantId};
+use podium_types::TenantId;
 
 use crate::bindings::PluginBinding;
 use crate::error::Error;
-use crate::labels::validate_owner_text;
 use podium_runtime::{IpamHost, IpamPool, IpamRequest};
 use podium_store::{IpAllocationRow, IpPoolRow};
 use podium_types::requests::IpRangeParams;
@@ -105,33 +104,6 @@ pub struct IpClaim {
     pub dns_servers: Vec<String>,
     /// The preprovisioning networkData, from a plugin that writes one (ipam-dhcpless).
     pub network_data: Option<serde_json::Value>,
-}
-
-/// Who an address is for.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Owner {
-    Host(HostId),
-    Claim(ClaimId),
-    Name(String),
-}
-
-impl Owner {
-    pub fn parse(field: &str, text: &str) -> Result<Owner, Error> {
-        validate_owner_text(field, text)?;
-        Ok(match text.split_once(':') {
-            Some(("host", id)) => Owner::Host(id.into()),
-            Some(("claim", id)) => Owner::Claim(id.into()),
-            _ => Owner::Name(text.to_owned()),
-        })
-    }
-
-    pub fn host(id: &HostId) -> String {
-        format!("host:{id}")
-    }
-
-    pub fn claim(id: &ClaimId) -> String {
-        format!("claim:{id}")
-    }
 }
 
 impl IpPool {

@@ -169,6 +169,7 @@ fn json(text: &str) -> serde_json::Value {
 impl From<HostRow> for HostView {
     fn from(h: HostRow) -> HostView {
         let shown = podium_app::lifecycle::shown_state(&h);
+        let error = podium_app::lifecycle::shown_error(&h);
         HostView {
             nics: json(&h.nics),
             media_slots: json(&h.media_slots),
@@ -185,15 +186,12 @@ impl From<HostRow> for HostView {
             cpu_count: h.cpu_count,
             memory_mib: h.memory_mib,
             power_state: h.power_state,
-            error: h
-                .error_type
-                .filter(|_| h.state == podium_types::HostState::Error)
-                .map(|error_type| HostErrorView {
-                    error_type,
-                    message: h.error_message.unwrap_or_default(),
-                    at: h.error_at,
-                    state: h.error_from.map(|s| s.as_str().to_owned()),
-                }),
+            error: error.map(|e| HostErrorView {
+                error_type: e.error_type,
+                message: e.message,
+                at: e.at,
+                state: e.interrupted.map(|s| s.as_str().to_owned()),
+            }),
             maintenance: h.maintenance_since.map(|since| MaintenanceView {
                 reason: h.maintenance_reason.unwrap_or_default(),
                 since,
@@ -303,7 +301,7 @@ pub(super) struct List<T> {
 }
 
 impl<T> List<T> {
-    pub(super) fn from_paged<R>(paged: podium_store::Paged<R>) -> List<T>
+    pub(super) fn from_paged<R>(paged: podium_types::Paged<R>) -> List<T>
     where
         T: From<R>,
     {
