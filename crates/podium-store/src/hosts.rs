@@ -128,7 +128,9 @@ impl Datastore {
         // not by the whole sync. A sync stopped halfway is finished by the next one; hosts are
         // marked missing only after every batch, against `now`, which precedes them all. Two
         // syncs of one pod manager at once may both queue a new host's `register`: the second
-        // finds the host no longer `registering` and does nothing.
+        // finds the host no longer `registering` and does nothing. A host's `last_seen_at` only
+        // moves forward: a sync that began earlier but writes later must not make the later
+        // sync's missing-mark take a host both saw.
         for batch in hosts.chunks(SYNC_BATCH) {
             let mut writer = self.writer().await?;
             let mut tx = writer.begin().await?;
@@ -148,7 +150,9 @@ impl Datastore {
                              THEN COALESCE(hosts.missing_from, 'available') ELSE hosts.state END, \
                          missing_from = CASE WHEN hosts.state = 'missing' AND hosts.maintenance_since IS NULL \
                              THEN NULL ELSE hosts.missing_from END, \
-                         updated_at = excluded.updated_at, last_seen_at = excluded.last_seen_at"
+                         updated_at = excluded.updated_at, \
+                         last_seen_at = CASE WHEN hosts.last_seen_at > excluded.last_seen_at \
+                             THEN hosts.last_seen_at ELSE excluded.last_seen_at END"
                     ))
                     .bind(h.id.as_str())
                     .bind(pod_manager.as_str())
@@ -837,6 +841,40 @@ mod tests {
         assert_eq!(h.state, HostState::Error);
         assert_eq!(h.error_type.as_deref(), Some("inspection"));
         assert_eq!(h.missing_from, None);
+    }
+
+    #[tokio::test]
+    async fn a_sync_that_writes_late_never_moves_last_seen_back() {
+        let (_dir, store) = one_host("available").await;
+        let seen = state(&store).await;
+        let register = |h: &HostRow| {
+            crate::OperationRow::queued(
+                podium_types::OperationRequest::Register,
+                &h.pod_manager,
+                Some(&h.id),
+            )
+        };
+        let later = "2026-12-01T00:00:02.000000Z";
+        let earlier = "2026-12-01T00:00:01.000000Z";
+        let pm: PodManagerId = "pm".into();
+        store
+            .hosts_sync(&pm, std::slice::from_ref(&seen), later, later, &register)
+            .await
+            .unwrap();
+        // A sync that began before it, and wrote after it.
+        store
+            .hosts_sync(
+                &pm,
+                std::slice::from_ref(&seen),
+                earlier,
+                earlier,
+                &register,
+            )
+            .await
+            .unwrap();
+        let h = state(&store).await;
+        assert_eq!(h.last_seen_at, later);
+        assert_eq!(h.state, HostState::Available);
     }
 
     #[tokio::test]
