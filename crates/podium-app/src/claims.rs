@@ -16,7 +16,7 @@ use podium_types::{ClaimId, HostId, PodManagerId, TenantId, TenantScope};
 use podium_types::{ClaimState, HostState};
 
 /// Largest `user_data` accepted: it is handed to the host as bytes, never parsed.
-pub const MAX_USER_DATA: usize = 64 << 10;
+pub(crate) const MAX_USER_DATA: usize = 64 << 10;
 /// Largest consumer `network_data` accepted, as JSON text.
 const MAX_NETWORK_DATA: usize = 64 << 10;
 /// The most metaData keys a claim may bring.

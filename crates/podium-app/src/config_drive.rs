@@ -49,7 +49,7 @@ static FAT_EPOCH: FatEpoch = FatEpoch;
 
 /// What goes on the drive.
 #[derive(Clone, Debug)]
-pub struct Contents<'a> {
+pub(crate) struct Contents<'a> {
     pub meta_data: &'a [u8],
     pub network_data: &'a [u8],
     pub user_data: Option<&'a [u8]>,
@@ -57,14 +57,14 @@ pub struct Contents<'a> {
 
 /// A built image with its digest.
 #[derive(Clone, Debug)]
-pub struct Image {
+pub(crate) struct Image {
     pub bytes: Vec<u8>,
     pub sha256: String,
 }
 
 /// Builds the image. Fails only if the documents do not fit a floppy, which the size limits on
 /// them rule out.
-pub fn build(contents: &Contents<'_>) -> std::io::Result<Image> {
+pub(crate) fn build(contents: &Contents<'_>) -> std::io::Result<Image> {
     let needed = contents.meta_data.len()
         + contents.network_data.len()
         + contents.user_data.map_or(0, <[u8]>::len);
