@@ -558,6 +558,17 @@ async fn labels_are_replaced_shown_and_filtered_on() {
 
     let rack_r1 = format!("?label={}", q("rack=r1"));
     assert_eq!(found(&rack_r1).await, std::slice::from_ref(&id));
+    // By name, exactly (what the CLI resolves a host's name with).
+    let name = string(&admin.get(&path).await.body, "name");
+    assert_eq!(
+        found(&format!("?name={}", q(&name))).await,
+        std::slice::from_ref(&id)
+    );
+    assert!(
+        found(&format!("?name={}", q(&name[..name.len() - 1])))
+            .await
+            .is_empty()
+    );
     assert!(found(&format!("?label={}", q("rack=r2"))).await.is_empty());
     assert_eq!(
         found(&format!("?label={}&label={}", q("rack=r1"), q("row=a"))).await,

@@ -87,6 +87,37 @@ async fn expired_tokens_are_refused_and_read_only_tokens_cannot_write() {
     assert_eq!(dup.field(), "name");
 }
 
+/// Tenants and pools are found by their exact name (what the CLI resolves a name with).
+#[tokio::test]
+async fn tenants_and_pools_are_listed_by_name() {
+    let server = TestServer::start().await;
+    let admin = server.admin();
+    for name in ["acme", "acme2"] {
+        admin.created("/v1/tenants", json!({"name": name})).await;
+        admin
+            .created(
+                "/v1/ip_pools",
+                json!({"name": name, "ranges": [{"subnet": "10.9.0.0/24"}], "prefix": 24}),
+            )
+            .await;
+    }
+    for collection in ["/v1/tenants", "/v1/ip_pools"] {
+        let names = async |query: &str| -> Vec<String> {
+            let reply = admin.get(&format!("{collection}{query}")).await;
+            assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+            reply.body["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t["name"].as_str().unwrap().to_owned())
+                .collect()
+        };
+        assert_eq!(names("").await.len(), 2, "{collection}");
+        assert_eq!(names("?name=acme").await, ["acme"], "{collection}");
+        assert!(names("?name=acm").await.is_empty(), "{collection}");
+    }
+}
+
 /// Every route of the OpenAPI document (so a new endpoint cannot be forgotten), with no token,
 /// a malformed token, an unknown token, a tenant token, a read-only admin token and the admin.
 #[tokio::test]

@@ -98,11 +98,15 @@ impl Podium {
     pub async fn tenant_list(
         &self,
         caller: &Caller,
+        name: Option<&str>,
         limit: Option<u32>,
         cursor: Option<String>,
     ) -> Result<Paged<TenantRow>, Error> {
         caller.require_admin_read()?;
-        Ok(self.datastore().tenant_list(&page(limit, cursor)?).await?)
+        Ok(self
+            .datastore()
+            .tenant_list(name, &page(limit, cursor)?)
+            .await?)
     }
 
     /// Deletes a tenant with its grants and tokens. While it holds claims this is refused,

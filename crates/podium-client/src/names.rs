@@ -1,6 +1,6 @@
 //! Names where the API wants ids: every command that takes the id of a pod manager, tenant,
 //! IP pool or host also takes its name (`podium grant create --tenant acme --pod-manager lab1`),
-//! looked up in the collection (pod managers by the API's `?name=` filter). A name several things have is an error that lists their ids; a
+//! looked up with the collection's `?name=` filter. A name several things have is an error that lists their ids; a
 //! name nothing has is passed on as an id, so the API's `not found` names it.
 
 use anyhow::bail;
@@ -27,18 +27,16 @@ impl Named {
         }
     }
 
-    /// Where to look for things named `name`: pod managers are filtered by the API; tenants,
-    /// pools and hosts have no such filter yet, so their whole collection is read.
+    /// Where the API lists the things named `name` (every collection filters by name).
     fn lookup(self, name: &str) -> String {
-        match self {
-            Named::PodManager => {
-                let name: String = url::form_urlencoded::byte_serialize(name.as_bytes()).collect();
-                format!("/v1/pod_managers?name={name}")
-            }
-            Named::Tenant => "/v1/tenants".into(),
-            Named::Pool => "/v1/ip_pools".into(),
-            Named::Host => "/v1/hosts?limit=1000".into(),
-        }
+        let name: String = url::form_urlencoded::byte_serialize(name.as_bytes()).collect();
+        let collection = match self {
+            Named::PodManager => "/v1/pod_managers",
+            Named::Tenant => "/v1/tenants",
+            Named::Pool => "/v1/ip_pools",
+            Named::Host => "/v1/hosts",
+        };
+        format!("{collection}?name={name}")
     }
 
     fn id_field(self) -> &'static str {

@@ -63,6 +63,8 @@ pub struct HostFilter {
     pub pod_manager: Option<PodManagerId>,
     pub state: Option<String>,
     pub power_state: Option<String>,
+    /// The host's name, exactly.
+    pub name: Option<String>,
     /// Every `(key, value)` must be a label of the host.
     pub labels: Vec<(String, String)>,
 }
@@ -363,10 +365,10 @@ impl Datastore {
         let mut sql = format!(
             "SELECT {} AS doc FROM hosts WHERE ($1 = '' OR pod_manager = $1) \
              AND ($2 = '' OR (CASE WHEN maintenance_since IS NULL THEN state ELSE 'maintenance' END) = $2) \
-             AND ($3 = '' OR power_state = $3) AND id > $4",
+             AND ($3 = '' OR power_state = $3) AND id > $4 AND ($6 = '' OR name = $6)",
             self.host_doc()
         );
-        let mut n = 6;
+        let mut n = 7;
         for _ in &filter.labels {
             sql.push_str(&format!(
                 " AND EXISTS (SELECT 1 FROM host_labels l WHERE l.host_id = hosts.id AND l.key = ${} AND l.value = ${})",
@@ -382,7 +384,8 @@ impl Datastore {
             .bind(filter.state.as_deref().unwrap_or(""))
             .bind(filter.power_state.as_deref().unwrap_or(""))
             .bind(page.cursor.as_deref().unwrap_or(""))
-            .bind(i64::from(page.limit) + 1);
+            .bind(i64::from(page.limit) + 1)
+            .bind(filter.name.as_deref().unwrap_or(""));
         for (k, v) in &filter.labels {
             query = query.bind(k).bind(v);
         }

@@ -156,15 +156,17 @@ impl Datastore {
     pub async fn ip_pool_list(
         &self,
         pod_manager: Option<&PodManagerId>,
+        name: Option<&str>,
         page: &Page,
     ) -> Result<Paged<IpPoolRow>, StoreError> {
         let rows = sqlx::query(&format!(
             "SELECT {POOL_COLUMNS} FROM ip_pools WHERE ($1 = '' OR pod_manager = $1) AND id > $2 \
-             ORDER BY id LIMIT $3"
+             AND ($4 = '' OR name = $4) ORDER BY id LIMIT $3"
         ))
         .bind(pod_manager.map_or("", PodManagerId::as_str))
         .bind(page.cursor.as_deref().unwrap_or(""))
         .bind(i64::from(page.limit) + 1)
+        .bind(name.unwrap_or(""))
         .fetch_all(&mut *self.reader().await?)
         .await?;
         let items = rows.iter().map(pool_row).collect::<Result<Vec<_>, _>>()?;

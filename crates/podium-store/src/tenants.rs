@@ -45,12 +45,19 @@ impl Datastore {
         r.as_ref().map(row).transpose()
     }
 
-    pub async fn tenant_list(&self, page: &Page) -> Result<Paged<TenantRow>, StoreError> {
+    /// Tenants, by id; only the one named `name` where given.
+    pub async fn tenant_list(
+        &self,
+        name: Option<&str>,
+        page: &Page,
+    ) -> Result<Paged<TenantRow>, StoreError> {
         let rows = sqlx::query(
-            "SELECT id, name, description, created_at FROM tenants WHERE id > $1 ORDER BY id LIMIT $2",
+            "SELECT id, name, description, created_at FROM tenants \
+             WHERE id > $1 AND ($3 = '' OR name = $3) ORDER BY id LIMIT $2",
         )
         .bind(page.cursor.as_deref().unwrap_or(""))
         .bind(i64::from(page.limit) + 1)
+        .bind(name.unwrap_or(""))
         .fetch_all(&mut *self.reader().await?)
         .await?;
         let items = rows.iter().map(row).collect::<Result<Vec<_>, _>>()?;

@@ -330,6 +330,19 @@ pub struct OperationQuery {
     pub cursor: Option<String>,
 }
 
+/// `GET /v1/tenants`.
+#[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct TenantQuery {
+    /// Only the tenant with this name.
+    pub name: Option<String>,
+    /// 1 to 1000; default 100.
+    #[param(minimum = 1, maximum = 1000)]
+    pub limit: Option<u32>,
+    pub cursor: Option<String>,
+}
+
 /// `POST /v1/tenants`.
 #[derive(Clone, Debug, Deserialize, serde::Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -565,6 +578,8 @@ pub struct IpPoolUpdate {
 #[serde(deny_unknown_fields)]
 pub struct IpPoolQuery {
     pub pod_manager: Option<PodManagerId>,
+    /// Only the pool with this name.
+    pub name: Option<String>,
     /// 1 to 1000; default 100.
     #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<u32>,

@@ -213,13 +213,14 @@ impl Podium {
         &self,
         caller: &Caller,
         pod_manager: Option<PodManagerId>,
+        name: Option<&str>,
         limit: Option<u32>,
         cursor: Option<String>,
     ) -> Result<Paged<(IpPool, Usage)>, Error> {
         caller.require_admin_read()?;
         let paged = self
             .datastore()
-            .ip_pool_list(pod_manager.as_ref(), &page(limit, cursor)?)
+            .ip_pool_list(pod_manager.as_ref(), name, &page(limit, cursor)?)
             .await?;
         let mut items = Vec::with_capacity(paged.items.len());
         for row in paged.items {

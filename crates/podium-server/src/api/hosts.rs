@@ -17,11 +17,12 @@ use podium_types::requests::{
     BootParams, HostCreate, HostUpdate, MaintenanceParams, MediaParams, OperationQuery, PowerParams,
 };
 
-/// Lists hosts. Query: `pod_manager`, `state`, `power_state`, `label=KEY=VALUE` (repeatable;
-/// all must match), `limit`, `cursor`.
+/// Lists hosts. Query: `pod_manager`, `state`, `power_state`, `name`, `label=KEY=VALUE`
+/// (repeatable; all must match), `limit`, `cursor`.
 #[utoipa::path(get, path = "/v1/hosts", tag = "hosts",
     params(("pod_manager" = Option<String>, Query), ("state" = Option<String>, Query),
-        ("power_state" = Option<String>, Query), ("label" = Option<Vec<String>>, Query),
+        ("power_state" = Option<String>, Query), ("name" = Option<String>, Query),
+        ("label" = Option<Vec<String>>, Query),
         ("limit" = Option<u32>, Query, minimum = 1, maximum = 1000), ("cursor" = Option<String>, Query)),
     responses((status = 200, body = List<HostView>), (status = 422, body = ErrorBody)),
     security(("bearer" = [])))]
@@ -38,6 +39,7 @@ pub(super) async fn host_list(
             "pod_manager" => filter.pod_manager = Some(value.into()),
             "state" => filter.state = Some(value),
             "power_state" => filter.power_state = Some(value),
+            "name" => filter.name = Some(value),
             "label" => {
                 let (k, v) = value
                     .split_once('=')

@@ -140,7 +140,7 @@ pub(super) async fn ip_pool_list(
     ApiQuery(q): ApiQuery<IpPoolQuery>,
 ) -> ApiResult<Json<List<IpPoolView>>> {
     let paged = podium
-        .ip_pool_list(&caller, q.pod_manager, q.limit, q.cursor)
+        .ip_pool_list(&caller, q.pod_manager, q.name.as_deref(), q.limit, q.cursor)
         .await?;
     Ok(Json(List::from_paged(paged)))
 }

@@ -10,7 +10,7 @@ use super::extract::{AdminCaller, AnyCaller, ApiJson, ApiQuery};
 use super::views::{List, TenantView, TokenCreatedView, TokenView};
 use podium_app::app::Podium;
 use podium_app::auth::Caller;
-use podium_types::requests::{PageParams, TenantCreate, TenantDeleteQuery, TokenCreate};
+use podium_types::requests::{TenantCreate, TenantDeleteQuery, TenantQuery, TokenCreate};
 
 #[utoipa::path(post, path = "/v1/tenants", tag = "tenants", request_body = TenantCreate,
     responses((status = 201, body = TenantView), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)),
@@ -24,15 +24,17 @@ pub(super) async fn tenant_create(
     Ok((StatusCode::CREATED, Json(tenant.into())))
 }
 
-#[utoipa::path(get, path = "/v1/tenants", tag = "tenants", params(PageParams),
+#[utoipa::path(get, path = "/v1/tenants", tag = "tenants", params(TenantQuery),
     responses((status = 200, body = List<TenantView>)),
     security(("bearer" = [])))]
 pub(super) async fn tenant_list(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
-    ApiQuery(q): ApiQuery<PageParams>,
+    ApiQuery(q): ApiQuery<TenantQuery>,
 ) -> ApiResult<Json<List<TenantView>>> {
-    let paged = podium.tenant_list(&caller, q.limit, q.cursor).await?;
+    let paged = podium
+        .tenant_list(&caller, q.name.as_deref(), q.limit, q.cursor)
+        .await?;
     Ok(Json(List::from_paged(paged)))
 }
 
