@@ -8,6 +8,31 @@ use super::super::system::{Capabilities, ServiceInfo, System};
 use super::super::{Plugin, Pre, Runtime};
 use super::{Bounds, CallContext, CallError, Prepared, clip, plugin_err};
 
+/// `call_export!` of this call's plugin, a hardware driver.
+macro_rules! driver_export {
+    (bounds = $bounds:expr, $call:ident, |$b:ident, $s:ident| $e:expr) => {
+        call_export!(
+            bounds = $bounds,
+            $call.runtime,
+            &$call.plugin,
+            $call.context,
+            Driver,
+            "hardware-driver",
+            |$b, $s| $e
+        )
+    };
+    ($call:ident, |$b:ident, $s:ident| $e:expr) => {
+        call_export!(
+            $call.runtime,
+            &$call.plugin,
+            $call.context,
+            Driver,
+            "hardware-driver",
+            |$b, $s| $e
+        )
+    };
+}
+
 impl Runtime {
     /// A call to a hardware driver, bound to its configuration and endpoint.
     pub fn driver(&self, plugin: &Plugin, context: CallContext) -> DriverCall<'_> {
@@ -29,14 +54,7 @@ pub struct DriverCall<'a> {
 
 impl DriverCall<'_> {
     pub async fn capabilities(self) -> Result<Capabilities, CallError> {
-        let (_, caps) = call_export!(
-            self.runtime,
-            &self.plugin,
-            self.context,
-            Driver,
-            "hardware-driver",
-            |b, s| b.podium_plugin_driver().call_capabilities(s)
-        );
+        let (_, caps) = driver_export!(self, |b, s| b.podium_plugin_driver().call_capabilities(s));
         Ok(Capabilities {
             discover: caps.contains(wd::CapabilitySet::DISCOVER),
             power: caps.contains(wd::CapabilitySet::POWER),
@@ -46,14 +64,7 @@ impl DriverCall<'_> {
     }
 
     pub async fn probe(self) -> Result<ServiceInfo, CallError> {
-        let (label, result) = call_export!(
-            self.runtime,
-            &self.plugin,
-            self.context,
-            Driver,
-            "hardware-driver",
-            |b, s| b.podium_plugin_driver().call_probe(s)
-        );
+        let (label, result) = driver_export!(self, |b, s| b.podium_plugin_driver().call_probe(s));
         let info = result.map_err(plugin_err(label.clone()))?;
         let malformed = |reason: String| CallError::Malformed {
             plugin: label.clone(),
@@ -76,15 +87,9 @@ impl DriverCall<'_> {
 
     /// Every system behind the endpoint, under the longer `discover_timeout`.
     pub async fn discover(self) -> Result<Vec<System>, CallError> {
-        let (label, result) = call_export!(
-            bounds = Bounds::Discovery,
-            self.runtime,
-            &self.plugin,
-            self.context,
-            Driver,
-            "hardware-driver",
-            |b, s| b.podium_plugin_driver().call_discover(s)
-        );
+        let (label, result) = driver_export!(bounds = Bounds::Discovery, self, |b, s| b
+            .podium_plugin_driver()
+            .call_discover(s));
         let systems = result.map_err(plugin_err(label.clone()))?;
         super::super::validate::systems(systems).map_err(|reason| CallError::Malformed {
             plugin: label,
@@ -95,14 +100,8 @@ impl DriverCall<'_> {
     /// One system's inventory, checked as `discover`'s are; it must be the system asked for.
     pub async fn inspect(self, system_id: &str) -> Result<System, CallError> {
         let id = system_id.to_owned();
-        let (label, result) = call_export!(
-            self.runtime,
-            &self.plugin,
-            self.context,
-            Driver,
-            "hardware-driver",
-            |b, s| b.podium_plugin_driver().call_inspect(s, &id)
-        );
+        let (label, result) =
+            driver_export!(self, |b, s| b.podium_plugin_driver().call_inspect(s, &id));
         let system = result.map_err(plugin_err(label.clone()))?;
         let malformed = |reason: String| CallError::Malformed {
             plugin: label.clone(),
@@ -122,29 +121,18 @@ impl DriverCall<'_> {
 
     pub async fn get_power(self, system_id: &str) -> Result<PowerState, CallError> {
         let id = system_id.to_owned();
-        let (label, result) = call_export!(
-            self.runtime,
-            &self.plugin,
-            self.context,
-            Driver,
-            "hardware-driver",
-            |b, s| b.podium_plugin_driver().call_get_power(s, &id)
-        );
+        let (label, result) =
+            driver_export!(self, |b, s| b.podium_plugin_driver().call_get_power(s, &id));
         result.map(PowerState::from).map_err(plugin_err(label))
     }
 
     pub async fn set_power(self, system_id: &str, action: PowerAction) -> Result<(), CallError> {
         let id = system_id.to_owned();
-        let (label, result) = call_export!(
-            self.runtime,
-            &self.plugin,
-            self.context,
-            Driver,
-            "hardware-driver",
-            |b, s| b
-                .podium_plugin_driver()
-                .call_set_power(s, &id, action.into())
-        );
+        let (label, result) = driver_export!(self, |b, s| b.podium_plugin_driver().call_set_power(
+            s,
+            &id,
+            action.into()
+        ));
         result.map_err(plugin_err(label))
     }
 
@@ -155,16 +143,9 @@ impl DriverCall<'_> {
     ) -> Result<(), CallError> {
         let id = system_id.to_owned();
         let settings = settings.into();
-        let (label, result) = call_export!(
-            self.runtime,
-            &self.plugin,
-            self.context,
-            Driver,
-            "hardware-driver",
-            |b, s| b
-                .podium_plugin_driver()
-                .call_set_boot_override(s, &id, settings)
-        );
+        let (label, result) = driver_export!(self, |b, s| b
+            .podium_plugin_driver()
+            .call_set_boot_override(s, &id, settings));
         result.map_err(plugin_err(label))
     }
 
@@ -179,14 +160,9 @@ impl DriverCall<'_> {
             media_type: request.media_type.into(),
             write_protected: request.write_protected,
         };
-        let (label, result) = call_export!(
-            self.runtime,
-            &self.plugin,
-            self.context,
-            Driver,
-            "hardware-driver",
-            |b, s| b.podium_plugin_driver().call_insert_media(s, &id, &request)
-        );
+        let (label, result) = driver_export!(self, |b, s| b
+            .podium_plugin_driver()
+            .call_insert_media(s, &id, &request));
         result.map_err(plugin_err(label))
     }
 
@@ -196,16 +172,9 @@ impl DriverCall<'_> {
         media_type: MediaType,
     ) -> Result<(), CallError> {
         let id = system_id.to_owned();
-        let (label, result) = call_export!(
-            self.runtime,
-            &self.plugin,
-            self.context,
-            Driver,
-            "hardware-driver",
-            |b, s| b
-                .podium_plugin_driver()
-                .call_eject_media(s, &id, media_type.into())
-        );
+        let (label, result) = driver_export!(self, |b, s| b
+            .podium_plugin_driver()
+            .call_eject_media(s, &id, media_type.into()));
         result.map_err(plugin_err(label))
     }
 }

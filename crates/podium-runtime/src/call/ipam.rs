@@ -7,6 +7,20 @@ use super::super::bindings::wit_allocator;
 use super::super::{Plugin, Pre, Runtime};
 use super::{CallContext, CallError, Prepared, clip, plugin_err};
 
+/// `call_export!` of this call's plugin, an IPAM strategy.
+macro_rules! ipam_export {
+    ($call:ident, |$b:ident, $s:ident| $e:expr) => {
+        call_export!(
+            $call.runtime,
+            $call.plugin,
+            $call.context,
+            Ipam,
+            "ipam",
+            |$b, $s| $e
+        )
+    };
+}
+
 impl Runtime {
     /// A call to an IPAM strategy, bound to its configuration and the host's view of the pool.
     pub fn ipam<'a>(&'a self, plugin: &'a Plugin, context: CallContext) -> IpamCall<'a> {
@@ -101,14 +115,9 @@ impl IpamCall<'_> {
     /// only a proposal: the caller checks it and commits it.
     pub async fn propose(self, request: &IpamRequest) -> Result<Option<IpAddr>, CallError> {
         let request = wit_allocator::AllocationRequest::from(request);
-        let (label, result) = call_export!(
-            self.runtime,
-            self.plugin,
-            self.context,
-            Ipam,
-            "ipam",
-            |b, s| b.podium_plugin_allocator().call_propose(s, &request)
-        );
+        let (label, result) = ipam_export!(self, |b, s| b
+            .podium_plugin_allocator()
+            .call_propose(s, &request));
         let Some(text) = result.map_err(plugin_err(label.clone()))? else {
             return Ok(None);
         };
@@ -131,16 +140,9 @@ impl IpamCall<'_> {
     ) -> Result<Option<serde_json::Value>, CallError> {
         let request = wit_allocator::AllocationRequest::from(request);
         let address = address.to_string();
-        let (label, result) = call_export!(
-            self.runtime,
-            self.plugin,
-            self.context,
-            Ipam,
-            "ipam",
-            |b, s| b
-                .podium_plugin_allocator()
-                .call_preprovisioning_network_data(s, &request, &address)
-        );
+        let (label, result) = ipam_export!(self, |b, s| b
+            .podium_plugin_allocator()
+            .call_preprovisioning_network_data(s, &request, &address));
         let Some(text) = result.map_err(plugin_err(label.clone()))? else {
             return Ok(None);
         };
