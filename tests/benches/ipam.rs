@@ -44,7 +44,7 @@ async fn make_pool(server: &TestServer, name: &str, range: IpRangeParams, prefix
         )
         .await
         .expect("pool");
-    pool.row.id.into_string()
+    pool.id.into_string()
 }
 
 fn subnet(s: &str) -> IpRangeParams {

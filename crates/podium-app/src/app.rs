@@ -2,6 +2,7 @@
 //! plugins, and every operation of the platform is a method on it that takes the caller first
 //! (`plugin_create(&caller, ...)`). Handlers call these; these call the datastore.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use crate::ipam::cache::PoolLocks;
@@ -9,7 +10,7 @@ use crate::plugins::cache::PluginCache;
 use crate::sealing::Sealer;
 use podium_runtime::Runtime;
 use podium_store::Datastore;
-use podium_types::Page;
+use podium_types::{Page, Secret};
 
 use crate::error::Error;
 
@@ -37,8 +38,38 @@ pub(crate) struct Inner {
     pub(crate) background: crate::background::handle::Background,
 }
 
+/// What a Podium process opens at start (`Podium::open`).
+#[derive(Debug)]
+pub struct Open<'a> {
+    /// `None` runs on the embedded SQLite database in `data_dir`.
+    pub database_url: Option<&'a Secret>,
+    pub data_dir: &'a Path,
+    /// The first admin token, where none exists yet; a generated one is written to
+    /// `data_dir/admin.token` when `None`.
+    pub admin_token: Option<Secret>,
+    /// The key that seals stored credentials (created if missing).
+    pub secret_key_file: &'a Path,
+    pub runtime: Runtime,
+}
+
 impl Podium {
-    pub fn new(datastore: Datastore, runtime: Runtime, sealer: Sealer) -> Podium {
+    /// Opens the datastore (migrating it), creates the first admin token if there is none, and
+    /// loads the sealing key.
+    pub async fn open(open: Open<'_>) -> anyhow::Result<Podium> {
+        let datastore = match open.database_url {
+            Some(url) => Datastore::open(url.expose()).await?,
+            None => Datastore::open_sqlite(open.data_dir).await?,
+        };
+        if let Some(origin) =
+            crate::auth::bootstrap_admin(&datastore, open.admin_token, open.data_dir).await?
+        {
+            tracing::info!(origin, "created the first admin token");
+        }
+        let sealer = Sealer::load_or_create(open.secret_key_file)?;
+        Ok(Podium::new(datastore, open.runtime, sealer))
+    }
+
+    fn new(datastore: Datastore, runtime: Runtime, sealer: Sealer) -> Podium {
         Podium {
             inner: Arc::new(Inner {
                 datastore,

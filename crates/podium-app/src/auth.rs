@@ -13,8 +13,10 @@ use rand::RngCore;
 use sha2::{Digest, Sha256};
 
 use crate::error::Error;
-use podium_store::{Datastore, Role, TokenRow};
+use podium_store::{Datastore, TokenRow};
+use podium_types::Role;
 use podium_types::Secret;
+use podium_types::views::MeView;
 
 /// The caller of an application function, established from its token.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,6 +33,31 @@ pub enum Caller {
 }
 
 impl Caller {
+    /// Who the caller is, as `GET /v1/me` answers.
+    pub fn me(&self) -> MeView {
+        match self {
+            Caller::Admin {
+                token_id,
+                read_only,
+            } => MeView {
+                role: Role::Admin,
+                tenant: None,
+                read_only: *read_only,
+                token_id: token_id.clone(),
+            },
+            Caller::Tenant {
+                tenant_id,
+                token_id,
+                read_only,
+            } => MeView {
+                role: Role::Tenant,
+                tenant: Some(tenant_id.clone()),
+                read_only: *read_only,
+                token_id: token_id.clone(),
+            },
+        }
+    }
+
     /// Whose records the caller sees: a tenant its own, an admin every tenant's.
     pub fn scope(&self) -> TenantScope<'_> {
         match self {

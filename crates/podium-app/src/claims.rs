@@ -9,9 +9,11 @@
 use crate::app::Podium;
 use crate::auth::Caller;
 use crate::error::Error;
+use crate::ipam::IpClaim;
 use podium_runtime::PowerAction;
 use podium_store::{ClaimRow, HostRow, OperationRow, Unbound};
-use podium_types::requests::{ClaimCreate, ClaimUpdate};
+use podium_types::requests::{ClaimCreate, ClaimUpdate, NetworkConfigOwner};
+use podium_types::views::{ClaimView, List, OperationView};
 use podium_types::{ClaimId, HostId, PodManagerId, TenantId, TenantScope};
 use podium_types::{ClaimState, HostState};
 
@@ -206,7 +208,7 @@ impl Podium {
         &self,
         caller: &Caller,
         params: ClaimCreate,
-    ) -> Result<ClaimRow, Error> {
+    ) -> Result<ClaimView, Error> {
         writable(caller)?;
         let (tenant_id, _) = tenant_of(caller)?;
         let url = url::Url::parse(&params.image.url)
@@ -255,18 +257,13 @@ impl Podium {
                 Error::invalid("pod_manager", "this tenant was granted no pod manager")
             })?,
         };
-        let pm = self
-            .datastore()
-            .pod_manager_get(&pod_manager)
-            .await?
-            .ok_or_else(|| Error::not_found("pod manager", &pod_manager))?;
-        if network_data.is_some() && pm.network_config_owner == "admin" {
+        let pm = self.pod_manager_load(&pod_manager).await?;
+        if network_data.is_some() && pm.network_config_owner == NetworkConfigOwner::Admin {
             return Err(Error::Conflict {
                 code: "network_config_owned_by_site",
                 message: "this site owns network config: its pod manager renders networkData from the admin's templates, so a claim cannot bring its own".into(),
             });
         }
-        let pm = crate::bindings::PodManager::from_row(pm)?;
         if network_data.is_some() || meta_data.is_some() {
             // Everything that does not depend on the host, now; the rest against each host
             // the claim could bind to.
@@ -278,11 +275,11 @@ impl Podium {
         let claim = ClaimRow {
             id: ClaimId::generate(),
             tenant_id: tenant_id.clone(),
-            pod_manager: pm.row.uuid.clone(),
-            selector: serde_json::to_string(&params.selector).expect("labels serialize"),
+            pod_manager: pm.uuid.clone(),
+            selector: params.selector,
             min_cpu: i64::from(params.min_cpu.unwrap_or(0)),
             min_memory_mib: i64::try_from(params.min_memory_mib.unwrap_or(0)).unwrap_or(i64::MAX),
-            image: serde_json::to_string(&params.image).expect("image serializes"),
+            image: params.image,
             user_data,
             meta_data,
             network_data,
@@ -295,7 +292,7 @@ impl Podium {
         };
         self.datastore().claim_create(&claim).await?;
         self.claim_try_bind(&claim.id).await?;
-        self.claim_view(caller, &claim.id).await.map(|(c, _)| c)
+        self.claim_view(caller, &claim.id).await
     }
 
     /// Tries to bind a pending claim; records why it waits or failed.
@@ -333,7 +330,6 @@ impl Podium {
         let Some(pm) = self.datastore().pod_manager_get(&claim.pod_manager).await? else {
             return Ok(None);
         };
-        let pm = crate::bindings::PodManager::from_row(pm)?;
         if crate::rendering::policy_of(&pm) != podium_runtime::NetworkPolicy::Consumer {
             return Ok(None);
         }
@@ -381,13 +377,14 @@ impl Podium {
         caller: &Caller,
         id: &ClaimId,
         page: podium_types::Page,
-    ) -> Result<podium_types::Paged<podium_store::OperationRow>, Error> {
-        let (claim, _) = self.claim_view(caller, id).await?;
-        let filter = podium_store::OperationFilter {
+    ) -> Result<List<OperationView>, Error> {
+        let (claim, _) = self.claim_get(caller, id).await?;
+        let filter = podium_types::OperationFilter {
             claim: Some(claim.id),
             ..Default::default()
         };
-        Ok(self.datastore().operation_list(&filter, &page).await?)
+        let paged = self.datastore().operation_list(&filter, &page).await?;
+        Ok(List::of(paged, crate::views::operation))
     }
 
     /// Tries every pending claim (the `bind` task: after a host became available, and on a
@@ -404,8 +401,24 @@ impl Podium {
         Ok((pending.len(), failed))
     }
 
-    /// A claim and the host bound to it, as its tenant (or an admin) may see them.
-    pub async fn claim_view(
+    /// A claim as its tenant (or an admin) sees it, with the addresses its host has.
+    pub async fn claim_view(&self, caller: &Caller, id: &ClaimId) -> Result<ClaimView, Error> {
+        let (claim, host) = self.claim_get(caller, id).await?;
+        self.claim_shown(claim, host).await
+    }
+
+    async fn claim_shown(
+        &self,
+        claim: ClaimRow,
+        host: Option<HostRow>,
+    ) -> Result<ClaimView, Error> {
+        let addresses = self.claim_addresses(&claim, host.as_ref()).await?;
+        let addresses = addresses.into_iter().map(IpClaim::address).collect();
+        Ok(crate::views::claim(claim, host, addresses))
+    }
+
+    /// A claim and the host bound to it, if the caller may see them.
+    pub(crate) async fn claim_get(
         &self,
         caller: &Caller,
         id: &ClaimId,
@@ -422,10 +435,7 @@ impl Podium {
         Ok((claim, host))
     }
 
-    pub async fn claim_list(
-        &self,
-        caller: &Caller,
-    ) -> Result<Vec<(ClaimRow, Option<HostRow>)>, Error> {
+    pub async fn claim_list(&self, caller: &Caller) -> Result<List<ClaimView>, Error> {
         let claims = self.datastore().claim_list(caller.scope()).await?;
         let mut out = Vec::with_capacity(claims.len());
         for claim in claims {
@@ -433,9 +443,9 @@ impl Podium {
                 Some(h) => self.datastore().host_get(h).await?,
                 None => None,
             };
-            out.push((claim, host));
+            out.push(self.claim_shown(claim, host).await?);
         }
-        Ok(out)
+        Ok(List::all(out))
     }
 
     /// Powers the claimed host on or off at the tenant's request, or changes its user data.
@@ -444,9 +454,9 @@ impl Podium {
         caller: &Caller,
         id: &ClaimId,
         params: ClaimUpdate,
-    ) -> Result<(ClaimRow, Option<HostRow>), Error> {
+    ) -> Result<ClaimView, Error> {
         writable(caller)?;
-        let (claim, _) = self.claim_view(caller, id).await?;
+        let (claim, _) = self.claim_get(caller, id).await?;
         if claim.state == ClaimState::Releasing {
             return Err(Error::Conflict {
                 code: "claim_releasing",
@@ -457,12 +467,8 @@ impl Podium {
         let meta_data = meta_data_text(params.meta_data)?;
         let network_data = network_data_text(params.network_data)?;
         if network_data.is_some() || meta_data.is_some() {
-            let pm = self
-                .datastore()
-                .pod_manager_get(&claim.pod_manager)
-                .await?
-                .ok_or_else(|| Error::not_found("pod manager", &claim.pod_manager))?;
-            if network_data.is_some() && pm.network_config_owner == "admin" {
+            let pm = self.pod_manager_load(&claim.pod_manager).await?;
+            if network_data.is_some() && pm.network_config_owner == NetworkConfigOwner::Admin {
                 return Err(Error::Conflict {
                     code: "network_config_owned_by_site",
                     message:
@@ -470,7 +476,6 @@ impl Podium {
                             .into(),
                 });
             }
-            let pm = crate::bindings::PodManager::from_row(pm)?;
             let host = match &claim.host_id {
                 Some(h) => self.datastore().host_get(h).await?,
                 None => None,
@@ -535,7 +540,7 @@ impl Podium {
     /// cleared) before it is free for anyone else.
     pub async fn claim_delete(&self, caller: &Caller, id: &ClaimId) -> Result<(), Error> {
         writable(caller)?;
-        let (claim, _) = self.claim_view(caller, id).await?;
+        let (claim, _) = self.claim_get(caller, id).await?;
         self.claim_release(&claim).await
     }
 
@@ -606,7 +611,7 @@ impl Podium {
         };
         let host = self.host_load(host_id).await?;
         let request = podium_types::OperationRequest::Provision {
-            image: serde_json::from_str(&claim.image).unwrap_or_default(),
+            image: serde_json::to_value(&claim.image).expect("an image serializes"),
         };
         let mut op = OperationRow::queued(request, &host.pod_manager, Some(&host.id));
         op.claim_id = Some(claim.id.clone());
@@ -629,7 +634,7 @@ impl Podium {
                 message: format!(
                     "host `{}` is {}: it is provisioned from {}",
                     host.id,
-                    crate::lifecycle::shown_state(&host),
+                    crate::views::shown_state(&host),
                     t.from
                         .iter()
                         .map(|s| s.as_str())

@@ -2,33 +2,22 @@
 //! hosts of a pod manager, optionally narrowed by a label selector and a maximum number of hosts.
 
 use podium_types::{GrantId, PodManagerId, TenantId};
-use std::collections::BTreeMap;
 
 use crate::app::Podium;
 use crate::app::page;
 use crate::auth::Caller;
 use crate::error::Error;
+use crate::views;
 use podium_store::GrantRow;
-use podium_types::Paged;
 use podium_types::requests::GrantCreate;
-
-/// A grant with its selector decoded.
-#[derive(Clone, Debug)]
-pub struct Grant {
-    pub row: GrantRow,
-    pub selector: BTreeMap<String, String>,
-}
-
-impl Grant {
-    fn from_row(row: GrantRow) -> Result<Grant, Error> {
-        let selector = serde_json::from_str(&row.selector)
-            .map_err(|e| Error::Internal(anyhow::anyhow!("stored selector: {e}")))?;
-        Ok(Grant { row, selector })
-    }
-}
+use podium_types::views::{GrantView, List};
 
 impl Podium {
-    pub async fn grant_create(&self, caller: &Caller, params: GrantCreate) -> Result<Grant, Error> {
+    pub async fn grant_create(
+        &self,
+        caller: &Caller,
+        params: GrantCreate,
+    ) -> Result<GrantView, Error> {
         caller.require_admin()?;
         if self.datastore().tenant_get(&params.tenant).await?.is_none() {
             return Err(Error::invalid(
@@ -59,12 +48,12 @@ impl Podium {
             id: GrantId::generate(),
             tenant_id: params.tenant,
             pod_manager: params.pod_manager,
-            selector: serde_json::to_string(&params.selector).expect("labels serialize"),
+            selector: params.selector,
             max_hosts: params.max_hosts.map(i64::from),
             created_at: podium_store::now(),
         };
         match self.datastore().grant_create(&row).await {
-            Ok(()) => Grant::from_row(row),
+            Ok(()) => Ok(views::grant(row)),
             Err(podium_store::StoreError::Conflict(_)) => Err(Error::ConflictField {
                 code: "grant_exists",
                 field: "pod_manager".into(),
@@ -76,14 +65,14 @@ impl Podium {
         }
     }
 
-    pub async fn grant_view(&self, caller: &Caller, id: &GrantId) -> Result<Grant, Error> {
+    pub async fn grant_view(&self, caller: &Caller, id: &GrantId) -> Result<GrantView, Error> {
         caller.require_admin_read()?;
         let row = self
             .datastore()
             .grant_get(id)
             .await?
             .ok_or_else(|| Error::not_found("grant", id))?;
-        Grant::from_row(row)
+        Ok(views::grant(row))
     }
 
     pub async fn grant_list(
@@ -93,20 +82,13 @@ impl Podium {
         pod_manager: Option<PodManagerId>,
         limit: Option<u32>,
         cursor: Option<String>,
-    ) -> Result<Paged<Grant>, Error> {
+    ) -> Result<List<GrantView>, Error> {
         caller.require_admin_read()?;
         let paged = self
             .datastore()
             .grant_list(tenant.as_ref(), pod_manager.as_ref(), &page(limit, cursor)?)
             .await?;
-        Ok(Paged {
-            items: paged
-                .items
-                .into_iter()
-                .map(Grant::from_row)
-                .collect::<Result<_, _>>()?,
-            next: paged.next,
-        })
+        Ok(List::of(paged, views::grant))
     }
 
     pub async fn grant_delete(&self, caller: &Caller, id: &GrantId) -> Result<(), Error> {

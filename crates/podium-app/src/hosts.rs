@@ -11,11 +11,14 @@ use crate::error::Error;
 use crate::inventory::host_row_from_system;
 use crate::labels::validate_labels;
 use crate::lifecycle::{HostAction, action_allowed};
+use crate::views;
 use podium_runtime::{CallError, PluginError, System, SystemKind};
-use podium_store::{HostFilter, HostRow, OperationFilter, OperationRow};
+use podium_store::{HostRow, OperationRow};
+use podium_types::Page;
 use podium_types::requests::{BootParams, HostCreate, MediaParams, PowerParams};
+use podium_types::views::{HostView, List, OperationView};
+use podium_types::{HostFilter, OperationFilter};
 use podium_types::{OperationRequest, PowerAction};
-use podium_types::{Page, Paged};
 
 impl Podium {
     /// A host by id, or `not_found`.
@@ -30,7 +33,11 @@ impl Podium {
     /// discovered through the pod manager's driver at that BMC, and every later call for this
     /// host reaches exactly that BMC. It is `registering`, with `register` queued
     /// (`lifecycle.rs`).
-    pub async fn host_create(&self, caller: &Caller, params: HostCreate) -> Result<HostRow, Error> {
+    pub async fn host_create(
+        &self,
+        caller: &Caller,
+        params: HostCreate,
+    ) -> Result<HostView, Error> {
         caller.require_admin()?;
         let pm_row = self
             .datastore()
@@ -42,7 +49,7 @@ impl Podium {
                     format!("no pod manager `{}`", params.pod_manager),
                 )
             })?;
-        let pm = PodManager::from_row(pm_row)?;
+        let pm = pm_row;
         let bmc = params.bmc;
         let url = crate::endpoint::normalize_url("bmc.url", &bmc.url)?;
         let url = url.as_str().trim_end_matches('/').to_owned();
@@ -59,7 +66,7 @@ impl Podium {
         validate_labels("labels", &labels)?;
         let mut host = HostRow {
             id: HostId::generate(),
-            pod_manager: pm.row.uuid.clone(),
+            pod_manager: pm.uuid.clone(),
             bmc_url: Some(url),
             bmc_auth_sealed: bmc.auth.as_ref().map(|a| self.seal_auth(a)),
             bmc_tls_verify: tls.verify,
@@ -92,7 +99,7 @@ impl Podium {
         for nic in &system.nics {
             if let Some((other, name)) = self
                 .datastore()
-                .host_with_mac(&nic.mac, &pm.row.uuid, &system.id)
+                .host_with_mac(&nic.mac, &pm.uuid, &system.id)
                 .await?
             {
                 return Err(Error::ConflictField {
@@ -137,7 +144,7 @@ impl Podium {
                     field: "bmc.system_id".into(),
                     message: format!(
                         "pod manager `{}` already has a host for system `{}`",
-                        pm.row.name, host.system_id
+                        pm.name, host.system_id
                     ),
                 });
             }
@@ -156,7 +163,7 @@ impl Podium {
 
     /// Refreshes the inventory of the hosts of a pod manager that have their own BMC.
     pub(crate) async fn hosts_with_bmc_refresh(&self, pm: &PodManager) -> Result<(), Error> {
-        for host in self.datastore().hosts_with_bmc(&pm.row.uuid).await? {
+        for host in self.datastore().hosts_with_bmc(&pm.uuid).await? {
             let now = podium_store::now();
             match self.host_driver(pm, &host).await?.discover().await {
                 Ok(systems) => match systems.iter().find(|s| s.id == host.system_id) {
@@ -175,9 +182,14 @@ impl Podium {
         Ok(())
     }
 
-    pub async fn host_view(&self, caller: &Caller, id: &HostId) -> Result<HostRow, Error> {
+    /// A host, for an admin.
+    pub(crate) async fn host_get(&self, caller: &Caller, id: &HostId) -> Result<HostRow, Error> {
         caller.require_admin_read()?;
         self.host_load(id).await
+    }
+
+    pub async fn host_view(&self, caller: &Caller, id: &HostId) -> Result<HostView, Error> {
+        self.host_get(caller, id).await.map(views::host)
     }
 
     pub async fn host_list(
@@ -185,9 +197,10 @@ impl Podium {
         caller: &Caller,
         filter: HostFilter,
         page: Page,
-    ) -> Result<Paged<HostRow>, Error> {
+    ) -> Result<List<HostView>, Error> {
         caller.require_admin_read()?;
-        Ok(self.datastore().host_list(&filter, &page).await?)
+        let paged = self.datastore().host_list(&filter, &page).await?;
+        Ok(List::of(paged, views::host))
     }
 
     /// Replaces a host's labels and/or sets the NIC it boots from (checked against its NICs).
@@ -196,9 +209,9 @@ impl Podium {
         caller: &Caller,
         id: &HostId,
         params: podium_types::requests::HostUpdate,
-    ) -> Result<HostRow, Error> {
+    ) -> Result<HostView, Error> {
         caller.require_admin()?;
-        let host = self.host_view(caller, id).await?;
+        let host = self.host_get(caller, id).await?;
         if let Some(labels) = &params.labels {
             validate_labels("labels", labels)?;
         }
@@ -216,8 +229,7 @@ impl Podium {
         }
         let boot_mac = match &params.boot_mac {
             Some(Some(mac)) => {
-                let nics: Vec<podium_runtime::Nic> = serde_json::from_str(&host.nics)
-                    .map_err(|e| Error::Internal(anyhow::anyhow!("stored NICs: {e}")))?;
+                let nics = &host.nics;
                 let wanted = mac.trim().to_ascii_lowercase();
                 let Some(nic) = nics.iter().find(|n| n.mac.eq_ignore_ascii_case(&wanted)) else {
                     let known: Vec<&str> = nics.iter().map(|n| n.mac.as_str()).collect();
@@ -280,10 +292,11 @@ impl Podium {
         caller: &Caller,
         id: &HostId,
         params: PowerParams,
-    ) -> Result<OperationRow, Error> {
+    ) -> Result<OperationView, Error> {
         let request = OperationRequest::Power(params.action);
         self.operation_queue(caller, id, HostAction::Power, request)
             .await
+            .map(views::operation)
     }
 
     pub async fn host_boot(
@@ -291,10 +304,11 @@ impl Podium {
         caller: &Caller,
         id: &HostId,
         params: BootParams,
-    ) -> Result<OperationRow, Error> {
+    ) -> Result<OperationView, Error> {
         let request = OperationRequest::Boot(params.into());
         self.operation_queue(caller, id, HostAction::Boot, request)
             .await
+            .map(views::operation)
     }
 
     pub async fn host_media(
@@ -302,7 +316,7 @@ impl Podium {
         caller: &Caller,
         id: &HostId,
         params: MediaParams,
-    ) -> Result<OperationRow, Error> {
+    ) -> Result<OperationView, Error> {
         if let MediaParams::Insert { image_url, .. } = &params {
             let url = url::Url::parse(image_url)
                 .map_err(|e| Error::invalid("image_url", format!("is not a URL: {e}")))?;
@@ -313,6 +327,7 @@ impl Podium {
         let request = OperationRequest::Media(params.into());
         self.operation_queue(caller, id, HostAction::Media, request)
             .await
+            .map(views::operation)
     }
 
     async fn operation_queue(
@@ -357,12 +372,12 @@ impl Podium {
         &self,
         caller: &Caller,
         uuid: &PodManagerId,
-    ) -> Result<OperationRow, Error> {
+    ) -> Result<OperationView, Error> {
         caller.require_admin()?;
-        self.pod_manager_view(caller, uuid).await?;
+        self.pod_manager_load(uuid).await?;
         let op = OperationRow::queued(OperationRequest::Sync, uuid, None);
         self.operation_enqueue(&op).await?;
-        Ok(op)
+        Ok(views::operation(op))
     }
 
     /// Reads back what a host's BMC reports after an action (power state, boot override, media
@@ -402,11 +417,12 @@ impl Podium {
         &self,
         caller: &Caller,
         id: &OperationId,
-    ) -> Result<OperationRow, Error> {
+    ) -> Result<OperationView, Error> {
         caller.require_admin_read()?;
         self.datastore()
             .operation_get(id)
             .await?
+            .map(views::operation)
             .ok_or_else(|| Error::not_found("operation", id))
     }
 
@@ -415,9 +431,10 @@ impl Podium {
         caller: &Caller,
         filter: OperationFilter,
         page: Page,
-    ) -> Result<Paged<OperationRow>, Error> {
+    ) -> Result<List<OperationView>, Error> {
         caller.require_admin_read()?;
-        Ok(self.datastore().operation_list(&filter, &page).await?)
+        let paged = self.datastore().operation_list(&filter, &page).await?;
+        Ok(List::of(paged, views::operation))
     }
 }
 

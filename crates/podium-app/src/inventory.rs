@@ -21,11 +21,9 @@ pub(crate) fn host_row_from_system(s: &System) -> HostRow {
         serial: s.serial.clone(),
         cpu_count: i64::from(s.cpu_count),
         memory_mib: i64::try_from(s.memory_mib).unwrap_or(i64::MAX),
-        nics: serde_json::to_string(&s.nics).expect("nics serialize"),
-        media_slots: serde_json::to_string(&s.media_slots).expect("media serialize"),
-        boot: s
-            .boot
-            .map(|b| serde_json::to_string(&b).expect("boot serializes")),
+        nics: s.nics.clone(),
+        media_slots: s.media_slots.clone(),
+        boot: s.boot,
         power_state: power_state_name(s.power).into(),
         bmc_tls_verify: true,
         ..HostRow::default()

@@ -12,6 +12,7 @@ use crate::auth::Caller;
 use crate::error::Error;
 use podium_store::{HostRow, OperationRow};
 use podium_types::HostId;
+use podium_types::views::{HostView, OperationView};
 use podium_types::{HostState, OperationKind, OperationRequest};
 
 use podium_store::Transition;
@@ -139,58 +140,8 @@ impl HostAction {
     }
 }
 
-/// A host's state as the API shows it: maintenance lies over the stored state while it lasts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ShownState {
-    In(HostState),
-    Maintenance,
-}
-
-impl ShownState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ShownState::In(state) => state.as_str(),
-            ShownState::Maintenance => "maintenance",
-        }
-    }
-}
-
-impl std::fmt::Display for ShownState {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// The state the API shows: `maintenance` while it lasts, else the stored one.
-pub fn shown_state(host: &HostRow) -> ShownState {
-    if host.maintenance_since.is_some() {
-        ShownState::Maintenance
-    } else {
-        ShownState::In(host.state)
-    }
-}
-
-/// Why a host is in `error`: shown only while it is (a host that recovered keeps no error).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HostError {
-    /// `registration`, `inspection`, `provisioning`, `deprovisioning` or `power_management`.
-    pub error_type: String,
-    pub message: String,
-    pub at: Option<String>,
-    /// The state the error interrupted.
-    pub interrupted: Option<HostState>,
-}
-
-/// The host's error, while it is in `error`.
-pub fn shown_error(host: &HostRow) -> Option<HostError> {
-    let error_type = host.error_type.clone()?;
-    (host.state == HostState::Error).then(|| HostError {
-        error_type,
-        message: host.error_message.clone().unwrap_or_default(),
-        at: host.error_at.clone(),
-        interrupted: host.error_from,
-    })
-}
+use crate::views::shown_state;
+use podium_types::ShownState;
 
 /// Whether `action` fits the host's state: a 409 that names the state and the states that
 /// allow it if not.
@@ -230,9 +181,9 @@ const REASON_MAX: usize = 255;
 impl Podium {
     /// `POST /v1/hosts/{id}/inspect`: inspects a host again (registers it again first if its
     /// registration failed), as an operation.
-    pub async fn host_inspect(&self, caller: &Caller, id: &HostId) -> Result<OperationRow, Error> {
+    pub async fn host_inspect(&self, caller: &Caller, id: &HostId) -> Result<OperationView, Error> {
         caller.require_admin()?;
-        let host = self.host_view(caller, id).await?;
+        let host = self.host_get(caller, id).await?;
         action_allowed(&host, HostAction::Inspect)?;
         let (transition, request) = if host.error_type.as_deref() == Some("registration") {
             (REREGISTER, OperationRequest::Register)
@@ -253,7 +204,7 @@ impl Podium {
         self.inner
             .background
             .run_now(crate::background::Job::Leasing);
-        Ok(op)
+        Ok(crate::views::operation(op))
     }
 
     /// `PUT /v1/hosts/{id}/maintenance`: puts the host in maintenance (or changes the reason).
@@ -262,7 +213,7 @@ impl Podium {
         caller: &Caller,
         id: &HostId,
         reason: Option<String>,
-    ) -> Result<HostRow, Error> {
+    ) -> Result<HostView, Error> {
         caller.require_admin()?;
         let reason = reason.unwrap_or_default();
         if reason.chars().count() > REASON_MAX || reason.chars().any(char::is_control) {
@@ -288,7 +239,7 @@ impl Podium {
         &self,
         caller: &Caller,
         id: &HostId,
-    ) -> Result<HostRow, Error> {
+    ) -> Result<HostView, Error> {
         caller.require_admin()?;
         let now = podium_store::now();
         if !self

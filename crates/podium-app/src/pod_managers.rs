@@ -11,15 +11,16 @@ use crate::endpoint::{canonical, normalize_url, validate_auth, validate_tls};
 use crate::error::Error;
 use crate::labels::validate_name;
 use crate::plugins::PluginRef;
+use crate::views;
 use podium_runtime::{CallContext, CallError, Credentials, Endpoint, Plugin, TlsPolicy, World};
-use podium_store::{
-    HostRow, PodManagerConflict, PodManagerFilter, PodManagerRow, StatusChange, SyncSummary,
-};
+use podium_store::{HostRow, PodManagerConflict, PodManagerRow, SyncSummary};
+use podium_types::Page;
+use podium_types::PodManagerFilter;
 use podium_types::requests::{
     AuthParams, NetworkConfigOwner, PluginBindingParams, PodManagerCreate, PodManagerUpdate,
     TlsParams,
 };
-use podium_types::{Page, Paged};
+use podium_types::views::{List, PodManagerView, StatusChangeView};
 
 const DESCRIPTION_MAX: usize = 1024;
 const LOCATION_MAX: usize = 255;
@@ -105,7 +106,7 @@ impl Podium {
         &self,
         caller: &Caller,
         params: PodManagerCreate,
-    ) -> Result<PodManager, Error> {
+    ) -> Result<PodManagerView, Error> {
         caller.require_admin()?;
         validate_name(&params.name)?;
         let url = canonical(&normalize_url("url", &params.url)?);
@@ -150,14 +151,12 @@ impl Podium {
             tls_verify: tls.verify,
             tls_ca_bundle: tls.ca_bundle,
             tls_pinned_sha256: pin,
-            driver: to_json(&driver),
-            ipam: to_json(&ipam),
-            renderer: renderer.as_ref().map(to_json),
+            driver,
+            ipam,
+            renderer,
             network_config_owner: params
                 .network_config_owner
-                .unwrap_or(NetworkConfigOwner::Admin)
-                .as_str()
-                .to_owned(),
+                .unwrap_or(NetworkConfigOwner::Admin),
             status: "unknown".into(),
             status_message: None,
             last_probe_at: None,
@@ -179,7 +178,7 @@ impl Podium {
             Err(e) => return Err(e.into()),
         }
         self.spawn_refresh(row.uuid.clone());
-        PodManager::from_row(row)
+        Ok(views::pod_manager(row))
     }
 
     /// Probes and syncs a pod manager in the background.
@@ -206,9 +205,9 @@ impl Podium {
         &self,
         caller: &Caller,
         uuid: &PodManagerId,
-    ) -> Result<PodManager, Error> {
+    ) -> Result<PodManagerView, Error> {
         caller.require_admin_read()?;
-        self.pod_manager_load(uuid).await
+        self.pod_manager_load(uuid).await.map(views::pod_manager)
     }
 
     pub async fn pod_manager_list(
@@ -216,17 +215,10 @@ impl Podium {
         caller: &Caller,
         filter: PodManagerFilter,
         page: Page,
-    ) -> Result<Paged<PodManager>, Error> {
+    ) -> Result<List<PodManagerView>, Error> {
         caller.require_admin_read()?;
         let rows = self.datastore().pod_manager_list(&filter, &page).await?;
-        Ok(Paged {
-            items: rows
-                .items
-                .into_iter()
-                .map(PodManager::from_row)
-                .collect::<Result<_, _>>()?,
-            next: rows.next,
-        })
+        Ok(List::of(rows, views::pod_manager))
     }
 
     pub async fn pod_manager_update(
@@ -234,13 +226,13 @@ impl Podium {
         caller: &Caller,
         uuid: &PodManagerId,
         params: PodManagerUpdate,
-    ) -> Result<PodManager, Error> {
+    ) -> Result<PodManagerView, Error> {
         caller.require_admin()?;
         if params.uuid.is_some() {
             return Err(Error::invalid("uuid", "a pod manager's uuid cannot change"));
         }
-        let current = self.pod_manager_view(caller, uuid).await?;
-        let mut row = current.row.clone();
+        let current = self.pod_manager_load(uuid).await?;
+        let mut row = current.clone();
         let mut endpoint_changed = false;
         if let Some(name) = params.name {
             validate_name(&name)?;
@@ -273,28 +265,25 @@ impl Podium {
             endpoint_changed = true;
         }
         if let Some(driver) = params.driver {
-            row.driver = to_json(
-                &self
-                    .binding_resolve("driver", &driver, World::HardwareDriver)
-                    .await?,
-            );
+            row.driver = self
+                .binding_resolve("driver", &driver, World::HardwareDriver)
+                .await?;
             endpoint_changed = true;
         }
         if let Some(ipam) = params.ipam {
-            row.ipam = to_json(&self.binding_resolve("ipam", &ipam, World::Ipam).await?);
+            row.ipam = self.binding_resolve("ipam", &ipam, World::Ipam).await?;
         }
         if let Some(renderer) = params.renderer {
             row.renderer = match renderer {
-                Some(r) => Some(to_json(
-                    &self
-                        .binding_resolve("renderer", &r, World::Renderer)
+                Some(r) => Some(
+                    self.binding_resolve("renderer", &r, World::Renderer)
                         .await?,
-                )),
+                ),
                 None => None,
             };
         }
         if let Some(owner) = params.network_config_owner {
-            row.network_config_owner = owner.as_str().to_owned();
+            row.network_config_owner = owner;
         }
         self.check_unique(&row.name, &row.url, Some(uuid)).await?;
         row.updated_at = podium_store::now();
@@ -304,7 +293,7 @@ impl Podium {
         if endpoint_changed {
             self.spawn_refresh(row.uuid.clone());
         }
-        self.pod_manager_load(uuid).await
+        self.pod_manager_load(uuid).await.map(views::pod_manager)
     }
 
     pub async fn pod_manager_delete(
@@ -333,19 +322,23 @@ impl Podium {
         &self,
         caller: &Caller,
         uuid: &PodManagerId,
-    ) -> Result<Vec<StatusChange>, Error> {
-        self.pod_manager_view(caller, uuid).await?;
-        Ok(self.datastore().pod_manager_status_history(uuid).await?)
+    ) -> Result<List<StatusChangeView>, Error> {
+        caller.require_admin_read()?;
+        self.pod_manager_load(uuid).await?;
+        let history = self.datastore().pod_manager_status_history(uuid).await?;
+        Ok(List::all(
+            history.into_iter().map(views::status_change).collect(),
+        ))
     }
 
     /// The driver plugin of a pod manager and the endpoint it may reach.
     pub(crate) async fn driver_for(&self, pm: &PodManager) -> Result<(Plugin, CallContext), Error> {
         let endpoint = self.endpoint(
-            &pm.row.url,
-            pm.row.auth_sealed.as_deref(),
-            pm.row.tls_verify,
-            pm.row.tls_ca_bundle.as_deref(),
-            pm.row.tls_pinned_sha256.as_deref(),
+            &pm.url,
+            pm.auth_sealed.as_deref(),
+            pm.tls_verify,
+            pm.tls_ca_bundle.as_deref(),
+            pm.tls_pinned_sha256.as_deref(),
         )?;
         self.driver_context(pm, endpoint).await
     }
@@ -440,7 +433,7 @@ impl Podium {
     /// online, or `None` if it no longer exists.
     pub async fn pod_manager_probe(&self, uuid: &PodManagerId) -> Option<bool> {
         let pm = match self.datastore().pod_manager_get(uuid).await {
-            Ok(Some(row)) => PodManager::from_row(row).ok()?,
+            Ok(Some(pm)) => pm,
             Ok(None) => return None,
             Err(e) => {
                 tracing::warn!(pod_manager = %uuid, error = %e, "probe: cannot read the pod manager");
@@ -460,7 +453,7 @@ impl Podium {
         let (status, message, link) = match &outcome {
             Ok(info) => {
                 let link = if info.root_link.starts_with('/') {
-                    format!("{}{}", pm.row.url, info.root_link)
+                    format!("{}{}", pm.url, info.root_link)
                 } else {
                     info.root_link.clone()
                 };
@@ -468,8 +461,8 @@ impl Podium {
             }
             Err(message) => ("offline", Some(message.as_str()), None),
         };
-        if status != pm.row.status {
-            tracing::info!(pod_manager = %pm.row.name, status, message, "pod manager status changed");
+        if status != pm.status {
+            tracing::info!(pod_manager = %pm.name, status, message, "pod manager status changed");
         }
         if let Err(e) = self
             .datastore()
@@ -513,7 +506,7 @@ impl Podium {
                 .run_now(crate::background::Job::Leasing);
         }
         self.hosts_with_bmc_refresh(&pm).await?;
-        tracing::info!(pod_manager = %pm.row.name, seen = summary.seen, added = summary.added, missing = summary.missing, "synced");
+        tracing::info!(pod_manager = %pm.name, seen = summary.seen, added = summary.added, missing = summary.missing, "synced");
         Ok(summary)
     }
 
@@ -563,10 +556,6 @@ impl Podium {
             .collect::<Vec<T>>()
             .await)
     }
-}
-
-fn to_json(binding: &PluginBinding) -> String {
-    serde_json::to_string(binding).expect("bindings serialize")
 }
 
 /// Why a pod manager is offline, in words an admin can act on.

@@ -14,7 +14,7 @@ use podium_types::Secret;
 
 /// Seals and opens secrets.
 #[derive(Clone)]
-pub struct Sealer {
+pub(crate) struct Sealer {
     cipher: XChaCha20Poly1305,
 }
 
@@ -27,13 +27,13 @@ impl std::fmt::Debug for Sealer {
 /// Why a sealed value could not be opened.
 #[derive(Debug, thiserror::Error)]
 #[error("a stored secret cannot be decrypted with this key (was the secret key changed?)")]
-pub struct OpenError;
+pub(crate) struct OpenError;
 
 const VERSION: &str = "v1:";
 
 impl Sealer {
     /// Reads the key from `path`, creating a new random key there if the file does not exist.
-    pub fn load_or_create(path: &Path) -> anyhow::Result<Sealer> {
+    pub(crate) fn load_or_create(path: &Path) -> anyhow::Result<Sealer> {
         if !path.exists() {
             let mut key = [0u8; 32];
             rand::rng().fill_bytes(&mut key);
@@ -50,13 +50,13 @@ impl Sealer {
         Ok(Sealer::from_key(&key))
     }
 
-    pub fn from_key(key: &[u8]) -> Sealer {
+    pub(crate) fn from_key(key: &[u8]) -> Sealer {
         Sealer {
             cipher: XChaCha20Poly1305::new_from_slice(key).expect("a 32-byte key"),
         }
     }
 
-    pub fn seal(&self, plaintext: &Secret) -> String {
+    pub(crate) fn seal(&self, plaintext: &Secret) -> String {
         let mut nonce = [0u8; 24];
         rand::rng().fill_bytes(&mut nonce);
         let sealed = self
@@ -68,7 +68,7 @@ impl Sealer {
         format!("{VERSION}{}", STANDARD.encode(out))
     }
 
-    pub fn open(&self, sealed: &str) -> Result<Secret, OpenError> {
+    pub(crate) fn open(&self, sealed: &str) -> Result<Secret, OpenError> {
         let bytes = sealed
             .strip_prefix(VERSION)
             .and_then(|b| STANDARD.decode(b).ok())

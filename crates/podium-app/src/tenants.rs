@@ -6,10 +6,11 @@ use crate::app::Podium;
 use crate::app::page;
 use crate::auth::{Caller, generate_token, hash_token};
 use crate::error::Error;
-use podium_store::{Role, TenantRow, TokenRow};
-use podium_types::Paged;
-use podium_types::Secret;
+use crate::views;
+use podium_store::{TenantRow, TokenRow};
+use podium_types::Role;
 use podium_types::requests::{TenantCreate, TokenCreate};
+use podium_types::views::{List, TenantView, TokenCreatedView, TokenView};
 use podium_types::{TenantId, TenantScope, TokenId};
 
 fn validate_tenant_name(name: &str) -> Result<(), Error> {
@@ -63,7 +64,7 @@ impl Podium {
         &self,
         caller: &Caller,
         params: TenantCreate,
-    ) -> Result<TenantRow, Error> {
+    ) -> Result<TenantView, Error> {
         caller.require_admin()?;
         validate_tenant_name(&params.name)?;
         let description = params.description.unwrap_or_default();
@@ -77,7 +78,7 @@ impl Podium {
             created_at: podium_store::now(),
         };
         match self.datastore().tenant_create(&tenant).await {
-            Ok(()) => Ok(tenant),
+            Ok(()) => Ok(views::tenant(tenant)),
             Err(podium_store::StoreError::Conflict(_)) => Err(Error::ConflictField {
                 code: "name_taken",
                 field: "name".into(),
@@ -87,11 +88,12 @@ impl Podium {
         }
     }
 
-    pub async fn tenant_view(&self, caller: &Caller, id: &TenantId) -> Result<TenantRow, Error> {
+    pub async fn tenant_view(&self, caller: &Caller, id: &TenantId) -> Result<TenantView, Error> {
         caller.require_admin_read()?;
         self.datastore()
             .tenant_get(id)
             .await?
+            .map(views::tenant)
             .ok_or_else(|| Error::not_found("tenant", id))
     }
 
@@ -101,12 +103,13 @@ impl Podium {
         name: Option<&str>,
         limit: Option<u32>,
         cursor: Option<String>,
-    ) -> Result<Paged<TenantRow>, Error> {
+    ) -> Result<List<TenantView>, Error> {
         caller.require_admin_read()?;
-        Ok(self
+        let paged = self
             .datastore()
             .tenant_list(name, &page(limit, cursor)?)
-            .await?)
+            .await?;
+        Ok(List::of(paged, views::tenant))
     }
 
     /// Deletes a tenant with its grants and tokens. While it holds claims this is refused,
@@ -167,7 +170,7 @@ impl Podium {
         caller: &Caller,
         tenant_id: Option<&TenantId>,
         params: TokenCreate,
-    ) -> Result<(TokenRow, Secret), Error> {
+    ) -> Result<TokenCreatedView, Error> {
         caller.require_admin()?;
         if let Some(id) = tenant_id {
             self.tenant_view(caller, id).await?;
@@ -195,19 +198,20 @@ impl Podium {
         self.datastore()
             .token_create(&row, &hash_token(secret.expose()))
             .await?;
-        Ok((row, secret))
+        Ok(views::token_created(row, secret))
     }
 
     pub async fn token_list(
         &self,
         caller: &Caller,
         tenant_id: Option<&TenantId>,
-    ) -> Result<Vec<TokenRow>, Error> {
+    ) -> Result<List<TokenView>, Error> {
         caller.require_admin_read()?;
         if let Some(id) = tenant_id {
             self.tenant_view(caller, id).await?;
         }
-        Ok(self.datastore().token_list(tenant_id).await?)
+        let tokens = self.datastore().token_list(tenant_id).await?;
+        Ok(List::all(tokens.into_iter().map(views::token).collect()))
     }
 
     pub async fn token_revoke(

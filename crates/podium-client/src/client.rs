@@ -178,6 +178,14 @@ impl Client {
         self.send::<Value>(Method::GET, path, None).await
     }
 
+    /// A GET whose answer is read as one of the model's views (`podium_types::views`).
+    pub(super) async fn get_view<T: serde::de::DeserializeOwned>(
+        &self,
+        path: &str,
+    ) -> anyhow::Result<T> {
+        view(self.get(path).await?)
+    }
+
     /// A POST of a request body (one of `podium_types::requests`, or JSON); other methods
     /// with a body go through `send`.
     pub(super) async fn post<B: serde::Serialize + ?Sized>(
@@ -214,4 +222,15 @@ impl Client {
             }
         }
     }
+}
+
+/// An answer of the API as one of the model's views; an answer that is not one names the type.
+pub(super) fn view<T: serde::de::DeserializeOwned>(answer: Value) -> anyhow::Result<T> {
+    serde_json::from_value(answer).map_err(|e| {
+        let name = std::any::type_name::<T>()
+            .rsplit("::")
+            .next()
+            .unwrap_or("view");
+        anyhow::anyhow!("the server answered something that is not a {name}: {e}")
+    })
 }

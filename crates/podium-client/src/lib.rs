@@ -21,11 +21,14 @@ use serde_json::{Value, json};
 use self::client::{Client, Login};
 use self::names::Named;
 use self::output::{Column, Format};
-use podium_types::Secret;
 use podium_types::requests::{
     AuthParams, ClaimCreate, ClaimUpdate, ConfigDriveCreate, GrantCreate, ImageParams,
     IpClaimCreate, IpPoolCreate, IpRangeParams, MaintenanceParams, PluginBindingParams,
     PodManagerCreate, PowerParams, TenantCreate, TlsParams, TokenCreate,
+};
+use podium_types::views::{ClaimView, List, MeView, OperationView, TaskList};
+use podium_types::{
+    ClaimId, ClaimState, HostState, OperationId, OperationKind, OperationStatus, Secret, ShownState,
 };
 use reqwest::Method;
 
@@ -522,33 +525,39 @@ fn spinner() -> indicatif::ProgressBar {
 }
 
 /// An operation's state in words: `sync running (attempt 2)`, `power queued: retry at ...`.
-fn describe_operation(op: &Value) -> String {
-    let mut text = format!(
-        "{} {}",
-        op["kind"].as_str().unwrap_or("operation"),
-        op["status"].as_str().unwrap_or("?")
-    );
-    if op["attempts"].as_i64().unwrap_or(0) > 1 {
-        text.push_str(&format!(" (attempt {})", op["attempts"]));
+fn describe_operation(op: &OperationView) -> String {
+    let mut text = format!("{} {}", op.kind, op.status);
+    if op.attempts > 1 {
+        text.push_str(&format!(" (attempt {})", op.attempts));
     }
-    if op["status"] == "queued"
-        && let Some(at) = op["next_attempt_at"].as_str()
+    if op.status == OperationStatus::Queued
+        && let Some(at) = &op.next_attempt_at
     {
         text.push_str(&format!(", retry at {at}"));
     }
-    if let Some(e) = op["error"].as_str() {
+    if let Some(e) = &op.error {
         text.push_str(&format!(": {e}"));
     }
     text
 }
 
+/// Whether an operation has ended.
+fn ended(op: &OperationView) -> bool {
+    matches!(
+        op.status,
+        OperationStatus::Succeeded | OperationStatus::Failed
+    )
+}
+
 /// Follows an operation until it succeeds or fails, showing its state.
-async fn watch_operation(c: &Client, id: &str) -> anyhow::Result<Value> {
+async fn watch_operation(c: &Client, id: &OperationId) -> anyhow::Result<OperationView> {
     let bar = spinner();
     loop {
-        let op = c.get(&format!("/v1/operations/{}", seg(id)?)).await?;
+        let op: OperationView = c
+            .get_view(&format!("/v1/operations/{}", seg(id.as_str())?))
+            .await?;
         bar.set_message(describe_operation(&op));
-        if op["status"] == "succeeded" || op["status"] == "failed" {
+        if ended(&op) {
             bar.finish_and_clear();
             return Ok(op);
         }
@@ -558,28 +567,36 @@ async fn watch_operation(c: &Client, id: &str) -> anyhow::Result<Value> {
 
 /// Follows a claim until it settles: provisioned, powered off as asked, failed, or its host in
 /// error; shows its state and its latest operation meanwhile.
-async fn watch_claim(c: &Client, id: &str) -> anyhow::Result<Value> {
+async fn watch_claim(c: &Client, id: &ClaimId) -> anyhow::Result<ClaimView> {
     let bar = spinner();
     loop {
-        let claim = c.get(&format!("/v1/claims/{}", seg(id)?)).await?;
-        let ops = c
-            .get(&format!("/v1/claims/{}/operations?limit=1", seg(id)?))
+        let claim: ClaimView = c
+            .get_view(&format!("/v1/claims/{}", seg(id.as_str())?))
             .await?;
-        let host_state = claim["host"]["provisioning_state"].as_str();
-        let mut text = format!("claim {}", claim["state"].as_str().unwrap_or("?"));
+        let ops: List<OperationView> = c
+            .get_view(&format!(
+                "/v1/claims/{}/operations?limit=1",
+                seg(id.as_str())?
+            ))
+            .await?;
+        let host_state = claim.host.as_ref().map(|h| h.provisioning_state);
+        let mut text = format!("claim {}", claim.state);
         if let Some(state) = host_state {
             text.push_str(&format!(", host {state}"));
         }
-        if let Some(reason) = claim["reason"].as_str() {
+        if let Some(reason) = &claim.reason {
             text.push_str(&format!(": {reason}"));
         }
-        if let Some(op) = ops["items"].get(0) {
+        if let Some(op) = ops.items.first() {
             text.push_str(&format!("; {}", describe_operation(op)));
         }
         bar.set_message(text);
-        let settled = claim["state"] == "failed"
-            || matches!(host_state, Some("provisioned" | "error"))
-            || (claim["state"] == "bound" && claim["online"] == false);
+        let settled = claim.state == ClaimState::Failed
+            || matches!(
+                host_state,
+                Some(ShownState::In(HostState::Provisioned | HostState::Error))
+            )
+            || (claim.state == ClaimState::Bound && !claim.online);
         if settled {
             bar.finish_and_clear();
             return Ok(claim);
@@ -589,14 +606,14 @@ async fn watch_claim(c: &Client, id: &str) -> anyhow::Result<Value> {
 }
 
 /// An error (exit code 1) for a claim that settled badly.
-fn settled_well(claim: &Value) -> anyhow::Result<()> {
-    if claim["state"] == "failed" {
+fn settled_well(claim: &ClaimView) -> anyhow::Result<()> {
+    if claim.state == ClaimState::Failed {
         bail!(
             "the claim failed: {}",
-            claim["reason"].as_str().unwrap_or("")
+            claim.reason.as_deref().unwrap_or("")
         );
     }
-    if claim["host"]["provisioning_state"] == "error" {
+    if claim.host.as_ref().map(|h| h.provisioning_state) == Some(ShownState::In(HostState::Error)) {
         bail!("provisioning the claim's host failed: see `podium claim operations`");
     }
     Ok(())
@@ -715,19 +732,18 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
             };
             let token = Secret::new(token);
             let client = Client::new(&url, Some(token.clone()))?;
-            let me = client.get("/v1/me").await.context("checking the token")?;
+            let me: MeView = client
+                .get_view("/v1/me")
+                .await
+                .context("checking the token")?;
             let path = Login { url, token }.save()?;
-            match me["tenant"].as_str() {
+            match &me.tenant {
                 Some(tenant) => eprintln!(
                     "logged in as {} of tenant {tenant}; saved in {}",
-                    me["role"].as_str().unwrap_or("?"),
+                    me.role,
                     path.display()
                 ),
-                None => eprintln!(
-                    "logged in as {}; saved in {}",
-                    me["role"].as_str().unwrap_or("?"),
-                    path.display()
-                ),
+                None => eprintln!("logged in as {}; saved in {}", me.role, path.display()),
             }
         }
         Command::Logout => {
@@ -829,20 +845,21 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                     eprintln!("deleted pod manager {uuid}");
                 }
                 PodmCommand::Sync { uuid, wait } => {
-                    let op = c
-                        .post(
+                    let op: OperationView = client::view(
+                        c.post(
                             &format!("/v1/pod_managers/{}/sync", seg(&uuid)?),
                             &json!({}),
                         )
-                        .await?;
+                        .await?,
+                    )?;
                     let op = if wait {
-                        watch_operation(&c, op["id"].as_str().unwrap_or_default()).await?
+                        watch_operation(&c, &op.id).await?
                     } else {
                         op
                     };
-                    print(output::object(format, &op));
-                    if op["status"] == "failed" {
-                        bail!("the sync failed: {}", op["error"].as_str().unwrap_or(""));
+                    print(output::object(format, &serde_json::to_value(&op)?));
+                    if op.status == OperationStatus::Failed {
+                        bail!("the sync failed: {}", op.error.as_deref().unwrap_or(""));
                     }
                 }
                 PodmCommand::Template(cmd) => match cmd {
@@ -900,22 +917,25 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                     print(output::object(format, &op));
                 }
                 HostCommand::Inspect { id, wait } => {
-                    let mut op = c
-                        .post(&format!("/v1/hosts/{}/inspect", seg(&id)?), &json!({}))
-                        .await?;
+                    let mut op: OperationView = client::view(
+                        c.post(&format!("/v1/hosts/{}/inspect", seg(&id)?), &json!({}))
+                            .await?,
+                    )?;
                     if wait {
                         // A registration first where the last one failed: follow what it queues.
-                        op = watch_operation(&c, op["id"].as_str().unwrap_or_default()).await?;
-                        if op["kind"] == "register" && op["status"] == "succeeded" {
-                            let newest = c
-                                .get(&format!("/v1/operations?host={}&limit=1", seg(&id)?))
+                        op = watch_operation(&c, &op.id).await?;
+                        if op.kind == OperationKind::Register
+                            && op.status == OperationStatus::Succeeded
+                        {
+                            let newest: List<OperationView> = c
+                                .get_view(&format!("/v1/operations?host={}&limit=1", seg(&id)?))
                                 .await?;
-                            if let Some(next) = newest["items"][0]["id"].as_str() {
-                                op = watch_operation(&c, next).await?;
+                            if let Some(next) = newest.items.first() {
+                                op = watch_operation(&c, &next.id).await?;
                             }
                         }
                     }
-                    print(output::object(format, &op));
+                    print(output::object(format, &serde_json::to_value(&op)?));
                 }
                 HostCommand::Maintenance { id, reason, off } => {
                     let path = format!("/v1/hosts/{}/maintenance", seg(&id)?);
@@ -1107,13 +1127,13 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                             .transpose()?,
                         online: Some(!a.offline),
                     };
-                    let claim = c.post("/v1/claims", &body).await?;
+                    let claim: ClaimView = client::view(c.post("/v1/claims", &body).await?)?;
                     let claim = if a.wait {
-                        watch_claim(&c, claim["id"].as_str().unwrap_or_default()).await?
+                        watch_claim(&c, &claim.id).await?
                     } else {
                         claim
                     };
-                    print(output::object(format, &claim));
+                    print(output::object(format, &serde_json::to_value(&claim)?));
                     settled_well(&claim)?;
                 }
                 ClaimCommand::Power { id, state } => {
@@ -1142,8 +1162,8 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                     print(output::list(format, &items, OPERATION_COLUMNS));
                 }
                 ClaimCommand::Watch { id } => {
-                    let claim = watch_claim(&c, &id).await?;
-                    print(output::object(format, &claim));
+                    let claim = watch_claim(&c, &ClaimId::from(id)).await?;
+                    print(output::object(format, &serde_json::to_value(&claim)?));
                     settled_well(&claim)?;
                 }
                 ClaimCommand::Rendered { id } => {
@@ -1168,8 +1188,12 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
             let c = Client::from_env(url)?;
             match cmd {
                 TaskCommand::List => {
-                    let tasks = c.get("/v1/admin/tasks").await?;
-                    let items = tasks["items"].as_array().cloned().unwrap_or_default();
+                    let tasks: TaskList = c.get_view("/v1/admin/tasks").await?;
+                    let items = tasks
+                        .items
+                        .iter()
+                        .map(serde_json::to_value)
+                        .collect::<Result<Vec<_>, _>>()?;
                     print(output::list(format, &items, TASK_COLUMNS));
                 }
                 TaskCommand::Run { name } => {

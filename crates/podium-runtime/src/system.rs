@@ -2,7 +2,7 @@
 //! and boot settings, the service behind an endpoint, and what the driver can do. Built only
 //! from output `validate.rs` checked.
 
-use podium_types::{BootSettings, MediaType, PowerState};
+use podium_types::{BootSettings, PowerState};
 
 /// What a driver says it can do.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -20,21 +20,7 @@ pub struct ServiceInfo {
     pub version: Option<String>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Nic {
-    pub id: String,
-    pub name: Option<String>,
-    pub mac: String,
-    pub speed_mbps: Option<u32>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct MediaSlot {
-    pub id: String,
-    pub media_types: Vec<MediaType>,
-    pub inserted: bool,
-    pub image: Option<String>,
-}
+pub use podium_types::{MediaSlot, Nic};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]

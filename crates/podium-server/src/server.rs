@@ -5,10 +5,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use podium_app::app::Podium;
-use podium_app::sealing::Sealer;
+use podium_app::app::{Open, Podium};
 use podium_runtime::{Runtime, RuntimeConfig};
-use podium_store::Datastore;
 use podium_types::Secret;
 
 /// Everything `podium serve` is configured with.
@@ -82,16 +80,6 @@ pub async fn start(config: &ServeConfig) -> anyhow::Result<Started> {
             config.data_dir.display()
         )
     })?;
-    let datastore = match &config.database_url {
-        Some(url) => Datastore::open(url.expose()).await?,
-        None => Datastore::open_sqlite(&config.data_dir).await?,
-    };
-    if let Some(origin) =
-        podium_app::auth::bootstrap_admin(&datastore, config.admin_token.clone(), &config.data_dir)
-            .await?
-    {
-        tracing::info!(origin, "created the first admin token");
-    }
     let runtime = Runtime::new(RuntimeConfig {
         call_timeout: config.plugin_timeout,
         discover_timeout: config.discover_timeout,
@@ -112,8 +100,14 @@ pub async fn start(config: &ServeConfig) -> anyhow::Result<Started> {
         .secret_key_file
         .clone()
         .unwrap_or_else(|| config.data_dir.join("secret.key"));
-    let sealer = Sealer::load_or_create(&key_file)?;
-    let podium = Podium::new(datastore, runtime, sealer);
+    let podium = Podium::open(Open {
+        database_url: config.database_url.as_ref(),
+        data_dir: &config.data_dir,
+        admin_token: config.admin_token.clone(),
+        secret_key_file: &key_file,
+        runtime,
+    })
+    .await?;
     if let Some(url) = &config.public_url {
         podium.set_public_url(url.clone());
     }

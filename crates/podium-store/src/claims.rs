@@ -6,19 +6,19 @@ use std::collections::BTreeMap;
 use podium_types::ClaimState;
 use sqlx::Row;
 
-use super::{Datastore, StoreError};
+use super::{Datastore, StoreError, decode, json};
+use podium_types::requests::ImageParams;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClaimRow {
     pub id: ClaimId,
     pub tenant_id: TenantId,
     pub pod_manager: PodManagerId,
-    /// JSON object of labels the host must carry.
-    pub selector: String,
+    /// Labels the host must carry.
+    pub selector: BTreeMap<String, String>,
     pub min_cpu: i64,
     pub min_memory_mib: i64,
-    /// JSON `{url, checksum, checksum_type, format}`.
-    pub image: String,
+    pub image: ImageParams,
     /// Bytes, never parsed.
     pub user_data: Option<Vec<u8>>,
     /// JSON object of string values.
@@ -45,10 +45,10 @@ fn row(r: &sqlx::any::AnyRow) -> Result<ClaimRow, StoreError> {
         id: r.try_get::<String, _>("id")?.into(),
         tenant_id: r.try_get::<String, _>("tenant_id")?.into(),
         pod_manager: r.try_get::<String, _>("pod_manager")?.into(),
-        selector: r.try_get("selector")?,
+        selector: decode("selector", &r.try_get::<String, _>("selector")?)?,
         min_cpu: r.try_get("min_cpu")?,
         min_memory_mib: r.try_get("min_memory_mib")?,
-        image: r.try_get("image")?,
+        image: decode("image", &r.try_get::<String, _>("image")?)?,
         user_data: match r.try_get::<Option<Vec<u8>>, _>("user_data_bytes")? {
             Some(bytes) => Some(bytes),
             None => r
@@ -181,10 +181,10 @@ impl Datastore {
         .bind(c.id.as_str())
         .bind(c.tenant_id.as_str())
         .bind(c.pod_manager.as_str())
-        .bind(&c.selector)
+        .bind(json(&c.selector))
         .bind(c.min_cpu)
         .bind(c.min_memory_mib)
-        .bind(&c.image)
+        .bind(json(&c.image))
         .bind(&c.user_data)
         .bind(&c.meta_data)
         .bind(&c.network_data)
@@ -400,13 +400,10 @@ impl Datastore {
             .fetch_one(&mut *tx)
             .await?;
             let grant_selector: BTreeMap<String, String> =
-                serde_json::from_str(&grant.try_get::<String, _>("selector")?)
-                    .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+                decode("selector", &grant.try_get::<String, _>("selector")?)?;
             let max_hosts: Option<i64> = grant.try_get("max_hosts")?;
-            let claim_selector: BTreeMap<String, String> = serde_json::from_str(&claim.selector)
-                .map_err(|e| StoreError::Corrupt(e.to_string()))?;
             let mut selector = grant_selector;
-            selector.extend(claim_selector);
+            selector.extend(claim.selector.clone());
 
             let matching = |only_free: bool| {
                 format!(

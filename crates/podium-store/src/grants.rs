@@ -3,7 +3,9 @@
 use podium_types::{GrantId, PodManagerId, TenantId};
 use sqlx::Row;
 
-use super::{Datastore, StoreError};
+use std::collections::BTreeMap;
+
+use super::{Datastore, StoreError, decode, json};
 use podium_types::{Page, Paged};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -11,8 +13,8 @@ pub struct GrantRow {
     pub id: GrantId,
     pub tenant_id: TenantId,
     pub pod_manager: PodManagerId,
-    /// JSON object of labels a host must all carry.
-    pub selector: String,
+    /// Labels a host must all carry.
+    pub selector: BTreeMap<String, String>,
     pub max_hosts: Option<i64>,
     pub created_at: String,
 }
@@ -24,7 +26,7 @@ fn row(r: &sqlx::any::AnyRow) -> Result<GrantRow, StoreError> {
         id: r.try_get::<String, _>("id")?.into(),
         tenant_id: r.try_get::<String, _>("tenant_id")?.into(),
         pod_manager: r.try_get::<String, _>("pod_manager")?.into(),
-        selector: r.try_get("selector")?,
+        selector: decode("selector", &r.try_get::<String, _>("selector")?)?,
         max_hosts: r.try_get("max_hosts")?,
         created_at: r.try_get("created_at")?,
     })
@@ -38,7 +40,7 @@ impl Datastore {
         .bind(g.id.as_str())
         .bind(g.tenant_id.as_str())
         .bind(g.pod_manager.as_str())
-        .bind(&g.selector)
+        .bind(json(&g.selector))
         .bind(g.max_hosts)
         .bind(&g.created_at)
         .execute(&mut *self.writer().await?)

@@ -4,14 +4,15 @@ use podium_types::{ClaimId, HostId, PodManagerId};
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
-use podium_types::HostState;
+use podium_types::{BootSettings, HostState, MediaSlot, Nic};
 use sqlx::Row;
 
-use super::{Datastore, StoreError};
-use podium_types::{Page, Paged};
+use super::{Datastore, StoreError, json};
+use podium_types::{HostFilter, Page, Paged};
 
-/// A host as stored; `nics`, `media_slots` and `boot` are JSON text. (Read from JSON too: a
-/// page of hosts comes as one JSON array.)
+/// A host as the store reads and writes it. Its NICs, media slots and boot override are kept as
+/// JSON text (the store's own format, which `host_with_mac` and the claim binding search); they
+/// cross the store's edge decoded. (Read from JSON: a page of hosts comes as one JSON array.)
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Deserialize)]
 pub struct HostRow {
     pub id: HostId,
@@ -25,9 +26,12 @@ pub struct HostRow {
     pub serial: Option<String>,
     pub cpu_count: i64,
     pub memory_mib: i64,
-    pub nics: String,
-    pub media_slots: String,
-    pub boot: Option<String>,
+    #[serde(deserialize_with = "json_text")]
+    pub nics: Vec<Nic>,
+    #[serde(deserialize_with = "json_text")]
+    pub media_slots: Vec<MediaSlot>,
+    #[serde(deserialize_with = "json_text_or_null")]
+    pub boot: Option<BootSettings>,
     pub power_state: String,
     pub state: HostState,
     pub claim_id: Option<ClaimId>,
@@ -56,17 +60,6 @@ pub struct HostRow {
     pub created_at: String,
     pub updated_at: String,
     pub last_seen_at: String,
-}
-
-#[derive(Clone, Debug, Default)]
-pub struct HostFilter {
-    pub pod_manager: Option<PodManagerId>,
-    pub state: Option<String>,
-    pub power_state: Option<String>,
-    /// The host's name, exactly.
-    pub name: Option<String>,
-    /// Every `(key, value)` must be a label of the host.
-    pub labels: Vec<(String, String)>,
 }
 
 /// A change of a host's state: from any of `from` to `to`, only while no claim holds it where
@@ -634,28 +627,11 @@ impl Datastore {
         )
         .bind(id.as_str())
         .bind(&h.power_state)
-        .bind(&h.media_slots)
-        .bind(&h.boot)
+        .bind(json(&h.media_slots))
+        .bind(h.boot.as_ref().map(json))
         .bind(now)
         .execute(&mut *self.writer().await?)
         .await?;
-        Ok(())
-    }
-
-    pub async fn host_set_inventory_media(
-        &self,
-        id: &HostId,
-        media_slots: &str,
-        boot: Option<&str>,
-        now: &str,
-    ) -> Result<(), StoreError> {
-        sqlx::query("UPDATE hosts SET media_slots = $2, boot = COALESCE($3, boot), updated_at = $4 WHERE id = $1")
-            .bind(id.as_str())
-            .bind(media_slots)
-            .bind(boot)
-            .bind(now)
-            .execute(&mut *self.writer().await?)
-            .await?;
         Ok(())
     }
 }
@@ -720,9 +696,9 @@ fn bind_inventory<'q>(
         .bind(&h.serial)
         .bind(h.cpu_count)
         .bind(h.memory_mib)
-        .bind(&h.nics)
-        .bind(&h.media_slots)
-        .bind(&h.boot)
+        .bind(json(&h.nics))
+        .bind(json(&h.media_slots))
+        .bind(h.boot.as_ref().map(json))
         .bind(&h.power_state)
 }
 
@@ -739,6 +715,28 @@ fn null_as_empty<'de, D: serde::Deserializer<'de>>(
 ) -> Result<BTreeMap<String, String>, D::Error> {
     use serde::Deserialize;
     Ok(Option::<BTreeMap<String, String>>::deserialize(d)?.unwrap_or_default())
+}
+
+/// A stored JSON text column (`nics`, `media_slots`), decoded.
+fn json_text<'de, D: serde::Deserializer<'de>, T: serde::de::DeserializeOwned>(
+    d: D,
+) -> Result<T, D::Error> {
+    use serde::Deserialize;
+    let text = std::borrow::Cow::<'de, str>::deserialize(d)?;
+    serde_json::from_str(&text).map_err(serde::de::Error::custom)
+}
+
+/// A stored JSON text column that may be NULL (`boot`), decoded.
+fn json_text_or_null<'de, D: serde::Deserializer<'de>, T: serde::de::DeserializeOwned>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    use serde::Deserialize;
+    match Option::<std::borrow::Cow<'de, str>>::deserialize(d)? {
+        Some(text) => serde_json::from_str(&text)
+            .map(Some)
+            .map_err(serde::de::Error::custom),
+        None => Ok(None),
+    }
 }
 
 fn int_as_bool<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
@@ -770,8 +768,6 @@ mod tests {
             pod_manager: "pm".into(),
             system_id: "/redfish/v1/Systems/1".into(),
             kind: "system".into(),
-            nics: "[]".into(),
-            media_slots: "[]".into(),
             power_state: "off".into(),
             state: state.parse().unwrap(),
             created_at: NOW.into(),

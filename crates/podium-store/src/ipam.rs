@@ -9,8 +9,12 @@
 use podium_types::{IpClaimId, IpPoolId, PodManagerId};
 use sqlx::Row;
 
-use super::{Datastore, StoreError};
+use std::collections::BTreeMap;
+
+use super::{Datastore, StoreError, decode, json};
+use podium_types::requests::IpRangeParams;
 use podium_types::{Page, Paged};
+use podium_types::{PluginBinding, TenantId};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IpPoolRow {
@@ -20,13 +24,15 @@ pub struct IpPoolRow {
     pub subnet: String,
     pub prefix: i64,
     pub gateway: Option<String>,
-    pub dns_servers: String,
-    pub ranges: String,
-    pub reserved: String,
-    pub pre_allocations: String,
-    pub plugin: String,
+    pub dns_servers: Vec<String>,
+    pub ranges: Vec<IpRangeParams>,
+    pub reserved: Vec<String>,
+    /// Owner to address.
+    pub pre_allocations: BTreeMap<String, String>,
+    pub plugin: PluginBinding,
     pub pod_manager: Option<PodManagerId>,
-    pub tenants: String,
+    /// The tenants whose claims may take addresses from it; every tenant when empty.
+    pub tenants: Vec<TenantId>,
     pub generation: i64,
     pub created_at: String,
     pub updated_at: String,
@@ -43,15 +49,18 @@ fn pool_row(r: &sqlx::any::AnyRow) -> Result<IpPoolRow, StoreError> {
         subnet: r.try_get("subnet")?,
         prefix: r.try_get("prefix")?,
         gateway: r.try_get("gateway")?,
-        dns_servers: r.try_get("dns_servers")?,
-        ranges: r.try_get("ranges")?,
-        reserved: r.try_get("reserved")?,
-        pre_allocations: r.try_get("pre_allocations")?,
-        plugin: r.try_get("plugin")?,
+        dns_servers: decode("DNS servers", &r.try_get::<String, _>("dns_servers")?)?,
+        ranges: decode("ranges", &r.try_get::<String, _>("ranges")?)?,
+        reserved: decode("reserved addresses", &r.try_get::<String, _>("reserved")?)?,
+        pre_allocations: decode(
+            "pre-allocations",
+            &r.try_get::<String, _>("pre_allocations")?,
+        )?,
+        plugin: decode("IPAM binding", &r.try_get::<String, _>("plugin")?)?,
         pod_manager: r
             .try_get::<Option<String>, _>("pod_manager")?
             .map(Into::into),
-        tenants: r.try_get("tenants")?,
+        tenants: decode("tenants", &r.try_get::<String, _>("tenants")?)?,
         generation: r.try_get("generation")?,
         created_at: r.try_get("created_at")?,
         updated_at: r.try_get("updated_at")?,
@@ -96,6 +105,27 @@ fn be(value: u128) -> Vec<u8> {
     value.to_be_bytes().to_vec()
 }
 
+/// Binds a pool's id and definition, `id` to `tenants` in the order of `POOL_COLUMNS`, to the
+/// next parameters of `q`.
+fn bind_definition<'q>(
+    q: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>,
+    pool: &'q IpPoolRow,
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
+    q.bind(pool.id.as_str())
+        .bind(&pool.name)
+        .bind(pool.family)
+        .bind(&pool.subnet)
+        .bind(pool.prefix)
+        .bind(&pool.gateway)
+        .bind(json(&pool.dns_servers))
+        .bind(json(&pool.ranges))
+        .bind(json(&pool.reserved))
+        .bind(json(&pool.pre_allocations))
+        .bind(json(&pool.plugin))
+        .bind(pool.pod_manager.as_ref().map(|v| v.as_str()))
+        .bind(json(&pool.tenants))
+}
+
 fn value(key: &[u8]) -> Result<u128, StoreError> {
     <[u8; 16]>::try_from(key)
         .map(u128::from_be_bytes)
@@ -104,28 +134,16 @@ fn value(key: &[u8]) -> Result<u128, StoreError> {
 
 impl Datastore {
     pub async fn ip_pool_create(&self, pool: &IpPoolRow) -> Result<(), StoreError> {
-        sqlx::query(&format!(
+        let sql = format!(
             "INSERT INTO ip_pools ({POOL_COLUMNS}) VALUES \
              ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"
-        ))
-        .bind(pool.id.as_str())
-        .bind(&pool.name)
-        .bind(pool.family)
-        .bind(&pool.subnet)
-        .bind(pool.prefix)
-        .bind(&pool.gateway)
-        .bind(&pool.dns_servers)
-        .bind(&pool.ranges)
-        .bind(&pool.reserved)
-        .bind(&pool.pre_allocations)
-        .bind(&pool.plugin)
-        .bind(pool.pod_manager.as_ref().map(|v| v.as_str()))
-        .bind(&pool.tenants)
-        .bind(pool.generation)
-        .bind(&pool.created_at)
-        .bind(&pool.updated_at)
-        .execute(&mut *self.writer().await?)
-        .await?;
+        );
+        bind_definition(sqlx::query(&sql), pool)
+            .bind(pool.generation)
+            .bind(&pool.created_at)
+            .bind(&pool.updated_at)
+            .execute(&mut *self.writer().await?)
+            .await?;
         Ok(())
     }
 
@@ -217,24 +235,14 @@ impl Datastore {
         if let Err(e) = check(&allocations) {
             return Ok(Err(e));
         }
-        sqlx::query(
+        bind_definition(
+            sqlx::query(
             "UPDATE ip_pools SET name = $2, family = $3, subnet = $4, prefix = $5, gateway = $6, \
              dns_servers = $7, ranges = $8, reserved = $9, pre_allocations = $10, plugin = $11, \
              pod_manager = $12, tenants = $13, updated_at = $14 WHERE id = $1",
+            ),
+            pool,
         )
-        .bind(pool.id.as_str())
-        .bind(&pool.name)
-        .bind(pool.family)
-        .bind(&pool.subnet)
-        .bind(pool.prefix)
-        .bind(&pool.gateway)
-        .bind(&pool.dns_servers)
-        .bind(&pool.ranges)
-        .bind(&pool.reserved)
-        .bind(&pool.pre_allocations)
-        .bind(&pool.plugin)
-        .bind(pool.pod_manager.as_ref().map(|v| v.as_str()))
-        .bind(&pool.tenants)
         .bind(&pool.updated_at)
         .execute(&mut *tx)
         .await?;

@@ -23,14 +23,14 @@ mod tokens;
 
 pub use claims::{ClaimRow, HostFit, Unbound};
 pub use grants::GrantRow;
-pub use hosts::{HostFilter, HostRow, SyncSummary, Transition};
+pub use hosts::{HostRow, SyncSummary, Transition};
 pub use ipam::{IpAllocationRow, IpPoolRow, Missed};
-pub use operations::{OperationFilter, OperationRow};
-pub use plugins::{PluginRow, PluginSource};
-pub use pod_managers::{PodManagerConflict, PodManagerFilter, PodManagerRow, StatusChange};
+pub use operations::OperationRow;
+pub use plugins::PluginRow;
+pub use pod_managers::{PodManagerConflict, PodManagerRow, StatusChange};
 pub use rendering::ConfigDriveRow;
 pub use tenants::TenantRow;
-pub use tokens::{Role, TokenRow};
+pub use tokens::TokenRow;
 
 use std::path::Path;
 use std::time::Duration;
@@ -371,6 +371,17 @@ pub fn new_id() -> String {
 }
 
 /// From `limit + 1` fetched rows: the extra row only says that there is a next page.
+/// The JSON text a column keeps of a value (a selector, an image, a host's NICs, ...): the
+/// store's own format of it, decoded by `decode` when read.
+fn json<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string(value).expect("stored values serialize")
+}
+
+/// A JSON text column, decoded; `what` names it in the error.
+fn decode<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T, StoreError> {
+    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(format!("stored {what}: {e}")))
+}
+
 fn paged<T>(mut items: Vec<T>, limit: u32, key: impl Fn(&T) -> String) -> Paged<T> {
     let next = if items.len() > limit as usize {
         items.truncate(limit as usize);

@@ -7,7 +7,7 @@ use sqlx::Row;
 use crate::formats;
 
 use super::{Datastore, StoreError};
-use podium_types::{Page, Paged};
+use podium_types::{OperationFilter, Page, Paged};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct OperationRow {
@@ -28,8 +28,8 @@ pub struct OperationRow {
     pub next_attempt_at: Option<String>,
     /// The claim at whose tenant's request it runs, if any.
     pub claim_id: Option<ClaimId>,
-    /// What it found or did, JSON text (an inspection's inventory, a power action's state).
-    pub result: Option<String>,
+    /// What it found or did (an inspection's inventory, a power action's state).
+    pub result: Option<serde_json::Value>,
 }
 
 impl OperationRow {
@@ -59,13 +59,6 @@ impl OperationRow {
     pub fn kind(&self) -> OperationKind {
         self.request.kind()
     }
-}
-
-#[derive(Clone, Debug, Default)]
-pub struct OperationFilter {
-    pub host: Option<HostId>,
-    pub pod_manager: Option<PodManagerId>,
-    pub claim: Option<ClaimId>,
 }
 
 const COLUMNS: &str = "id, kind, status, pod_manager, host_id, request, error, created_at, \
@@ -117,7 +110,10 @@ fn row(r: &sqlx::any::AnyRow) -> Result<OperationRow, StoreError> {
         attempts: r.try_get("attempts")?,
         next_attempt_at: r.try_get("next_attempt_at")?,
         claim_id: r.try_get::<Option<String>, _>("claim_id")?.map(Into::into),
-        result: r.try_get("result")?,
+        result: r
+            .try_get::<Option<String>, _>("result")?
+            .map(|text| crate::decode("operation result", &text))
+            .transpose()?,
     })
 }
 
@@ -139,7 +135,7 @@ pub(super) fn insert(
         .bind(op.attempts)
         .bind(&op.next_attempt_at)
         .bind(op.claim_id.as_ref().map(|v| v.as_str()))
-        .bind(&op.result)
+        .bind(op.result.as_ref().map(crate::json))
 }
 
 const INSERT: &str = "INSERT INTO operations (id, kind, status, pod_manager, host_id, request, \
@@ -332,7 +328,7 @@ impl Datastore {
         id: &OperationId,
         owner: &str,
         error: Option<&str>,
-        result: Option<&str>,
+        result: Option<&serde_json::Value>,
         now: &str,
     ) -> Result<bool, StoreError> {
         let status = if error.is_some() {
@@ -349,7 +345,7 @@ impl Datastore {
         .bind(status)
         .bind(error)
         .bind(now)
-        .bind(result)
+        .bind(result.map(crate::json))
         .execute(&mut *self.writer().await?)
         .await?
         .rows_affected()

@@ -4,37 +4,11 @@ use sqlx::Row;
 
 use super::{Datastore, StoreError};
 
-/// Where a plugin came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PluginSource {
-    /// Built with Podium and included in the binary.
-    Bundled,
-    /// Found in the plugin directory at start.
-    Directory,
-    /// Uploaded through the API.
-    Upload,
-}
+use podium_types::PluginSource;
 
-impl PluginSource {
-    fn as_str(self) -> &'static str {
-        match self {
-            PluginSource::Bundled => "bundled",
-            PluginSource::Directory => "directory",
-            PluginSource::Upload => "upload",
-        }
-    }
-
-    fn parse(s: &str) -> Result<PluginSource, StoreError> {
-        match s {
-            "bundled" => Ok(PluginSource::Bundled),
-            "directory" => Ok(PluginSource::Directory),
-            "upload" => Ok(PluginSource::Upload),
-            other => Err(StoreError::Corrupt(format!(
-                "unknown plugin source `{other}`"
-            ))),
-        }
-    }
+fn source_parse(s: &str) -> Result<PluginSource, StoreError> {
+    s.parse()
+        .map_err(|e: podium_types::UnknownName| StoreError::Corrupt(e.to_string()))
 }
 
 /// A plugin's stored metadata.
@@ -60,7 +34,7 @@ fn row(r: &sqlx::any::AnyRow) -> Result<PluginRow, StoreError> {
         world: r.try_get("world")?,
         description: r.try_get("description")?,
         size: r.try_get("size")?,
-        source: PluginSource::parse(&r.try_get::<String, _>("source")?)?,
+        source: source_parse(&r.try_get::<String, _>("source")?)?,
         created_at: r.try_get("created_at")?,
     })
 }

@@ -3,8 +3,10 @@
 use podium_types::PodManagerId;
 use sqlx::Row;
 
-use super::{Datastore, StoreError};
-use podium_types::{Page, Paged};
+use super::{Datastore, StoreError, decode, json};
+use podium_types::PluginBinding;
+use podium_types::requests::NetworkConfigOwner;
+use podium_types::{Page, Paged, PodManagerFilter};
 
 /// A pod manager as stored. Plugin bindings are JSON text (`PluginBinding` in the app layer);
 /// `auth_sealed` is the sealed credentials, never the password.
@@ -19,24 +21,16 @@ pub struct PodManagerRow {
     pub tls_verify: bool,
     pub tls_ca_bundle: Option<String>,
     pub tls_pinned_sha256: Option<String>,
-    pub driver: String,
-    pub ipam: String,
-    pub renderer: Option<String>,
-    pub network_config_owner: String,
+    pub driver: PluginBinding,
+    pub ipam: PluginBinding,
+    pub renderer: Option<PluginBinding>,
+    pub network_config_owner: NetworkConfigOwner,
     pub status: String,
     pub status_message: Option<String>,
     pub last_probe_at: Option<String>,
     pub redfish_link: Option<String>,
     pub created_at: String,
     pub updated_at: String,
-}
-
-/// Filters of the pod manager list; `None` matches everything.
-#[derive(Clone, Debug, Default)]
-pub struct PodManagerFilter {
-    pub name: Option<String>,
-    pub location: Option<String>,
-    pub status: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -61,10 +55,16 @@ fn row(r: &sqlx::any::AnyRow) -> Result<PodManagerRow, StoreError> {
         tls_verify: r.try_get::<i64, _>("tls_verify")? != 0,
         tls_ca_bundle: r.try_get("tls_ca_bundle")?,
         tls_pinned_sha256: r.try_get("tls_pinned_sha256")?,
-        driver: r.try_get("driver")?,
-        ipam: r.try_get("ipam")?,
-        renderer: r.try_get("renderer")?,
-        network_config_owner: r.try_get("network_config_owner")?,
+        driver: decode("driver binding", &r.try_get::<String, _>("driver")?)?,
+        ipam: decode("IPAM binding", &r.try_get::<String, _>("ipam")?)?,
+        renderer: r
+            .try_get::<Option<String>, _>("renderer")?
+            .map(|text| decode("renderer binding", &text))
+            .transpose()?,
+        network_config_owner: r
+            .try_get::<String, _>("network_config_owner")?
+            .parse()
+            .map_err(|e: podium_types::UnknownName| StoreError::Corrupt(e.to_string()))?,
         status: r.try_get("status")?,
         status_message: r.try_get("status_message")?,
         last_probe_at: r.try_get("last_probe_at")?,
@@ -72,6 +72,26 @@ fn row(r: &sqlx::any::AnyRow) -> Result<PodManagerRow, StoreError> {
         created_at: r.try_get("created_at")?,
         updated_at: r.try_get("updated_at")?,
     })
+}
+
+/// Binds what the admin sets of a pod manager, `uuid` to `network_config_owner` in the order of
+/// `COLUMNS`, to the next parameters of `q`.
+fn bind_settings<'q>(
+    q: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>,
+    pm: &'q PodManagerRow,
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
+    q.bind(pm.uuid.as_str())
+        .bind(&pm.name)
+        .bind(&pm.url)
+        .bind(&pm.auth_sealed)
+        .bind(&pm.description)
+        .bind(&pm.location)
+        .bind(i64::from(pm.tls_verify))
+        .bind(&pm.tls_ca_bundle)
+        .bind(json(&pm.driver))
+        .bind(json(&pm.ipam))
+        .bind(pm.renderer.as_ref().map(json))
+        .bind(pm.network_config_owner.as_str())
 }
 
 /// Which unique column a conflicting write collided with.
@@ -106,53 +126,33 @@ impl Datastore {
     }
 
     pub async fn pod_manager_create(&self, pm: &PodManagerRow) -> Result<(), StoreError> {
-        sqlx::query(&format!(
+        let sql = format!(
             "INSERT INTO pod_managers ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)"
-        ))
-        .bind(pm.uuid.as_str())
-        .bind(&pm.name)
-        .bind(&pm.url)
-        .bind(&pm.auth_sealed)
-        .bind(&pm.description)
-        .bind(&pm.location)
-        .bind(i64::from(pm.tls_verify))
-        .bind(&pm.tls_ca_bundle)
-        .bind(&pm.driver)
-        .bind(&pm.ipam)
-        .bind(&pm.renderer)
-        .bind(&pm.network_config_owner)
-        .bind(&pm.status)
-        .bind(&pm.status_message)
-        .bind(&pm.last_probe_at)
-        .bind(&pm.redfish_link)
-        .bind(&pm.created_at)
-        .bind(&pm.updated_at)
-        .bind(&pm.tls_pinned_sha256)
-        .execute(&mut *self.writer().await?)
-        .await?;
+        );
+        bind_settings(sqlx::query(&sql), pm)
+            .bind(&pm.status)
+            .bind(&pm.status_message)
+            .bind(&pm.last_probe_at)
+            .bind(&pm.redfish_link)
+            .bind(&pm.created_at)
+            .bind(&pm.updated_at)
+            .bind(&pm.tls_pinned_sha256)
+            .execute(&mut *self.writer().await?)
+            .await?;
         Ok(())
     }
 
     /// Writes the admin-settable fields of `pm` (not its status).
     pub async fn pod_manager_update(&self, pm: &PodManagerRow) -> Result<bool, StoreError> {
-        let done = sqlx::query(
-            "UPDATE pod_managers SET name = $2, url = $3, auth_sealed = $4, description = $5, \
+        let done = bind_settings(
+            sqlx::query(
+                "UPDATE pod_managers SET name = $2, url = $3, auth_sealed = $4, description = $5, \
              location = $6, tls_verify = $7, tls_ca_bundle = $8, driver = $9, ipam = $10, \
              renderer = $11, network_config_owner = $12, updated_at = $13, tls_pinned_sha256 = $14 \
              WHERE uuid = $1",
+            ),
+            pm,
         )
-        .bind(pm.uuid.as_str())
-        .bind(&pm.name)
-        .bind(&pm.url)
-        .bind(&pm.auth_sealed)
-        .bind(&pm.description)
-        .bind(&pm.location)
-        .bind(i64::from(pm.tls_verify))
-        .bind(&pm.tls_ca_bundle)
-        .bind(&pm.driver)
-        .bind(&pm.ipam)
-        .bind(&pm.renderer)
-        .bind(&pm.network_config_owner)
         .bind(&pm.updated_at)
         .bind(&pm.tls_pinned_sha256)
         .execute(&mut *self.writer().await?)

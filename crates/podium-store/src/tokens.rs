@@ -5,22 +5,7 @@ use sqlx::Row;
 
 use super::{Datastore, StoreError};
 
-/// What a token lets its bearer be.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Role {
-    Admin,
-    Tenant,
-}
-
-impl Role {
-    fn as_str(self) -> &'static str {
-        match self {
-            Role::Admin => "admin",
-            Role::Tenant => "tenant",
-        }
-    }
-}
+use podium_types::Role;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TokenRow {

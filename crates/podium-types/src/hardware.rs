@@ -88,6 +88,24 @@ pub enum BootMode {
     Legacy,
 }
 
+/// A network interface of a machine, as its driver reported it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Nic {
+    pub id: String,
+    pub name: Option<String>,
+    pub mac: String,
+    pub speed_mbps: Option<u32>,
+}
+
+/// A virtual media slot of a machine: what it takes and what is in it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MediaSlot {
+    pub id: String,
+    pub media_types: Vec<MediaType>,
+    pub inserted: bool,
+    pub image: Option<String>,
+}
+
 /// A boot override.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BootSettings {

@@ -23,3 +23,88 @@ impl Default for HostState {
         HostState::Registering
     }
 }
+
+/// The state a host shows: `maintenance` while the admin's maintenance lasts, else its stored
+/// state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShownState {
+    In(HostState),
+    Maintenance,
+}
+
+impl ShownState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ShownState::In(state) => state.as_str(),
+            ShownState::Maintenance => "maintenance",
+        }
+    }
+}
+
+impl std::fmt::Display for ShownState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for ShownState {
+    type Err = crate::UnknownName;
+    fn from_str(s: &str) -> Result<ShownState, crate::UnknownName> {
+        if s == "maintenance" {
+            return Ok(ShownState::Maintenance);
+        }
+        s.parse()
+            .map(ShownState::In)
+            .map_err(|_| crate::UnknownName {
+                what: "a host state",
+                name: s.to_owned(),
+            })
+    }
+}
+
+impl serde::Serialize for ShownState {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ShownState {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<ShownState, D::Error> {
+        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl utoipa::PartialSchema for ShownState {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        let names = HostState::ALL
+            .iter()
+            .map(|s| s.as_str())
+            .chain(["maintenance"]);
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .enum_values(Some(names))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for ShownState {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shown_state_reads_back_what_it_writes() {
+        let all = HostState::ALL
+            .iter()
+            .map(|s| ShownState::In(*s))
+            .chain([ShownState::Maintenance]);
+        for shown in all {
+            let json = serde_json::to_string(&shown).unwrap();
+            assert_eq!(serde_json::from_str::<ShownState>(&json).unwrap(), shown);
+        }
+        let e = "sleeping".parse::<ShownState>().unwrap_err();
+        assert_eq!(e.to_string(), "`sleeping` is not a host state");
+    }
+}

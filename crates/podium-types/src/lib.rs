@@ -1,5 +1,6 @@
 //! Podium's model, shared by the server and its client: identifiers, the secret type, what Podium asks of a
-//! machine (power, boot, media), host and claim states, and operations by kind with their requests.
+//! machine (power, boot, media), host and claim states, operations by kind with their requests,
+//! the API's request bodies (`requests`) and its answers (`views`).
 //!
 //! **Architecture Invariant:** a leaf crate. It depends on nothing of Podium's and on no crate
 //! that does I/O (no sqlx, wasmtime, axum, reqwest, tokio), so the client links it freely.
@@ -8,6 +9,7 @@
 
 mod claim;
 mod documents;
+mod filters;
 mod hardware;
 mod host;
 mod ids;
@@ -15,16 +17,20 @@ mod names;
 mod operations;
 mod owner;
 mod pages;
+mod plugins;
 pub mod requests;
 mod secret;
+mod tokens;
+pub mod views;
 
 pub use claim::ClaimState;
 pub use documents::Phase;
+pub use filters::{HostFilter, OperationFilter, PodManagerFilter};
 pub use hardware::{
-    BootMode, BootPersistence, BootSettings, BootTarget, MediaAction, MediaRequest, MediaType,
-    PowerAction, PowerState,
+    BootMode, BootPersistence, BootSettings, BootTarget, MediaAction, MediaRequest, MediaSlot,
+    MediaType, Nic, PowerAction, PowerState,
 };
-pub use host::HostState;
+pub use host::{HostState, ShownState};
 pub use ids::{
     ClaimId, ConfigDriveId, GrantId, HostId, IpClaimId, IpPoolId, OperationId, PluginId,
     PodManagerId, TenantId, TenantScope, TokenId,
@@ -33,4 +39,6 @@ pub use names::UnknownName;
 pub use operations::{OperationKind, OperationRequest, OperationStatus};
 pub use owner::{BadOwner, OWNER_MAX, Owner};
 pub use pages::{Page, Paged};
+pub use plugins::{PluginBinding, PluginSource};
 pub use secret::Secret;
+pub use tokens::Role;

@@ -68,26 +68,16 @@ pub struct PluginBindingParams {
     pub config: Option<serde_json::Value>,
 }
 
-/// Who owns a host's network configuration on a pod manager.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum NetworkConfigOwner {
-    /// Rendered from the site's templates and pools; claims may not bring their own.
-    Admin,
-    /// Supplied with the claim, validated by the renderer.
-    Consumer,
-    /// The admin's template, plus networks (and VLANs) a claim adds on the links the template
-    /// opens to tenants.
-    Layered,
-}
-
-impl NetworkConfigOwner {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            NetworkConfigOwner::Admin => "admin",
-            NetworkConfigOwner::Consumer => "consumer",
-            NetworkConfigOwner::Layered => "layered",
-        }
+crate::names::names! {
+    /// Who owns a host's network configuration on a pod manager.
+    pub enum NetworkConfigOwner ("a network config owner") {
+        /// Rendered from the site's templates and pools; claims may not bring their own.
+        Admin => "admin",
+        /// Supplied with the claim, validated by the renderer.
+        Consumer => "consumer",
+        /// The admin's template, plus networks (and VLANs) a claim adds on the links the template
+        /// opens to tenants.
+        Layered => "layered",
     }
 }
 
@@ -398,7 +388,7 @@ pub struct GrantQuery {
 }
 
 /// What a claimed host runs.
-#[derive(Clone, Debug, Deserialize, serde::Serialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, serde::Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ImageParams {
     pub url: String,

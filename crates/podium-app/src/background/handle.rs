@@ -5,6 +5,7 @@
 //! **Invariant:** a task never runs twice at once in a process: its loop runs the job, then
 //! waits; a `run_now` during a run makes the next run start as soon as this one ends.
 
+use podium_types::views::TaskStatus;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -82,26 +83,6 @@ impl Intervals {
 }
 
 /// A task's status, as `GET /v1/admin/tasks` shows it.
-#[derive(Clone, Debug, Default, serde::Serialize, utoipa::ToSchema)]
-pub struct TaskStatus {
-    /// `probe`, `sync`, `bind`, `expiry` or `leasing`.
-    pub name: &'static str,
-    pub description: &'static str,
-    /// Seconds between runs.
-    pub interval_seconds: f64,
-    /// Runs since this process started.
-    pub runs: u64,
-    pub running: bool,
-    pub last_started_at: Option<String>,
-    pub last_duration_ms: Option<u64>,
-    /// What the last run did.
-    pub last_result: Option<String>,
-    /// Why the last run failed, if it did (cleared by a run that succeeds).
-    pub last_error: Option<String>,
-    /// When it runs next, unless asked to run sooner; `null` while it runs or before start.
-    pub next_run_at: Option<String>,
-}
-
 #[derive(Debug)]
 struct Task {
     job: Job,
@@ -125,8 +106,8 @@ impl Default for Background {
                     job,
                     now: Notify::new(),
                     status: Mutex::new(TaskStatus {
-                        name: job.name(),
-                        description: job.about(),
+                        name: job.name().to_owned(),
+                        description: job.about().to_owned(),
                         ..TaskStatus::default()
                     }),
                 })

@@ -16,7 +16,8 @@ mod sync;
 
 use std::sync::Arc;
 
-pub use handle::{Intervals, Job, TaskStatus};
+pub use handle::{Intervals, Job};
+use podium_types::views::{TaskList, TaskStatus};
 
 use crate::app::Podium;
 use crate::auth::Caller;
@@ -34,9 +35,11 @@ impl Podium {
     }
 
     /// `GET /v1/admin/tasks`: every background task of this process with its status.
-    pub fn task_list(&self, caller: &Caller) -> Result<Vec<TaskStatus>, Error> {
+    pub fn task_list(&self, caller: &Caller) -> Result<TaskList, Error> {
         caller.require_admin_read()?;
-        Ok(self.inner.background.statuses())
+        Ok(TaskList {
+            items: self.inner.background.statuses(),
+        })
     }
 
     /// `POST /v1/admin/tasks/{name}/run`: runs a task now (after its current run, if one is

@@ -446,13 +446,13 @@ impl Podium {
         request: &IpamRequest,
     ) -> Result<Option<u128>, Error> {
         let pool = &state.pool;
-        let plugin = self.plugin_load(&pool.plugin.sha256).await?;
+        let plugin = self.plugin_load(&pool.row.plugin.sha256).await?;
         let view = PoolView {
             free: state.free.clone(),
             family: pool.space.family,
         };
         let context = CallContext {
-            config: pool.plugin.config.to_string(),
+            config: pool.row.plugin.config.to_string(),
             endpoint: None,
             allocations: Some(Box::new(view)),
         };
@@ -492,9 +492,9 @@ impl Podium {
         if request.host.is_none() {
             return Ok(None);
         }
-        let plugin = self.plugin_load(&pool.plugin.sha256).await?;
+        let plugin = self.plugin_load(&pool.row.plugin.sha256).await?;
         let context = CallContext {
-            config: pool.plugin.config.to_string(),
+            config: pool.row.plugin.config.to_string(),
             endpoint: None,
             allocations: None,
         };

@@ -14,10 +14,10 @@
 mod allocate;
 pub(crate) mod cache;
 mod pool;
-pub mod space;
+pub(crate) mod space;
 
-pub use podium_types::Owner;
-pub use pool::{IpClaim, IpPool, Usage};
+pub(crate) use podium_types::Owner;
+pub(crate) use pool::{IpClaim, IpPool, Usage};
 
 use podium_types::{IpClaimId, IpPoolId, PodManagerId, TenantScope};
 use std::net::IpAddr;
@@ -27,10 +27,10 @@ use crate::app::page;
 use crate::auth::Caller;
 use crate::bindings::DEFAULT_IPAM;
 use crate::error::Error;
-use podium_runtime::{IpamHost, Nic, World};
+use podium_runtime::{IpamHost, World};
 use podium_store::IpPoolRow;
-use podium_types::Paged;
 use podium_types::requests::{IpClaimCreate, IpPoolCreate, IpPoolUpdate, PluginBindingParams};
+use podium_types::views::{IpClaimView, IpPoolView, List};
 
 use self::space::{Space, SpaceParams, parse_addr};
 
@@ -38,8 +38,7 @@ const DNS_SERVERS_MAX: usize = 8;
 
 /// The facts an IPAM plugin gets about a host: its NICs and the one it boots from.
 fn host_facts(host: &podium_store::HostRow) -> Result<IpamHost, Error> {
-    let nics: Vec<Nic> = serde_json::from_str(&host.nics)
-        .map_err(|e| Error::Internal(anyhow::anyhow!("stored NICs of host {}: {e}", host.id)))?;
+    let nics = &host.nics;
     Ok(IpamHost {
         id: host.id.to_string(),
         name: host.name.clone(),
@@ -47,7 +46,10 @@ fn host_facts(host: &podium_store::HostRow) -> Result<IpamHost, Error> {
             .boot_mac
             .clone()
             .or_else(|| nics.first().map(|n| n.mac.clone())),
-        nics: nics.into_iter().map(|n| (n.name, n.mac)).collect(),
+        nics: nics
+            .iter()
+            .map(|n| (n.name.clone(), n.mac.clone()))
+            .collect(),
     })
 }
 
@@ -82,19 +84,13 @@ impl Podium {
         for (i, dns) in def.dns_servers.iter().enumerate() {
             dns_servers.push(parse_addr(&format!("dns_servers[{i}]"), dns, None)?.to_string());
         }
-        let pod_manager = match &def.pod_manager {
-            Some(uuid) => Some(
-                self.datastore()
-                    .pod_manager_get(uuid)
-                    .await?
-                    .map(crate::bindings::PodManager::from_row)
-                    .transpose()?
-                    .ok_or_else(|| {
-                        Error::invalid("pod_manager", format!("no pod manager `{uuid}`"))
-                    })?,
-            ),
-            None => None,
-        };
+        let pod_manager =
+            match &def.pod_manager {
+                Some(uuid) => Some(self.datastore().pod_manager_get(uuid).await?.ok_or_else(
+                    || Error::invalid("pod_manager", format!("no pod manager `{uuid}`")),
+                )?),
+                None => None,
+            };
         for (i, tenant) in def.tenants.iter().enumerate() {
             if self.datastore().tenant_get(tenant).await?.is_none() {
                 return Err(Error::invalid(
@@ -105,7 +101,7 @@ impl Podium {
         }
         let plugin = match (def.plugin, base) {
             (Some(p), _) => self.binding_resolve("plugin", &p, World::Ipam).await?,
-            (None, Some(base)) => base.plugin.clone(),
+            (None, Some(base)) => base.row.plugin.clone(),
             (None, None) => match &pod_manager {
                 Some(pm) => pm.ipam.clone(),
                 None => {
@@ -125,13 +121,13 @@ impl Podium {
             subnet: space.subnet.display(),
             prefix: i64::from(def.prefix),
             gateway: space.gateway.map(|g| space.addr(g).to_string()),
-            dns_servers: to_json(&dns_servers),
-            ranges: to_json(&def.ranges),
-            reserved: to_json(&def.reserved),
-            pre_allocations: to_json(&def.pre_allocations),
-            plugin: to_json(&plugin),
+            dns_servers,
+            ranges: def.ranges,
+            reserved: def.reserved,
+            pre_allocations: def.pre_allocations,
+            plugin,
             pod_manager: def.pod_manager,
-            tenants: to_json(&def.tenants),
+            tenants: def.tenants,
             generation: base.map_or(0, |b| b.row.generation),
             created_at: base.map_or_else(|| now.clone(), |b| b.row.created_at.clone()),
             updated_at: now,
@@ -154,13 +150,16 @@ impl Podium {
         &self,
         caller: &Caller,
         params: IpPoolCreate,
-    ) -> Result<IpPool, Error> {
+    ) -> Result<IpPoolView, Error> {
         caller.require_admin()?;
         let Checked { mut row, .. } = self.ip_pool_check(params, None).await?;
         self.ip_pool_name_free(&row.name, None).await?;
         row.id = IpPoolId::generate();
         match self.datastore().ip_pool_create(&row).await {
-            Ok(()) => IpPool::from_row(row),
+            Ok(()) => IpPool::from_row(row).map(|pool| {
+                let usage = pool.usage(0, 0);
+                pool.view(usage)
+            }),
             // Two creations with one name racing: the unique index decides.
             Err(podium_store::StoreError::Conflict(_)) => {
                 self.ip_pool_name_free(&row.name, None).await?;
@@ -182,15 +181,11 @@ impl Podium {
         IpPool::from_row(row)
     }
 
-    pub async fn ip_pool_view(
-        &self,
-        caller: &Caller,
-        id: &IpPoolId,
-    ) -> Result<(IpPool, Usage), Error> {
+    pub async fn ip_pool_view(&self, caller: &Caller, id: &IpPoolId) -> Result<IpPoolView, Error> {
         caller.require_admin_read()?;
         let pool = self.ip_pool_load(id).await?;
         let usage = self.ip_pool_usage(&pool).await?;
-        Ok((pool, usage))
+        Ok(pool.view(usage))
     }
 
     async fn ip_pool_usage(&self, pool: &IpPool) -> Result<Usage, Error> {
@@ -216,7 +211,7 @@ impl Podium {
         name: Option<&str>,
         limit: Option<u32>,
         cursor: Option<String>,
-    ) -> Result<Paged<(IpPool, Usage)>, Error> {
+    ) -> Result<List<IpPoolView>, Error> {
         caller.require_admin_read()?;
         let paged = self
             .datastore()
@@ -226,9 +221,9 @@ impl Podium {
         for row in paged.items {
             let pool = IpPool::from_row(row)?;
             let usage = self.ip_pool_usage(&pool).await?;
-            items.push((pool, usage));
+            items.push(pool.view(usage));
         }
-        Ok(Paged {
+        Ok(List {
             items,
             next: paged.next,
         })
@@ -239,7 +234,7 @@ impl Podium {
         caller: &Caller,
         id: &IpPoolId,
         params: IpPoolUpdate,
-    ) -> Result<(IpPool, Usage), Error> {
+    ) -> Result<IpPoolView, Error> {
         caller.require_admin()?;
         let entry = self.inner.ipam_locks.get(id);
         let mut state = entry.state.lock().await;
@@ -248,23 +243,23 @@ impl Podium {
         let base = self.ip_pool_load(id).await?;
         let def = IpPoolCreate {
             name: params.name.unwrap_or_else(|| base.row.name.clone()),
-            ranges: params.ranges.unwrap_or_else(|| base.ranges.clone()),
+            ranges: params.ranges.unwrap_or_else(|| base.row.ranges.clone()),
             prefix: params
                 .prefix
                 .unwrap_or(u8::try_from(base.row.prefix).unwrap_or(u8::MAX)),
             gateway: params.gateway.unwrap_or_else(|| base.row.gateway.clone()),
             dns_servers: params
                 .dns_servers
-                .unwrap_or_else(|| base.dns_servers.clone()),
-            reserved: params.reserved.unwrap_or_else(|| base.reserved.clone()),
+                .unwrap_or_else(|| base.row.dns_servers.clone()),
+            reserved: params.reserved.unwrap_or_else(|| base.row.reserved.clone()),
             pre_allocations: params
                 .pre_allocations
-                .unwrap_or_else(|| base.pre_allocations.clone()),
+                .unwrap_or_else(|| base.row.pre_allocations.clone()),
             plugin: params.plugin,
             pod_manager: params
                 .pod_manager
                 .unwrap_or_else(|| base.row.pod_manager.clone()),
-            tenants: params.tenants.unwrap_or_else(|| base.tenants.clone()),
+            tenants: params.tenants.unwrap_or_else(|| base.row.tenants.clone()),
         };
         let Checked { space, row } = self.ip_pool_check(def, Some(&base)).await?;
         self.ip_pool_name_free(&row.name, Some(id)).await?;
@@ -322,7 +317,7 @@ impl Podium {
         }
         let pool = self.ip_pool_load(id).await?;
         let usage = self.ip_pool_usage(&pool).await?;
-        Ok((pool, usage))
+        Ok(pool.view(usage))
     }
 
     pub async fn ip_pool_delete(&self, caller: &Caller, id: &IpPoolId) -> Result<(), Error> {
@@ -352,7 +347,7 @@ impl Podium {
         caller: &Caller,
         pool_id: &IpPoolId,
         params: IpClaimCreate,
-    ) -> Result<(IpClaim, bool), Error> {
+    ) -> Result<(IpClaimView, bool), Error> {
         caller.require_admin()?;
         let owner =
             Owner::parse(&params.owner).map_err(|e| Error::invalid("owner", e.to_string()))?;
@@ -378,8 +373,10 @@ impl Podium {
             }
             Owner::Name(_) => None,
         };
-        self.ip_allocate(pool_id, &params.owner, host, params.address.as_deref())
-            .await
+        let (claim, created) = self
+            .ip_allocate(pool_id, &params.owner, host, params.address.as_deref())
+            .await?;
+        Ok((claim.view(), created))
     }
 
     pub async fn ip_claim_view(
@@ -387,7 +384,7 @@ impl Podium {
         caller: &Caller,
         pool_id: &IpPoolId,
         id: &IpClaimId,
-    ) -> Result<IpClaim, Error> {
+    ) -> Result<IpClaimView, Error> {
         caller.require_admin_read()?;
         let pool = self.ip_pool_load(pool_id).await?;
         let row = self
@@ -405,7 +402,7 @@ impl Podium {
         let request = pool.request(&row.owner, host);
         let address = parse_addr("address", &row.address, None)?;
         let network_data = self.ip_network_data(&pool, &request, address).await?;
-        Ok(pool.claim(row, network_data))
+        Ok(pool.claim(row, network_data).view())
     }
 
     pub async fn ip_claim_list(
@@ -414,18 +411,18 @@ impl Podium {
         pool_id: &IpPoolId,
         limit: Option<u32>,
         cursor: Option<String>,
-    ) -> Result<Paged<IpClaim>, Error> {
+    ) -> Result<List<IpClaimView>, Error> {
         caller.require_admin_read()?;
         let pool = self.ip_pool_load(pool_id).await?;
         let paged = self
             .datastore()
             .ip_allocation_list(pool_id, &page(limit, cursor)?)
             .await?;
-        Ok(Paged {
+        Ok(List {
             items: paged
                 .items
                 .into_iter()
-                .map(|row| pool.claim(row, None))
+                .map(|row| pool.claim(row, None).view())
                 .collect(),
             next: paged.next,
         })
@@ -552,7 +549,7 @@ impl Podium {
 
     /// The addresses a host claim has: the claim's own and, while it is bound, its host's.
     /// The caller has been checked for the claim already.
-    pub async fn claim_addresses(
+    pub(crate) async fn claim_addresses(
         &self,
         claim: &podium_store::ClaimRow,
         host: Option<&podium_store::HostRow>,
@@ -570,9 +567,4 @@ impl Podium {
         }
         Ok(claims)
     }
-}
-
-/// JSON text of a stored field.
-fn to_json<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_string(value).expect("pool fields serialize")
 }

@@ -1,73 +1,45 @@
 //! A pool as the application reads it (its stored definition decoded and checked), its usage,
 //! an address claimed from it, and who may own one.
 
-use std::collections::BTreeMap;
-
-use podium_types::TenantId;
-
-use crate::bindings::PluginBinding;
 use crate::error::Error;
 use podium_runtime::{IpamHost, IpamPool, IpamRequest};
 use podium_store::{IpAllocationRow, IpPoolRow};
-use podium_types::requests::IpRangeParams;
+use podium_types::views::{AddressView, IpClaimView, IpPoolView, UsageView};
 
 use super::space::{Space, SpaceParams};
 
-/// A stored pool with its definition decoded and checked.
+/// A stored pool with its address space checked.
 #[derive(Clone, Debug)]
-pub struct IpPool {
-    pub row: IpPoolRow,
-    pub space: Space,
-    pub ranges: Vec<IpRangeParams>,
-    pub dns_servers: Vec<String>,
-    pub reserved: Vec<String>,
-    pub pre_allocations: BTreeMap<String, String>,
-    pub plugin: PluginBinding,
-    pub tenants: Vec<TenantId>,
+pub(crate) struct IpPool {
+    pub(crate) row: IpPoolRow,
+    pub(crate) space: Space,
 }
 
 /// How many addresses a pool has and how many are in use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Usage {
-    pub total: u128,
-    pub allocated: u128,
+pub(crate) struct Usage {
+    pub(crate) total: u128,
+    pub(crate) allocated: u128,
     /// Pre-allocated to an owner that has not claimed it yet.
-    pub pre_allocated: u128,
-    pub free: u128,
+    pub(crate) pre_allocated: u128,
+    pub(crate) free: u128,
 }
 
 impl IpPool {
     pub(super) fn from_row(row: IpPoolRow) -> Result<IpPool, Error> {
-        fn decode<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T, Error> {
-            serde_json::from_str(text)
-                .map_err(|e| Error::Internal(anyhow::anyhow!("stored pool {what}: {e}")))
-        }
-        let ranges: Vec<IpRangeParams> = decode("ranges", &row.ranges)?;
-        let reserved: Vec<String> = decode("reserved", &row.reserved)?;
-        let pre_allocations: BTreeMap<String, String> =
-            decode("pre_allocations", &row.pre_allocations)?;
         let space = Space::new(SpaceParams {
-            ranges: &ranges,
+            ranges: &row.ranges,
             prefix: u8::try_from(row.prefix).unwrap_or(u8::MAX),
             gateway: row.gateway.as_deref(),
-            reserved: &reserved,
-            pre_allocations: &pre_allocations,
+            reserved: &row.reserved,
+            pre_allocations: &row.pre_allocations,
         })
         .map_err(|e| Error::Internal(anyhow::anyhow!("stored pool {} is invalid: {e}", row.id)))?;
-        Ok(IpPool {
-            dns_servers: decode("dns_servers", &row.dns_servers)?,
-            plugin: decode("plugin", &row.plugin)?,
-            tenants: decode("tenants", &row.tenants)?,
-            space,
-            ranges,
-            reserved,
-            pre_allocations,
-            row,
-        })
+        Ok(IpPool { row, space })
     }
 
     /// Usage from the number of allocations; pre-allocations count as used until claimed.
-    pub fn usage(&self, allocated: u128, claimed_pre_allocations: u128) -> Usage {
+    pub(crate) fn usage(&self, allocated: u128, claimed_pre_allocations: u128) -> Usage {
         let total = self.space.total();
         let pre_allocated =
             (self.space.pre_allocations.len() as u128).saturating_sub(claimed_pre_allocations);
@@ -87,7 +59,7 @@ impl IpPool {
                 ranges: self.space.ranges_text(),
                 prefix: u8::try_from(self.row.prefix).unwrap_or(u8::MAX),
                 gateway: self.row.gateway.clone(),
-                dns_servers: self.dns_servers.clone(),
+                dns_servers: self.row.dns_servers.clone(),
             },
             owner: owner.to_owned(),
             host,
@@ -97,13 +69,13 @@ impl IpPool {
 
 /// An address held by an owner, as the API shows it.
 #[derive(Clone, Debug)]
-pub struct IpClaim {
-    pub row: IpAllocationRow,
-    pub prefix: u8,
-    pub gateway: Option<String>,
-    pub dns_servers: Vec<String>,
+pub(crate) struct IpClaim {
+    pub(crate) row: IpAllocationRow,
+    pub(crate) prefix: u8,
+    pub(crate) gateway: Option<String>,
+    pub(crate) dns_servers: Vec<String>,
     /// The preprovisioning networkData, from a plugin that writes one (ipam-dhcpless).
-    pub network_data: Option<serde_json::Value>,
+    pub(crate) network_data: Option<serde_json::Value>,
 }
 
 impl IpPool {
@@ -116,14 +88,76 @@ impl IpPool {
             row,
             prefix: u8::try_from(self.row.prefix).unwrap_or(u8::MAX),
             gateway: self.row.gateway.clone(),
-            dns_servers: self.dns_servers.clone(),
+            dns_servers: self.row.dns_servers.clone(),
             network_data,
         }
     }
 
     /// The release setting of an `ipam-dhcpless` pool: `keep` holds a host's preprovisioning
     /// address for as long as the host exists.
-    pub fn keeps_host_addresses(&self) -> bool {
-        self.plugin.config.get("release").and_then(|v| v.as_str()) == Some("keep")
+    pub(crate) fn keeps_host_addresses(&self) -> bool {
+        self.row
+            .plugin
+            .config
+            .get("release")
+            .and_then(|v| v.as_str())
+            == Some("keep")
+    }
+}
+
+impl IpPool {
+    /// The pool as the API shows it, with its usage.
+    pub(crate) fn view(self, u: Usage) -> IpPoolView {
+        let p = self;
+        IpPoolView {
+            id: p.row.id,
+            name: p.row.name,
+            family: p.row.family,
+            subnet: p.row.subnet,
+            prefix: p.row.prefix,
+            gateway: p.row.gateway,
+            dns_servers: p.row.dns_servers,
+            ranges: p.row.ranges,
+            reserved: p.row.reserved,
+            pre_allocations: p.row.pre_allocations,
+            plugin: p.row.plugin,
+            pod_manager: p.row.pod_manager,
+            tenants: p.row.tenants,
+            usage: UsageView {
+                total: u.total,
+                allocated: u.allocated,
+                pre_allocated: u.pre_allocated,
+                free: u.free,
+            },
+            created_at: p.row.created_at,
+            updated_at: p.row.updated_at,
+        }
+    }
+}
+
+impl IpClaim {
+    pub(crate) fn view(self) -> IpClaimView {
+        let c = self;
+        IpClaimView {
+            id: c.row.id,
+            pool: c.row.pool_id,
+            owner: c.row.owner,
+            address: c.row.address,
+            prefix: c.prefix,
+            gateway: c.gateway,
+            dns_servers: c.dns_servers,
+            network_data: c.network_data,
+            created_at: c.row.created_at,
+        }
+    }
+
+    /// The address as a claim's tenant sees it among its host's.
+    pub(crate) fn address(self) -> AddressView {
+        AddressView {
+            address: self.row.address,
+            prefix: self.prefix,
+            gateway: self.gateway,
+            dns_servers: self.dns_servers,
+        }
     }
 }

@@ -11,38 +11,30 @@ use podium_types::requests::IpRangeParams;
 
 /// The address family of a pool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Family {
+pub(crate) enum Family {
     V4,
     V6,
 }
 
 impl Family {
-    pub fn of(addr: IpAddr) -> Family {
+    pub(crate) fn of(addr: IpAddr) -> Family {
         match addr {
             IpAddr::V4(_) => Family::V4,
             IpAddr::V6(_) => Family::V6,
         }
     }
 
-    pub fn bits(self) -> u8 {
+    pub(crate) fn bits(self) -> u8 {
         match self {
             Family::V4 => 32,
             Family::V6 => 128,
         }
     }
 
-    pub fn number(self) -> i64 {
+    pub(crate) fn number(self) -> i64 {
         match self {
             Family::V4 => 4,
             Family::V6 => 6,
-        }
-    }
-
-    pub fn from_number(n: i64) -> Option<Family> {
-        match n {
-            4 => Some(Family::V4),
-            6 => Some(Family::V6),
-            _ => None,
         }
     }
 
@@ -54,14 +46,14 @@ impl Family {
     }
 }
 
-pub fn to_u128(addr: IpAddr) -> u128 {
+pub(crate) fn to_u128(addr: IpAddr) -> u128 {
     match addr {
         IpAddr::V4(a) => u128::from(u32::from(a)),
         IpAddr::V6(a) => u128::from(a),
     }
 }
 
-pub fn from_u128(family: Family, value: u128) -> IpAddr {
+pub(crate) fn from_u128(family: Family, value: u128) -> IpAddr {
     match family {
         // Values of a V4 pool are below 2^32 by construction.
         Family::V4 => IpAddr::V4(Ipv4Addr::from(u32::try_from(value).unwrap_or(u32::MAX))),
@@ -70,17 +62,17 @@ pub fn from_u128(family: Family, value: u128) -> IpAddr {
 }
 
 /// The datastore's key of an address: 16 bytes, big-endian, so that byte order is numeric order.
-pub fn key(value: u128) -> Vec<u8> {
+pub(crate) fn key(value: u128) -> Vec<u8> {
     value.to_be_bytes().to_vec()
 }
 
 /// The address value of a datastore key.
-pub fn from_key(bytes: &[u8]) -> Option<u128> {
+pub(crate) fn from_key(bytes: &[u8]) -> Option<u128> {
     <[u8; 16]>::try_from(bytes).ok().map(u128::from_be_bytes)
 }
 
 /// Parses an address of `family`; the error names `field`.
-pub fn parse_addr(field: &str, text: &str, family: Option<Family>) -> Result<IpAddr, Error> {
+pub(crate) fn parse_addr(field: &str, text: &str, family: Option<Family>) -> Result<IpAddr, Error> {
     let addr: IpAddr = text
         .trim()
         .parse()
@@ -98,15 +90,15 @@ pub fn parse_addr(field: &str, text: &str, family: Option<Family>) -> Result<IpA
 
 /// A subnet: a network address and a prefix length.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Subnet {
-    pub family: Family,
-    pub network: u128,
-    pub prefix: u8,
+pub(crate) struct Subnet {
+    pub(crate) family: Family,
+    pub(crate) network: u128,
+    pub(crate) prefix: u8,
 }
 
 impl Subnet {
     /// The subnet of `prefix` bits that holds `addr`.
-    pub fn containing(addr: IpAddr, prefix: u8) -> Subnet {
+    pub(crate) fn containing(addr: IpAddr, prefix: u8) -> Subnet {
         let family = Family::of(addr);
         let host_bits = u32::from(family.bits() - prefix);
         let mask = u128::MAX.checked_shl(host_bits).unwrap_or(0);
@@ -118,7 +110,7 @@ impl Subnet {
     }
 
     /// The last address of the subnet.
-    pub fn last(&self) -> u128 {
+    pub(crate) fn last(&self) -> u128 {
         let host_bits = u32::from(self.family.bits() - self.prefix);
         let size_minus_one = u128::MAX.checked_shr(128 - host_bits).unwrap_or(0);
         if host_bits == 0 {
@@ -128,12 +120,12 @@ impl Subnet {
         }
     }
 
-    pub fn contains(&self, value: u128) -> bool {
+    pub(crate) fn contains(&self, value: u128) -> bool {
         (self.network..=self.last()).contains(&value)
     }
 
     /// Parses `a.b.c.d/n` or `x::/n`; the error names `field`.
-    pub fn parse(field: &str, text: &str) -> Result<Subnet, Error> {
+    pub(crate) fn parse(field: &str, text: &str) -> Result<Subnet, Error> {
         let bad = |why: String| Error::invalid(field, format!("`{text}` {why}"));
         let (addr, prefix) = text
             .trim()
@@ -162,38 +154,38 @@ impl Subnet {
         Ok(subnet)
     }
 
-    pub fn display(&self) -> String {
+    pub(crate) fn display(&self) -> String {
         format!("{}/{}", from_u128(self.family, self.network), self.prefix)
     }
 }
 
 /// A pool's address space, checked: what can be handed out and what cannot.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Space {
-    pub family: Family,
-    pub subnet: Subnet,
-    pub gateway: Option<u128>,
+pub(crate) struct Space {
+    pub(crate) family: Family,
+    pub(crate) subnet: Subnet,
+    pub(crate) gateway: Option<u128>,
     /// Inclusive ranges of allocatable addresses, sorted and disjoint.
-    pub ranges: Vec<(u128, u128)>,
+    pub(crate) ranges: Vec<(u128, u128)>,
     /// Addresses inside the ranges that are never handed out: the gateway, the reserved ones.
-    pub excluded: BTreeSet<u128>,
+    pub(crate) excluded: BTreeSet<u128>,
     /// Pre-allocations: owner to address (inside the ranges, not excluded, distinct).
-    pub pre_allocations: BTreeMap<String, u128>,
+    pub(crate) pre_allocations: BTreeMap<String, u128>,
 }
 
 /// The definition of a pool's address space, as a request gives it.
 #[derive(Clone, Copy, Debug)]
-pub struct SpaceParams<'a> {
-    pub ranges: &'a [IpRangeParams],
-    pub prefix: u8,
-    pub gateway: Option<&'a str>,
-    pub reserved: &'a [String],
-    pub pre_allocations: &'a BTreeMap<String, String>,
+pub(crate) struct SpaceParams<'a> {
+    pub(crate) ranges: &'a [IpRangeParams],
+    pub(crate) prefix: u8,
+    pub(crate) gateway: Option<&'a str>,
+    pub(crate) reserved: &'a [String],
+    pub(crate) pre_allocations: &'a BTreeMap<String, String>,
 }
 
 impl Space {
     /// Checks a pool's definition; every error names the offending field.
-    pub fn new(p: SpaceParams<'_>) -> Result<Space, Error> {
+    pub(crate) fn new(p: SpaceParams<'_>) -> Result<Space, Error> {
         if p.ranges.is_empty() {
             return Err(Error::invalid(
                 "ranges",
@@ -377,13 +369,13 @@ impl Space {
     }
 
     /// Whether `value` is in the ranges and not excluded: an address the pool can hand out.
-    pub fn allocatable(&self, value: u128) -> bool {
+    pub(crate) fn allocatable(&self, value: u128) -> bool {
         self.ranges.iter().any(|&(s, e)| (s..=e).contains(&value))
             && !self.excluded.contains(&value)
     }
 
     /// The owner `value` is pre-allocated to, if any.
-    pub fn pre_allocated_to(&self, value: u128) -> Option<&str> {
+    pub(crate) fn pre_allocated_to(&self, value: u128) -> Option<&str> {
         self.pre_allocations
             .iter()
             .find(|&(_, &v)| v == value)
@@ -391,7 +383,7 @@ impl Space {
     }
 
     /// How many addresses the pool can hand out, pre-allocated ones included.
-    pub fn total(&self) -> u128 {
+    pub(crate) fn total(&self) -> u128 {
         let size: u128 = self.ranges.iter().fold(0u128, |sum, &(s, e)| {
             sum.saturating_add((e - s).saturating_add(1))
         });
@@ -400,7 +392,7 @@ impl Space {
 
     /// The free extents: the ranges minus the excluded, pre-allocated and `taken` addresses.
     /// `taken` need not be sorted.
-    pub fn free_extents(&self, taken: impl IntoIterator<Item = u128>) -> Vec<(u128, u128)> {
+    pub(crate) fn free_extents(&self, taken: impl IntoIterator<Item = u128>) -> Vec<(u128, u128)> {
         let holes: BTreeSet<u128> = self
             .excluded
             .iter()
@@ -429,7 +421,7 @@ impl Space {
     }
 
     /// The ranges as `(start, end)` text, for the plugin.
-    pub fn ranges_text(&self) -> Vec<(String, String)> {
+    pub(crate) fn ranges_text(&self) -> Vec<(String, String)> {
         self.ranges
             .iter()
             .map(|&(s, e)| {
@@ -441,7 +433,7 @@ impl Space {
             .collect()
     }
 
-    pub fn addr(&self, value: u128) -> IpAddr {
+    pub(crate) fn addr(&self, value: u128) -> IpAddr {
         from_u128(self.family, value)
     }
 }
@@ -450,12 +442,12 @@ impl Space {
 /// `allocations` import answers from. Every question is a lookup in a B-tree; the number of
 /// extents grows with fragmentation, never with the size of the ranges.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct FreeSpace {
+pub(crate) struct FreeSpace {
     extents: BTreeMap<u128, u128>,
 }
 
 impl FreeSpace {
-    pub fn new(extents: impl IntoIterator<Item = (u128, u128)>) -> FreeSpace {
+    pub(crate) fn new(extents: impl IntoIterator<Item = (u128, u128)>) -> FreeSpace {
         FreeSpace {
             extents: extents.into_iter().collect(),
         }
@@ -471,7 +463,7 @@ impl FreeSpace {
     }
 
     /// The lowest free address in `[start, end]`.
-    pub fn first_free(&self, start: u128, end: u128) -> Option<u128> {
+    pub(crate) fn first_free(&self, start: u128, end: u128) -> Option<u128> {
         if self.holding(start).is_some() {
             return (start <= end).then_some(start);
         }
@@ -479,12 +471,12 @@ impl FreeSpace {
         (next <= end).then_some(next)
     }
 
-    pub fn is_free(&self, value: u128) -> bool {
+    pub(crate) fn is_free(&self, value: u128) -> bool {
         self.holding(value).is_some()
     }
 
     /// Marks `value` taken; `false` when it was not free.
-    pub fn take(&mut self, value: u128) -> bool {
+    pub(crate) fn take(&mut self, value: u128) -> bool {
         let Some((start, end)) = self.holding(value) else {
             return false;
         };
@@ -499,7 +491,7 @@ impl FreeSpace {
     }
 
     /// Marks `value` free again, merging it with its neighbours.
-    pub fn give(&mut self, value: u128) {
+    pub(crate) fn give(&mut self, value: u128) {
         if self.is_free(value) {
             return;
         }
@@ -519,7 +511,8 @@ impl FreeSpace {
         self.extents.insert(start, end);
     }
 
-    pub fn extents(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn extents(&self) -> usize {
         self.extents.len()
     }
 }

@@ -62,8 +62,8 @@ impl Podium {
         host: &HostRow,
     ) -> Result<Value, Error> {
         let mut pools = Vec::new();
-        for pool in self.ip_pools_serving(&pm.row.uuid).await? {
-            if pool.row.pod_manager.as_ref() == Some(&pm.row.uuid)
+        for pool in self.ip_pools_serving(&pm.uuid).await? {
+            if pool.row.pod_manager.as_ref() == Some(&pm.uuid)
                 && self.ip_pool_preprovisions(&pool, host).await?
             {
                 pools.push(pool);

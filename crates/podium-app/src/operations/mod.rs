@@ -205,9 +205,8 @@ impl Podium {
         let now = podium_store::now();
         let recorded = match &result {
             Ok(found) => {
-                let found = found.as_ref().map(serde_json::Value::to_string);
                 self.datastore()
-                    .operation_finish(&op.id, &owner, None, found.as_deref(), &now)
+                    .operation_finish(&op.id, &owner, None, found.as_ref(), &now)
                     .await
             }
             Err(e) if transient(e) && op.attempts < i64::from(settings.max_attempts) => {

@@ -81,10 +81,7 @@ impl Podium {
                 message: format!("claim `{claim_id}` is no longer bound to this host"),
             })?;
         let host = self.host_load(host_id).await?;
-        let image: podium_types::requests::ImageParams = serde_json::from_str(&claim.image)
-            .map_err(|e| {
-                Error::Internal(anyhow::anyhow!("stored image of claim {claim_id}: {e}"))
-            })?;
+        let image = claim.image.clone();
         let documents = self
             .render(&host, Some(&claim), Phase::Provisioning, Hold::Take)
             .await?;

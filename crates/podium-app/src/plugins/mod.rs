@@ -14,7 +14,9 @@ use crate::app::Podium;
 use crate::auth::Caller;
 use crate::error::Error;
 use podium_runtime::{Plugin, World};
-use podium_store::{PluginRow, PluginSource};
+use podium_store::PluginRow;
+use podium_types::PluginSource;
+use podium_types::views::{PluginList, PluginView};
 
 /// A reference to a plugin: by name, optionally pinned.
 #[derive(
@@ -42,9 +44,10 @@ impl Podium {
         &self,
         caller: &Caller,
         wasm: Vec<u8>,
-    ) -> Result<(PluginRow, bool), Error> {
+    ) -> Result<(PluginView, bool), Error> {
         caller.require_admin()?;
-        self.plugin_register(wasm, PluginSource::Upload).await
+        let (row, created) = self.plugin_register(wasm, PluginSource::Upload).await?;
+        Ok((crate::views::plugin(row), created))
     }
 
     pub(crate) async fn plugin_register(
@@ -109,16 +112,20 @@ impl Podium {
         Ok((row, true))
     }
 
-    pub async fn plugin_list(&self, caller: &Caller) -> Result<Vec<PluginRow>, Error> {
+    pub async fn plugin_list(&self, caller: &Caller) -> Result<PluginList, Error> {
         caller.require_admin_read()?;
-        Ok(self.datastore().plugin_list().await?)
+        let rows = self.datastore().plugin_list().await?;
+        Ok(PluginList {
+            items: rows.into_iter().map(crate::views::plugin).collect(),
+        })
     }
 
-    pub async fn plugin_view(&self, caller: &Caller, sha256: &str) -> Result<PluginRow, Error> {
+    pub async fn plugin_view(&self, caller: &Caller, sha256: &str) -> Result<PluginView, Error> {
         caller.require_admin_read()?;
         self.datastore()
             .plugin_get(sha256)
             .await?
+            .map(crate::views::plugin)
             .ok_or_else(|| Error::not_found("plugin", sha256))
     }
 

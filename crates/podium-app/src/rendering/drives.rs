@@ -8,6 +8,7 @@ use crate::app::Podium;
 use crate::auth::Caller;
 use crate::error::Error;
 use podium_store::ConfigDriveRow;
+use podium_types::views::ConfigDriveView;
 
 use super::{Documents, Hold};
 
@@ -15,12 +16,31 @@ use super::{Documents, Hold};
 const DRIVE_TTL_DEFAULT: u64 = 3600;
 pub(crate) const DRIVE_TTL_MAX: u64 = 86_400;
 
-/// A config drive just made: its token is in `url` and nowhere else.
+/// A config drive just made: its token is in `path` and nowhere else.
 #[derive(Clone, Debug)]
-pub struct ConfigDrive {
-    pub row: ConfigDriveRow,
-    /// The path of its URL (`/v1/config_drives/<token>.img`); the API prefixes the base URL.
-    pub path: String,
+pub(crate) struct ConfigDrive {
+    pub(crate) row: ConfigDriveRow,
+    pub(crate) phase: Phase,
+    /// The path of its URL (`/v1/config_drives/<token>.img`), after the base URL.
+    pub(crate) path: String,
+}
+
+impl ConfigDrive {
+    /// A config drive just made, its URL on `base` (the address BMCs reach this process at).
+    fn view(self, base: &str) -> ConfigDriveView {
+        let drive = self;
+        ConfigDriveView {
+            url: format!("{base}{}", drive.path),
+            id: drive.row.id,
+            phase: drive.phase,
+            host: drive.row.host_id,
+            claim: drive.row.claim_id,
+            expires_at: drive.row.expires_at,
+            size: drive.row.size,
+            sha256: drive.row.sha256,
+            media_types: vec!["usb".into(), "floppy".into()],
+        }
+    }
 }
 
 /// What a config drive is made for.
@@ -37,7 +57,8 @@ impl Podium {
         caller: &Caller,
         target: DriveFor<'_>,
         expires_in: Option<u64>,
-    ) -> Result<ConfigDrive, Error> {
+        base_url: &str,
+    ) -> Result<ConfigDriveView, Error> {
         let ttl = expires_in.unwrap_or(DRIVE_TTL_DEFAULT);
         if !(60..=DRIVE_TTL_MAX).contains(&ttl) {
             return Err(Error::invalid(
@@ -67,7 +88,8 @@ impl Podium {
                     .await?
             }
         };
-        self.config_drive_store(documents, ttl).await
+        let drive = self.config_drive_store(documents, ttl).await?;
+        Ok(drive.view(base_url))
     }
 
     /// Builds and stores the config drive of rendered documents, working for `ttl` seconds.
@@ -86,6 +108,7 @@ impl Podium {
         .map_err(|e| Error::Internal(anyhow::anyhow!("building a config drive: {e}")))?;
         let token = format!("cd_{}", hex::encode(rand::random::<[u8; 32]>()));
         let now = time::OffsetDateTime::now_utc();
+        let phase = documents.phase;
         let row = ConfigDriveRow {
             id: ConfigDriveId::generate(),
             token_hash: hex::encode(Sha256::digest(token.as_bytes())),
@@ -108,13 +131,15 @@ impl Podium {
         tracing::info!(drive = %row.id, host = %row.host_id, phase = %row.phase, expires_at = %row.expires_at, "config drive made");
         Ok(ConfigDrive {
             row,
+            phase,
             path: format!("/v1/config_drives/{token}.img"),
         })
     }
 
     /// The image behind a config drive URL (`<token>.img`), rebuilt from its stored documents;
     /// not found once it expired, or for any other name.
-    pub async fn config_drive_image(&self, name: &str) -> Result<(ConfigDriveRow, Vec<u8>), Error> {
+    /// Answers the image's sha256 (its ETag) and bytes.
+    pub async fn config_drive_image(&self, name: &str) -> Result<(String, Vec<u8>), Error> {
         let not_found = || Error::not_found("config drive", "(this URL)");
         let token = name.strip_suffix(".img").ok_or_else(not_found)?;
         if !token.starts_with("cd_") || token.len() != 67 {
@@ -138,6 +163,6 @@ impl Podium {
                 row.id
             )));
         }
-        Ok((row, image.bytes))
+        Ok((row.sha256, image.bytes))
     }
 }

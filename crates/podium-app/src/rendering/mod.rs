@@ -18,8 +18,9 @@ mod templates;
 use merge::merge_network_data;
 
 pub(crate) use drives::DRIVE_TTL_MAX;
-pub use drives::{ConfigDrive, DriveFor};
+pub use drives::DriveFor;
 
+use podium_types::views::RenderedView;
 use podium_types::{ClaimId, HostId, Phase, PodManagerId, TenantScope};
 use serde_json::{Value, json};
 
@@ -29,10 +30,11 @@ use crate::bindings::PodManager;
 use crate::error::Error;
 use crate::plugins::PluginRef;
 use podium_runtime::{
-    CallContext, CallError, ConsumerInput, NetworkPolicy, Nic, Plugin, PluginError, PoolNeed,
+    CallContext, CallError, ConsumerInput, NetworkPolicy, Plugin, PluginError, PoolNeed,
     RenderAddress, RenderHost, RenderInput, World,
 };
 use podium_store::{ClaimRow, HostRow};
+use podium_types::requests::NetworkConfigOwner;
 
 /// The renderer a pod manager uses when the admin chose none.
 pub const DEFAULT_RENDERER: &str = "render-openstack";
@@ -45,6 +47,21 @@ pub struct Documents {
     pub meta_data: Value,
     pub network_data: Value,
     pub user_data: Option<Vec<u8>>,
+}
+
+impl Documents {
+    /// The documents as the API shows them: the user data only as `has_user_data`.
+    pub(crate) fn view(self) -> RenderedView {
+        let d = self;
+        RenderedView {
+            phase: d.phase,
+            host: d.host_id,
+            claim: d.claim_id,
+            meta_data: d.meta_data,
+            network_data: d.network_data,
+            has_user_data: d.user_data.is_some(),
+        }
+    }
 }
 
 /// Whether rendering may take the addresses the documents need, or only show those held.
@@ -68,23 +85,25 @@ fn not_held(owner: &str, pool: &str) -> Error {
 }
 
 pub(crate) fn policy_of(pm: &PodManager) -> NetworkPolicy {
-    match pm.row.network_config_owner.as_str() {
-        "consumer" => NetworkPolicy::Consumer,
-        "layered" => NetworkPolicy::Layered,
-        _ => NetworkPolicy::Admin,
+    match pm.network_config_owner {
+        NetworkConfigOwner::Admin => NetworkPolicy::Admin,
+        NetworkConfigOwner::Consumer => NetworkPolicy::Consumer,
+        NetworkConfigOwner::Layered => NetworkPolicy::Layered,
     }
 }
 
 /// The host as a renderer sees it.
 pub(crate) fn render_host(host: &HostRow) -> Result<RenderHost, Error> {
-    let nics: Vec<Nic> = serde_json::from_str(&host.nics)
-        .map_err(|e| Error::Internal(anyhow::anyhow!("stored NICs of host {}: {e}", host.id)))?;
+    let nics = &host.nics;
     Ok(RenderHost {
         id: host.id.to_string(),
         name: host.name.clone(),
         uuid: host.uuid.clone(),
         boot_mac: host.boot_mac.clone(),
-        nics: nics.into_iter().map(|n| (n.name, n.mac)).collect(),
+        nics: nics
+            .iter()
+            .map(|n| (n.name.clone(), n.mac.clone()))
+            .collect(),
     })
 }
 
@@ -173,12 +192,10 @@ impl Podium {
     }
 
     pub(crate) async fn pod_manager_load(&self, uuid: &PodManagerId) -> Result<PodManager, Error> {
-        let row = self
-            .datastore()
+        self.datastore()
             .pod_manager_get(uuid)
             .await?
-            .ok_or_else(|| Error::not_found("pod manager", uuid))?;
-        PodManager::from_row(row)
+            .ok_or_else(|| Error::not_found("pod manager", uuid))
     }
 
     /// Checks what a claim brings (its `network_data` and `meta_data`) on a pod manager, against
@@ -219,10 +236,13 @@ impl Podium {
         caller: &Caller,
         host_id: &HostId,
         phase: Phase,
-    ) -> Result<Documents, Error> {
+    ) -> Result<RenderedView, Error> {
         caller.require_admin_read()?;
         let (host, claim) = self.host_with_bound_claim(host_id, phase).await?;
-        self.render(&host, claim.as_ref(), phase, Hold::Peek).await
+        let documents = self
+            .render(&host, claim.as_ref(), phase, Hold::Peek)
+            .await?;
+        Ok(documents.view())
     }
 
     /// A host and, for the provisioning phase, its bound claim: the provisioning documents are
@@ -261,10 +281,12 @@ impl Podium {
         &self,
         caller: &Caller,
         claim_id: &ClaimId,
-    ) -> Result<Documents, Error> {
+    ) -> Result<RenderedView, Error> {
         let (claim, host) = self.claim_bound(caller, claim_id).await?;
-        self.render(&host, Some(&claim), Phase::Provisioning, Hold::Peek)
-            .await
+        let documents = self
+            .render(&host, Some(&claim), Phase::Provisioning, Hold::Peek)
+            .await?;
+        Ok(documents.view())
     }
 
     /// A claim that is bound, with its host; a pending, failed or releasing one has no
@@ -274,7 +296,7 @@ impl Podium {
         caller: &Caller,
         claim_id: &ClaimId,
     ) -> Result<(ClaimRow, HostRow), Error> {
-        let (claim, host) = self.claim_view(caller, claim_id).await?;
+        let (claim, host) = self.claim_get(caller, claim_id).await?;
         match host {
             Some(host) if claim.state == podium_types::ClaimState::Bound => Ok((claim, host)),
             _ => Err(Error::Conflict {
@@ -327,7 +349,7 @@ impl Podium {
     ) -> Result<Documents, Error> {
         let pm = self.pod_manager_load(&host.pod_manager).await?;
         let template = self.template_text(&pm).await?;
-        let mut context = vec![("pod_manager".to_owned(), pm.row.uuid.to_string())];
+        let mut context = vec![("pod_manager".to_owned(), pm.uuid.to_string())];
         let (policy, addresses, consumer) = match (phase, claim) {
             (Phase::Provisioning, Some(claim)) => {
                 context.push(("tenant".into(), claim.tenant_id.to_string()));
@@ -400,7 +422,7 @@ impl Podium {
         if pools.is_empty() {
             return Ok(Vec::new());
         }
-        let serving = self.ip_pools_serving(&pm.row.uuid).await?;
+        let serving = self.ip_pools_serving(&pm.uuid).await?;
         let mut out = Vec::with_capacity(pools.len());
         for need in pools {
             let name = &need.name;
@@ -412,7 +434,7 @@ impl Podium {
                     message: format!(
                         "the network template of pod manager `{}` names IP pool `{name}`, which \
                          no longer serves it",
-                        pm.row.name
+                        pm.name
                     ),
                 })?;
             let held = match hold {
@@ -443,8 +465,8 @@ impl Podium {
     ) -> Result<Value, Error> {
         let owner = crate::ipam::Owner::host(&host.id);
         let mut documents = Vec::new();
-        for pool in self.ip_pools_serving(&pm.row.uuid).await? {
-            if pool.row.pod_manager.as_ref() != Some(&pm.row.uuid)
+        for pool in self.ip_pools_serving(&pm.uuid).await? {
+            if pool.row.pod_manager.as_ref() != Some(&pm.uuid)
                 || !self.ip_pool_preprovisions(&pool, host).await?
             {
                 continue;

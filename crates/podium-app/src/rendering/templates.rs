@@ -19,7 +19,7 @@ impl Podium {
     pub(super) async fn template_text(&self, pm: &PodManager) -> Result<String, Error> {
         Ok(self
             .datastore()
-            .network_template_get(&pm.row.uuid)
+            .network_template_get(&pm.uuid)
             .await?
             .unwrap_or_else(|| "{}".to_owned()))
     }
@@ -34,7 +34,7 @@ impl Podium {
         let pm = self.pod_manager_load(uuid).await?;
         let text = self
             .datastore()
-            .network_template_get(&pm.row.uuid)
+            .network_template_get(&pm.uuid)
             .await?
             .ok_or_else(|| Error::not_found("network template of pod manager", uuid))?;
         serde_json::from_str(&text)
@@ -65,7 +65,7 @@ impl Podium {
             });
         }
         let pools = self.template_pools(&pm, &text).await?;
-        let serving = self.ip_pools_serving(&pm.row.uuid).await?;
+        let serving = self.ip_pools_serving(&pm.uuid).await?;
         for need in &pools {
             let Some(pool) = serving.iter().find(|p| p.row.name == need.name) else {
                 return Err(Error::invalid(
@@ -73,7 +73,7 @@ impl Podium {
                     format!(
                         "no IP pool named `{}` serves pod manager `{}` (a pool of this pod \
                          manager, or of none)",
-                        need.name, pm.row.name
+                        need.name, pm.name
                     ),
                 ));
             };
@@ -91,9 +91,9 @@ impl Podium {
             }
         }
         self.datastore()
-            .network_template_set(&pm.row.uuid, Some(&text), &podium_store::now())
+            .network_template_set(&pm.uuid, Some(&text), &podium_store::now())
             .await?;
-        tracing::info!(pod_manager = %pm.row.uuid, pools = pools.len(), "network template set");
+        tracing::info!(pod_manager = %pm.uuid, pools = pools.len(), "network template set");
         Ok(template)
     }
 
@@ -107,14 +107,14 @@ impl Podium {
         let pm = self.pod_manager_load(uuid).await?;
         if self
             .datastore()
-            .network_template_get(&pm.row.uuid)
+            .network_template_get(&pm.uuid)
             .await?
             .is_none()
         {
             return Err(Error::not_found("network template of pod manager", uuid));
         }
         self.datastore()
-            .network_template_set(&pm.row.uuid, None, &podium_store::now())
+            .network_template_set(&pm.uuid, None, &podium_store::now())
             .await?;
         Ok(())
     }

@@ -1,7 +1,6 @@
 //! `/v1/grants`: which tenant may claim hosts of which pod manager (admin only).
 
-use podium_types::{GrantId, PodManagerId, TenantId};
-use std::collections::BTreeMap;
+use podium_types::GrantId;
 
 use axum::Json;
 use axum::extract::{Path, State};
@@ -9,36 +8,9 @@ use axum::http::StatusCode;
 
 use super::error::{ApiResult, ErrorBody};
 use super::extract::{AdminCaller, ApiJson, ApiQuery};
-use super::views::List;
 use podium_app::app::Podium;
-use podium_app::grants::Grant;
 use podium_types::requests::{GrantCreate, GrantQuery};
-
-/// A tenant's right to claim hosts of a pod manager.
-#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
-pub(super) struct GrantView {
-    id: GrantId,
-    tenant: TenantId,
-    pod_manager: PodManagerId,
-    /// Labels a host must all carry; every host of the pod manager when empty.
-    selector: BTreeMap<String, String>,
-    /// At most this many hosts at once; `null` for no limit.
-    max_hosts: Option<i64>,
-    created_at: String,
-}
-
-impl From<Grant> for GrantView {
-    fn from(g: Grant) -> GrantView {
-        GrantView {
-            id: g.row.id,
-            tenant: g.row.tenant_id,
-            pod_manager: g.row.pod_manager,
-            selector: g.selector,
-            max_hosts: g.row.max_hosts,
-            created_at: g.row.created_at,
-        }
-    }
-}
+use podium_types::views::{GrantView, List};
 
 #[utoipa::path(post, path = "/v1/grants", tag = "grants", request_body = GrantCreate,
     responses((status = 201, body = GrantView), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)),
@@ -49,7 +21,7 @@ pub(super) async fn grant_create(
     ApiJson(params): ApiJson<GrantCreate>,
 ) -> ApiResult<(StatusCode, Json<GrantView>)> {
     let grant = podium.grant_create(&caller, params).await?;
-    Ok((StatusCode::CREATED, Json(grant.into())))
+    Ok((StatusCode::CREATED, Json(grant)))
 }
 
 #[utoipa::path(get, path = "/v1/grants", tag = "grants", params(GrantQuery),
@@ -63,7 +35,7 @@ pub(super) async fn grant_list(
     let paged = podium
         .grant_list(&caller, q.tenant, q.pod_manager, q.limit, q.cursor)
         .await?;
-    Ok(Json(List::from_paged(paged)))
+    Ok(Json(paged))
 }
 
 #[utoipa::path(get, path = "/v1/grants/{id}", tag = "grants", params(("id" = String, Path)),
@@ -74,7 +46,7 @@ pub(super) async fn grant_view(
     AdminCaller(caller): AdminCaller,
     Path(id): Path<GrantId>,
 ) -> ApiResult<Json<GrantView>> {
-    Ok(Json(podium.grant_view(&caller, &id).await?.into()))
+    Ok(Json(podium.grant_view(&caller, &id).await?))
 }
 
 #[utoipa::path(delete, path = "/v1/grants/{id}", tag = "grants", params(("id" = String, Path)),

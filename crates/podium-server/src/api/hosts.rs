@@ -8,14 +8,14 @@ use podium_types::{HostId, OperationId};
 
 use super::error::{ApiResult, ErrorBody};
 use super::extract::{AdminCaller, ApiJson, ApiQuery};
-use super::views::{HostView, List, OperationView};
 use podium_app::app::Podium;
 use podium_app::app::page;
 use podium_app::error::Error;
-use podium_store::{HostFilter, OperationFilter};
 use podium_types::requests::{
     BootParams, HostCreate, HostUpdate, MaintenanceParams, MediaParams, OperationQuery, PowerParams,
 };
+use podium_types::views::{HostView, List, OperationView};
+use podium_types::{HostFilter, OperationFilter};
 
 /// Lists hosts. Query: `pod_manager`, `state`, `power_state`, `name`, `label=KEY=VALUE`
 /// (repeatable; all must match), `limit`, `cursor`.
@@ -64,7 +64,7 @@ pub(super) async fn host_list(
     let paged = podium
         .host_list(&caller, filter, page(limit, cursor)?)
         .await?;
-    Ok(Json(List::from_paged(paged)))
+    Ok(Json(paged))
 }
 
 /// Registers a host that has its own BMC under a pod manager acting as a site.
@@ -77,7 +77,7 @@ pub(super) async fn host_create(
     ApiJson(params): ApiJson<HostCreate>,
 ) -> ApiResult<(StatusCode, Json<HostView>)> {
     let host = podium.host_create(&caller, params).await?;
-    Ok((StatusCode::CREATED, Json(host.into())))
+    Ok((StatusCode::CREATED, Json(host)))
 }
 
 #[utoipa::path(get, path = "/v1/hosts/{id}", tag = "hosts", params(("id" = String, Path)),
@@ -88,7 +88,7 @@ pub(super) async fn host_view(
     AdminCaller(caller): AdminCaller,
     Path(id): Path<HostId>,
 ) -> ApiResult<Json<HostView>> {
-    Ok(Json(podium.host_view(&caller, &id).await?.into()))
+    Ok(Json(podium.host_view(&caller, &id).await?))
 }
 
 /// Sets a host's labels.
@@ -102,7 +102,7 @@ pub(super) async fn host_update(
     Path(id): Path<HostId>,
     ApiJson(params): ApiJson<HostUpdate>,
 ) -> ApiResult<Json<HostView>> {
-    Ok(Json(podium.host_update(&caller, &id, params).await?.into()))
+    Ok(Json(podium.host_update(&caller, &id, params).await?))
 }
 
 /// Powers a host on, off, or restarts it, through the driver.
@@ -117,7 +117,7 @@ pub(super) async fn host_power(
     ApiJson(params): ApiJson<PowerParams>,
 ) -> ApiResult<(StatusCode, Json<OperationView>)> {
     let op = podium.host_power(&caller, &id, params).await?;
-    Ok((StatusCode::ACCEPTED, Json(op.into())))
+    Ok((StatusCode::ACCEPTED, Json(op)))
 }
 
 /// Sets a boot override.
@@ -132,7 +132,7 @@ pub(super) async fn host_boot(
     ApiJson(params): ApiJson<BootParams>,
 ) -> ApiResult<(StatusCode, Json<OperationView>)> {
     let op = podium.host_boot(&caller, &id, params).await?;
-    Ok((StatusCode::ACCEPTED, Json(op.into())))
+    Ok((StatusCode::ACCEPTED, Json(op)))
 }
 
 /// Inserts or ejects virtual media.
@@ -147,7 +147,7 @@ pub(super) async fn host_media(
     ApiJson(params): ApiJson<MediaParams>,
 ) -> ApiResult<(StatusCode, Json<OperationView>)> {
     let op = podium.host_media(&caller, &id, params).await?;
-    Ok((StatusCode::ACCEPTED, Json(op.into())))
+    Ok((StatusCode::ACCEPTED, Json(op)))
 }
 
 /// Inspects a host again: its inventory read through the driver (and, where the pod manager has
@@ -161,7 +161,7 @@ pub(super) async fn host_inspect(
     Path(id): Path<HostId>,
 ) -> ApiResult<(StatusCode, Json<OperationView>)> {
     let op = podium.host_inspect(&caller, &id).await?;
-    Ok((StatusCode::ACCEPTED, Json(op.into())))
+    Ok((StatusCode::ACCEPTED, Json(op)))
 }
 
 /// Puts a host in maintenance: nothing new starts on it but the admin's own power, boot and
@@ -179,7 +179,7 @@ pub(super) async fn host_maintenance_set(
     let host = podium
         .host_maintenance_set(&caller, &id, params.reason)
         .await?;
-    Ok(Json(host.into()))
+    Ok(Json(host))
 }
 
 /// Ends a host's maintenance: what waited runs, pending claims may bind to it.
@@ -191,9 +191,7 @@ pub(super) async fn host_maintenance_end(
     AdminCaller(caller): AdminCaller,
     Path(id): Path<HostId>,
 ) -> ApiResult<Json<HostView>> {
-    Ok(Json(
-        podium.host_maintenance_end(&caller, &id).await?.into(),
-    ))
+    Ok(Json(podium.host_maintenance_end(&caller, &id).await?))
 }
 
 #[utoipa::path(get, path = "/v1/operations", tag = "operations", params(OperationQuery),
@@ -212,7 +210,7 @@ pub(super) async fn operation_list(
     let paged = podium
         .operation_list(&caller, filter, page(q.limit, q.cursor)?)
         .await?;
-    Ok(Json(List::from_paged(paged)))
+    Ok(Json(paged))
 }
 
 #[utoipa::path(get, path = "/v1/operations/{id}", tag = "operations", params(("id" = String, Path)),
@@ -223,5 +221,5 @@ pub(super) async fn operation_view(
     AdminCaller(caller): AdminCaller,
     Path(id): Path<OperationId>,
 ) -> ApiResult<Json<OperationView>> {
-    Ok(Json(podium.operation_view(&caller, &id).await?.into()))
+    Ok(Json(podium.operation_view(&caller, &id).await?))
 }

@@ -15,7 +15,6 @@ mod pod_managers;
 mod rendering;
 mod tasks;
 mod tenants;
-mod views;
 
 pub(crate) use error::{ApiError, ErrorBody};
 

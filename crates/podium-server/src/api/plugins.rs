@@ -10,43 +10,7 @@ use super::extract::AdminCaller;
 use podium_app::app::Podium;
 use podium_app::error::Error;
 use podium_app::plugins::MAX_PLUGIN_SIZE;
-use podium_store::{PluginRow, PluginSource};
-
-/// A registered plugin.
-#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
-pub(super) struct PluginView {
-    pub sha256: String,
-    pub name: String,
-    pub version: String,
-    /// `hardware-driver`, `ipam` or `renderer`.
-    pub world: String,
-    pub description: String,
-    pub size: i64,
-    /// `bundled`, `directory` or `upload`.
-    #[schema(value_type = String)]
-    pub source: PluginSource,
-    pub created_at: String,
-}
-
-impl From<PluginRow> for PluginView {
-    fn from(r: PluginRow) -> PluginView {
-        PluginView {
-            sha256: r.sha256,
-            name: r.name,
-            version: r.version,
-            world: r.world,
-            description: r.description,
-            size: r.size,
-            source: r.source,
-            created_at: r.created_at,
-        }
-    }
-}
-
-#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
-pub(super) struct PluginList {
-    pub items: Vec<PluginView>,
-}
+use podium_types::views::{PluginList, PluginView};
 
 /// Lists every registered plugin with its world.
 #[utoipa::path(get, path = "/v1/plugins", tag = "plugins",
@@ -56,10 +20,7 @@ pub(super) async fn plugin_list(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
 ) -> ApiResult<Json<PluginList>> {
-    let items = podium.plugin_list(&caller).await?;
-    Ok(Json(PluginList {
-        items: items.into_iter().map(Into::into).collect(),
-    }))
+    Ok(Json(podium.plugin_list(&caller).await?))
 }
 
 /// Registers a plugin from the raw bytes of its `.wasm` component.
@@ -81,13 +42,13 @@ pub(super) async fn plugin_create(
         .map_err(|_| Error::TooLarge {
             limit: MAX_PLUGIN_SIZE,
         })?;
-    let (row, created) = podium.plugin_create(&caller, bytes.to_vec()).await?;
+    let (plugin, created) = podium.plugin_create(&caller, bytes.to_vec()).await?;
     let status = if created {
         StatusCode::CREATED
     } else {
         StatusCode::OK
     };
-    Ok((status, Json(row.into())))
+    Ok((status, Json(plugin)))
 }
 
 /// One plugin, by sha256.
@@ -100,5 +61,5 @@ pub(super) async fn plugin_view(
     AdminCaller(caller): AdminCaller,
     Path(sha256): Path<String>,
 ) -> ApiResult<Json<PluginView>> {
-    Ok(Json(podium.plugin_view(&caller, &sha256).await?.into()))
+    Ok(Json(podium.plugin_view(&caller, &sha256).await?))
 }

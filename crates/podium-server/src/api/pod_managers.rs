@@ -7,11 +7,11 @@ use podium_types::PodManagerId;
 
 use super::error::{ApiResult, ErrorBody};
 use super::extract::{AdminCaller, ApiJson, ApiQuery};
-use super::views::{List, OperationView, PodManagerView, StatusChangeView};
 use podium_app::app::Podium;
 use podium_app::app::page;
-use podium_store::PodManagerFilter;
+use podium_types::PodManagerFilter;
 use podium_types::requests::{PodManagerCreate, PodManagerQuery, PodManagerUpdate};
+use podium_types::views::{List, OperationView, PodManagerView, StatusChangeView};
 
 /// Lists pod managers, filtered by name, location and status.
 #[utoipa::path(get, path = "/v1/pod_managers", tag = "pod_managers", params(PodManagerQuery),
@@ -30,7 +30,7 @@ pub(super) async fn pod_manager_list(
     let paged = podium
         .pod_manager_list(&caller, filter, page(q.limit, q.cursor)?)
         .await?;
-    Ok(Json(List::from_paged(paged)))
+    Ok(Json(paged))
 }
 
 /// Registers a pod manager. It is probed and synced in the background.
@@ -43,7 +43,7 @@ pub(super) async fn pod_manager_create(
     ApiJson(params): ApiJson<PodManagerCreate>,
 ) -> ApiResult<(StatusCode, Json<PodManagerView>)> {
     let pm = podium.pod_manager_create(&caller, params).await?;
-    Ok((StatusCode::CREATED, Json(pm.into())))
+    Ok((StatusCode::CREATED, Json(pm)))
 }
 
 #[utoipa::path(get, path = "/v1/pod_managers/{uuid}", tag = "pod_managers",
@@ -55,7 +55,7 @@ pub(super) async fn pod_manager_view(
     AdminCaller(caller): AdminCaller,
     Path(uuid): Path<PodManagerId>,
 ) -> ApiResult<Json<PodManagerView>> {
-    Ok(Json(podium.pod_manager_view(&caller, &uuid).await?.into()))
+    Ok(Json(podium.pod_manager_view(&caller, &uuid).await?))
 }
 
 /// Changes a pod manager; validated like a creation. The uuid cannot change.
@@ -70,10 +70,7 @@ pub(super) async fn pod_manager_update(
     ApiJson(params): ApiJson<PodManagerUpdate>,
 ) -> ApiResult<Json<PodManagerView>> {
     Ok(Json(
-        podium
-            .pod_manager_update(&caller, &uuid, params)
-            .await?
-            .into(),
+        podium.pod_manager_update(&caller, &uuid, params).await?,
     ))
 }
 
@@ -101,11 +98,9 @@ pub(super) async fn pod_manager_status_history(
     AdminCaller(caller): AdminCaller,
     Path(uuid): Path<PodManagerId>,
 ) -> ApiResult<Json<List<StatusChangeView>>> {
-    let items = podium.pod_manager_status_history(&caller, &uuid).await?;
-    Ok(Json(List {
-        items: items.into_iter().map(Into::into).collect(),
-        next: None,
-    }))
+    Ok(Json(
+        podium.pod_manager_status_history(&caller, &uuid).await?,
+    ))
 }
 
 /// Syncs the inventory now, as an operation.
@@ -119,5 +114,5 @@ pub(super) async fn pod_manager_sync(
     Path(uuid): Path<PodManagerId>,
 ) -> ApiResult<(StatusCode, Json<OperationView>)> {
     let op = podium.pod_manager_sync(&caller, &uuid).await?;
-    Ok((StatusCode::ACCEPTED, Json(op.into())))
+    Ok((StatusCode::ACCEPTED, Json(op)))
 }

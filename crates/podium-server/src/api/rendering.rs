@@ -6,62 +6,17 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use podium_types::{ClaimId, ConfigDriveId, HostId, PodManagerId};
-use serde::Serialize;
-use utoipa::ToSchema;
+use podium_types::{ClaimId, HostId, PodManagerId};
 
 use super::error::{ApiResult, ErrorBody};
 use super::extract::{AdminCaller, AnyCaller, ApiJson, ApiQuery, WritableCaller};
 use podium_app::app::Podium;
-use podium_app::rendering::{ConfigDrive, Documents, DriveFor};
+use podium_app::rendering::DriveFor;
 use podium_types::Phase;
 use podium_types::requests::{ConfigDriveCreate, RenderedQuery};
+use podium_types::views::{ConfigDriveView, RenderedView};
 
 /// What a host reads when it boots in one phase.
-#[derive(Debug, Serialize, ToSchema)]
-pub(super) struct RenderedView {
-    phase: Phase,
-    host: HostId,
-    claim: Option<ClaimId>,
-    /// `meta_data.json`.
-    #[schema(value_type = Object)]
-    meta_data: serde_json::Value,
-    /// `network_data.json`.
-    #[schema(value_type = Object)]
-    network_data: serde_json::Value,
-    /// Whether the config drive carries `user_data` (never shown here).
-    has_user_data: bool,
-}
-
-impl From<Documents> for RenderedView {
-    fn from(d: Documents) -> RenderedView {
-        RenderedView {
-            phase: d.phase,
-            host: d.host_id,
-            claim: d.claim_id,
-            meta_data: d.meta_data,
-            network_data: d.network_data,
-            has_user_data: d.user_data.is_some(),
-        }
-    }
-}
-
-/// A config drive just made. `url` is shown once: it is the only credential the download needs.
-#[derive(Debug, Serialize, ToSchema)]
-pub(super) struct ConfigDriveView {
-    id: ConfigDriveId,
-    url: String,
-    phase: String,
-    host: HostId,
-    claim: Option<ClaimId>,
-    expires_at: String,
-    size: i64,
-    sha256: String,
-    /// A VFAT image labelled `config-2`: insert it as one of these media types.
-    media_types: Vec<&'static str>,
-}
-
-/// The URL a BMC reaches Podium at: `--public-url` where set, else the address the caller used.
 fn base_url(podium: &Podium, headers: &HeaderMap) -> String {
     if let Some(url) = podium.public_url() {
         return url.as_str().trim_end_matches('/').to_owned();
@@ -78,21 +33,6 @@ fn base_url(podium: &Podium, headers: &HeaderMap) -> String {
     format!("http://{host}")
 }
 
-fn drive_view(drive: ConfigDrive, base: &str) -> ConfigDriveView {
-    ConfigDriveView {
-        url: format!("{base}{}", drive.path),
-        id: drive.row.id,
-        phase: drive.row.phase,
-        host: drive.row.host_id,
-        claim: drive.row.claim_id,
-        expires_at: drive.row.expires_at,
-        size: drive.row.size,
-        sha256: drive.row.sha256,
-        media_types: vec!["usb", "floppy"],
-    }
-}
-
-/// The pod manager's network template.
 #[utoipa::path(get, path = "/v1/pod_managers/{uuid}/network_template", tag = "rendering",
     params(("uuid" = String, Path)),
     responses((status = 200, body = Object), (status = 404, body = ErrorBody)),
@@ -149,9 +89,7 @@ pub(super) async fn host_rendered(
     ApiQuery(query): ApiQuery<RenderedQuery>,
 ) -> ApiResult<Json<RenderedView>> {
     let phase = query.phase.unwrap_or(Phase::Provisioning);
-    Ok(Json(
-        podium.host_rendered(&caller, &id, phase).await?.into(),
-    ))
+    Ok(Json(podium.host_rendered(&caller, &id, phase).await?))
 }
 
 /// Makes a config drive for a host and answers its URL.
@@ -167,13 +105,16 @@ pub(super) async fn host_config_drive(
     ApiJson(params): ApiJson<ConfigDriveCreate>,
 ) -> ApiResult<(StatusCode, Json<ConfigDriveView>)> {
     let phase = params.phase.unwrap_or(Phase::Provisioning);
+    let base = base_url(&podium, &headers);
     let drive = podium
-        .config_drive_create(&caller, DriveFor::Host(&id, phase), params.expires_in)
+        .config_drive_create(
+            &caller,
+            DriveFor::Host(&id, phase),
+            params.expires_in,
+            &base,
+        )
         .await?;
-    Ok((
-        StatusCode::CREATED,
-        Json(drive_view(drive, &base_url(&podium, &headers))),
-    ))
+    Ok((StatusCode::CREATED, Json(drive)))
 }
 
 /// A claim's documents: what its host reads when it boots.
@@ -186,7 +127,7 @@ pub(super) async fn claim_rendered(
     AnyCaller(caller): AnyCaller,
     Path(id): Path<ClaimId>,
 ) -> ApiResult<Json<RenderedView>> {
-    Ok(Json(podium.claim_rendered(&caller, &id).await?.into()))
+    Ok(Json(podium.claim_rendered(&caller, &id).await?))
 }
 
 /// Makes a config drive for a bound claim and answers its URL.
@@ -208,13 +149,11 @@ pub(super) async fn claim_config_drive(
         )
         .into());
     }
+    let base = base_url(&podium, &headers);
     let drive = podium
-        .config_drive_create(&caller, DriveFor::Claim(&id), params.expires_in)
+        .config_drive_create(&caller, DriveFor::Claim(&id), params.expires_in, &base)
         .await?;
-    Ok((
-        StatusCode::CREATED,
-        Json(drive_view(drive, &base_url(&podium, &headers))),
-    ))
+    Ok((StatusCode::CREATED, Json(drive)))
 }
 
 /// Downloads a config drive image. No token: the URL is the credential, until it expires.
@@ -225,7 +164,7 @@ pub(super) async fn config_drive_download(
     State(podium): State<Podium>,
     Path(name): Path<String>,
 ) -> ApiResult<Response> {
-    let (row, bytes) = podium.config_drive_image(&name).await?;
+    let (sha256, bytes) = podium.config_drive_image(&name).await?;
     let mut response = bytes.into_response();
     let headers = response.headers_mut();
     headers.insert(
@@ -237,7 +176,7 @@ pub(super) async fn config_drive_download(
         HeaderValue::from_static("attachment; filename=\"config-2.img\""),
     );
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    if let Ok(etag) = HeaderValue::from_str(&format!("\"{}\"", row.sha256)) {
+    if let Ok(etag) = HeaderValue::from_str(&format!("\"{sha256}\"")) {
         headers.insert(header::ETAG, etag);
     }
     Ok(response)

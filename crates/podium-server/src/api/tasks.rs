@@ -8,12 +8,7 @@ use axum::http::StatusCode;
 use super::error::{ApiResult, ErrorBody};
 use super::extract::AdminCaller;
 use podium_app::app::Podium;
-use podium_app::background::TaskStatus;
-
-#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
-pub(super) struct TaskList {
-    pub items: Vec<TaskStatus>,
-}
+use podium_types::views::{TaskList, TaskStatus};
 
 /// Lists the background tasks of the process that answers, with when each ran, how long it
 /// took, what it did or why it failed, and when it runs next.
@@ -24,9 +19,7 @@ pub(super) async fn task_list(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
 ) -> ApiResult<Json<TaskList>> {
-    Ok(Json(TaskList {
-        items: podium.task_list(&caller)?,
-    }))
+    Ok(Json(podium.task_list(&caller)?))
 }
 
 /// Runs a background task now (`probe`, `sync`, `bind`, `expiry` or `leasing`): at once if it

@@ -7,10 +7,11 @@ use podium_types::{TenantId, TokenId};
 
 use super::error::{ApiResult, ErrorBody};
 use super::extract::{AdminCaller, AnyCaller, ApiJson, ApiQuery};
-use super::views::{List, TenantView, TokenCreatedView, TokenView};
 use podium_app::app::Podium;
-use podium_app::auth::Caller;
 use podium_types::requests::{TenantCreate, TenantDeleteQuery, TenantQuery, TokenCreate};
+use podium_types::views::{
+    List, MeView, TenantDeletionView, TenantView, TokenCreatedView, TokenView,
+};
 
 #[utoipa::path(post, path = "/v1/tenants", tag = "tenants", request_body = TenantCreate,
     responses((status = 201, body = TenantView), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)),
@@ -21,7 +22,7 @@ pub(super) async fn tenant_create(
     ApiJson(params): ApiJson<TenantCreate>,
 ) -> ApiResult<(StatusCode, Json<TenantView>)> {
     let tenant = podium.tenant_create(&caller, params).await?;
-    Ok((StatusCode::CREATED, Json(tenant.into())))
+    Ok((StatusCode::CREATED, Json(tenant)))
 }
 
 #[utoipa::path(get, path = "/v1/tenants", tag = "tenants", params(TenantQuery),
@@ -35,7 +36,7 @@ pub(super) async fn tenant_list(
     let paged = podium
         .tenant_list(&caller, q.name.as_deref(), q.limit, q.cursor)
         .await?;
-    Ok(Json(List::from_paged(paged)))
+    Ok(Json(paged))
 }
 
 #[utoipa::path(get, path = "/v1/tenants/{id}", tag = "tenants", params(("id" = String, Path)),
@@ -46,7 +47,7 @@ pub(super) async fn tenant_view(
     AdminCaller(caller): AdminCaller,
     Path(id): Path<TenantId>,
 ) -> ApiResult<Json<TenantView>> {
-    Ok(Json(podium.tenant_view(&caller, &id).await?.into()))
+    Ok(Json(podium.tenant_view(&caller, &id).await?))
 }
 
 /// Deletes a tenant and revokes its tokens.
@@ -83,13 +84,6 @@ pub(super) async fn tenant_delete(
     })
 }
 
-/// A tenant whose claims are being released before it is deleted.
-#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
-pub(super) struct TenantDeletionView {
-    tenant: TenantId,
-    releasing_claims: usize,
-}
-
 /// Creates a bearer token for the tenant. The secret is in this answer only.
 #[utoipa::path(post, path = "/v1/tenants/{id}/tokens", tag = "tenants", params(("id" = String, Path)),
     request_body = TokenCreate,
@@ -101,11 +95,8 @@ pub(super) async fn tenant_token_create(
     Path(id): Path<TenantId>,
     ApiJson(params): ApiJson<TokenCreate>,
 ) -> ApiResult<(StatusCode, Json<TokenCreatedView>)> {
-    let (row, secret) = podium.token_create(&caller, Some(&id), params).await?;
-    Ok((
-        StatusCode::CREATED,
-        Json(TokenCreatedView::new(row, secret)),
-    ))
+    let token = podium.token_create(&caller, Some(&id), params).await?;
+    Ok((StatusCode::CREATED, Json(token)))
 }
 
 /// The tenant's tokens, without their secrets.
@@ -117,11 +108,7 @@ pub(super) async fn tenant_token_list(
     AdminCaller(caller): AdminCaller,
     Path(id): Path<TenantId>,
 ) -> ApiResult<Json<List<TokenView>>> {
-    let items = podium.token_list(&caller, Some(&id)).await?;
-    Ok(Json(List {
-        items: items.into_iter().map(Into::into).collect(),
-        next: None,
-    }))
+    Ok(Json(podium.token_list(&caller, Some(&id)).await?))
 }
 
 /// Revokes a tenant's token at once.
@@ -147,11 +134,8 @@ pub(super) async fn admin_token_create(
     AdminCaller(caller): AdminCaller,
     ApiJson(params): ApiJson<TokenCreate>,
 ) -> ApiResult<(StatusCode, Json<TokenCreatedView>)> {
-    let (row, secret) = podium.token_create(&caller, None, params).await?;
-    Ok((
-        StatusCode::CREATED,
-        Json(TokenCreatedView::new(row, secret)),
-    ))
+    let token = podium.token_create(&caller, None, params).await?;
+    Ok((StatusCode::CREATED, Json(token)))
 }
 
 #[utoipa::path(get, path = "/v1/admin/tokens", tag = "tenants",
@@ -161,11 +145,7 @@ pub(super) async fn admin_token_list(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
 ) -> ApiResult<Json<List<TokenView>>> {
-    let items = podium.token_list(&caller, None).await?;
-    Ok(Json(List {
-        items: items.into_iter().map(Into::into).collect(),
-        next: None,
-    }))
+    Ok(Json(podium.token_list(&caller, None).await?))
 }
 
 /// Revokes an admin token at once (the token used for this request included).
@@ -182,40 +162,10 @@ pub(super) async fn admin_token_revoke(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// Who the token belongs to.
-#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
-pub(super) struct MeView {
-    /// `admin` or `tenant`.
-    role: String,
-    tenant: Option<TenantId>,
-    read_only: bool,
-    token_id: TokenId,
-}
-
 /// Who the caller is: its role, tenant and whether its token is read-only.
 #[utoipa::path(get, path = "/v1/me", tag = "tenants",
     responses((status = 200, body = MeView), (status = 401, body = ErrorBody)),
     security(("bearer" = [])))]
 pub(super) async fn me(AnyCaller(caller): AnyCaller) -> Json<MeView> {
-    Json(match caller {
-        Caller::Admin {
-            token_id,
-            read_only,
-        } => MeView {
-            role: "admin".into(),
-            tenant: None,
-            read_only,
-            token_id,
-        },
-        Caller::Tenant {
-            tenant_id,
-            token_id,
-            read_only,
-        } => MeView {
-            role: "tenant".into(),
-            tenant: Some(tenant_id),
-            read_only,
-            token_id,
-        },
-    })
+    Json(caller.me())
 }

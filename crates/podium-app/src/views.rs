@@ -1,0 +1,256 @@
+//! The application's answers: each stored record made the model's view of it
+//! (`podium_types::views`), with the rules of what a caller sees (which state a host shows,
+//! when its error shows, what a tenant sees of its host). A leaf of the crate: the feature
+//! modules' own records (a pod manager with its bindings, a pool, a grant) make their views
+//! beside them. The API serializes these and
+//! nothing else, so no stored row reaches a response.
+
+use podium_store::{
+    ClaimRow, GrantRow, HostRow, OperationRow, PluginRow, PodManagerRow, StatusChange, TenantRow,
+    TokenRow,
+};
+use podium_types::views::{
+    AddressView, BmcView, ClaimView, ClaimedHostView, GrantView, HostErrorView, HostView,
+    MaintenanceView, OperationView, PluginView, PodManagerView, StatusChangeView, TenantView,
+    TlsView, TokenCreatedView, TokenView,
+};
+use podium_types::{HostState, MediaAction, OperationRequest, Secret, ShownState};
+
+/// The state a host shows: `maintenance` while it lasts, else the stored one.
+pub(crate) fn shown_state(host: &HostRow) -> ShownState {
+    if host.maintenance_since.is_some() {
+        ShownState::Maintenance
+    } else {
+        ShownState::In(host.state)
+    }
+}
+
+/// Why a host is in `error`: shown only while it is (a host that recovered keeps no error).
+fn shown_error(host: &HostRow) -> Option<HostErrorView> {
+    let error_type = host.error_type.clone()?;
+    (host.state == HostState::Error).then(|| HostErrorView {
+        error_type,
+        message: host.error_message.clone().unwrap_or_default(),
+        at: host.error_at.clone(),
+        state: host.error_from,
+    })
+}
+
+/// A decoded value as the JSON the API shows.
+fn value<T: serde::Serialize>(v: &T) -> serde_json::Value {
+    serde_json::to_value(v).expect("stored values serialize")
+}
+
+/// A pod manager as the API shows it: its credentials only as `has_auth`.
+pub(crate) fn pod_manager(r: PodManagerRow) -> PodManagerView {
+    PodManagerView {
+        bookmark_link: format!("/v1/pod_managers/{}", r.uuid),
+        uuid: r.uuid,
+        name: r.name,
+        url: r.url,
+        description: r.description,
+        location: r.location,
+        status: r.status,
+        status_message: r.status_message,
+        last_probe_at: r.last_probe_at,
+        redfish_link: r.redfish_link,
+        tls: TlsView {
+            verify: r.tls_verify,
+            ca_bundle: r.tls_ca_bundle.is_some(),
+            pinned_sha256: r.tls_pinned_sha256,
+        },
+        driver: r.driver,
+        ipam: r.ipam,
+        renderer: r.renderer,
+        network_config_owner: r.network_config_owner,
+        has_auth: r.auth_sealed.is_some(),
+        created_at: r.created_at,
+        updated_at: r.updated_at,
+    }
+}
+
+pub(crate) fn status_change(s: StatusChange) -> StatusChangeView {
+    StatusChangeView {
+        status: s.status,
+        message: s.message,
+        at: s.at,
+    }
+}
+
+pub(crate) fn host(h: HostRow) -> HostView {
+    let shown = shown_state(&h);
+    let error = shown_error(&h);
+    HostView {
+        nics: value(&h.nics),
+        media_slots: value(&h.media_slots),
+        boot: value(&h.boot),
+        id: h.id,
+        pod_manager: h.pod_manager,
+        system_id: h.system_id,
+        kind: h.kind,
+        name: h.name,
+        uuid: h.uuid,
+        manufacturer: h.manufacturer,
+        model: h.model,
+        serial: h.serial,
+        cpu_count: h.cpu_count,
+        memory_mib: h.memory_mib,
+        power_state: h.power_state,
+        error,
+        maintenance: h.maintenance_since.map(|since| MaintenanceView {
+            reason: h.maintenance_reason.unwrap_or_default(),
+            since,
+            state: h.state,
+        }),
+        state: shown,
+        labels: h.labels,
+        boot_mac: h.boot_mac,
+        bmc: h.bmc_url.map(|url| BmcView {
+            url,
+            has_auth: h.bmc_auth_sealed.is_some(),
+            tls: TlsView {
+                verify: h.bmc_tls_verify,
+                ca_bundle: h.bmc_tls_ca_bundle.is_some(),
+                pinned_sha256: h.bmc_tls_pinned_sha256,
+            },
+        }),
+        created_at: h.created_at,
+        updated_at: h.updated_at,
+        last_seen_at: h.last_seen_at,
+    }
+}
+
+/// An operation's request as the API shows it: the body of the request that queued it.
+fn request_json(request: &OperationRequest) -> serde_json::Value {
+    use serde_json::json;
+    match request {
+        OperationRequest::Register
+        | OperationRequest::Inspect
+        | OperationRequest::Sync
+        | OperationRequest::Deprovision => json!({}),
+        OperationRequest::Power(action) => json!({ "action": action }),
+        OperationRequest::Boot(b) => {
+            json!({ "target": b.target, "persistence": b.persistence, "mode": b.mode })
+        }
+        OperationRequest::Media(MediaAction::Insert(m)) => json!({
+            "action": "insert",
+            "image_url": m.image_url,
+            "media_type": m.media_type,
+            "write_protected": m.write_protected,
+        }),
+        OperationRequest::Media(MediaAction::Eject { media_type }) => {
+            json!({ "action": "eject", "media_type": media_type })
+        }
+        OperationRequest::Provision { image } => json!({ "image": image }),
+    }
+}
+
+pub(crate) fn operation(o: OperationRow) -> OperationView {
+    OperationView {
+        request: request_json(&o.request),
+        kind: o.kind(),
+        result: o.result.unwrap_or(serde_json::Value::Null),
+        id: o.id,
+        status: o.status,
+        host: o.host_id,
+        pod_manager: o.pod_manager,
+        error: o.error,
+        attempts: o.attempts,
+        next_attempt_at: o.next_attempt_at,
+        claim: o.claim_id,
+        created_at: o.created_at,
+        started_at: o.started_at,
+        finished_at: o.finished_at,
+    }
+}
+
+pub(crate) fn tenant(t: TenantRow) -> TenantView {
+    TenantView {
+        id: t.id,
+        name: t.name,
+        description: t.description,
+        created_at: t.created_at,
+    }
+}
+
+pub(crate) fn token(t: TokenRow) -> TokenView {
+    TokenView {
+        id: t.id,
+        role: t.role,
+        tenant: t.tenant_id,
+        read_only: t.read_only,
+        description: t.description,
+        expires_at: t.expires_at,
+        created_at: t.created_at,
+        revoked_at: t.revoked_at,
+    }
+}
+
+/// A new token with its secret: the one answer that shows it.
+pub(crate) fn token_created(t: TokenRow, secret: Secret) -> TokenCreatedView {
+    TokenCreatedView {
+        token: secret.expose().to_owned(),
+        view: token(t),
+    }
+}
+
+pub(crate) fn grant(g: GrantRow) -> GrantView {
+    GrantView {
+        id: g.id,
+        tenant: g.tenant_id,
+        pod_manager: g.pod_manager,
+        selector: g.selector,
+        max_hosts: g.max_hosts,
+        created_at: g.created_at,
+    }
+}
+
+pub(crate) fn plugin(r: PluginRow) -> PluginView {
+    PluginView {
+        sha256: r.sha256,
+        name: r.name,
+        version: r.version,
+        world: r.world,
+        description: r.description,
+        size: r.size,
+        source: r.source,
+        created_at: r.created_at,
+    }
+}
+
+/// A claim as its tenant sees it: of its host, the hardware, power and provisioning state and
+/// the addresses IPAM holds for it; never the BMC, the pod manager's URL or the system id.
+pub(crate) fn claim(c: ClaimRow, h: Option<HostRow>, addresses: Vec<AddressView>) -> ClaimView {
+    ClaimView {
+        id: c.id,
+        state: c.state,
+        reason: c.reason,
+        tenant: c.tenant_id,
+        pod_manager: c.pod_manager,
+        selector: c.selector,
+        min_cpu: c.min_cpu,
+        min_memory_mib: c.min_memory_mib,
+        image: c.image,
+        online: c.online,
+        has_user_data: c.user_data.is_some(),
+        host: h.map(|h| ClaimedHostView {
+            provisioning_state: shown_state(&h),
+            id: h.id,
+            name: h.name,
+            uuid: h.uuid,
+            manufacturer: h.manufacturer,
+            model: h.model,
+            cpu_count: h.cpu_count,
+            memory_mib: h.memory_mib,
+            nics: h
+                .nics
+                .iter()
+                .map(|n| serde_json::json!({"name": n.name, "mac": n.mac, "speed_mbps": n.speed_mbps}))
+                .collect(),
+            power_state: h.power_state,
+            addresses,
+        }),
+        created_at: c.created_at,
+        updated_at: c.updated_at,
+    }
+}

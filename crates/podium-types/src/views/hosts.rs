@@ -1,0 +1,79 @@
+//! Hosts: the machines behind pod managers, as the admin sees them.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::TlsView;
+use crate::{HostId, HostState, PodManagerId, ShownState};
+
+/// A machine behind a pod manager.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct HostView {
+    pub id: HostId,
+    pub pod_manager: PodManagerId,
+    /// The driver's id of the system.
+    pub system_id: String,
+    /// `system` or `chassis`.
+    pub kind: String,
+    pub name: String,
+    pub uuid: Option<String>,
+    pub manufacturer: Option<String>,
+    pub model: Option<String>,
+    pub serial: Option<String>,
+    pub cpu_count: i64,
+    pub memory_mib: i64,
+    #[schema(value_type = Vec<Object>)]
+    pub nics: serde_json::Value,
+    #[schema(value_type = Vec<Object>)]
+    pub media_slots: serde_json::Value,
+    #[schema(value_type = Option<Object>)]
+    pub boot: serde_json::Value,
+    pub power_state: String,
+    /// `registering`, `inspecting`, `available`, `provisioning`, `provisioned`,
+    /// `deprovisioning`, `error`, `missing`, or `maintenance` (`docs/host-lifecycle.md`).
+    pub state: ShownState,
+    /// While `state` is `error` (or an error lies under a maintenance): what failed.
+    pub error: Option<HostErrorView>,
+    /// While the host is in maintenance.
+    pub maintenance: Option<MaintenanceView>,
+    pub labels: BTreeMap<String, String>,
+    /// The NIC the host boots from, as the admin set it; `null`: the first of `nics`.
+    pub boot_mac: Option<String>,
+    /// The host's own BMC, where it has one (its credentials are write-only).
+    pub bmc: Option<BmcView>,
+    pub created_at: String,
+    pub updated_at: String,
+    pub last_seen_at: String,
+}
+
+/// Why a host is in `error`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct HostErrorView {
+    /// `registration`, `inspection`, `provisioning`, `deprovisioning` or `power_management`.
+    #[serde(rename = "type")]
+    pub error_type: String,
+    /// What the failed operation said.
+    pub message: String,
+    pub at: Option<String>,
+    /// The state the error interrupted.
+    pub state: Option<HostState>,
+}
+
+/// A maintenance the admin set.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct MaintenanceView {
+    pub reason: String,
+    pub since: String,
+    /// The state underneath, which operations already running go on changing.
+    pub state: HostState,
+}
+
+/// A host's own BMC.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct BmcView {
+    pub url: String,
+    pub has_auth: bool,
+    pub tls: TlsView,
+}
