@@ -112,10 +112,11 @@ setup_cloud_init() {
 
 # --- clients of the JSON API nobody here wrote ---------------------------------
 # openapi-spec-validator checks /openapi.json, Schemathesis fuzzes the API from it, and
-# openapi-python-client generates a client from it (tests/all/contract.rs).
+# openapi-python-client generates a client from it (tests/all/contract.rs); prometheus-client's
+# OpenMetrics parser reads /metrics (tests/all/metrics.rs).
 API_DIR="$ROOT/.peers/api-tools"
 API_STAMP="$API_DIR/.podium-stamp"
-API_PIP="openapi-spec-validator==0.9.0 schemathesis==4.32.5 openapi-python-client==0.29.1"
+API_PIP="openapi-spec-validator==0.9.0 schemathesis==4.32.5 openapi-python-client==0.29.1 prometheus-client==0.26.0"
 
 api_tools_ok() {
     [[ -f "$API_STAMP" && -x "$API_DIR/bin/python" ]] \

@@ -66,6 +66,13 @@ pub(crate) struct ServeArgs {
     /// Log as JSON lines instead of text.
     #[arg(long, env = "PODIUM_LOG_JSON")]
     log_json: bool,
+    /// Also listen on this address for scrapers: `GET /metrics` with no token, nothing else.
+    #[arg(long, env = "PODIUM_METRICS_LISTEN")]
+    metrics_listen: Option<SocketAddr>,
+    /// Serve `GET /metrics` on the API's listener with no token (by default it takes an admin
+    /// token, read-only will do).
+    #[arg(long, env = "PODIUM_METRICS_PUBLIC")]
+    metrics_public: bool,
     /// The base URL BMCs download config drives from (`http://podium.example:8080`); default:
     /// the address each API caller used.
     #[arg(long, env = "PODIUM_PUBLIC_URL")]
@@ -129,6 +136,10 @@ pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<()> {
         bytes: args.plugin_http_mib << 20,
     };
     config.secret_key_file = args.secret_key_file;
+    config.metrics_listen = args.metrics_listen;
+    if args.metrics_public {
+        config.metrics_access = podium_server::MetricsAccess::Public;
+    }
     if args.compiled_dir.is_some() {
         config.compiled_dir = args.compiled_dir;
     }

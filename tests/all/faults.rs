@@ -195,6 +195,7 @@ async fn a_plugin_reaching_outside_its_endpoint_is_refused_before_anything_is_se
     let endpoint = Endpoint {
         base: format!("http://127.0.0.1:{}", own.port).parse().unwrap(),
         credentials: None,
+        pod_manager: None,
         tls: TlsPolicy::System,
     };
     let targets = [
@@ -319,6 +320,7 @@ async fn a_plugin_that_floods_its_endpoint_fails_at_its_request_budget() {
     let endpoint = |bmc: &ImageServer| Endpoint {
         base: bmc.url("/").parse().unwrap(),
         credentials: None,
+        pod_manager: None,
         tls: TlsPolicy::System,
     };
     let started = Instant::now();

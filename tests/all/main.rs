@@ -8,6 +8,7 @@ mod faults;
 mod hosts;
 mod ipam;
 mod lifecycle;
+mod metrics;
 mod operations;
 mod plugins;
 mod pod_managers;

@@ -31,6 +31,7 @@ fn endpoint(bmc: &Sushy, password: &str) -> Endpoint {
             username: USER.into(),
             password: Secret::new(password),
         }),
+        pod_manager: None,
         tls: match bmc.cert_pem() {
             Some(pem) => TlsPolicy::CaBundle(pem.to_owned()),
             None => TlsPolicy::System,

@@ -64,6 +64,7 @@ fn driver_call(c: &mut Criterion) {
             username: "admin".into(),
             password: Secret::new("password"),
         }),
+        pod_manager: None,
         tls: TlsPolicy::System,
     };
     let call = || CallContext {

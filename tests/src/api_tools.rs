@@ -1,7 +1,8 @@
 //! Clients of the JSON API that nobody here wrote, run on Podium's `/openapi.json`:
 //! `openapi-spec-validator` (is the document valid OpenAPI 3.1?), Schemathesis (does the API
 //! answer as its document says, whatever it is sent?) and `openapi-python-client` (can a
-//! client be generated from it, and does that client work?). `scripts/setup-peers.sh` installs
+//! client be generated from it, and does that client work?), and the Prometheus project's own
+//! OpenMetrics parser (`prometheus-client`) for `/metrics`. `scripts/setup-peers.sh` installs
 //! them into `.peers/api-tools`.
 
 use std::path::{Path, PathBuf};
@@ -36,6 +37,52 @@ fn text(output: &Output) -> String {
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     )
+}
+
+/// One sample of a scrape, as the Prometheus project's OpenMetrics parser read it.
+#[derive(Clone, Debug, serde::Deserialize)]
+pub struct Sample {
+    /// The metric family (`podium_plugin_calls`).
+    pub family: String,
+    /// `counter`, `gauge`, `histogram`, ...
+    pub kind: String,
+    /// The sample's own name (`podium_plugin_calls_total`, `..._bucket`).
+    pub name: String,
+    pub labels: std::collections::BTreeMap<String, String>,
+    pub value: f64,
+}
+
+/// Parses a scrape with `prometheus_client.openmetrics.parser` (strict: a malformed line, a
+/// missing `# EOF` or a counter without `_total` is an error); the samples it read.
+pub async fn parse_openmetrics(scrape: &str) -> Result<Vec<Sample>> {
+    const SCRIPT: &str = r#"
+import json, sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+out = []
+for family in text_string_to_metric_families(sys.stdin.read()):
+    for s in family.samples:
+        out.append({"family": family.name, "kind": family.type, "name": s.name,
+                    "labels": s.labels, "value": s.value})
+print(json.dumps(out))
+"#;
+    use tokio::io::AsyncWriteExt;
+    let mut child = tokio::process::Command::new(bin("python")?)
+        .args(["-c", SCRIPT])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .context("running the OpenMetrics parser")?;
+    let mut stdin = child.stdin.take().expect("piped");
+    stdin.write_all(scrape.as_bytes()).await?;
+    drop(stdin);
+    let output = child.wait_with_output().await?;
+    ensure!(
+        output.status.success(),
+        "the OpenMetrics parser refused the scrape:\n{}",
+        text(&output)
+    );
+    serde_json::from_slice(&output.stdout).context("reading the parser's samples")
 }
 
 /// Runs `openapi-spec-validator` on a document; its complaint when it refuses it.

@@ -36,6 +36,8 @@ pub const ADMIN_TOKEN: &str = "pdm_test-admin-token-0123456789abcdef";
 #[derive(Debug)]
 pub struct TestServer {
     pub url: String,
+    /// The scrapers' listener (`/metrics` with no token), where the configuration opened one.
+    pub metrics_url: Option<String>,
     pub podium: Podium,
     pub data_dir: tempfile::TempDir,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
@@ -98,6 +100,10 @@ impl TestServer {
             "http://{}",
             started.listener.local_addr().expect("local addr")
         );
+        let metrics_url = started
+            .metrics_listener
+            .as_ref()
+            .map(|l| format!("http://{}", l.local_addr().expect("local addr")));
         let podium = started.podium.clone();
         let (tx, rx) = tokio::sync::oneshot::channel();
         let task = tokio::spawn(server::serve(started, async {
@@ -105,6 +111,7 @@ impl TestServer {
         }));
         TestServer {
             url,
+            metrics_url,
             podium,
             data_dir,
             shutdown: Some(tx),
@@ -132,11 +139,7 @@ impl TestServer {
 
     /// A client with this token, or none.
     pub fn client(&self, token: Option<&str>) -> Client {
-        Client {
-            base: self.url.clone(),
-            token: token.map(str::to_owned),
-            http: reqwest::Client::new(),
-        }
+        Client::new(&self.url, token)
     }
 
     /// Stops the server and waits for it.
@@ -188,6 +191,15 @@ impl Reply {
 }
 
 impl Client {
+    /// A client of the API at `base` (`http://127.0.0.1:PORT`), with this token or none.
+    pub fn new(base: &str, token: Option<&str>) -> Client {
+        Client {
+            base: base.to_owned(),
+            token: token.map(str::to_owned),
+            http: reqwest::Client::new(),
+        }
+    }
+
     pub async fn send(&self, method: Method, path: &str, body: Option<Body>) -> Reply {
         self.try_send(method, path, body)
             .await

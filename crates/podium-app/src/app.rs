@@ -36,6 +36,8 @@ pub(crate) struct Inner {
     pub(crate) operations: crate::operations::worker::Operations,
     /// The periodic tasks of this process (probe, sync, bind, expiry, leasing).
     pub(crate) background: crate::background::handle::Background,
+    /// The metrics of this process.
+    pub(crate) metrics: crate::metrics::state::Metrics,
 }
 
 /// What a Podium process opens at start (`Podium::open`).
@@ -72,6 +74,7 @@ impl Podium {
     fn new(datastore: Datastore, runtime: Runtime, sealer: Sealer) -> Podium {
         Podium {
             inner: Arc::new(Inner {
+                metrics: crate::metrics::state::Metrics::new(&datastore, &runtime),
                 datastore,
                 runtime,
                 sealer,

@@ -18,6 +18,7 @@ mod inventory;
 mod ipam;
 mod labels;
 mod lifecycle;
+mod metrics;
 pub mod operations;
 pub mod plugins;
 mod pod_managers;

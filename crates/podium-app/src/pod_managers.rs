@@ -334,6 +334,7 @@ impl Podium {
     /// The driver plugin of a pod manager and the endpoint it may reach.
     pub(crate) async fn driver_for(&self, pm: &PodManager) -> Result<(Plugin, CallContext), Error> {
         let endpoint = self.endpoint(
+            &pm.uuid,
             &pm.url,
             pm.auth_sealed.as_deref(),
             pm.tls_verify,
@@ -363,6 +364,7 @@ impl Podium {
             None => self.driver_for(pm).await,
             Some(url) => {
                 let endpoint = self.endpoint(
+                    &pm.uuid,
                     url,
                     host.bmc_auth_sealed.as_deref(),
                     host.bmc_tls_verify,
@@ -392,6 +394,7 @@ impl Podium {
 
     fn endpoint(
         &self,
+        pod_manager: &PodManagerId,
         url: &str,
         auth_sealed: Option<&str>,
         tls_verify: bool,
@@ -426,6 +429,7 @@ impl Podium {
             base: Url::parse(url).map_err(|e| Error::Internal(e.into()))?,
             credentials,
             tls,
+            pod_manager: Some(pod_manager.clone()),
         })
     }
 

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use wasmtime::{Store, UpdateDeadline};
 
 use super::bindings::wit_types;
-use super::http::{Endpoint, HttpGrant};
+use super::http::{Endpoint, GrantLimits, HttpGrant};
 use super::imports::PluginState;
 use super::limits::MemoryLimitExceeded;
 pub use super::system::{Capabilities, MediaSlot, Nic, ServiceInfo, System, SystemKind};
@@ -233,11 +233,14 @@ impl Runtime {
                 Some(HttpGrant::new(
                     endpoint,
                     client,
+                    self.inner.metrics.clone(),
                     config.http_stub.clone(),
-                    deadline,
-                    config.max_http_request,
-                    config.max_http_response,
-                    budget,
+                    GrantLimits {
+                        deadline,
+                        max_request: config.max_http_request,
+                        max_response: config.max_http_response,
+                        budget,
+                    },
                 ))
             }
             None => None,
@@ -375,45 +378,57 @@ macro_rules! call_export {
     };
     (bounds = $bounds:expr, $runtime:expr, $plugin:expr, $context:expr, $variant:ident, $expected:literal, |$b:ident, $s:ident| $call:expr) => {{
         let plugin: &Plugin = $plugin;
-        let Pre::$variant(pre) = &plugin.inner.pre else {
-            return Err(CallError::WrongWorld {
-                plugin: plugin.label(),
-                expected: $expected,
-            });
-        };
-        let mut prepared = $runtime.prepare(plugin, $context, $bounds).await?;
-        let (label, limit, memory_limit, deadline) = (
-            prepared.label.clone(),
-            prepared.limit,
-            prepared.memory_limit,
-            prepared.deadline,
-        );
-        let result = Prepared::guard(&label, limit, memory_limit, deadline, async {
-            let $b = pre.instantiate_async(&mut prepared.store).await?;
-            let $s = &mut prepared.store;
-            $call.await
-        })
+        let runtime: &Runtime = &$runtime;
+        let started = std::time::Instant::now();
+        let outcome = async {
+            let Pre::$variant(pre) = &plugin.inner.pre else {
+                return Err(CallError::WrongWorld {
+                    plugin: plugin.label(),
+                    expected: $expected,
+                });
+            };
+            let mut prepared = runtime.prepare(plugin, $context, $bounds).await?;
+            let (label, limit, memory_limit, deadline) = (
+                prepared.label.clone(),
+                prepared.limit,
+                prepared.memory_limit,
+                prepared.deadline,
+            );
+            let result = Prepared::guard(&label, limit, memory_limit, deadline, async {
+                let $b = pre.instantiate_async(&mut prepared.store).await?;
+                let $s = &mut prepared.store;
+                $call.await
+            })
+            .await;
+            if prepared.store.data().limiter.memory_exceeded {
+                return Err(CallError::MemoryLimit {
+                    plugin: label,
+                    limit: memory_limit,
+                });
+            }
+            if let Some(spent) = prepared
+                .store
+                .data()
+                .http
+                .as_ref()
+                .and_then(|g| g.budget_spent())
+            {
+                return Err(CallError::HttpBudget {
+                    plugin: label,
+                    spent,
+                });
+            }
+            let result = result.map_err(|e| prepared.explain(e))?;
+            Ok((label, result))
+        }
         .await;
-        if prepared.store.data().limiter.memory_exceeded {
-            return Err(CallError::MemoryLimit {
-                plugin: label,
-                limit: memory_limit,
-            });
-        }
-        if let Some(spent) = prepared
-            .store
-            .data()
-            .http
-            .as_ref()
-            .and_then(|g| g.budget_spent())
-        {
-            return Err(CallError::HttpBudget {
-                plugin: label,
-                spent,
-            });
-        }
-        let result = result.map_err(|e| prepared.explain(e))?;
-        (label, result)
+        runtime.inner.metrics.call(
+            &plugin.info().name,
+            $crate::metrics::export_name(stringify!($call)),
+            started.elapsed(),
+            outcome.as_ref().err(),
+        );
+        outcome?
     }};
 }
 

@@ -23,6 +23,9 @@ pub struct Endpoint {
     pub base: Url,
     pub credentials: Option<Credentials>,
     pub tls: TlsPolicy,
+    /// Whose endpoint this is (the pod manager's, or that of one of its hosts), for the
+    /// request metrics.
+    pub pod_manager: Option<podium_types::PodManagerId>,
 }
 
 /// Basic-auth credentials for an endpoint. The password never leaves the host.
@@ -63,11 +66,23 @@ impl std::fmt::Debug for HttpStub {
 pub(crate) struct HttpGrant {
     endpoint: Endpoint,
     client: reqwest::Client,
+    metrics: crate::metrics::Metrics,
     stub: Option<HttpStub>,
     deadline: Instant,
     max_request: usize,
     max_response: usize,
     budget: Budget,
+}
+
+/// The bounds of one call's `http` grant.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GrantLimits {
+    pub(crate) deadline: Instant,
+    /// The largest request body, bytes.
+    pub(crate) max_request: usize,
+    /// The largest response body, bytes.
+    pub(crate) max_response: usize,
+    pub(crate) budget: Option<HttpBudget>,
 }
 
 /// What one call may send to its endpoint, all requests together: a plugin that loops on its
@@ -200,24 +215,41 @@ impl HttpGrant {
     pub(super) fn new(
         endpoint: Endpoint,
         client: reqwest::Client,
+        metrics: crate::metrics::Metrics,
         stub: Option<HttpStub>,
-        deadline: Instant,
-        max_request: usize,
-        max_response: usize,
-        budget: Option<HttpBudget>,
+        limits: GrantLimits,
     ) -> HttpGrant {
         HttpGrant {
             endpoint,
             client,
+            metrics,
             stub,
-            deadline,
-            max_request,
-            max_response,
+            deadline: limits.deadline,
+            max_request: limits.max_request,
+            max_response: limits.max_response,
             budget: Budget {
-                limit: budget,
+                limit: limits.budget,
                 ..Budget::default()
             },
         }
+    }
+
+    /// Counts a request that reached the endpoint (or was sent and got no answer); one the host
+    /// refused before sending counts nowhere.
+    fn count(&self, result: &Result<Response, HttpError>) {
+        let status = match result {
+            Ok(response) => response.status.to_string(),
+            Err(HttpError::Timeout(_)) => "timeout".to_owned(),
+            Err(HttpError::Unreachable(_)) => "unreachable".to_owned(),
+            Err(HttpError::Tls(_)) => "tls".to_owned(),
+            Err(_) => return,
+        };
+        let pod_manager = self
+            .endpoint
+            .pod_manager
+            .as_ref()
+            .map_or("", |id| id.as_str());
+        self.metrics.endpoint_request(pod_manager, status);
     }
 
     /// Whether this call went past its budget, and by how much.
@@ -436,6 +468,7 @@ impl wit_http::Host for PluginState {
         if let Err(e) = &result {
             tracing::debug!(plugin = &*self.plugin, error = ?e, "http import refused or failed");
         }
+        grant.count(&result);
         result
     }
 }

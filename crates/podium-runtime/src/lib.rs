@@ -16,6 +16,7 @@ mod detect;
 mod http;
 mod imports;
 mod limits;
+mod metrics;
 mod system;
 mod text;
 mod validate;
@@ -38,6 +39,7 @@ pub use call::{
 };
 pub use detect::LoadError;
 pub use http::{BudgetSpent, Credentials, Endpoint, HttpBudget, HttpStub, TlsPolicy};
+pub use metrics::latency_histogram;
 
 use self::bindings::{driver, ipam, renderer};
 use self::imports::PluginState;
@@ -134,6 +136,7 @@ struct Inner {
     driver_linker: Linker<PluginState>,
     ipam_linker: Linker<PluginState>,
     renderer_linker: Linker<PluginState>,
+    metrics: metrics::Metrics,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -175,8 +178,14 @@ impl Runtime {
                 driver_linker,
                 ipam_linker,
                 renderer_linker,
+                metrics: metrics::Metrics::default(),
             }),
         })
+    }
+
+    /// Adds what the runtime counts (plugin calls, requests to endpoints) to `registry`.
+    pub fn register_metrics(&self, registry: &mut prometheus_client::registry::Registry) {
+        self.inner.metrics.register(registry);
     }
 
     pub fn config(&self) -> &RuntimeConfig {

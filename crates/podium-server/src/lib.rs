@@ -5,3 +5,5 @@
 
 mod api;
 pub mod server;
+
+pub use api::MetricsAccess;

@@ -37,6 +37,10 @@ pub struct ServeConfig {
     pub public_url: Option<url::Url>,
     /// How durable operations are leased, retried and limited.
     pub operations: podium_app::operations::OperationSettings,
+    /// A second listener serving `/metrics` with no token, and nothing else.
+    pub metrics_listen: Option<SocketAddr>,
+    /// Who may read `/metrics` on the API's listener.
+    pub metrics_access: crate::api::MetricsAccess,
     /// The plugins built with the binary, `(name, component)`, registered at start.
     pub bundled: &'static [(&'static str, &'static [u8])],
 }
@@ -55,6 +59,8 @@ impl ServeConfig {
             plugin_memory: defaults.memory_limit,
             plugin_http_budget: podium_runtime::HttpBudget::CALL,
             bundled: &[],
+            metrics_listen: None,
+            metrics_access: crate::api::MetricsAccess::Token,
             compiled_dir: None,
             secret_key_file: None,
             probe_interval: Duration::from_secs(60),
@@ -70,6 +76,9 @@ impl ServeConfig {
 pub struct Started {
     pub podium: Podium,
     pub listener: tokio::net::TcpListener,
+    /// The scrapers' listener, where the admin asked for one.
+    pub metrics_listener: Option<tokio::net::TcpListener>,
+    pub metrics_access: crate::api::MetricsAccess,
 }
 
 /// Opens everything and binds the listener; `serve` then runs it.
@@ -121,13 +130,26 @@ pub async fn start(config: &ServeConfig) -> anyhow::Result<Started> {
     if let Ok(addr) = listener.local_addr() {
         podium.set_listen_addr(addr);
     }
+    let metrics_listener = match config.metrics_listen {
+        Some(addr) => Some(
+            tokio::net::TcpListener::bind(addr)
+                .await
+                .map_err(|e| anyhow::anyhow!("cannot listen for metrics on {addr}: {e}"))?,
+        ),
+        None => None,
+    };
     podium.background_start(podium_app::background::Intervals {
         probe: config.probe_interval,
         sync: config.sync_interval,
         housekeeping: config.probe_interval,
         leasing: std::time::Duration::from_millis(500),
     });
-    Ok(Started { podium, listener })
+    Ok(Started {
+        podium,
+        listener,
+        metrics_listener,
+        metrics_access: config.metrics_access,
+    })
 }
 
 /// Serves the API until `shutdown` resolves.
@@ -137,9 +159,19 @@ pub async fn serve(
 ) -> anyhow::Result<()> {
     let addr = started.listener.local_addr()?;
     tracing::info!(%addr, "podium is serving");
-    let app = crate::api::router(started.podium);
-    axum::serve(started.listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await?;
+    let app = crate::api::router(started.podium.clone(), started.metrics_access);
+    let api = axum::serve(started.listener, app).with_graceful_shutdown(shutdown);
+    match started.metrics_listener {
+        None => api.await?,
+        Some(listener) => {
+            tracing::info!(addr = %listener.local_addr()?, "serving /metrics to scrapers");
+            let metrics = axum::serve(listener, crate::api::metrics_router(started.podium));
+            // The scrapers' listener ends with the API's.
+            tokio::select! {
+                served = api.into_future() => served?,
+                served = metrics.into_future() => served?,
+            }
+        }
+    }
     Ok(())
 }

@@ -306,6 +306,27 @@ impl Datastore {
 
     /// A host with its labels, in one round trip: one row and one column, the host as a JSON
     /// document (the hand-over of each row and value from SQLite's thread is what a read costs).
+    /// How many hosts of each kind show each state (`maintenance` over any) with each power
+    /// state: `(kind, state, power state, count)`.
+    pub async fn host_counts(&self) -> Result<Vec<(String, String, String, i64)>, StoreError> {
+        sqlx::query(
+            "SELECT kind, CASE WHEN maintenance_since IS NULL THEN state ELSE 'maintenance' END \
+             AS shown, power_state, COUNT(*) AS n FROM hosts GROUP BY 1, 2, 3",
+        )
+        .fetch_all(&mut *self.reader().await?)
+        .await?
+        .iter()
+        .map(|r| {
+            Ok((
+                r.try_get("kind")?,
+                r.try_get("shown")?,
+                r.try_get("power_state")?,
+                r.try_get("n")?,
+            ))
+        })
+        .collect()
+    }
+
     pub async fn host_get(&self, id: &HostId) -> Result<Option<HostRow>, StoreError> {
         let doc: Option<String> = sqlx::query_scalar(&format!(
             "SELECT {} AS doc FROM hosts WHERE id = $1",

@@ -148,6 +148,19 @@ impl Datastore {
         Ok(())
     }
 
+    /// How many operations of each kind are queued and running.
+    pub async fn operation_counts(&self) -> Result<Vec<(String, String, i64)>, StoreError> {
+        sqlx::query(
+            "SELECT kind, status, COUNT(*) AS n FROM operations \
+             WHERE status IN ('queued', 'running') GROUP BY kind, status",
+        )
+        .fetch_all(&mut *self.reader().await?)
+        .await?
+        .iter()
+        .map(|r| Ok((r.try_get("kind")?, r.try_get("status")?, r.try_get("n")?)))
+        .collect()
+    }
+
     pub async fn operation_get(
         &self,
         id: &OperationId,

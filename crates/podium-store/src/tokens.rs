@@ -1,6 +1,9 @@
 //! API tokens, stored as sha256 hashes of the secret.
 
 use podium_types::{TenantId, TokenId};
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
 use sqlx::Row;
 
 use super::{Datastore, StoreError};
@@ -63,8 +66,10 @@ impl Datastore {
     /// [`TOKEN_CACHE_TTL`] ago (a change made through this process is seen at once).
     pub async fn token_by_hash(&self, hash: &str) -> Result<Option<TokenRow>, StoreError> {
         if let Some(found) = self.tokens.get(hash) {
+            self.tokens.lookups.get_or_create(&HIT).inc();
             return Ok(Some(found));
         }
+        self.tokens.lookups.get_or_create(&MISS).inc();
         let r = sqlx::query(&format!("SELECT {COLUMNS} FROM tokens WHERE hash = $1"))
             .bind(hash)
             .fetch_optional(&mut *self.reader().await?)
@@ -74,6 +79,16 @@ impl Datastore {
             self.tokens.put(hash, token);
         }
         Ok(found)
+    }
+
+    /// Adds what the datastore counts (token cache lookups) to `registry`.
+    pub fn register_metrics(&self, registry: &mut prometheus_client::registry::Registry) {
+        registry.register(
+            "podium_token_cache_lookups",
+            "Bearer tokens looked up by their hash, by whether the cache had them (hit) or the \
+             database was read (miss)",
+            self.tokens.lookups.clone(),
+        );
     }
 
     /// Forgets every cached token: after any change to tokens.
@@ -98,15 +113,24 @@ pub(super) const TOKEN_CACHE_TTL: std::time::Duration = std::time::Duration::fro
 /// The most tokens kept; past it the cache starts again empty.
 const TOKEN_CACHE_MAX: usize = 10_000;
 
-/// Tokens by hash, with when they were read.
+/// Tokens by hash, with when they were read, and how often a lookup found one.
 #[derive(Debug, Default)]
-pub(super) struct TokenCache(
-    std::sync::Mutex<std::collections::HashMap<String, (TokenRow, std::time::Instant)>>,
-);
+pub(super) struct TokenCache {
+    tokens: std::sync::Mutex<std::collections::HashMap<String, (TokenRow, std::time::Instant)>>,
+    lookups: Family<CacheLabels, Counter>,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct CacheLabels {
+    result: &'static str,
+}
+
+const HIT: CacheLabels = CacheLabels { result: "hit" };
+const MISS: CacheLabels = CacheLabels { result: "miss" };
 
 impl TokenCache {
     fn get(&self, hash: &str) -> Option<TokenRow> {
-        let cache = self.0.lock().expect("token cache poisoned");
+        let cache = self.tokens.lock().expect("token cache poisoned");
         cache
             .get(hash)
             .filter(|(_, at)| at.elapsed() < TOKEN_CACHE_TTL)
@@ -114,7 +138,7 @@ impl TokenCache {
     }
 
     fn put(&self, hash: &str, token: &TokenRow) {
-        let mut cache = self.0.lock().expect("token cache poisoned");
+        let mut cache = self.tokens.lock().expect("token cache poisoned");
         if cache.len() >= TOKEN_CACHE_MAX {
             cache.clear();
         }
@@ -122,6 +146,6 @@ impl TokenCache {
     }
 
     fn clear(&self) {
-        self.0.lock().expect("token cache poisoned").clear();
+        self.tokens.lock().expect("token cache poisoned").clear();
     }
 }

@@ -204,6 +204,27 @@ impl Podium {
         Ok(pool.usage(u128::try_from(allocated).unwrap_or(0), claimed))
     }
 
+    /// Every pool's name and usage, for the metrics.
+    pub(crate) async fn ip_pool_usages(&self) -> Result<Vec<(String, Usage)>, Error> {
+        let mut usages = Vec::new();
+        let mut cursor = None;
+        loop {
+            let paged = self
+                .datastore()
+                .ip_pool_list(None, None, &page(Some(1000), cursor)?)
+                .await?;
+            for row in paged.items {
+                let pool = IpPool::from_row(row)?;
+                let usage = self.ip_pool_usage(&pool).await?;
+                usages.push((pool.row.name, usage));
+            }
+            match paged.next {
+                Some(next) => cursor = Some(next),
+                None => return Ok(usages),
+            }
+        }
+    }
+
     pub async fn ip_pool_list(
         &self,
         caller: &Caller,

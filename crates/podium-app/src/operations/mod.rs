@@ -25,6 +25,7 @@ pub(crate) mod worker;
 
 pub use worker::OperationSettings;
 
+use crate::metrics::state::Attempt;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -188,6 +189,7 @@ impl Podium {
             })
         };
         tracing::debug!(operation = %op.id, kind = %op.kind(), attempt = op.attempts, "operation running");
+        let started = std::time::Instant::now();
         // A lease past the bound is one whose earlier ends were never recorded (its worker died,
         // or the datastore refused what it reported): it ends here rather than run forever.
         let result = if op.attempts > i64::from(settings.max_attempts) {
@@ -202,9 +204,13 @@ impl Podium {
             self.operation_execute(&op).await
         };
         renewer.abort();
+        let took = started.elapsed();
         let now = podium_store::now();
         let recorded = match &result {
             Ok(found) => {
+                self.inner
+                    .metrics
+                    .attempt(op.kind(), took, Attempt::Succeeded);
                 self.datastore()
                     .operation_finish(&op.id, &owner, None, found.as_ref(), &now)
                     .await
@@ -216,6 +222,7 @@ impl Podium {
                     .saturating_mul(2u32.saturating_pow(exponent.min(16)))
                     .min(RETRY_MAX);
                 tracing::info!(operation = %op.id, attempt = op.attempts, retry_in = ?delay, error = %e, "operation failed transiently; will retry");
+                self.inner.metrics.attempt(op.kind(), took, Attempt::Retry);
                 self.datastore()
                     .operation_retry_later(&op.id, &owner, &e.to_string(), &after(delay))
                     .await
@@ -227,6 +234,7 @@ impl Podium {
                     e.to_string()
                 };
                 tracing::warn!(operation = %op.id, host = ?op.host_id, error = %message, "operation failed");
+                self.inner.metrics.attempt(op.kind(), took, Attempt::Failed);
                 if let Some((error_type, from)) = crate::lifecycle::failure(op.kind())
                     && let Some(host) = &op.host_id
                     && let Err(e) = self

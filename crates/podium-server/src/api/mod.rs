@@ -10,6 +10,7 @@ mod extract;
 mod grants;
 mod hosts;
 mod ip_pools;
+mod metrics;
 mod plugins;
 mod pod_managers;
 mod rendering;
@@ -17,6 +18,7 @@ mod tasks;
 mod tenants;
 
 pub(crate) use error::{ApiError, ErrorBody};
+pub use metrics::MetricsAccess;
 
 use std::sync::Arc;
 
@@ -69,6 +71,7 @@ pub(crate) fn routes() -> (Router<Podium>, utoipa::openapi::OpenApi) {
         .routes(routes!(livez))
         .routes(routes!(plugins::plugin_list, plugins::plugin_create))
         .routes(routes!(tasks::task_list))
+        .routes(routes!(metrics::metrics))
         .routes(routes!(tasks::task_run))
         .routes(routes!(plugins::plugin_view))
         .routes(routes!(
@@ -209,7 +212,8 @@ fn document_common_responses(openapi: &mut utoipa::openapi::OpenApi) {
 }
 
 /// The whole HTTP application.
-pub(crate) fn router(podium: Podium) -> Router {
+pub(crate) fn router(podium: Podium, metrics_access: MetricsAccess) -> Router {
+    let http_metrics = metrics::HttpMetrics::registered(&podium);
     let (routes, openapi) = routes();
     let openapi = Arc::new(openapi);
     routes
@@ -221,10 +225,24 @@ pub(crate) fn router(podium: Podium) -> Router {
             }),
         )
         .route_layer(axum::middleware::from_fn(extract::refuse_nul_in_url))
+        .route_layer(axum::middleware::from_fn_with_state(
+            http_metrics,
+            metrics::track,
+        ))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::extract::DefaultBodyLimit::max(extract::MAX_JSON_BODY))
         .layer(tower_http::trace::TraceLayer::new_for_http().make_span_with(request_span))
+        .layer(axum::Extension(metrics_access))
+        .with_state(podium)
+}
+
+/// The application of the listener the admin opened for scrapers: `/metrics`, with no token,
+/// and nothing else.
+pub(crate) fn metrics_router(podium: Podium) -> Router {
+    Router::new()
+        .route("/metrics", get(metrics::metrics_public))
+        .fallback(not_found)
         .with_state(podium)
 }
 
