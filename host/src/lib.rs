@@ -3,6 +3,7 @@
 //! plugin edit rebuilds this crate and nothing it depends on.
 
 pub mod bundled;
+mod config;
 mod serve;
 
 use std::process::ExitCode;
@@ -10,11 +11,28 @@ use std::process::ExitCode;
 /// The command line: `podium serve` runs the server (with the bundled plugins); every other
 /// command is the client's.
 pub fn main() -> ExitCode {
-    use clap::Parser;
     let mut args = std::env::args_os().skip(1).peekable();
     if args.peek().is_some_and(|a| a == "serve") {
         args.next();
-        let cli = serve::ServeCli::parse_from(std::iter::once("podium serve".into()).chain(args));
+        let cli = match config::parse(args.collect()) {
+            Ok(cli) => cli,
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                return ExitCode::FAILURE;
+            }
+        };
+        if cli.print_config {
+            return match config::print(&cli.args) {
+                Ok(text) => {
+                    print!("{text}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: {e:#}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
         return match serve::serve(cli.args) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {

@@ -17,9 +17,18 @@ use podium_types::Secret;
 pub(crate) struct ServeCli {
     #[command(flatten)]
     pub(crate) args: ServeArgs,
+    /// A TOML file of settings: each key a flag of this command (`listen = "0.0.0.0:8080"`,
+    /// `plugin-timeout = 10`, `log-json = true`); flags and environment variables override it.
+    #[arg(long, env = "PODIUM_CONFIG_FILE")]
+    pub(crate) config: Option<PathBuf>,
+    /// Print the configuration in effect (as a `--config` file, without secrets) and exit.
+    #[arg(long)]
+    pub(crate) print_config: bool,
 }
 
-#[derive(Debug, clap::Args)]
+/// The settings of `podium serve`: flags, environment variables, or keys of a `--config` file.
+#[derive(Debug, clap::Args, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub(crate) struct ServeArgs {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1:8080", env = "PODIUM_LISTEN")]
@@ -76,6 +85,7 @@ pub(crate) struct ServeArgs {
     /// The base URL BMCs download config drives from (`http://podium.example:8080`); default:
     /// the address each API caller used.
     #[arg(long, env = "PODIUM_PUBLIC_URL")]
+    #[serde(serialize_with = "url_text")]
     public_url: Option<url::Url>,
     /// Seconds an operation's lease lasts unless renewed; a dead process's operations are taken
     /// over after it.
@@ -102,6 +112,13 @@ fn init_tracing(json: bool) {
         builder.json().init();
     } else {
         builder.init();
+    }
+}
+
+fn url_text<S: serde::Serializer>(url: &Option<url::Url>, s: S) -> Result<S::Ok, S::Error> {
+    match url {
+        Some(url) => s.serialize_some(url.as_str()),
+        None => s.serialize_none(),
     }
 }
 

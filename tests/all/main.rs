@@ -3,6 +3,7 @@
 
 mod claims;
 mod cli;
+mod config;
 mod contract;
 mod faults;
 mod hosts;

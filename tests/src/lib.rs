@@ -493,7 +493,6 @@ impl ProcessServer {
         filter: &str,
         options: &[&str],
     ) -> ProcessServer {
-        use tokio::io::AsyncBufReadExt;
         let mut command = tokio::process::Command::new(bin);
         command
             .args([
@@ -508,15 +507,22 @@ impl ProcessServer {
             .arg(std::path::Path::new(env!("OUT_DIR")).join("compiled-plugins"))
             .env("PODIUM_ADMIN_TOKEN", ADMIN_TOKEN)
             .env("PODIUM_LOG", filter)
-            .env_remove("PODIUM_DATABASE_URL")
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .kill_on_drop(true);
+            .env_remove("PODIUM_DATABASE_URL");
         if let Some(url) = database_url {
             command.arg("--database-url").arg(url);
         }
         command.args(options);
+        ProcessServer::spawn(command).await
+    }
+
+    /// Starts the server `command` runs (its stderr JSON log lines), and waits until it serves.
+    pub async fn spawn(mut command: tokio::process::Command) -> ProcessServer {
+        use tokio::io::AsyncBufReadExt;
+        command
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .kill_on_drop(true);
         let mut child = command.spawn().expect("starting podium serve");
         let stderr = child.stderr.take().expect("piped stderr");
         let mut lines = tokio::io::BufReader::new(stderr).lines();
