@@ -76,6 +76,13 @@ impl RenderGuest for Component {
     fn render_network_data(input: RenderInput) -> Result<String, Error> {
         crate::render_network_data(&from_wit_input(input)).map_err(to_wit)
     }
+
+    fn render_preprovisioning_network_data(
+        host: HostFacts,
+        documents: Vec<String>,
+    ) -> Result<String, Error> {
+        crate::preprovisioning::render(&from_wit_host(host), &documents).map_err(to_wit)
+    }
 }
 
 fn to_wit(error: crate::Error) -> Error {

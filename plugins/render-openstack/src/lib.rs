@@ -21,6 +21,7 @@ pub mod consumer;
 pub mod meta_data;
 pub mod net;
 pub mod network_data;
+pub mod preprovisioning;
 pub mod template;
 
 mod component;

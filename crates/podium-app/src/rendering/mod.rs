@@ -9,20 +9,18 @@
 //!
 //! The template is the renderer's format: the host only stores it and learns from the
 //! renderer which pools it takes addresses from (`templates.rs`). Config drives are made and
-//! served in `drives.rs`; `merge.rs` joins the preprovisioning networkData of several pools.
+//! served in `drives.rs`. The preprovisioning networkData of several DHCP-less pools is joined
+//! by the renderer too (`render-preprovisioning-network-data`): the rules are OpenStack's.
 
 mod drives;
-mod merge;
 mod templates;
-
-use merge::merge_network_data;
 
 pub(crate) use drives::DRIVE_TTL_MAX;
 pub use drives::DriveFor;
 
 use podium_types::views::RenderedView;
 use podium_types::{ClaimId, HostId, Phase, PodManagerId, TenantScope};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::app::Podium;
 use crate::auth::Caller;
@@ -480,22 +478,12 @@ impl Podium {
                 documents.push(doc);
             }
         }
-        if documents.is_empty() {
-            let facts = render_host(host)?;
-            let Some(mac) = facts
-                .boot_mac
-                .clone()
-                .or_else(|| facts.nics.first().map(|(_, mac)| mac.clone()))
-            else {
-                return Ok(json!({"links": [], "networks": [], "services": []}));
-            };
-            return Ok(json!({
-                "links": [{"id": "boot", "type": "phy", "ethernet_mac_address": mac}],
-                "networks": [{"id": "boot-dhcp", "network_id": "boot-dhcp", "type": "ipv4_dhcp", "link": "boot"}],
-                "services": [],
-            }));
-        }
-        Ok(merge_network_data(documents))
+        let (plugin, context) = self.renderer_of(pm).await?;
+        self.runtime()
+            .renderer(&plugin, context)
+            .render_preprovisioning_network_data(&render_host(host)?, &documents)
+            .await
+            .map_err(|e| render_failed(host, e))
     }
 }
 

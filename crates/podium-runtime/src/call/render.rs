@@ -256,6 +256,29 @@ impl RenderCall<'_> {
         let text = result.map_err(plugin_err(label.clone()))?;
         document(label, "render-network-data", text)
     }
+
+    /// The ramdisk's `network_data.json`, from the documents of the DHCP-less pools for the
+    /// host's boot NIC (or DHCP on it, where there are none).
+    pub async fn render_preprovisioning_network_data(
+        self,
+        host: &RenderHost,
+        documents: &[serde_json::Value],
+    ) -> Result<serde_json::Value, CallError> {
+        let host = wr::HostFacts::from(host);
+        let documents: Vec<String> = documents.iter().map(|d| d.to_string()).collect();
+        let (label, result) = call_export!(
+            self.runtime,
+            self.plugin,
+            self.context,
+            Renderer,
+            "renderer",
+            |b, s| b
+                .podium_plugin_render()
+                .call_render_preprovisioning_network_data(s, &host, &documents)
+        );
+        let text = result.map_err(plugin_err(label.clone()))?;
+        document(label, "render-preprovisioning-network-data", text)
+    }
 }
 
 /// Checks that a plugin's document is a JSON object of bounded size.
