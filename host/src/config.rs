@@ -36,9 +36,17 @@ pub(crate) fn parse(args: Vec<OsString>) -> anyhow::Result<ServeCli> {
 fn file_args(file: &Path, matches: &clap::ArgMatches) -> anyhow::Result<Vec<OsString>> {
     let name = file.display();
     let text = std::fs::read_to_string(file).with_context(|| format!("reading {name}"))?;
-    let table: toml::Table = text
-        .parse()
-        .map_err(|e: toml::de::Error| anyhow::anyhow!("{name}: {}", e.to_string().trim_end()))?;
+    // Where and what, never the line itself: it may hold a password.
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+        let at = e.span().map_or(0, |span| span.start);
+        let before = &text[..at.min(text.len())];
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        anyhow::anyhow!(
+            "{name}: not TOML at line {line}, column {column}: {}",
+            e.message()
+        )
+    })?;
     let command = ServeCli::command();
     let keys: Vec<&str> = command
         .get_arguments()
@@ -56,40 +64,42 @@ fn file_args(file: &Path, matches: &clap::ArgMatches) -> anyhow::Result<Vec<OsSt
                 keys.join(", ")
             );
         };
-        let id = arg.get_id().as_str();
-        if matches!(
-            matches.value_source(id),
-            Some(ValueSource::CommandLine | ValueSource::EnvVariable)
-        ) {
-            continue;
-        }
         let is_switch = !arg.get_action().takes_values();
-        let flag = OsString::from(format!("--{key}"));
-        let pair = match (value, is_switch) {
-            (toml::Value::Boolean(true), true) => vec![flag],
-            (toml::Value::Boolean(false), true) => vec![],
+        // `--key=value`, so a value that starts with `-` is not read as a flag.
+        let flag = match (value, is_switch) {
+            (toml::Value::Boolean(true), true) => Some(format!("--{key}")),
+            (toml::Value::Boolean(false), true) => None,
             (_, true) => bail!("{name}: `{key}` is true or false"),
-            (toml::Value::String(s), false) => vec![flag, s.into()],
-            (toml::Value::Integer(i), false) => vec![flag, i.to_string().into()],
-            (toml::Value::Float(f), false) => vec![flag, f.to_string().into()],
+            (toml::Value::String(s), false) => Some(format!("--{key}={s}")),
+            (toml::Value::Integer(i), false) => Some(format!("--{key}={i}")),
+            (toml::Value::Float(f), false) => Some(format!("--{key}={f}")),
             (other, false) => bail!(
                 "{name}: `{key}` is a {}; it takes a string or a number",
                 other.type_str()
             ),
         };
-        // The value alone, so an error names the key rather than a flag nobody typed.
+        let pair: Vec<OsString> = flag.into_iter().map(OsString::from).collect();
+        // The value alone, so an error names the key rather than a flag nobody typed; checked
+        // even where the command line or the environment overrides it: the file is wrong.
         let alone = std::iter::once(OsString::from("podium serve")).chain(pair.clone());
         if let Err(e) = ServeCli::command().try_get_matches_from(alone) {
             let message = e.to_string();
             let first = message.lines().next().unwrap_or_default();
             bail!("{name}: `{key}`: {}", first.trim_start_matches("error: "));
         }
-        added.extend(pair);
+        let overridden = matches!(
+            matches.value_source(arg.get_id().as_str()),
+            Some(ValueSource::CommandLine | ValueSource::EnvVariable)
+        );
+        if !overridden {
+            added.extend(pair);
+        }
     }
     Ok(added)
 }
 
-/// The configuration in effect as the TOML a `--config` file takes: every setting, its value
+/// The configuration in effect as the TOML a `--config` file takes: every setting that has a
+/// value (an unset optional one is left out), that value
 /// from the command line, the environment, the file or the default; a database URL's password
 /// shown as `***`.
 pub(crate) fn print(args: &crate::serve::ServeArgs) -> anyhow::Result<String> {

@@ -85,7 +85,12 @@ public-url = "http://podium.example:8080"
             "podium.toml: `plugin-timeout`: invalid value 'soon'",
         ),
         ("log-json = 3", "podium.toml: `log-json` is true or false"),
-        ("listen = [1", "podium.toml: TOML parse error at line 1"),
+        ("listen = [1", "podium.toml: not TOML at line 1, column 12"),
+        (
+            // The line is not echoed: it may hold a password.
+            "database-url = postgres://podium:s3cret@db/podium",
+            "podium.toml: not TOML at line 1",
+        ),
     ] {
         std::fs::write(dir.path().join("podium.toml"), file).unwrap();
         let refused = serve(dir.path(), &["--config", "podium.toml"], &[]).await;
@@ -100,6 +105,7 @@ public-url = "http://podium.example:8080"
             "{file}: {}",
             stderr(&refused)
         );
+        assert!(!stderr(&refused).contains("s3cret"), "{}", stderr(&refused));
     }
 }
 

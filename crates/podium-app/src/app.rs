@@ -88,6 +88,17 @@ impl Podium {
         }
     }
 
+    /// The caller an `Authorization` header names (`Bearer <token>`): a token that is known, not
+    /// revoked and not expired.
+    pub async fn authenticate(&self, header: Option<&str>) -> Result<crate::auth::Caller, Error> {
+        crate::auth::authenticate(self.datastore(), header).await
+    }
+
+    /// Whether the database answers (`GET /healthz`).
+    pub async fn ping(&self) -> Result<(), Error> {
+        Ok(self.datastore().ping().await?)
+    }
+
     /// Sets the base URL BMCs reach this process at; only the first call counts.
     pub fn set_public_url(&self, url: url::Url) {
         let _ = self.inner.public_url.set(url);

@@ -107,7 +107,10 @@ pub fn hash_token(token: &str) -> String {
 }
 
 /// Establishes the caller from an `Authorization` header value.
-pub async fn authenticate(datastore: &Datastore, header: Option<&str>) -> Result<Caller, Error> {
+pub(crate) async fn authenticate(
+    datastore: &Datastore,
+    header: Option<&str>,
+) -> Result<Caller, Error> {
     let header = header.ok_or(Error::Unauthenticated(
         "missing credentials: send `Authorization: Bearer <token>`",
     ))?;

@@ -127,8 +127,8 @@ impl Metrics {
     }
 }
 
-/// The WIT name of the export a `call_export!` expression calls: `get-power` from
-/// `b.podium_plugin_driver().call_get_power(s, &id)`.
+/// The export a `call_export!` expression calls, as its binding names it: `get_power` (WIT's
+/// `get-power`) from `b.podium_plugin_driver().call_get_power(s, &id)`.
 pub(crate) fn export_name(call: &'static str) -> &'static str {
     let Some(start) = call.find("call_").map(|i| i + "call_".len()) else {
         return "unknown";

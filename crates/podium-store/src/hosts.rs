@@ -304,8 +304,6 @@ impl Datastore {
         Ok(done.rows_affected() == 1)
     }
 
-    /// A host with its labels, in one round trip: one row and one column, the host as a JSON
-    /// document (the hand-over of each row and value from SQLite's thread is what a read costs).
     /// How many hosts of each kind show each state (`maintenance` over any) with each power
     /// state: `(kind, state, power state, count)`.
     pub async fn host_counts(&self) -> Result<Vec<(String, String, String, i64)>, StoreError> {
@@ -327,6 +325,8 @@ impl Datastore {
         .collect()
     }
 
+    /// A host with its labels, in one round trip: one row and one column, the host as a JSON
+    /// document (the hand-over of each row and value from SQLite's thread is what a read costs).
     pub async fn host_get(&self, id: &HostId) -> Result<Option<HostRow>, StoreError> {
         let doc: Option<String> = sqlx::query_scalar(&format!(
             "SELECT {} AS doc FROM hosts WHERE id = $1",

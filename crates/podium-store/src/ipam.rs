@@ -278,12 +278,29 @@ impl Datastore {
         Ok(Some(0))
     }
 
-    pub async fn ip_allocated_count(&self, pool_id: &IpPoolId) -> Result<i64, StoreError> {
-        let r = sqlx::query("SELECT COUNT(*) AS n FROM ip_allocations WHERE pool_id = $1")
-            .bind(pool_id.as_str())
-            .fetch_one(&mut *self.reader().await?)
-            .await?;
-        Ok(r.try_get("n")?)
+    /// In one query: how many addresses of a pool are held, and how many of those by one of
+    /// `owners` (the owners it pre-allocates to).
+    pub async fn ip_pool_counts(
+        &self,
+        pool_id: &IpPoolId,
+        owners: &[&str],
+    ) -> Result<(i64, i64), StoreError> {
+        let sql = if owners.is_empty() {
+            "SELECT COUNT(*) AS n, CAST(0 AS BIGINT) AS claimed FROM ip_allocations WHERE pool_id = $1".to_owned()
+        } else {
+            let list: Vec<String> = (2..owners.len() + 2).map(|i| format!("${i}")).collect();
+            format!(
+                "SELECT COUNT(*) AS n, COALESCE(SUM(CASE WHEN owner IN ({}) THEN 1 ELSE 0 END), 0) \
+                 AS claimed FROM ip_allocations WHERE pool_id = $1",
+                list.join(", ")
+            )
+        };
+        let mut q = sqlx::query(&sql).bind(pool_id.as_str());
+        for owner in owners {
+            q = q.bind(*owner);
+        }
+        let r = q.fetch_one(&mut *self.reader().await?).await?;
+        Ok((r.try_get("n")?, r.try_get("claimed")?))
     }
 
     /// Every allocated address of a pool, for deriving its free space.

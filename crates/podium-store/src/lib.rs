@@ -65,6 +65,13 @@ pub enum StoreError {
     Check(String),
 }
 
+/// A stored name (a state, a role, a source) that is none of its type's.
+impl From<podium_types::UnknownName> for StoreError {
+    fn from(e: podium_types::UnknownName) -> StoreError {
+        StoreError::Corrupt(e.to_string())
+    }
+}
+
 impl From<sqlx::Error> for StoreError {
     fn from(e: sqlx::Error) -> StoreError {
         if let sqlx::Error::WorkerCrashed = e {
@@ -370,7 +377,6 @@ pub fn new_id() -> String {
     uuid::Uuid::now_v7().to_string()
 }
 
-/// From `limit + 1` fetched rows: the extra row only says that there is a next page.
 /// The JSON text a column keeps of a value (a selector, an image, a host's NICs, ...): the
 /// store's own format of it, decoded by `decode` when read.
 fn json<T: serde::Serialize>(value: &T) -> String {
@@ -382,6 +388,7 @@ fn decode<T: serde::de::DeserializeOwned>(what: &str, text: &str) -> Result<T, S
     serde_json::from_str(text).map_err(|e| StoreError::Corrupt(format!("stored {what}: {e}")))
 }
 
+/// From `limit + 1` fetched rows: the extra row only says that there is a next page.
 fn paged<T>(mut items: Vec<T>, limit: u32, key: impl Fn(&T) -> String) -> Paged<T> {
     let next = if items.len() > limit as usize {
         items.truncate(limit as usize);

@@ -6,11 +6,6 @@ use super::{Datastore, StoreError};
 
 use podium_types::PluginSource;
 
-fn source_parse(s: &str) -> Result<PluginSource, StoreError> {
-    s.parse()
-        .map_err(|e: podium_types::UnknownName| StoreError::Corrupt(e.to_string()))
-}
-
 /// A plugin's stored metadata.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PluginRow {
@@ -34,7 +29,7 @@ fn row(r: &sqlx::any::AnyRow) -> Result<PluginRow, StoreError> {
         world: r.try_get("world")?,
         description: r.try_get("description")?,
         size: r.try_get("size")?,
-        source: source_parse(&r.try_get::<String, _>("source")?)?,
+        source: r.try_get::<String, _>("source")?.parse::<PluginSource>()?,
         created_at: r.try_get("created_at")?,
     })
 }

@@ -61,10 +61,7 @@ fn row(r: &sqlx::any::AnyRow) -> Result<PodManagerRow, StoreError> {
             .try_get::<Option<String>, _>("renderer")?
             .map(|text| decode("renderer binding", &text))
             .transpose()?,
-        network_config_owner: r
-            .try_get::<String, _>("network_config_owner")?
-            .parse()
-            .map_err(|e: podium_types::UnknownName| StoreError::Corrupt(e.to_string()))?,
+        network_config_owner: r.try_get::<String, _>("network_config_owner")?.parse()?,
         status: r.try_get("status")?,
         status_message: r.try_get("status_message")?,
         last_probe_at: r.try_get("last_probe_at")?,

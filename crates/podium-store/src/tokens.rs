@@ -26,14 +26,9 @@ const COLUMNS: &str =
     "id, role, tenant_id, read_only, description, expires_at, created_at, revoked_at";
 
 pub(super) fn row(r: &sqlx::any::AnyRow) -> Result<TokenRow, StoreError> {
-    let role: String = r.try_get("role")?;
     Ok(TokenRow {
         id: r.try_get::<String, _>("id")?.into(),
-        role: match role.as_str() {
-            "admin" => Role::Admin,
-            "tenant" => Role::Tenant,
-            other => return Err(StoreError::Corrupt(format!("unknown token role `{other}`"))),
-        },
+        role: r.try_get::<String, _>("role")?.parse::<Role>()?,
         tenant_id: r.try_get::<Option<String>, _>("tenant_id")?.map(Into::into),
         read_only: r.try_get::<i64, _>("read_only")? != 0,
         description: r.try_get("description")?,

@@ -68,7 +68,7 @@ impl Podium {
                         pool: pool.clone(),
                         usage: label,
                     })
-                    .set(i64::try_from(n).unwrap_or(i64::MAX));
+                    .set(n as f64);
             }
         }
         let mut text = String::new();

@@ -12,6 +12,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::{Registry, Unit};
+use std::sync::atomic::AtomicU64;
 
 use podium_types::OperationKind;
 
@@ -66,7 +67,8 @@ pub(crate) struct Metrics {
     attempt_seconds: Family<KindLabels, Histogram, fn() -> Histogram>,
     pub(super) hosts: Family<HostLabels, Gauge>,
     pub(super) operations: Family<OperationLabels, Gauge>,
-    pub(super) pool_addresses: Family<PoolLabels, Gauge>,
+    /// Counts past 2^63 (IPv6 pools) as floats.
+    pub(super) pool_addresses: Family<PoolLabels, Gauge<f64, AtomicU64>>,
 }
 
 impl Metrics {

@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 
 use super::error::ApiError;
 use podium_app::app::Podium;
-use podium_app::auth::{self, Caller};
+use podium_app::auth::Caller;
 use podium_app::error::Error;
 
 /// The caller of a route any token may use, established from its bearer token.
@@ -28,9 +28,7 @@ impl FromRequestParts<Podium> for AnyCaller {
                 )
             })?),
         };
-        Ok(AnyCaller(
-            auth::authenticate(podium.datastore(), header).await?,
-        ))
+        Ok(AnyCaller(podium.authenticate(header).await?))
     }
 }
 

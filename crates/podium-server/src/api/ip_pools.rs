@@ -12,7 +12,6 @@ use podium_app::app::Podium;
 use podium_types::requests::{IpClaimCreate, IpPoolCreate, IpPoolQuery, IpPoolUpdate, PageParams};
 use podium_types::views::{IpClaimView, IpPoolView, List};
 
-/// An address pool with its usage.
 #[utoipa::path(post, path = "/v1/ip_pools", tag = "ipam", request_body = IpPoolCreate,
     responses((status = 201, body = IpPoolView), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)),
     security(("bearer" = [])))]

@@ -300,7 +300,7 @@ pub(crate) async fn livez() -> Json<Health> {
 #[utoipa::path(get, path = "/healthz", tag = "health",
     responses((status = 200, body = Health), (status = 503, body = ErrorBody)))]
 pub(crate) async fn healthz(State(podium): State<Podium>) -> Result<Json<Health>, ApiError> {
-    podium.datastore().ping().await.map_err(Error::from)?;
+    podium.ping().await?;
     Ok(Json(Health {
         status: "ok".into(),
     }))

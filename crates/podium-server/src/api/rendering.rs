@@ -16,7 +16,7 @@ use podium_types::Phase;
 use podium_types::requests::{ConfigDriveCreate, RenderedQuery};
 use podium_types::views::{ConfigDriveView, RenderedView};
 
-/// What a host reads when it boots in one phase.
+/// The URL a BMC reaches Podium at: `--public-url` where set, else the address the caller used.
 fn base_url(podium: &Podium, headers: &HeaderMap) -> String {
     if let Some(url) = podium.public_url() {
         return url.as_str().trim_end_matches('/').to_owned();
@@ -33,6 +33,7 @@ fn base_url(podium: &Podium, headers: &HeaderMap) -> String {
     format!("http://{host}")
 }
 
+/// The pod manager's network template.
 #[utoipa::path(get, path = "/v1/pod_managers/{uuid}/network_template", tag = "rendering",
     params(("uuid" = String, Path)),
     responses((status = 200, body = Object), (status = 404, body = ErrorBody)),

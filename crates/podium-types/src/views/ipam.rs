@@ -8,12 +8,14 @@ use utoipa::ToSchema;
 use crate::requests::IpRangeParams;
 use crate::{IpClaimId, IpPoolId, PluginBinding, PodManagerId, TenantId};
 
-/// An address pool.
+/// An address pool with its usage.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct IpPoolView {
     pub id: IpPoolId,
     pub name: String,
+    /// `4` or `6`.
     pub family: i64,
+    /// The subnet every range lies in, from the first range and `prefix`.
     pub subnet: String,
     pub prefix: i64,
     pub gateway: Option<String>,
@@ -29,11 +31,13 @@ pub struct IpPoolView {
     pub updated_at: String,
 }
 
-/// How many addresses a pool has and how many are in use.
+/// Address counts. Numbers, possibly beyond 2^53 for IPv6 pools.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct UsageView {
+    /// Addresses the pool can hand out (its ranges minus the gateway and reserved addresses).
     #[schema(value_type = u64)]
     pub total: u128,
+    /// Held by an owner.
     #[schema(value_type = u64)]
     pub allocated: u128,
     /// Pre-allocated to an owner that has not claimed it yet.
@@ -43,7 +47,7 @@ pub struct UsageView {
     pub free: u128,
 }
 
-/// An address claimed from a pool.
+/// An address held by an owner.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct IpClaimView {
     pub id: IpClaimId,
@@ -53,7 +57,8 @@ pub struct IpClaimView {
     pub prefix: u8,
     pub gateway: Option<String>,
     pub dns_servers: Vec<String>,
-    /// The preprovisioning networkData, from a plugin that writes one (ipam-dhcpless).
+    /// The preprovisioning networkData (OpenStack `network_data.json`) for a host owner, from a
+    /// plugin that writes one (`ipam-dhcpless`). Shown on create and on view, not in lists.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
     pub network_data: Option<serde_json::Value>,

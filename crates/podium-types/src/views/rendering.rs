@@ -5,20 +5,23 @@ use utoipa::ToSchema;
 
 use crate::{ClaimId, ConfigDriveId, HostId, Phase};
 
-/// The documents rendered for a host or a claim.
+/// What a host reads when it boots in one phase.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct RenderedView {
     pub phase: Phase,
     pub host: HostId,
     pub claim: Option<ClaimId>,
+    /// `meta_data.json`.
     #[schema(value_type = Object)]
     pub meta_data: serde_json::Value,
+    /// `network_data.json`.
     #[schema(value_type = Object)]
     pub network_data: serde_json::Value,
+    /// Whether the config drive carries `user_data` (never shown here).
     pub has_user_data: bool,
 }
 
-/// A config drive: its URL is its only credential, answered once, here.
+/// A config drive just made. `url` is shown once: it is the only credential the download needs.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct ConfigDriveView {
     pub id: ConfigDriveId,
@@ -29,5 +32,6 @@ pub struct ConfigDriveView {
     pub expires_at: String,
     pub size: i64,
     pub sha256: String,
+    /// A VFAT image labelled `config-2`: insert it as one of these media types.
     pub media_types: Vec<String>,
 }
