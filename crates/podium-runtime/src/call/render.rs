@@ -6,6 +6,20 @@ use super::super::bindings::wit_render as wr;
 use super::super::{Plugin, Pre, Runtime};
 use super::{CallContext, CallError, Prepared, clip, plugin_err};
 
+/// `call_export!` of this call's plugin, a renderer.
+macro_rules! render_export {
+    ($call:ident, |$b:ident, $s:ident| $e:expr) => {
+        call_export!(
+            $call.runtime,
+            $call.plugin,
+            $call.context,
+            Renderer,
+            "renderer",
+            |$b, $s| $e
+        )
+    };
+}
+
 /// The largest document (template summary aside) a renderer may return.
 const DOCUMENT_MAX: usize = 256 << 10;
 /// The most pools a template may name.
@@ -155,16 +169,9 @@ impl RenderCall<'_> {
     /// Checks a template; answers the pools it takes addresses from.
     pub async fn validate_template(self, template: &str) -> Result<Vec<PoolNeed>, CallError> {
         let template = template.to_owned();
-        let (label, result) = call_export!(
-            self.runtime,
-            self.plugin,
-            self.context,
-            Renderer,
-            "renderer",
-            |b, s| b
-                .podium_plugin_render()
-                .call_validate_template(s, &template)
-        );
+        let (label, result) = render_export!(self, |b, s| b
+            .podium_plugin_render()
+            .call_validate_template(s, &template));
         let needs = result.map_err(plugin_err(label.clone()))?;
         if needs.pools.len() > POOLS_MAX
             || needs
@@ -204,20 +211,9 @@ impl RenderCall<'_> {
             host.map(wr::HostFacts::from),
             wr::ConsumerInput::from(input),
         );
-        let (label, result) = call_export!(
-            self.runtime,
-            self.plugin,
-            self.context,
-            Renderer,
-            "renderer",
-            |b, s| b.podium_plugin_render().call_validate_consumer_input(
-                s,
-                policy.into(),
-                &template,
-                host.as_ref(),
-                &input
-            )
-        );
+        let (label, result) = render_export!(self, |b, s| b
+            .podium_plugin_render()
+            .call_validate_consumer_input(s, policy.into(), &template, host.as_ref(), &input));
         result.map_err(plugin_err(label))
     }
 
@@ -227,14 +223,9 @@ impl RenderCall<'_> {
         input: &RenderInput,
     ) -> Result<serde_json::Value, CallError> {
         let input = wr::RenderInput::from(input);
-        let (label, result) = call_export!(
-            self.runtime,
-            self.plugin,
-            self.context,
-            Renderer,
-            "renderer",
-            |b, s| b.podium_plugin_render().call_render_meta_data(s, &input)
-        );
+        let (label, result) = render_export!(self, |b, s| b
+            .podium_plugin_render()
+            .call_render_meta_data(s, &input));
         let text = result.map_err(plugin_err(label.clone()))?;
         document(label, "render-meta-data", text)
     }
@@ -245,14 +236,9 @@ impl RenderCall<'_> {
         input: &RenderInput,
     ) -> Result<serde_json::Value, CallError> {
         let input = wr::RenderInput::from(input);
-        let (label, result) = call_export!(
-            self.runtime,
-            self.plugin,
-            self.context,
-            Renderer,
-            "renderer",
-            |b, s| b.podium_plugin_render().call_render_network_data(s, &input)
-        );
+        let (label, result) = render_export!(self, |b, s| b
+            .podium_plugin_render()
+            .call_render_network_data(s, &input));
         let text = result.map_err(plugin_err(label.clone()))?;
         document(label, "render-network-data", text)
     }
@@ -266,16 +252,9 @@ impl RenderCall<'_> {
     ) -> Result<serde_json::Value, CallError> {
         let host = wr::HostFacts::from(host);
         let documents: Vec<String> = documents.iter().map(|d| d.to_string()).collect();
-        let (label, result) = call_export!(
-            self.runtime,
-            self.plugin,
-            self.context,
-            Renderer,
-            "renderer",
-            |b, s| b
-                .podium_plugin_render()
-                .call_render_preprovisioning_network_data(s, &host, &documents)
-        );
+        let (label, result) = render_export!(self, |b, s| b
+            .podium_plugin_render()
+            .call_render_preprovisioning_network_data(s, &host, &documents));
         let text = result.map_err(plugin_err(label.clone()))?;
         document(label, "render-preprovisioning-network-data", text)
     }
