@@ -100,6 +100,10 @@ pub(crate) struct ServeArgs {
     /// Operations of one pod manager that run at once, across every process on the database.
     #[arg(long, default_value_t = 8, env = "PODIUM_OPERATIONS_PER_POD_MANAGER")]
     operations_per_pod_manager: usize,
+    /// Seconds running operations may take to finish on SIGTERM before they are handed back to
+    /// the queue (for another process, or this one restarted, to run at once).
+    #[arg(long, default_value_t = 30.0, env = "PODIUM_SHUTDOWN_GRACE")]
+    shutdown_grace: f64,
 }
 
 fn init_tracing(json: bool) {
@@ -199,6 +203,11 @@ pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<()> {
         max_attempts: args.operation_attempts,
         per_pod_manager: args.operations_per_pod_manager,
     };
+    anyhow::ensure!(
+        (0.0..=3600.0).contains(&args.shutdown_grace),
+        "--shutdown-grace must be between 0 and 3600 seconds"
+    );
+    config.shutdown_grace = Duration::from_secs_f64(args.shutdown_grace);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;

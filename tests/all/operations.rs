@@ -36,8 +36,16 @@ async fn operations(admin: &Client, pm: &str) -> BTreeMap<String, Value> {
     }
 }
 
-async fn register(admin: &Client, bmc: &Sushy, systems: usize) -> (String, Vec<Value>) {
-    let pm = admin.create_site(&bmc.url()).await;
+/// Registers the Redfish service at `url` as the pod manager `name` and waits for its
+/// `systems` hosts.
+async fn register(admin: &Client, name: &str, url: &str, systems: usize) -> (String, Vec<Value>) {
+    let pm = admin
+        .created("/v1/pod_managers", json!({ "name": name, "url": url }))
+        .await
+        .body["uuid"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     let path = format!("/v1/hosts?pod_manager={pm}&limit=1000");
     let hosts = eventually(Duration::from_secs(60), "hosts synced", || async {
         let hosts: Vec<Value> = admin.get(&path).await.body["items"]
@@ -183,7 +191,7 @@ async fn operations_survive_kill_9_and_end_as_asked() {
     ];
     let server = ProcessServer::start_logging(BIN, data.path(), url, "info", &options).await;
     let admin = server.admin();
-    let (pm, hosts) = register(&admin, &bmc, HOSTS).await;
+    let (pm, hosts) = register(&admin, "site", &bmc.url(), HOSTS).await;
     // On PostgreSQL, a second process on the same database (its own data directory).
     let other_data = tempfile::tempdir().unwrap();
     let other = match url {
@@ -246,6 +254,91 @@ async fn operations_survive_kill_9_and_end_as_asked() {
             "On",
             "{system}"
         );
+    }
+}
+
+/// SIGTERM, as an orchestrator stops a replica: the operation that ends within the grace ends in
+/// the stopping process; the one that cannot is handed back, and the next process (on SQLite the
+/// same one restarted; on PostgreSQL another) runs it at once, where its 10-minute lease would
+/// otherwise hold it, without counting the interrupted attempt.
+#[tokio::test]
+async fn sigterm_lets_running_operations_finish_and_hands_back_the_rest() {
+    let (quick_bmc, slow_bmc) = (
+        Sushy::start(SushyConfig::with_systems(1)).await.unwrap(),
+        Sushy::start(SushyConfig::with_systems(1)).await.unwrap(),
+    );
+    let quick = podium_tests::FaultProxy::start(&quick_bmc.url()).await;
+    let slow = podium_tests::FaultProxy::start(&slow_bmc.url()).await;
+    let data = tempfile::tempdir().unwrap();
+    let database = podium_tests::PostgresDatabase::for_this_run().await;
+    let url = database.as_ref().map(|d| d.url.as_str());
+    let options = [
+        "--operation-lease",
+        "600",
+        "--shutdown-grace",
+        "8",
+        "--plugin-timeout",
+        "120",
+    ];
+    let first = ProcessServer::start_logging(BIN, data.path(), url, "info", &options).await;
+    let admin = first.admin();
+    let (_, quick_hosts) = register(&admin, "quick", &quick.url(), 1).await;
+    let (_, slow_hosts) = register(&admin, "slow", &slow.url(), 1).await;
+    // The quick BMC answers in 1.5 s; the slow one takes a minute, past the grace.
+    quick
+        .delay_ms
+        .store(1_500, std::sync::atomic::Ordering::Release);
+    slow.delay_ms
+        .store(60_000, std::sync::atomic::Ordering::Release);
+    let quick_op = power(&admin, quick_hosts[0]["id"].as_str().unwrap(), "on").await;
+    let slow_op = power(&admin, slow_hosts[0]["id"].as_str().unwrap(), "on").await;
+    eventually(
+        Duration::from_secs(30),
+        "both operations running",
+        || async {
+            (operation(&admin, &quick_op).await["status"] == "running"
+                && operation(&admin, &slow_op).await["status"] == "running")
+                .then_some(())
+        },
+    )
+    .await;
+
+    let (status, log) = first.terminate().await;
+    assert!(status.success(), "podium exited with {status}: {log}");
+    let handed_back: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("handed back operations"))
+        .collect();
+    assert_eq!(handed_back.len(), 1, "{log}");
+    assert!(handed_back[0].contains(&slow_op), "{}", handed_back[0]);
+    assert!(!handed_back[0].contains(&quick_op), "{}", handed_back[0]);
+
+    slow.delay_ms.store(0, std::sync::atomic::Ordering::Release);
+    let other_data = tempfile::tempdir().unwrap();
+    let next_dir = if url.is_some() {
+        other_data.path()
+    } else {
+        data.path()
+    };
+    let next = ProcessServer::start_logging(BIN, next_dir, url, "info", &options).await;
+    let admin = next.admin();
+    let quick_done = operation(&admin, &quick_op).await;
+    assert_eq!(quick_done["status"], "succeeded", "{quick_done}");
+    assert_eq!(quick_done["attempts"], 1, "{quick_done}");
+    let slow_done = eventually(
+        Duration::from_secs(60),
+        "the handed-back operation",
+        || async {
+            let o = operation(&admin, &slow_op).await;
+            (o["status"] == "succeeded" || o["status"] == "failed").then_some(o)
+        },
+    )
+    .await;
+    assert_eq!(slow_done["status"], "succeeded", "{slow_done}");
+    assert_eq!(slow_done["attempts"], 1, "{slow_done}");
+    for (bmc, hosts) in [(&quick_bmc, &quick_hosts), (&slow_bmc, &slow_hosts)] {
+        let system = hosts[0]["system_id"].as_str().unwrap();
+        assert_eq!(bmc.get_json(system).await.unwrap()["PowerState"], "On");
     }
 }
 
@@ -315,7 +408,7 @@ async fn the_per_site_limit_holds_across_processes() {
     let options = ["--operations-per-pod-manager", "2"];
     let server = ProcessServer::start_logging(BIN, data.path(), url, "info", &options).await;
     let admin = server.admin();
-    let (pm, hosts) = register(&admin, &bmc, HOSTS).await;
+    let (pm, hosts) = register(&admin, "site", &bmc.url(), HOSTS).await;
     let other_data = tempfile::tempdir().unwrap();
     let _other = match url {
         Some(url) => Some(
@@ -364,7 +457,7 @@ async fn operations_queued_by_an_earlier_release_run_after_the_upgrade() {
     let bmc = Sushy::start(SushyConfig::with_systems(2)).await.unwrap();
     let server = TestServer::start().await;
     let admin = server.admin();
-    let (pm, hosts) = register(&admin, &bmc, 2).await;
+    let (pm, hosts) = register(&admin, "site", &bmc.url(), 2).await;
     let (one, two) = (&hosts[0], &hosts[1]);
 
     sqlx::any::install_default_drivers();

@@ -472,6 +472,8 @@ pub struct ProcessServer {
     pub url: String,
     child: tokio::process::Child,
     log: std::sync::Arc<std::sync::Mutex<String>>,
+    /// The task reading the log; it ends when the process closes its stderr.
+    reader: tokio::task::JoinHandle<()>,
 }
 
 impl ProcessServer {
@@ -543,7 +545,7 @@ impl ProcessServer {
         // Keep reading the log, so the child never blocks on a full pipe and tests can grep it.
         let log = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
         let sink = log.clone();
-        tokio::spawn(async move {
+        let reader = tokio::spawn(async move {
             while let Ok(Some(line)) = lines.next_line().await {
                 let mut log = sink.lock().expect("log poisoned");
                 log.push_str(&line);
@@ -554,6 +556,7 @@ impl ProcessServer {
             url: format!("http://{addr}"),
             child,
             log,
+            reader,
         }
     }
 
@@ -603,6 +606,24 @@ impl ProcessServer {
     pub fn reset_peak(&self) -> std::io::Result<()> {
         let pid = self.child.id().ok_or(std::io::ErrorKind::NotFound)?;
         std::fs::write(format!("/proc/{pid}/clear_refs"), "5")
+    }
+
+    /// `kill -TERM`, as an orchestrator stops a replica: waits (up to two minutes) for the
+    /// process to exit and answers how it exited and everything it logged.
+    pub async fn terminate(mut self) -> (std::process::ExitStatus, String) {
+        let pid = self.child.id().expect("the process runs");
+        let sent = tokio::process::Command::new("kill")
+            .args(["-TERM", &pid.to_string()])
+            .status()
+            .await
+            .expect("running kill");
+        assert!(sent.success(), "kill -TERM {pid}: {sent}");
+        let status = tokio::time::timeout(Duration::from_secs(120), self.child.wait())
+            .await
+            .expect("podium did not exit within 2 minutes of SIGTERM")
+            .expect("waiting for podium");
+        let _ = (&mut self.reader).await;
+        (status, self.log())
     }
 
     /// `kill -9`: no shutdown, no flush.
@@ -680,12 +701,14 @@ impl Drop for ImageServer {
 
 /// An HTTP proxy on 127.0.0.1 in front of a real BMC (the emulator) that, while `failing` is
 /// set, answers every request itself with `500 Internal Server Error` and a Redfish error body,
-/// as a BMC whose service is wedged does; otherwise it forwards each request unchanged. Stopped
-/// when dropped.
+/// as a BMC whose service is wedged does; otherwise it forwards each request unchanged. Each
+/// answer waits `delay_ms` first, as a slow BMC's does. Stopped when dropped.
 #[derive(Debug)]
 pub struct FaultProxy {
     port: u16,
     pub failing: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// Milliseconds every request waits before it is answered (or forwarded).
+    pub delay_ms: std::sync::Arc<std::sync::atomic::AtomicU64>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -697,12 +720,14 @@ impl FaultProxy {
             .expect("bind the fault proxy");
         let port = listener.local_addr().expect("addr").port();
         let failing = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let delay_ms = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
         let upstream = upstream.trim_end_matches('/').to_owned();
         let client = reqwest::Client::new();
-        let flag = failing.clone();
+        let (flag, delay) = (failing.clone(), delay_ms.clone());
         let task = tokio::spawn(async move {
             while let Ok((mut stream, _)) = listener.accept().await {
                 let (flag, client, upstream) = (flag.clone(), client.clone(), upstream.clone());
+                let delay = delay.clone();
                 tokio::spawn(async move {
                     let mut request = Vec::new();
                     let mut buf = [0_u8; 4096];
@@ -738,6 +763,8 @@ impl FaultProxy {
                         }
                     }
                     let body = request[head_end..head_end + length].to_vec();
+                    let wait = delay.load(std::sync::atomic::Ordering::Acquire);
+                    tokio::time::sleep(Duration::from_millis(wait)).await;
                     let (status, content_type, answer) = if flag
                         .load(std::sync::atomic::Ordering::Acquire)
                     {
@@ -784,6 +811,7 @@ impl FaultProxy {
         FaultProxy {
             port,
             failing,
+            delay_ms,
             task,
         }
     }

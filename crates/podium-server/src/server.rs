@@ -41,6 +41,8 @@ pub struct ServeConfig {
     pub metrics_listen: Option<SocketAddr>,
     /// Who may read `/metrics` on the API's listener.
     pub metrics_access: crate::api::MetricsAccess,
+    /// How long running operations may take to finish at shutdown before they are handed back.
+    pub shutdown_grace: Duration,
     /// The plugins built with the binary, `(name, component)`, registered at start.
     pub bundled: &'static [(&'static str, &'static [u8])],
 }
@@ -67,6 +69,7 @@ impl ServeConfig {
             sync_interval: Duration::from_secs(600),
             public_url: None,
             operations: podium_app::operations::OperationSettings::default(),
+            shutdown_grace: Duration::from_secs(30),
         }
     }
 }
@@ -79,6 +82,7 @@ pub struct Started {
     /// The scrapers' listener, where the admin asked for one.
     pub metrics_listener: Option<tokio::net::TcpListener>,
     pub metrics_access: crate::api::MetricsAccess,
+    pub shutdown_grace: Duration,
 }
 
 /// Opens everything and binds the listener; `serve` then runs it.
@@ -149,29 +153,45 @@ pub async fn start(config: &ServeConfig) -> anyhow::Result<Started> {
         listener,
         metrics_listener,
         metrics_access: config.metrics_access,
+        shutdown_grace: config.shutdown_grace,
     })
 }
 
-/// Serves the API until `shutdown` resolves.
+/// Serves the API until `shutdown` resolves, then shuts down: the listeners stop accepting and
+/// finish the requests under way while the operations worker leases nothing more, lets running
+/// operations finish for up to the grace and hands back the rest.
 pub async fn serve(
     started: Started,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
+    use futures::FutureExt;
     let addr = started.listener.local_addr()?;
     tracing::info!(%addr, "podium is serving");
+    let shutdown = shutdown.shared();
     let app = crate::api::router(started.podium.clone(), started.metrics_access);
-    let api = axum::serve(started.listener, app).with_graceful_shutdown(shutdown);
-    match started.metrics_listener {
-        None => api.await?,
-        Some(listener) => {
-            tracing::info!(addr = %listener.local_addr()?, "serving /metrics to scrapers");
-            let metrics = axum::serve(listener, crate::api::metrics_router(started.podium));
-            // The scrapers' listener ends with the API's.
-            tokio::select! {
-                served = api.into_future() => served?,
-                served = metrics.into_future() => served?,
+    let api = axum::serve(started.listener, app).with_graceful_shutdown(shutdown.clone());
+    let (podium, grace) = (started.podium, started.shutdown_grace);
+    let scrapers = started.metrics_listener.map(|l| (l, podium.clone()));
+    let listeners = async move {
+        match scrapers {
+            None => api.await,
+            Some((listener, podium)) => {
+                tracing::info!(addr = %listener.local_addr()?, "serving /metrics to scrapers");
+                let metrics = axum::serve(listener, crate::api::metrics_router(podium));
+                // The scrapers' listener ends with the API's.
+                tokio::select! {
+                    served = api.into_future() => served,
+                    served = metrics.into_future() => served,
+                }
             }
         }
-    }
+    };
+    let work = async move {
+        shutdown.await;
+        podium.shutdown(grace).await;
+    };
+    let (served, _) = tokio::join!(listeners, work);
+    served?;
+    tracing::info!("podium stopped");
     Ok(())
 }

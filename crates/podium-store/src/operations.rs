@@ -388,4 +388,18 @@ impl Datastore {
         .rows_affected()
             == 1)
     }
+
+    /// Hands back every operation `owner` still runs (its process is shutting down): each goes
+    /// back to the queue as it was before this attempt, due at once, for any process to lease
+    /// without waiting for the lease to expire. Answers the ids handed back.
+    pub async fn operations_hand_back(&self, owner: &str) -> Result<Vec<OperationId>, StoreError> {
+        let ids: Vec<(String,)> = sqlx::query_as(
+            "UPDATE operations SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL, \
+             attempts = attempts - 1 WHERE lease_owner = $1 AND status = 'running' RETURNING id",
+        )
+        .bind(owner)
+        .fetch_all(&mut *self.writer().await?)
+        .await?;
+        Ok(ids.into_iter().map(|(id,)| id.into()).collect())
+    }
 }

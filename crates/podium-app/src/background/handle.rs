@@ -163,11 +163,19 @@ impl Background {
     }
 }
 
-impl Drop for Background {
-    fn drop(&mut self) {
-        for handle in self.handles.get_mut().expect("handles poisoned").drain(..) {
+impl Background {
+    /// Stops every task (the process is shutting down); a run under way is dropped where it
+    /// waits.
+    pub(crate) fn stop(&self) {
+        for handle in self.handles.lock().expect("handles poisoned").drain(..) {
             handle.abort();
         }
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        self.stop();
     }
 }
 

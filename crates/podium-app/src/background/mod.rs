@@ -34,6 +34,26 @@ impl Podium {
         self.inner.background.start(runner, intervals);
     }
 
+    /// Shuts this process's work down: the periodic tasks stop, the operations worker leases
+    /// nothing more, lets running operations finish for up to `grace`, and hands back those
+    /// still running (to another process, or to this one restarted, at once). Answers the
+    /// operations handed back.
+    pub async fn shutdown(&self, grace: std::time::Duration) -> Vec<podium_types::OperationId> {
+        self.inner.background.stop();
+        let handed_back = self.operations_shutdown(grace).await;
+        if handed_back.is_empty() {
+            tracing::info!("every operation of this process ended before shutdown");
+        } else {
+            let ids: Vec<&str> = handed_back.iter().map(|id| id.as_str()).collect();
+            tracing::info!(
+                count = ids.len(),
+                operations = %ids.join(","),
+                "handed back operations still running at shutdown"
+            );
+        }
+        handed_back
+    }
+
     /// `GET /v1/admin/tasks`: every background task of this process with its status.
     pub fn task_list(&self, caller: &Caller) -> Result<TaskList, Error> {
         caller.require_admin_read()?;

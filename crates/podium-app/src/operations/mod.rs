@@ -34,7 +34,7 @@ use crate::app::Podium;
 use crate::error::Error;
 use podium_runtime::CallError;
 use podium_store::OperationRow;
-use podium_types::OperationRequest;
+use podium_types::{OperationId, OperationRequest};
 
 /// The most operations one process runs at once, whatever the pod manager.
 const RUNNING_MAX: usize = 256;
@@ -50,6 +50,16 @@ fn transient(e: &Error) -> bool {
         // The datastore: an outage, a lock.
         Error::Internal(_) => true,
         _ => false,
+    }
+}
+
+/// A task stopped when this is dropped: a lease's renewal ends with its run, however the run
+/// ends (an abort at shutdown too).
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 
@@ -124,7 +134,9 @@ impl Podium {
         let settings = self.operation_settings();
         let per_pod_manager = i64::try_from(settings.per_pod_manager).unwrap_or(i64::MAX);
         loop {
-            if self.inner.operations.running.load(Ordering::Acquire) >= RUNNING_MAX {
+            if self.inner.operations.running.load(Ordering::Acquire) >= RUNNING_MAX
+                || self.inner.operations.draining.load(Ordering::Acquire)
+            {
                 return;
             }
             let leased = self
@@ -144,19 +156,56 @@ impl Podium {
                 }
             };
             self.inner.operations.running.fetch_add(1, Ordering::AcqRel);
-            let (podium, settings) = (self.clone(), settings.clone());
-            tokio::spawn(async move {
+            let (podium, settings, id) = (self.clone(), settings.clone(), op.id.clone());
+            // Spawned under the lock, so the task's end (which takes it) finds its handle.
+            let mut tasks = self.inner.operations.tasks.lock().expect("tasks poisoned");
+            let task = tokio::spawn(async move {
+                let id = op.id.clone();
                 podium.operation_lease_run(op, &settings).await;
-                podium
-                    .inner
-                    .operations
-                    .running
-                    .fetch_sub(1, Ordering::AcqRel);
+                let operations = &podium.inner.operations;
+                operations.tasks.lock().expect("tasks poisoned").remove(&id);
+                operations.running.fetch_sub(1, Ordering::AcqRel);
+                operations.ended.notify_waiters();
                 podium
                     .inner
                     .background
                     .run_now(crate::background::Job::Leasing);
             });
+            tasks.insert(id, task.abort_handle());
+        }
+    }
+
+    /// Stops this process's worker (it is shutting down): leases nothing more, lets what runs
+    /// finish for up to `grace`, then stops what still runs and hands it back to the queue, so
+    /// another process (or this one, restarted) takes it at once rather than when its lease
+    /// expires. Answers the operations handed back.
+    pub(crate) async fn operations_shutdown(&self, grace: Duration) -> Vec<OperationId> {
+        let operations = &self.inner.operations;
+        operations.draining.store(true, Ordering::Release);
+        let deadline = tokio::time::Instant::now() + grace;
+        loop {
+            // Registered before the count is read, so an end between the two still wakes it.
+            let ended = operations.ended.notified();
+            if operations.running.load(Ordering::Acquire) == 0 {
+                break;
+            }
+            if tokio::time::timeout_at(deadline, ended).await.is_err() {
+                break;
+            }
+        }
+        for (_, task) in operations.tasks.lock().expect("tasks poisoned").drain() {
+            task.abort();
+        }
+        match self
+            .datastore()
+            .operations_hand_back(&operations.worker_id)
+            .await
+        {
+            Ok(ids) => ids,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot hand back running operations: they are taken over when their leases expire");
+                Vec::new()
+            }
         }
     }
 
@@ -164,7 +213,7 @@ impl Podium {
     async fn operation_lease_run(&self, op: OperationRow, settings: &OperationSettings) {
         let owner = self.inner.operations.worker_id.clone();
         let lost = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let renewer = {
+        let renewer = AbortOnDrop({
             let (podium, id, owner, lost) =
                 (self.clone(), op.id.clone(), owner.clone(), lost.clone());
             let (every, lease) = (settings.lease / 3, settings.lease);
@@ -187,7 +236,7 @@ impl Podium {
                     }
                 }
             })
-        };
+        });
         tracing::debug!(operation = %op.id, kind = %op.kind(), attempt = op.attempts, "operation running");
         let started = std::time::Instant::now();
         // A lease past the bound is one whose earlier ends were never recorded (its worker died,
@@ -203,7 +252,7 @@ impl Podium {
         } else {
             self.operation_execute(&op).await
         };
-        renewer.abort();
+        drop(renewer);
         let took = started.elapsed();
         let now = podium_store::now();
         let recorded = match &result {

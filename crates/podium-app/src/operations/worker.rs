@@ -1,9 +1,13 @@
 //! The durable-operations worker's own state in this process: its settings, who it is in a
 //! lease, and how many operations it runs now. The worker itself is `operations/mod.rs`.
 
-use std::sync::RwLock;
-use std::sync::atomic::AtomicUsize;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize};
+use std::sync::{Mutex, RwLock};
 use std::time::Duration;
+
+use podium_types::OperationId;
+use tokio::sync::Notify;
 
 /// How the worker runs operations; `podium serve` flags set it.
 #[derive(Clone, Debug)]
@@ -37,6 +41,12 @@ pub(crate) struct Operations {
     pub(crate) settings: RwLock<OperationSettings>,
     /// Operations this process runs now.
     pub(super) running: AtomicUsize,
+    /// The tasks running them, to stop those still running when a shutdown's grace ends.
+    pub(super) tasks: Mutex<HashMap<OperationId, tokio::task::AbortHandle>>,
+    /// Set when the process shuts down: nothing more is leased.
+    pub(super) draining: AtomicBool,
+    /// Woken whenever an operation of this process ends.
+    pub(super) ended: Notify,
 }
 
 impl Default for Operations {
@@ -45,6 +55,9 @@ impl Default for Operations {
             worker_id: format!("worker-{}", podium_store::new_id()),
             settings: RwLock::new(OperationSettings::default()),
             running: AtomicUsize::new(0),
+            tasks: Mutex::new(HashMap::new()),
+            draining: AtomicBool::new(false),
+            ended: Notify::new(),
         }
     }
 }
