@@ -7,6 +7,7 @@
 pub mod app;
 pub mod auth;
 pub mod background;
+pub mod backup;
 mod bindings;
 mod claims;
 mod config_drive;

@@ -137,11 +137,22 @@ impl Client {
         self.execute(request, &url).await
     }
 
-    async fn execute(
+    async fn execute(&self, request: reqwest::RequestBuilder, url: &str) -> anyhow::Result<Value> {
+        let response = self.respond(request).await?;
+        let status = response.status();
+        let text = response.text().await.unwrap_or_default();
+        if text.is_empty() {
+            return Ok(Value::Null);
+        }
+        serde_json::from_str(&text)
+            .with_context(|| format!("{url} answered {status} with something that is not JSON"))
+    }
+
+    /// Sends a request with the token; a success, or the API's error as one line.
+    async fn respond(
         &self,
         mut request: reqwest::RequestBuilder,
-        url: &str,
-    ) -> anyhow::Result<Value> {
+    ) -> anyhow::Result<reqwest::Response> {
         if let Some(token) = &self.token {
             request = request.bearer_auth(token.expose());
         }
@@ -150,15 +161,11 @@ impl Client {
             .await
             .with_context(|| format!("cannot reach {}", self.base))?;
         let status = response.status();
-        let text = response.text().await.unwrap_or_default();
         if status.is_success() {
-            if text.is_empty() {
-                return Ok(Value::Null);
-            }
-            return serde_json::from_str(&text).with_context(|| {
-                format!("{url} answered {status} with something that is not JSON")
-            });
+            return Ok(response);
         }
+        let url = response.url().to_string();
+        let text = response.text().await.unwrap_or_default();
         let body: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
         let error = &body["error"];
         match error["message"].as_str() {
@@ -172,6 +179,54 @@ impl Client {
             }
             None => bail!("{url} answered {status}"),
         }
+    }
+
+    /// GETs `path` into the file `to`, written whole or not at all (a partial file beside it,
+    /// renamed at the end); answers the bytes written. `to` must not exist.
+    pub(super) async fn download(&self, path: &str, to: &std::path::Path) -> anyhow::Result<u64> {
+        use tokio::io::AsyncWriteExt;
+        let url = format!("{}{path}", self.base);
+        let mut response = self.respond(self.http.get(&url)).await?;
+        let expected = response.content_length();
+        let mut partial = to.as_os_str().to_owned();
+        partial.push(".partial");
+        let partial = std::path::PathBuf::from(partial);
+        let mut file = tokio::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&partial)
+            .await
+            .with_context(|| format!("cannot create {}", partial.display()))?;
+        let written = async {
+            let mut written = 0_u64;
+            while let Some(chunk) = response
+                .chunk()
+                .await
+                .with_context(|| format!("the download from {url} broke off"))?
+            {
+                file.write_all(&chunk).await?;
+                written += chunk.len() as u64;
+            }
+            if let Some(expected) = expected {
+                anyhow::ensure!(
+                    written == expected,
+                    "{url} sent {written} bytes of {expected}"
+                );
+            }
+            file.sync_all().await?;
+            anyhow::ensure!(
+                !to.exists(),
+                "{} appeared meanwhile: not overwritten",
+                to.display()
+            );
+            tokio::fs::rename(&partial, to).await?;
+            Ok(written)
+        }
+        .await;
+        if written.is_err() {
+            let _ = tokio::fs::remove_file(&partial).await;
+        }
+        written
     }
 
     pub(super) async fn get(&self, path: &str) -> anyhow::Result<Value> {

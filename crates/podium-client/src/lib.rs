@@ -91,6 +91,12 @@ enum Command {
     /// The server's background tasks: probe, sync, bind, expiry, leasing (admin).
     #[command(subcommand)]
     Task(TaskCommand),
+    /// Save a copy of the server's SQLite database, taken while it runs, to FILE (a new file),
+    /// to restore as DATA_DIR/podium.db beside the same secret key (admin).
+    Backup {
+        /// Where to write the copy; it must not exist.
+        file: std::path::PathBuf,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -1183,6 +1189,26 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                     print(output::object(format, &drive));
                 }
             }
+        }
+        Command::Backup { file } => {
+            anyhow::ensure!(
+                !file.exists(),
+                "{} exists: give a new file name",
+                file.display()
+            );
+            let c = Client::from_env(url)?;
+            let bytes = c.download("/v1/admin/backup", &file).await?;
+            let mut head = [0_u8; 16];
+            let read = std::fs::File::open(&file).and_then(|mut f| {
+                use std::io::Read;
+                f.read_exact(&mut head)
+            });
+            anyhow::ensure!(
+                read.is_ok() && &head == b"SQLite format 3\0",
+                "{} is not an SQLite database: the server sent something else",
+                file.display()
+            );
+            println!("saved {bytes} bytes to {}", file.display());
         }
         Command::Task(cmd) => {
             let c = Client::from_env(url)?;

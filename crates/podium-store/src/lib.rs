@@ -8,6 +8,7 @@
 //! called after the application layer checked it); queries of tenant-owned rows filter by tenant
 //! here, never in handlers.
 
+mod backup;
 mod claims;
 mod formats;
 mod grants;

@@ -4,6 +4,7 @@
 //! The router and the OpenAPI document come from the same `routes!` declarations, so the
 //! document cannot drift from the routes (and the authorization sweep test walks it).
 
+mod backup;
 mod claims;
 mod error;
 mod extract;
@@ -71,6 +72,7 @@ pub(crate) fn routes() -> (Router<Podium>, utoipa::openapi::OpenApi) {
         .routes(routes!(livez))
         .routes(routes!(plugins::plugin_list, plugins::plugin_create))
         .routes(routes!(tasks::task_list))
+        .routes(routes!(backup::backup))
         .routes(routes!(metrics::metrics))
         .routes(routes!(tasks::task_run))
         .routes(routes!(plugins::plugin_view))

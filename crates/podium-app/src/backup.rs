@@ -1,0 +1,34 @@
+//! Backups of the embedded SQLite database while the server runs (`GET /v1/admin/backup`,
+//! `podium backup FILE`). A deployment on PostgreSQL backs its database up with `pg_dump`.
+
+use crate::app::Podium;
+use crate::auth::Caller;
+use crate::error::Error;
+
+/// A consistent copy of the database: an open file, already unlinked, and its length.
+#[derive(Debug)]
+pub struct Backup {
+    pub file: std::fs::File,
+    pub bytes: u64,
+}
+
+impl Podium {
+    /// `GET /v1/admin/backup`: a copy of every record (credentials stay sealed; the key that
+    /// unseals them is not in it). An admin with a token that may write: a backup holds every
+    /// token's hash and every sealed credential.
+    pub async fn backup(&self, caller: &Caller) -> Result<Backup, Error> {
+        caller.require_admin()?;
+        match self.datastore().backup().await? {
+            Some((file, bytes)) => {
+                tracing::info!(bytes, "database backed up");
+                Ok(Backup { file, bytes })
+            }
+            None => Err(Error::Conflict {
+                code: "backup_unavailable",
+                message: "this Podium runs on PostgreSQL: back its database up with pg_dump \
+                          (docs/operations.md)"
+                    .into(),
+            }),
+        }
+    }
+}
