@@ -33,6 +33,21 @@ pub(crate) struct ServeArgs {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1:8080", env = "PODIUM_LISTEN")]
     listen: SocketAddr,
+    /// Serve the API over TLS with this certificate chain (PEM, leaf first); reloaded on SIGHUP
+    /// and when the file changes.
+    #[arg(long, env = "PODIUM_TLS_CERT", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert (PEM).
+    #[arg(long, env = "PODIUM_TLS_KEY", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+    /// Also listen on this address over plain HTTP for BMCs downloading config drives, and serve
+    /// nothing else there; config drive URLs then point at it (unless --public-url is set).
+    #[arg(long, env = "PODIUM_CONFIG_DRIVE_LISTEN")]
+    config_drive_listen: Option<SocketAddr>,
+    /// Accept bearer tokens over plain HTTP on an address that is not loopback (refused by
+    /// default: the token would cross the network unencrypted).
+    #[arg(long, env = "PODIUM_ALLOW_INSECURE_HTTP")]
+    allow_insecure_http: bool,
     /// Directory for the embedded database, compiled plugins and the admin token.
     #[arg(long, default_value = "podium-data", env = "PODIUM_DATA_DIR")]
     data_dir: PathBuf,
@@ -157,6 +172,11 @@ pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<()> {
         bytes: args.plugin_http_mib << 20,
     };
     config.secret_key_file = args.secret_key_file;
+    if let (Some(cert), Some(key)) = (args.tls_cert, args.tls_key) {
+        config.tls = Some(podium_server::TlsFiles { cert, key });
+    }
+    config.config_drive_listen = args.config_drive_listen;
+    config.allow_insecure_http = args.allow_insecure_http;
     config.metrics_listen = args.metrics_listen;
     if args.metrics_public {
         config.metrics_access = podium_server::MetricsAccess::Public;

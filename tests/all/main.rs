@@ -22,3 +22,4 @@ mod server;
 mod tasks;
 mod tenants;
 mod tidy;
+mod tls;

@@ -528,13 +528,13 @@ impl ProcessServer {
         let mut child = command.spawn().expect("starting podium serve");
         let stderr = child.stderr.take().expect("piped stderr");
         let mut lines = tokio::io::BufReader::new(stderr).lines();
-        let addr = tokio::time::timeout(Duration::from_secs(120), async {
+        let url = tokio::time::timeout(Duration::from_secs(120), async {
             while let Some(line) = lines.next_line().await.expect("reading podium's log") {
                 if line.contains("podium is serving")
                     && let Ok(event) = serde_json::from_str::<Value>(&line)
-                    && let Some(addr) = event["fields"]["addr"].as_str()
+                    && let Some(url) = event["fields"]["url"].as_str()
                 {
-                    return Some(addr.to_owned());
+                    return Some(url.to_owned());
                 }
             }
             None
@@ -553,7 +553,7 @@ impl ProcessServer {
             }
         });
         ProcessServer {
-            url: format!("http://{addr}"),
+            url,
             child,
             log,
             reader,
@@ -580,6 +580,21 @@ impl ProcessServer {
             token: Some(ADMIN_TOKEN.to_owned()),
             http: reqwest::Client::new(),
         }
+    }
+
+    /// A client with this token, or none, over `http` (one that trusts the server's
+    /// certificate, for a server serving TLS).
+    pub fn client_with(&self, http: reqwest::Client, token: Option<&str>) -> Client {
+        Client {
+            base: self.url.clone(),
+            token: token.map(str::to_owned),
+            http,
+        }
+    }
+
+    /// The process id (a network namespace's, for `nsenter`).
+    pub fn pid(&self) -> Option<u32> {
+        self.child.id()
     }
 
     /// The process's resident memory, in KiB, and the CPU time it used so far.

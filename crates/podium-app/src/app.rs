@@ -30,14 +30,24 @@ pub(crate) struct Inner {
     pub(crate) ipam_locks: PoolLocks,
     /// The base URL BMCs reach this process at (config drive URLs), where the admin set one.
     pub(crate) public_url: std::sync::OnceLock<url::Url>,
-    /// The URL this process listens on, for BMCs when no public URL is set.
-    pub(crate) listen_url: std::sync::OnceLock<url::Url>,
+    /// Where this process serves config drive downloads, for BMCs when no public URL is set.
+    pub(crate) download_listener: std::sync::OnceLock<DownloadListener>,
     /// The durable-operations worker of this process.
     pub(crate) operations: crate::operations::worker::Operations,
     /// The periodic tasks of this process (probe, sync, bind, expiry, leasing).
     pub(crate) background: crate::background::handle::Background,
     /// The metrics of this process.
     pub(crate) metrics: crate::metrics::state::Metrics,
+}
+
+/// Where a process serves config drive downloads: the API's own listener (`http` or `https`),
+/// or a plain-HTTP listener that serves nothing else (`--config-drive-listen`).
+#[derive(Clone, Debug)]
+pub struct DownloadListener {
+    /// `scheme://address:port` as bound.
+    pub url: url::Url,
+    /// Whether it is a listener of its own, not the API's.
+    pub dedicated: bool,
 }
 
 /// What a Podium process opens at start (`Podium::open`).
@@ -81,7 +91,7 @@ impl Podium {
                 plugins: PluginCache::default(),
                 ipam_locks: PoolLocks::default(),
                 public_url: std::sync::OnceLock::new(),
-                listen_url: std::sync::OnceLock::new(),
+                download_listener: std::sync::OnceLock::new(),
                 operations: crate::operations::worker::Operations::default(),
                 background: crate::background::handle::Background::default(),
             }),
@@ -104,11 +114,13 @@ impl Podium {
         let _ = self.inner.public_url.set(url);
     }
 
-    /// Records the address this process serves on; only the first call counts.
-    pub fn set_listen_addr(&self, addr: std::net::SocketAddr) {
-        if let Ok(url) = url::Url::parse(&format!("http://{addr}")) {
-            let _ = self.inner.listen_url.set(url);
-        }
+    /// Records where this process serves config drive downloads; only the first call counts.
+    pub fn set_download_listener(&self, listener: DownloadListener) {
+        let _ = self.inner.download_listener.set(listener);
+    }
+
+    pub fn download_listener(&self) -> Option<&DownloadListener> {
+        self.inner.download_listener.get()
     }
 
     pub fn public_url(&self) -> Option<&url::Url> {

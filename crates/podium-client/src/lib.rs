@@ -92,7 +92,7 @@ enum Command {
     #[command(subcommand)]
     Task(TaskCommand),
     /// Save a copy of the server's SQLite database, taken while it runs, to FILE (a new file),
-    /// to restore as DATA_DIR/podium.db beside the same secret key (admin).
+    /// to restore as DATA_DIR/podium.db beside the same secret key (admin; read-only will do).
     Backup {
         /// Where to write the copy; it must not exist.
         file: std::path::PathBuf,

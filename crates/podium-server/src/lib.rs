@@ -4,6 +4,8 @@
 //! (`host/`) runs it with the bundled plugins. `ARCHITECTURE.md` at the repository root is the map.
 
 mod api;
+mod listen;
 pub mod server;
 
 pub use api::MetricsAccess;
+pub use listen::TlsFiles;

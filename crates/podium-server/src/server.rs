@@ -39,6 +39,13 @@ pub struct ServeConfig {
     pub operations: podium_app::operations::OperationSettings,
     /// A second listener serving `/metrics` with no token, and nothing else.
     pub metrics_listen: Option<SocketAddr>,
+    /// Serve the API over TLS with this certificate and key.
+    pub tls: Option<crate::listen::TlsFiles>,
+    /// A plain-HTTP listener serving config drive downloads, and nothing else (for BMCs that
+    /// do not trust the API's certificate).
+    pub config_drive_listen: Option<SocketAddr>,
+    /// Accept bearer tokens over plain HTTP on a listener that is not loopback.
+    pub allow_insecure_http: bool,
     /// Who may read `/metrics` on the API's listener.
     pub metrics_access: crate::api::MetricsAccess,
     /// How long running operations may take to finish at shutdown before they are handed back.
@@ -62,6 +69,9 @@ impl ServeConfig {
             plugin_http_budget: podium_runtime::HttpBudget::CALL,
             bundled: &[],
             metrics_listen: None,
+            tls: None,
+            config_drive_listen: None,
+            allow_insecure_http: false,
             metrics_access: crate::api::MetricsAccess::Token,
             compiled_dir: None,
             secret_key_file: None,
@@ -81,8 +91,18 @@ pub struct Started {
     pub listener: tokio::net::TcpListener,
     /// The scrapers' listener, where the admin asked for one.
     pub metrics_listener: Option<tokio::net::TcpListener>,
+    /// The config drives' plain-HTTP listener, where the admin asked for one.
+    pub config_drive_listener: Option<tokio::net::TcpListener>,
     pub metrics_access: crate::api::MetricsAccess,
     pub shutdown_grace: Duration,
+    /// The API's certificate and where it comes from, when it serves TLS.
+    tls: Option<(
+        axum_server::tls_rustls::RustlsConfig,
+        crate::listen::TlsFiles,
+    )>,
+    /// Whether a bearer token is refused on the API's listener: it is plain HTTP, not loopback,
+    /// and the admin did not allow it.
+    refuse_tokens_in_clear: bool,
 }
 
 /// Opens everything and binds the listener; `serve` then runs it.
@@ -128,20 +148,37 @@ pub async fn start(config: &ServeConfig) -> anyhow::Result<Started> {
     podium
         .plugins_register_at_start(config.bundled, config.plugin_dir.as_deref())
         .await?;
+    // The certificate first: a bad one stops the start before anything listens.
+    let tls = match &config.tls {
+        Some(files) => Some((files.load().await?, files.clone())),
+        None => None,
+    };
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", config.listen))?;
-    if let Ok(addr) = listener.local_addr() {
-        podium.set_listen_addr(addr);
-    }
-    let metrics_listener = match config.metrics_listen {
-        Some(addr) => Some(
-            tokio::net::TcpListener::bind(addr)
+    let addr = listener.local_addr()?;
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    let refuse_tokens_in_clear =
+        tls.is_none() && !addr.ip().is_loopback() && !config.allow_insecure_http;
+    let bind = |addr: Option<SocketAddr>, what: &'static str| async move {
+        match addr {
+            Some(addr) => tokio::net::TcpListener::bind(addr)
                 .await
-                .map_err(|e| anyhow::anyhow!("cannot listen for metrics on {addr}: {e}"))?,
-        ),
-        None => None,
+                .map(Some)
+                .map_err(|e| anyhow::anyhow!("cannot listen for {what} on {addr}: {e}")),
+            None => Ok(None),
+        }
     };
+    let metrics_listener = bind(config.metrics_listen, "metrics").await?;
+    let config_drive_listener = bind(config.config_drive_listen, "config drives").await?;
+    let download = match &config_drive_listener {
+        Some(l) => (format!("http://{}", l.local_addr()?), true),
+        None => (format!("{scheme}://{addr}"), false),
+    };
+    podium.set_download_listener(podium_app::app::DownloadListener {
+        url: url::Url::parse(&download.0)?,
+        dedicated: download.1,
+    });
     podium.background_start(podium_app::background::Intervals {
         probe: config.probe_interval,
         sync: config.sync_interval,
@@ -152,8 +189,11 @@ pub async fn start(config: &ServeConfig) -> anyhow::Result<Started> {
         podium,
         listener,
         metrics_listener,
+        config_drive_listener,
         metrics_access: config.metrics_access,
         shutdown_grace: config.shutdown_grace,
+        tls,
+        refuse_tokens_in_clear,
     })
 }
 
@@ -165,32 +205,49 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     use futures::FutureExt;
+    let shutdown = shutdown.boxed().shared();
+    let podium = started.podium;
     let addr = started.listener.local_addr()?;
-    tracing::info!(%addr, "podium is serving");
-    let shutdown = shutdown.shared();
-    let app = crate::api::router(started.podium.clone(), started.metrics_access);
-    let api = axum::serve(started.listener, app).with_graceful_shutdown(shutdown.clone());
-    let (podium, grace) = (started.podium, started.shutdown_grace);
-    let scrapers = started.metrics_listener.map(|l| (l, podium.clone()));
-    let listeners = async move {
-        match scrapers {
-            None => api.await,
-            Some((listener, podium)) => {
-                tracing::info!(addr = %listener.local_addr()?, "serving /metrics to scrapers");
-                let metrics = axum::serve(listener, crate::api::metrics_router(podium));
-                // The scrapers' listener ends with the API's.
-                tokio::select! {
-                    served = api.into_future() => served,
-                    served = metrics.into_future() => served,
-                }
-            }
+    let (tls, url) = match started.tls {
+        Some((config, files)) => {
+            files.watch(config.clone());
+            (Some(config), format!("https://{addr}"))
         }
+        None => (None, format!("http://{addr}")),
     };
+    tracing::info!(%addr, %url, "podium is serving");
+    if started.refuse_tokens_in_clear {
+        tracing::warn!(%addr, "plain HTTP on an address that is not loopback: requests with a bearer token are refused (serve TLS with --tls-cert and --tls-key, or allow it with --allow-insecure-http)");
+    }
+    let app = crate::api::router(
+        podium.clone(),
+        crate::api::RouterOptions {
+            metrics_access: started.metrics_access,
+            refuse_tokens_in_clear: started.refuse_tokens_in_clear,
+        },
+    );
+    let mut listeners = vec![crate::listen::serve(
+        started.listener,
+        tls,
+        app,
+        shutdown.clone(),
+    )];
+    if let Some(listener) = started.metrics_listener {
+        tracing::info!(addr = %listener.local_addr()?, "serving /metrics to scrapers");
+        let app = crate::api::metrics_router(podium.clone());
+        listeners.push(crate::listen::serve(listener, None, app, shutdown.clone()));
+    }
+    if let Some(listener) = started.config_drive_listener {
+        tracing::info!(addr = %listener.local_addr()?, "serving config drives over plain HTTP");
+        let app = crate::api::config_drive_router(podium.clone());
+        listeners.push(crate::listen::serve(listener, None, app, shutdown.clone()));
+    }
+    let grace = started.shutdown_grace;
     let work = async move {
         shutdown.await;
         podium.shutdown(grace).await;
     };
-    let (served, _) = tokio::join!(listeners, work);
+    let (served, ()) = tokio::join!(futures::future::try_join_all(listeners), work);
     served?;
     tracing::info!("podium stopped");
     Ok(())

@@ -14,11 +14,11 @@ use podium_types::TenantScope;
 const PROVISIONING_DRIVE_TTL: u64 = DRIVE_TTL_MAX;
 
 impl Podium {
-    /// The base URL BMCs download from: `--public-url`, else the address this process listens
-    /// on.
+    /// The base URL BMCs download from: `--public-url`, else the address this process serves
+    /// downloads on.
     pub(crate) fn download_base(&self) -> Result<String, Error> {
         self.public_url()
-            .or_else(|| self.inner.listen_url.get())
+            .or_else(|| self.download_listener().map(|l| &l.url))
             .map(|u| u.as_str().trim_end_matches('/').to_owned())
             .ok_or_else(|| {
                 Error::Internal(anyhow::anyhow!(

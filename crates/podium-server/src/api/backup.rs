@@ -12,7 +12,7 @@ use podium_app::app::Podium;
 
 /// A copy of the SQLite database, taken while the server runs (writes go on meanwhile), to
 /// restore as `DATA_DIR/podium.db` beside the same secret key (`docs/operations.md`). An admin
-/// token that may write. On PostgreSQL: 409, back up with `pg_dump`.
+/// token (a read-only one will do). On PostgreSQL: 409, back up with `pg_dump`.
 #[utoipa::path(get, path = "/v1/admin/backup", tag = "admin",
     responses((status = 200, content_type = "application/vnd.sqlite3", description = "the database file"),
         (status = 401, body = ErrorBody), (status = 403, body = ErrorBody), (status = 409, body = ErrorBody)),

@@ -213,12 +213,21 @@ fn document_common_responses(openapi: &mut utoipa::openapi::OpenApi) {
     }
 }
 
+/// How the API's listener is set up.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RouterOptions {
+    pub(crate) metrics_access: MetricsAccess,
+    /// Refuse every request that carries a bearer token: the listener is plain HTTP and not
+    /// loopback, and the admin did not allow that.
+    pub(crate) refuse_tokens_in_clear: bool,
+}
+
 /// The whole HTTP application.
-pub(crate) fn router(podium: Podium, metrics_access: MetricsAccess) -> Router {
+pub(crate) fn router(podium: Podium, options: RouterOptions) -> Router {
     let http_metrics = metrics::HttpMetrics::registered(&podium);
     let (routes, openapi) = routes();
     let openapi = Arc::new(openapi);
-    routes
+    let routes = routes
         .route(
             "/openapi.json",
             get(move || {
@@ -235,7 +244,52 @@ pub(crate) fn router(podium: Podium, metrics_access: MetricsAccess) -> Router {
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::extract::DefaultBodyLimit::max(extract::MAX_JSON_BODY))
         .layer(tower_http::trace::TraceLayer::new_for_http().make_span_with(request_span))
-        .layer(axum::Extension(metrics_access))
+        .layer(axum::Extension(options.metrics_access));
+    let routes = if options.refuse_tokens_in_clear {
+        routes.layer(axum::middleware::from_fn(refuse_token_in_clear))
+    } else {
+        routes
+    };
+    routes.with_state(podium)
+}
+
+/// Refuses a request that carries a bearer token over plain HTTP to a listener that is not
+/// loopback: the token crossed the network readable by anyone on the path, and the answer says
+/// so, so that the admin sets up TLS before the token is used again.
+async fn refuse_token_in_clear(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    if !request
+        .headers()
+        .contains_key(axum::http::header::AUTHORIZATION)
+    {
+        return next.run(request).await;
+    }
+    (
+        StatusCode::FORBIDDEN,
+        Json(serde_json::json!({"error": {
+            "code": "insecure_transport",
+            "message": "this listener serves plain HTTP on an address that is not loopback, so \
+                a bearer token sent to it crosses the network unencrypted; the request is \
+                refused: serve TLS (podium serve --tls-cert FILE --tls-key FILE), or, where \
+                the network is trusted, start podium serve with --allow-insecure-http",
+            "field": "Authorization",
+        }})),
+    )
+        .into_response()
+}
+
+/// The application of the plain-HTTP listener for BMCs (`--config-drive-listen`): config drive
+/// downloads, and nothing else.
+pub(crate) fn config_drive_router(podium: Podium) -> Router {
+    Router::new()
+        .route(
+            "/v1/config_drives/{name}",
+            get(rendering::config_drive_download),
+        )
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
         .with_state(podium)
 }
 

@@ -4,7 +4,7 @@
 
 use axum::Json;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use podium_types::{ClaimId, HostId, PodManagerId};
 
@@ -16,21 +16,37 @@ use podium_types::Phase;
 use podium_types::requests::{ConfigDriveCreate, RenderedQuery};
 use podium_types::views::{ConfigDriveView, RenderedView};
 
-/// The URL a BMC reaches Podium at: `--public-url` where set, else the address the caller used.
-fn base_url(podium: &Podium, headers: &HeaderMap) -> String {
+/// The URL a BMC reaches Podium at: `--public-url` where set, else the address the caller used,
+/// with the scheme of the listener that serves downloads, and its port where it is one of its
+/// own (`--config-drive-listen`).
+fn base_url(podium: &Podium, uri: &Uri, headers: &HeaderMap) -> String {
     if let Some(url) = podium.public_url() {
         return url.as_str().trim_end_matches('/').to_owned();
     }
-    let host = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
+    // HTTP/2 names the host in the request's authority, HTTP/1.1 in `Host`.
+    let host = uri
+        .authority()
+        .map(|a| a.as_str())
+        .or_else(|| headers.get(header::HOST).and_then(|h| h.to_str().ok()))
         .filter(|h| {
             !h.is_empty()
                 && h.bytes()
                     .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b))
         })
         .unwrap_or("localhost");
-    format!("http://{host}")
+    match podium.download_listener() {
+        Some(listener) if listener.dedicated => {
+            // The name the caller used, the port of the downloads' listener.
+            let name = url::Url::parse(&format!("http://{host}"))
+                .ok()
+                .and_then(|u| u.host_str().map(str::to_owned))
+                .unwrap_or_else(|| "localhost".into());
+            let port = listener.url.port_or_known_default().unwrap_or(80);
+            format!("http://{name}:{port}")
+        }
+        Some(listener) => format!("{}://{host}", listener.url.scheme()),
+        None => format!("http://{host}"),
+    }
 }
 
 /// The pod manager's network template.
@@ -102,11 +118,12 @@ pub(super) async fn host_config_drive(
     State(podium): State<Podium>,
     AdminCaller(caller): AdminCaller,
     Path(id): Path<HostId>,
+    uri: Uri,
     headers: HeaderMap,
     ApiJson(params): ApiJson<ConfigDriveCreate>,
 ) -> ApiResult<(StatusCode, Json<ConfigDriveView>)> {
     let phase = params.phase.unwrap_or(Phase::Provisioning);
-    let base = base_url(&podium, &headers);
+    let base = base_url(&podium, &uri, &headers);
     let drive = podium
         .config_drive_create(
             &caller,
@@ -140,6 +157,7 @@ pub(super) async fn claim_config_drive(
     State(podium): State<Podium>,
     WritableCaller(caller): WritableCaller,
     Path(id): Path<ClaimId>,
+    uri: Uri,
     headers: HeaderMap,
     ApiJson(params): ApiJson<ConfigDriveCreate>,
 ) -> ApiResult<(StatusCode, Json<ConfigDriveView>)> {
@@ -150,7 +168,7 @@ pub(super) async fn claim_config_drive(
         )
         .into());
     }
-    let base = base_url(&podium, &headers);
+    let base = base_url(&podium, &uri, &headers);
     let drive = podium
         .config_drive_create(&caller, DriveFor::Claim(&id), params.expires_in, &base)
         .await?;
