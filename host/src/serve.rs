@@ -119,6 +119,9 @@ pub(crate) struct ServeArgs {
     /// the queue (for another process, or this one restarted, to run at once).
     #[arg(long, default_value_t = 30.0, env = "PODIUM_SHUTDOWN_GRACE")]
     shutdown_grace: f64,
+    /// Days audit events are kept (`GET /v1/audit`); 0 keeps them for ever.
+    #[arg(long, default_value_t = 90, env = "PODIUM_AUDIT_RETENTION_DAYS")]
+    audit_retention_days: u64,
 }
 
 fn init_tracing(json: bool) {
@@ -228,6 +231,12 @@ pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<()> {
         "--shutdown-grace must be between 0 and 3600 seconds"
     );
     config.shutdown_grace = Duration::from_secs_f64(args.shutdown_grace);
+    anyhow::ensure!(
+        args.audit_retention_days <= 36_500,
+        "--audit-retention-days must be at most 36500 (0 keeps events for ever)"
+    );
+    config.audit_retention = (args.audit_retention_days > 0)
+        .then(|| Duration::from_secs(args.audit_retention_days * 86_400));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;

@@ -143,6 +143,7 @@ async fn authorization_sweep_over_every_route() {
     // Routes any authenticated caller may use.
     let anyone = [
         "/v1/me",
+        "/v1/audit",
         "/v1/claims",
         "/v1/claims/{id}",
         "/v1/claims/{id}/rendered",

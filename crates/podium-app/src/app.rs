@@ -38,6 +38,8 @@ pub(crate) struct Inner {
     pub(crate) background: crate::background::handle::Background,
     /// The metrics of this process.
     pub(crate) metrics: crate::metrics::state::Metrics,
+    /// How long audit events are kept (`Some(None)`: for ever); the default when unset.
+    pub(crate) audit_retention: std::sync::OnceLock<Option<std::time::Duration>>,
 }
 
 /// Where a process serves config drive downloads: the API's own listener (`http` or `https`),
@@ -94,6 +96,7 @@ impl Podium {
                 download_listener: std::sync::OnceLock::new(),
                 operations: crate::operations::worker::Operations::default(),
                 background: crate::background::handle::Background::default(),
+                audit_retention: std::sync::OnceLock::new(),
             }),
         }
     }

@@ -5,6 +5,7 @@
 //! (`podium-server`) calls these. `ARCHITECTURE.md` at the repository root is the map.
 
 pub mod app;
+pub mod audit;
 pub mod auth;
 pub mod background;
 pub mod backup;

@@ -50,6 +50,8 @@ pub struct ServeConfig {
     pub metrics_access: crate::api::MetricsAccess,
     /// How long running operations may take to finish at shutdown before they are handed back.
     pub shutdown_grace: Duration,
+    /// How long audit events are kept; `None` keeps them for ever.
+    pub audit_retention: Option<Duration>,
     /// The plugins built with the binary, `(name, component)`, registered at start.
     pub bundled: &'static [(&'static str, &'static [u8])],
 }
@@ -80,6 +82,7 @@ impl ServeConfig {
             public_url: None,
             operations: podium_app::operations::OperationSettings::default(),
             shutdown_grace: Duration::from_secs(30),
+            audit_retention: Some(podium_app::audit::DEFAULT_RETENTION),
         }
     }
 }
@@ -145,6 +148,7 @@ pub async fn start(config: &ServeConfig) -> anyhow::Result<Started> {
         podium.set_public_url(url.clone());
     }
     podium.set_operation_settings(config.operations.clone());
+    podium.set_audit_retention(config.audit_retention);
     podium
         .plugins_register_at_start(config.bundled, config.plugin_dir.as_deref())
         .await?;

@@ -8,6 +8,7 @@
 //! called after the application layer checked it); queries of tenant-owned rows filter by tenant
 //! here, never in handlers.
 
+mod audit;
 mod backup;
 mod claims;
 mod formats;
@@ -22,6 +23,7 @@ mod rendering;
 mod tenants;
 mod tokens;
 
+pub use audit::AuditRow;
 pub use claims::{ClaimRow, HostFit, Unbound};
 pub use grants::GrantRow;
 pub use hosts::{HostRow, SyncSummary, Transition};

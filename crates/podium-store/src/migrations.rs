@@ -35,6 +35,7 @@ const FILES: &[(&str, &str)] = &[
     migration!("0012_durable_operations.sql"),
     migration!("0013_host_lifecycle.sql"),
     migration!("0014_fair_leasing.sql"),
+    migration!("0015_audit.sql"),
 ];
 
 /// The migrator of Podium's schema.

@@ -23,6 +23,15 @@ pub struct OperationFilter {
     pub claim: Option<ClaimId>,
 }
 
+/// Audit events by tenant, resource and time (times as stored: RFC 3339, UTC, microseconds).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AuditFilter {
+    pub tenant: Option<crate::TenantId>,
+    pub resource: Option<String>,
+    pub since: Option<String>,
+    pub until: Option<String>,
+}
+
 /// Pod managers by name, location and status.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PodManagerFilter {

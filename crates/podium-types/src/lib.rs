@@ -25,7 +25,7 @@ pub mod views;
 
 pub use claim::ClaimState;
 pub use documents::Phase;
-pub use filters::{HostFilter, OperationFilter, PodManagerFilter};
+pub use filters::{AuditFilter, HostFilter, OperationFilter, PodManagerFilter};
 pub use hardware::{
     BootMode, BootPersistence, BootSettings, BootTarget, MediaAction, MediaRequest, MediaSlot,
     MediaType, Nic, PowerAction, PowerState,

@@ -320,6 +320,25 @@ pub struct OperationQuery {
     pub cursor: Option<String>,
 }
 
+/// `GET /v1/audit`.
+#[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct AuditQuery {
+    /// Only this tenant's requests (admins; a tenant sees only its own anyway).
+    pub tenant: Option<TenantId>,
+    /// Only requests about this resource: the one created, or any id in the path.
+    pub resource: Option<String>,
+    /// Only requests at or after this time (RFC 3339).
+    pub since: Option<String>,
+    /// Only requests before this time (RFC 3339).
+    pub until: Option<String>,
+    /// 1 to 1000; default 100.
+    #[param(minimum = 1, maximum = 1000)]
+    pub limit: Option<u32>,
+    pub cursor: Option<String>,
+}
+
 /// `GET /v1/tenants`.
 #[derive(Clone, Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]

@@ -1,12 +1,16 @@
-//! The expiry task: config drives whose URL has expired are forgotten.
+//! The expiry task: config drives whose URL has expired are forgotten, and audit events past
+//! the retention.
 
 use crate::app::Podium;
 
 pub(super) async fn run(podium: &Podium) -> Result<String, String> {
-    podium
+    let drives = podium
         .datastore()
         .config_drives_expire(&podium_store::now())
         .await
-        .map(|n| format!("{n} expired config drives forgotten"))
-        .map_err(|e| e.to_string())
+        .map_err(|e| e.to_string())?;
+    let events = podium.audit_expire().await.map_err(|e| e.to_string())?;
+    Ok(format!(
+        "{drives} expired config drives and {events} audit events past the retention forgotten"
+    ))
 }

@@ -4,6 +4,7 @@
 //! The router and the OpenAPI document come from the same `routes!` declarations, so the
 //! document cannot drift from the routes (and the authorization sweep test walks it).
 
+mod audit;
 mod backup;
 mod claims;
 mod error;
@@ -48,7 +49,7 @@ use podium_app::error::Error;
          (name = "ipam", description = "Address pools and the addresses claimed from them (admin)"),
          (name = "claims", description = "A tenant's claims on hosts (tenants; admins read)"),
          (name = "tenants", description = "Tenants and credentials (admin); who am I (anyone)"),
-         (name = "admin", description = "The process's own background tasks (admin)"),
+         (name = "admin", description = "The process's background tasks, metrics and backups (admin); the audit log (admins; a tenant its own)"),
          (name = "health", description = "Liveness"))
 )]
 struct ApiDoc;
@@ -73,6 +74,7 @@ pub(crate) fn routes() -> (Router<Podium>, utoipa::openapi::OpenApi) {
         .routes(routes!(plugins::plugin_list, plugins::plugin_create))
         .routes(routes!(tasks::task_list))
         .routes(routes!(backup::backup))
+        .routes(routes!(audit::audit_list))
         .routes(routes!(metrics::metrics))
         .routes(routes!(tasks::task_run))
         .routes(routes!(plugins::plugin_view))
@@ -235,6 +237,10 @@ pub(crate) fn router(podium: Podium, options: RouterOptions) -> Router {
                 async move { Json(openapi.as_ref().clone()) }
             }),
         )
+        .route_layer(axum::middleware::from_fn_with_state(
+            podium.clone(),
+            audit::record,
+        ))
         .route_layer(axum::middleware::from_fn(extract::refuse_nul_in_url))
         .route_layer(axum::middleware::from_fn_with_state(
             http_metrics,

@@ -6,6 +6,7 @@
 //! Each view serializes to exactly the JSON the API has always answered: a renamed field here is
 //! an API change.
 
+mod audit;
 mod claims;
 mod hosts;
 mod ipam;
@@ -16,6 +17,7 @@ mod rendering;
 mod tasks;
 mod tenants;
 
+pub use audit::AuditEventView;
 pub use claims::{AddressView, ClaimView, ClaimedHostView};
 pub use hosts::{BmcView, HostErrorView, HostView, MaintenanceView};
 pub use ipam::{IpClaimView, IpPoolView, UsageView};
