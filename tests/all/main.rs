@@ -13,6 +13,7 @@ mod ipam;
 mod lifecycle;
 mod metrics;
 mod operations;
+mod packaging;
 mod plugins;
 mod pod_managers;
 mod provisioning;
