@@ -117,7 +117,7 @@ pub(crate) struct ServeArgs {
     operations_per_pod_manager: usize,
     /// Seconds running operations may take to finish on SIGTERM before they are handed back to
     /// the queue (for another process, or this one restarted, to run at once).
-    #[arg(long, default_value_t = 30.0, env = "PODIUM_SHUTDOWN_GRACE")]
+    #[arg(long, default_value_t = 20.0, env = "PODIUM_SHUTDOWN_GRACE")]
     shutdown_grace: f64,
     /// Days audit events are kept (`GET /v1/audit`); 0 keeps them for ever.
     #[arg(long, default_value_t = 90, env = "PODIUM_AUDIT_RETENTION_DAYS")]

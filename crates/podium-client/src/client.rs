@@ -182,8 +182,14 @@ impl Client {
     }
 
     /// GETs `path` into the file `to`, written whole or not at all (a partial file beside it,
-    /// renamed at the end); answers the bytes written. `to` must not exist.
-    pub(super) async fn download(&self, path: &str, to: &std::path::Path) -> anyhow::Result<u64> {
+    /// linked under `to` at the end only if `check` accepts its first bytes); answers the bytes
+    /// written. `to` must not exist, and is never overwritten.
+    pub(super) async fn download(
+        &self,
+        path: &str,
+        to: &std::path::Path,
+        check: impl FnOnce(&[u8]) -> anyhow::Result<()>,
+    ) -> anyhow::Result<u64> {
         use tokio::io::AsyncWriteExt;
         let url = format!("{}{path}", self.base);
         let mut response = self.respond(self.http.get(&url)).await?;
@@ -199,14 +205,19 @@ impl Client {
             .with_context(|| format!("cannot create {}", partial.display()))?;
         let written = async {
             let mut written = 0_u64;
+            let mut head = Vec::new();
             while let Some(chunk) = response
                 .chunk()
                 .await
                 .with_context(|| format!("the download from {url} broke off"))?
             {
+                if head.len() < 64 {
+                    head.extend_from_slice(&chunk[..chunk.len().min(64 - head.len())]);
+                }
                 file.write_all(&chunk).await?;
                 written += chunk.len() as u64;
             }
+            check(&head)?;
             if let Some(expected) = expected {
                 anyhow::ensure!(
                     written == expected,
@@ -214,18 +225,14 @@ impl Client {
                 );
             }
             file.sync_all().await?;
-            anyhow::ensure!(
-                !to.exists(),
-                "{} appeared meanwhile: not overwritten",
-                to.display()
-            );
-            tokio::fs::rename(&partial, to).await?;
+            // A link fails where `to` exists, even if it appeared meanwhile: never overwritten.
+            tokio::fs::hard_link(&partial, to).await.with_context(|| {
+                format!("cannot write {} (did it appear meanwhile?)", to.display())
+            })?;
             Ok(written)
         }
         .await;
-        if written.is_err() {
-            let _ = tokio::fs::remove_file(&partial).await;
-        }
+        let _ = tokio::fs::remove_file(&partial).await;
         written
     }
 

@@ -1197,17 +1197,15 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                 file.display()
             );
             let c = Client::from_env(url)?;
-            let bytes = c.download("/v1/admin/backup", &file).await?;
-            let mut head = [0_u8; 16];
-            let read = std::fs::File::open(&file).and_then(|mut f| {
-                use std::io::Read;
-                f.read_exact(&mut head)
-            });
-            anyhow::ensure!(
-                read.is_ok() && &head == b"SQLite format 3\0",
-                "{} is not an SQLite database: the server sent something else",
-                file.display()
-            );
+            let bytes = c
+                .download("/v1/admin/backup", &file, |head| {
+                    anyhow::ensure!(
+                        head.starts_with(b"SQLite format 3\0"),
+                        "the server sent something that is not an SQLite database: nothing saved"
+                    );
+                    Ok(())
+                })
+                .await?;
             println!("saved {bytes} bytes to {}", file.display());
         }
         Command::Task(cmd) => {

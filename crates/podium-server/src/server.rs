@@ -81,7 +81,7 @@ impl ServeConfig {
             sync_interval: Duration::from_secs(600),
             public_url: None,
             operations: podium_app::operations::OperationSettings::default(),
-            shutdown_grace: Duration::from_secs(30),
+            shutdown_grace: Duration::from_secs(20),
             audit_retention: Some(podium_app::audit::DEFAULT_RETENTION),
         }
     }
@@ -179,6 +179,14 @@ pub async fn start(config: &ServeConfig) -> anyhow::Result<Started> {
         Some(l) => (format!("http://{}", l.local_addr()?), true),
         None => (format!("{scheme}://{addr}"), false),
     };
+    if config.public_url.is_none()
+        && let Ok(url) = url::Url::parse(&download.0)
+        && url
+            .host_str()
+            .is_some_and(|h| h == "0.0.0.0" || h == "[::]")
+    {
+        tracing::warn!(listener = %download.0, "no --public-url: config drives a provisioning inserts are offered at the address bound, which no BMC can reach; set --public-url to the address BMCs use");
+    }
     podium.set_download_listener(podium_app::app::DownloadListener {
         url: url::Url::parse(&download.0)?,
         dedicated: download.1,
@@ -251,8 +259,19 @@ pub async fn serve(
         shutdown.await;
         podium.shutdown(grace).await;
     };
-    let (served, ()) = tokio::join!(futures::future::try_join_all(listeners), work);
-    served?;
+    let listeners = futures::future::try_join_all(listeners);
+    tokio::pin!(listeners, work);
+    tokio::select! {
+        // A listener that fails ends the process at once (its operations are taken over when
+        // their leases expire); listeners that end did so at the shutdown.
+        served = &mut listeners => {
+            served?;
+            work.await;
+        }
+        () = &mut work => {
+            listeners.await?;
+        }
+    }
     tracing::info!("podium stopped");
     Ok(())
 }

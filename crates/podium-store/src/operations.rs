@@ -178,10 +178,11 @@ impl Datastore {
         filter: &OperationFilter,
         page: &Page,
     ) -> Result<Paged<OperationRow>, StoreError> {
-        let cursor = page.cursor.clone().unwrap_or_else(|| "~".into());
+        // No cursor: from the newest (`''`, not a sentinel, which sorts by collation).
+        let cursor = page.cursor.clone().unwrap_or_default();
         let rows = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM operations WHERE ($1 = '' OR host_id = $1) AND ($2 = '' OR pod_manager = $2) \
-             AND ($5 = '' OR claim_id = $5) AND id < $3 ORDER BY id DESC LIMIT $4"
+             AND ($5 = '' OR claim_id = $5) AND ($3 = '' OR id < $3) ORDER BY id DESC LIMIT $4"
         ))
         .bind(filter.host.as_ref().map_or("", HostId::as_str))
         .bind(filter.pod_manager.as_ref().map_or("", PodManagerId::as_str))

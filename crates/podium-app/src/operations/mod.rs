@@ -134,6 +134,7 @@ impl Podium {
         let settings = self.operation_settings();
         let per_pod_manager = i64::try_from(settings.per_pod_manager).unwrap_or(i64::MAX);
         loop {
+            let _leasing = self.inner.operations.leasing.read().await;
             if self.inner.operations.running.load(Ordering::Acquire) >= RUNNING_MAX
                 || self.inner.operations.draining.load(Ordering::Acquire)
             {
@@ -171,7 +172,7 @@ impl Podium {
                     .background
                     .run_now(crate::background::Job::Leasing);
             });
-            tasks.insert(id, task.abort_handle());
+            tasks.insert(id, task);
         }
     }
 
@@ -182,6 +183,9 @@ impl Podium {
     pub(crate) async fn operations_shutdown(&self, grace: Duration) -> Vec<OperationId> {
         let operations = &self.inner.operations;
         operations.draining.store(true, Ordering::Release);
+        // Waits for a lease under way to be spawned (or given up): from here on what runs is
+        // all in `running` and `tasks`.
+        drop(operations.leasing.write().await);
         let deadline = tokio::time::Instant::now() + grace;
         loop {
             // Registered before the count is read, so an end between the two still wakes it.
@@ -193,8 +197,19 @@ impl Podium {
                 break;
             }
         }
-        for (_, task) in operations.tasks.lock().expect("tasks poisoned").drain() {
+        // Stopped, and waited for: none of them writes after the hand-back.
+        let still: Vec<_> = operations
+            .tasks
+            .lock()
+            .expect("tasks poisoned")
+            .drain()
+            .map(|(_, task)| task)
+            .collect();
+        for task in &still {
             task.abort();
+        }
+        for task in still {
+            let _ = task.await;
         }
         match self
             .datastore()

@@ -42,9 +42,13 @@ pub(crate) struct Operations {
     /// Operations this process runs now.
     pub(super) running: AtomicUsize,
     /// The tasks running them, to stop those still running when a shutdown's grace ends.
-    pub(super) tasks: Mutex<HashMap<OperationId, tokio::task::AbortHandle>>,
+    pub(super) tasks: Mutex<HashMap<OperationId, tokio::task::JoinHandle<()>>>,
     /// Set when the process shuts down: nothing more is leased.
     pub(super) draining: AtomicBool,
+    /// Held (shared) from the check of `draining` until a leased operation's task is spawned;
+    /// a shutdown takes it alone after setting `draining`, so no lease is under way when it
+    /// counts what runs.
+    pub(super) leasing: tokio::sync::RwLock<()>,
     /// Woken whenever an operation of this process ends.
     pub(super) ended: Notify,
 }
@@ -57,6 +61,7 @@ impl Default for Operations {
             running: AtomicUsize::new(0),
             tasks: Mutex::new(HashMap::new()),
             draining: AtomicBool::new(false),
+            leasing: tokio::sync::RwLock::new(()),
             ended: Notify::new(),
         }
     }
