@@ -145,6 +145,19 @@ async fn changes_are_recorded_with_who_and_how_they_ended_and_never_a_secret() {
         .get("/v1/audit?tenant=00000000-0000-0000-0000-000000000000")
         .await;
     assert_eq!(other.status, StatusCode::FORBIDDEN);
+
+    // A token that revokes itself: recorded as its own, though gone once answered.
+    let second = admin.created("/v1/admin/tokens", json!({})).await.body;
+    let second_id = second["id"].as_str().unwrap();
+    let itself = server.client(Some(second["token"].as_str().unwrap()));
+    let revoked = itself
+        .delete(&format!("/v1/admin/tokens/{second_id}"))
+        .await;
+    assert!(revoked.status.is_success(), "{}", revoked.text);
+    let last = &audit(&admin, "?limit=1").await[0];
+    assert_eq!(last["method"], "DELETE", "{last}");
+    assert_eq!(last["token_id"], second_id, "{last}");
+    assert_eq!(last["resource"], second_id, "{last}");
 }
 
 #[tokio::test]

@@ -40,6 +40,8 @@ pub(crate) struct Inner {
     pub(crate) metrics: crate::metrics::state::Metrics,
     /// How long audit events are kept (`Some(None)`: for ever); the default when unset.
     pub(crate) audit_retention: std::sync::OnceLock<Option<std::time::Duration>>,
+    /// The audit log's writer (group commits).
+    pub(crate) audit: crate::audit::writer::AuditWriter,
 }
 
 /// Where a process serves config drive downloads: the API's own listener (`http` or `https`),
@@ -97,6 +99,7 @@ impl Podium {
                 operations: crate::operations::worker::Operations::default(),
                 background: crate::background::handle::Background::default(),
                 audit_retention: std::sync::OnceLock::new(),
+                audit: crate::audit::writer::AuditWriter::default(),
             }),
         }
     }

@@ -44,23 +44,40 @@ fn row(r: &sqlx::any::AnyRow) -> Result<AuditRow, StoreError> {
 }
 
 impl Datastore {
-    pub async fn audit_insert(&self, event: &AuditRow) -> Result<(), StoreError> {
-        sqlx::query(&format!(
-            "INSERT INTO audit_events ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
-        ))
-        .bind(&event.id)
-        .bind(&event.at)
-        .bind(event.token_id.as_str())
-        .bind(event.role.as_str())
-        .bind(event.tenant_id.as_ref().map(TenantId::as_str))
-        .bind(&event.method)
-        .bind(&event.route)
-        .bind(&event.path)
-        .bind(&event.resource_id)
-        .bind(event.status)
-        .bind(&event.error_code)
-        .execute(&mut *self.writer().await?)
-        .await?;
+    /// Writes `events` in one transaction: every one or none.
+    pub async fn audit_insert(&self, events: &[AuditRow]) -> Result<(), StoreError> {
+        let mut writer = self.writer().await?;
+        let mut tx = writer.begin().await?;
+        // A statement of many rows (11 parameters each, well under either database's limit).
+        for chunk in events.chunks(256) {
+            let values: Vec<String> = (0..chunk.len())
+                .map(|i| {
+                    let p: Vec<String> = (1..=11).map(|k| format!("${}", i * 11 + k)).collect();
+                    format!("({})", p.join(", "))
+                })
+                .collect();
+            let sql = format!(
+                "INSERT INTO audit_events ({COLUMNS}) VALUES {}",
+                values.join(", ")
+            );
+            let mut q = sqlx::query(&sql);
+            for event in chunk {
+                q = q
+                    .bind(event.id.as_str())
+                    .bind(event.at.as_str())
+                    .bind(event.token_id.as_str())
+                    .bind(event.role.as_str())
+                    .bind(event.tenant_id.as_ref().map(TenantId::as_str))
+                    .bind(event.method.as_str())
+                    .bind(event.route.as_str())
+                    .bind(event.path.as_str())
+                    .bind(event.resource_id.as_deref())
+                    .bind(event.status)
+                    .bind(event.error_code.as_deref());
+            }
+            q.execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
         Ok(())
     }
 
@@ -71,10 +88,11 @@ impl Datastore {
         filter: &AuditFilter,
         page: &Page,
     ) -> Result<Paged<AuditRow>, StoreError> {
-        let cursor = page.cursor.clone().unwrap_or_else(|| "~".into());
+        // No cursor: from the newest (`''`, not a sentinel, which sorts by collation).
+        let cursor = page.cursor.clone().unwrap_or_default();
         let resource = filter.resource.as_deref().unwrap_or("");
         let rows = sqlx::query(&format!(
-            "SELECT {COLUMNS} FROM audit_events WHERE id < $1 \
+            "SELECT {COLUMNS} FROM audit_events WHERE ($1 = '' OR id < $1) \
              AND ($2 = '' OR tenant_id = $2) \
              AND ($3 = '' OR resource_id = $3 OR path LIKE $4 OR path LIKE $5) \
              AND ($6 = '' OR at >= $6) AND ($7 = '' OR at < $7) \

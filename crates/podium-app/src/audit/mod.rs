@@ -3,6 +3,8 @@
 //! and how it ended (the status, the error's code), never with a body; `GET /v1/audit` reads it
 //! (admins everything, a tenant its own), and the expiry task forgets what is past the retention.
 
+pub(crate) mod writer;
+
 use std::time::Duration;
 
 use podium_store::AuditRow;
@@ -38,14 +40,10 @@ impl Podium {
         let _ = self.inner.audit_retention.set(retention);
     }
 
-    /// Records a request that asked for a change, made with the token `authorization` names. One
-    /// with no valid token is not recorded: it changed nothing and names nobody (the HTTP
-    /// metrics count it). A failure to record is logged; the answer was given already.
-    pub async fn audit_record(&self, authorization: Option<&str>, entry: AuditEntry) {
-        let Ok(caller) = self.authenticate(authorization).await else {
-            return;
-        };
-        let (token_id, role, tenant) = match &caller {
+    /// Records a request that asked for a change, made by `caller` (as its token named it when
+    /// the request came). A failure to record is logged; the answer was given already.
+    pub async fn audit_record(&self, caller: &Caller, entry: AuditEntry) {
+        let (token_id, role, tenant) = match caller {
             Caller::Admin { token_id, .. } => (token_id, Role::Admin, None),
             Caller::Tenant {
                 token_id,
@@ -66,8 +64,9 @@ impl Podium {
             status: i64::from(entry.status),
             error_code: entry.error_code,
         };
-        if let Err(e) = self.datastore().audit_insert(&row).await {
-            tracing::error!(error = %e, method = %row.method, route = %row.route, status = row.status,
+        let (method, route, status) = (row.method.clone(), row.route.clone(), row.status);
+        if let Err(e) = self.inner.audit.write(self.datastore(), row).await {
+            tracing::error!(error = %e, %method, %route, status,
                 "cannot record a request in the audit log");
         }
     }

@@ -237,11 +237,12 @@ pub(crate) fn router(podium: Podium, options: RouterOptions) -> Router {
                 async move { Json(openapi.as_ref().clone()) }
             }),
         )
+        .route_layer(axum::middleware::from_fn(extract::refuse_nul_in_url))
+        // Outside the NUL check, so that a write it refuses is recorded too.
         .route_layer(axum::middleware::from_fn_with_state(
             podium.clone(),
             audit::record,
         ))
-        .route_layer(axum::middleware::from_fn(extract::refuse_nul_in_url))
         .route_layer(axum::middleware::from_fn_with_state(
             http_metrics,
             metrics::track,
