@@ -34,8 +34,10 @@ apt_install() {
 }
 
 if [[ "${1:-}" == "--tests" ]]; then
-    # mtools and blkid read config drive images back, independently of the writer.
-    apt_install python3-venv postgresql-client mtools util-linux
+    # mtools and blkid read config drive images back, independently of the writer; unshare,
+    # nsenter (util-linux), ip (iproute2) and curl give the TLS tests a network namespace of
+    # their own.
+    apt_install python3-venv postgresql-client mtools util-linux iproute2 curl
     "$ROOT/scripts/setup-peers.sh"
     "$ROOT/scripts/postgres.sh"
 fi
