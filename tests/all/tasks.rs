@@ -55,7 +55,10 @@ async fn background_tasks_show_their_status_and_run_when_asked() {
         ("probe", "1 pod managers probed"),
         ("sync", "1 pod managers synced"),
         ("bind", "0 pending claims tried"),
-        ("expiry", "0 expired config drives forgotten"),
+        (
+            "expiry",
+            "0 expired config drives and 0 audit events past the retention forgotten",
+        ),
     ] {
         let before = task(&admin, name).await["runs"].as_u64().unwrap();
         let ran = admin
