@@ -87,23 +87,7 @@ async fn a_backup_taken_while_serving_restores_into_a_fresh_data_directory() {
         )
         .await
         .body;
-    let tenant = admin
-        .created("/v1/tenants", json!({"name": "alice"}))
-        .await
-        .body["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    admin
-        .created("/v1/grants", json!({"tenant": tenant, "pod_manager": pm}))
-        .await;
-    let token = admin
-        .post(&format!("/v1/tenants/{tenant}/tokens"), json!({}))
-        .await
-        .body["token"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let (_, token) = admin.granted_tenant("alice", &pm).await;
     let alice = server.client(Some(&token));
     let claim = alice
         .created(

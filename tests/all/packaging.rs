@@ -110,23 +110,7 @@ async fn the_installed_binary_serves_from_a_config_file_and_two_replicas_share_a
         .as_str()
         .unwrap()
         .to_owned();
-    let tenant = admin
-        .created("/v1/tenants", json!({"name": "acme"}))
-        .await
-        .body["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    admin
-        .created("/v1/grants", json!({"tenant": tenant, "pod_manager": pm}))
-        .await;
-    let token = admin
-        .created(&format!("/v1/tenants/{tenant}/tokens"), json!({}))
-        .await
-        .body["token"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let (_, token) = admin.granted_tenant("acme", &pm).await;
     let available = format!("/v1/hosts?pod_manager={pm}&state=available");
     eventually(Duration::from_secs(60), "the host synced", || async {
         let hosts = admin.get(&available).await.body["items"]

@@ -251,6 +251,34 @@ impl Client {
         reply
     }
 
+    /// Creates the tenant `name`, grants it the pod manager `pm` and gives it a token; answers
+    /// the tenant's id and the token.
+    pub async fn granted_tenant(&self, name: &str, pm: &str) -> (String, String) {
+        let tenant = self
+            .created("/v1/tenants", serde_json::json!({ "name": name }))
+            .await
+            .body["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        self.created(
+            "/v1/grants",
+            serde_json::json!({"tenant": tenant, "pod_manager": pm}),
+        )
+        .await;
+        let token = self
+            .created(
+                &format!("/v1/tenants/{tenant}/tokens"),
+                serde_json::json!({}),
+            )
+            .await
+            .body["token"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        (tenant, token)
+    }
+
     /// Registers a pod manager named `site` at `url`; answers its uuid.
     pub async fn create_site(&self, url: &str) -> String {
         let pm = self
