@@ -301,6 +301,22 @@ async fn a_tenant_claims_with_wait_and_follows_its_provisioning() {
         claim["host"]["provisioning_state"], "provisioned",
         "--wait returns once provisioned: {claim}"
     );
+    // It followed the server's events, reading the claim only to start, on a new operation and
+    // to confirm the end: not again and again.
+    let metrics = admin.get("/metrics").await.text;
+    let count = |route: &str| -> u64 {
+        metrics
+            .lines()
+            .filter(|l| {
+                l.starts_with("podium_http_requests_total{")
+                    && l.contains("method=\"GET\"")
+                    && l.contains(&format!("route=\"{route}\""))
+            })
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
+            .sum()
+    };
+    assert!(count("/v1/events") >= 1, "{metrics}");
+    assert!(count("/v1/claims/{id}") <= 4, "{metrics}");
     let id = claim["id"].as_str().unwrap();
     let ops = cli
         .run(&["claim", "operations", id], "", Some(&token))
@@ -394,4 +410,157 @@ async fn names_stand_for_ids_and_help_is_per_command() {
         );
     }
     server.stop().await;
+}
+
+/// `podium claim watch` follows a claim through the server's events and carries on across a
+/// restart of the server (it reconnects after the last event it saw), and `podium events`
+/// prints each change as a JSON line.
+#[tokio::test]
+async fn claim_watch_follows_a_claim_across_a_server_restart() {
+    use podium_tests::ProcessServer;
+    use podium_tests::sushy::{Sushy, SushyConfig};
+    use serde_json::json;
+    let data = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let start = || {
+        let mut command = tokio::process::Command::new(BIN);
+        command
+            .args([
+                "serve",
+                "--listen",
+                &format!("127.0.0.1:{port}"),
+                "--data-dir",
+            ])
+            .arg(data.path())
+            .arg("--compiled-dir")
+            .arg(std::path::Path::new(env!("OUT_DIR")).join("compiled-plugins"))
+            .args(["--log-json", "--probe-interval", "1"])
+            .env("PODIUM_ADMIN_TOKEN", ADMIN_TOKEN)
+            .env_remove("PODIUM_DATABASE_URL");
+        ProcessServer::spawn(command)
+    };
+    let server = start().await;
+    let bmc = Sushy::start(SushyConfig::with_systems(1)).await.unwrap();
+    let images = podium_tests::ImageServer::start(vec![0x42; 4096]).await;
+    let admin = server.admin();
+    let pm = admin.create_site(&bmc.url()).await;
+    podium_tests::eventually(std::time::Duration::from_secs(30), "the host", || async {
+        let hosts = admin.get("/v1/hosts?state=available").await.body["items"]
+            .as_array()
+            .cloned()?;
+        hosts.iter().any(|h| h["kind"] == "system").then_some(())
+    })
+    .await;
+    let (_, alice) = admin.granted_tenant("alice", &pm).await;
+    let (_, bob) = admin.granted_tenant("bob", &pm).await;
+    let body = json!({"pod_manager": pm, "image": {"url": images.url("/os.iso")}});
+    let mut held = body.clone();
+    held["online"] = json!(false);
+    let a = server
+        .client(Some(&alice))
+        .created("/v1/claims", held)
+        .await
+        .body;
+    let b = server
+        .client(Some(&bob))
+        .created("/v1/claims", body)
+        .await
+        .body;
+    assert_eq!(b["state"], "pending", "{b}");
+    let b_id = b["id"].as_str().unwrap().to_owned();
+
+    let cli = Cli::new();
+    let spawn = |args: &[&str]| {
+        tokio::process::Command::new(BIN)
+            .args(args)
+            .env("PODIUM_CONFIG", cli.path())
+            .env("PODIUM_URL", &server.url)
+            .env("PODIUM_TOKEN", &bob)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap()
+    };
+    let watch = spawn(&["-o", "json", "claim", "watch", &b_id]);
+    let mut events = spawn(&["events", "--claim", &b_id]);
+    // Both are following once the server has answered their streams.
+    podium_tests::eventually(
+        std::time::Duration::from_secs(30),
+        "both streams open",
+        || async {
+            let metrics = admin.get("/metrics").await.text;
+            metrics
+                .lines()
+                .any(|l| l.contains("route=\"/v1/events\"") && l.ends_with(" 2"))
+                .then_some(())
+        },
+    )
+    .await;
+
+    // The server restarts; then the held claim is released and bob's binds and provisions.
+    let (status, log) = server.terminate().await;
+    assert!(status.success(), "{log}");
+    let server = start().await;
+    let released = server
+        .client(Some(&alice))
+        .send(
+            reqwest::Method::DELETE,
+            &format!("/v1/claims/{}", a["id"].as_str().unwrap()),
+            None,
+        )
+        .await;
+    assert_eq!(
+        released.status,
+        reqwest::StatusCode::ACCEPTED,
+        "{}",
+        released.text
+    );
+
+    let out = tokio::time::timeout(
+        std::time::Duration::from_secs(120),
+        watch.wait_with_output(),
+    )
+    .await
+    .expect("claim watch did not end")
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let claim: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(claim["id"], b_id.as_str());
+    assert_eq!(
+        claim["host"]["provisioning_state"], "provisioned",
+        "{claim}"
+    );
+
+    // `podium events` printed bob's claim's changes, one JSON object a line, across the restart.
+    use tokio::io::AsyncBufReadExt;
+    let stdout = events.stdout.take().unwrap();
+    let mut lines = tokio::io::BufReader::new(stdout).lines();
+    let mut seen = Vec::new();
+    while !seen.iter().any(|e: &Value| {
+        e["operation"]["kind"] == "provision" && e["operation"]["status"] == "succeeded"
+    }) {
+        let line = tokio::time::timeout(std::time::Duration::from_secs(60), lines.next_line())
+            .await
+            .expect("podium events printed nothing more")
+            .unwrap()
+            .expect("podium events ended");
+        seen.push(serde_json::from_str(&line).unwrap());
+    }
+    assert!(
+        seen.iter().any(|e| e["claim"]["state"] == "bound"),
+        "{seen:#?}"
+    );
+    let numbers: Vec<i64> = seen.iter().map(|e| e["seq"].as_i64().unwrap()).collect();
+    assert!(numbers.windows(2).all(|w| w[0] < w[1]), "{numbers:?}");
+    drop(events);
+    let _ = server.terminate().await;
 }

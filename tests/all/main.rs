@@ -7,6 +7,7 @@ mod claims;
 mod cli;
 mod config;
 mod contract;
+mod events;
 mod faults;
 mod hosts;
 mod ipam;

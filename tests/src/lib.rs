@@ -142,12 +142,14 @@ impl TestServer {
         Client::new(&self.url, token)
     }
 
-    /// Stops the server and waits for it.
-    pub async fn stop(mut self) {
+    /// Stops the server and waits for it (10 s at most); answers whether it stopped.
+    pub async fn stop(mut self) -> bool {
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }
-        let _ = tokio::time::timeout(Duration::from_secs(10), &mut self.task).await;
+        tokio::time::timeout(Duration::from_secs(10), &mut self.task)
+            .await
+            .is_ok()
     }
 }
 
@@ -167,6 +169,73 @@ pub struct Client {
     base: String,
     token: Option<String>,
     http: reqwest::Client,
+}
+
+/// A stream of server-sent events.
+pub struct EventStream {
+    /// The `ready` event that started the stream, once read.
+    pub ready: Option<SentEvent>,
+    inner: std::pin::Pin<
+        Box<
+            dyn futures::Stream<
+                    Item = std::result::Result<
+                        eventsource_stream::Event,
+                        eventsource_stream::EventStreamError<reqwest::Error>,
+                    >,
+                > + Send,
+        >,
+    >,
+}
+
+impl std::fmt::Debug for EventStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EventStream")
+    }
+}
+
+/// One server-sent event: its `event`, its `id` and its data as JSON.
+#[derive(Clone, Debug)]
+pub struct SentEvent {
+    pub name: String,
+    pub id: String,
+    pub data: Value,
+}
+
+impl EventStream {
+    /// The next event past `ready` (kept in `ready`), or `None` when none came within `wait` or
+    /// the stream ended.
+    pub async fn next_within(&mut self, wait: Duration) -> Option<SentEvent> {
+        use futures::StreamExt;
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            let event = match tokio::time::timeout_at(deadline, self.inner.next()).await {
+                Ok(Some(Ok(e))) => SentEvent {
+                    name: e.event,
+                    id: e.id,
+                    data: serde_json::from_str(&e.data).unwrap_or(Value::Null),
+                },
+                Ok(Some(Err(e))) => panic!("the event stream broke: {e}"),
+                Ok(None) | Err(_) => return None,
+            };
+            if event.name != "ready" {
+                return Some(event);
+            }
+            self.ready = Some(event);
+        }
+    }
+
+    /// Whether the stream ended (the server closed it) within `wait`, reading what comes first.
+    pub async fn ends_within(&mut self, wait: Duration) -> bool {
+        use futures::StreamExt;
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            match tokio::time::timeout_at(deadline, self.inner.next()).await {
+                Ok(None) | Ok(Some(Err(_))) => return true,
+                Ok(Some(Ok(_))) => continue,
+                Err(_) => return false,
+            }
+        }
+    }
 }
 
 /// A response: status and JSON body (`Null` when the body is empty or not JSON).
@@ -288,6 +357,40 @@ impl Client {
             )
             .await;
         pm.body["uuid"].as_str().unwrap().to_owned()
+    }
+
+    /// Opens `GET path` as a stream of server-sent events (parsed by `eventsource-stream`, a
+    /// client nobody here wrote), resuming after `last_event_id` where given; the reply's
+    /// status and body where the server refused.
+    pub async fn events(
+        &self,
+        path: &str,
+        last_event_id: Option<&str>,
+    ) -> std::result::Result<EventStream, Reply> {
+        use eventsource_stream::Eventsource;
+        let mut request = self.http.get(format!("{}{path}", self.base));
+        if let Some(token) = &self.token {
+            request = request.header("authorization", format!("Bearer {token}"));
+        }
+        if let Some(id) = last_event_id {
+            request = request.header("last-event-id", id);
+        }
+        let response = request.send().await.expect("request to podium");
+        let status = response.status();
+        if !status.is_success() {
+            let text = response.text().await.unwrap_or_default();
+            let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+            return Err(Reply { status, body, text });
+        }
+        assert_eq!(
+            response.headers()["content-type"],
+            "text/event-stream",
+            "{path}"
+        );
+        Ok(EventStream {
+            inner: Box::pin(response.bytes_stream().eventsource()),
+            ready: None,
+        })
     }
 
     pub async fn patch(&self, path: &str, body: Value) -> Reply {

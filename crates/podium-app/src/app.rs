@@ -42,6 +42,8 @@ pub(crate) struct Inner {
     pub(crate) audit_retention: std::sync::OnceLock<Option<std::time::Duration>>,
     /// The audit log's writer (group commits).
     pub(crate) audit: crate::audit::writer::AuditWriter,
+    /// The newest event, shared by this process's watchers.
+    pub(crate) events: crate::events::clock::EventClock,
 }
 
 /// Where a process serves config drive downloads: the API's own listener (`http` or `https`),
@@ -100,6 +102,7 @@ impl Podium {
                 background: crate::background::handle::Background::default(),
                 audit_retention: std::sync::OnceLock::new(),
                 audit: crate::audit::writer::AuditWriter::default(),
+                events: crate::events::clock::EventClock::default(),
             }),
         }
     }

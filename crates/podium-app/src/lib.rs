@@ -14,6 +14,7 @@ mod claims;
 mod config_drive;
 mod endpoint;
 pub mod error;
+pub mod events;
 mod grants;
 mod hosts;
 mod inventory;

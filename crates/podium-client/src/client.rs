@@ -286,6 +286,127 @@ impl Client {
     }
 }
 
+/// How long a broken event stream is tried again before the watch gives up (a server restarting
+/// is back well within it).
+const RECONNECT_FOR: std::time::Duration = std::time::Duration::from_secs(120);
+
+type SseStream = std::pin::Pin<
+    Box<
+        dyn futures::Stream<
+                Item = Result<
+                    eventsource_stream::Event,
+                    eventsource_stream::EventStreamError<reqwest::Error>,
+                >,
+            > + Send,
+    >,
+>;
+
+/// One server-sent event: its `event` name and its data as JSON.
+#[derive(Debug)]
+pub(super) struct ServerEvent {
+    pub(super) name: String,
+    pub(super) data: Value,
+}
+
+/// A stream of the API's server-sent events (`GET /v1/events?...`) that reconnects where it
+/// broke off, with the last event's id, so that no event is missed across a dropped connection
+/// or a server's restart.
+pub(super) struct Events<'a> {
+    client: &'a Client,
+    path: String,
+    last_id: Option<String>,
+    stream: Option<SseStream>,
+}
+
+impl Client {
+    /// Opens an event stream; it has started once this answers (a change after it is seen).
+    pub(super) async fn events(&self, path: &str) -> anyhow::Result<Events<'_>> {
+        let mut events = Events {
+            client: self,
+            path: path.to_owned(),
+            last_id: None,
+            stream: None,
+        };
+        events.connect().await?;
+        Ok(events)
+    }
+}
+
+impl Events<'_> {
+    async fn connect(&mut self) -> anyhow::Result<()> {
+        use eventsource_stream::Eventsource;
+        let url = format!("{}{}", self.client.base, self.path);
+        let mut request = self
+            .client
+            .http
+            .get(&url)
+            .header(reqwest::header::ACCEPT, "text/event-stream");
+        if let Some(id) = &self.last_id {
+            request = request.header("Last-Event-ID", id);
+        }
+        let response = self.client.respond(request).await?;
+        self.stream = Some(Box::pin(response.bytes_stream().eventsource()));
+        Ok(())
+    }
+
+    /// The next event. A broken stream is opened again after the last event seen, for up to
+    /// [`RECONNECT_FOR`] while the server cannot be reached; an `error` event (the token was
+    /// revoked) or a refusal ends the watch with the server's message.
+    pub(super) async fn next(&mut self) -> anyhow::Result<ServerEvent> {
+        use futures::StreamExt;
+        let mut broken_since: Option<std::time::Instant> = None;
+        let mut backoff = std::time::Duration::from_millis(250);
+        let mut backoff_used = false;
+        loop {
+            let item = match self.stream.as_mut() {
+                Some(stream) => stream.next().await,
+                None => None,
+            };
+            match item {
+                Some(Ok(event)) => {
+                    if !event.id.is_empty() {
+                        self.last_id = Some(event.id.clone());
+                    }
+                    // Where the stream starts: only its id counts.
+                    if event.event == "ready" {
+                        continue;
+                    }
+                    let data = serde_json::from_str(&event.data).unwrap_or(Value::Null);
+                    if event.event == "error" {
+                        let message = data["error"]["message"].as_str().unwrap_or("an error");
+                        bail!("the server ended the event stream: {message}");
+                    }
+                    return Ok(ServerEvent {
+                        name: event.event,
+                        data,
+                    });
+                }
+                // Ended (the server shut down) or broken: open it again, after a pause when it
+                // broke again before any event came.
+                Some(Err(_)) | None => {
+                    self.stream = None;
+                    let since = *broken_since.get_or_insert_with(std::time::Instant::now);
+                    if backoff_used {
+                        tokio::time::sleep(backoff).await;
+                        backoff = (backoff * 2).min(std::time::Duration::from_secs(5));
+                    }
+                    backoff_used = true;
+                    while let Err(e) = self.connect().await {
+                        let unreachable = e
+                            .chain()
+                            .any(|c| c.downcast_ref::<reqwest::Error>().is_some());
+                        if !unreachable || since.elapsed() > RECONNECT_FOR {
+                            return Err(e.context("the event stream broke off"));
+                        }
+                        tokio::time::sleep(backoff).await;
+                        backoff = (backoff * 2).min(std::time::Duration::from_secs(5));
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// An answer of the API as one of the model's views; an answer that is not one names the type.
 pub(super) fn view<T: serde::de::DeserializeOwned>(answer: Value) -> anyhow::Result<T> {
     serde_json::from_value(answer).map_err(|e| {

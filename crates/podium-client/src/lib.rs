@@ -26,9 +26,10 @@ use podium_types::requests::{
     IpClaimCreate, IpPoolCreate, IpRangeParams, MaintenanceParams, PluginBindingParams,
     PodManagerCreate, PowerParams, TenantCreate, TlsParams, TokenCreate,
 };
-use podium_types::views::{ClaimView, List, MeView, OperationView, TaskList};
+use podium_types::views::{ClaimView, EventView, List, MeView, OperationView, TaskList};
 use podium_types::{
-    ClaimId, ClaimState, HostState, OperationId, OperationKind, OperationStatus, Secret, ShownState,
+    ClaimId, ClaimState, EventAction, HostState, OperationId, OperationKind, OperationStatus,
+    Secret, ShownState,
 };
 use reqwest::Method;
 
@@ -96,6 +97,22 @@ enum Command {
     Backup {
         /// Where to write the copy; it must not exist.
         file: std::path::PathBuf,
+    },
+    /// Follow changes of claims, hosts and operations as they happen, one JSON object a line
+    /// (a tenant sees its own); reconnects without missing one until interrupted.
+    Events {
+        /// Only these kinds, comma-separated: claim, host, operation.
+        #[arg(long)]
+        kind: Option<String>,
+        /// Only the events of this claim, of its host and of its operations.
+        #[arg(long)]
+        claim: Option<String>,
+        /// Only the events of this host (a name or an id) and of its operations.
+        #[arg(long)]
+        host: Option<String>,
+        /// Start after this event (its `seq`) instead of with the next change.
+        #[arg(long)]
+        after: Option<i64>,
     },
 }
 
@@ -555,27 +572,51 @@ fn ended(op: &OperationView) -> bool {
     )
 }
 
-/// Follows an operation until it succeeds or fails, showing its state.
+/// Follows an operation until it succeeds or fails, showing its state: from the server's
+/// events (`GET /v1/events`), not by asking again and again.
 async fn watch_operation(c: &Client, id: &OperationId) -> anyhow::Result<OperationView> {
     let bar = spinner();
+    let path = format!("/v1/operations/{}", seg(id.as_str())?);
+    // The stream first, then the state: a change after the read is an event.
+    let mut events = c
+        .events(&format!("/v1/events?operation={}", seg(id.as_str())?))
+        .await?;
+    let mut op: OperationView = c.get_view(&path).await?;
     loop {
-        let op: OperationView = c
-            .get_view(&format!("/v1/operations/{}", seg(id.as_str())?))
-            .await?;
         bar.set_message(describe_operation(&op));
         if ended(&op) {
             bar.finish_and_clear();
             return Ok(op);
         }
-        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        let event = events.next().await?;
+        match event.name.as_str() {
+            "operation" => {
+                let changed: EventView = client::view(event.data)?;
+                if let Some(change) = changed.operation {
+                    op.status = change.status;
+                    op.attempts = change.attempts;
+                    op.error = change.error;
+                    op.next_attempt_at = change.next_attempt_at;
+                    if ended(&op) {
+                        // Its result is in the whole view.
+                        op = c.get_view(&path).await?;
+                    }
+                }
+            }
+            "reset" => op = c.get_view(&path).await?,
+            _ => {}
+        }
     }
 }
 
-/// Follows a claim until it settles: provisioned, powered off as asked, failed, or its host in
-/// error; shows its state and its latest operation meanwhile.
-async fn watch_claim(c: &Client, id: &ClaimId) -> anyhow::Result<ClaimView> {
-    let bar = spinner();
-    loop {
+/// What `watch_claim` shows and decides on: the claim, its host's state, its latest operation.
+struct ClaimProgress {
+    claim: ClaimView,
+    operation: Option<OperationView>,
+}
+
+impl ClaimProgress {
+    async fn read(c: &Client, id: &ClaimId) -> anyhow::Result<ClaimProgress> {
         let claim: ClaimView = c
             .get_view(&format!("/v1/claims/{}", seg(id.as_str())?))
             .await?;
@@ -585,29 +626,112 @@ async fn watch_claim(c: &Client, id: &ClaimId) -> anyhow::Result<ClaimView> {
                 seg(id.as_str())?
             ))
             .await?;
-        let host_state = claim.host.as_ref().map(|h| h.provisioning_state);
+        Ok(ClaimProgress {
+            claim,
+            operation: ops.items.into_iter().next(),
+        })
+    }
+
+    fn describe(&self) -> String {
+        let claim = &self.claim;
         let mut text = format!("claim {}", claim.state);
-        if let Some(state) = host_state {
-            text.push_str(&format!(", host {state}"));
+        if let Some(host) = &claim.host {
+            text.push_str(&format!(", host {}", host.provisioning_state));
         }
         if let Some(reason) = &claim.reason {
             text.push_str(&format!(": {reason}"));
         }
-        if let Some(op) = ops.items.first() {
+        if let Some(op) = &self.operation {
             text.push_str(&format!("; {}", describe_operation(op)));
         }
-        bar.set_message(text);
-        let settled = claim.state == ClaimState::Failed
+        text
+    }
+
+    /// Provisioned, powered off as asked, failed, or its host in error.
+    fn settled(&self) -> bool {
+        let claim = &self.claim;
+        claim.state == ClaimState::Failed
             || matches!(
-                host_state,
+                claim.host.as_ref().map(|h| h.provisioning_state),
                 Some(ShownState::In(HostState::Provisioned | HostState::Error))
             )
-            || (claim.state == ClaimState::Bound && !claim.online);
-        if settled {
-            bar.finish_and_clear();
-            return Ok(claim);
+            || (claim.state == ClaimState::Bound && !claim.online)
+    }
+
+    /// Applies an event of the claim, of its host or of one of its operations. Answers whether
+    /// the whole claim must be read again (a host was bound, or events were forgotten).
+    fn apply(&mut self, event: &EventView) -> bool {
+        if let Some(change) = &event.claim {
+            let claim = &mut self.claim;
+            claim.state = change.state;
+            claim.online = change.online;
+            claim.reason = change.reason.clone();
+            let host = claim.host.as_ref().map(|h| &h.id);
+            if host != change.host.as_ref() {
+                return true;
+            }
         }
-        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        if let Some(change) = &event.host
+            && let Some(host) = &mut self.claim.host
+            && host.id == change.id
+        {
+            host.provisioning_state = change.provisioning_state;
+            host.power_state = change.power_state.clone();
+        }
+        if let Some(change) = &event.operation {
+            match &mut self.operation {
+                Some(op) if op.id == change.id => {
+                    op.status = change.status;
+                    op.attempts = change.attempts;
+                    op.error = change.error.clone();
+                    op.next_attempt_at = change.next_attempt_at.clone();
+                }
+                // A newer operation: read it whole.
+                _ => return true,
+            }
+        }
+        false
+    }
+}
+
+/// Follows a claim until it settles: provisioned, powered off as asked, failed, or its host in
+/// error; shows its state and its latest operation meanwhile. The changes come from the
+/// server's events (`GET /v1/events?claim=`); the claim is read whole at the start, when a host
+/// is bound, and to confirm that it settled.
+async fn watch_claim(c: &Client, id: &ClaimId) -> anyhow::Result<ClaimView> {
+    let bar = spinner();
+    // The stream first, then the state: a change after the read is an event.
+    let mut events = c
+        .events(&format!("/v1/events?claim={}", seg(id.as_str())?))
+        .await?;
+    let mut progress = ClaimProgress::read(c, id).await?;
+    loop {
+        bar.set_message(progress.describe());
+        if progress.settled() {
+            // An event read before the claim was may have been older than it: settled only if
+            // the claim as it is now says so.
+            progress = ClaimProgress::read(c, id).await?;
+            if progress.settled() {
+                bar.finish_and_clear();
+                return Ok(progress.claim);
+            }
+            continue;
+        }
+        let event = events.next().await?;
+        let again = match event.name.as_str() {
+            "reset" => true,
+            "claim" | "host" | "operation" => {
+                let change: EventView = client::view(event.data)?;
+                if change.action == EventAction::Deleted && change.claim.is_some() {
+                    bail!("the claim was released while it was watched");
+                }
+                progress.apply(&change)
+            }
+            _ => false,
+        };
+        if again {
+            progress = ClaimProgress::read(c, id).await?;
+        }
     }
 }
 
@@ -700,6 +824,7 @@ async fn resolve_names(url: Option<&str>, command: &mut Command) -> anyhow::Resu
         Command::Claim(ClaimCommand::Create(args)) => {
             wanted.extend(args.pod_manager.as_mut().map(|pm| (PodManager, pm)));
         }
+        Command::Events { host, .. } => wanted.extend(host.as_mut().map(|h| (Host, h))),
         Command::Pool(cmd) => match cmd {
             PoolCommand::Show { id } | PoolCommand::Delete { id } => wanted.push((Pool, id)),
             PoolCommand::Claim { pool, .. }
@@ -1207,6 +1332,28 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                 })
                 .await?;
             println!("saved {bytes} bytes to {}", file.display());
+        }
+        Command::Events {
+            kind,
+            claim,
+            host,
+            after,
+        } => {
+            let c = Client::from_env(url)?;
+            let mut query = url::form_urlencoded::Serializer::new(String::new());
+            for (key, value) in [("kind", kind), ("claim", claim), ("host", host)] {
+                if let Some(value) = value {
+                    query.append_pair(key, &value);
+                }
+            }
+            if let Some(after) = after {
+                query.append_pair("after", &after.to_string());
+            }
+            let mut events = c.events(&format!("/v1/events?{}", query.finish())).await?;
+            loop {
+                let event = events.next().await?;
+                println!("{}", serde_json::to_string(&event.data)?);
+            }
         }
         Command::Task(cmd) => {
             let c = Client::from_env(url)?;

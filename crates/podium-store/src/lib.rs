@@ -11,6 +11,7 @@
 mod audit;
 mod backup;
 mod claims;
+mod events;
 mod formats;
 mod grants;
 mod hosts;
@@ -25,6 +26,7 @@ mod tokens;
 
 pub use audit::AuditRow;
 pub use claims::{ClaimRow, HostFit, Unbound};
+pub use events::{EventHorizon, EventRow};
 pub use grants::GrantRow;
 pub use hosts::{HostRow, SyncSummary, Transition};
 pub use ipam::{IpAllocationRow, IpPoolRow, Missed};
@@ -324,7 +326,7 @@ impl Datastore {
 
     async fn migrate(&self) -> Result<(), StoreError> {
         let mut writer = self.writer().await?;
-        migrations::migrator()
+        migrations::migrator(self.backend)
             .await
             .map_err(StoreError::Migrate)?
             .run(&mut *writer)

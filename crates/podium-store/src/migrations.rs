@@ -3,24 +3,53 @@
 //!
 //! Each migration keeps the version, description and SQL text sqlx's directory reader gives it,
 //! so the checksums recorded in `_sqlx_migrations` by earlier releases still match.
+//!
+//! Most migrations are one file both databases accept. One that cannot be (triggers are written
+//! differently in SQLite and PostgreSQL) has a file of the same name in `migrations/sqlite/` and
+//! in `migrations/postgres/`; a database only ever runs its own, so each one's checksum is stable.
 
 use std::borrow::Cow;
 
 use sqlx::error::BoxDynError;
 use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
 
+use crate::Backend;
+
+/// A migration: its file's name, and its SQL on each database.
+struct File {
+    name: &'static str,
+    sqlite: &'static str,
+    postgres: &'static str,
+}
+
 macro_rules! migration {
     ($file:literal) => {
-        (
-            $file,
-            include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/migrations/", $file)),
-        )
+        File {
+            name: $file,
+            sqlite: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/migrations/", $file)),
+            postgres: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/migrations/", $file)),
+        }
+    };
+    ($file:literal, per_database) => {
+        File {
+            name: $file,
+            sqlite: include_str!(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/migrations/sqlite/",
+                $file
+            )),
+            postgres: include_str!(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/migrations/postgres/",
+                $file
+            )),
+        }
     };
 }
 
-/// `(file name, SQL)` of every migration, in order. A new migration is a new file and a new line
-/// here; the test below fails when the two disagree.
-const FILES: &[(&str, &str)] = &[
+/// Every migration, in order. A new migration is a new file and a new line here; the test below
+/// fails when the two disagree.
+const FILES: &[File] = &[
     migration!("0001_foundation.sql"),
     migration!("0002_pod_managers.sql"),
     migration!("0003_host_bmc.sql"),
@@ -36,19 +65,31 @@ const FILES: &[(&str, &str)] = &[
     migration!("0013_host_lifecycle.sql"),
     migration!("0014_fair_leasing.sql"),
     migration!("0015_audit.sql"),
+    migration!("0016_events.sql", per_database),
 ];
 
-/// The migrator of Podium's schema.
-pub(crate) async fn migrator() -> Result<Migrator, sqlx::migrate::MigrateError> {
-    Migrator::new(Embedded).await
+/// The migrator of Podium's schema on `backend`.
+pub(crate) async fn migrator(backend: Backend) -> Result<Migrator, sqlx::migrate::MigrateError> {
+    Migrator::new(Embedded(backend)).await
 }
 
 #[derive(Debug)]
-struct Embedded;
+struct Embedded(Backend);
 
 impl MigrationSource<'static> for Embedded {
     fn resolve(self) -> futures::future::BoxFuture<'static, Result<Vec<Migration>, BoxDynError>> {
-        Box::pin(async { FILES.iter().map(|(file, sql)| parse(file, sql)).collect() })
+        Box::pin(async move {
+            FILES
+                .iter()
+                .map(|f| {
+                    let sql = match self.0 {
+                        Backend::Sqlite => f.sqlite,
+                        Backend::Postgres => f.postgres,
+                    };
+                    parse(f.name, sql)
+                })
+                .collect()
+        })
     }
 }
 
@@ -78,13 +119,21 @@ mod tests {
     #[test]
     fn every_file_of_the_directory_is_embedded_in_order() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/migrations");
-        let mut on_disk: Vec<String> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|name| name.ends_with(".sql"))
-            .collect();
+        let names = |dir: &str| -> Vec<String> {
+            let mut names: Vec<String> = std::fs::read_dir(dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|name| name.ends_with(".sql"))
+                .collect();
+            names.sort();
+            names
+        };
+        let per_database = names(&format!("{dir}/sqlite"));
+        assert_eq!(per_database, names(&format!("{dir}/postgres")));
+        let mut on_disk = names(dir);
+        on_disk.extend(per_database);
         on_disk.sort();
-        let embedded: Vec<&str> = FILES.iter().map(|(file, _)| *file).collect();
+        let embedded: Vec<&str> = FILES.iter().map(|f| f.name).collect();
         assert_eq!(embedded, on_disk);
     }
 
@@ -93,9 +142,11 @@ mod tests {
         let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/migrations"));
         let mut from_dir = sqlx::migrate::resolve_blocking(dir).unwrap();
         from_dir.sort_by_key(|(m, _)| m.version);
+        // The migrations both databases share (sqlx's reader skips the per-database folders).
         let embedded: Vec<Migration> = FILES
             .iter()
-            .map(|(file, sql)| parse(file, sql).unwrap())
+            .filter(|f| dir.join(f.name).exists())
+            .map(|f| parse(f.name, f.sqlite).unwrap())
             .collect();
         assert_eq!(embedded.len(), from_dir.len());
         for (ours, (theirs, _)) in embedded.iter().zip(&from_dir) {

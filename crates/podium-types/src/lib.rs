@@ -9,6 +9,7 @@
 
 mod claim;
 mod documents;
+mod events;
 mod filters;
 mod hardware;
 mod host;
@@ -25,6 +26,7 @@ pub mod views;
 
 pub use claim::ClaimState;
 pub use documents::Phase;
+pub use events::{EventAction, EventFilter, EventKind};
 pub use filters::{AuditFilter, HostFilter, OperationFilter, PodManagerFilter};
 pub use hardware::{
     BootMode, BootPersistence, BootSettings, BootTarget, MediaAction, MediaRequest, MediaSlot,

@@ -339,6 +339,24 @@ pub struct AuditQuery {
     pub cursor: Option<String>,
 }
 
+/// `GET /v1/events`.
+#[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct EventsQuery {
+    /// Only these kinds, comma-separated: `claim`, `host`, `operation`.
+    pub kind: Option<String>,
+    /// Only events of this claim, of its host while bound to it, and of its operations.
+    pub claim: Option<ClaimId>,
+    /// Only events of this host and of its operations.
+    pub host: Option<HostId>,
+    /// Only events of this operation.
+    pub operation: Option<crate::OperationId>,
+    /// Start after this event (as `Last-Event-ID` does; the header wins). Without either, the
+    /// stream starts with the next change.
+    pub after: Option<i64>,
+}
+
 /// `GET /v1/tenants`.
 #[derive(Clone, Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]

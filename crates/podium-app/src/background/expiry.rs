@@ -1,5 +1,5 @@
-//! The expiry task: config drives whose URL has expired are forgotten, and audit events past
-//! the retention.
+//! The expiry task: config drives whose URL has expired are forgotten, and audit events and
+//! change events past their retention.
 
 use crate::app::Podium;
 
@@ -9,8 +9,10 @@ pub(super) async fn run(podium: &Podium) -> Result<String, String> {
         .config_drives_expire(&podium_store::now())
         .await
         .map_err(|e| e.to_string())?;
-    let events = podium.audit_expire().await.map_err(|e| e.to_string())?;
+    let audit = podium.audit_expire().await.map_err(|e| e.to_string())?;
+    let events = podium.events_expire().await.map_err(|e| e.to_string())?;
     Ok(format!(
-        "{drives} expired config drives and {events} audit events past the retention forgotten"
+        "{drives} expired config drives, {audit} audit events and {events} change events past \
+         their retention forgotten"
     ))
 }

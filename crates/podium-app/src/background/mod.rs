@@ -34,11 +34,12 @@ impl Podium {
         self.inner.background.start(runner, intervals);
     }
 
-    /// Shuts this process's work down: the periodic tasks stop, the operations worker leases
+    /// Shuts this process's work down: event streams end, the periodic tasks stop, the operations worker leases
     /// nothing more, lets running operations finish for up to `grace`, and hands back those
     /// still running (to another process, or to this one restarted, at once). Answers the
     /// operations handed back.
     pub async fn shutdown(&self, grace: std::time::Duration) -> Vec<podium_types::OperationId> {
+        self.inner.events.stop();
         self.inner.background.stop();
         let handed_back = self.operations_shutdown(grace).await;
         if handed_back.is_empty() {

@@ -8,6 +8,7 @@ mod audit;
 mod backup;
 mod claims;
 mod error;
+mod events;
 mod extract;
 mod grants;
 mod hosts;
@@ -50,6 +51,7 @@ use podium_app::error::Error;
          (name = "claims", description = "A tenant's claims on hosts (tenants; admins read)"),
          (name = "tenants", description = "Tenants and credentials (admin); who am I (anyone)"),
          (name = "admin", description = "The process's background tasks, metrics and backups (admin); the audit log (admins; a tenant its own)"),
+         (name = "events", description = "Changes of claims, hosts and operations as server-sent events (admins everything; a tenant its own)"),
          (name = "health", description = "Liveness"))
 )]
 struct ApiDoc;
@@ -75,6 +77,7 @@ pub(crate) fn routes() -> (Router<Podium>, utoipa::openapi::OpenApi) {
         .routes(routes!(tasks::task_list))
         .routes(routes!(backup::backup))
         .routes(routes!(audit::audit_list))
+        .routes(routes!(events::events))
         .routes(routes!(metrics::metrics))
         .routes(routes!(tasks::task_run))
         .routes(routes!(plugins::plugin_view))

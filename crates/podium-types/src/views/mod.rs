@@ -8,6 +8,7 @@
 
 mod audit;
 mod claims;
+mod events;
 mod hosts;
 mod ipam;
 mod operations;
@@ -19,6 +20,7 @@ mod tenants;
 
 pub use audit::AuditEventView;
 pub use claims::{AddressView, ClaimView, ClaimedHostView};
+pub use events::{ClaimEventView, EventView, HostEventView, OperationEventView};
 pub use hosts::{BmcView, HostErrorView, HostView, MaintenanceView};
 pub use ipam::{IpClaimView, IpPoolView, UsageView};
 pub use operations::OperationView;

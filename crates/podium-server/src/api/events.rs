@@ -1,0 +1,181 @@
+//! `GET /v1/events`: changes of claims, hosts and operations as server-sent events.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::http::header::AUTHORIZATION;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use futures::Stream;
+
+use super::error::ApiResult;
+use super::extract::{AnyCaller, ApiQuery};
+use podium_app::app::Podium;
+use podium_app::error::Error;
+use podium_app::events::{EventReader, EventStart};
+use podium_types::requests::EventsQuery;
+use podium_types::views::EventView;
+use podium_types::{EventFilter, EventKind};
+
+/// How long a stream waits for events before it checks its token again (a revoked or expired
+/// token ends the stream).
+const RECHECK: Duration = Duration::from_secs(10);
+
+/// How often an idle stream sends a comment, so that proxies and clients keep it open.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// Changes of claims, hosts and operations as server-sent events, in the order they were
+/// committed: each event's `event` is its kind (`claim`, `host`, `operation`), its `id` its
+/// `seq`, its `data` an `EventView` with the state the change left. An admin's token sees every
+/// change, a tenant's those of its claims, of the hosts bound to them and of the operations run
+/// for them.
+///
+/// The stream starts with the next change, or after the event `Last-Event-ID` (or `?after=`)
+/// names: a client that reconnects with the last id it saw misses nothing. Its first event,
+/// `ready`, carries the id it starts after, so that holds even before any change came. Events are kept for a
+/// day; a client resuming from before what is kept first gets a `reset` event (list again). A
+/// revoked or expired token ends the stream, as does the server's shutdown (reconnect).
+#[utoipa::path(get, path = "/v1/events", tag = "events",
+    params(EventsQuery,
+        ("Last-Event-ID" = Option<i64>, Header, description = "Resume after this event")),
+    responses((status = 200, description = "A stream of server-sent events (`text/event-stream`), each one's data an `EventView`",
+        content_type = "text/event-stream", body = EventView)),
+    security(("bearer" = [])))]
+pub(super) async fn events(
+    State(podium): State<Podium>,
+    AnyCaller(caller): AnyCaller,
+    headers: HeaderMap,
+    ApiQuery(q): ApiQuery<EventsQuery>,
+) -> ApiResult<Sse<impl Stream<Item = Result<Event, Infallible>>>> {
+    let after = match headers.get("last-event-id") {
+        Some(v) => Some(
+            v.to_str()
+                .ok()
+                .and_then(|v| v.trim().parse::<i64>().ok())
+                .ok_or_else(|| Error::invalid("Last-Event-ID", "must be an event's seq"))?,
+        ),
+        None => q.after,
+    };
+    let kinds = match q.kind.as_deref() {
+        None => Vec::new(),
+        Some(list) => list
+            .split(',')
+            .map(|k| {
+                k.trim().parse::<EventKind>().map_err(|_| {
+                    Error::invalid(
+                        "kind",
+                        "must be `claim`, `host` or `operation`, comma-separated",
+                    )
+                })
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    let filter = EventFilter {
+        tenant: None,
+        claim: q.claim,
+        host: q.host,
+        operation: q.operation,
+        kinds,
+    };
+    let (reader, start) = podium.events_watch(&caller, filter, after).await?;
+    let authorization = headers
+        .get(AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let stream = Watch {
+        podium,
+        reader,
+        authorization,
+        pending: reset(&start).into_iter().chain([ready(&start)]).collect(),
+        ended: false,
+    };
+    Ok(Sse::new(futures::stream::unfold(stream, Watch::next))
+        .keep_alive(KeepAlive::new().interval(KEEP_ALIVE)))
+}
+
+/// A watcher's stream: events read and not yet sent, and how to read more.
+struct Watch {
+    podium: Podium,
+    reader: EventReader,
+    authorization: Option<String>,
+    pending: VecDeque<Event>,
+    ended: bool,
+}
+
+impl Watch {
+    async fn next(mut self) -> Option<(Result<Event, Infallible>, Watch)> {
+        loop {
+            if let Some(event) = self.pending.pop_front() {
+                return Some((Ok(event), self));
+            }
+            if self.ended {
+                return None;
+            }
+            if let Err(e) = self
+                .podium
+                .authenticate(self.authorization.as_deref())
+                .await
+            {
+                self.ended = true;
+                self.pending
+                    .push_back(error_event("unauthenticated", &e.to_string()));
+                continue;
+            }
+            match self.podium.events_next(&mut self.reader, RECHECK).await {
+                Ok(Some(events)) => self.pending.extend(events.iter().map(event)),
+                Ok(None) => return None,
+                Err(e) => {
+                    tracing::warn!(error = %e, "an event stream ends: cannot read events");
+                    self.ended = true;
+                    self.pending
+                        .push_back(error_event("internal", "cannot read events; reconnect"));
+                }
+            }
+        }
+    }
+}
+
+/// An event as sent.
+fn event(view: &EventView) -> Event {
+    let data = serde_json::to_string(view).unwrap_or_else(|_| "{}".into());
+    Event::default()
+        .id(view.seq.to_string())
+        .event(view.kind.as_str())
+        .data(data)
+}
+
+/// The `ready` event that starts every stream: its `id` is where the stream starts, so that a
+/// client that loses the connection before any change came resumes from there, not from the
+/// next change after it reconnects.
+fn ready(start: &EventStart) -> Event {
+    Event::default()
+        .id(start.after.to_string())
+        .event("ready")
+        .data(serde_json::json!({ "after": start.after }).to_string())
+}
+
+/// The `reset` event that starts a stream resumed from before what is kept.
+fn reset(start: &EventStart) -> Option<Event> {
+    let through = start.forgotten_through?;
+    let data = serde_json::json!({
+        "forgotten_through": through,
+        "message": format!(
+            "the events up to {through} are forgotten (events are kept for a day): read the \
+             claims, hosts and operations again, then follow this stream"
+        ),
+    });
+    Some(
+        Event::default()
+            .id(through.to_string())
+            .event("reset")
+            .data(data.to_string()),
+    )
+}
+
+/// The `error` event that ends a stream, with an error body as the API's.
+fn error_event(code: &str, message: &str) -> Event {
+    let data = serde_json::json!({"error": {"code": code, "message": message}});
+    Event::default().event("error").data(data.to_string())
+}
