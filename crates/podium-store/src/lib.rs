@@ -104,6 +104,9 @@ pub struct Datastore {
     /// Tokens found by their hash in the last second (`tokens::TOKEN_CACHE_TTL`): a request's
     /// authentication then costs no round trip. Emptied by every change to tokens here.
     tokens: std::sync::Arc<tokens::TokenCache>,
+    /// Woken each time a writer connection is handed back (after its statement or its
+    /// transaction ended): what watches the events table reads it then, not only on its tick.
+    written: std::sync::Arc<tokio::sync::Notify>,
 }
 
 /// How long a PostgreSQL connection may sit idle in the pool before it is pinged on its way out.
@@ -246,6 +249,39 @@ impl Conn {
     }
 }
 
+/// The writer connection: a `Conn` that, handed back, wakes what waits for writes.
+pub(crate) struct Writer {
+    conn: Conn,
+    written: std::sync::Arc<tokio::sync::Notify>,
+}
+
+impl std::ops::Deref for Writer {
+    type Target = AnyConnection;
+
+    fn deref(&self) -> &AnyConnection {
+        &self.conn
+    }
+}
+
+impl std::ops::DerefMut for Writer {
+    fn deref_mut(&mut self) -> &mut AnyConnection {
+        &mut self.conn
+    }
+}
+
+impl Writer {
+    /// `Conn::begin` on the writer.
+    pub(crate) async fn begin(&mut self) -> Result<sqlx::Transaction<'_, sqlx::Any>, StoreError> {
+        self.conn.begin().await
+    }
+}
+
+impl Drop for Writer {
+    fn drop(&mut self) {
+        self.written.notify_one();
+    }
+}
+
 async fn connect_sqlite(url: &str) -> Result<AnyConnection, sqlx::Error> {
     use sqlx::{Connection, Executor};
     let mut conn = AnyConnection::connect(url).await?;
@@ -319,6 +355,7 @@ impl Datastore {
             writer,
             backend,
             tokens: Default::default(),
+            written: Default::default(),
         };
         store.migrate().await?;
         Ok(store)
@@ -353,8 +390,17 @@ impl Datastore {
 
     /// The connection for a write, or for a transaction that writes (`Conn::begin`). On SQLite
     /// there is one: other writes wait until it is dropped.
-    pub(crate) async fn writer(&self) -> Result<Conn, StoreError> {
-        self.writer.get().await
+    pub(crate) async fn writer(&self) -> Result<Writer, StoreError> {
+        Ok(Writer {
+            conn: self.writer.get().await?,
+            written: self.written.clone(),
+        })
+    }
+
+    /// Resolves after a write of this process ended (or at once, if one ended since the last
+    /// call): one waiter, the event clock.
+    pub async fn written(&self) {
+        self.written.notified().await
     }
 }
 

@@ -1,6 +1,6 @@
-//! The event clock: the newest event's number, read from the database a few times a second
-//! while anyone watches, so that a process's watchers share one query and each reads the events
-//! only when there are new ones (written by this process or by any other on the same database).
+//! The event clock: the newest event's number, read from the database after each write of this
+//! process and five times a second (another process's writes) while anyone watches, so that a
+//! process's watchers share one query and each reads the events only when there are new ones.
 
 use std::sync::{Arc, Weak};
 use std::time::Duration;
@@ -8,7 +8,7 @@ use std::time::Duration;
 use podium_store::{Datastore, EventHorizon};
 use tokio::sync::watch;
 
-/// How often the newest event is read while anyone watches.
+/// How often the newest event is read while anyone watches, whatever this process writes.
 const TICK: Duration = Duration::from_millis(200);
 
 /// The newest event as last read; its reader runs from the first watcher on.
@@ -44,7 +44,11 @@ impl EventClock {
 async fn tick(horizon: Weak<watch::Sender<EventHorizon>>, datastore: Datastore) {
     let mut failing = false;
     loop {
-        tokio::time::sleep(TICK).await;
+        // This process's writes are seen at once; another's on the tick.
+        tokio::select! {
+            () = tokio::time::sleep(TICK) => {}
+            () = datastore.written() => {}
+        }
         let Some(sender) = horizon.upgrade() else {
             return;
         };
