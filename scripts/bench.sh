@@ -3,7 +3,7 @@
 # `<!-- bench:NAME -->` markers of each section, with the machine and the commit they ran on.
 #
 #   scripts/bench.sh            # everything (about 30 minutes on 2 cores, after the build)
-#   scripts/bench.sh api ipam   # some: plugin_call, ipam, api, scale
+#   scripts/bench.sh api ipam   # some: plugin_call, ipam, api, scale, latency
 #
 # Installs what it needs first (the test peers: sushy-tools, PostgreSQL), like scripts/test.sh.
 set -euo pipefail
@@ -16,7 +16,7 @@ if ! command -v wrk >/dev/null 2>&1; then # the API benchmark's load generator
 fi
 
 which=("$@")
-[ ${#which[@]} -eq 0 ] && which=(plugin_call ipam api scale)
+[ ${#which[@]} -eq 0 ] && which=(plugin_call ipam api scale latency)
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 
@@ -43,7 +43,8 @@ for b in "${which[@]}"; do
       { cat "$out/ipam.sqlite"; echo; cat "$out/ipam.postgres"; } >"$out/ipam" ;;
     api) run api cargo bench -q -p podium-tests --bench api >/dev/null ;;
     scale) run scale cargo bench -q -p podium-tests --bench scale >/dev/null ;;
-    *) echo "unknown benchmark: $b (plugin_call, ipam, api, scale)" >&2; exit 2 ;;
+    latency) run latency cargo bench -q -p podium-tests --bench latency >/dev/null ;;
+    *) echo "unknown benchmark: $b (plugin_call, ipam, api, scale, latency)" >&2; exit 2 ;;
   esac
   python3 - "$b" "$out/$b" "$machine" <<'EOF'
 import re, sys

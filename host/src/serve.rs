@@ -112,7 +112,8 @@ pub(crate) struct ServeArgs {
     /// Tries before a transient failure ends an operation.
     #[arg(long, default_value_t = 6, env = "PODIUM_OPERATION_ATTEMPTS")]
     operation_attempts: u32,
-    /// Operations of one pod manager that run at once, across every process on the database.
+    /// Operations of one pod manager's shared Redfish service that run at once, across every
+    /// process on the database (a host with its own BMC runs one at a time, not counted here).
     #[arg(long, default_value_t = 8, env = "PODIUM_OPERATIONS_PER_POD_MANAGER")]
     operations_per_pod_manager: usize,
     /// Seconds running operations may take to finish on SIGTERM before they are handed back to

@@ -392,16 +392,33 @@ async fn a_bmc_answering_500_for_a_while_is_retried_until_it_recovers() {
     assert_eq!(bmc.get_json(&system).await.unwrap()["PowerState"], "On");
 }
 
-/// At most `--operations-per-pod-manager` operations of one site run at once, however many
-/// processes share the database (two, on PostgreSQL): no moment lies inside more than that many
-/// operations' `[started_at, finished_at]`.
+/// At most `--operations-per-pod-manager` operations of one site's shared Redfish service run
+/// at once, however many processes share the database (two, on PostgreSQL): no moment lies
+/// inside more than that many of its operations' `[started_at, finished_at]`. Hosts of the same
+/// site with a BMC of their own (each behind a proxy answering in 300 ms) are not held to that
+/// limit: theirs run side by side.
 #[tokio::test]
-async fn the_per_site_limit_holds_across_processes() {
+async fn the_per_site_limit_holds_across_processes_and_spares_hosts_with_their_own_bmc() {
+    use podium_tests::sushy::FakeSystem;
     const HOSTS: usize = 12;
+    const OWN: usize = 6;
     const LIMIT: usize = 2;
     let bmc = Sushy::start(SushyConfig::with_systems(HOSTS as u32))
         .await
         .unwrap();
+    let mut own = SushyConfig::with_systems(0);
+    own.systems = (1..=OWN as u32)
+        .map(|i| FakeSystem::numbered(100 + i))
+        .collect();
+    let own = Sushy::start(own).await.unwrap();
+    let mut proxies = Vec::new();
+    for _ in 0..OWN {
+        let proxy = podium_tests::FaultProxy::start(&own.url()).await;
+        proxy
+            .delay_ms
+            .store(300, std::sync::atomic::Ordering::Release);
+        proxies.push(proxy);
+    }
     let data = tempfile::tempdir().unwrap();
     let database = podium_tests::PostgresDatabase::for_this_run().await;
     let url = database.as_ref().map(|d| d.url.as_str());
@@ -416,35 +433,70 @@ async fn the_per_site_limit_holds_across_processes() {
         ),
         None => None,
     };
-    for host in &hosts {
-        power(&admin, host["id"].as_str().unwrap(), "on").await;
+    let mut own_ids = Vec::new();
+    for (i, proxy) in proxies.iter().enumerate() {
+        let body = json!({"pod_manager": pm, "bmc": {"url": proxy.url(),
+            "system_id": FakeSystem::numbered(101 + i as u32).uuid}});
+        let host = admin.created("/v1/hosts", body).await.body;
+        own_ids.push(host["id"].as_str().unwrap().to_owned());
+    }
+    eventually(Duration::from_secs(60), "own hosts available", || async {
+        let hosts = admin
+            .get(&format!(
+                "/v1/hosts?pod_manager={pm}&state=available&limit=1000"
+            ))
+            .await
+            .body;
+        let items = hosts["items"].as_array()?.clone();
+        own_ids
+            .iter()
+            .all(|id| items.iter().any(|h| h["id"] == id.as_str()))
+            .then_some(())
+    })
+    .await;
+    for host in hosts.iter().map(|h| h["id"].as_str().unwrap()) {
+        power(&admin, host, "on").await;
+    }
+    for host in &own_ids {
+        power(&admin, host, "on").await;
     }
     let ops = eventually(
         Duration::from_secs(60),
         "every operation finished",
         || async {
             let ops = operations(&admin, &pm).await;
-            (ops.len() == HOSTS && ops.values().all(|o| o["status"] == "succeeded")).then_some(ops)
+            (ops.len() == HOSTS + OWN && ops.values().all(|o| o["status"] == "succeeded"))
+                .then_some(ops)
         },
     )
     .await;
-    // Ends before starts at the same instant: an operation leased as another ended is not
-    // counted twice.
-    let mut events: Vec<(String, i32)> = Vec::new();
-    for o in ops.values() {
-        events.push((o["started_at"].as_str().unwrap().to_owned(), 1));
-        events.push((o["finished_at"].as_str().unwrap().to_owned(), -1));
-    }
-    events.sort();
-    let (mut running, mut most) = (0, 0);
-    for (_, change) in &events {
-        running += change;
-        most = most.max(running);
-    }
-    assert!(most <= LIMIT as i32, "{most} ran at once: {events:?}");
+    // The most operations running at one moment. Ends before starts at the same instant: an
+    // operation leased as another ended is not counted twice.
+    let most = |ops: Vec<&Value>| {
+        let mut events: Vec<(String, i32)> = Vec::new();
+        for o in ops {
+            events.push((o["started_at"].as_str().unwrap().to_owned(), 1));
+            events.push((o["finished_at"].as_str().unwrap().to_owned(), -1));
+        }
+        events.sort();
+        let (mut running, mut most) = (0, 0);
+        for (_, change) in &events {
+            running += change;
+            most = most.max(running);
+        }
+        (most, events)
+    };
+    let is_own = |o: &&Value| own_ids.iter().any(|id| o["host"] == id.as_str());
+    let (shared, events) = most(ops.values().filter(|o| !is_own(o)).collect());
+    assert!(shared <= LIMIT as i32, "{shared} ran at once: {events:?}");
     assert_eq!(
-        most, LIMIT as i32,
+        shared, LIMIT as i32,
         "the limit was never reached: {events:?}"
+    );
+    let (side_by_side, events) = most(ops.values().filter(is_own).collect());
+    assert!(
+        side_by_side > LIMIT as i32,
+        "hosts with their own BMC were held to the site's limit: {events:?}"
     );
 }
 

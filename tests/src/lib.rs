@@ -848,18 +848,34 @@ impl Drop for ImageServer {
 /// An HTTP proxy on 127.0.0.1 in front of a real BMC (the emulator) that, while `failing` is
 /// set, answers every request itself with `500 Internal Server Error` and a Redfish error body,
 /// as a BMC whose service is wedged does; otherwise it forwards each request unchanged. Each
-/// answer waits `delay_ms` first, as a slow BMC's does. Stopped when dropped.
+/// answer waits `delay_ms` first, plus up to `jitter_ms` more (uniformly at random), as a slow
+/// BMC's does; `requests` counts what it was sent. Stopped when dropped.
 #[derive(Debug)]
 pub struct FaultProxy {
     port: u16,
     pub failing: std::sync::Arc<std::sync::atomic::AtomicBool>,
     /// Milliseconds every request waits before it is answered (or forwarded).
     pub delay_ms: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    /// At most this many milliseconds more, drawn for each request.
+    pub jitter_ms: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    /// Requests received so far.
+    pub requests: std::sync::Arc<std::sync::atomic::AtomicU64>,
     task: tokio::task::JoinHandle<()>,
 }
 
 impl FaultProxy {
     pub async fn start(upstream: &str) -> FaultProxy {
+        FaultProxy::start_with(upstream, None).await
+    }
+
+    /// A proxy that shows one system of the emulator behind it: its `Systems` collection lists
+    /// only the one whose id is `system`, as a host's own BMC would. Many such proxies in front
+    /// of one emulator are many single-system BMCs, without an emulator process each.
+    pub async fn start_one_system(upstream: &str, system: &str) -> FaultProxy {
+        FaultProxy::start_with(upstream, Some(system.to_owned())).await
+    }
+
+    async fn start_with(upstream: &str, only_system: Option<String>) -> FaultProxy {
         use tokio::io::{AsyncReadExt, AsyncWriteExt};
         let listener = tokio::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0))
             .await
@@ -867,13 +883,21 @@ impl FaultProxy {
         let port = listener.local_addr().expect("addr").port();
         let failing = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let delay_ms = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let jitter_ms = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let requests = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
         let upstream = upstream.trim_end_matches('/').to_owned();
         let client = reqwest::Client::new();
-        let (flag, delay) = (failing.clone(), delay_ms.clone());
+        let (flag, delay, jitter, count) = (
+            failing.clone(),
+            delay_ms.clone(),
+            jitter_ms.clone(),
+            requests.clone(),
+        );
         let task = tokio::spawn(async move {
             while let Ok((mut stream, _)) = listener.accept().await {
                 let (flag, client, upstream) = (flag.clone(), client.clone(), upstream.clone());
-                let delay = delay.clone();
+                let (delay, jitter, count) = (delay.clone(), jitter.clone(), count.clone());
+                let only_system = only_system.clone();
                 tokio::spawn(async move {
                     let mut request = Vec::new();
                     let mut buf = [0_u8; 4096];
@@ -909,7 +933,9 @@ impl FaultProxy {
                         }
                     }
                     let body = request[head_end..head_end + length].to_vec();
-                    let wait = delay.load(std::sync::atomic::Ordering::Acquire);
+                    count.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+                    let wait = delay.load(std::sync::atomic::Ordering::Acquire)
+                        + fastrand::u64(..=jitter.load(std::sync::atomic::Ordering::Acquire));
                     tokio::time::sleep(Duration::from_millis(wait)).await;
                     let (status, content_type, answer) = if flag
                         .load(std::sync::atomic::Ordering::Acquire)
@@ -937,7 +963,13 @@ impl FaultProxy {
                                     .and_then(|v| v.to_str().ok())
                                     .unwrap_or("application/json")
                                     .to_owned();
-                                let bytes = r.bytes().await.map(|b| b.to_vec()).unwrap_or_default();
+                                let mut bytes =
+                                    r.bytes().await.map(|b| b.to_vec()).unwrap_or_default();
+                                if let Some(system) = &only_system
+                                    && path.trim_end_matches('/') == "/redfish/v1/Systems"
+                                {
+                                    bytes = one_member(&bytes, system);
+                                }
                                 (status, content_type, bytes)
                             }
                             Err(_) => return,
@@ -958,6 +990,8 @@ impl FaultProxy {
             port,
             failing,
             delay_ms,
+            jitter_ms,
+            requests,
             task,
         }
     }
@@ -965,6 +999,23 @@ impl FaultProxy {
     pub fn url(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
     }
+}
+
+/// A Redfish collection with only the member whose id (its path's last segment) is `id`.
+fn one_member(collection: &[u8], id: &str) -> Vec<u8> {
+    let Ok(mut doc) = serde_json::from_slice::<Value>(collection) else {
+        return collection.to_vec();
+    };
+    if let Some(members) = doc["Members"].as_array_mut() {
+        members.retain(|m| {
+            m["@odata.id"]
+                .as_str()
+                .is_some_and(|p| p.trim_end_matches('/').rsplit('/').next() == Some(id))
+        });
+        let count = members.len();
+        doc["Members@odata.count"] = serde_json::json!(count);
+    }
+    serde_json::to_vec(&doc).unwrap_or_default()
 }
 
 impl Drop for FaultProxy {

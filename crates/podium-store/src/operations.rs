@@ -73,6 +73,10 @@ const DUE: [&str; 2] = [
     "o.status = 'queued' AND COALESCE(o.next_attempt_at, o.created_at) <= $3",
 ];
 
+/// Whether `o` runs at a host's own BMC (not at its pod manager's shared service).
+const OWN_BMC: &str =
+    "EXISTS (SELECT 1 FROM hosts h WHERE h.id = o.host_id AND h.bmc_url IS NOT NULL)";
+
 /// The operations of one host run one at a time, in the order they were queued: none of `o`'s
 /// host is running under a live lease, and none queued before it is still waiting. A host in
 /// maintenance runs only the admin's own power, boot and media actions (ahead of whatever else
@@ -196,10 +200,14 @@ impl Datastore {
     }
 
     /// Leases the operation due first for `owner` until `until`: it is `running`, its attempt
-    /// counted. What is due at a pod manager running nothing goes first (oldest first), then
-    /// what is due at the others; operations of a pod manager that already has
-    /// `per_pod_manager` running under a live lease (in any process) wait. `None` when nothing
-    /// may run.
+    /// counted. Concurrency is limited where the bottleneck is, the BMC endpoint: a pod
+    /// manager's shared Redfish service runs at most `per_pod_manager` operations at once
+    /// (under a live lease, in any process), counting those of its hosts without a BMC of their
+    /// own and its own (a sync); a host with its own BMC runs one operation at a time (as every
+    /// host does) and is not counted against its site, so a site of independent BMCs runs as
+    /// wide as it has hosts. What is due at a pod manager running nothing goes first (oldest
+    /// first), then what is due at a host with its own BMC, then at the pod managers with room
+    /// left. `None` when nothing may run.
     ///
     /// Leasing is serialized across processes (SQLite's write lock; on PostgreSQL, an advisory
     /// lock held for the transaction), so the count of running operations a lease reads is the
@@ -217,11 +225,11 @@ impl Datastore {
                 .execute(&mut *tx)
                 .await?;
         }
-        // The pod managers running operations now, with how many.
-        let running: Vec<(String, i64)> = sqlx::query_as(
-            "SELECT pod_manager, COUNT(*) FROM operations WHERE status = 'running' \
-             AND lease_expires_at > $1 GROUP BY pod_manager",
-        )
+        // The pod managers whose shared service runs operations now, with how many.
+        let running: Vec<(String, i64)> = sqlx::query_as(&format!(
+            "SELECT o.pod_manager, COUNT(*) FROM operations o WHERE o.status = 'running' \
+             AND o.lease_expires_at > $1 AND NOT {OWN_BMC} GROUP BY o.pod_manager"
+        ))
         .bind(super::now())
         .fetch_all(&mut *tx)
         .await?;
@@ -250,6 +258,14 @@ impl Datastore {
                 format!(" AND {column} NOT IN ({})", params.join(", "))
             }
         };
+        // A full pod manager still runs what is due at its hosts with their own BMC.
+        let not_full = |excluded: &[&str]| {
+            let clause = not_in("o.pod_manager", excluded);
+            match clause.strip_prefix(" AND ") {
+                Some(clause) => format!(" AND ({OWN_BMC} OR {clause})"),
+                None => String::new(),
+            }
+        };
         let [expired, queued] = DUE;
         // The oldest due operation of the pod managers not `excluded`, found through each one's
         // `operations_pm_queue`: one index seek per pod manager, never a walk past the queue of
@@ -262,15 +278,24 @@ impl Datastore {
                 not_in("p.uuid", excluded)
             )
         };
+        let none: Vec<&str> = Vec::new();
         let mut candidates = vec![
             (
                 format!(
                     "SELECT o.id FROM operations o WHERE {expired}{} AND {HOST_FREE} ORDER BY o.id LIMIT 1",
-                    not_in("o.pod_manager", &full)
+                    not_full(&full)
                 ),
                 &full,
             ),
             (oldest_of(&busy), &busy),
+            // Walks the queue in id order past what waits at shared services.
+            (
+                format!(
+                    "SELECT o.id FROM operations o WHERE {queued} AND {OWN_BMC} AND {HOST_FREE} \
+                     ORDER BY o.id LIMIT 1"
+                ),
+                &none,
+            ),
         ];
         if !busy.is_empty() {
             candidates.push((oldest_of(&full), &full));

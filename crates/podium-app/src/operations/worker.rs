@@ -18,7 +18,8 @@ pub struct OperationSettings {
     pub retry_base: Duration,
     /// Tries before a transient failure becomes the operation's end.
     pub max_attempts: u32,
-    /// Operations of one pod manager that run at once, across every process.
+    /// Operations of one pod manager's shared service that run at once, across every process
+    /// (a host with its own BMC is not counted).
     pub per_pod_manager: usize,
 }
 

@@ -1,0 +1,147 @@
+//! Hosts with their own BMCs under real BMC latencies (the Metal3 model): each host is registered
+//! with its own BMC endpoint, a latency proxy (`FaultProxy`, a delay and a random jitter per
+//! request) that shows one system of a sushy-tools emulator, as a single-system BMC. Measures the wall time until every
+//! host is registered and inspected (`available`), then until every one is powered on, each
+//! beside its physical limit: the most requests any one host's BMC was sent in that phase,
+//! answered one after another at the proxy's delay, as if every host were served at once.
+//!
+//! `cargo bench -p podium-tests --bench latency [-- HOSTS DELAY_MS JITTER_MS]`; defaults 40,
+//! 400, 0.
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use podium_tests::sushy::{FakeSystem, Sushy, SushyConfig};
+use podium_tests::{FaultProxy, ProcessServer};
+use serde_json::json;
+
+const BIN: &str = env!("CARGO_BIN_EXE_podium-under-test");
+
+/// Requests each proxy has received so far.
+fn counts(proxies: &[FaultProxy]) -> Vec<u64> {
+    proxies
+        .iter()
+        .map(|p| p.requests.load(Ordering::Acquire))
+        .collect()
+}
+
+/// The physical limit of a phase: the most requests one BMC got in it, one after another.
+fn limit(before: &[u64], after: &[u64], delay_ms: usize) -> (u64, Duration) {
+    let most = before
+        .iter()
+        .zip(after)
+        .map(|(b, a)| a - b)
+        .max()
+        .unwrap_or(0);
+    (most, Duration::from_millis(most * delay_ms as u64))
+}
+
+fn main() {
+    let [hosts, delay_ms, jitter_ms] = podium_tests::bench_args([40, 400, 0]);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let mut config = SushyConfig::with_systems(0);
+        config.systems = (1..=hosts as u32).map(FakeSystem::numbered).collect();
+        let bmcs = Sushy::start(config).await.expect("an emulator");
+        let site = Sushy::start(SushyConfig::with_systems(0))
+            .await
+            .expect("an emulator");
+        let mut proxies = Vec::new();
+        for i in 1..=hosts as u32 {
+            let proxy =
+                FaultProxy::start_one_system(&bmcs.url(), &FakeSystem::numbered(i).uuid).await;
+            proxy.delay_ms.store(delay_ms as u64, Ordering::Release);
+            proxy.jitter_ms.store(jitter_ms as u64, Ordering::Release);
+            proxies.push(proxy);
+        }
+        let data = tempfile::tempdir().unwrap();
+        let server = ProcessServer::start(BIN, data.path(), None).await;
+        let admin = server.admin();
+        let pm = admin.create_site(&site.url()).await;
+        let (_, podium_before) = server.usage().unwrap();
+
+        // Every host registered at once, each at its own BMC.
+        let start = counts(&proxies);
+        let started = Instant::now();
+        let created = futures::future::join_all(proxies.iter().map(|p| {
+            let admin = admin.clone();
+            let body = json!({"pod_manager": pm, "bmc": {"url": p.url()}});
+            async move { admin.post("/v1/hosts", body).await }
+        }))
+        .await;
+        for reply in &created {
+            assert!(reply.status.is_success(), "{}", reply.text);
+        }
+        let ids: Vec<String> = created
+            .iter()
+            .map(|r| r.body["id"].as_str().unwrap().to_owned())
+            .collect();
+        let available = async |ids: &[String]| {
+            let page = admin.get("/v1/hosts?state=available&limit=1000").await.body;
+            let items = page["items"].as_array().cloned().unwrap_or_default();
+            ids.iter()
+                .all(|id| items.iter().any(|h| h["id"] == id.as_str()))
+        };
+        while !available(&ids).await {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let registered = started.elapsed();
+        let registered_limit = limit(&start, &counts(&proxies), delay_ms);
+        let (_, podium_registered) = server.usage().unwrap();
+
+        // Every host powered on at once.
+        let start = counts(&proxies);
+        let started = Instant::now();
+        for id in &ids {
+            let op = admin
+                .post(&format!("/v1/hosts/{id}/power"), json!({"action": "on"}))
+                .await;
+            assert!(op.status.is_success(), "{}", op.text);
+        }
+        loop {
+            let on = admin.get("/v1/hosts?power_state=on&limit=1000").await.body["items"]
+                .as_array()
+                .map_or(0, Vec::len);
+            if on >= ids.len() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let powered = started.elapsed();
+        let powered_limit = limit(&start, &counts(&proxies), delay_ms);
+        let (_, podium_powered) = server.usage().unwrap();
+
+        println!(
+            "{hosts} hosts, each with its own BMC endpoint (a proxy adding {delay_ms} ms + up to \
+             {jitter_ms} ms per request in front of sushy-tools), SQLite"
+        );
+        println!();
+        println!("| work | wall time | physical limit | Podium CPU |");
+        println!("|---|---|---|---|");
+        let row =
+            |what: &str, wall: Duration, (requests, limit): (u64, Duration), cpu: Duration| {
+                println!(
+                    "| {what} | {:.1} s | {:.1} s ({requests} requests to one BMC) | {:.1} s |",
+                    wall.as_secs_f64(),
+                    limit.as_secs_f64(),
+                    cpu.as_secs_f64(),
+                )
+            };
+        row(
+            &format!("register and inspect {hosts} hosts"),
+            registered,
+            registered_limit,
+            podium_registered - podium_before,
+        );
+        row(
+            &format!("power on {hosts} hosts"),
+            powered,
+            powered_limit,
+            podium_powered - podium_registered,
+        );
+        server.kill9().await;
+    });
+}
