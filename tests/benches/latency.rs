@@ -1,9 +1,10 @@
 //! Hosts with their own BMCs under real BMC latencies (the Metal3 model): each host is registered
 //! with its own BMC endpoint, a latency proxy (`FaultProxy`, a delay and a random jitter per
-//! request) that shows one system of a sushy-tools emulator, as a single-system BMC. Measures the wall time until every
-//! host is registered and inspected (`available`), then until every one is powered on, each
-//! beside its physical limit: the most requests any one host's BMC was sent in that phase,
-//! answered one after another at the proxy's delay, as if every host were served at once.
+//! request) that shows one system of a sushy-tools emulator, as a single-system BMC. Measures the
+//! wall time until every host is registered and inspected (`available`), then until every one is
+//! powered on, then a full refresh (the site's sync reads every host's BMC again), each beside
+//! its physical limit: the most requests any one host's BMC was sent in that phase, answered one
+//! after another at the proxy's delay, as if every host were served at once.
 //!
 //! `cargo bench -p podium-tests --bench latency [-- HOSTS DELAY_MS JITTER_MS]`; defaults 40,
 //! 400, 0.
@@ -114,9 +115,32 @@ fn main() {
         let powered_limit = limit(&start, &counts(&proxies), delay_ms);
         let (_, podium_powered) = server.usage().unwrap();
 
+        // A full refresh: the site's sync reads every host's own BMC again.
+        let start = counts(&proxies);
+        let started = Instant::now();
+        let sync = admin
+            .post(&format!("/v1/pod_managers/{pm}/sync"), json!({}))
+            .await;
+        assert!(sync.status.is_success(), "{}", sync.text);
+        let op = sync.body["id"].as_str().unwrap().to_owned();
+        loop {
+            let status = admin.get(&format!("/v1/operations/{op}")).await.body["status"].clone();
+            assert_ne!(status, "failed", "the sync failed");
+            if status == "succeeded" {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let refreshed = started.elapsed();
+        let refreshed_limit = limit(&start, &counts(&proxies), delay_ms);
+        let (_, podium_refreshed) = server.usage().unwrap();
+
+        let peak = server.peak_rss().unwrap_or(0);
         println!(
             "{hosts} hosts, each with its own BMC endpoint (a proxy adding {delay_ms} ms + up to \
-             {jitter_ms} ms per request in front of sushy-tools), SQLite"
+             {jitter_ms} ms per request in front of sushy-tools), SQLite; Podium's peak resident \
+             memory {:.0} MiB",
+            peak as f64 / 1024.0
         );
         println!();
         println!("| work | wall time | physical limit | Podium CPU |");
@@ -141,6 +165,12 @@ fn main() {
             powered,
             powered_limit,
             podium_powered - podium_registered,
+        );
+        row(
+            &format!("refresh {hosts} hosts (the site's sync)"),
+            refreshed,
+            refreshed_limit,
+            podium_refreshed - podium_powered,
         );
         server.kill9().await;
     });

@@ -20,6 +20,10 @@ use podium_types::views::{HostView, List, OperationView};
 use podium_types::{HostFilter, OperationFilter};
 use podium_types::{OperationRequest, PowerAction};
 
+/// Hosts with their own BMC refreshed at once by a sync (each at its own endpoint; the bound
+/// keeps a site of thousands from holding as many plugin instances).
+const REFRESH_AT_ONCE: usize = 64;
+
 impl Podium {
     /// A host by id, or `not_found`.
     pub(crate) async fn host_load(&self, id: &HostId) -> Result<HostRow, Error> {
@@ -161,22 +165,33 @@ impl Podium {
         self.host_view(caller, &host.id).await
     }
 
-    /// Refreshes the inventory of the hosts of a pod manager that have their own BMC.
+    /// Refreshes the inventory of the hosts of a pod manager that have their own BMC, many at
+    /// once (each BMC is its own endpoint: one exchange at a time with each), skipping those
+    /// with an operation queued or running.
     pub(crate) async fn hosts_with_bmc_refresh(&self, pm: &PodManager) -> Result<(), Error> {
-        for host in self.datastore().hosts_with_bmc(&pm.uuid).await? {
-            let now = podium_store::now();
-            match self.host_driver(pm, &host).await?.discover().await {
-                Ok(systems) => match systems.iter().find(|s| s.id == host.system_id) {
-                    Some(system) => {
-                        self.datastore()
-                            .host_refresh(&host.id, &host_row_from_system(system), &now)
-                            .await?
-                    }
-                    None => self.datastore().host_set_missing(&host.id, &now).await?,
-                },
-                Err(e) => {
-                    tracing::warn!(host = %host.id, error = %e, "cannot reach the host's own BMC")
+        use futures::StreamExt;
+        let hosts = self.datastore().hosts_with_bmc_idle(&pm.uuid).await?;
+        let refreshed: Vec<Result<(), Error>> = futures::stream::iter(hosts)
+            .map(|host| async move { self.host_with_bmc_refresh(pm, &host).await })
+            .buffer_unordered(REFRESH_AT_ONCE)
+            .collect()
+            .await;
+        refreshed.into_iter().collect()
+    }
+
+    async fn host_with_bmc_refresh(&self, pm: &PodManager, host: &HostRow) -> Result<(), Error> {
+        let now = podium_store::now();
+        match self.host_driver(pm, host).await?.discover().await {
+            Ok(systems) => match systems.iter().find(|s| s.id == host.system_id) {
+                Some(system) => {
+                    self.datastore()
+                        .host_refresh(&host.id, &host_row_from_system(system), &now)
+                        .await?
                 }
+                None => self.datastore().host_set_missing(&host.id, &now).await?,
+            },
+            Err(e) => {
+                tracing::warn!(host = %host.id, error = %e, "cannot reach the host's own BMC")
             }
         }
         Ok(())

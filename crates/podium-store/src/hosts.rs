@@ -232,13 +232,16 @@ impl Datastore {
         Ok(())
     }
 
-    /// Hosts of a pod manager that have their own BMC.
-    pub async fn hosts_with_bmc(
+    /// Hosts of a pod manager that have their own BMC and no operation queued or running (what
+    /// it will do reads or changes the host anyway).
+    pub async fn hosts_with_bmc_idle(
         &self,
         pod_manager: &PodManagerId,
     ) -> Result<Vec<HostRow>, StoreError> {
         let docs: Vec<String> = sqlx::query_scalar(&format!(
-            "SELECT {} AS doc FROM hosts WHERE pod_manager = $1 AND bmc_url IS NOT NULL ORDER BY id",
+            "SELECT {} AS doc FROM hosts WHERE pod_manager = $1 AND bmc_url IS NOT NULL \
+             AND NOT EXISTS (SELECT 1 FROM operations o WHERE o.host_id = hosts.id \
+                 AND o.status IN ('queued', 'running')) ORDER BY id",
             self.host_doc()
         ))
         .bind(pod_manager.as_str())
