@@ -26,7 +26,9 @@ use podium_types::requests::{
     IpClaimCreate, IpPoolCreate, IpRangeParams, MaintenanceParams, PluginBindingParams,
     PodManagerCreate, PowerParams, TenantCreate, TlsParams, TokenCreate,
 };
-use podium_types::views::{ClaimView, EventView, List, MeView, OperationView, TaskList};
+use podium_types::views::{
+    ClaimView, EventView, List, MeView, OperationEventView, OperationView, TaskList,
+};
 use podium_types::{
     ClaimId, ClaimState, EventAction, HostState, OperationId, OperationKind, OperationStatus,
     Secret, ShownState,
@@ -592,11 +594,8 @@ async fn watch_operation(c: &Client, id: &OperationId) -> anyhow::Result<Operati
         match event.name.as_str() {
             "operation" => {
                 let changed: EventView = client::view(event.data)?;
-                if let Some(change) = changed.operation {
-                    op.status = change.status;
-                    op.attempts = change.attempts;
-                    op.error = change.error;
-                    op.next_attempt_at = change.next_attempt_at;
+                if let Some(change) = &changed.operation {
+                    apply_operation(&mut op, change);
                     if ended(&op) {
                         // Its result is in the whole view.
                         op = c.get_view(&path).await?;
@@ -607,6 +606,14 @@ async fn watch_operation(c: &Client, id: &OperationId) -> anyhow::Result<Operati
             _ => {}
         }
     }
+}
+
+/// An operation as an event of it left it.
+fn apply_operation(op: &mut OperationView, change: &OperationEventView) {
+    op.status = change.status;
+    op.attempts = change.attempts;
+    op.error = change.error.clone();
+    op.next_attempt_at = change.next_attempt_at.clone();
 }
 
 /// What `watch_claim` shows and decides on: the claim, its host's state, its latest operation.
@@ -680,12 +687,7 @@ impl ClaimProgress {
         }
         if let Some(change) = &event.operation {
             match &mut self.operation {
-                Some(op) if op.id == change.id => {
-                    op.status = change.status;
-                    op.attempts = change.attempts;
-                    op.error = change.error.clone();
-                    op.next_attempt_at = change.next_attempt_at.clone();
-                }
+                Some(op) if op.id == change.id => apply_operation(op, change),
                 // A newer operation: read it whole.
                 _ => return true,
             }
