@@ -796,3 +796,132 @@ async fn a_host_with_its_own_bmc_is_driven_at_that_bmc() {
     let host_id = created.body["id"].as_str().unwrap();
     assert!(twin.message().contains(host_id), "{}", twin.text);
 }
+
+/// Hosts with their own BMC are read by the `refresh` task in turn, a share of them per run
+/// (here one of three per second, for a sync interval of six seconds), not all at once by the
+/// site's periodic sync; a read that finds nothing changed writes nothing but the time the BMC
+/// answered, and a change made at the BMC behind Podium's back shows up at the host's turn.
+#[tokio::test]
+async fn hosts_with_their_own_bmc_are_read_in_turn_and_written_only_when_they_change() {
+    let server = TestServer::start_with(|config| {
+        config.probe_interval = std::time::Duration::from_millis(300);
+        config.sync_interval = std::time::Duration::from_secs(6);
+    })
+    .await;
+    let admin = server.admin();
+    let site = bmc(1).await;
+    let pm = create(&admin, minimal("site", &site)).await;
+    let uuid = string(&pm, "uuid");
+    let systems: Vec<FakeSystem> = (51..=53).map(FakeSystem::numbered).collect();
+    let mut own = SushyConfig::with_systems(0);
+    own.systems = systems.clone();
+    let own = Sushy::start(own).await.unwrap();
+    let mut ids = Vec::new();
+    for system in &systems {
+        let body =
+            json!({"pod_manager": uuid, "bmc": {"url": own.url(), "system_id": system.uuid}});
+        let created = admin.post("/v1/hosts", body).await;
+        assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+        ids.push(string(&created.body, "id"));
+    }
+    for id in &ids {
+        wait_host(&admin, id, "available", |h| h["state"] == "available").await;
+    }
+    // Every host read once after its inspection, then once more: the second reads found
+    // nothing changed.
+    let read_after = async |before: &[Value]| -> Vec<Value> {
+        let mut after = Vec::new();
+        for (id, before) in ids.iter().zip(before) {
+            let seen = before["last_seen_at"].as_str().unwrap().to_owned();
+            after.push(
+                wait_host(&admin, id, "read again by the refresh", |h| {
+                    h["last_seen_at"].as_str().unwrap() > seen.as_str()
+                })
+                .await,
+            );
+        }
+        after
+    };
+    let mut hosts = Vec::new();
+    for id in &ids {
+        hosts.push(admin.get(&format!("/v1/hosts/{id}")).await.body);
+    }
+    let hosts = read_after(&hosts).await;
+    // A change behind Podium's back: the first host powered on at its BMC.
+    let reset = own
+        .request(
+            reqwest::Method::POST,
+            &format!(
+                "/redfish/v1/Systems/{}/Actions/ComputerSystem.Reset",
+                systems[0].uuid
+            ),
+        )
+        .json(&json!({"ResetType": "On"}))
+        .send()
+        .await
+        .unwrap();
+    assert!(reset.status().is_success(), "{}", reset.status());
+    let again = read_after(&hosts).await;
+    let first = wait_host(&admin, &ids[0], "read as powered on", |h| {
+        h["power_state"] == "on"
+    })
+    .await;
+    assert!(
+        first["updated_at"].as_str() > hosts[0]["updated_at"].as_str(),
+        "{first}"
+    );
+    for (before, after) in hosts.iter().zip(&again).skip(1) {
+        assert_eq!(after["power_state"], "off", "{after}");
+        assert_eq!(
+            after["updated_at"], before["updated_at"],
+            "an unchanged host was written: {before} then {after}"
+        );
+    }
+    // The turns are spread: no two hosts read in the same run.
+    let at: Vec<f64> = again
+        .iter()
+        .map(|h| seconds_of_day(h["last_seen_at"].as_str().unwrap()))
+        .collect();
+    for (i, a) in at.iter().enumerate() {
+        for b in &at[i + 1..] {
+            let apart = (a - b)
+                .rem_euclid(86_400.0)
+                .min((b - a).rem_euclid(86_400.0));
+            assert!(apart > 0.5, "two hosts read together: {again:?}");
+        }
+    }
+    // No operation was queued for any of it: the refresh reads, it does not act.
+    for id in &ids {
+        let ops = items(&admin.get(&format!("/v1/operations?host={id}")).await);
+        let kinds: Vec<&str> = ops.iter().map(|o| o["kind"].as_str().unwrap()).collect();
+        assert_eq!(kinds, ["inspect", "register"], "{ops:?}");
+    }
+    let tasks = admin.get("/v1/admin/tasks").await;
+    let refresh = tasks.body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "refresh")
+        .cloned()
+        .unwrap();
+    assert_eq!(refresh["interval_seconds"], 1.0, "{refresh}");
+    // A run reads its share (one) when a turn came, none between turns.
+    assert!(
+        [
+            "1 hosts with their own BMC read, 0 did not answer",
+            "0 hosts with their own BMC read, 0 did not answer"
+        ]
+        .contains(&refresh["last_result"].as_str().unwrap()),
+        "{refresh}"
+    );
+    server.stop().await;
+}
+
+/// The seconds since midnight of a stored time (`2026-12-02T14:22:33.123456Z`).
+fn seconds_of_day(at: &str) -> f64 {
+    let clock = at.split_once('T').unwrap().1.trim_end_matches('Z');
+    clock
+        .split(':')
+        .map(|part| part.parse::<f64>().unwrap())
+        .fold(0.0, |total, part| total * 60.0 + part)
+}

@@ -38,7 +38,10 @@ async fn background_tasks_show_their_status_and_run_when_asked() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["probe", "sync", "bind", "expiry", "leasing"]);
+    assert_eq!(
+        names,
+        ["probe", "sync", "bind", "expiry", "leasing", "refresh"]
+    );
     let probe = task(&admin, "probe").await;
     assert_eq!(probe["runs"], 0, "{probe}");
     assert_eq!(probe["interval_seconds"], 3600.0, "{probe}");
@@ -58,6 +61,10 @@ async fn background_tasks_show_their_status_and_run_when_asked() {
         (
             "expiry",
             "0 expired config drives, 0 audit events and 0 change events past their retention forgotten",
+        ),
+        (
+            "refresh",
+            "0 hosts with their own BMC read, 0 did not answer",
         ),
     ] {
         let before = task(&admin, name).await["runs"].as_u64().unwrap();

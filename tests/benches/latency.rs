@@ -6,8 +6,13 @@
 //! its physical limit: the most requests any one host's BMC was sent in that phase, answered one
 //! after another at the proxy's delay, as if every host were served at once.
 //!
-//! `cargo bench -p podium-tests --bench latency [-- HOSTS DELAY_MS JITTER_MS]`; defaults 40,
-//! 400, 0.
+//! The systems are spread over several emulator processes (`PER_EMULATOR` each, as a rack of
+//! BMCs is many machines): one Python process answering a thousand hosts' requests would be the
+//! bottleneck measured. The emulators' own CPU time is reported beside Podium's: on a small
+//! machine they share its cores, and where they are busy the wall time says more about them.
+//!
+//! `cargo bench -p podium-tests --bench latency [-- HOSTS DELAY_MS JITTER_MS PER_EMULATOR]`;
+//! defaults 40, 400, 0, 100.
 
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -26,6 +31,32 @@ fn counts(proxies: &[FaultProxy]) -> Vec<u64> {
         .collect()
 }
 
+/// Every host of `query` (`/v1/hosts?...`), page after page.
+async fn all_hosts(admin: &podium_tests::Client, query: &str) -> Vec<serde_json::Value> {
+    let mut all = Vec::new();
+    let mut cursor = String::new();
+    loop {
+        let page = admin
+            .get(&format!("/v1/hosts?{query}&limit=1000{cursor}"))
+            .await
+            .body;
+        all.extend(page["items"].as_array().cloned().unwrap_or_default());
+        match page["next"].as_str() {
+            Some(next) => cursor = format!("&cursor={next}"),
+            None => return all,
+        }
+    }
+}
+
+/// CPU time the emulators used so far, all together.
+fn emulators_cpu(emulators: &[Sushy]) -> Duration {
+    emulators
+        .iter()
+        .filter_map(|e| podium_tests::process_usage(e.pid()?))
+        .map(|(_, cpu)| cpu)
+        .sum()
+}
+
 /// The physical limit of a phase: the most requests one BMC got in it, one after another.
 fn limit(before: &[u64], after: &[u64], delay_ms: usize) -> (u64, Duration) {
     let most = before
@@ -38,22 +69,29 @@ fn limit(before: &[u64], after: &[u64], delay_ms: usize) -> (u64, Duration) {
 }
 
 fn main() {
-    let [hosts, delay_ms, jitter_ms] = podium_tests::bench_args([40, 400, 0]);
+    let [hosts, delay_ms, jitter_ms, per_emulator] = podium_tests::bench_args([40, 400, 0, 100]);
+    let per_emulator = per_emulator.max(1);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .unwrap();
     rt.block_on(async {
-        let mut config = SushyConfig::with_systems(0);
-        config.systems = (1..=hosts as u32).map(FakeSystem::numbered).collect();
-        let bmcs = Sushy::start(config).await.expect("an emulator");
+        let numbers: Vec<u32> = (1..=hosts as u32).collect();
+        let emulators = futures::future::try_join_all(numbers.chunks(per_emulator).map(|chunk| {
+            let mut config = SushyConfig::with_systems(0);
+            config.systems = chunk.iter().copied().map(FakeSystem::numbered).collect();
+            Sushy::start(config)
+        }))
+        .await
+        .expect("the emulators");
         let site = Sushy::start(SushyConfig::with_systems(0))
             .await
             .expect("an emulator");
         let mut proxies = Vec::new();
-        for i in 1..=hosts as u32 {
+        for (i, n) in numbers.iter().enumerate() {
+            let bmcs = &emulators[i / per_emulator];
             let proxy =
-                FaultProxy::start_one_system(&bmcs.url(), &FakeSystem::numbered(i).uuid).await;
+                FaultProxy::start_one_system(&bmcs.url(), &FakeSystem::numbered(*n).uuid).await;
             proxy.delay_ms.store(delay_ms as u64, Ordering::Release);
             proxy.jitter_ms.store(jitter_ms as u64, Ordering::Release);
             proxies.push(proxy);
@@ -63,6 +101,7 @@ fn main() {
         let admin = server.admin();
         let pm = admin.create_site(&site.url()).await;
         let (_, podium_before) = server.usage().unwrap();
+        let emulators_before = emulators_cpu(&emulators);
 
         // Every host registered at once, each at its own BMC.
         let start = counts(&proxies);
@@ -81,10 +120,12 @@ fn main() {
             .map(|r| r.body["id"].as_str().unwrap().to_owned())
             .collect();
         let available = async |ids: &[String]| {
-            let page = admin.get("/v1/hosts?state=available&limit=1000").await.body;
-            let items = page["items"].as_array().cloned().unwrap_or_default();
-            ids.iter()
-                .all(|id| items.iter().any(|h| h["id"] == id.as_str()))
+            let seen: std::collections::HashSet<String> = all_hosts(&admin, "state=available")
+                .await
+                .iter()
+                .filter_map(|h| h["id"].as_str().map(str::to_owned))
+                .collect();
+            ids.iter().all(|id| seen.contains(id))
         };
         while !available(&ids).await {
             tokio::time::sleep(Duration::from_millis(100)).await;
@@ -92,6 +133,7 @@ fn main() {
         let registered = started.elapsed();
         let registered_limit = limit(&start, &counts(&proxies), delay_ms);
         let (_, podium_registered) = server.usage().unwrap();
+        let emulators_registered = emulators_cpu(&emulators);
 
         // Every host powered on at once.
         let start = counts(&proxies);
@@ -103,9 +145,7 @@ fn main() {
             assert!(op.status.is_success(), "{}", op.text);
         }
         loop {
-            let on = admin.get("/v1/hosts?power_state=on&limit=1000").await.body["items"]
-                .as_array()
-                .map_or(0, Vec::len);
+            let on = all_hosts(&admin, "power_state=on").await.len();
             if on >= ids.len() {
                 break;
             }
@@ -114,6 +154,7 @@ fn main() {
         let powered = started.elapsed();
         let powered_limit = limit(&start, &counts(&proxies), delay_ms);
         let (_, podium_powered) = server.usage().unwrap();
+        let emulators_powered = emulators_cpu(&emulators);
 
         // A full refresh: the site's sync reads every host's own BMC again.
         let start = counts(&proxies);
@@ -134,43 +175,52 @@ fn main() {
         let refreshed = started.elapsed();
         let refreshed_limit = limit(&start, &counts(&proxies), delay_ms);
         let (_, podium_refreshed) = server.usage().unwrap();
+        let emulators_refreshed = emulators_cpu(&emulators);
 
         let peak = server.peak_rss().unwrap_or(0);
         println!(
             "{hosts} hosts, each with its own BMC endpoint (a proxy adding {delay_ms} ms + up to \
-             {jitter_ms} ms per request in front of sushy-tools), SQLite; Podium's peak resident \
-             memory {:.0} MiB",
+             {jitter_ms} ms per request in front of {} sushy-tools processes), SQLite; Podium's \
+             peak resident memory {:.0} MiB",
+            emulators.len(),
             peak as f64 / 1024.0
         );
         println!();
-        println!("| work | wall time | physical limit | Podium CPU |");
-        println!("|---|---|---|---|");
-        let row =
-            |what: &str, wall: Duration, (requests, limit): (u64, Duration), cpu: Duration| {
-                println!(
-                    "| {what} | {:.1} s | {:.1} s ({requests} requests to one BMC) | {:.1} s |",
-                    wall.as_secs_f64(),
-                    limit.as_secs_f64(),
-                    cpu.as_secs_f64(),
-                )
-            };
+        println!("| work | wall time | physical limit | Podium CPU | emulators' CPU |");
+        println!("|---|---|---|---|---|");
+        let row = |what: &str,
+                   wall: Duration,
+                   (requests, limit): (u64, Duration),
+                   cpu: Duration,
+                   emulators: Duration| {
+            println!(
+                "| {what} | {:.1} s | {:.1} s ({requests} requests to one BMC) | {:.1} s | {:.1} s |",
+                wall.as_secs_f64(),
+                limit.as_secs_f64(),
+                cpu.as_secs_f64(),
+                emulators.as_secs_f64(),
+            )
+        };
         row(
             &format!("register and inspect {hosts} hosts"),
             registered,
             registered_limit,
             podium_registered - podium_before,
+            emulators_registered - emulators_before,
         );
         row(
             &format!("power on {hosts} hosts"),
             powered,
             powered_limit,
             podium_powered - podium_registered,
+            emulators_powered - emulators_registered,
         );
         row(
             &format!("refresh {hosts} hosts (the site's sync)"),
             refreshed,
             refreshed_limit,
             podium_refreshed - podium_powered,
+            emulators_refreshed - emulators_powered,
         );
         server.kill9().await;
     });

@@ -20,9 +20,29 @@ use podium_types::views::{HostView, List, OperationView};
 use podium_types::{HostFilter, OperationFilter};
 use podium_types::{OperationRequest, PowerAction};
 
-/// Hosts with their own BMC refreshed at once by a sync (each at its own endpoint; the bound
-/// keeps a site of thousands from holding as many plugin instances).
+/// Hosts with their own BMC read at once by one run of the periodic refresh (each at its own
+/// endpoint). A run takes only its share of the fleet (`hosts_refresh_due`), so this bounds a
+/// burst, not the pace.
 const REFRESH_AT_ONCE: usize = 64;
+
+/// What a read of hosts' own BMCs asks each.
+#[derive(Clone, Copy)]
+enum Reading {
+    /// The whole inventory (`discover`: the system, its NICs, its media slots).
+    Inventory,
+    /// The power state alone (one request).
+    Power,
+}
+
+/// What reading a host's own BMC found.
+enum Read {
+    /// The BMC reported the host.
+    Seen(HostId),
+    /// The BMC answered without the host's system (the host is marked `missing`).
+    Missing,
+    /// The BMC did not answer (logged).
+    Unreachable,
+}
 
 impl Podium {
     /// A host by id, or `not_found`.
@@ -165,36 +185,159 @@ impl Podium {
         self.host_view(caller, &host.id).await
     }
 
-    /// Refreshes the inventory of the hosts of a pod manager that have their own BMC, many at
-    /// once (each BMC is its own endpoint: one exchange at a time with each), skipping those
-    /// with an operation queued or running.
+    /// Refreshes the inventory of the hosts of a pod manager that have their own BMC, as many
+    /// at once as there are plugin instances (a sync someone asked for: each BMC is its own
+    /// endpoint, one exchange at a time with each), skipping those with an operation queued or
+    /// running. Writes only what changed.
     pub(crate) async fn hosts_with_bmc_refresh(&self, pm: &PodManager) -> Result<(), Error> {
-        use futures::StreamExt;
         let hosts = self.datastore().hosts_with_bmc_idle(&pm.uuid).await?;
-        let refreshed: Vec<Result<(), Error>> = futures::stream::iter(hosts)
-            .map(|host| async move { self.host_with_bmc_refresh(pm, &host).await })
-            .buffer_unordered(REFRESH_AT_ONCE)
-            .collect()
-            .await;
-        refreshed.into_iter().collect()
+        let at_once = self.runtime().config().max_instances as usize;
+        let pm = std::sync::Arc::new(pm.clone());
+        let hosts = hosts.into_iter().map(|h| (pm.clone(), h)).collect();
+        self.hosts_read(hosts, Reading::Inventory, at_once)
+            .await
+            .map(|_| ())
     }
 
-    async fn host_with_bmc_refresh(&self, pm: &PodManager, host: &HostRow) -> Result<(), Error> {
+    /// One run of the periodic refresh (the `refresh` task): the power state of the share of
+    /// the hosts with their own BMC that keeps every one read about once per `interval` when a
+    /// run comes every
+    /// `every`, oldest turn first, so the reads spread evenly over the interval. What it read
+    /// and how many BMCs did not answer.
+    pub(crate) async fn hosts_refresh_due(
+        &self,
+        interval: std::time::Duration,
+        every: std::time::Duration,
+    ) -> Result<(usize, usize), Error> {
+        let total = self.datastore().hosts_with_bmc_count().await?;
+        if total == 0 {
+            return Ok((0, 0));
+        }
+        let share = (u128::from(total) * every.as_millis()).div_ceil(interval.as_millis().max(1));
+        let share = u64::try_from(share).unwrap_or(u64::MAX).clamp(1, total);
+        let now = time::OffsetDateTime::now_utc();
+        // A little early, so a run that comes a moment before the host's turn still takes it.
+        let due_before = now
+            - time::Duration::try_from(interval.saturating_sub(every / 2))
+                .unwrap_or(time::Duration::ZERO);
+        let hosts = self
+            .datastore()
+            .hosts_refresh_take(
+                &podium_store::format_time(due_before),
+                share,
+                &podium_store::format_time(now),
+            )
+            .await?;
+        let taken = hosts.len();
+        let mut pms = std::collections::HashMap::new();
+        let mut with_pm = Vec::with_capacity(taken);
+        for host in hosts {
+            let pm = match pms.get(&host.pod_manager) {
+                Some(pm) => std::sync::Arc::clone(pm),
+                None => {
+                    let pm = std::sync::Arc::new(self.pod_manager_load(&host.pod_manager).await?);
+                    pms.insert(host.pod_manager.clone(), pm.clone());
+                    pm
+                }
+            };
+            with_pm.push((pm, host));
+        }
+        let answered = self
+            .hosts_read(with_pm, Reading::Power, REFRESH_AT_ONCE)
+            .await?;
+        Ok((taken, taken - answered))
+    }
+
+    /// Reads the BMC of each host, `at_once` at a time, and writes what changed; one statement
+    /// records all that answered. How many answered.
+    async fn hosts_read(
+        &self,
+        hosts: Vec<(std::sync::Arc<PodManager>, HostRow)>,
+        reading: Reading,
+        at_once: usize,
+    ) -> Result<usize, Error> {
+        use futures::StreamExt;
+        let read: Vec<Result<Read, Error>> = futures::stream::iter(hosts)
+            .map(|(pm, host)| async move {
+                match reading {
+                    Reading::Inventory => self.host_inventory_read(&pm, &host).await,
+                    Reading::Power => self.host_power_read(&pm, &host).await,
+                }
+            })
+            .buffer_unordered(at_once.max(1))
+            .collect()
+            .await;
+        let read = read.into_iter().collect::<Result<Vec<_>, _>>()?;
+        let seen: Vec<HostId> = read
+            .iter()
+            .filter_map(|r| match r {
+                Read::Seen(id) => Some(id.clone()),
+                Read::Missing | Read::Unreachable => None,
+            })
+            .collect();
+        self.datastore()
+            .hosts_seen(&seen, &podium_store::now())
+            .await?;
+        Ok(read
+            .iter()
+            .filter(|r| !matches!(r, Read::Unreachable))
+            .count())
+    }
+
+    /// Reads the power state of one host at its own BMC (one request) and writes it if it
+    /// changed; a BMC that no longer has the system marks the host `missing`.
+    async fn host_power_read(&self, pm: &PodManager, host: &HostRow) -> Result<Read, Error> {
+        let read_from = podium_store::now();
+        match self
+            .host_driver(pm, host)
+            .await?
+            .get_power(&host.system_id)
+            .await
+        {
+            Ok(power) => {
+                let power = crate::inventory::power_state_name(power);
+                self.datastore()
+                    .host_power_read(&host.id, power, &read_from, &podium_store::now())
+                    .await?;
+                Ok(Read::Seen(host.id.clone()))
+            }
+            Err(CallError::Plugin {
+                error: PluginError::NotFound(_),
+                ..
+            }) => {
+                self.datastore()
+                    .host_set_missing(&host.id, &podium_store::now())
+                    .await?;
+                Ok(Read::Missing)
+            }
+            Err(e) => {
+                tracing::warn!(host = %host.id, error = %e, "cannot reach the host's own BMC");
+                Ok(Read::Unreachable)
+            }
+        }
+    }
+
+    /// Reads one host's inventory at its own BMC and writes what changed.
+    async fn host_inventory_read(&self, pm: &PodManager, host: &HostRow) -> Result<Read, Error> {
         let now = podium_store::now();
         match self.host_driver(pm, host).await?.discover().await {
             Ok(systems) => match systems.iter().find(|s| s.id == host.system_id) {
                 Some(system) => {
                     self.datastore()
                         .host_refresh(&host.id, &host_row_from_system(system), &now)
-                        .await?
+                        .await?;
+                    Ok(Read::Seen(host.id.clone()))
                 }
-                None => self.datastore().host_set_missing(&host.id, &now).await?,
+                None => {
+                    self.datastore().host_set_missing(&host.id, &now).await?;
+                    Ok(Read::Missing)
+                }
             },
             Err(e) => {
-                tracing::warn!(host = %host.id, error = %e, "cannot reach the host's own BMC")
+                tracing::warn!(host = %host.id, error = %e, "cannot reach the host's own BMC");
+                Ok(Read::Unreachable)
             }
         }
-        Ok(())
     }
 
     /// A host, for an admin.

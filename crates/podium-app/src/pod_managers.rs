@@ -35,6 +35,15 @@ fn validate_text(field: &str, value: &str, max: usize) -> Result<(), Error> {
     Ok(())
 }
 
+/// Whether a sync reads the hosts that have their own BMC too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OwnBmcs {
+    /// All of them, now (a sync someone asked for).
+    Read,
+    /// None (the periodic sync: the `refresh` task reads them, spread over the interval).
+    Skip,
+}
+
 impl Podium {
     /// Resolves a plugin binding and has the plugin check its configuration.
     pub(crate) async fn binding_resolve(
@@ -186,7 +195,7 @@ impl Podium {
         let podium = self.clone();
         tokio::spawn(async move {
             if podium.pod_manager_probe(&uuid).await == Some(true)
-                && let Err(e) = podium.pod_manager_sync_now(&uuid).await
+                && let Err(e) = podium.pod_manager_sync_now(&uuid, OwnBmcs::Skip).await
             {
                 tracing::warn!(pod_manager = %uuid, error = %e, "sync failed");
             }
@@ -478,8 +487,13 @@ impl Podium {
         Some(outcome.is_ok())
     }
 
-    /// Discovers a pod manager's systems and makes its hosts match.
-    pub async fn pod_manager_sync_now(&self, uuid: &PodManagerId) -> Result<SyncSummary, Error> {
+    /// Discovers a pod manager's systems and makes its hosts match; with `OwnBmcs::Read`, reads
+    /// every host that has its own BMC too.
+    pub(crate) async fn pod_manager_sync_now(
+        &self,
+        uuid: &PodManagerId,
+        own_bmcs: OwnBmcs,
+    ) -> Result<SyncSummary, Error> {
         let pm = self.pod_manager_load(uuid).await?;
         let (plugin, context) = self.driver_for(&pm).await?;
         let discovered_at = podium_store::now();
@@ -509,7 +523,9 @@ impl Podium {
                 .background
                 .run_now(crate::background::Job::Leasing);
         }
-        self.hosts_with_bmc_refresh(&pm).await?;
+        if own_bmcs == OwnBmcs::Read {
+            self.hosts_with_bmc_refresh(&pm).await?;
+        }
         tracing::info!(pod_manager = %pm.name, seen = summary.seen, added = summary.added, missing = summary.missing, "synced");
         Ok(summary)
     }
@@ -533,7 +549,9 @@ impl Podium {
                 if podium.pod_manager_probe(&uuid).await != Some(true) {
                     return None;
                 }
-                match podium.pod_manager_sync_now(&uuid).await {
+                // Hosts with their own BMC are read by the `refresh` task, spread over the
+                // interval, not all at once here.
+                match podium.pod_manager_sync_now(&uuid, OwnBmcs::Skip).await {
                     Ok(_) => Some(true),
                     Err(e) => {
                         tracing::warn!(pod_manager = %uuid, error = %e, "periodic sync failed");

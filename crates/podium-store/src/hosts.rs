@@ -250,15 +250,86 @@ impl Datastore {
         docs.iter().map(String::as_str).map(host_from_doc).collect()
     }
 
+    /// How many hosts have their own BMC (of online pod managers or not).
+    pub async fn hosts_with_bmc_count(&self) -> Result<u64, StoreError> {
+        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM hosts WHERE bmc_url IS NOT NULL")
+            .fetch_one(&mut *self.reader().await?)
+            .await?;
+        Ok(n as u64)
+    }
+
+    /// Takes up to `limit` hosts with their own BMC whose periodic refresh is due (never begun,
+    /// or begun before `due_before`), oldest turn first, skipping hosts with an operation queued
+    /// or running and hosts of pod managers that are not `online`; marks them begun at `now`.
+    /// Two processes never take one host: the mark is re-checked on the row it writes.
+    pub async fn hosts_refresh_take(
+        &self,
+        due_before: &str,
+        limit: u64,
+        now: &str,
+    ) -> Result<Vec<HostRow>, StoreError> {
+        let due = "bmc_url IS NOT NULL AND (refreshed_at IS NULL OR refreshed_at < $2)";
+        let taken: Vec<String> = sqlx::query_scalar(&format!(
+            "UPDATE hosts SET refreshed_at = $1 WHERE {due} AND id IN (\
+                 SELECT h.id FROM hosts h JOIN pod_managers p ON p.uuid = h.pod_manager \
+                 WHERE h.bmc_url IS NOT NULL AND (h.refreshed_at IS NULL OR h.refreshed_at < $2) \
+                 AND p.status = 'online' \
+                 AND NOT EXISTS (SELECT 1 FROM operations o WHERE o.host_id = h.id \
+                     AND o.status IN ('queued', 'running')) \
+                 ORDER BY COALESCE(h.refreshed_at, ''), h.id LIMIT $3) \
+             RETURNING id"
+        ))
+        .bind(now)
+        .bind(due_before)
+        .bind(limit as i64)
+        .fetch_all(&mut *self.writer().await?)
+        .await?;
+        let mut hosts = Vec::with_capacity(taken.len());
+        for ids in taken.chunks(ID_LIST_CHUNK) {
+            let sql = format!(
+                "SELECT {} AS doc FROM hosts WHERE id IN ({})",
+                self.host_doc(),
+                placeholders(1, ids.len())
+            );
+            let mut q = sqlx::query_scalar::<_, String>(&sql);
+            for id in ids {
+                q = q.bind(id);
+            }
+            for doc in q.fetch_all(&mut *self.reader().await?).await? {
+                hosts.push(host_from_doc(&doc)?);
+            }
+        }
+        Ok(hosts)
+    }
+
+    /// Records that the BMCs of `ids` answered at `now` (a few statements, whatever the
+    /// number of hosts).
+    pub async fn hosts_seen(&self, ids: &[HostId], now: &str) -> Result<(), StoreError> {
+        for ids in ids.chunks(ID_LIST_CHUNK) {
+            let sql = format!(
+                "UPDATE hosts SET last_seen_at = $1 WHERE id IN ({}) AND last_seen_at < $1",
+                placeholders(2, ids.len())
+            );
+            let mut q = sqlx::query(&sql).bind(now);
+            for id in ids {
+                q = q.bind(id.as_str());
+            }
+            q.execute(&mut *self.writer().await?).await?;
+        }
+        Ok(())
+    }
+
     /// Updates the inventory of one host from what its BMC reported (a `missing` host returns to
-    /// the state it had, unless it is in maintenance).
+    /// the state it had, unless it is in maintenance), only where something changed: a refresh
+    /// of an unchanged fleet writes nothing here (`hosts_seen` records that it answered).
+    /// Whether it wrote.
     pub async fn host_refresh(
         &self,
         id: &HostId,
         h: &HostRow,
         now: &str,
-    ) -> Result<(), StoreError> {
-        bind_inventory(
+    ) -> Result<bool, StoreError> {
+        let written = bind_inventory(
             sqlx::query(
                 "UPDATE hosts SET kind = $2, name = $3, uuid = $4, manufacturer = $5, model = $6, serial = $7, \
                  cpu_count = $8, memory_mib = $9, nics = $10, media_slots = $11, boot = $12, power_state = $13, \
@@ -267,15 +338,53 @@ impl Datastore {
                  missing_from = CASE WHEN state = 'missing' AND maintenance_since IS NULL \
                      THEN NULL ELSE missing_from END, \
                  updated_at = $14, last_seen_at = $14 \
-                 WHERE id = $1",
+                 WHERE id = $1 AND (state = 'missing' OR kind IS DISTINCT FROM $2 \
+                     OR name IS DISTINCT FROM $3 OR uuid IS DISTINCT FROM $4 \
+                     OR manufacturer IS DISTINCT FROM $5 OR model IS DISTINCT FROM $6 \
+                     OR serial IS DISTINCT FROM $7 OR cpu_count IS DISTINCT FROM $8 \
+                     OR memory_mib IS DISTINCT FROM $9 OR nics IS DISTINCT FROM $10 \
+                     OR media_slots IS DISTINCT FROM $11 OR boot IS DISTINCT FROM $12 \
+                     OR power_state IS DISTINCT FROM $13)",
             )
             .bind(id.as_str()),
             h,
         )
         .bind(now)
         .execute(&mut *self.writer().await?)
-        .await?;
-        Ok(())
+        .await?
+        .rows_affected();
+        Ok(written > 0)
+    }
+
+    /// Records a host's power state as its BMC reported it in a read begun at `read_from`, only
+    /// where it changed (or the host was `missing`: it returns to the state it had, unless in
+    /// maintenance), and never over a write made since the read began (an operation that acted
+    /// meanwhile knows better). Whether it wrote.
+    pub async fn host_power_read(
+        &self,
+        id: &HostId,
+        power_state: &str,
+        read_from: &str,
+        now: &str,
+    ) -> Result<bool, StoreError> {
+        let written = sqlx::query(
+            "UPDATE hosts SET power_state = $2, \
+             state = CASE WHEN state = 'missing' AND maintenance_since IS NULL \
+                 THEN COALESCE(missing_from, 'available') ELSE state END, \
+             missing_from = CASE WHEN state = 'missing' AND maintenance_since IS NULL \
+                 THEN NULL ELSE missing_from END, \
+             updated_at = $4, last_seen_at = $4 \
+             WHERE id = $1 AND updated_at <= $3 \
+             AND (state = 'missing' OR power_state IS DISTINCT FROM $2)",
+        )
+        .bind(id.as_str())
+        .bind(power_state)
+        .bind(read_from)
+        .bind(now)
+        .execute(&mut *self.writer().await?)
+        .await?
+        .rows_affected();
+        Ok(written > 0)
     }
 
     /// Marks a host `missing` (its BMC no longer reports it), unless it is in maintenance.
@@ -726,11 +835,19 @@ fn bind_inventory<'q>(
         .bind(&h.power_state)
 }
 
+/// Ids bound into one `IN (...)` list (SQLite allows 32,766 parameters, PostgreSQL 65,535).
+const ID_LIST_CHUNK: usize = 500;
+
+/// `$first, $first+1, ...`: `count` numbered parameters.
+fn placeholders(first: usize, count: usize) -> String {
+    let list: Vec<String> = (first..first + count).map(|i| format!("${i}")).collect();
+    list.join(", ")
+}
+
 /// The condition that a host is in one of `count` states bound from `$first` on, or went
 /// `missing` from one of them.
 fn in_states(first: usize, count: usize) -> String {
-    let list: Vec<String> = (first..first + count).map(|i| format!("${i}")).collect();
-    let list = list.join(", ");
+    let list = placeholders(first, count);
     format!("(state IN ({list}) OR (state = 'missing' AND missing_from IN ({list})))")
 }
 

@@ -66,6 +66,7 @@ const FILES: &[File] = &[
     migration!("0014_fair_leasing.sql"),
     migration!("0015_audit.sql"),
     migration!("0016_events.sql", per_database),
+    migration!("0017_host_refresh.sql"),
 ];
 
 /// The migrator of Podium's schema on `backend`.

@@ -29,10 +29,20 @@ pub enum Job {
     Expiry,
     /// Leases due operations while there is room (`operations.rs`).
     Leasing,
+    /// Reads the power state of the hosts with their own BMC whose turn came, a share of them
+    /// per run, so each is read about once per sync interval (`refresh.rs`).
+    Refresh,
 }
 
 impl Job {
-    pub const ALL: [Job; 5] = [Job::Probe, Job::Sync, Job::Bind, Job::Expiry, Job::Leasing];
+    pub const ALL: [Job; 6] = [
+        Job::Probe,
+        Job::Sync,
+        Job::Bind,
+        Job::Expiry,
+        Job::Leasing,
+        Job::Refresh,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -41,6 +51,7 @@ impl Job {
             Job::Bind => "bind",
             Job::Expiry => "expiry",
             Job::Leasing => "leasing",
+            Job::Refresh => "refresh",
         }
     }
 
@@ -55,6 +66,9 @@ impl Job {
             Job::Bind => "tries to bind every pending claim to a free host",
             Job::Expiry => "forgets config drives whose URL has expired",
             Job::Leasing => "leases due operations while this process has room to run them",
+            Job::Refresh => {
+                "reads the power of hosts with their own BMC in turn, spread over the sync interval"
+            }
         }
     }
 }
@@ -72,12 +86,19 @@ pub struct Intervals {
 }
 
 impl Intervals {
+    /// How often the refresh task runs: sixty runs per sync interval (each takes a sixtieth of
+    /// the hosts with their own BMC), at most every second, at least every ten seconds.
+    pub fn refresh(&self) -> Duration {
+        (self.sync / 60).clamp(Duration::from_secs(1), Duration::from_secs(10))
+    }
+
     fn of(&self, job: Job) -> Duration {
         match job {
             Job::Probe => self.probe,
             Job::Sync => self.sync,
             Job::Bind | Job::Expiry => self.housekeeping,
             Job::Leasing => self.leasing,
+            Job::Refresh => self.refresh(),
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Background work: every periodic job of the process (probing pod managers, syncing their
-//! inventories, binding pending claims, forgetting expired config drives, leasing operations)
+//! inventories, reading the hosts with their own BMC, binding pending claims, forgetting expired
+//! config drives, leasing operations)
 //! is a task owned by one handle, `Background`, in `Podium`. Each task runs on its interval,
 //! or at once when asked (`run_now`: by the API's `POST /v1/admin/tasks/{name}/run`, and by the
 //! application where an event makes the work due, such as a host becoming free for a pending
@@ -12,6 +13,7 @@ mod bind;
 mod expiry;
 pub(crate) mod handle;
 mod probe;
+mod refresh;
 mod sync;
 
 use std::sync::Arc;
@@ -29,7 +31,7 @@ impl Podium {
         let podium = self.clone();
         let runner: handle::Runner = Arc::new(move |job| {
             let podium = podium.clone();
-            Box::pin(async move { run(job, &podium).await })
+            Box::pin(async move { run(job, &podium, intervals).await })
         });
         self.inner.background.start(runner, intervals);
     }
@@ -74,13 +76,14 @@ impl Podium {
 }
 
 /// Runs the job once: what it did, or why it could not.
-async fn run(job: Job, podium: &Podium) -> Result<String, String> {
+async fn run(job: Job, podium: &Podium, intervals: Intervals) -> Result<String, String> {
     match job {
         Job::Probe => probe::run(podium).await,
         Job::Sync => sync::run(podium).await,
         Job::Bind => bind::run(podium).await,
         Job::Expiry => expiry::run(podium).await,
         Job::Leasing => Ok(podium.operations_fill().await),
+        Job::Refresh => refresh::run(podium, intervals).await,
     }
 }
 

@@ -33,6 +33,9 @@ impl Podium {
                 &now,
             )
             .await?;
+        self.datastore()
+            .hosts_seen(std::slice::from_ref(&host.id), &now)
+            .await?;
         if self
             .datastore()
             .host_transition(&host.id, INSPECTED, &now)

@@ -9,7 +9,9 @@ impl Podium {
         &self,
         op: &OperationRow,
     ) -> Result<Option<serde_json::Value>, Error> {
-        let summary = self.pod_manager_sync_now(&op.pod_manager).await?;
+        let summary = self
+            .pod_manager_sync_now(&op.pod_manager, crate::pod_managers::OwnBmcs::Read)
+            .await?;
         Ok(serde_json::to_value(summary).ok())
     }
 }
