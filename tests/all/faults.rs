@@ -132,6 +132,53 @@ async fn a_spinning_plugin_does_not_block_other_calls() {
     ));
 }
 
+/// With every instance busy, a call waits for one: the wait is not its deadline (a call queued
+/// behind a slow one, here a discovery spinning for longer than an ordinary call's deadline,
+/// still gets all of its own time), and a call that waits past the bound fails as `Busy`, which
+/// is worth trying again, not as the plugin's fault. (On several threads, as the server runs: on
+/// one, the spinning plugin's yields delay the timers the wait is measured by.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_waiting_for_an_instance_keeps_its_deadline_and_fails_as_busy_past_the_wait() {
+    let spin_then = async |slot_wait: Duration| {
+        let server = TestServer::start_with(|c| {
+            c.plugin_timeout = DEADLINE;
+            c.discover_timeout = DEADLINE * 2;
+            c.plugin_instances = 1;
+            c.plugin_slot_wait = slot_wait;
+        })
+        .await;
+        let plugin = faulty(&server).await;
+        let runtime = server.podium.runtime().clone();
+        let spinning = {
+            let (runtime, plugin) = (runtime.clone(), plugin.clone());
+            tokio::spawn(async move {
+                runtime
+                    .driver(&plugin, context("spin", None))
+                    .discover()
+                    .await
+            })
+        };
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        // Queued behind the spinning discovery, which holds the only instance for two seconds.
+        let queued = runtime.driver(&plugin, context("ok", None)).probe().await;
+        let spun = spinning.await.unwrap();
+        assert!(matches!(spun, Err(CallError::Deadline { .. })), "{spun:?}");
+        queued
+    };
+    let probed = spin_then(DEADLINE * 10)
+        .await
+        .expect("the queued call runs");
+    assert_eq!(probed.product.as_deref(), Some("faulty"));
+    let busy = spin_then(Duration::from_millis(200)).await.unwrap_err();
+    assert!(matches!(busy, CallError::Busy { .. }), "{busy:?}");
+    assert!(busy.is_transient(), "{busy:?}");
+    assert!(
+        busy.to_string()
+            .contains("every plugin instance of this process stayed busy"),
+        "{busy}"
+    );
+}
+
 #[tokio::test]
 async fn a_plugin_that_allocates_without_bound_fails_at_the_memory_limit() {
     let server = server().await;

@@ -119,6 +119,12 @@ impl From<wit_types::Error> for PluginError {
 pub enum CallError {
     #[error("plugin {plugin} did not finish within its deadline of {}s", limit.as_secs_f64())]
     Deadline { plugin: String, limit: Duration },
+    /// Every plugin instance of the process stayed busy: the call never started (transient).
+    #[error(
+        "plugin {plugin} did not start: every plugin instance of this process stayed busy for {}s",
+        waited.as_secs_f64()
+    )]
+    Busy { plugin: String, waited: Duration },
     #[error("plugin {plugin} exceeded its memory limit of {limit} bytes")]
     MemoryLimit { plugin: String, limit: usize },
     #[error("plugin {plugin} trapped: {message}")]
@@ -149,6 +155,7 @@ impl CallError {
     pub fn is_transient(&self) -> bool {
         match self {
             CallError::Plugin { error, .. } => error.is_transient(),
+            CallError::Busy { .. } => true,
             _ => false,
         }
     }
@@ -211,17 +218,19 @@ impl Runtime {
             ),
         };
         let label = plugin.label();
-        let started = Instant::now();
-        let deadline = started + limit;
-        // An exhausted pool fails instantiation instead of waiting, so wait here, within the
-        // call's deadline.
-        let slot = tokio::time::timeout(limit, self.inner.slots.clone().acquire_owned())
+        // An exhausted pool fails instantiation instead of waiting, so wait here. The wait is
+        // not the plugin's time: its deadline starts with its instance, and a call that waits
+        // too long fails as `Busy`, which is worth trying again.
+        let waited = config.slot_wait;
+        let slot = tokio::time::timeout(waited, self.inner.slots.clone().acquire_owned())
             .await
-            .map_err(|_| CallError::Deadline {
+            .map_err(|_| CallError::Busy {
                 plugin: label.clone(),
-                limit,
+                waited,
             })?
             .expect("the slot semaphore is never closed");
+        let started = Instant::now();
+        let deadline = started + limit;
         let http = match context.endpoint {
             Some(endpoint) => {
                 let client = self.inner.http.get(&endpoint.tls).map_err(|message| {

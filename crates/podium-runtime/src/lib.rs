@@ -90,6 +90,9 @@ pub struct RuntimeConfig {
     pub memory_limit: usize,
     /// Plugin instances alive at once, process-wide; further calls wait for a slot.
     pub max_instances: u32,
+    /// How long a call waits for a slot before it fails as `Busy` (not counted in its
+    /// deadline, which starts with its instance).
+    pub slot_wait: Duration,
     /// Largest request body a plugin may send through the `http` import.
     pub max_http_request: usize,
     /// Largest response body the `http` import hands back to a plugin.
@@ -111,6 +114,7 @@ impl Default for RuntimeConfig {
             discover_timeout: Duration::from_secs(600),
             memory_limit: 64 << 20,
             max_instances: 256,
+            slot_wait: Duration::from_secs(60),
             max_http_request: 1 << 20,
             max_http_response: 16 << 20,
             http_budget: Some(HttpBudget::CALL),

@@ -92,6 +92,7 @@ impl Metrics {
         let outcome = match error {
             None => "ok",
             Some(CallError::Deadline { .. }) => "deadline",
+            Some(CallError::Busy { .. }) => "busy",
             Some(CallError::MemoryLimit { .. }) => "memory_limit",
             Some(CallError::HttpBudget { .. }) => "request_limit",
             Some(CallError::Malformed { .. }) => "malformed",

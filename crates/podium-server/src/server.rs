@@ -23,6 +23,11 @@ pub struct ServeConfig {
     /// `plugin_timeout`.
     pub discover_timeout: Duration,
     pub plugin_memory: usize,
+    /// Plugin instances alive at once in this process (each holds its memory while its call
+    /// waits on its endpoint); further calls wait for one.
+    pub plugin_instances: u32,
+    /// How long a call waits for an instance before it fails as busy (not part of its deadline).
+    pub plugin_slot_wait: Duration,
     /// What one plugin call may send to its endpoint (a discovery: `HttpBudget::DISCOVERY`).
     pub plugin_http_budget: podium_runtime::HttpBudget,
     /// Where compiled plugins are cached; `data_dir/compiled` when `None`.
@@ -68,6 +73,8 @@ impl ServeConfig {
             plugin_timeout: defaults.call_timeout,
             discover_timeout: defaults.discover_timeout,
             plugin_memory: defaults.memory_limit,
+            plugin_instances: defaults.max_instances,
+            plugin_slot_wait: defaults.slot_wait,
             plugin_http_budget: podium_runtime::HttpBudget::CALL,
             bundled: &[],
             metrics_listen: None,
@@ -120,6 +127,8 @@ pub async fn start(config: &ServeConfig) -> anyhow::Result<Started> {
         call_timeout: config.plugin_timeout,
         discover_timeout: config.discover_timeout,
         memory_limit: config.plugin_memory,
+        max_instances: config.plugin_instances,
+        slot_wait: config.plugin_slot_wait,
         http_budget: Some(config.plugin_http_budget),
         cache_dir: Some(
             config

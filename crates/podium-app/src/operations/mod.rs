@@ -44,7 +44,7 @@ const RETRY_MAX: Duration = Duration::from_secs(60);
 /// Whether a failure may pass if the operation is tried again later.
 fn transient(e: &Error) -> bool {
     match e {
-        Error::Plugin(CallError::Plugin { error, .. }) => error.is_transient(),
+        Error::Plugin(e @ (CallError::Plugin { .. } | CallError::Busy { .. })) => e.is_transient(),
         // A call that ran out its deadline is the plugin's failure (a BMC's slowness shows as
         // the `http` import's timeout, which the plugin reports as transient): trying again
         // would repeat whatever it did until the deadline.

@@ -88,6 +88,7 @@ fn plugin_parts(e: &CallError) -> (StatusCode, &'static str, Option<String>) {
             }
         },
         CallError::Deadline { .. } => (StatusCode::GATEWAY_TIMEOUT, "plugin_deadline", None),
+        CallError::Busy { .. } => (StatusCode::SERVICE_UNAVAILABLE, "plugins_busy", None),
         CallError::MemoryLimit { .. } => (StatusCode::BAD_GATEWAY, "plugin_memory_limit", None),
         CallError::HttpBudget { .. } => (StatusCode::BAD_GATEWAY, "plugin_request_limit", None),
         CallError::Trap { .. } => (StatusCode::BAD_GATEWAY, "plugin_trapped", None),
