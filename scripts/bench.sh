@@ -2,8 +2,8 @@
 # Runs Podium's benchmark suite and writes the figures into BENCHMARKS.md, between the
 # `<!-- bench:NAME -->` markers of each section, with the machine and the commit they ran on.
 #
-#   scripts/bench.sh            # everything (about 30 minutes on 2 cores, after the build)
-#   scripts/bench.sh api ipam   # some: plugin_call, ipam, api, scale, latency
+#   scripts/bench.sh            # everything (about 45 minutes on 2 cores, after the build)
+#   scripts/bench.sh api ipam   # some: plugin_call, ipam, api, scale, latency, shared_service
 #
 # Installs what it needs first (the test peers: sushy-tools, PostgreSQL), like scripts/test.sh.
 set -euo pipefail
@@ -16,7 +16,7 @@ if ! command -v wrk >/dev/null 2>&1; then # the API benchmark's load generator
 fi
 
 which=("$@")
-[ ${#which[@]} -eq 0 ] && which=(plugin_call ipam api scale latency)
+[ ${#which[@]} -eq 0 ] && which=(plugin_call ipam api scale latency shared_service)
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 
@@ -43,8 +43,11 @@ for b in "${which[@]}"; do
       { cat "$out/ipam.sqlite"; echo; cat "$out/ipam.postgres"; } >"$out/ipam" ;;
     api) run api cargo bench -q -p podium-tests --bench api >/dev/null ;;
     scale) run scale cargo bench -q -p podium-tests --bench scale >/dev/null ;;
-    latency) run latency cargo bench -q -p podium-tests --bench latency >/dev/null ;;
-    *) echo "unknown benchmark: $b (plugin_call, ipam, api, scale, latency)" >&2; exit 2 ;;
+    # 1,000 hosts, each with its own BMC at 500 ms, over ten emulator processes.
+    latency) run latency cargo bench -q -p podium-tests --bench latency -- 1000 500 0 100 >/dev/null ;;
+    # The same 1,000 hosts behind one shared Redfish service.
+    shared_service) run shared_service cargo bench -q -p podium-tests --bench shared_service -- 1000 500 >/dev/null ;;
+    *) echo "unknown benchmark: $b (plugin_call, ipam, api, scale, latency, shared_service)" >&2; exit 2 ;;
   esac
   python3 - "$b" "$out/$b" "$machine" <<'EOF'
 import re, sys

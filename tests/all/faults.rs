@@ -174,7 +174,7 @@ async fn a_call_waiting_for_an_instance_keeps_its_deadline_and_fails_as_busy_pas
     assert!(busy.is_transient(), "{busy:?}");
     assert!(
         busy.to_string()
-            .contains("every plugin instance of this process stayed busy"),
+            .contains("every plugin instance of this process stayed busy (waited 0.2s)"),
         "{busy}"
     );
 }

@@ -12,10 +12,15 @@
 //! bottleneck measured. The emulators' own CPU time is reported beside Podium's: on a small
 //! machine they share its cores, and where they are busy the wall time says more about them.
 //!
-//! `cargo bench -p podium-tests --bench latency [-- HOSTS DELAY_MS JITTER_MS PER_EMULATOR]`;
-//! defaults 40, 400, 0, 100.
+//! The hosts belong to `SITES` pod managers, in turn (a fleet of many sites: each site's sync
+//! then reads only its own hosts).
+//!
+//! `cargo bench -p podium-tests --bench latency [-- HOSTS DELAY_MS JITTER_MS PER_EMULATOR
+//! SITES]`; defaults 40, 400, 0, 100, 1.
 
 use std::sync::atomic::Ordering;
+
+use futures::StreamExt;
 use std::time::{Duration, Instant};
 
 use podium_tests::sushy::{FakeSystem, Sushy, SushyConfig};
@@ -23,6 +28,10 @@ use podium_tests::{FaultProxy, ProcessServer};
 use serde_json::json;
 
 const BIN: &str = env!("CARGO_BIN_EXE_podium-under-test");
+
+/// Requests the benchmark has in flight at once, as a tool driving a large fleet would bound
+/// them (and the file descriptors of both processes with them).
+const ASK_AT_ONCE: usize = 1000;
 
 /// The sync interval the server runs with: the periodic refresh reads every host once in it.
 const SYNC_INTERVAL: Duration = Duration::from_secs(60);
@@ -73,8 +82,12 @@ fn limit(before: &[u64], after: &[u64], delay_ms: usize) -> (u64, Duration) {
 }
 
 fn main() {
-    let [hosts, delay_ms, jitter_ms, per_emulator] = podium_tests::bench_args([40, 400, 0, 100]);
-    let per_emulator = per_emulator.max(1);
+    let [hosts, delay_ms, jitter_ms, per_emulator, sites] =
+        podium_tests::bench_args([40, 400, 0, 100, 1]);
+    let (per_emulator, sites) = (per_emulator.max(1), sites.max(1));
+    // How often the benchmark lists every host while it waits: listing 10,000 hosts costs
+    // Podium CPU, so the larger the fleet, the rarer.
+    let poll = Duration::from_millis((hosts as u64 / 10).clamp(100, 2000));
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -110,19 +123,36 @@ fn main() {
         )
         .await;
         let admin = server.admin();
-        let pm = admin.create_site(&site.url()).await;
+        // Each site at a URL of its own (a pod manager's URL is unique): a proxy without delay in
+        // front of the one emulator that stands for every site's shared service.
+        let mut pms = Vec::new();
+        let mut site_proxies = Vec::new();
+        for i in 0..sites {
+            let proxy = FaultProxy::start(&site.url()).await;
+            let pm = admin
+                .created(
+                    "/v1/pod_managers",
+                    json!({"name": format!("site-{i}"), "url": proxy.url()}),
+                )
+                .await;
+            site_proxies.push(proxy);
+            pms.push(pm.body["uuid"].as_str().unwrap().to_owned());
+        }
         let (_, podium_before) = server.usage().unwrap();
         let emulators_before = emulators_cpu(&emulators);
 
         // Every host registered at once, each at its own BMC.
         let start = counts(&proxies);
         let started = Instant::now();
-        let created = futures::future::join_all(proxies.iter().map(|p| {
-            let admin = admin.clone();
-            let body = json!({"pod_manager": pm, "bmc": {"url": p.url()}});
-            async move { admin.post("/v1/hosts", body).await }
-        }))
-        .await;
+        let created: Vec<_> = futures::stream::iter(proxies.iter().enumerate())
+            .map(|(i, p)| {
+                let admin = admin.clone();
+                let body = json!({"pod_manager": pms[i % sites], "bmc": {"url": p.url()}});
+                async move { admin.post("/v1/hosts", body).await }
+            })
+            .buffer_unordered(ASK_AT_ONCE)
+            .collect()
+            .await;
         for reply in &created {
             assert!(reply.status.is_success(), "{}", reply.text);
         }
@@ -139,20 +169,33 @@ fn main() {
             ids.iter().all(|id| seen.contains(id))
         };
         while !available(&ids).await {
-            tokio::time::sleep(Duration::from_millis(100)).await;
+            // A host that failed would keep this waiting for ever: say which and why.
+            if let Some(failed) = all_hosts(&admin, "&state=error").await.first() {
+                panic!("a host failed to register: {failed}");
+            }
+            tokio::time::sleep(poll).await;
         }
         let registered = started.elapsed();
         let registered_limit = limit(&start, &counts(&proxies), delay_ms);
         let (_, podium_registered) = server.usage().unwrap();
         let emulators_registered = emulators_cpu(&emulators);
 
-        // Every host powered on at once.
+        // Every host powered on at once (asked all at once, as a tool driving a rack would).
         let start = counts(&proxies);
         let started = Instant::now();
-        for id in &ids {
-            let op = admin
-                .post(&format!("/v1/hosts/{id}/power"), json!({"action": "on"}))
-                .await;
+        let asked: Vec<_> = futures::stream::iter(&ids)
+            .map(|id| {
+                let admin = admin.clone();
+                async move {
+                    admin
+                        .post(&format!("/v1/hosts/{id}/power"), json!({"action": "on"}))
+                        .await
+                }
+            })
+            .buffer_unordered(ASK_AT_ONCE)
+            .collect()
+            .await;
+        for op in &asked {
             assert!(op.status.is_success(), "{}", op.text);
         }
         loop {
@@ -160,28 +203,34 @@ fn main() {
             if on >= ids.len() {
                 break;
             }
-            tokio::time::sleep(Duration::from_millis(100)).await;
+            tokio::time::sleep(poll).await;
         }
         let powered = started.elapsed();
         let powered_limit = limit(&start, &counts(&proxies), delay_ms);
         let (_, podium_powered) = server.usage().unwrap();
         let emulators_powered = emulators_cpu(&emulators);
 
-        // A full refresh: the site's sync reads every host's own BMC again.
+        // A full refresh: every site's sync reads every host's own BMC again.
         let start = counts(&proxies);
         let started = Instant::now();
-        let sync = admin
-            .post(&format!("/v1/pod_managers/{pm}/sync"), json!({}))
-            .await;
-        assert!(sync.status.is_success(), "{}", sync.text);
-        let op = sync.body["id"].as_str().unwrap().to_owned();
-        loop {
-            let status = admin.get(&format!("/v1/operations/{op}")).await.body["status"].clone();
-            assert_ne!(status, "failed", "the sync failed");
-            if status == "succeeded" {
-                break;
+        let mut syncs = Vec::new();
+        for pm in &pms {
+            let sync = admin
+                .post(&format!("/v1/pod_managers/{pm}/sync"), json!({}))
+                .await;
+            assert!(sync.status.is_success(), "{}", sync.text);
+            syncs.push(sync.body["id"].as_str().unwrap().to_owned());
+        }
+        for op in &syncs {
+            loop {
+                let status =
+                    admin.get(&format!("/v1/operations/{op}")).await.body["status"].clone();
+                assert_ne!(status, "failed", "the sync failed");
+                if status == "succeeded" {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
             }
-            tokio::time::sleep(Duration::from_millis(100)).await;
         }
         let refreshed = started.elapsed();
         let refreshed_limit = limit(&start, &counts(&proxies), delay_ms);
@@ -212,9 +261,9 @@ fn main() {
 
         let peak = server.peak_rss().unwrap_or(0);
         println!(
-            "{hosts} hosts, each with its own BMC endpoint (a proxy adding {delay_ms} ms + up to \
-             {jitter_ms} ms per request in front of {} sushy-tools processes), SQLite; Podium's \
-             peak resident memory {:.0} MiB",
+            "{hosts} hosts across {sites} pod managers, each host with its own BMC endpoint (a \
+             proxy adding {delay_ms} ms + up to {jitter_ms} ms per request in front of {} \
+             sushy-tools processes), SQLite; Podium's peak resident memory {:.0} MiB",
             emulators.len(),
             peak as f64 / 1024.0
         );
@@ -227,10 +276,11 @@ fn main() {
                    cpu: Duration,
                    emulators: Duration| {
             println!(
-                "| {what} | {:.1} s | {:.1} s ({requests} requests to one BMC) | {:.1} s | {:.1} s |",
+                "| {what} | {:.1} s | {:.1} s ({requests} requests to one BMC) | {:.1} s ({:.1} ms per host) | {:.1} s |",
                 wall.as_secs_f64(),
                 limit.as_secs_f64(),
                 cpu.as_secs_f64(),
+                cpu.as_secs_f64() * 1000.0 / hosts as f64,
                 emulators.as_secs_f64(),
             )
         };
@@ -249,7 +299,7 @@ fn main() {
             emulators_powered - emulators_registered,
         );
         row(
-            &format!("refresh {hosts} hosts (the site's sync)"),
+            &format!("refresh {hosts} hosts (every site's sync)"),
             refreshed,
             refreshed_limit,
             podium_refreshed - podium_powered,

@@ -860,6 +860,8 @@ pub struct FaultProxy {
     pub jitter_ms: std::sync::Arc<std::sync::atomic::AtomicU64>,
     /// Requests received so far.
     pub requests: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    /// The most requests it held at once (received, not yet answered) so far.
+    pub most_at_once: std::sync::Arc<std::sync::atomic::AtomicU64>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -885,6 +887,8 @@ impl FaultProxy {
         let delay_ms = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
         let jitter_ms = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
         let requests = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let most_at_once = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let at_once = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
         let upstream = upstream.trim_end_matches('/').to_owned();
         let client = reqwest::Client::new();
         let (flag, delay, jitter, count) = (
@@ -893,10 +897,12 @@ impl FaultProxy {
             jitter_ms.clone(),
             requests.clone(),
         );
+        let (most, now) = (most_at_once.clone(), at_once.clone());
         let task = tokio::spawn(async move {
             while let Ok((mut stream, _)) = listener.accept().await {
                 let (flag, client, upstream) = (flag.clone(), client.clone(), upstream.clone());
                 let (delay, jitter, count) = (delay.clone(), jitter.clone(), count.clone());
+                let (most, now) = (most.clone(), now.clone());
                 let only_system = only_system.clone();
                 tokio::spawn(async move {
                     let mut request = Vec::new();
@@ -934,6 +940,10 @@ impl FaultProxy {
                     }
                     let body = request[head_end..head_end + length].to_vec();
                     count.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+                    let held = now.fetch_add(1, std::sync::atomic::Ordering::AcqRel) + 1;
+                    most.fetch_max(held, std::sync::atomic::Ordering::AcqRel);
+                    // Counted out however this request ends.
+                    let _held = counted_out(now.clone());
                     let wait = delay.load(std::sync::atomic::Ordering::Acquire)
                         + fastrand::u64(..=jitter.load(std::sync::atomic::Ordering::Acquire));
                     tokio::time::sleep(Duration::from_millis(wait)).await;
@@ -992,6 +1002,7 @@ impl FaultProxy {
             delay_ms,
             jitter_ms,
             requests,
+            most_at_once,
             task,
         }
     }
@@ -999,6 +1010,17 @@ impl FaultProxy {
     pub fn url(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
     }
+}
+
+/// Decrements `counter` when dropped.
+fn counted_out(counter: std::sync::Arc<std::sync::atomic::AtomicU64>) -> impl Drop {
+    struct Decrement(std::sync::Arc<std::sync::atomic::AtomicU64>);
+    impl Drop for Decrement {
+        fn drop(&mut self) {
+            self.0.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+        }
+    }
+    Decrement(counter)
 }
 
 /// A Redfish collection with only the member whose id (its path's last segment) is `id`.

@@ -34,7 +34,7 @@ pub(crate) struct Inner {
     pub(crate) download_listener: std::sync::OnceLock<DownloadListener>,
     /// The durable-operations worker of this process.
     pub(crate) operations: crate::operations::worker::Operations,
-    /// The periodic tasks of this process (probe, sync, bind, expiry, leasing).
+    /// The periodic tasks of this process (probe, sync, bind, expiry, leasing, refresh).
     pub(crate) background: crate::background::handle::Background,
     /// The metrics of this process.
     pub(crate) metrics: crate::metrics::state::Metrics,
@@ -44,6 +44,9 @@ pub(crate) struct Inner {
     pub(crate) audit: crate::audit::writer::AuditWriter,
     /// The newest event, shared by this process's watchers.
     pub(crate) events: crate::events::clock::EventClock,
+    /// How long the last run of the `refresh` task took to read its hosts, in milliseconds: a
+    /// run comes that long plus its interval after the last, and takes its share for both.
+    pub(crate) refresh_took_ms: std::sync::atomic::AtomicU64,
 }
 
 /// Where a process serves config drive downloads: the API's own listener (`http` or `https`),
@@ -103,6 +106,7 @@ impl Podium {
                 audit_retention: std::sync::OnceLock::new(),
                 audit: crate::audit::writer::AuditWriter::default(),
                 events: crate::events::clock::EventClock::default(),
+                refresh_took_ms: std::sync::atomic::AtomicU64::new(0),
             }),
         }
     }

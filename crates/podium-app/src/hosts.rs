@@ -25,6 +25,10 @@ use podium_types::{OperationRequest, PowerAction};
 /// burst, not the pace.
 const REFRESH_AT_ONCE: usize = 64;
 
+/// How many times a host read of a sync someone asked for waits for a plugin instance (each
+/// wait up to the runtime's bound, a minute) before the host is left unread.
+const BUSY_TRIES: u32 = 5;
+
 /// What a read of hosts' own BMCs asks each.
 #[derive(Clone, Copy)]
 enum Reading {
@@ -213,7 +217,17 @@ impl Podium {
         if total == 0 {
             return Ok((0, 0));
         }
-        let share = (u128::from(total) * every.as_millis()).div_ceil(interval.as_millis().max(1));
+        // A run comes `every` after the last one ended: the time between two starts is that and
+        // the time the last one took.
+        let took = self
+            .inner
+            .refresh_took_ms
+            .load(std::sync::atomic::Ordering::Relaxed);
+        let cycle = every.as_millis() + u128::from(took);
+        // Half as many again as the even share: only hosts whose turn came are taken, so the
+        // slack drains a backlog (hosts skipped while an operation ran, a slow run) instead of
+        // leaving them late for ever.
+        let share = (u128::from(total) * cycle * 3).div_ceil(interval.as_millis().max(1) * 2);
         let share = u64::try_from(share).unwrap_or(u64::MAX).clamp(1, total);
         let now = time::OffsetDateTime::now_utc();
         // A little early, so a run that comes a moment before the host's turn still takes it.
@@ -310,6 +324,11 @@ impl Podium {
                     .await?;
                 Ok(Read::Missing)
             }
+            // This process is busy, not the BMC: the host comes again at its next turn.
+            Err(e @ CallError::Busy { .. }) => {
+                tracing::debug!(host = %host.id, error = %e, "power read skipped");
+                Ok(Read::Unreachable)
+            }
             Err(e) => {
                 tracing::warn!(host = %host.id, error = %e, "cannot reach the host's own BMC");
                 Ok(Read::Unreachable)
@@ -320,7 +339,18 @@ impl Podium {
     /// Reads one host's inventory at its own BMC and writes what changed.
     async fn host_inventory_read(&self, pm: &PodManager, host: &HostRow) -> Result<Read, Error> {
         let now = podium_store::now();
-        match self.host_driver(pm, host).await?.discover().await {
+        // A sync someone asked for reads every host: where every plugin instance stayed busy (a
+        // fleet larger than the instances, several syncs at once), the read waits its turn
+        // again rather than leave the host unread.
+        let mut tries = 0;
+        let read = loop {
+            tries += 1;
+            match self.host_driver(pm, host).await?.discover().await {
+                Err(CallError::Busy { .. }) if tries < BUSY_TRIES => continue,
+                read => break read,
+            }
+        };
+        match read {
             Ok(systems) => match systems.iter().find(|s| s.id == host.system_id) {
                 Some(system) => {
                     self.datastore()

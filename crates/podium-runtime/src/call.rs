@@ -119,9 +119,10 @@ impl From<wit_types::Error> for PluginError {
 pub enum CallError {
     #[error("plugin {plugin} did not finish within its deadline of {}s", limit.as_secs_f64())]
     Deadline { plugin: String, limit: Duration },
-    /// Every plugin instance of the process stayed busy: the call never started (transient).
+    /// Every plugin instance of the process stayed busy (or the instance pool had nothing left
+    /// for one more): the call never ran (transient).
     #[error(
-        "plugin {plugin} did not start: every plugin instance of this process stayed busy for {}s",
+        "plugin {plugin} did not run: every plugin instance of this process stayed busy (waited {}s)",
         waited.as_secs_f64()
     )]
     Busy { plugin: String, waited: Duration },
@@ -351,6 +352,16 @@ impl Prepared {
 
 fn trap_error(label: &str, limit: Duration, memory_limit: usize, e: wasmtime::Error) -> CallError {
     let plugin = label.to_owned();
+    // The pool had no memory, table or stack left: the process is busy, the plugin is not at
+    // fault.
+    if e.downcast_ref::<wasmtime::PoolConcurrencyLimitError>()
+        .is_some()
+    {
+        return CallError::Busy {
+            plugin,
+            waited: Duration::ZERO,
+        };
+    }
     if e.downcast_ref::<DeadlineExceeded>().is_some() {
         return CallError::Deadline { plugin, limit };
     }

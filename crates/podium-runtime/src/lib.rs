@@ -375,7 +375,9 @@ fn pool_config(config: &RuntimeConfig, pagemap: bool) -> PoolingAllocationConfig
         .total_core_instances(instances * 4)
         .total_memories(instances * 2)
         .total_tables(instances * 4)
-        .total_stacks(instances)
+        // A call can hold a second stack for a moment (seen at 256 calls at once: the pool of
+        // stacks ran out while the slots had not); stacks are address space until touched.
+        .total_stacks(instances * 2)
         .max_core_instances_per_component(8)
         .max_memories_per_component(2)
         .max_tables_per_component(8)

@@ -69,7 +69,7 @@ pub(super) async fn host_list(
 
 /// Registers a host that has its own BMC under a pod manager acting as a site.
 #[utoipa::path(post, path = "/v1/hosts", tag = "hosts", request_body = HostCreate,
-    responses((status = 201, body = HostView), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody), (status = 502, body = ErrorBody)),
+    responses((status = 201, body = HostView), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody), (status = 502, body = ErrorBody), (status = 503, body = ErrorBody), (status = 504, body = ErrorBody)),
     security(("bearer" = [])))]
 pub(super) async fn host_create(
     State(podium): State<Podium>,
