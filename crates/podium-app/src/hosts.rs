@@ -205,9 +205,8 @@ impl Podium {
 
     /// One run of the periodic refresh (the `refresh` task): the power state of the share of
     /// the hosts with their own BMC that keeps every one read about once per `interval` when a
-    /// run comes every
-    /// `every`, oldest turn first, so the reads spread evenly over the interval. What it read
-    /// and how many BMCs did not answer.
+    /// run comes every `every`, oldest turn first, so the reads spread evenly over the interval.
+    /// What it read and how many BMCs did not answer.
     pub(crate) async fn hosts_refresh_due(
         &self,
         interval: std::time::Duration,
@@ -256,9 +255,14 @@ impl Podium {
             };
             with_pm.push((pm, host));
         }
+        let reading = std::time::Instant::now();
         let answered = self
             .hosts_read(with_pm, Reading::Power, REFRESH_AT_ONCE)
             .await?;
+        let took = u64::try_from(reading.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.inner
+            .refresh_took_ms
+            .store(took, std::sync::atomic::Ordering::Relaxed);
         Ok((taken, taken - answered))
     }
 
