@@ -44,23 +44,6 @@ fn counts(proxies: &[FaultProxy]) -> Vec<u64> {
         .collect()
 }
 
-/// Every host `query` selects (`&state=available`, or empty for all), page after page.
-async fn all_hosts(admin: &podium_tests::Client, query: &str) -> Vec<serde_json::Value> {
-    let mut all = Vec::new();
-    let mut cursor = String::new();
-    loop {
-        let page = admin
-            .get(&format!("/v1/hosts?limit=1000{query}{cursor}"))
-            .await
-            .body;
-        all.extend(page["items"].as_array().cloned().unwrap_or_default());
-        match page["next"].as_str() {
-            Some(next) => cursor = format!("&cursor={next}"),
-            None => return all,
-        }
-    }
-}
-
 /// CPU time the emulators used so far, all together.
 fn emulators_cpu(emulators: &[Sushy]) -> Duration {
     emulators
@@ -161,7 +144,7 @@ fn main() {
             .map(|r| r.body["id"].as_str().unwrap().to_owned())
             .collect();
         let available = async |ids: &[String]| {
-            let seen: std::collections::HashSet<String> = all_hosts(&admin, "&state=available")
+            let seen: std::collections::HashSet<String> = admin.hosts_all("&state=available")
                 .await
                 .iter()
                 .filter_map(|h| h["id"].as_str().map(str::to_owned))
@@ -170,7 +153,7 @@ fn main() {
         };
         while !available(&ids).await {
             // A host that failed would keep this waiting for ever: say which and why.
-            if let Some(failed) = all_hosts(&admin, "&state=error").await.first() {
+            if let Some(failed) = admin.hosts_all("&state=error").await.first() {
                 panic!("a host failed to register: {failed}");
             }
             tokio::time::sleep(poll).await;
@@ -199,7 +182,7 @@ fn main() {
             assert!(op.status.is_success(), "{}", op.text);
         }
         loop {
-            let on = all_hosts(&admin, "&power_state=on").await.len();
+            let on = admin.hosts_all("&power_state=on").await.len();
             if on >= ids.len() {
                 break;
             }
@@ -240,7 +223,7 @@ fn main() {
         // One turn of the periodic refresh: every host's power read again, spread over the
         // interval (polled rarely, so the polling costs Podium little).
         let seen = async || -> std::collections::HashMap<String, String> {
-            all_hosts(&admin, "")
+            admin.hosts_all("")
                 .await
                 .iter()
                 .map(|h| (h["id"].to_string(), h["last_seen_at"].to_string()))

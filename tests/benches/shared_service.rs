@@ -20,23 +20,14 @@ const BIN: &str = env!("CARGO_BIN_EXE_podium-under-test");
 /// The server's default per-site limit.
 const PER_SITE: u64 = 8;
 
-/// The ids of the hosts `query` selects (`&state=available`), page after page.
+/// The ids of the hosts `query` selects (`&state=available`).
 async fn hosts_where(admin: &podium_tests::Client, query: &str) -> Vec<String> {
-    let mut ids = Vec::new();
-    let mut cursor = String::new();
-    loop {
-        let page = admin
-            .get(&format!("/v1/hosts?limit=1000{query}{cursor}"))
-            .await
-            .body;
-        for host in page["items"].as_array().into_iter().flatten() {
-            ids.push(host["id"].as_str().unwrap_or_default().to_owned());
-        }
-        match page["next"].as_str() {
-            Some(next) => cursor = format!("&cursor={next}"),
-            None => return ids,
-        }
-    }
+    admin
+        .hosts_all(query)
+        .await
+        .iter()
+        .map(|h| h["id"].as_str().unwrap_or_default().to_owned())
+        .collect()
 }
 
 fn main() {

@@ -349,6 +349,23 @@ impl Client {
     }
 
     /// Registers a pod manager named `site` at `url`; answers its uuid.
+    /// Every host `query` selects (`&state=available`, or empty for all), page after page.
+    pub async fn hosts_all(&self, query: &str) -> Vec<Value> {
+        let mut all = Vec::new();
+        let mut cursor = String::new();
+        loop {
+            let page = self
+                .get(&format!("/v1/hosts?limit=1000{query}{cursor}"))
+                .await
+                .body;
+            all.extend(page["items"].as_array().cloned().unwrap_or_default());
+            match page["next"].as_str() {
+                Some(next) => cursor = format!("&cursor={next}"),
+                None => return all,
+            }
+        }
+    }
+
     pub async fn create_site(&self, url: &str) -> String {
         let pm = self
             .created(
