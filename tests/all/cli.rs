@@ -5,7 +5,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::process::Output;
 
 use podium_tests::{ADMIN_TOKEN, TestServer};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_podium-under-test");
 
@@ -354,8 +354,28 @@ async fn names_stand_for_ids_and_help_is_per_command() {
             "lab1",
             "--endpoint",
             "http://127.0.0.1:9",
+            "--site-limit",
+            "50",
         ])
         .await;
+    assert_eq!(pm["limits"], json!({"service": null, "site": 50}), "{pm}");
+    let limited = cli
+        .json(&["podm", "limits", "lab1", "--service", "4"])
+        .await;
+    assert_eq!(
+        limited["limits"],
+        json!({"service": 4, "site": null}),
+        "{limited}"
+    );
+    let refused = cli
+        .run(&["podm", "limits", "lab1", "--site", "0"], "", None)
+        .await;
+    assert_eq!(refused.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        err.contains("limits.site") && err.contains("between 1 and"),
+        "{err}"
+    );
     let grant = cli
         .json(&[
             "grant",

@@ -392,11 +392,30 @@ async fn a_bmc_answering_500_for_a_while_is_retried_until_it_recovers() {
     assert_eq!(bmc.get_json(&system).await.unwrap()["PowerState"], "On");
 }
 
-/// At most `--operations-per-pod-manager` operations of one site's shared Redfish service run
-/// at once, however many processes share the database (two, on PostgreSQL): no moment lies
-/// inside more than that many of its operations' `[started_at, finished_at]`. Hosts of the same
-/// site with a BMC of their own (each behind a proxy answering in 300 ms) are not held to that
-/// limit: theirs run side by side.
+/// The most operations running at one moment, with the starts (1) and ends (-1) it was read
+/// from. Ends before starts at the same instant: an operation leased as another ended is not
+/// counted twice.
+fn most_at_once(ops: Vec<&Value>) -> (i32, Vec<(String, i32)>) {
+    let mut events: Vec<(String, i32)> = Vec::new();
+    for o in ops {
+        events.push((o["started_at"].as_str().unwrap().to_owned(), 1));
+        events.push((o["finished_at"].as_str().unwrap().to_owned(), -1));
+    }
+    events.sort();
+    let (mut running, mut most) = (0, 0);
+    for (_, change) in &events {
+        running += change;
+        most = most.max(running);
+    }
+    (most, events)
+}
+
+/// At most the service limit of a site (the pod manager's `limits.service`, over the server's
+/// `--operations-per-pod-manager`) of its operations at its shared Redfish service run at once,
+/// however many processes share the database (two, on PostgreSQL): no moment lies inside more
+/// than that many of its operations' `[started_at, finished_at]`. Hosts of the same site with a
+/// BMC of their own (each behind a proxy answering in 300 ms) are not held to that limit: theirs
+/// run side by side.
 #[tokio::test]
 async fn the_per_site_limit_holds_across_processes_and_spares_hosts_with_their_own_bmc() {
     use podium_tests::sushy::FakeSystem;
@@ -412,8 +431,9 @@ async fn the_per_site_limit_holds_across_processes_and_spares_hosts_with_their_o
         .collect();
     let own = Sushy::start(own).await.unwrap();
     let mut proxies = Vec::new();
-    for _ in 0..OWN {
-        let proxy = podium_tests::FaultProxy::start(&own.url()).await;
+    for i in 1..=OWN as u32 {
+        let system = FakeSystem::numbered(100 + i).uuid;
+        let proxy = podium_tests::FaultProxy::start_one_system(&own.url(), &system).await;
         proxy
             .delay_ms
             .store(300, std::sync::atomic::Ordering::Release);
@@ -422,10 +442,17 @@ async fn the_per_site_limit_holds_across_processes_and_spares_hosts_with_their_o
     let data = tempfile::tempdir().unwrap();
     let database = podium_tests::PostgresDatabase::for_this_run().await;
     let url = database.as_ref().map(|d| d.url.as_str());
-    let options = ["--operations-per-pod-manager", "2"];
+    let options = ["--operations-per-pod-manager", "3"];
     let server = ProcessServer::start_logging(BIN, data.path(), url, "info", &options).await;
     let admin = server.admin();
     let (pm, hosts) = register(&admin, "site", &bmc.url(), HOSTS).await;
+    let limited = admin
+        .patch(
+            &format!("/v1/pod_managers/{pm}"),
+            json!({"limits": {"service": LIMIT}}),
+        )
+        .await;
+    assert_eq!(limited.status, StatusCode::OK, "{}", limited.text);
     let other_data = tempfile::tempdir().unwrap();
     let _other = match url {
         Some(url) => Some(
@@ -470,22 +497,7 @@ async fn the_per_site_limit_holds_across_processes_and_spares_hosts_with_their_o
         },
     )
     .await;
-    // The most operations running at one moment. Ends before starts at the same instant: an
-    // operation leased as another ended is not counted twice.
-    let most = |ops: Vec<&Value>| {
-        let mut events: Vec<(String, i32)> = Vec::new();
-        for o in ops {
-            events.push((o["started_at"].as_str().unwrap().to_owned(), 1));
-            events.push((o["finished_at"].as_str().unwrap().to_owned(), -1));
-        }
-        events.sort();
-        let (mut running, mut most) = (0, 0);
-        for (_, change) in &events {
-            running += change;
-            most = most.max(running);
-        }
-        (most, events)
-    };
+    let most = most_at_once;
     let is_own = |o: &&Value| own_ids.iter().any(|id| o["host"] == id.as_str());
     let (shared, events) = most(ops.values().filter(|o| !is_own(o)).collect());
     assert!(shared <= LIMIT as i32, "{shared} ran at once: {events:?}");
@@ -497,6 +509,131 @@ async fn the_per_site_limit_holds_across_processes_and_spares_hosts_with_their_o
     assert!(
         side_by_side > LIMIT as i32,
         "hosts with their own BMC were held to the site's limit: {events:?}"
+    );
+}
+
+/// An admin who sets a limit for a site holds every operation of it to that limit, its hosts
+/// with their own BMC included (each behind a proxy answering in 300 ms), across processes (two,
+/// on PostgreSQL); a limit out of range is refused naming its field, and a limit set to `null`
+/// goes back to the default (none: the same hosts then run side by side).
+#[tokio::test]
+async fn a_site_limit_the_admin_sets_holds_hosts_with_their_own_bmc_to_it() {
+    use podium_tests::sushy::FakeSystem;
+    const OWN: usize = 6;
+    const LIMIT: i32 = 2;
+    let mut own = SushyConfig::with_systems(0);
+    own.systems = (1..=OWN as u32)
+        .map(|i| FakeSystem::numbered(100 + i))
+        .collect();
+    let own = Sushy::start(own).await.unwrap();
+    let mut proxies = Vec::new();
+    for i in 1..=OWN as u32 {
+        let system = FakeSystem::numbered(100 + i).uuid;
+        let proxy = podium_tests::FaultProxy::start_one_system(&own.url(), &system).await;
+        proxy
+            .delay_ms
+            .store(300, std::sync::atomic::Ordering::Release);
+        proxies.push(proxy);
+    }
+    let site = Sushy::start(SushyConfig::with_systems(0)).await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let database = podium_tests::PostgresDatabase::for_this_run().await;
+    let url = database.as_ref().map(|d| d.url.as_str());
+    let server = ProcessServer::start_logging(BIN, data.path(), url, "info", &[]).await;
+    let admin = server.admin();
+    let (pm, _) = register(&admin, "site", &site.url(), 0).await;
+    let path = format!("/v1/pod_managers/{pm}");
+    eventually(Duration::from_secs(60), "the site online", || async {
+        (admin.get(&path).await.body["status"] == "online").then_some(())
+    })
+    .await;
+    assert_eq!(
+        admin.get(&path).await.body["limits"],
+        json!({"service": null, "site": null})
+    );
+    for (limits, field) in [
+        (json!({"site": 0}), "limits.site"),
+        (json!({"service": 10001}), "limits.service"),
+        (json!({"site": -1}), "limits.site"),
+        (json!({"site": 2, "sites": 3}), "limits"),
+    ] {
+        let refused = admin.patch(&path, json!({ "limits": limits })).await;
+        assert!(
+            refused.status.is_client_error(),
+            "{limits}: {}",
+            refused.text
+        );
+        assert!(
+            refused.body["error"]["field"]
+                .as_str()
+                .is_some_and(|f| f.starts_with(field)),
+            "{limits}: {}",
+            refused.text
+        );
+    }
+    let other_data = tempfile::tempdir().unwrap();
+    let _other = match url {
+        Some(url) => {
+            Some(ProcessServer::start_logging(BIN, other_data.path(), Some(url), "info", &[]).await)
+        }
+        None => None,
+    };
+    let mut own_ids = Vec::new();
+    for (i, proxy) in proxies.iter().enumerate() {
+        let body = json!({"pod_manager": pm, "bmc": {"url": proxy.url(),
+            "system_id": FakeSystem::numbered(101 + i as u32).uuid}});
+        let host = admin.created("/v1/hosts", body).await.body;
+        own_ids.push(host["id"].as_str().unwrap().to_owned());
+    }
+    eventually(Duration::from_secs(60), "own hosts available", || async {
+        let hosts = admin
+            .get(&format!(
+                "/v1/hosts?pod_manager={pm}&state=available&limit=1000"
+            ))
+            .await
+            .body;
+        let items = hosts["items"].as_array()?.clone();
+        own_ids
+            .iter()
+            .all(|id| items.iter().any(|h| h["id"] == id.as_str()))
+            .then_some(())
+    })
+    .await;
+    let set = admin.patch(&path, json!({"limits": {"site": LIMIT}})).await;
+    assert_eq!(set.status, StatusCode::OK, "{}", set.text);
+    assert_eq!(set.body["limits"], json!({"service": null, "site": LIMIT}));
+    // Powers every host on (then off), and answers the most that ran at once.
+    let round = |action: &'static str| {
+        let (admin, pm, own_ids) = (&admin, &pm, &own_ids);
+        async move {
+            let before = operations(admin, pm).await;
+            for host in own_ids {
+                power(admin, host, action).await;
+            }
+            let ops = eventually(Duration::from_secs(60), "every power finished", || async {
+                let ops: Vec<Value> = operations(admin, pm)
+                    .await
+                    .into_iter()
+                    .filter(|(id, _)| !before.contains_key(id))
+                    .map(|(_, o)| o)
+                    .collect();
+                (ops.len() == OWN && ops.iter().all(|o| o["status"] == "succeeded")).then_some(ops)
+            })
+            .await;
+            most_at_once(ops.iter().collect())
+        }
+    };
+    let (most, events) = round("on").await;
+    assert!(most <= LIMIT, "{most} ran at once: {events:?}");
+    assert_eq!(most, LIMIT, "the limit was never reached: {events:?}");
+
+    let unset = admin.patch(&path, json!({"limits": {"site": null}})).await;
+    assert_eq!(unset.status, StatusCode::OK, "{}", unset.text);
+    assert_eq!(unset.body["limits"], json!({"service": null, "site": null}));
+    let (most, events) = round("off").await;
+    assert!(
+        most > LIMIT,
+        "the site stayed limited after its limit was removed: {events:?}"
     );
 }
 

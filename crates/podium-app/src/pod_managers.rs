@@ -17,8 +17,8 @@ use podium_store::{HostRow, PodManagerConflict, PodManagerRow, SyncSummary};
 use podium_types::Page;
 use podium_types::PodManagerFilter;
 use podium_types::requests::{
-    AuthParams, NetworkConfigOwner, PluginBindingParams, PodManagerCreate, PodManagerUpdate,
-    TlsParams,
+    AuthParams, NetworkConfigOwner, OperationLimits, PluginBindingParams, PodManagerCreate,
+    PodManagerUpdate, TlsParams,
 };
 use podium_types::views::{List, PodManagerView, StatusChangeView};
 
@@ -31,6 +31,24 @@ fn validate_text(field: &str, value: &str, max: usize) -> Result<(), Error> {
             field,
             format!("must be at most {max} bytes of printable text"),
         ));
+    }
+    Ok(())
+}
+
+/// The most either limit may be: more operations at once than one process would ever run.
+const LIMIT_MAX: u32 = 10_000;
+
+fn validate_limits(limits: &OperationLimits) -> Result<(), Error> {
+    for (field, limit) in [
+        ("limits.service", limits.service),
+        ("limits.site", limits.site),
+    ] {
+        if limit.is_some_and(|n| !(1..=LIMIT_MAX).contains(&n)) {
+            return Err(Error::invalid(
+                field,
+                format!("must be between 1 and {LIMIT_MAX} (or null for the default)"),
+            ));
+        }
     }
     Ok(())
 }
@@ -132,6 +150,8 @@ impl Podium {
             pinned_sha256: None,
         });
         let pin = validate_tls(&tls)?;
+        let limits = params.limits.unwrap_or_default();
+        validate_limits(&limits)?;
         let driver = params.driver.unwrap_or_else(|| PluginBindingParams {
             name: DEFAULT_DRIVER.into(),
             ..Default::default()
@@ -166,6 +186,8 @@ impl Podium {
             network_config_owner: params
                 .network_config_owner
                 .unwrap_or(NetworkConfigOwner::Admin),
+            service_limit: limits.service.map(i64::from),
+            site_limit: limits.site.map(i64::from),
             status: "unknown".into(),
             status_message: None,
             last_probe_at: None,
@@ -293,6 +315,11 @@ impl Podium {
         }
         if let Some(owner) = params.network_config_owner {
             row.network_config_owner = owner;
+        }
+        if let Some(limits) = params.limits {
+            validate_limits(&limits)?;
+            row.service_limit = limits.service.map(i64::from);
+            row.site_limit = limits.site.map(i64::from);
         }
         self.check_unique(&row.name, &row.url, Some(uuid)).await?;
         row.updated_at = podium_store::now();

@@ -9,6 +9,7 @@ use podium_store::{
     ClaimRow, GrantRow, HostRow, OperationRow, PluginRow, PodManagerRow, StatusChange, TenantRow,
     TokenRow,
 };
+use podium_types::requests::OperationLimits;
 use podium_types::views::{
     AddressView, BmcView, ClaimView, ClaimedHostView, GrantView, HostErrorView, HostView,
     MaintenanceView, OperationView, PluginView, PodManagerView, StatusChangeView, TenantView,
@@ -63,6 +64,10 @@ pub(crate) fn pod_manager(r: PodManagerRow) -> PodManagerView {
         ipam: r.ipam,
         renderer: r.renderer,
         network_config_owner: r.network_config_owner,
+        limits: OperationLimits {
+            service: r.service_limit.and_then(|n| u32::try_from(n).ok()),
+            site: r.site_limit.and_then(|n| u32::try_from(n).ok()),
+        },
         has_auth: r.auth_sealed.is_some(),
         created_at: r.created_at,
         updated_at: r.updated_at,

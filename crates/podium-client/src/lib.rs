@@ -23,8 +23,9 @@ use self::names::Named;
 use self::output::{Column, Format};
 use podium_types::requests::{
     AuthParams, ClaimCreate, ClaimUpdate, ConfigDriveCreate, GrantCreate, ImageParams,
-    IpClaimCreate, IpPoolCreate, IpRangeParams, MaintenanceParams, PluginBindingParams,
-    PodManagerCreate, PowerParams, TenantCreate, TlsParams, TokenCreate,
+    IpClaimCreate, IpPoolCreate, IpRangeParams, MaintenanceParams, OperationLimits,
+    PluginBindingParams, PodManagerCreate, PodManagerUpdate, PowerParams, TenantCreate, TlsParams,
+    TokenCreate,
 };
 use podium_types::views::{
     ClaimView, EventView, List, MeView, OperationEventView, OperationView, TaskList,
@@ -163,6 +164,24 @@ enum PodmCommand {
         description: Option<String>,
         #[arg(long)]
         location: Option<String>,
+        /// Operations at once at its shared Redfish service (default: the server's).
+        #[arg(long, value_name = "N")]
+        service_limit: Option<u32>,
+        /// Operations at once at the whole site, hosts with their own BMC included (default:
+        /// none).
+        #[arg(long, value_name = "N")]
+        site_limit: Option<u32>,
+    },
+    /// Set how many operations of a pod manager (by uuid or name) run at once; a limit not
+    /// given goes back to its default.
+    Limits {
+        uuid: String,
+        /// At its shared Redfish service (default: the server's).
+        #[arg(long, value_name = "N")]
+        service: Option<u32>,
+        /// At the whole site, hosts with their own BMC included (default: none).
+        #[arg(long, value_name = "N")]
+        site: Option<u32>,
     },
     /// Delete a pod manager (by uuid or name) and forget its hosts.
     Delete { uuid: String },
@@ -787,6 +806,7 @@ async fn resolve_names(url: Option<&str>, command: &mut Command) -> anyhow::Resu
             PodmCommand::Show { uuid }
             | PodmCommand::Delete { uuid }
             | PodmCommand::Sync { uuid, .. }
+            | PodmCommand::Limits { uuid, .. }
             | PodmCommand::Template(
                 TemplateCommand::Show { uuid }
                 | TemplateCommand::Set { uuid, .. }
@@ -937,6 +957,8 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                     network_config_owner,
                     description,
                     location,
+                    service_limit,
+                    site_limit,
                 } => {
                     let auth = match username {
                         Some(username) => Some(AuthParams {
@@ -966,10 +988,29 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                         network_config_owner: network_config_owner
                             .map(|o| parsed("--network-config-owner", &o))
                             .transpose()?,
+                        limits: Some(OperationLimits {
+                            service: service_limit,
+                            site: site_limit,
+                        }),
                     };
                     print(output::object(
                         format,
                         &c.post("/v1/pod_managers", &body).await?,
+                    ));
+                }
+                PodmCommand::Limits {
+                    uuid,
+                    service,
+                    site,
+                } => {
+                    let body = PodManagerUpdate {
+                        limits: Some(OperationLimits { service, site }),
+                        ..Default::default()
+                    };
+                    let path = format!("/v1/pod_managers/{}", seg(&uuid)?);
+                    print(output::object(
+                        format,
+                        &c.send(Method::PATCH, &path, Some(&body)).await?,
                     ));
                 }
                 PodmCommand::Delete { uuid } => {

@@ -67,6 +67,7 @@ const FILES: &[File] = &[
     migration!("0015_audit.sql"),
     migration!("0016_events.sql", per_database),
     migration!("0017_host_refresh.sql"),
+    migration!("0018_operation_limits.sql"),
 ];
 
 /// The migrator of Podium's schema on `backend`.

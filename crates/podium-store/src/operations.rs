@@ -201,17 +201,19 @@ impl Datastore {
 
     /// Leases the operation due first for `owner` until `until`: it is `running`, its attempt
     /// counted. Concurrency is limited where the bottleneck is, the BMC endpoint: a pod
-    /// manager's shared Redfish service runs at most `per_pod_manager` operations at once
-    /// (under a live lease, in any process), counting those of its hosts without a BMC of their
-    /// own and its own (a sync); a host with its own BMC runs one operation at a time (as every
-    /// host does) and is not counted against its site, so a site of independent BMCs runs as
-    /// wide as it has hosts. What is due at a pod manager running nothing goes first (oldest
-    /// first), then what is due at a host with its own BMC, then at the pod managers with room
-    /// left. `None` when nothing may run.
+    /// manager's shared Redfish service runs at most its `service_limit` operations at once
+    /// (`per_pod_manager` where the admin set none; under a live lease, in any process),
+    /// counting those of its hosts without a BMC of their own and its own (a sync); a host with
+    /// its own BMC runs one operation at a time (as every host does) and is not counted against
+    /// the service, so a site of independent BMCs runs as wide as it has hosts, or as its
+    /// `site_limit` allows where the admin set one (every operation of the site counted). What
+    /// is due at a pod manager running nothing goes first (oldest first), then what is due at a
+    /// host with its own BMC, then at the pod managers with room left. `None` when nothing may
+    /// run.
     ///
     /// Leasing is serialized across processes (SQLite's write lock; on PostgreSQL, an advisory
     /// lock held for the transaction), so the count of running operations a lease reads is the
-    /// one it commits against: the limit holds across every process on the database.
+    /// one it commits against: the limits hold across every process on the database.
     pub async fn operation_lease(
         &self,
         owner: &str,
@@ -225,12 +227,17 @@ impl Datastore {
                 .execute(&mut *tx)
                 .await?;
         }
-        // The pod managers whose shared service runs operations now, with how many.
-        let running: Vec<(String, i64)> = sqlx::query_as(&format!(
-            "SELECT o.pod_manager, COUNT(*) FROM operations o WHERE o.status = 'running' \
-             AND o.lease_expires_at > $1 AND NOT {OWN_BMC} GROUP BY o.pod_manager"
+        // The pod managers running operations now: how many at their shared service, how many
+        // in all, and their limits.
+        let running: Vec<(String, i64, i64, i64, Option<i64>)> = sqlx::query_as(&format!(
+            "SELECT o.pod_manager, \
+             CAST(SUM(CASE WHEN {OWN_BMC} THEN 0 ELSE 1 END) AS BIGINT), CAST(COUNT(*) AS BIGINT), \
+             CAST(COALESCE(MAX(p.service_limit), $2) AS BIGINT), CAST(MAX(p.site_limit) AS BIGINT) \
+             FROM operations o JOIN pod_managers p ON p.uuid = o.pod_manager \
+             WHERE o.status = 'running' AND o.lease_expires_at > $1 GROUP BY o.pod_manager"
         ))
         .bind(super::now())
+        .bind(per_pod_manager)
         .fetch_all(&mut *tx)
         .await?;
         // The lease's time is read after the count: it begins after every end the count saw.
@@ -240,31 +247,43 @@ impl Datastore {
         );
         let now = super::format_time(now);
         // Fair across pod managers: after a lease that expired (its holder died), what is due at
-        // a pod manager running nothing, oldest first; only then what is due at one with room
-        // left. However much one site queues, the first due operation of a site with nothing
-        // running is leased next.
-        let busy: Vec<&str> = running.iter().map(|(pm, _)| pm.as_str()).collect();
-        let full: Vec<&str> = running
-            .iter()
-            .filter(|(_, n)| *n >= per_pod_manager)
-            .map(|(pm, _)| pm.as_str())
-            .collect();
-        let not_in = |column: &str, excluded: &[&str]| {
+        // a pod manager running nothing at its service, oldest first; only then what is due at
+        // one with room left. However much one site queues, the first due operation of a site
+        // with nothing running is leased next.
+        let pms = |keep: &dyn Fn(i64, i64, i64, Option<i64>) -> bool| -> Vec<&str> {
+            running
+                .iter()
+                .filter(|(_, shared, all, service, site)| keep(*shared, *all, *service, *site))
+                .map(|(pm, ..)| pm.as_str())
+                .collect()
+        };
+        let site_full = pms(&|_, all, _, site| site.is_some_and(|site| all >= site));
+        // Busy at its service, or with no room left at the site.
+        let busy = pms(&|shared, all, _, site| shared > 0 || site.is_some_and(|site| all >= site));
+        // No room left at its service, or at the site.
+        let full = pms(&|shared, all, service, site| {
+            shared >= service || site.is_some_and(|site| all >= site)
+        });
+        // `column NOT IN` the pod managers `excluded`, their parameters numbered from `first`.
+        let not_in = |column: &str, excluded: &[&str], first: usize| {
             if excluded.is_empty() {
                 String::new()
             } else {
-                let params: Vec<String> =
-                    (4..4 + excluded.len()).map(|i| format!("${i}")).collect();
+                let params: Vec<String> = (first..first + excluded.len())
+                    .map(|i| format!("${i}"))
+                    .collect();
                 format!(" AND {column} NOT IN ({})", params.join(", "))
             }
         };
-        // A full pod manager still runs what is due at its hosts with their own BMC.
-        let not_full = |excluded: &[&str]| {
-            let clause = not_in("o.pod_manager", excluded);
-            match clause.strip_prefix(" AND ") {
+        // A pod manager full at its service still runs what is due at its hosts with their own
+        // BMC, unless its site is full too.
+        let not_full = || {
+            let service = not_in("o.pod_manager", &full, 4);
+            let service = match service.strip_prefix(" AND ") {
                 Some(clause) => format!(" AND ({OWN_BMC} OR {clause})"),
                 None => String::new(),
-            }
+            };
+            service + &not_in("o.pod_manager", &site_full, 4 + full.len())
         };
         let [expired, queued] = DUE;
         // The oldest due operation of the pod managers not `excluded`, found through each one's
@@ -275,26 +294,27 @@ impl Datastore {
                 "SELECT MIN(first) FROM (SELECT (SELECT o.id FROM operations o \
                  WHERE o.pod_manager = p.uuid AND {queued} AND {HOST_FREE} ORDER BY o.id LIMIT 1) AS first \
                  FROM pod_managers p WHERE TRUE{}) firsts",
-                not_in("p.uuid", excluded)
+                not_in("p.uuid", excluded, 4)
             )
         };
-        let none: Vec<&str> = Vec::new();
+        let expired_binds: Vec<&str> = full.iter().chain(&site_full).copied().collect();
         let mut candidates = vec![
             (
                 format!(
                     "SELECT o.id FROM operations o WHERE {expired}{} AND {HOST_FREE} ORDER BY o.id LIMIT 1",
-                    not_full(&full)
+                    not_full()
                 ),
-                &full,
+                &expired_binds,
             ),
             (oldest_of(&busy), &busy),
-            // Walks the queue in id order past what waits at shared services.
+            // Walks the queue in id order past what waits at shared services and at full sites.
             (
                 format!(
-                    "SELECT o.id FROM operations o WHERE {queued} AND {OWN_BMC} AND {HOST_FREE} \
-                     ORDER BY o.id LIMIT 1"
+                    "SELECT o.id FROM operations o WHERE {queued} AND {OWN_BMC}{} AND {HOST_FREE} \
+                     ORDER BY o.id LIMIT 1",
+                    not_in("o.pod_manager", &site_full, 4)
                 ),
-                &none,
+                &site_full,
             ),
         ];
         if !busy.is_empty() {

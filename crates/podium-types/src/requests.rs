@@ -108,6 +108,28 @@ pub struct PodManagerCreate {
     /// Default: `admin`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network_config_owner: Option<NetworkConfigOwner>,
+    /// Default: the service's default limit, none for the site.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<OperationLimits>,
+}
+
+/// How many operations of a site run at once, counted across every Podium process on the
+/// database. `null` (or absent) is the default.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, serde::Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OperationLimits {
+    /// At the site's shared Redfish service: the operations of its hosts without a BMC of
+    /// their own, and its sync. 1 to 10000; default: the server's
+    /// `--operations-per-pod-manager` (8).
+    #[serde(default)]
+    #[schema(minimum = 1, maximum = 10000)]
+    pub service: Option<u32>,
+    /// At the whole site, its hosts with their own BMC included (each of those runs one
+    /// operation at a time, and without this limit as many at once as the site has hosts).
+    /// 1 to 10000; default: none.
+    #[serde(default)]
+    #[schema(minimum = 1, maximum = 10000)]
+    pub site: Option<u32>,
 }
 
 /// `PATCH /v1/pod_managers/{uuid}`: any field of the create body; absent fields are kept.
@@ -148,6 +170,9 @@ pub struct PodManagerUpdate {
     pub renderer: Option<Option<PluginBindingParams>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network_config_owner: Option<NetworkConfigOwner>,
+    /// Replaces both limits: a field absent or `null` goes back to its default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<OperationLimits>,
 }
 
 /// Paging of every list.

@@ -11,10 +11,11 @@
 //! A transient failure (unreachable, timeout, a 5xx, the datastore)
 //! puts the operation back in the queue with exponential backoff, up to a bound of attempts;
 //! a permanent one (unauthorized, unsupported, invalid, not found) fails it at once with the
-//! plugin's words. At most `per_pod_manager` operations of one pod manager's shared Redfish
-//! service run at once, counted across every process on the database (leasing is serialized),
-//! so a slow service holds up only its own site; a host with its own BMC runs one operation at
-//! a time and is not counted against its site, so a site of independent BMCs runs wide.
+//! plugin's words. At most the site's `limits.service` (else `per_pod_manager`) operations of
+//! one pod manager's shared Redfish service run at once, counted across every process on the
+//! database (leasing is serialized), so a slow service holds up only its own site; a host with
+//! its own BMC runs one operation at a time and is not counted against its service, so a site of
+//! independent BMCs runs wide, unless the admin set it a `limits.site` (every operation counted).
 
 mod deprovision;
 mod host_action;

@@ -19,7 +19,7 @@ pub struct OperationSettings {
     /// Tries before a transient failure becomes the operation's end.
     pub max_attempts: u32,
     /// Operations of one pod manager's shared service that run at once, across every process
-    /// (a host with its own BMC is not counted).
+    /// (a host with its own BMC is not counted), where its `limits.service` is not set.
     pub per_pod_manager: usize,
 }
 

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::requests::NetworkConfigOwner;
+use crate::requests::{NetworkConfigOwner, OperationLimits};
 use crate::{PluginBinding, PodManagerId};
 
 /// How the host checks a BMC's or a Redfish service's certificate.
@@ -37,6 +37,8 @@ pub struct PodManagerView {
     pub ipam: PluginBinding,
     pub renderer: Option<PluginBinding>,
     pub network_config_owner: NetworkConfigOwner,
+    /// As the admin set them; `null` is the default.
+    pub limits: OperationLimits,
     pub has_auth: bool,
     pub created_at: String,
     pub updated_at: String,
