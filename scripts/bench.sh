@@ -3,7 +3,8 @@
 # `<!-- bench:NAME -->` markers of each section, with the machine and the commit they ran on.
 #
 #   scripts/bench.sh            # everything (about 45 minutes on 2 cores, after the build)
-#   scripts/bench.sh api ipam   # some: plugin_call, ipam, api, scale, latency, shared_service
+#   scripts/bench.sh api ipam   # some: plugin_call, ipam, api, scale, latency, latency_postgres,
+#                               # shared_service
 #
 # Installs what it needs first (the test peers: sushy-tools, PostgreSQL), like scripts/test.sh.
 set -euo pipefail
@@ -16,7 +17,7 @@ if ! command -v wrk >/dev/null 2>&1; then # the API benchmark's load generator
 fi
 
 which=("$@")
-[ ${#which[@]} -eq 0 ] && which=(plugin_call ipam api scale latency shared_service)
+[ ${#which[@]} -eq 0 ] && which=(plugin_call ipam api scale latency latency_postgres shared_service)
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 
@@ -45,9 +46,14 @@ for b in "${which[@]}"; do
     scale) run scale cargo bench -q -p podium-tests --bench scale >/dev/null ;;
     # 1,000 hosts, each with its own BMC at 500 ms, over ten emulator processes.
     latency) run latency cargo bench -q -p podium-tests --bench latency -- 1000 500 0 100 >/dev/null ;;
+    # The same on PostgreSQL: one Podium process, then two sharing the work.
+    latency_postgres)
+      PODIUM_TEST_DATABASE=postgres run latency_postgres.one cargo bench -q -p podium-tests --bench latency -- 1000 500 0 100 1 1 >/dev/null
+      PODIUM_TEST_DATABASE=postgres run latency_postgres.two cargo bench -q -p podium-tests --bench latency -- 1000 500 0 100 1 2 >/dev/null
+      { cat "$out/latency_postgres.one"; echo; cat "$out/latency_postgres.two"; } >"$out/latency_postgres" ;;
     # The same 1,000 hosts behind one shared Redfish service.
     shared_service) run shared_service cargo bench -q -p podium-tests --bench shared_service -- 1000 500 >/dev/null ;;
-    *) echo "unknown benchmark: $b (plugin_call, ipam, api, scale, latency, shared_service)" >&2; exit 2 ;;
+    *) echo "unknown benchmark: $b (plugin_call, ipam, api, scale, latency, latency_postgres, shared_service)" >&2; exit 2 ;;
   esac
   python3 - "$b" "$out/$b" "$machine" <<'EOF'
 import re, sys

@@ -69,6 +69,7 @@ pub(crate) struct ServeArgs {
     /// Plugin instances alive at once in this process: how many calls (and BMC exchanges) run
     /// at once. Each holds up to its touched memory (about 0.5 MiB for the bundled driver) while
     /// it waits on its endpoint; further calls wait for one, up to a minute, then fail as busy.
+    /// Also the most operations this process runs at once.
     #[arg(long, default_value_t = 256, env = "PODIUM_PLUGIN_INSTANCES")]
     plugin_instances: u32,
     /// Requests one plugin call may send to its endpoint (a discovery of every system: a

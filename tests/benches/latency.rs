@@ -15,8 +15,13 @@
 //! The hosts belong to `SITES` pod managers, in turn (a fleet of many sites: each site's sync
 //! then reads only its own hosts).
 //!
+//! With `PODIUM_TEST_DATABASE=postgres`, on PostgreSQL, and then `PROCESSES` Podium processes
+//! share the database and the work (the benchmark's requests spread over them in turn, as a load
+//! balancer would; every process leases operations and takes its share of the refresh); their
+//! CPU is added up, their memory is the most any one of them held.
+//!
 //! `cargo bench -p podium-tests --bench latency [-- HOSTS DELAY_MS JITTER_MS PER_EMULATOR
-//! SITES]`; defaults 40, 400, 0, 100, 1.
+//! SITES PROCESSES]`; defaults 40, 400, 0, 100, 1, 1.
 
 use std::sync::atomic::Ordering;
 
@@ -65,9 +70,9 @@ fn limit(before: &[u64], after: &[u64], delay_ms: usize) -> (u64, Duration) {
 }
 
 fn main() {
-    let [hosts, delay_ms, jitter_ms, per_emulator, sites] =
-        podium_tests::bench_args([40, 400, 0, 100, 1]);
-    let (per_emulator, sites) = (per_emulator.max(1), sites.max(1));
+    let [hosts, delay_ms, jitter_ms, per_emulator, sites, processes] =
+        podium_tests::bench_args([40, 400, 0, 100, 1, 1]);
+    let (per_emulator, sites, processes) = (per_emulator.max(1), sites.max(1), processes.max(1));
     // How often the benchmark lists every host while it waits: listing 10,000 hosts costs
     // Podium CPU, so the larger the fleet, the rarer.
     let poll = Duration::from_millis((hosts as u64 / 10).clamp(100, 2000));
@@ -96,16 +101,31 @@ fn main() {
             proxy.jitter_ms.store(jitter_ms as u64, Ordering::Release);
             proxies.push(proxy);
         }
-        let data = tempfile::tempdir().unwrap();
-        let server = ProcessServer::start_logging(
-            BIN,
-            data.path(),
-            None,
-            "info",
-            &["--sync-interval", &SYNC_INTERVAL.as_secs().to_string()],
-        )
-        .await;
-        let admin = server.admin();
+        let database = podium_tests::PostgresDatabase::for_this_run().await;
+        assert!(
+            processes == 1 || database.is_some(),
+            "several processes share a PostgreSQL database: set PODIUM_TEST_DATABASE=postgres"
+        );
+        let url = database.as_ref().map(|d| d.url.as_str());
+        let sync_interval = SYNC_INTERVAL.as_secs().to_string();
+        let mut servers = Vec::new();
+        let mut data = Vec::new();
+        for _ in 0..processes {
+            let dir = tempfile::tempdir().unwrap();
+            let options = ["--sync-interval", sync_interval.as_str()];
+            servers
+                .push(ProcessServer::start_logging(BIN, dir.path(), url, "info", &options).await);
+            data.push(dir);
+        }
+        let admins: Vec<_> = servers.iter().map(ProcessServer::admin).collect();
+        let admin = admins[0].clone();
+        // The CPU every Podium process used so far, all together.
+        let podium_cpu = || -> Duration {
+            servers
+                .iter()
+                .map(|s| s.usage().expect("a Podium process's usage").1)
+                .sum()
+        };
         // Each site at a URL of its own (a pod manager's URL is unique): a proxy without delay in
         // front of the one emulator that stands for every site's shared service.
         let mut pms = Vec::new();
@@ -121,7 +141,7 @@ fn main() {
             site_proxies.push(proxy);
             pms.push(pm.body["uuid"].as_str().unwrap().to_owned());
         }
-        let (_, podium_before) = server.usage().unwrap();
+        let podium_before = podium_cpu();
         let emulators_before = emulators_cpu(&emulators);
 
         // Every host registered at once, each at its own BMC.
@@ -129,7 +149,7 @@ fn main() {
         let started = Instant::now();
         let created: Vec<_> = futures::stream::iter(proxies.iter().enumerate())
             .map(|(i, p)| {
-                let admin = admin.clone();
+                let admin = admins[i % processes].clone();
                 let body = json!({"pod_manager": pms[i % sites], "bmc": {"url": p.url()}});
                 async move { admin.post("/v1/hosts", body).await }
             })
@@ -160,15 +180,15 @@ fn main() {
         }
         let registered = started.elapsed();
         let registered_limit = limit(&start, &counts(&proxies), delay_ms);
-        let (_, podium_registered) = server.usage().unwrap();
+        let podium_registered = podium_cpu();
         let emulators_registered = emulators_cpu(&emulators);
 
         // Every host powered on at once (asked all at once, as a tool driving a rack would).
         let start = counts(&proxies);
         let started = Instant::now();
-        let asked: Vec<_> = futures::stream::iter(&ids)
-            .map(|id| {
-                let admin = admin.clone();
+        let asked: Vec<_> = futures::stream::iter(ids.iter().enumerate())
+            .map(|(i, id)| {
+                let admin = admins[i % processes].clone();
                 async move {
                     admin
                         .post(&format!("/v1/hosts/{id}/power"), json!({"action": "on"}))
@@ -190,7 +210,7 @@ fn main() {
         }
         let powered = started.elapsed();
         let powered_limit = limit(&start, &counts(&proxies), delay_ms);
-        let (_, podium_powered) = server.usage().unwrap();
+        let podium_powered = podium_cpu();
         let emulators_powered = emulators_cpu(&emulators);
 
         // A full refresh: every site's sync reads every host's own BMC again.
@@ -217,7 +237,7 @@ fn main() {
         }
         let refreshed = started.elapsed();
         let refreshed_limit = limit(&start, &counts(&proxies), delay_ms);
-        let (_, podium_refreshed) = server.usage().unwrap();
+        let podium_refreshed = podium_cpu();
         let emulators_refreshed = emulators_cpu(&emulators);
 
         // One turn of the periodic refresh: every host's power read again, spread over the
@@ -239,14 +259,26 @@ fn main() {
             }
         }
         let turn = started.elapsed();
-        let (_, podium_turn) = server.usage().unwrap();
+        let podium_turn = podium_cpu();
         let turn_cpu = podium_turn - podium_refreshed;
 
-        let peak = server.peak_rss().unwrap_or(0);
+        let peak = servers
+            .iter()
+            .filter_map(ProcessServer::peak_rss)
+            .max()
+            .unwrap_or(0);
+        let (database, peak_of) = match (url, processes) {
+            (None, _) => ("SQLite".to_owned(), "Podium's"),
+            (Some(_), 1) => ("PostgreSQL".to_owned(), "Podium's"),
+            (Some(_), n) => (
+                format!("PostgreSQL, {n} Podium processes sharing the work"),
+                "each Podium process's",
+            ),
+        };
         println!(
             "{hosts} hosts across {sites} pod managers, each host with its own BMC endpoint (a \
              proxy adding {delay_ms} ms + up to {jitter_ms} ms per request in front of {} \
-             sushy-tools processes), SQLite; Podium's peak resident memory {:.0} MiB",
+             sushy-tools processes), {database}; {peak_of} peak resident memory {:.0} MiB",
             emulators.len(),
             peak as f64 / 1024.0
         );
@@ -298,6 +330,8 @@ fn main() {
             turn_cpu.as_secs_f64(),
             turn_cpu.as_secs_f64() * 1000.0 / ids.len() as f64,
         );
-        server.kill9().await;
+        for server in servers {
+            server.kill9().await;
+        }
     });
 }

@@ -38,8 +38,6 @@ use podium_runtime::CallError;
 use podium_store::OperationRow;
 use podium_types::{OperationId, OperationRequest};
 
-/// The most operations one process runs at once, whatever the pod manager.
-const RUNNING_MAX: usize = 256;
 const RETRY_MAX: Duration = Duration::from_secs(60);
 
 /// Whether a failure may pass if the operation is tried again later.
@@ -135,9 +133,13 @@ impl Podium {
     async fn operations_lease_due(&self) {
         let settings = self.operation_settings();
         let per_pod_manager = i64::try_from(settings.per_pod_manager).unwrap_or(i64::MAX);
+        // The most this process runs at once: as many as it has plugin instances (a running
+        // operation waits on its BMC inside a plugin call, one at a time), so neither waits for
+        // the other while BMCs are slow.
+        let running_max = self.runtime().config().max_instances as usize;
         loop {
             let _leasing = self.inner.operations.leasing.read().await;
-            if self.inner.operations.running.load(Ordering::Acquire) >= RUNNING_MAX
+            if self.inner.operations.running.load(Ordering::Acquire) >= running_max
                 || self.inner.operations.draining.load(Ordering::Acquire)
             {
                 return;
