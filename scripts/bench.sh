@@ -6,7 +6,8 @@
 #   scripts/bench.sh api ipam   # some: plugin_call, ipam, api, scale, latency, latency_postgres,
 #                               # shared_service
 #
-# Installs what it needs first (the test peers: sushy-tools, PostgreSQL), like scripts/test.sh.
+# Installs what it needs first (the test peers: sushy-tools, PostgreSQL, and Ironic for the
+# latency benchmark), like scripts/test.sh.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -45,7 +46,10 @@ for b in "${which[@]}"; do
     api) run api cargo bench -q -p podium-tests --bench api >/dev/null ;;
     scale) run scale cargo bench -q -p podium-tests --bench scale >/dev/null ;;
     # 1,000 hosts, each with its own BMC at 500 ms, over ten emulator processes.
-    latency) run latency cargo bench -q -p podium-tests --bench latency -- 1000 500 0 100 >/dev/null ;;
+    # Then OpenStack Ironic in the same run, against the same emulators and proxies.
+    latency)
+      scripts/setup-peers.sh --ironic
+      PODIUM_BENCH_IRONIC=1 run latency cargo bench -q -p podium-tests --bench latency -- 1000 500 0 100 >/dev/null ;;
     # The same on PostgreSQL: one Podium process, then two sharing the work.
     latency_postgres)
       PODIUM_TEST_DATABASE=postgres run latency_postgres.one cargo bench -q -p podium-tests --bench latency -- 1000 500 0 100 1 1 >/dev/null

@@ -5,7 +5,8 @@
 #
 # Creates .venv-peers at the repo root with sushy-tools (the Redfish BMC emulator
 # that Ironic and Metal3 use) and bcrypt (to hash the emulator's htpasswd file), cloud-init in
-# .peers/cloud-init, and the OpenAPI tools in .peers/api-tools.
+# .peers/cloud-init, and the OpenAPI tools in .peers/api-tools; with --ironic, OpenStack Ironic
+# in .peers/ironic too (standalone Ironic, measured beside Podium by the latency benchmark).
 # Idempotent: when the stamp file matches, it returns at once and prints nothing.
 # Safe to run from several processes at once (flock on .venv-peers.lock).
 # Prints nothing on success; on failure it prints what failed and the pip log.
@@ -143,9 +144,41 @@ setup_api_tools() {
     echo "$API_PIP" >"$API_STAMP"
 }
 
+# --- OpenStack Ironic, standalone (only with --ironic) ---------------------------
+IRONIC_DIR="$ROOT/.peers/ironic"
+IRONIC_STAMP="$IRONIC_DIR/.podium-stamp"
+IRONIC_PIP="ironic==39.0.0"
+
+ironic_ok() {
+    [[ -f "$IRONIC_STAMP" && -x "$IRONIC_DIR/bin/python" ]] \
+        && [[ "$(cat "$IRONIC_STAMP")" == "$IRONIC_PIP" ]] \
+        && "$IRONIC_DIR/bin/python" -c '' 2>/dev/null
+}
+
+setup_ironic() {
+    if ironic_ok; then
+        return 0
+    fi
+    local log
+    log="$(mktemp)"
+    rm -rf "$IRONIC_DIR"
+    if ! "$PYTHON" -m venv "$IRONIC_DIR" >"$log" 2>&1 \
+        || ! "$IRONIC_DIR/bin/python" -m pip install --quiet --disable-pip-version-check \
+            --no-input $IRONIC_PIP >>"$log" 2>&1; then
+        echo "setup-peers: installing Ironic into $IRONIC_DIR failed:" >&2
+        cat "$log" >&2
+        rm -f "$log"
+        return 1
+    fi
+    rm -f "$log"
+    echo "$IRONIC_PIP" >"$IRONIC_STAMP"
+}
+
 main() {
+    local ironic=false
+    [[ "${1:-}" == "--ironic" ]] && ironic=true
     # Fast path: everything already there, no lock needed.
-    if venv_ok && cloud_init_ok && api_tools_ok; then
+    if venv_ok && cloud_init_ok && api_tools_ok && { ! $ironic || ironic_ok; }; then
         return 0
     fi
     mkdir -p "$ROOT/.peers"
@@ -154,6 +187,9 @@ main() {
     setup_sushy
     setup_cloud_init
     setup_api_tools
+    if $ironic; then
+        setup_ironic
+    fi
 }
 
 main "$@"

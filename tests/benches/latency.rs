@@ -20,6 +20,13 @@
 //! balancer would; every process leases operations and takes its share of the refresh); their
 //! CPU is added up, their memory is the most any one of them held.
 //!
+//! With `PODIUM_BENCH_IRONIC=1`, OpenStack Ironic is then measured in the same run, against the
+//! same emulators and proxies (every system powered off again first): standalone Ironic from
+//! PyPI (`scripts/setup-peers.sh --ironic`), one process, SQLite, noauth, `rpc_transport =
+//! none`, the `redfish` hardware type. Its nodes are enrolled and made `manageable` (Ironic
+//! reads each system as it verifies the BMC), then powered on, then one turn of its periodic
+//! power-state sync (`sync_power_state_interval` = the same 60 s) is timed as Podium's is.
+//!
 //! `cargo bench -p podium-tests --bench latency [-- HOSTS DELAY_MS JITTER_MS PER_EMULATOR
 //! SITES PROCESSES]`; defaults 40, 400, 0, 100, 1, 1.
 
@@ -333,5 +340,246 @@ fn main() {
         for server in servers {
             server.kill9().await;
         }
+        if std::env::var_os("PODIUM_BENCH_IRONIC").is_some() {
+            let systems: Vec<FakeSystem> =
+                numbers.iter().copied().map(FakeSystem::numbered).collect();
+            ironic(&emulators, per_emulator, &systems, &proxies, delay_ms).await;
+        }
     });
+}
+
+/// CPU time a process and its children used so far.
+fn tree_cpu(pid: u32) -> Duration {
+    let children = std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|child| {
+            std::fs::read_to_string(format!("/proc/{child}/stat")).is_ok_and(|stat| {
+                stat.rfind(')').is_some_and(|end| {
+                    stat[end + 2..].split(' ').nth(1) == Some(pid.to_string().as_str())
+                })
+            })
+        });
+    std::iter::once(pid)
+        .chain(children)
+        .filter_map(|p| podium_tests::process_usage(p).map(|(_, cpu)| cpu))
+        .sum()
+}
+
+/// Asks `ask` of every node, some at once; every one must be accepted.
+async fn each<'a, F, Fut>(nodes: &'a [String], what: &str, ask: F)
+where
+    F: Fn(&'a str) -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<()>>,
+{
+    let failed: Vec<String> = futures::stream::iter(nodes)
+        .map(|node| {
+            let asked = ask(node);
+            async move { asked.await.err().map(|e| format!("{e:#}")) }
+        })
+        .buffer_unordered(IRONIC_AT_ONCE)
+        .filter_map(|e| async move { e })
+        .collect()
+        .await;
+    assert!(failed.is_empty(), "{what}: {failed:?}");
+}
+
+/// Requests the benchmark has in flight at Ironic's API at once, as a client script would
+/// (at 50, its API stopped accepting connections).
+const IRONIC_AT_ONCE: usize = 8;
+
+/// The same work by OpenStack Ironic, against the same emulators and proxies.
+async fn ironic(
+    emulators: &[Sushy],
+    per_emulator: usize,
+    systems: &[FakeSystem],
+    proxies: &[FaultProxy],
+    delay_ms: usize,
+) {
+    use podium_tests::ironic::Ironic;
+    let hosts = systems.len();
+    // Every system off again, at its emulator (not through the proxies' delay).
+    let http = reqwest::Client::new();
+    let off: Vec<_> = futures::stream::iter(systems.iter().enumerate())
+        .map(|(i, system)| {
+            let url = format!(
+                "{}/redfish/v1/Systems/{}/Actions/ComputerSystem.Reset",
+                emulators[i / per_emulator].url(),
+                system.uuid
+            );
+            let http = http.clone();
+            async move {
+                http.post(url)
+                    .json(&json!({"ResetType": "ForceOff"}))
+                    .send()
+                    .await
+                    .map(|r| r.status())
+            }
+        })
+        .buffer_unordered(50)
+        .collect()
+        .await;
+    assert!(
+        off.iter().all(|s| s.as_ref().is_ok_and(|s| s.is_success())),
+        "powering the systems off at the emulators failed: {off:?}"
+    );
+    let ironic = Ironic::start(SYNC_INTERVAL).await.expect("starting Ironic");
+    let pid = ironic.pid().expect("Ironic's pid");
+    println!();
+    println!(
+        "OpenStack Ironic in the same run (PyPI `ironic` 39.0.0, standalone: one process, \
+         SQLite, noauth, `rpc_transport = none`, the `redfish` hardware type), the same {hosts} \
+         systems behind the same proxies"
+    );
+    println!();
+    println!("| work | wall time | physical limit | Ironic CPU | emulators' CPU |");
+    println!("|---|---|---|---|---|");
+    let row = |what: &str,
+               wall: Duration,
+               (requests, limit): (u64, Duration),
+               cpu: Duration,
+               emulators: Duration| {
+        println!(
+            "| {what} | {:.1} s | {:.1} s ({requests} requests to one BMC) | {:.1} s ({:.1} ms per node) | {:.1} s |",
+            wall.as_secs_f64(),
+            limit.as_secs_f64(),
+            cpu.as_secs_f64(),
+            cpu.as_secs_f64() * 1000.0 / hosts as f64,
+            emulators.as_secs_f64(),
+        )
+    };
+    let cpu_before = tree_cpu(pid);
+    let emulators_before = emulators_cpu(emulators);
+
+    let start = counts(proxies);
+    let started = Instant::now();
+    let nodes: Vec<String> = futures::stream::iter(systems.iter().zip(proxies))
+        .map(|(system, proxy)| {
+            let ironic = &ironic;
+            async move {
+                ironic
+                    .node_create(
+                        &proxy.url(),
+                        &format!("/redfish/v1/Systems/{}", system.uuid),
+                    )
+                    .await
+                    .expect("enrolling a node")
+            }
+        })
+        .buffered(IRONIC_AT_ONCE)
+        .collect()
+        .await;
+    each(&nodes, "manage", |node| ironic.provision(node, "manage")).await;
+    // Listing every node costs Ironic CPU: every 2 s, whatever the number of nodes.
+    let poll = Duration::from_secs(2);
+    loop {
+        let all = ironic.nodes().await.expect("listing nodes");
+        if let Some(failed) = all
+            .iter()
+            .find(|n| n["provision_state"] == "enroll" && !n["last_error"].is_null())
+        {
+            panic!(
+                "a node failed to become manageable: {failed}\n{}",
+                ironic.log()
+            );
+        }
+        if all
+            .iter()
+            .filter(|n| n["provision_state"] == "manageable")
+            .count()
+            == hosts
+        {
+            break;
+        }
+        tokio::time::sleep(poll).await;
+    }
+    let registered = started.elapsed();
+    let registered_limit = limit(&start, &counts(proxies), delay_ms);
+    let cpu_registered = tree_cpu(pid);
+    let emulators_registered = emulators_cpu(emulators);
+    row(
+        &format!("enroll and manage {hosts} nodes"),
+        registered,
+        registered_limit,
+        cpu_registered - cpu_before,
+        emulators_registered - emulators_before,
+    );
+
+    let start = counts(proxies);
+    let started = Instant::now();
+    each(&nodes, "power on", |node| ironic.power(node, "power on")).await;
+    loop {
+        let all = ironic.nodes().await.expect("listing nodes");
+        if let Some(failed) = all
+            .iter()
+            .find(|n| n["target_power_state"].is_null() && !n["last_error"].is_null())
+        {
+            panic!("a node failed to power on: {failed}\n{}", ironic.log());
+        }
+        let on = all
+            .iter()
+            .filter(|n| n["power_state"] == "power on" && n["target_power_state"].is_null())
+            .count();
+        if on == hosts {
+            break;
+        }
+        tokio::time::sleep(poll).await;
+    }
+    let powered = started.elapsed();
+    let powered_limit = limit(&start, &counts(proxies), delay_ms);
+    let cpu_powered = tree_cpu(pid);
+    let emulators_powered = emulators_cpu(emulators);
+    row(
+        &format!("power on {hosts} nodes"),
+        powered,
+        powered_limit,
+        cpu_powered - cpu_registered,
+        emulators_powered - emulators_registered,
+    );
+
+    // One turn of the periodic power-state sync: until every BMC was asked again.
+    let before = counts(proxies);
+    let started = Instant::now();
+    loop {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        if counts(proxies)
+            .iter()
+            .zip(&before)
+            .all(|(now, then)| now > then)
+        {
+            break;
+        }
+        assert!(
+            started.elapsed() < SYNC_INTERVAL * 10,
+            "Ironic's power sync did not read every node in ten intervals"
+        );
+    }
+    let turn = started.elapsed();
+    let turn_cpu = tree_cpu(pid) - cpu_powered;
+    let peak = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))?
+                .trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<u64>()
+                .ok()
+        })
+        .unwrap_or(0);
+    println!();
+    println!(
+        "Ironic's periodic power-state sync (interval {} s): every node read again {:.0} s after \
+         the power-on ended, Ironic using {:.1} s of CPU meanwhile, {:.2} ms per node. Ironic's \
+         peak resident memory {:.0} MiB.",
+        SYNC_INTERVAL.as_secs(),
+        turn.as_secs_f64(),
+        turn_cpu.as_secs_f64(),
+        turn_cpu.as_secs_f64() * 1000.0 / hosts as f64,
+        peak as f64 / 1024.0,
+    );
 }

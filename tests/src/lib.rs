@@ -8,6 +8,7 @@
 
 pub mod api_tools;
 pub mod cloud_init;
+pub mod ironic;
 pub mod sushy;
 pub mod vfat;
 
