@@ -19,6 +19,7 @@ mod plugins;
 mod pod_managers;
 mod provisioning;
 mod redfish;
+mod redfish_service;
 mod rendering;
 mod secrets;
 mod server;

@@ -60,7 +60,7 @@ async fn background_tasks_show_their_status_and_run_when_asked() {
         ("bind", "0 pending claims tried"),
         (
             "expiry",
-            "0 expired config drives, 0 audit events and 0 change events past their retention forgotten",
+            "0 expired config drives, 0 timed-out Redfish sessions, 0 audit events and 0 change events past their retention forgotten",
         ),
         (
             "refresh",

@@ -559,6 +559,31 @@ fn log_tail(path: &Path, start: u64, lines: usize) -> String {
     all[all.len().saturating_sub(lines)..].join("\n")
 }
 
+/// Runs `tests/peers/{script}` with `args` in the peers' Python (the venv sushy-tools runs
+/// from, which also has the Redfish clients `redfish` and `sushy`); its standard output when it
+/// exits 0, else an error with both of its outputs.
+pub async fn run_peer_script(script: &str, args: &[&str]) -> Result<String> {
+    let root = repo_root();
+    ensure_peers(&root)?;
+    let output = tokio::process::Command::new(venv_python(&root))
+        .arg(root.join("tests/peers").join(script))
+        .args(args)
+        .stdin(Stdio::null())
+        .kill_on_drop(true)
+        .output()
+        .await
+        .with_context(|| format!("running {script}"))?;
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    if !output.status.success() {
+        bail!(
+            "{script} failed ({}):\n{stdout}\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    Ok(stdout)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -121,10 +121,20 @@ pub(crate) async fn authenticate(
         .ok_or(Error::Unauthenticated(
             "malformed credentials: send `Authorization: Bearer <token>`",
         ))?;
+    caller_of_token(datastore, token).await
+}
+
+/// Establishes the caller from a token's secret.
+pub(crate) async fn caller_of_token(datastore: &Datastore, token: &str) -> Result<Caller, Error> {
     let row = datastore
         .token_by_hash(&hash_token(token))
         .await?
         .ok_or(Error::Unauthenticated("invalid token"))?;
+    caller_of_row(row)
+}
+
+/// The caller a stored token stands for, unless it is revoked or expired.
+pub(crate) fn caller_of_row(row: TokenRow) -> Result<Caller, Error> {
     if row.revoked_at.is_some() {
         return Err(Error::Unauthenticated("this token was revoked"));
     }

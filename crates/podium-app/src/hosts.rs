@@ -510,11 +510,7 @@ impl Podium {
         params: MediaParams,
     ) -> Result<OperationView, Error> {
         if let MediaParams::Insert { image_url, .. } = &params {
-            let url = url::Url::parse(image_url)
-                .map_err(|e| Error::invalid("image_url", format!("is not a URL: {e}")))?;
-            if !matches!(url.scheme(), "http" | "https") {
-                return Err(Error::invalid("image_url", "must be an http or https URL"));
-            }
+            image_url_check("image_url", image_url)?;
         }
         let request = OperationRequest::Media(params.into());
         self.operation_queue(caller, id, HostAction::Media, request)
@@ -547,7 +543,7 @@ impl Podium {
             .await
     }
 
-    async fn operation_start(
+    pub(crate) async fn operation_start(
         &self,
         host: &HostRow,
         request: OperationRequest,
@@ -688,4 +684,14 @@ fn prefix_field(prefix: &'static str) -> impl Fn(Error) -> Error {
         },
         other => other,
     }
+}
+
+/// An image a BMC is to download: an http or https URL.
+pub(crate) fn image_url_check(field: &str, image_url: &str) -> Result<(), Error> {
+    let url = url::Url::parse(image_url)
+        .map_err(|e| Error::invalid(field, format!("is not a URL: {e}")))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(Error::invalid(field, "must be an http or https URL"));
+    }
+    Ok(())
 }

@@ -25,6 +25,7 @@ mod metrics;
 pub mod operations;
 pub mod plugins;
 mod pod_managers;
+pub mod redfish;
 pub mod rendering;
 mod sealing;
 mod tenants;

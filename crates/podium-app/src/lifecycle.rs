@@ -107,6 +107,8 @@ pub(crate) enum HostAction {
     Inspect,
     /// A tenant's power change through its claim (`online`).
     TenantPower,
+    /// A tenant's power, boot or media action on its claimed host through the Redfish face.
+    TenantRedfish,
 }
 
 impl HostAction {
@@ -117,6 +119,7 @@ impl HostAction {
             HostAction::Media => "media",
             HostAction::Inspect => "inspect",
             HostAction::TenantPower => "power (through its claim)",
+            HostAction::TenantRedfish => "Redfish (a tenant's, on its claimed host)",
         }
     }
 
@@ -131,7 +134,7 @@ impl HostAction {
                 Maintenance,
             ],
             HostAction::Inspect => &[In(HostState::Available), In(HostState::Error)],
-            HostAction::TenantPower => &[
+            HostAction::TenantPower | HostAction::TenantRedfish => &[
                 In(HostState::Available),
                 In(HostState::Provisioned),
                 In(HostState::Error),

@@ -68,6 +68,7 @@ const FILES: &[File] = &[
     migration!("0016_events.sql", per_database),
     migration!("0017_host_refresh.sql"),
     migration!("0018_operation_limits.sql"),
+    migration!("0019_redfish_sessions.sql"),
 ];
 
 /// The migrator of Podium's schema on `backend`.

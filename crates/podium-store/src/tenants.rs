@@ -81,6 +81,12 @@ impl Datastore {
             .bind(id.as_str())
             .execute(&mut *tx)
             .await?;
+        sqlx::query(
+            "DELETE FROM redfish_sessions WHERE token_id IN (SELECT id FROM tokens WHERE tenant_id = $1)",
+        )
+        .bind(id.as_str())
+        .execute(&mut *tx)
+        .await?;
         sqlx::query("DELETE FROM tokens WHERE tenant_id = $1")
             .bind(id.as_str())
             .execute(&mut *tx)

@@ -118,6 +118,8 @@ ids! {
     PluginId("a plugin");
     /// A config drive served to a BMC.
     ConfigDriveId("a config drive");
+    /// A Redfish session (`/redfish/v1/SessionService/Sessions`).
+    SessionId("a Redfish session");
 }
 
 /// Whose records a read or change may touch: every tenant's (an admin) or one tenant's. It

@@ -35,7 +35,7 @@ pub use hardware::{
 pub use host::{HostState, ShownState};
 pub use ids::{
     ClaimId, ConfigDriveId, GrantId, HostId, IpClaimId, IpPoolId, OperationId, PluginId,
-    PodManagerId, TenantId, TenantScope, TokenId,
+    PodManagerId, SessionId, TenantId, TenantScope, TokenId,
 };
 pub use names::UnknownName;
 pub use operations::{OperationKind, OperationRequest, OperationStatus};

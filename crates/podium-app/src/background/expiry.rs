@@ -1,5 +1,5 @@
-//! The expiry task: config drives whose URL has expired are forgotten, and audit events and
-//! change events past their retention.
+//! The expiry task: config drives whose URL has expired are forgotten, Redfish sessions past
+//! their timeout, and audit events and change events past their retention.
 
 use crate::app::Podium;
 
@@ -11,8 +11,12 @@ pub(super) async fn run(podium: &Podium) -> Result<String, String> {
         .map_err(|e| e.to_string())?;
     let audit = podium.audit_expire().await.map_err(|e| e.to_string())?;
     let events = podium.events_expire().await.map_err(|e| e.to_string())?;
+    let sessions = podium
+        .redfish_sessions_expire()
+        .await
+        .map_err(|e| e.to_string())?;
     Ok(format!(
-        "{drives} expired config drives, {audit} audit events and {events} change events past \
-         their retention forgotten"
+        "{drives} expired config drives, {sessions} timed-out Redfish sessions, {audit} audit \
+         events and {events} change events past their retention forgotten"
     ))
 }

@@ -39,7 +39,12 @@ pub(crate) struct ErrorDetail {
 
 impl ApiError {
     fn parts(&self) -> (StatusCode, &'static str, Option<String>) {
-        match &self.0 {
+        ApiError::status_of(&self.0)
+    }
+
+    /// The status, code and field the API answers an application error with.
+    pub(crate) fn status_of(e: &Error) -> (StatusCode, &'static str, Option<String>) {
+        match e {
             Error::Unauthenticated(_) => (StatusCode::UNAUTHORIZED, "unauthenticated", None),
             Error::Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden", None),
             Error::NotFound { .. } => (StatusCode::NOT_FOUND, "not_found", None),

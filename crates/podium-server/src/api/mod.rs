@@ -16,6 +16,7 @@ mod ip_pools;
 mod metrics;
 mod plugins;
 mod pod_managers;
+mod redfish;
 mod rendering;
 mod tasks;
 mod tenants;
@@ -27,7 +28,7 @@ use std::sync::Arc;
 
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::response::IntoResponse;
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -233,6 +234,7 @@ pub(crate) fn router(podium: Podium, options: RouterOptions) -> Router {
     let (routes, openapi) = routes();
     let openapi = Arc::new(openapi);
     let routes = routes
+        .merge(redfish::router())
         .route(
             "/openapi.json",
             get(move || {
@@ -270,9 +272,9 @@ async fn refuse_token_in_clear(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
-    if !request
-        .headers()
-        .contains_key(axum::http::header::AUTHORIZATION)
+    let headers = request.headers();
+    if !headers.contains_key(axum::http::header::AUTHORIZATION)
+        && !headers.contains_key("x-auth-token")
     {
         return next.run(request).await;
     }
@@ -325,26 +327,33 @@ fn request_span(request: &axum::http::Request<axum::body::Body>) -> tracing::Spa
 }
 
 /// No route: the answer names the path the caller sent (still percent-encoded, clipped).
-async fn not_found(uri: axum::http::Uri) -> ApiError {
+async fn not_found(uri: axum::http::Uri) -> Response {
+    if redfish::is_redfish(uri.path()) {
+        return redfish::not_found(&uri).into_response();
+    }
     let path = uri.path();
     let path = match path.char_indices().nth(256) {
         Some((end, _)) => format!("{}...", &path[..end]),
         None => path.to_owned(),
     };
-    Error::NotFound {
+    ApiError(Error::NotFound {
         kind: "route",
         id: path,
-    }
-    .into()
+    })
+    .into_response()
 }
 
-async fn method_not_allowed() -> impl IntoResponse {
+async fn method_not_allowed(uri: axum::http::Uri) -> Response {
+    if redfish::is_redfish(uri.path()) {
+        return redfish::method_not_allowed().into_response();
+    }
     (
         StatusCode::METHOD_NOT_ALLOWED,
         Json(
             serde_json::json!({"error": {"code": "method_not_allowed", "message": "this method is not allowed on this path"}}),
         ),
     )
+        .into_response()
 }
 
 #[derive(Debug, serde::Serialize, utoipa::ToSchema)]

@@ -1,0 +1,407 @@
+//! The Redfish face (`/redfish/v1`, `docs/redfish.md`): a tenant's claimed hosts (an admin's
+//! every host) as Redfish systems, for the Redfish tools tenants already run, with a Podium token
+//! as the credential. Who may see and do what is decided here as for the JSON API: a tenant
+//! sees only the hosts of its bound claims (any other is not found), an action is the same
+//! durable operation the API would queue and obeys the same state rules. The server only
+//! speaks Redfish.
+
+use podium_store::{HostRow, SessionRow};
+use podium_types::views::{OperationView, SessionView, SystemView};
+use podium_types::{
+    BootSettings, ClaimId, ClaimState, HostFilter, HostId, MediaAction, OperationId,
+    OperationRequest, Page, PowerAction, PowerState, Secret, SessionId, TenantScope,
+};
+
+use crate::app::Podium;
+use crate::auth::{Caller, caller_of_row, caller_of_token, generate_token, hash_token};
+use crate::error::Error;
+use crate::lifecycle::{HostAction, action_allowed};
+
+/// How long a session lives without being used (`SessionService.SessionTimeout`).
+pub const SESSION_TIMEOUT_SECS: i64 = 1800;
+
+/// A session's last use is written at most this often (a request a second must not be a
+/// write a second).
+const TOUCH_EVERY_SECS: i64 = 60;
+
+/// What a Redfish request carries to say who sends it.
+#[derive(Clone, Copy, Debug)]
+pub enum RedfishCredential<'a> {
+    /// A Podium token: the password of HTTP Basic, or a bearer token.
+    Token(&'a str),
+    /// A session's token (`X-Auth-Token`).
+    Session(&'a str),
+}
+
+/// The caller of a Redfish request, and the session it came through.
+#[derive(Clone, Debug)]
+pub struct RedfishCaller {
+    pub caller: Caller,
+    pub session: Option<SessionId>,
+}
+
+fn seconds_ago(seconds: i64) -> String {
+    podium_store::format_time(time::OffsetDateTime::now_utc() - time::Duration::seconds(seconds))
+}
+
+fn writable(caller: &Caller) -> Result<(), Error> {
+    match caller {
+        Caller::Admin {
+            read_only: true, ..
+        }
+        | Caller::Tenant {
+            read_only: true, ..
+        } => Err(Error::Forbidden(
+            "this token is read-only: it may read, and change nothing".into(),
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn well_formed(secret: &str) -> bool {
+    !secret.is_empty() && secret.len() <= 256 && secret.is_ascii()
+}
+
+impl Podium {
+    /// Who sends a Redfish request: a token that is known, not revoked and not expired, or a
+    /// session opened with one that still is, used within its timeout.
+    pub async fn redfish_authenticate(
+        &self,
+        credential: RedfishCredential<'_>,
+    ) -> Result<RedfishCaller, Error> {
+        match credential {
+            RedfishCredential::Token(token) => {
+                if !well_formed(token) {
+                    return Err(Error::Unauthenticated("invalid token"));
+                }
+                Ok(RedfishCaller {
+                    caller: caller_of_token(self.datastore(), token).await?,
+                    session: None,
+                })
+            }
+            RedfishCredential::Session(secret) => {
+                if !well_formed(secret) {
+                    return Err(Error::Unauthenticated("invalid session token"));
+                }
+                let (session, token) = self
+                    .datastore()
+                    .session_by_hash(&hash_token(secret))
+                    .await?
+                    .ok_or(Error::Unauthenticated(
+                        "no such session: it ended, timed out or never was",
+                    ))?;
+                let caller = caller_of_row(token)?;
+                if session.last_used_at <= seconds_ago(SESSION_TIMEOUT_SECS) {
+                    return Err(Error::Unauthenticated("this session timed out"));
+                }
+                if session.last_used_at <= seconds_ago(TOUCH_EVERY_SECS) {
+                    self.datastore()
+                        .session_touch(&session.id, &podium_store::now())
+                        .await?;
+                }
+                Ok(RedfishCaller {
+                    caller,
+                    session: Some(session.id),
+                })
+            }
+        }
+    }
+
+    /// Opens a session for a caller established by its token; answers the session and, once,
+    /// its token. A read-only token opens a read-only session.
+    pub async fn redfish_session_create(
+        &self,
+        caller: &Caller,
+        user_name: &str,
+    ) -> Result<(SessionView, Secret), Error> {
+        if user_name.chars().count() > 256 || user_name.chars().any(char::is_control) {
+            return Err(Error::invalid(
+                "UserName",
+                "must be at most 256 characters, none of them control characters",
+            ));
+        }
+        let token_id = caller.me().token_id;
+        let secret = generate_token();
+        let now = podium_store::now();
+        let row = SessionRow {
+            id: SessionId::generate(),
+            token_id,
+            user_name: user_name.to_owned(),
+            created_at: now.clone(),
+            last_used_at: now,
+        };
+        self.datastore()
+            .session_create(&row, &hash_token(secret.expose()))
+            .await?;
+        Ok((session_view(row), secret))
+    }
+
+    /// The live sessions the caller may see: a tenant's, its tenant's; an admin's, all.
+    pub async fn redfish_session_list(&self, caller: &Caller) -> Result<Vec<SessionView>, Error> {
+        let rows = self
+            .datastore()
+            .session_list(caller.scope(), &seconds_ago(SESSION_TIMEOUT_SECS))
+            .await?;
+        Ok(rows.into_iter().map(session_view).collect())
+    }
+
+    pub async fn redfish_session_view(
+        &self,
+        caller: &Caller,
+        id: &SessionId,
+    ) -> Result<SessionView, Error> {
+        self.datastore()
+            .session_get(caller.scope(), id)
+            .await?
+            .filter(|s| s.last_used_at > seconds_ago(SESSION_TIMEOUT_SECS))
+            .map(session_view)
+            .ok_or_else(|| Error::not_found("session", id))
+    }
+
+    /// Ends a session: the caller's own (a read-only caller may log out), or, with a token that
+    /// may write, any the caller may see.
+    pub async fn redfish_session_delete(
+        &self,
+        caller: &RedfishCaller,
+        id: &SessionId,
+    ) -> Result<(), Error> {
+        if caller.session.as_ref() != Some(id) {
+            writable(&caller.caller)?;
+        }
+        self.datastore()
+            .session_get(caller.caller.scope(), id)
+            .await?
+            .ok_or_else(|| Error::not_found("session", id))?;
+        self.datastore().session_delete(id).await?;
+        Ok(())
+    }
+
+    /// Forgets the sessions past their timeout (the `expiry` task); how many.
+    pub(crate) async fn redfish_sessions_expire(&self) -> Result<u64, Error> {
+        Ok(self
+            .datastore()
+            .sessions_expire(&seconds_ago(SESSION_TIMEOUT_SECS))
+            .await?)
+    }
+
+    /// The systems the caller may see: a tenant the hosts of its bound claims, an admin every
+    /// host.
+    pub async fn redfish_systems(&self, caller: &Caller) -> Result<Vec<SystemView>, Error> {
+        match caller.scope() {
+            TenantScope::Every => {
+                let mut out = Vec::new();
+                let mut page = Page {
+                    limit: 1000,
+                    cursor: None,
+                };
+                loop {
+                    let got = self
+                        .datastore()
+                        .host_list(&HostFilter::default(), &page)
+                        .await?;
+                    out.extend(
+                        got.items
+                            .into_iter()
+                            .filter(is_system)
+                            .map(|h| system_view(h, None)),
+                    );
+                    match got.next {
+                        Some(next) => page.cursor = Some(next),
+                        None => return Ok(out),
+                    }
+                }
+            }
+            scope @ TenantScope::Tenant(_) => {
+                let mut out = Vec::new();
+                for claim in self.datastore().claim_list(scope).await? {
+                    if !holds(claim.state) {
+                        continue;
+                    }
+                    let Some(host_id) = &claim.host_id else {
+                        continue;
+                    };
+                    if let Some(host) = self.datastore().host_get(host_id).await?
+                        && host.claim_id.as_ref() == Some(&claim.id)
+                        && is_system(&host)
+                    {
+                        out.push(system_view(host, Some(claim.id)));
+                    }
+                }
+                Ok(out)
+            }
+        }
+    }
+
+    pub async fn redfish_system(&self, caller: &Caller, id: &HostId) -> Result<SystemView, Error> {
+        let (host, claim) = self.redfish_host(caller, id).await?;
+        Ok(system_view(host, claim))
+    }
+
+    /// `ComputerSystem.Reset`: a power operation.
+    pub async fn redfish_reset(
+        &self,
+        caller: &Caller,
+        id: &HostId,
+        action: PowerAction,
+    ) -> Result<OperationView, Error> {
+        self.redfish_operation(
+            caller,
+            id,
+            HostAction::Power,
+            OperationRequest::Power(action),
+        )
+        .await
+    }
+
+    /// A PATCH of the system's `Boot`: a boot override operation.
+    pub async fn redfish_boot(
+        &self,
+        caller: &Caller,
+        id: &HostId,
+        boot: BootSettings,
+    ) -> Result<OperationView, Error> {
+        self.redfish_operation(caller, id, HostAction::Boot, OperationRequest::Boot(boot))
+            .await
+    }
+
+    /// `VirtualMedia.InsertMedia` / `EjectMedia`: a media operation. The image URL is handed to
+    /// the BMC, which downloads it.
+    pub async fn redfish_media(
+        &self,
+        caller: &Caller,
+        id: &HostId,
+        media: MediaAction,
+    ) -> Result<OperationView, Error> {
+        if let MediaAction::Insert(request) = &media {
+            crate::hosts::image_url_check("Image", &request.image_url)?;
+        }
+        self.redfish_operation(
+            caller,
+            id,
+            HostAction::Media,
+            OperationRequest::Media(media),
+        )
+        .await
+    }
+
+    /// An operation as a Redfish task: one the caller may see (a tenant's, one run on its
+    /// claimed host at its claim's request).
+    pub async fn redfish_task(
+        &self,
+        caller: &Caller,
+        id: &OperationId,
+    ) -> Result<OperationView, Error> {
+        let op = self
+            .datastore()
+            .operation_get(id)
+            .await?
+            .ok_or_else(|| Error::not_found("task", id))?;
+        if let TenantScope::Tenant(_) = caller.scope() {
+            let visible = match &op.claim_id {
+                Some(c) => self
+                    .datastore()
+                    .claim_get(caller.scope(), c)
+                    .await?
+                    .is_some(),
+                None => false,
+            };
+            if !visible {
+                return Err(Error::not_found("task", id));
+            }
+        }
+        Ok(crate::views::operation(op))
+    }
+
+    async fn redfish_operation(
+        &self,
+        caller: &Caller,
+        id: &HostId,
+        admin_action: HostAction,
+        request: OperationRequest,
+    ) -> Result<OperationView, Error> {
+        writable(caller)?;
+        let (host, claim) = self.redfish_host(caller, id).await?;
+        let action = if claim.is_some() {
+            HostAction::TenantRedfish
+        } else {
+            admin_action
+        };
+        action_allowed(&host, action)?;
+        let op = self.operation_start(&host, request, claim.as_ref()).await?;
+        Ok(crate::views::operation(op))
+    }
+
+    /// A host the caller may drive, and the claim it holds it through (a tenant's). Any other
+    /// host is not found, whether it exists or not.
+    async fn redfish_host(
+        &self,
+        caller: &Caller,
+        id: &HostId,
+    ) -> Result<(HostRow, Option<ClaimId>), Error> {
+        let not_found = || Error::not_found("system", id);
+        let host = self
+            .datastore()
+            .host_get(id)
+            .await?
+            .filter(is_system)
+            .ok_or_else(not_found)?;
+        match caller.scope() {
+            TenantScope::Every => Ok((host, None)),
+            scope @ TenantScope::Tenant(_) => {
+                let claim_id = host.claim_id.clone().ok_or_else(not_found)?;
+                let claim = self
+                    .datastore()
+                    .claim_get(scope, &claim_id)
+                    .await?
+                    .ok_or_else(not_found)?;
+                if !holds(claim.state) || claim.host_id.as_ref() != Some(id) {
+                    return Err(not_found());
+                }
+                Ok((host, Some(claim_id)))
+            }
+        }
+    }
+}
+
+/// Whether a host is a computer system (a chassis a driver reports is not one of the service's
+/// systems).
+fn is_system(host: &HostRow) -> bool {
+    host.kind == "system"
+}
+
+/// Whether a claim in `state` holds its host for its tenant (a claim being released no
+/// longer does: its system disappears at once).
+fn holds(state: ClaimState) -> bool {
+    state == ClaimState::Bound
+}
+
+fn session_view(row: SessionRow) -> SessionView {
+    SessionView {
+        id: row.id,
+        user_name: row.user_name,
+        created_at: row.created_at,
+    }
+}
+
+fn system_view(host: HostRow, claim: Option<ClaimId>) -> SystemView {
+    let power_state = serde_json::from_value(serde_json::Value::String(host.power_state.clone()))
+        .unwrap_or(PowerState::Unknown);
+    let state = crate::views::shown_state(&host);
+    SystemView {
+        id: host.id,
+        name: host.name,
+        uuid: host.uuid,
+        manufacturer: host.manufacturer,
+        model: host.model,
+        serial: host.serial,
+        cpu_count: host.cpu_count,
+        memory_mib: host.memory_mib,
+        nics: host.nics,
+        media_slots: host.media_slots,
+        boot: host.boot,
+        power_state,
+        state,
+        claim,
+        updated_at: host.updated_at,
+    }
+}

@@ -1,0 +1,41 @@
+//! The Redfish face (`/redfish/v1`): what it shows of a host and of a session. The server
+//! writes them as Redfish resources; nothing here names the real BMC, its address or the
+//! driver's system id.
+
+use serde::{Deserialize, Serialize};
+
+use crate::hardware::{BootSettings, MediaSlot, Nic, PowerState};
+use crate::{ClaimId, HostId, SessionId, ShownState};
+
+/// A host as a Redfish `ComputerSystem`: its hardware, the power state its BMC last reported,
+/// its boot override and virtual media.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SystemView {
+    pub id: HostId,
+    pub name: String,
+    pub uuid: Option<String>,
+    pub manufacturer: Option<String>,
+    pub model: Option<String>,
+    pub serial: Option<String>,
+    pub cpu_count: i64,
+    pub memory_mib: i64,
+    pub nics: Vec<Nic>,
+    pub media_slots: Vec<MediaSlot>,
+    pub boot: Option<BootSettings>,
+    pub power_state: PowerState,
+    /// Its provisioning state, as the JSON API shows it.
+    pub state: ShownState,
+    /// The claim through which the caller holds it (a tenant's); `None` for an admin.
+    pub claim: Option<ClaimId>,
+    /// When the host last changed (its ETag is made from the whole view).
+    pub updated_at: String,
+}
+
+/// A Redfish session: who opened it and when. Its token is answered once, when it is made.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionView {
+    pub id: SessionId,
+    /// The `UserName` it was opened with (Podium checks only the password, a token).
+    pub user_name: String,
+    pub created_at: String,
+}

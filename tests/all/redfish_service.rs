@@ -1,0 +1,557 @@
+//! Podium's own Redfish service (`/redfish/v1`): a tenant drives the host it claimed with its
+//! Podium token as the credential, sees nothing else, and every action reaches the real BMC
+//! (sushy-tools) behind Podium; DMTF's `redfish` library and OpenStack's `sushy` drive it as
+//! they drive a BMC.
+
+use std::time::Duration;
+
+use podium_tests::sushy::{Sushy, SushyConfig, run_peer_script};
+use podium_tests::{TestServer, eventually};
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+const BMC_PASSWORD: &str = "redfish-face-bmc-password-1";
+
+struct Site {
+    server: TestServer,
+    bmc: Sushy,
+    pm: String,
+    images: podium_tests::ImageServer,
+}
+
+async fn site(systems: u32) -> Site {
+    let server = TestServer::start_with(|c| {
+        c.probe_interval = Duration::from_millis(300);
+        c.sync_interval = Duration::from_secs(3600);
+    })
+    .await;
+    let mut config = SushyConfig::with_systems(systems);
+    config.basic_auth = Some(("admin".into(), BMC_PASSWORD.into()));
+    let bmc = Sushy::start(config).await.unwrap();
+    let admin = server.admin();
+    let pm = admin
+        .created(
+            "/v1/pod_managers",
+            json!({"name": "site", "url": bmc.url(), "auth": {"username": "admin", "password": BMC_PASSWORD}}),
+        )
+        .await;
+    let pm = pm.body["uuid"].as_str().unwrap().to_owned();
+    let path = format!("/v1/hosts?pod_manager={pm}&state=available");
+    eventually(Duration::from_secs(20), "hosts synced", || async {
+        let hosts = admin.get(&path).await.body["items"].as_array().cloned()?;
+        (hosts.iter().filter(|h| h["kind"] == "system").count() == systems as usize).then_some(())
+    })
+    .await;
+    let images = podium_tests::ImageServer::start(vec![0x42; 4096]).await;
+    Site {
+        server,
+        bmc,
+        pm,
+        images,
+    }
+}
+
+/// A granted tenant and its token.
+async fn tenant(site: &Site, name: &str) -> (String, String) {
+    site.server.admin().granted_tenant(name, &site.pm).await
+}
+
+/// A claim bound offline (the host is not provisioned, so the tenant's own tools drive it);
+/// answers the claim's and the host's ids.
+async fn claim(site: &Site, token: &str) -> (String, String) {
+    let claim = site
+        .server
+        .client(Some(token))
+        .created(
+            "/v1/claims",
+            json!({"pod_manager": site.pm, "image": {"url": site.images.url("/os.iso")}, "online": false}),
+        )
+        .await;
+    assert_eq!(claim.body["state"], "bound", "{}", claim.text);
+    (
+        claim.body["id"].as_str().unwrap().to_owned(),
+        claim.body["host"]["id"].as_str().unwrap().to_owned(),
+    )
+}
+
+/// A Redfish answer: status, headers, the JSON body (`Null` when empty) and its text.
+struct Answer {
+    status: StatusCode,
+    headers: reqwest::header::HeaderMap,
+    body: Value,
+    text: String,
+}
+
+impl Answer {
+    fn message_id(&self) -> &str {
+        self.body["error"]["@Message.ExtendedInfo"][0]["MessageId"]
+            .as_str()
+            .unwrap_or("")
+    }
+
+    fn header(&self, name: &str) -> &str {
+        self.headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+    }
+}
+
+/// How a request authenticates.
+#[derive(Clone, Copy)]
+enum Auth<'a> {
+    None,
+    Basic(&'a str),
+    Session(&'a str),
+}
+
+async fn redfish(
+    site: &Site,
+    method: Method,
+    path: &str,
+    auth: Auth<'_>,
+    headers: &[(&str, &str)],
+    body: Option<&str>,
+) -> Answer {
+    let url = format!("{}{path}", site.server.url);
+    let mut request = reqwest::Client::new().request(method, url);
+    request = match auth {
+        Auth::None => request,
+        Auth::Basic(token) => request.basic_auth("tenant", Some(token)),
+        Auth::Session(token) => request.header("X-Auth-Token", token),
+    };
+    for (k, v) in headers {
+        request = request.header(*k, *v);
+    }
+    if let Some(body) = body {
+        request = request
+            .header("Content-Type", "application/json")
+            .body(body.to_owned());
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status();
+    let headers = response.headers().clone();
+    let text = response.text().await.unwrap();
+    let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+    Answer {
+        status,
+        headers,
+        body,
+        text,
+    }
+}
+
+async fn get(site: &Site, path: &str, auth: Auth<'_>) -> Answer {
+    redfish(site, Method::GET, path, auth, &[], None).await
+}
+
+async fn post(site: &Site, path: &str, auth: Auth<'_>, body: Value) -> Answer {
+    redfish(site, Method::POST, path, auth, &[], Some(&body.to_string())).await
+}
+
+/// Follows a task monitor until the operation ends; its last answer.
+async fn finished(site: &Site, accepted: &Answer, auth: Auth<'_>) -> Answer {
+    assert_eq!(accepted.status, StatusCode::ACCEPTED, "{}", accepted.text);
+    let monitor = accepted.header("location").to_owned();
+    assert!(
+        monitor.starts_with("/redfish/v1/TaskService/TaskMonitors/"),
+        "{monitor}"
+    );
+    eventually(Duration::from_secs(30), "the task ends", || async {
+        let a = get(site, &monitor, auth).await;
+        (a.status != StatusCode::ACCEPTED).then_some(a)
+    })
+    .await
+}
+
+fn members(answer: &Answer) -> Vec<String> {
+    answer.body["Members"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no Members: {}", answer.text))
+        .iter()
+        .map(|m| m["@odata.id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_tenant_drives_only_its_claimed_host_through_redfish_with_its_token() {
+    let site = site(2).await;
+    let (alice_id, alice) = tenant(&site, "alice").await;
+    let (_, bob) = tenant(&site, "bob").await;
+    let (claim_id, host) = claim(&site, &alice).await;
+    let system = format!("/redfish/v1/Systems/{host}");
+    let admin = site.server.admin();
+    let bmc_uuid = admin.get(&format!("/v1/hosts/{host}")).await.body["uuid"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let bmc_system = format!("/redfish/v1/Systems/{bmc_uuid}");
+
+    // The service root answers anyone; everything else wants a token.
+    let root = get(&site, "/redfish/v1/", Auth::None).await;
+    assert_eq!(root.status, StatusCode::OK, "{}", root.text);
+    assert_eq!(root.body["Systems"]["@odata.id"], "/redfish/v1/Systems");
+    let anonymous = get(&site, "/redfish/v1/Systems", Auth::None).await;
+    assert_eq!(
+        anonymous.status,
+        StatusCode::UNAUTHORIZED,
+        "{}",
+        anonymous.text
+    );
+    assert_eq!(anonymous.message_id(), "Base.1.8.NoValidSession");
+    assert!(anonymous.header("www-authenticate").starts_with("Basic"));
+    let wrong = get(&site, "/redfish/v1/Systems", Auth::Basic("pdm_not-a-token")).await;
+    assert_eq!(wrong.status, StatusCode::UNAUTHORIZED, "{}", wrong.text);
+
+    // Alice sees her host, and only Podium's paths: never the BMC, its password or its path.
+    let systems = get(&site, "/redfish/v1/Systems", Auth::Basic(&alice)).await;
+    assert_eq!(members(&systems), vec![system.clone()], "{}", systems.text);
+    let seen = get(&site, &system, Auth::Basic(&alice)).await;
+    assert_eq!(seen.status, StatusCode::OK, "{}", seen.text);
+    assert_eq!(seen.body["Id"], host.as_str());
+    assert_eq!(seen.body["UUID"], bmc_uuid.as_str());
+    assert_eq!(seen.body["PowerState"], "Off", "{}", seen.text);
+    assert_eq!(seen.body["Oem"]["Podium"]["Claim"], claim_id.as_str());
+    assert!(
+        seen.body["Boot"]["BootSourceOverrideTarget@Redfish.AllowableValues"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("Cd"))
+    );
+    let etag = seen.header("etag").to_owned();
+    assert!(etag.starts_with("W/\""), "{etag}");
+    assert_eq!(seen.body["@odata.etag"], etag.as_str());
+    for leak in [site.bmc.url(), BMC_PASSWORD.to_owned(), bmc_system.clone()] {
+        assert!(
+            !seen.text.contains(&leak),
+            "the system leaks `{leak}`: {}",
+            seen.text
+        );
+    }
+    let nics = get(
+        &site,
+        &format!("{system}/EthernetInterfaces"),
+        Auth::Basic(&alice),
+    )
+    .await;
+    let nic = get(&site, &members(&nics)[0], Auth::Basic(&alice)).await;
+    assert!(
+        nic.body["MACAddress"]
+            .as_str()
+            .unwrap()
+            .starts_with("52:54:00:"),
+        "{}",
+        nic.text
+    );
+
+    // Bob, granted the same site, sees no system: Alice's is not found, whatever he tries.
+    let bobs = get(&site, "/redfish/v1/Systems", Auth::Basic(&bob)).await;
+    assert!(members(&bobs).is_empty(), "{}", bobs.text);
+    let hidden = get(&site, &system, Auth::Basic(&bob)).await;
+    assert_eq!(hidden.status, StatusCode::NOT_FOUND, "{}", hidden.text);
+    assert_eq!(hidden.message_id(), "Base.1.8.ResourceNotFound");
+    let reset_path = format!("{system}/Actions/ComputerSystem.Reset");
+    let refused = post(
+        &site,
+        &reset_path,
+        Auth::Basic(&bob),
+        json!({"ResetType": "On"}),
+    )
+    .await;
+    assert_eq!(refused.status, StatusCode::NOT_FOUND, "{}", refused.text);
+
+    // A read-only token reads and changes nothing.
+    let read_only = admin
+        .created(
+            &format!("/v1/tenants/{alice_id}/tokens"),
+            json!({"read_only": true}),
+        )
+        .await
+        .body["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        get(&site, &system, Auth::Basic(&read_only)).await.status,
+        StatusCode::OK
+    );
+    let refused = post(
+        &site,
+        &reset_path,
+        Auth::Basic(&read_only),
+        json!({"ResetType": "On"}),
+    )
+    .await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN, "{}", refused.text);
+    assert_eq!(refused.message_id(), "Base.1.8.InsufficientPrivilege");
+
+    // Bad input is refused in Redfish's words, naming what is wrong.
+    let nmi = post(
+        &site,
+        &reset_path,
+        Auth::Basic(&alice),
+        json!({"ResetType": "Nmi"}),
+    )
+    .await;
+    assert_eq!(nmi.status, StatusCode::BAD_REQUEST, "{}", nmi.text);
+    assert_eq!(nmi.message_id(), "Base.1.8.ActionParameterValueNotInList");
+    assert!(nmi.text.contains("ForceOff"), "{}", nmi.text);
+    let unknown = post(
+        &site,
+        &reset_path,
+        Auth::Basic(&alice),
+        json!({"ResetKind": "On"}),
+    )
+    .await;
+    assert_eq!(
+        unknown.message_id(),
+        "Base.1.8.ActionParameterUnknown",
+        "{}",
+        unknown.text
+    );
+    let malformed = redfish(
+        &site,
+        Method::POST,
+        &reset_path,
+        Auth::Basic(&alice),
+        &[],
+        Some("{"),
+    )
+    .await;
+    assert_eq!(malformed.status, StatusCode::BAD_REQUEST);
+    assert_eq!(malformed.message_id(), "Base.1.8.MalformedJSON");
+    let patch = |auth, if_match: &'static str, body: Value| {
+        let system = system.clone();
+        let site = &site;
+        async move {
+            let headers: &[(&str, &str)] = if if_match.is_empty() {
+                &[]
+            } else {
+                &[("If-Match", if_match)]
+            };
+            redfish(
+                site,
+                Method::PATCH,
+                &system,
+                auth,
+                headers,
+                Some(&body.to_string()),
+            )
+            .await
+        }
+    };
+    let unknown = patch(Auth::Basic(&alice), "", json!({"AssetTag": "x"})).await;
+    assert_eq!(unknown.status, StatusCode::BAD_REQUEST, "{}", unknown.text);
+    assert_eq!(unknown.message_id(), "Base.1.8.PropertyUnknown");
+    let stale = patch(
+        Auth::Basic(&alice),
+        "W/\"stale\"",
+        json!({"Boot": {"BootSourceOverrideTarget": "Cd"}}),
+    )
+    .await;
+    assert_eq!(
+        stale.status,
+        StatusCode::PRECONDITION_FAILED,
+        "{}",
+        stale.text
+    );
+
+    // A reset reaches the BMC: 202, a task monitor, 204 when done, the emulator On.
+    let on = post(
+        &site,
+        &reset_path,
+        Auth::Basic(&alice),
+        json!({"ResetType": "On"}),
+    )
+    .await;
+    let done = finished(&site, &on, Auth::Basic(&alice)).await;
+    assert_eq!(done.status, StatusCode::NO_CONTENT, "{}", done.text);
+    assert_eq!(
+        site.bmc.get_json(&bmc_system).await.unwrap()["PowerState"],
+        "On"
+    );
+    assert_eq!(
+        get(&site, &system, Auth::Basic(&alice)).await.body["PowerState"],
+        "On"
+    );
+    // A boot override with the current ETag.
+    let etag = get(&site, &system, Auth::Basic(&alice))
+        .await
+        .header("etag")
+        .to_owned();
+    let headers = [("If-Match", etag.as_str())];
+    let boot = redfish(
+        &site,
+        Method::PATCH,
+        &system,
+        Auth::Basic(&alice),
+        &headers,
+        Some(&json!({"Boot": {"BootSourceOverrideTarget": "Cd", "BootSourceOverrideEnabled": "Once"}}).to_string()),
+    )
+    .await;
+    let done = finished(&site, &boot, Auth::Basic(&alice)).await;
+    assert_eq!(done.status, StatusCode::NO_CONTENT, "{}", done.text);
+    let emulated = site.bmc.get_json(&bmc_system).await.unwrap();
+    assert_eq!(
+        emulated["Boot"]["BootSourceOverrideTarget"], "Cd",
+        "{emulated}"
+    );
+
+    // Sessions: opened with the token as the password, used by X-Auth-Token, ended by DELETE.
+    let login = json!({"UserName": "alice", "Password": alice});
+    let opened = post(
+        &site,
+        "/redfish/v1/SessionService/Sessions",
+        Auth::None,
+        login,
+    )
+    .await;
+    assert_eq!(opened.status, StatusCode::CREATED, "{}", opened.text);
+    let session_token = opened.header("x-auth-token").to_owned();
+    let session = opened.header("location").to_owned();
+    assert!(!session_token.is_empty() && session_token != alice);
+    assert!(!opened.text.contains(&session_token) && !opened.text.contains(&alice));
+    let via_session = get(&site, "/redfish/v1/Systems", Auth::Session(&session_token)).await;
+    assert_eq!(members(&via_session), vec![system.clone()]);
+    assert_eq!(
+        get(&site, &session, Auth::Session(&session_token))
+            .await
+            .body["UserName"],
+        "alice"
+    );
+    assert_eq!(
+        get(&site, &session, Auth::Basic(&bob)).await.status,
+        StatusCode::NOT_FOUND
+    );
+    let bad = post(
+        &site,
+        "/redfish/v1/SessionService/Sessions",
+        Auth::None,
+        json!({"UserName": "alice", "Password": "pdm_wrong"}),
+    )
+    .await;
+    assert_eq!(bad.status, StatusCode::UNAUTHORIZED, "{}", bad.text);
+    let ended = redfish(
+        &site,
+        Method::DELETE,
+        &session,
+        Auth::Session(&session_token),
+        &[],
+        None,
+    )
+    .await;
+    assert_eq!(ended.status, StatusCode::NO_CONTENT, "{}", ended.text);
+    let after = get(&site, "/redfish/v1/Systems", Auth::Session(&session_token)).await;
+    assert_eq!(after.status, StatusCode::UNAUTHORIZED, "{}", after.text);
+
+    // A revoked token is refused at once, as Basic and through the sessions it opened.
+    let second = admin
+        .created(&format!("/v1/tenants/{alice_id}/tokens"), json!({}))
+        .await;
+    let (second_id, second) = (
+        second.body["id"].as_str().unwrap().to_owned(),
+        second.body["token"].as_str().unwrap().to_owned(),
+    );
+    let opened = post(
+        &site,
+        "/redfish/v1/SessionService/Sessions",
+        Auth::None,
+        json!({"UserName": "alice", "Password": second}),
+    )
+    .await;
+    let second_session = opened.header("x-auth-token").to_owned();
+    assert_eq!(
+        get(&site, &system, Auth::Session(&second_session))
+            .await
+            .status,
+        StatusCode::OK
+    );
+    let revoked = admin
+        .delete(&format!("/v1/tenants/{alice_id}/tokens/{second_id}"))
+        .await;
+    assert!(revoked.status.is_success(), "{}", revoked.text);
+    assert_eq!(
+        get(&site, &system, Auth::Basic(&second)).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        get(&site, &system, Auth::Session(&second_session))
+            .await
+            .status,
+        StatusCode::UNAUTHORIZED
+    );
+
+    // The admin sees every host.
+    let all = get(
+        &site,
+        "/redfish/v1/Systems",
+        Auth::Basic(podium_tests::ADMIN_TOKEN),
+    )
+    .await;
+    assert_eq!(members(&all).len(), 2, "{}", all.text);
+
+    // Released: the system is gone from Alice's view at once.
+    let released = site
+        .server
+        .client(Some(&alice))
+        .send(Method::DELETE, &format!("/v1/claims/{claim_id}"), None)
+        .await;
+    assert_eq!(released.status, StatusCode::ACCEPTED, "{}", released.text);
+    assert_eq!(
+        get(&site, &system, Auth::Basic(&alice)).await.status,
+        StatusCode::NOT_FOUND
+    );
+    assert!(members(&get(&site, "/redfish/v1/Systems", Auth::Basic(&alice)).await).is_empty());
+}
+
+#[tokio::test]
+async fn dmtf_redfish_and_openstack_sushy_drive_a_claimed_host_through_podium() {
+    let site = site(1).await;
+    let (_, alice) = tenant(&site, "alice").await;
+    let (_, host) = claim(&site, &alice).await;
+    let admin = site.server.admin();
+    let bmc_uuid = admin.get(&format!("/v1/hosts/{host}")).await.body["uuid"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let image = site.images.url("/tenant.iso");
+    let out = run_peer_script(
+        "redfish_clients.py",
+        &[&site.server.url, &alice, &host, &image],
+    )
+    .await
+    .unwrap();
+    let seen: Value = serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out}"));
+    // DMTF's library: a session, a reset followed through its task monitor, Basic, a bad token.
+    assert_eq!(
+        seen["session_members"],
+        json!([format!("/redfish/v1/Systems/{host}")]),
+        "{seen}"
+    );
+    assert_eq!(seen["reset_status"], 202, "{seen}");
+    assert_eq!(seen["reset_final_status"], 204, "{seen}");
+    assert_eq!(seen["power_after_reset"], "On", "{seen}");
+    assert_eq!(seen["basic_uuid"], bmc_uuid.as_str(), "{seen}");
+    assert_eq!(seen["bad_login"], "refused", "{seen}");
+    // sushy, as Ironic drives a BMC: what it did is what the BMC behind Podium shows.
+    assert_eq!(seen["sushy_uuid"], bmc_uuid.as_str(), "{seen}");
+    assert_eq!(seen["sushy_power"], "On", "{seen}");
+    let bmc_system = format!("/redfish/v1/Systems/{bmc_uuid}");
+    let emulated = eventually(
+        Duration::from_secs(30),
+        "the BMC shows sushy's work",
+        || async {
+            let system = site.bmc.get_json(&bmc_system).await.ok()?;
+            let cd = site
+                .bmc
+                .get_json(&format!("{bmc_system}/VirtualMedia/Cd"))
+                .await
+                .ok()?;
+            (system["Boot"]["BootSourceOverrideTarget"] == "Cd" && cd["Inserted"] == true)
+                .then_some((system, cd))
+        },
+    )
+    .await;
+    assert_eq!(emulated.0["PowerState"], "On", "{}", emulated.0);
+    assert_eq!(emulated.1["Image"], image.as_str(), "{}", emulated.1);
+}
