@@ -38,6 +38,8 @@ if [[ "${1:-}" == "--tests" ]]; then
     # nsenter (util-linux), ip (iproute2) and curl give the TLS tests a network namespace of
     # their own.
     apt_install python3-venv postgresql-client mtools util-linux iproute2 curl
-    "$ROOT/scripts/setup-peers.sh"
+    # --ironic: unmodified OpenStack Ironic drives claimed hosts through Podium's Redfish
+    # service in the tests (and is measured beside Podium in the benchmarks).
+    "$ROOT/scripts/setup-peers.sh" --ironic
     "$ROOT/scripts/postgres.sh"
 fi

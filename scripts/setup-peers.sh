@@ -7,7 +7,8 @@
 # that Ironic and Metal3 use), bcrypt (to hash the emulator's htpasswd file) and two Redfish
 # clients for Podium's own Redfish service (DMTF's `redfish` and OpenStack's `sushy`), cloud-init in
 # .peers/cloud-init, and the OpenAPI tools in .peers/api-tools; with --ironic, OpenStack Ironic
-# in .peers/ironic too (standalone Ironic, measured beside Podium by the latency benchmark).
+# in .peers/ironic too (standalone Ironic: it drives claimed hosts through Podium's Redfish
+# service in the tests, and is measured beside Podium by the latency benchmark).
 # Idempotent: when the stamp file matches, it returns at once and prints nothing.
 # Safe to run from several processes at once (flock on .venv-peers.lock).
 # Prints nothing on success; on failure it prints what failed and the pip log.

@@ -1,10 +1,11 @@
 //! Podium's own Redfish service (`/redfish/v1`): a tenant drives the host it claimed with its
 //! Podium token as the credential, sees nothing else, and every action reaches the real BMC
-//! (sushy-tools) behind Podium; DMTF's `redfish` library and OpenStack's `sushy` drive it as
-//! they drive a BMC.
+//! (sushy-tools) behind Podium; DMTF's `redfish` library, OpenStack's `sushy` and unmodified
+//! standalone Ironic drive it as they drive a BMC.
 
 use std::time::Duration;
 
+use podium_tests::ironic::Ironic;
 use podium_tests::sushy::{Sushy, SushyConfig, run_peer_script};
 use podium_tests::{TestServer, eventually};
 use reqwest::{Method, StatusCode};
@@ -554,4 +555,115 @@ async fn dmtf_redfish_and_openstack_sushy_drive_a_claimed_host_through_podium() 
     .await;
     assert_eq!(emulated.0["PowerState"], "On", "{}", emulated.0);
     assert_eq!(emulated.1["Image"], image.as_str(), "{}", emulated.1);
+}
+
+/// One of Ironic's nodes, as its API shows it.
+async fn ironic_node(ironic: &Ironic, node: &str) -> Value {
+    ironic
+        .request(Method::GET, &format!("/nodes/{node}"), None)
+        .await
+        .unwrap()
+}
+
+/// Waits until Ironic's node is in `state` (or stops in `stop`); the node.
+async fn ironic_settles(ironic: &Ironic, node: &str, field: &str, want: &str) -> Value {
+    let deadline = std::time::Instant::now() + Duration::from_secs(90);
+    loop {
+        let n = ironic_node(ironic, node).await;
+        let busy = !n["target_provision_state"].is_null() || !n["target_power_state"].is_null();
+        if n[field] == want || (!busy && !n["last_error"].is_null()) {
+            return n;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "Ironic's node never reached {field} = {want}: {n}\n{}",
+            ironic.log()
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+}
+
+#[tokio::test]
+async fn unmodified_ironic_manages_powers_and_boots_a_claimed_host_through_podium() {
+    let site = site(1).await;
+    let (_, alice) = tenant(&site, "alice").await;
+    let (_, bob) = tenant(&site, "bob").await;
+    let (_, host) = claim(&site, &alice).await;
+    let bmc_uuid = site
+        .server
+        .admin()
+        .get(&format!("/v1/hosts/{host}"))
+        .await
+        .body["uuid"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let bmc_system = format!("/redfish/v1/Systems/{bmc_uuid}");
+    let ironic = Ironic::start(Duration::from_secs(3600)).await.unwrap();
+    let system = format!("/redfish/v1/Systems/{host}");
+
+    // Alice enrolls her host with Podium as its BMC and her token as the password.
+    let node = ironic
+        .node_create_with(&site.server.url, &system, "alice", &alice)
+        .await
+        .unwrap();
+    ironic.provision(&node, "manage").await.unwrap();
+    let managed = ironic_settles(&ironic, &node, "provision_state", "manageable").await;
+    assert_eq!(
+        managed["provision_state"],
+        "manageable",
+        "{managed}\n{}",
+        ironic.log()
+    );
+    assert_eq!(managed["power_state"], "power off", "{managed}");
+
+    // Power and the boot device reach the BMC behind Podium.
+    ironic.power(&node, "power on").await.unwrap();
+    let on = ironic_settles(&ironic, &node, "power_state", "power on").await;
+    assert_eq!(on["power_state"], "power on", "{on}\n{}", ironic.log());
+    assert_eq!(
+        site.bmc.get_json(&bmc_system).await.unwrap()["PowerState"],
+        "On"
+    );
+    ironic
+        .request(
+            Method::PUT,
+            &format!("/nodes/{node}/management/boot_device"),
+            Some(json!({"boot_device": "cdrom", "persistent": false})),
+        )
+        .await
+        .unwrap();
+    eventually(
+        Duration::from_secs(30),
+        "the BMC boots from CD next",
+        || async {
+            let s = site.bmc.get_json(&bmc_system).await.ok()?;
+            (s["Boot"]["BootSourceOverrideTarget"] == "Cd").then_some(())
+        },
+    )
+    .await;
+    ironic.power(&node, "power off").await.unwrap();
+    let off = ironic_settles(&ironic, &node, "power_state", "power off").await;
+    assert_eq!(off["power_state"], "power off", "{off}\n{}", ironic.log());
+    assert_eq!(
+        site.bmc.get_json(&bmc_system).await.unwrap()["PowerState"],
+        "Off"
+    );
+
+    // Bob's token does not reach Alice's host: his node never becomes manageable.
+    let intruder = ironic
+        .node_create_with(&site.server.url, &system, "bob", &bob)
+        .await
+        .unwrap();
+    ironic.provision(&intruder, "manage").await.unwrap();
+    let refused = ironic_settles(&ironic, &intruder, "provision_state", "manageable").await;
+    assert_eq!(refused["provision_state"], "enroll", "{refused}");
+    assert!(
+        !refused["last_error"].as_str().unwrap_or("").is_empty(),
+        "{refused}"
+    );
+    assert_eq!(
+        site.bmc.get_json(&bmc_system).await.unwrap()["PowerState"],
+        "Off"
+    );
 }

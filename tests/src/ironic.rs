@@ -165,6 +165,18 @@ impl Ironic {
     /// Enrolls a node of the `redfish` hardware type at `address` (its BMC) and `system` (the
     /// system's path there); answers its uuid.
     pub async fn node_create(&self, address: &str, system: &str) -> Result<String> {
+        self.node_create_with(address, system, "admin", "password")
+            .await
+    }
+
+    /// Enrolls a node as [`Ironic::node_create`] does, with the given Redfish credentials.
+    pub async fn node_create_with(
+        &self,
+        address: &str,
+        system: &str,
+        username: &str,
+        password: &str,
+    ) -> Result<String> {
         let node = self
             .request(
                 Method::POST,
@@ -174,8 +186,8 @@ impl Ironic {
                     "driver_info": {
                         "redfish_address": address,
                         "redfish_system_id": system,
-                        "redfish_username": "admin",
-                        "redfish_password": "password",
+                        "redfish_username": username,
+                        "redfish_password": password,
                     },
                 })),
             )
