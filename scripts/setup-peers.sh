@@ -5,7 +5,8 @@
 #
 # Creates .venv-peers at the repo root with sushy-tools (the Redfish BMC emulator
 # that Ironic and Metal3 use), bcrypt (to hash the emulator's htpasswd file) and two Redfish
-# clients for Podium's own Redfish service (DMTF's `redfish` and OpenStack's `sushy`), cloud-init in
+# clients for Podium's own Redfish service (DMTF's `redfish`, its redfish-utilities scripts and
+# redfish-protocol-validator, and OpenStack's `sushy`), cloud-init in
 # .peers/cloud-init, and the OpenAPI tools in .peers/api-tools; with --ironic, OpenStack Ironic
 # in .peers/ironic too (standalone Ironic: it drives claimed hosts through Podium's Redfish
 # service in the tests, and is measured beside Podium by the latency benchmark).
@@ -18,6 +19,8 @@ SUSHY_TOOLS_VERSION=2.2.0
 BCRYPT_VERSION=5.0.0
 # Redfish clients nobody here wrote, pointed at Podium's own Redfish service.
 DMTF_REDFISH_VERSION=3.4.2
+DMTF_UTILITIES_VERSION=3.5.2
+DMTF_PROTOCOL_VALIDATOR_VERSION=1.3.2
 SUSHY_VERSION=5.14.0
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -26,8 +29,10 @@ STAMP="$VENV/.podium-peers-stamp"
 PYTHON="${PYTHON:-python3}"
 
 want_stamp() {
-    printf 'sushy-tools==%s bcrypt==%s redfish==%s sushy==%s\n' "$SUSHY_TOOLS_VERSION" \
-        "$BCRYPT_VERSION" "$DMTF_REDFISH_VERSION" "$SUSHY_VERSION"
+    printf 'sushy-tools==%s bcrypt==%s redfish==%s redfish-utilities==%s \
+redfish-protocol-validator==%s sushy==%s\n' "$SUSHY_TOOLS_VERSION" "$BCRYPT_VERSION" \
+        "$DMTF_REDFISH_VERSION" "$DMTF_UTILITIES_VERSION" "$DMTF_PROTOCOL_VALIDATOR_VERSION" \
+        "$SUSHY_VERSION"
 }
 
 venv_ok() {
@@ -54,7 +59,9 @@ setup_sushy() {
     if ! { [[ -x "$VENV/bin/python" ]] || "$PYTHON" -m venv "$VENV"; } >"$log" 2>&1 \
         || ! "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
             --no-input "sushy-tools==$SUSHY_TOOLS_VERSION" "bcrypt==$BCRYPT_VERSION" \
-            "redfish==$DMTF_REDFISH_VERSION" "sushy==$SUSHY_VERSION" \
+            "redfish==$DMTF_REDFISH_VERSION" "redfish-utilities==$DMTF_UTILITIES_VERSION" \
+            "redfish-protocol-validator==$DMTF_PROTOCOL_VALIDATOR_VERSION" \
+            "sushy==$SUSHY_VERSION" \
             >>"$log" 2>&1; then
         echo "setup-peers: installing sushy-tools into $VENV failed:" >&2
         cat "$log" >&2

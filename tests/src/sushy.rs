@@ -559,6 +559,31 @@ fn log_tail(path: &Path, start: u64, lines: usize) -> String {
     all[all.len().saturating_sub(lines)..].join("\n")
 }
 
+/// Runs `tool`, one of the programs installed in the peers' venv (`rf_power_reset.py`,
+/// `rf_protocol_validator`, ...), with `args` in `dir`; its exit status and both outputs.
+pub async fn run_peer_tool(
+    tool: &str,
+    args: &[&str],
+    dir: &Path,
+) -> Result<(std::process::ExitStatus, String, String)> {
+    let root = repo_root();
+    ensure_peers(&root)?;
+    let output = tokio::process::Command::new(venv_python(&root))
+        .arg(root.join(".venv-peers/bin").join(tool))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .kill_on_drop(true)
+        .output()
+        .await
+        .with_context(|| format!("running {tool}"))?;
+    Ok((
+        output.status,
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    ))
+}
+
 /// Runs `tests/peers/{script}` with `args` in the peers' Python (the venv sushy-tools runs
 /// from, which also has the Redfish clients `redfish` and `sushy`); its standard output when it
 /// exits 0, else an error with both of its outputs.

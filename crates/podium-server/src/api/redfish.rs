@@ -10,7 +10,9 @@
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{FromRequestParts, Path, State};
-use axum::http::header::{AUTHORIZATION, ETAG, IF_MATCH, LOCATION, WWW_AUTHENTICATE};
+use axum::http::header::{
+    ALLOW, AUTHORIZATION, CACHE_CONTROL, ETAG, IF_MATCH, LINK, LOCATION, WWW_AUTHENTICATE,
+};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -50,6 +52,10 @@ pub(crate) fn router() -> Router<Podium> {
             get(session_list).post(session_create),
         )
         .route(
+            "/redfish/v1/SessionService/Sessions/Members",
+            post(session_create),
+        )
+        .route(
             "/redfish/v1/SessionService/Sessions/{id}",
             get(session_view).delete(session_delete),
         )
@@ -79,6 +85,8 @@ pub(crate) fn router() -> Router<Podium> {
             "/redfish/v1/Systems/{id}/VirtualMedia/{slot}/Actions/{action}",
             post(system_media_action),
         )
+        .route("/redfish/v1/Chassis", get(chassis_list))
+        .route("/redfish/v1/Chassis/{id}", get(chassis_view))
         .route("/redfish/v1/Managers", get(manager_list))
         .route("/redfish/v1/Managers/{id}", get(manager_view))
         .route(
@@ -100,6 +108,47 @@ pub(crate) fn router() -> Router<Podium> {
             "/redfish/v1/TaskService/TaskMonitors/{id}",
             get(task_monitor),
         )
+        .route_layer(axum::middleware::from_fn(protocol))
+}
+
+/// What every answer of the service carries, and the one request header it checks: a request
+/// for an OData version other than 4.0 is refused (412); every answer says `OData-Version: 4.0`,
+/// `Cache-Control: no-cache` (a resource is the machine's state now) and `Allow`: the methods
+/// its URI takes.
+async fn protocol(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    if let Some(v) = request.headers().get(ODATA_VERSION)
+        && v.as_bytes() != b"4.0"
+    {
+        return RedfishError::new(
+            StatusCode::PRECONDITION_FAILED,
+            "PreconditionFailed",
+            "This service speaks OData-Version 4.0 only.",
+        )
+        .into_response();
+    }
+    let template = request
+        .extensions()
+        .get::<axum::extract::MatchedPath>()
+        .map(|m| m.as_str().to_owned());
+    let mut response = next.run(request).await;
+    let headers = response.headers_mut();
+    headers.insert(ODATA_VERSION, HeaderValue::from_static("4.0"));
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    if let Some(template) = template {
+        headers.insert(ALLOW, HeaderValue::from_static(allowed(&template)));
+    }
+    response
+}
+
+/// The methods a route of the service takes.
+fn allowed(template: &str) -> &'static str {
+    match template {
+        "/redfish/v1/SessionService/Sessions" => "GET, HEAD, POST",
+        "/redfish/v1/SessionService/Sessions/{id}" => "GET, HEAD, DELETE",
+        "/redfish/v1/Systems/{id}" => "GET, HEAD, PATCH",
+        t if t.contains("/Actions/") || t.ends_with("/Members") => "POST",
+        _ => "GET, HEAD",
+    }
 }
 
 /// Whether a path is the Redfish service's (its errors are answered in Redfish's format).
@@ -358,6 +407,7 @@ fn credential(headers: &HeaderMap) -> Result<Given, RedfishError> {
 /// A resource: its JSON with `@odata.etag`, the same ETag in the header.
 fn resource(mut body: Value) -> Response {
     let etag = etag_of(&body);
+    let body_type = body["@odata.type"].as_str().unwrap_or("").to_owned();
     body["@odata.etag"] = json!(etag);
     let mut response = Json(body).into_response();
     let headers = response.headers_mut();
@@ -365,7 +415,20 @@ fn resource(mut body: Value) -> Response {
     if let Ok(v) = HeaderValue::from_str(&etag) {
         headers.insert(ETAG, v);
     }
+    if let Some(link) = described_by(&body_type)
+        && let Ok(v) = HeaderValue::from_str(&link)
+    {
+        headers.insert(LINK, v);
+    }
     response
+}
+
+/// The `Link` to the DMTF JSON schema a resource of `@odata.type` is an instance of.
+fn described_by(odata_type: &str) -> Option<String> {
+    let namespace = odata_type.strip_prefix('#')?.rsplit_once('.')?.0;
+    Some(format!(
+        "<http://redfish.dmtf.org/schemas/v1/{namespace}.json>; rel=describedby"
+    ))
 }
 
 /// A weak ETag of a resource's JSON (without its own `@odata.etag`).
@@ -434,6 +497,7 @@ async fn service_root() -> Response {
         "Product": "Podium",
         "Systems": {"@odata.id": format!("{ROOT}/Systems")},
         "Managers": {"@odata.id": format!("{ROOT}/Managers")},
+        "Chassis": {"@odata.id": format!("{ROOT}/Chassis")},
         "SessionService": {"@odata.id": format!("{ROOT}/SessionService")},
         "TaskService": {"@odata.id": format!("{ROOT}/TaskService")},
         "Links": {"Sessions": {"@odata.id": format!("{ROOT}/SessionService/Sessions")}},
@@ -448,6 +512,7 @@ async fn odata() -> Response {
             entry("Service", "/redfish/v1/"),
             entry("Systems", "/redfish/v1/Systems"),
             entry("Managers", "/redfish/v1/Managers"),
+            entry("Chassis", "/redfish/v1/Chassis"),
             entry("SessionService", "/redfish/v1/SessionService"),
             entry("TaskService", "/redfish/v1/TaskService"),
             entry("Sessions", "/redfish/v1/SessionService/Sessions"),
@@ -462,7 +527,9 @@ async fn odata() -> Response {
 
 /// The CSDL document: the DMTF schemas the service's resources are instances of.
 async fn metadata() -> Response {
-    const SCHEMAS: [(&str, &str); 16] = [
+    const SCHEMAS: [(&str, &str); 18] = [
+        ("ChassisCollection", "ChassisCollection"),
+        ("Chassis", "Chassis.v1_14_0"),
         ("ServiceRoot", "ServiceRoot.v1_5_0"),
         ("ComputerSystemCollection", "ComputerSystemCollection"),
         ("ComputerSystem", "ComputerSystem.v1_13_0"),
@@ -719,7 +786,10 @@ fn system(s: &SystemView) -> Value {
         "Boot": boot_json,
         "EthernetInterfaces": {"@odata.id": format!("{uri}/EthernetInterfaces")},
         "VirtualMedia": {"@odata.id": format!("{uri}/VirtualMedia")},
-        "Links": {"ManagedBy": [{"@odata.id": manager_uri(&s.id)}]},
+        "Links": {
+            "ManagedBy": [{"@odata.id": manager_uri(&s.id)}],
+            "Chassis": [{"@odata.id": chassis_uri(&s.id)}],
+        },
         "Actions": {"#ComputerSystem.Reset": {
             "target": format!("{uri}/Actions/ComputerSystem.Reset"),
             "ResetType@Redfish.AllowableValues": RESET_TYPES,
@@ -985,6 +1055,47 @@ fn missing(uri: &str) -> RedfishError {
     .with_args(&[uri])
 }
 
+// ---- chassis ----
+
+fn chassis_uri(id: &HostId) -> String {
+    format!("{ROOT}/Chassis/{id}")
+}
+
+async fn chassis_list(State(podium): State<Podium>, caller: RfCaller) -> Answer {
+    let systems = podium.redfish_systems(caller.caller()).await?;
+    Ok(collection(
+        "#ChassisCollection.ChassisCollection",
+        &format!("{ROOT}/Chassis"),
+        "Chassis Collection",
+        systems.iter().map(|s| chassis_uri(&s.id)).collect(),
+    ))
+}
+
+/// Each system's enclosure: what inventory tools walk to find the system.
+async fn chassis_view(
+    State(podium): State<Podium>,
+    caller: RfCaller,
+    Path(id): Path<String>,
+) -> Answer {
+    let s = system_get(&podium, &caller, id).await?;
+    Ok(resource(json!({
+        "@odata.type": "#Chassis.v1_14_0.Chassis",
+        "@odata.id": chassis_uri(&s.id),
+        "Id": s.id,
+        "Name": format!("Chassis of {}", s.name),
+        "ChassisType": "RackMount",
+        "Manufacturer": s.manufacturer,
+        "Model": s.model,
+        "SerialNumber": s.serial,
+        "PowerState": power_state(s.power_state),
+        "Status": {"State": "Enabled", "Health": "OK"},
+        "Links": {
+            "ComputerSystems": [{"@odata.id": system_uri(&s.id)}],
+            "ManagedBy": [{"@odata.id": manager_uri(&s.id)}],
+        },
+    })))
+}
+
 // ---- managers and virtual media ----
 
 async fn manager_list(State(podium): State<Podium>, caller: RfCaller) -> Answer {
@@ -1013,7 +1124,10 @@ async fn manager_view(
         "ManagerType": "BMC",
         "Status": {"State": "Enabled", "Health": "OK"},
         "VirtualMedia": {"@odata.id": format!("{uri}/VirtualMedia")},
-        "Links": {"ManagerForServers": [{"@odata.id": system_uri(&s.id)}]},
+        "Links": {
+            "ManagerForServers": [{"@odata.id": system_uri(&s.id)}],
+            "ManagerForChassis": [{"@odata.id": chassis_uri(&s.id)}],
+        },
     })))
 }
 
