@@ -823,3 +823,262 @@ const EXPECTED_VALIDATOR_FAILURES: [(&str, &str); 3] = [
          (admin, tenant, read-only), not Redfish accounts and roles",
     ),
 ];
+
+/// Every route of the Redfish service, as (method, path) with `{system}`, `{nic}`, `{slot}`,
+/// `{task}` and `{session}` to fill in. Kept beside `allowed()` in the server's `redfish.rs`.
+const ROUTES: [(&str, &str); 31] = [
+    ("GET", "/redfish/v1/SessionService"),
+    ("GET", "/redfish/v1/SessionService/Sessions"),
+    ("GET", "/redfish/v1/SessionService/Sessions/{session}"),
+    ("DELETE", "/redfish/v1/SessionService/Sessions/{session}"),
+    ("GET", "/redfish/v1/Systems"),
+    ("GET", "/redfish/v1/Systems/{system}"),
+    ("PATCH", "/redfish/v1/Systems/{system}"),
+    (
+        "POST",
+        "/redfish/v1/Systems/{system}/Actions/ComputerSystem.Reset",
+    ),
+    ("GET", "/redfish/v1/Systems/{system}/EthernetInterfaces"),
+    (
+        "GET",
+        "/redfish/v1/Systems/{system}/EthernetInterfaces/{nic}",
+    ),
+    ("GET", "/redfish/v1/Systems/{system}/VirtualMedia"),
+    ("GET", "/redfish/v1/Systems/{system}/VirtualMedia/{slot}"),
+    (
+        "POST",
+        "/redfish/v1/Systems/{system}/VirtualMedia/{slot}/Actions/VirtualMedia.InsertMedia",
+    ),
+    (
+        "POST",
+        "/redfish/v1/Systems/{system}/VirtualMedia/{slot}/Actions/VirtualMedia.EjectMedia",
+    ),
+    ("GET", "/redfish/v1/Chassis"),
+    ("GET", "/redfish/v1/Chassis/{system}"),
+    ("GET", "/redfish/v1/Managers"),
+    ("GET", "/redfish/v1/Managers/{system}"),
+    ("GET", "/redfish/v1/Managers/{system}/VirtualMedia"),
+    ("GET", "/redfish/v1/Managers/{system}/VirtualMedia/{slot}"),
+    (
+        "POST",
+        "/redfish/v1/Managers/{system}/VirtualMedia/{slot}/Actions/VirtualMedia.InsertMedia",
+    ),
+    (
+        "POST",
+        "/redfish/v1/Managers/{system}/VirtualMedia/{slot}/Actions/VirtualMedia.EjectMedia",
+    ),
+    ("GET", "/redfish/v1/TaskService"),
+    ("GET", "/redfish/v1/TaskService/Tasks"),
+    ("GET", "/redfish/v1/TaskService/Tasks/{task}"),
+    ("GET", "/redfish/v1/TaskService/TaskMonitors/{task}"),
+    // Open to anyone, as Redfish requires.
+    ("GET", "/redfish"),
+    ("GET", "/redfish/v1"),
+    ("GET", "/redfish/v1/"),
+    ("GET", "/redfish/v1/odata"),
+    ("GET", "/redfish/v1/$metadata"),
+];
+
+/// A valid body for a write route.
+fn body_for(method: &str, path: &str, image: &str) -> Option<String> {
+    let body = match method {
+        "PATCH" => {
+            json!({"Boot": {"BootSourceOverrideTarget": "Pxe", "BootSourceOverrideEnabled": "Once"}})
+        }
+        "POST" if path.ends_with("ComputerSystem.Reset") => json!({"ResetType": "ForceRestart"}),
+        "POST" if path.ends_with("InsertMedia") => json!({"Image": image}),
+        "POST" => json!({}),
+        _ => return None,
+    };
+    Some(body.to_string())
+}
+
+#[tokio::test]
+async fn every_redfish_route_answers_each_kind_of_caller_as_it_should() {
+    let site = site(2).await;
+    let (alice_id, alice) = tenant(&site, "alice").await;
+    let (_, bob) = tenant(&site, "bob").await;
+    // Bob holds a host of his own: his collections are not empty, and never show Alice's.
+    claim(&site, &bob).await;
+    let (claim_id, host) = claim(&site, &alice).await;
+    let admin = site.server.admin();
+    let read_only = admin
+        .created(
+            &format!("/v1/tenants/{alice_id}/tokens"),
+            json!({"read_only": true}),
+        )
+        .await
+        .body["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let system = format!("/redfish/v1/Systems/{host}");
+    let nic = members(
+        &get(
+            &site,
+            &format!("{system}/EthernetInterfaces"),
+            Auth::Basic(&alice),
+        )
+        .await,
+    )[0]
+    .rsplit('/')
+    .next()
+    .unwrap()
+    .to_owned();
+    let on = post(
+        &site,
+        &format!("{system}/Actions/ComputerSystem.Reset"),
+        Auth::Basic(&alice),
+        json!({"ResetType": "On"}),
+    )
+    .await;
+    let task = on.body["Id"].as_str().unwrap().to_owned();
+    finished(&site, &on, Auth::Basic(&alice)).await;
+    let opened = post(
+        &site,
+        "/redfish/v1/SessionService/Sessions",
+        Auth::None,
+        json!({"UserName": "alice", "Password": alice}),
+    )
+    .await;
+    let session = opened.body["Id"].as_str().unwrap().to_owned();
+    let image = site.images.url("/sweep.iso");
+    let fill = |path: &str| {
+        path.replace("{system}", &host)
+            .replace("{nic}", &nic)
+            .replace("{slot}", "Cd")
+            .replace("{task}", &task)
+            .replace("{session}", &session)
+    };
+    let open = |path: &str| {
+        !path.contains("/v1/")
+            || path == "/redfish/v1/"
+            || path.ends_with("odata")
+            || path.ends_with("$metadata")
+    };
+    let send = |method: &'static str, path: String, auth: Auth<'static>| {
+        let site = &site;
+        let image = image.clone();
+        async move {
+            let body = body_for(method, &path, &image);
+            redfish(
+                site,
+                method.parse().unwrap(),
+                &path,
+                auth,
+                &[],
+                body.as_deref(),
+            )
+            .await
+        }
+    };
+    // Leaked for the sweep's borrowed `Auth`s: a test process.
+    let leak = |s: &str| -> &'static str { Box::leak(s.to_owned().into_boxed_str()) };
+    let (alice, bob, read_only) = (leak(&alice), leak(&bob), leak(&read_only));
+    let mut checked = 0;
+    for (method, template) in ROUTES {
+        let path = fill(template);
+        let scoped = template.contains('{');
+        // No credentials, malformed ones, an unknown token: 401 (open routes answer anyone).
+        for auth in [
+            Auth::None,
+            Auth::Basic("pdm_unknown-token"),
+            Auth::Session("not-a-session"),
+        ] {
+            let a = send(method, path.clone(), auth).await;
+            if open(template) {
+                assert_eq!(a.status, StatusCode::OK, "{method} {path}: {}", a.text);
+            } else {
+                assert_eq!(
+                    a.status,
+                    StatusCode::UNAUTHORIZED,
+                    "{method} {path}: {}",
+                    a.text
+                );
+                assert_eq!(a.message_id(), "Base.1.8.NoValidSession", "{method} {path}");
+            }
+            checked += 1;
+        }
+        if open(template) {
+            continue;
+        }
+        // Another tenant: Alice's system, its task and her session do not exist for Bob.
+        let a = send(method, path.clone(), Auth::Basic(bob)).await;
+        if scoped {
+            assert_eq!(
+                a.status,
+                StatusCode::NOT_FOUND,
+                "bob: {method} {path}: {}",
+                a.text
+            );
+        } else {
+            assert!(a.status.is_success(), "bob: {method} {path}: {}", a.text);
+            assert!(
+                !a.text.contains(&host),
+                "bob sees Alice's host at {path}: {}",
+                a.text
+            );
+        }
+        // A read-only token of Alice's: reads, and is refused any write.
+        let a = send(method, path.clone(), Auth::Basic(read_only)).await;
+        if method == "GET" {
+            assert!(
+                a.status.is_success(),
+                "read-only: {method} {path}: {}",
+                a.text
+            );
+        } else {
+            assert_eq!(
+                a.status,
+                StatusCode::FORBIDDEN,
+                "read-only: {method} {path}: {}",
+                a.text
+            );
+            assert_eq!(a.message_id(), "Base.1.8.InsufficientPrivilege");
+        }
+        // Alice and the admin read everything of hers.
+        if method == "GET" {
+            for (who, auth) in [
+                ("alice", Auth::Basic(alice)),
+                ("admin", Auth::Basic(podium_tests::ADMIN_TOKEN)),
+            ] {
+                let a = send(method, path.clone(), auth).await;
+                assert!(a.status.is_success(), "{who}: {method} {path}: {}", a.text);
+            }
+        }
+        checked += 3;
+    }
+    assert!(checked > 100, "{checked}");
+
+    // Alice's writes go through (her session is ended last, by her).
+    for (method, template) in ROUTES.iter().filter(|(m, _)| *m != "GET") {
+        let path = fill(template);
+        let a = send(method, path.clone(), Auth::Basic(alice)).await;
+        assert!(a.status.is_success(), "alice: {method} {path}: {}", a.text);
+    }
+    // A claim released mid-session: its system is gone from the session at once.
+    let opened = post(
+        &site,
+        "/redfish/v1/SessionService/Sessions",
+        Auth::None,
+        json!({"UserName": "alice", "Password": alice}),
+    )
+    .await;
+    let token = opened.header("x-auth-token").to_owned();
+    assert_eq!(
+        get(&site, &system, Auth::Session(leak(&token)))
+            .await
+            .status,
+        StatusCode::OK
+    );
+    site.server
+        .client(Some(alice))
+        .send(Method::DELETE, &format!("/v1/claims/{claim_id}"), None)
+        .await;
+    assert_eq!(
+        get(&site, &system, Auth::Session(leak(&token)))
+            .await
+            .status,
+        StatusCode::NOT_FOUND
+    );
+}

@@ -1,7 +1,8 @@
 //! No API response and no log line carries a BMC password or a token secret: a `podium serve`
 //! process logging at debug level is driven through everything that handles one (pod managers
 //! with right and wrong credentials, hosts with their own BMC, tokens made, used, revoked and
-//! forged, claims, errors), then its log and every answer are searched for each secret.
+//! forged, claims, the Redfish service with a token and a session, errors), then its log and
+//! every answer are searched for each secret.
 
 use std::time::Duration;
 
@@ -141,6 +142,72 @@ async fn no_response_and_no_log_line_carries_a_secret() {
         StatusCode::OK
     );
     answers.push(acme.get("/v1/pod_managers").await);
+    // The tenant's own Redfish tools: Basic with the token, a session, a reset, a wrong token.
+    let claimed = acme.get(&format!("/v1/claims/{claim_id}")).await.body["host"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let base = server.client(None).base().to_owned();
+    let http = reqwest::Client::new();
+    let reply = |response: reqwest::Response| async move {
+        let status = response.status();
+        let headers = format!("{:?}", response.headers());
+        let text = response.text().await.unwrap();
+        Reply {
+            status,
+            body: serde_json::from_str(&text).unwrap_or_default(),
+            text: format!("{headers}\n{text}"),
+        }
+    };
+    let system = format!("{base}/redfish/v1/Systems/{claimed}");
+    for path in ["/redfish/v1/Systems".to_owned(), system.replace(&base, "")] {
+        let r = http
+            .get(format!("{base}{path}"))
+            .basic_auth("acme", Some(&tenant_token));
+        answers.push(reply(r.send().await.unwrap()).await);
+    }
+    let opened = http
+        .post(format!("{base}/redfish/v1/SessionService/Sessions"))
+        .json(&json!({"UserName": "acme", "Password": tenant_token}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(opened.status(), StatusCode::CREATED);
+    let session_token = opened.headers()["x-auth-token"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let opened = opened.text().await.unwrap();
+    assert!(!opened.contains(&session_token) && !opened.contains(&tenant_token));
+    let reset = http
+        .post(format!("{system}/Actions/ComputerSystem.Reset"))
+        .header("X-Auth-Token", &session_token)
+        .json(&json!({"ResetType": "ForceRestart"}))
+        .send()
+        .await
+        .unwrap();
+    answers.push(reply(reset).await);
+    let refused = http
+        .post(format!("{base}/redfish/v1/SessionService/Sessions"))
+        .json(&json!({"UserName": "acme", "Password": forged_of(&tenant_token)}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
+    answers.push(reply(refused).await);
+    let bmc_system = format!(
+        "/redfish/v1/Systems/{}",
+        answers[answers.len() - 3].body["UUID"].as_str().unwrap()
+    );
+    for answer in &answers[answers.len() - 4..] {
+        for leak in [bmc.url(), bmc_system.clone()] {
+            assert!(
+                !answer.text.contains(&leak),
+                "a Redfish answer leaks {leak}: {}",
+                answer.text
+            );
+        }
+    }
     answers.push(server.client(Some(&admin_token)).get("/v1/hosts").await);
     answers.push(
         server
@@ -149,7 +216,7 @@ async fn no_response_and_no_log_line_carries_a_secret() {
             .await,
     );
     // Forged, truncated and revoked tokens.
-    let forged = format!("{}x", &tenant_token[..tenant_token.len() - 1]);
+    let forged = forged_of(&tenant_token);
     answers.push(server.client(Some(&forged)).get("/v1/me").await);
     answers.push(server.client(Some(&tenant_token[..20])).get("/v1/me").await);
     answers.push(
@@ -190,6 +257,7 @@ async fn no_response_and_no_log_line_carries_a_secret() {
         ("an admin token", admin_token.as_str()),
         ("the bootstrap admin token", ADMIN_TOKEN),
         ("the config drive token", drive_token.as_str()),
+        ("a Redfish session token", session_token.as_str()),
     ];
     for (what, secret) in secrets {
         for (i, answer) in answers.iter().enumerate() {
@@ -204,4 +272,9 @@ async fn no_response_and_no_log_line_carries_a_secret() {
             panic!("the log carries {what}: {line}");
         }
     }
+}
+
+/// A token with its last character changed.
+fn forged_of(token: &str) -> String {
+    format!("{}x", &token[..token.len() - 1])
 }

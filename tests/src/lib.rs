@@ -261,6 +261,11 @@ impl Reply {
 }
 
 impl Client {
+    /// The URL the client sends to (`http://127.0.0.1:PORT`).
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
     /// A client of the API at `base` (`http://127.0.0.1:PORT`), with this token or none.
     pub fn new(base: &str, token: Option<&str>) -> Client {
         Client {
