@@ -4,7 +4,7 @@
 #
 #   scripts/bench.sh            # everything (about 45 minutes on 2 cores, after the build)
 #   scripts/bench.sh api ipam   # some: plugin_call, ipam, api, scale, latency, latency_postgres,
-#                               # shared_service
+#                               # shared_service, ironic_redfish
 #
 # Installs what it needs first (the test peers: sushy-tools, PostgreSQL, and Ironic for the
 # latency benchmark), like scripts/test.sh.
@@ -18,7 +18,7 @@ if ! command -v wrk >/dev/null 2>&1; then # the API benchmark's load generator
 fi
 
 which=("$@")
-[ ${#which[@]} -eq 0 ] && which=(plugin_call ipam api scale latency latency_postgres shared_service)
+[ ${#which[@]} -eq 0 ] && which=(plugin_call ipam api scale latency latency_postgres shared_service ironic_redfish)
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 
@@ -57,7 +57,9 @@ for b in "${which[@]}"; do
       { cat "$out/latency_postgres.one"; echo; cat "$out/latency_postgres.two"; } >"$out/latency_postgres" ;;
     # The same 1,000 hosts behind one shared Redfish service.
     shared_service) run shared_service cargo bench -q -p podium-tests --bench shared_service -- 1000 500 >/dev/null ;;
-    *) echo "unknown benchmark: $b (plugin_call, ipam, api, scale, latency, latency_postgres, shared_service)" >&2; exit 2 ;;
+    # Ironic's manage and power on of 20 nodes, straight at the BMC and through Podium's Redfish service.
+    ironic_redfish) run ironic_redfish cargo bench -q -p podium-tests --bench ironic_redfish -- 20 >/dev/null ;;
+    *) echo "unknown benchmark: $b (plugin_call, ipam, api, scale, latency, latency_postgres, shared_service, ironic_redfish)" >&2; exit 2 ;;
   esac
   python3 - "$b" "$out/$b" "$machine" <<'EOF'
 import re, sys

@@ -1,5 +1,6 @@
 //! The HTTP API under load, and Podium's memory: requests per second and p50 / p99 latency of
-//! `GET /v1/hosts/{id}` and of a paged `GET /v1/hosts?limit=100&cursor=...` with 10,000 hosts
+//! `GET /v1/hosts/{id}`, of the same host through the Redfish service
+//! (`GET /redfish/v1/Systems/{id}`) and of a paged `GET /v1/hosts?limit=100&cursor=...` with 10,000 hosts
 //! (behind 100 pod managers) on SQLite, driven by `wrk` (one thread, keep-alive connections);
 //! beside them two baselines, `GET /livez` (no authentication, no database: the HTTP stack alone)
 //! and `GET /healthz` (one round trip to the database, `SELECT 1`); and the resident
@@ -188,6 +189,13 @@ fn main() {
             seconds,
             &[format!("/v1/hosts/{}", ids[ids.len() / 2])],
         );
+        // The same host as a Redfish system (the admin's bearer token; Podium's Redfish service).
+        let redfish = load(
+            &server.url,
+            clients,
+            seconds,
+            &[format!("/redfish/v1/Systems/{}", ids[ids.len() / 2])],
+        );
         // Pages of 100 from cursors spread over the whole list.
         let pages: Vec<String> = ids
             .iter()
@@ -205,6 +213,7 @@ fn main() {
             ("`GET /livez` (baseline: no authentication, no database)", &ceiling),
             ("`GET /healthz` (no authentication, `SELECT 1`)", &ping),
             ("`GET /v1/hosts/{id}`", &single),
+            ("`GET /redfish/v1/Systems/{id}` (the same host, Redfish)", &redfish),
             ("`GET /v1/hosts?limit=100&cursor=...` (100 hosts a page)", &paged),
         ] {
             println!(

@@ -1269,13 +1269,9 @@ fn insert_media(body: Result<Bytes, BytesRejection>) -> Result<Insert, RedfishEr
             }
             "TransferMethod" => {
                 let v = string_param(ACTION, key, value)?;
-                if v != "Stream" && v != "Upload" {
-                    return Err(RedfishError::parameter_value(
-                        ACTION,
-                        key,
-                        value,
-                        "Stream, Upload",
-                    ));
+                // The BMC downloads the image: nothing is uploaded through Podium.
+                if v != "Stream" {
+                    return Err(RedfishError::parameter_value(ACTION, key, value, "Stream"));
                 }
             }
             k if k.starts_with('@') => {}
