@@ -375,6 +375,26 @@ async fn a_tenant_drives_only_its_claimed_host_through_redfish_with_its_token() 
         get(&site, &system, Auth::Basic(&alice)).await.body["PowerState"],
         "On"
     );
+    // Powered off behind Podium's back (at the BMC): a Redfish read shows it within
+    // POWER_FRESH_SECS, as a tool polling the power state expects.
+    site.bmc
+        .request(
+            Method::POST,
+            &format!("{bmc_system}/Actions/ComputerSystem.Reset"),
+        )
+        .json(&json!({"ResetType": "ForceOff"}))
+        .send()
+        .await
+        .unwrap();
+    eventually(
+        Duration::from_secs(20),
+        "the BMC's power state read again",
+        || async {
+            (get(&site, &system, Auth::Basic(&alice)).await.body["PowerState"] == "Off")
+                .then_some(())
+        },
+    )
+    .await;
     // A boot override with the current ETag.
     let etag = get(&site, &system, Auth::Basic(&alice))
         .await

@@ -47,6 +47,9 @@ pub(crate) struct Inner {
     /// How long the last run of the `refresh` task took to read its hosts, in milliseconds: a
     /// run comes that long plus its interval after the last, and takes its share for both.
     pub(crate) refresh_took_ms: std::sync::atomic::AtomicU64,
+    /// When this process last tried to read each host's power for a Redfish client
+    /// (`redfish.rs`), so a host whose BMC does not answer is not asked on every read.
+    pub(crate) redfish_power_tried: crate::redfish::tried::PowerTried,
 }
 
 /// Where a process serves config drive downloads: the API's own listener (`http` or `https`),
@@ -107,6 +110,7 @@ impl Podium {
                 audit: crate::audit::writer::AuditWriter::default(),
                 events: crate::events::clock::EventClock::default(),
                 refresh_took_ms: std::sync::atomic::AtomicU64::new(0),
+                redfish_power_tried: crate::redfish::tried::PowerTried::default(),
             }),
         }
     }

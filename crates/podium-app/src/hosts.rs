@@ -266,6 +266,16 @@ impl Podium {
         Ok((taken, taken - answered))
     }
 
+    /// Reads one host's power state at its BMC now and writes it if it changed; whether the BMC
+    /// answered.
+    pub(crate) async fn host_power_refresh(&self, host: &HostRow) -> Result<bool, Error> {
+        let pm = std::sync::Arc::new(self.pod_manager_load(&host.pod_manager).await?);
+        let answered = self
+            .hosts_read(vec![(pm, host.clone())], Reading::Power, 1)
+            .await?;
+        Ok(answered > 0)
+    }
+
     /// Reads the BMC of each host, `at_once` at a time, and writes what changed; one statement
     /// records all that answered. How many answered.
     async fn hosts_read(

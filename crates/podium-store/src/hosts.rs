@@ -360,6 +360,33 @@ impl Datastore {
     /// where it changed (or the host was `missing`: it returns to the state it had, unless in
     /// maintenance), and never over a write made since the read began (an operation that acted
     /// meanwhile knows better). Whether it wrote.
+    /// Takes one host's power reading for a reader that found it older than `due_before`: marks
+    /// its turn taken (as [`Datastore::hosts_refresh_take`] does), unless it was seen or taken
+    /// since, an operation of it is queued or running (which reads it back itself), or its pod
+    /// manager is not online. Whether the caller reads it; of several processes, one does.
+    pub async fn host_refresh_take_one(
+        &self,
+        id: &HostId,
+        due_before: &str,
+        now: &str,
+    ) -> Result<bool, StoreError> {
+        let taken = sqlx::query(
+            "UPDATE hosts SET refreshed_at = $1 WHERE id = $2 AND last_seen_at < $3 \
+             AND (refreshed_at IS NULL OR refreshed_at < $3) \
+             AND EXISTS (SELECT 1 FROM pod_managers p WHERE p.uuid = hosts.pod_manager \
+                 AND p.status = 'online') \
+             AND NOT EXISTS (SELECT 1 FROM operations o WHERE o.host_id = hosts.id \
+                 AND o.status IN ('queued', 'running'))",
+        )
+        .bind(now)
+        .bind(id.as_str())
+        .bind(due_before)
+        .execute(&mut *self.writer().await?)
+        .await?
+        .rows_affected();
+        Ok(taken == 1)
+    }
+
     pub async fn host_power_read(
         &self,
         id: &HostId,

@@ -20,6 +20,16 @@ use crate::lifecycle::{HostAction, action_allowed};
 /// How long a session lives without being used (`SessionService.SessionTimeout`).
 pub const SESSION_TIMEOUT_SECS: i64 = 1800;
 
+/// How old a system's power reading may be when a Redfish client reads the system before its
+/// BMC is asked again (a tool polling the power state sees a change made behind Podium's back
+/// within this).
+pub const POWER_FRESH_SECS: i64 = tried::RETRY_AFTER.as_secs() as i64;
+
+pub(crate) mod tried;
+
+/// How long a read of the system waits for its BMC's answer before it answers what it has.
+const POWER_READ_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// A session's last use is written at most this often (a request a second must not be a
 /// write a second).
 const TOUCH_EVERY_SECS: i64 = 60;
@@ -234,7 +244,37 @@ impl Podium {
 
     pub async fn redfish_system(&self, caller: &Caller, id: &HostId) -> Result<SystemView, Error> {
         let (host, claim) = self.redfish_host(caller, id).await?;
+        let host = self.power_fresh(host).await;
         Ok(system_view(host, claim))
+    }
+
+    /// The host with its power state as its BMC reports it now, where the last reading is older
+    /// than [`POWER_FRESH_SECS`]: one reader (of every process) asks the BMC, and the others, or
+    /// a BMC that does not answer in time, answer the last reading.
+    async fn power_fresh(&self, host: HostRow) -> HostRow {
+        let due = seconds_ago(POWER_FRESH_SECS);
+        if host.last_seen_at >= due || !self.inner.redfish_power_tried.try_now(&host.id) {
+            return host;
+        }
+        let taken = self
+            .datastore()
+            .host_refresh_take_one(&host.id, &due, &podium_store::now())
+            .await;
+        if !matches!(taken, Ok(true)) {
+            return host;
+        }
+        let read = tokio::time::timeout(POWER_READ_WAIT, self.host_power_refresh(&host)).await;
+        match read {
+            Ok(Ok(true)) => match self.datastore().host_get(&host.id).await {
+                Ok(Some(fresh)) => fresh,
+                _ => host,
+            },
+            Ok(Err(e)) => {
+                tracing::info!(host = %host.id, error = %e, "cannot read the host's power state for a Redfish client");
+                host
+            }
+            _ => host,
+        }
     }
 
     /// `ComputerSystem.Reset`: a power operation.
