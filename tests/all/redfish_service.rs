@@ -375,6 +375,37 @@ async fn a_tenant_drives_only_its_claimed_host_through_redfish_with_its_token() 
         get(&site, &system, Auth::Basic(&alice)).await.body["PowerState"],
         "On"
     );
+    // The same state rules as the API: a host in maintenance refuses the tenant's action, in
+    // Redfish's words, naming why; the BMC is not touched.
+    let maintained = site
+        .server
+        .admin()
+        .put(
+            &format!("/v1/hosts/{host}/maintenance"),
+            json!({"reason": "disk swap"}),
+        )
+        .await;
+    assert!(maintained.status.is_success(), "{}", maintained.text);
+    let busy = post(
+        &site,
+        &reset_path,
+        Auth::Basic(&alice),
+        json!({"ResetType": "ForceOff"}),
+    )
+    .await;
+    assert_eq!(busy.status, StatusCode::CONFLICT, "{}", busy.text);
+    assert_eq!(busy.message_id(), "Base.1.8.ResourceInUse");
+    assert!(busy.text.contains("is maintenance"), "{}", busy.text);
+    assert_eq!(
+        site.bmc.get_json(&bmc_system).await.unwrap()["PowerState"],
+        "On"
+    );
+    let ended = site
+        .server
+        .admin()
+        .delete(&format!("/v1/hosts/{host}/maintenance"))
+        .await;
+    assert!(ended.status.is_success(), "{}", ended.text);
     // Powered off behind Podium's back (at the BMC): a Redfish read shows it within
     // POWER_FRESH_SECS, as a tool polling the power state expects.
     site.bmc
@@ -501,6 +532,26 @@ async fn a_tenant_drives_only_its_claimed_host_through_redfish_with_its_token() 
             .status,
         StatusCode::UNAUTHORIZED
     );
+
+    // An expired token is refused as soon as it expires.
+    let brief = admin
+        .created(
+            &format!("/v1/tenants/{alice_id}/tokens"),
+            json!({"expires_in": 1}),
+        )
+        .await
+        .body["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        get(&site, &system, Auth::Basic(&brief)).await.status,
+        StatusCode::OK
+    );
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let expired = get(&site, &system, Auth::Basic(&brief)).await;
+    assert_eq!(expired.status, StatusCode::UNAUTHORIZED, "{}", expired.text);
+    assert!(expired.text.contains("expired"), "{}", expired.text);
 
     // The admin sees every host.
     let all = get(
