@@ -3,13 +3,14 @@
 //! plugin edit rebuilds this crate and nothing it depends on.
 
 pub mod bundled;
+mod check;
 mod config;
 mod serve;
 
 use std::process::ExitCode;
 
-/// The command line: `podium serve` runs the server (with the bundled plugins); every other
-/// command is the client's.
+/// The command line: `podium serve` runs the server (with the bundled plugins) and `podium
+/// plugin check FILE` the plugin runtime offline; every other command is the client's.
 pub fn main() -> ExitCode {
     let mut args = std::env::args_os().skip(1).peekable();
     if args.peek().is_some_and(|a| a == "serve") {
@@ -40,6 +41,14 @@ pub fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         };
+    }
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    if let [plugin, check, file] = args.as_slice()
+        && plugin == "plugin"
+        && check == "check"
+        && !file.to_string_lossy().starts_with('-')
+    {
+        return check::main(std::path::Path::new(file));
     }
     podium_client::main()
 }

@@ -239,3 +239,61 @@ async fn uploaded_plugins_survive_a_restart_and_are_not_recompiled() {
         "the cache was reused"
     );
 }
+
+/// `podium plugin check FILE`: its exit status, standard output and standard error.
+fn plugin_check(bytes: &[u8]) -> (bool, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("plugin.wasm");
+    std::fs::write(&file, bytes).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_podium-under-test"))
+        .args(["plugin", "check"])
+        .arg(&file)
+        .env_remove("PODIUM_URL")
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[tokio::test]
+async fn plugin_check_offline_accepts_what_an_upload_accepts_and_names_what_it_refuses() {
+    // A bundled plugin: what it is, as the upload would register it.
+    let redfish = podium::bundled::PLUGINS
+        .iter()
+        .find(|(name, _)| *name == "plugin-redfish")
+        .unwrap()
+        .1;
+    let (ok, out, err) = plugin_check(redfish);
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("an upload would accept it"), "{out}");
+    assert!(out.contains("name         redfish"), "{out}");
+    assert!(out.contains("world        hardware-driver"), "{out}");
+    assert!(out.contains("podium:plugin@0.1.0"), "{out}");
+
+    // Each misbehaving guest: refused, with the very reason the upload gives.
+    let server = TestServer::start().await;
+    let not_wasm = b"#!/bin/sh\necho not a plugin\n".to_vec();
+    for (what, bytes) in [
+        ("another WIT version", guests::WRONG_VERSION.to_vec()),
+        ("a missing export", guests::MISSING_EXPORT.to_vec()),
+        ("no Podium world", guests::OTHER_WORLD.to_vec()),
+        ("not WebAssembly", not_wasm),
+    ] {
+        let upload = upload_error(&server, bytes.clone()).await;
+        let (ok, out, err) = plugin_check(&bytes);
+        assert!(!ok, "{what}: accepted offline: {out}");
+        assert!(
+            err.contains(upload.message()),
+            "{what}: the check says {err:?}, the upload {:?}",
+            upload.message()
+        );
+    }
+    // Larger than an upload may be.
+    let mut large = b"\0asm\x0d\0\x01\0".to_vec();
+    large.resize(podium_app::plugins::MAX_PLUGIN_SIZE + 1, 0);
+    let (ok, _, err) = plugin_check(&large);
+    assert!(!ok && err.contains("too large"), "{err}");
+}

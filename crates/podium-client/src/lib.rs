@@ -135,6 +135,9 @@ enum PluginCommand {
     Show { sha256: String },
     /// Upload a component (`.wasm`); it is checked, compiled and registered.
     Upload { file: std::path::PathBuf },
+    /// Check a component (`.wasm`) offline, as an upload would: print what it is, or why an
+    /// upload would refuse it (exit code 1). Needs no server.
+    Check { file: std::path::PathBuf },
 }
 
 #[derive(Debug, Subcommand)]
@@ -924,6 +927,10 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                 PluginCommand::Show { sha256 } => {
                     let plugin = c.get(&format!("/v1/plugins/{}", seg(&sha256)?)).await?;
                     print(output::object(format, &plugin));
+                }
+                // Run by the `podium` binary, which has the plugin runtime (see `host/`).
+                PluginCommand::Check { .. } => {
+                    anyhow::bail!("`plugin check` runs in the podium binary, not in this client")
                 }
                 PluginCommand::Upload { file } => {
                     let bytes = std::fs::read(&file)

@@ -37,6 +37,22 @@ pub struct PluginRef {
 /// The largest plugin accepted.
 pub const MAX_PLUGIN_SIZE: usize = 32 << 20;
 
+/// Every check an upload makes of a component before it is registered (its size, that it is a
+/// component of one of Podium's worlds at this host's WIT version, with every export of its
+/// world and no import the host does not give, and what its `info` says): the loaded plugin, or
+/// the error the upload answers. `podium plugin check FILE` runs it offline.
+pub async fn plugin_check(
+    runtime: &podium_runtime::Runtime,
+    wasm: Arc<[u8]>,
+) -> Result<podium_runtime::Plugin, Error> {
+    if wasm.len() > MAX_PLUGIN_SIZE {
+        return Err(Error::TooLarge {
+            limit: MAX_PLUGIN_SIZE,
+        });
+    }
+    runtime.load(wasm).await.map_err(Error::InvalidPlugin)
+}
+
 impl Podium {
     /// Registers a component. Bytes already registered answer the existing plugin; another
     /// build under a name and version already taken is a conflict.
@@ -55,17 +71,8 @@ impl Podium {
         wasm: Vec<u8>,
         source: PluginSource,
     ) -> Result<(PluginRow, bool), Error> {
-        if wasm.len() > MAX_PLUGIN_SIZE {
-            return Err(Error::TooLarge {
-                limit: MAX_PLUGIN_SIZE,
-            });
-        }
         let bytes: Arc<[u8]> = wasm.into();
-        let plugin = self
-            .runtime()
-            .load(bytes.clone())
-            .await
-            .map_err(Error::InvalidPlugin)?;
+        let plugin = plugin_check(self.runtime(), bytes.clone()).await?;
         if let Some(existing) = self.datastore().plugin_get(plugin.sha256()).await? {
             self.cache_insert(plugin).await;
             return Ok((existing, false));
