@@ -75,6 +75,12 @@ async fn claim(site: &Site, token: &str) -> (String, String) {
     )
 }
 
+/// The UUID the BMC reports for a host (its system's id at sushy-tools' fake driver).
+async fn bmc_uuid(site: &Site, host: &str) -> String {
+    let host = site.server.admin().get(&format!("/v1/hosts/{host}")).await;
+    host.body["uuid"].as_str().unwrap().to_owned()
+}
+
 /// A Redfish answer: status, headers, the JSON body (`Null` when empty) and its text.
 struct Answer {
     status: StatusCode,
@@ -182,10 +188,7 @@ async fn a_tenant_drives_only_its_claimed_host_through_redfish_with_its_token() 
     let (claim_id, host) = claim(&site, &alice).await;
     let system = format!("/redfish/v1/Systems/{host}");
     let admin = site.server.admin();
-    let bmc_uuid = admin.get(&format!("/v1/hosts/{host}")).await.body["uuid"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let bmc_uuid = bmc_uuid(&site, &host).await;
     let bmc_system = format!("/redfish/v1/Systems/{bmc_uuid}");
 
     // The service root answers anyone; everything else wants a token.
@@ -581,11 +584,7 @@ async fn dmtf_redfish_and_openstack_sushy_drive_a_claimed_host_through_podium() 
     let site = site(1).await;
     let (_, alice) = tenant(&site, "alice").await;
     let (_, host) = claim(&site, &alice).await;
-    let admin = site.server.admin();
-    let bmc_uuid = admin.get(&format!("/v1/hosts/{host}")).await.body["uuid"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let bmc_uuid = bmc_uuid(&site, &host).await;
     let image = site.images.url("/tenant.iso");
     let out = run_peer_script(
         "redfish_clients.py",
@@ -660,15 +659,7 @@ async fn unmodified_ironic_manages_powers_and_boots_a_claimed_host_through_podiu
     let (_, alice) = tenant(&site, "alice").await;
     let (_, bob) = tenant(&site, "bob").await;
     let (_, host) = claim(&site, &alice).await;
-    let bmc_uuid = site
-        .server
-        .admin()
-        .get(&format!("/v1/hosts/{host}"))
-        .await
-        .body["uuid"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let bmc_uuid = bmc_uuid(&site, &host).await;
     let bmc_system = format!("/redfish/v1/Systems/{bmc_uuid}");
     let ironic = Ironic::start(Duration::from_secs(3600)).await.unwrap();
     let system = format!("/redfish/v1/Systems/{host}");
@@ -744,15 +735,7 @@ async fn dmtf_redfish_utilities_and_protocol_validator_against_podium() {
     let site = site(1).await;
     let (_, alice) = tenant(&site, "alice").await;
     let (_, host) = claim(&site, &alice).await;
-    let bmc_uuid = site
-        .server
-        .admin()
-        .get(&format!("/v1/hosts/{host}"))
-        .await
-        .body["uuid"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let bmc_uuid = bmc_uuid(&site, &host).await;
     let bmc_system = format!("/redfish/v1/Systems/{bmc_uuid}");
     let dir = tempfile::tempdir().unwrap();
     // Each of DMTF's redfish-utilities scripts, as Alice, against Podium; exit 0 and its output.

@@ -158,12 +158,7 @@ pub(crate) fn is_redfish(path: &str) -> bool {
 
 /// The caller a Redfish request's credentials name, if they are valid (for the audit log).
 pub(crate) async fn caller_of(podium: &Podium, headers: &HeaderMap) -> Option<Caller> {
-    let given = credential(headers).ok()?;
-    let credential = match &given {
-        Given::Token(t) => RedfishCredential::Token(t),
-        Given::Session(s) => RedfishCredential::Session(s),
-    };
-    Some(podium.redfish_authenticate(credential).await.ok()?.caller)
+    Some(authenticate(podium, headers).await.ok()?.caller)
 }
 
 // ---- errors ----
@@ -354,13 +349,18 @@ impl FromRequestParts<Podium> for RfCaller {
         parts: &mut Parts,
         podium: &Podium,
     ) -> Result<RfCaller, RedfishError> {
-        let given = credential(&parts.headers)?;
-        let credential = match &given {
-            Given::Token(t) => RedfishCredential::Token(t),
-            Given::Session(s) => RedfishCredential::Session(s),
-        };
-        Ok(RfCaller(podium.redfish_authenticate(credential).await?))
+        Ok(RfCaller(authenticate(podium, &parts.headers).await?))
     }
+}
+
+/// The caller a request's credentials name.
+async fn authenticate(podium: &Podium, headers: &HeaderMap) -> Result<RedfishCaller, RedfishError> {
+    let given = credential(headers)?;
+    let credential = match &given {
+        Given::Token(t) => RedfishCredential::Token(t),
+        Given::Session(s) => RedfishCredential::Session(s),
+    };
+    Ok(podium.redfish_authenticate(credential).await?)
 }
 
 /// The secret a request carries (never logged, never answered).
@@ -411,7 +411,6 @@ fn resource(mut body: Value) -> Response {
     body["@odata.etag"] = json!(etag);
     let mut response = Json(body).into_response();
     let headers = response.headers_mut();
-    headers.insert(ODATA_VERSION, HeaderValue::from_static("4.0"));
     if let Ok(v) = HeaderValue::from_str(&etag) {
         headers.insert(ETAG, v);
     }
@@ -460,7 +459,6 @@ fn collection(odata_type: &str, id: &str, name: &str, members: Vec<String>) -> R
 fn accepted(op: &OperationView) -> Response {
     let mut response = (StatusCode::ACCEPTED, Json(task(op))).into_response();
     let headers = response.headers_mut();
-    headers.insert(ODATA_VERSION, HeaderValue::from_static("4.0"));
     if let Ok(v) = HeaderValue::from_str(&monitor_uri(&op.id)) {
         headers.insert(LOCATION, v);
     }
@@ -478,11 +476,7 @@ fn monitor_uri(id: &OperationId) -> String {
 // ---- the service ----
 
 async fn versions() -> Response {
-    let mut response = Json(json!({"v1": "/redfish/v1/"})).into_response();
-    response
-        .headers_mut()
-        .insert(ODATA_VERSION, HeaderValue::from_static("4.0"));
-    response
+    Json(json!({"v1": "/redfish/v1/"})).into_response()
 }
 
 /// The service root answers without credentials, as Redfish requires.
@@ -506,7 +500,7 @@ async fn service_root() -> Response {
 
 async fn odata() -> Response {
     let entry = |name: &str, url: &str| json!({"name": name, "kind": "Singleton", "url": url});
-    let mut response = Json(json!({
+    Json(json!({
         "@odata.context": "/redfish/v1/$metadata",
         "value": [
             entry("Service", "/redfish/v1/"),
@@ -518,11 +512,7 @@ async fn odata() -> Response {
             entry("Sessions", "/redfish/v1/SessionService/Sessions"),
         ],
     }))
-    .into_response();
-    response
-        .headers_mut()
-        .insert(ODATA_VERSION, HeaderValue::from_static("4.0"));
-    response
+    .into_response()
 }
 
 /// The CSDL document: the DMTF schemas the service's resources are instances of.
@@ -568,13 +558,10 @@ async fn metadata() -> Response {
          </edmx:DataServices>\n</edmx:Edmx>\n",
     );
     (
-        [
-            (
-                axum::http::header::CONTENT_TYPE,
-                HeaderValue::from_static("application/xml"),
-            ),
-            (ODATA_VERSION, HeaderValue::from_static("4.0")),
-        ],
+        [(
+            axum::http::header::CONTENT_TYPE,
+            HeaderValue::from_static("application/xml"),
+        )],
         xml,
     )
         .into_response()
@@ -648,7 +635,6 @@ async fn session_create(
         .await?;
     let mut response = (StatusCode::CREATED, Json(session(&view))).into_response();
     let headers = response.headers_mut();
-    headers.insert(ODATA_VERSION, HeaderValue::from_static("4.0"));
     if let Ok(v) = HeaderValue::from_str(&session_uri(&view.id)) {
         headers.insert(LOCATION, v);
     }
@@ -682,11 +668,7 @@ async fn session_delete(
 }
 
 fn no_content() -> Response {
-    let mut response = StatusCode::NO_CONTENT.into_response();
-    response
-        .headers_mut()
-        .insert(ODATA_VERSION, HeaderValue::from_static("4.0"));
-    response
+    StatusCode::NO_CONTENT.into_response()
 }
 
 // ---- systems ----
