@@ -1,4 +1,4 @@
-//! Builds the bundled plugins (`plugins/*`) as components, so `podium serve` has them with no
+//! Builds the bundled plugins (`plugins/*`, on the SDK in `sdk/`) as components, so `podium serve` has them with no
 //! manual step; `src/bundled.rs` includes the results.
 
 const BUNDLED: &[(&str, &str)] = &[
@@ -9,5 +9,6 @@ const BUNDLED: &[(&str, &str)] = &[
 ];
 
 fn main() {
-    wasm_build::build_for_crate(&["plugins"], BUNDLED);
+    // The plugins are built on the SDK (`sdk/`): an edit there rebuilds them too.
+    wasm_build::build_for_crate(&["plugins", "sdk"], BUNDLED);
 }

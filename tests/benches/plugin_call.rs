@@ -133,16 +133,28 @@ fn driver_call(c: &mut Criterion) {
         assert_eq!(url, SYSTEM);
         (200u16, SYSTEM_JSON.as_bytes().to_vec())
     };
+    // The driver's own code, run natively by the SDK's test harness with an in-process
+    // endpoint: the same `get-power` the component runs, configuration parsed and all.
+    let host = podium_plugin::testing::Host::new().in_process(|request| {
+        assert_eq!(request.url, SYSTEM);
+        Ok(podium_plugin::http::Response {
+            status: 200,
+            headers: Vec::new(),
+            body: SYSTEM_JSON.as_bytes().to_vec(),
+        })
+    });
+    let native = host.driver::<plugin_redfish::Redfish>();
     assert_eq!(
-        plugin_redfish::native::get_power("{}", &get, SYSTEM).unwrap(),
-        "PowerState::On"
+        native.get_power(SYSTEM).unwrap(),
+        podium_plugin::driver::PowerState::On
     );
     group.bench_function("minimal native get-power (same logic, no component)", |b| {
         b.iter(|| assert!(minimal_native(&get)))
     });
-    group.bench_function("redfish native get-power (same logic, no component)", |b| {
-        b.iter(|| plugin_redfish::native::get_power("{}", &get, SYSTEM).unwrap())
-    });
+    group.bench_function(
+        "redfish native get-power (SDK test harness, no component)",
+        |b| b.iter(|| native.get_power(SYSTEM).unwrap()),
+    );
     group.finish();
 }
 

@@ -14,6 +14,7 @@
 use ipam_strategy::config::{Strategy, parse_object, unknown_field};
 
 mod component;
+pub use component::IpamDhcpless;
 
 /// When the host releases the address of a host that leaves the pod.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

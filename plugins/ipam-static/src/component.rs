@@ -1,88 +1,74 @@
-//! The WIT glue: generates the `ipam` world's bindings, adapts the host's `allocations` import to
-//! [`ipam_strategy::Allocations`] and maps errors onto the WIT `error` variant.
-
-wit_bindgen::generate!({
-    path: "../../wit/podium-plugin@0.1.0",
-    world: "ipam",
-});
-
-use exports::podium::plugin::allocator::{AllocationRequest, Guest as AllocatorGuest};
-use exports::podium::plugin::plugin::Guest as PluginGuest;
-use podium::plugin::types::{Error, PluginInfo};
+//! The component: `ipam-static` as a [`podium_plugin::Ipam`], the range arithmetic handed to
+//! `ipam-strategy`.
 
 use ipam_strategy::strategy::{self, ProposeError};
 use ipam_strategy::{Config, parse_ranges};
+use podium_plugin::ipam::{AllocationRequest, Allocations};
+use podium_plugin::{Error, Ipam, Plugin, PluginInfo, Result};
 
-/// The exported component; only `export_glue` names it, hence unused in native builds.
-#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-struct Component;
+/// The plugin, built from its configuration for each call.
+#[derive(Debug)]
+pub struct IpamStatic(Config);
 
-/// The host's `allocations` import.
-struct HostAllocations;
-
-impl strategy::Allocations for HostAllocations {
-    fn first_free(&mut self, start: &str, end: &str) -> Option<String> {
-        podium::plugin::allocations::first_free(start, end)
-    }
-
-    fn is_free(&mut self, address: &str) -> bool {
-        podium::plugin::allocations::is_free(address)
-    }
-}
-
-impl PluginGuest for Component {
+impl Plugin for IpamStatic {
     fn info() -> PluginInfo {
-        PluginInfo {
-            name: "ipam-static".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            description: "Allocates from a pool's ranges (IPv4 and IPv6), sequentially or at \
-                          random; config {\"strategy\": \"sequential\" | \"random\"}"
-                .into(),
-        }
+        podium_plugin::info!(
+            "ipam-static",
+            "Allocates from a pool's ranges (IPv4 and IPv6), sequentially or at random; config \
+             {\"strategy\": \"sequential\" | \"random\"}"
+        )
     }
 
-    fn validate_config(config: String) -> Result<(), Error> {
-        Config::parse(&config)
-            .map(drop)
+    fn from_config(config: &str) -> Result<Self> {
+        Config::parse(config)
+            .map(IpamStatic)
             .map_err(Error::InvalidConfig)
     }
 }
 
-impl AllocatorGuest for Component {
-    fn propose(request: AllocationRequest) -> Result<Option<String>, Error> {
-        let config = Config::parse(&podium::plugin::config::get()).map_err(Error::InvalidConfig)?;
-        let ranges = parse_ranges(
-            request
-                .pool
-                .ranges
-                .iter()
-                .map(|r| (r.start.as_str(), r.end.as_str())),
-        )
-        .map_err(Error::InvalidInput)?;
-        strategy::propose(config.strategy, &ranges, &mut HostAllocations)
-            .map(|addr| addr.map(|a| a.to_string()))
-            .map_err(|e| match e {
-                ProposeError::InvalidInput(m) => Error::InvalidInput(m),
-                ProposeError::Internal(m) => Error::Internal(m),
-            })
-    }
-
-    /// A static pool leaves boot-time network configuration to the renderer.
-    fn preprovisioning_network_data(
-        _request: AllocationRequest,
-        _address: String,
-    ) -> Result<Option<String>, Error> {
-        Ok(None)
+impl Ipam for IpamStatic {
+    fn propose(
+        &self,
+        request: AllocationRequest,
+        allocations: &Allocations,
+    ) -> Result<Option<String>> {
+        propose(self.0.strategy, &request, allocations)
     }
 }
 
-/// `export!` expands to the exports' C-ABI shims (`export_name`, raw pointers), which are `unsafe`;
-/// the workspace denies `unsafe_code`, so the lint is allowed for that expansion alone. Native
-/// builds (unit tests, clippy) leave it out: export names like `podium:plugin/...#info` are not
-/// valid symbols for a native linker.
-#[cfg(target_arch = "wasm32")]
-#[allow(unsafe_code)]
-mod export_glue {
-    use super::Component;
-    super::export!(Component with_types_in super);
+/// A proposal from the request's ranges.
+fn propose(
+    strategy: ipam_strategy::Strategy,
+    request: &AllocationRequest,
+    allocations: &Allocations,
+) -> Result<Option<String>> {
+    let ranges = parse_ranges(
+        request
+            .pool
+            .ranges
+            .iter()
+            .map(|r| (r.start.as_str(), r.end.as_str())),
+    )
+    .map_err(Error::InvalidInput)?;
+    strategy::propose(strategy, &ranges, &mut HostAllocations(allocations))
+        .map(|addr| addr.map(|a| a.to_string()))
+        .map_err(|e| match e {
+            ProposeError::InvalidInput(m) => Error::InvalidInput(m),
+            ProposeError::Internal(m) => Error::Internal(m),
+        })
 }
+
+/// The host's `allocations` import as `ipam-strategy` asks it.
+struct HostAllocations<'a>(&'a Allocations);
+
+impl strategy::Allocations for HostAllocations<'_> {
+    fn first_free(&mut self, start: &str, end: &str) -> Option<String> {
+        self.0.first_free(start, end)
+    }
+
+    fn is_free(&mut self, address: &str) -> bool {
+        self.0.is_free(address)
+    }
+}
+
+podium_plugin::export!(IpamStatic: Ipam);

@@ -14,3 +14,4 @@ pub use ipam_strategy::{
 };
 
 mod component;
+pub use component::IpamStatic;

@@ -1,5 +1,5 @@
-//! The driver's configuration document: parsed strictly, so a typo is an `invalid-config` naming
-//! the field rather than a setting silently ignored.
+//! The driver's configuration document, read with serde by the SDK (`podium_plugin::config`): a
+//! typo is an `invalid-config` naming the field rather than a setting silently ignored.
 //!
 //! ```json
 //! { "root": "/redfish/v1", "system_ids": ["1", "/redfish/v1/Systems/2"] }
@@ -7,26 +7,32 @@
 //!
 //! Both keys are optional; `{}` is the default configuration.
 
-use serde_json::Value;
-
-use crate::podium::plugin::types::Error;
+use podium_plugin::{Error, Result};
+use serde::Deserialize;
 
 /// The service root used when the configuration names none.
 pub(crate) const DEFAULT_ROOT: &str = "/redfish/v1";
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct Config {
     /// The service root path: starts with `/`, no trailing `/` (except the root `/` itself).
+    #[serde(default = "default_root")]
     pub(crate) root: String,
     /// Restricts discovery to these systems (and chassis): each entry is an `Id` (matched against
     /// the last segment of the member's path) or a path (matched against the whole path).
+    #[serde(default)]
     pub(crate) system_ids: Option<Vec<String>>,
+}
+
+fn default_root() -> String {
+    DEFAULT_ROOT.to_owned()
 }
 
 impl Default for Config {
     fn default() -> Self {
         Self {
-            root: DEFAULT_ROOT.to_owned(),
+            root: default_root(),
             system_ids: None,
         }
     }
@@ -34,24 +40,16 @@ impl Default for Config {
 
 impl Config {
     /// Parses and checks a configuration document.
-    pub(crate) fn parse(text: &str) -> Result<Self, Error> {
-        let value: Value = serde_json::from_str(text)
-            .map_err(|e| Error::InvalidConfig(format!("not valid JSON: {e}")))?;
-        let Value::Object(map) = value else {
-            return Err(Error::InvalidConfig(
-                "the configuration must be a JSON object".to_owned(),
-            ));
-        };
-        let mut config = Self::default();
-        for (key, value) in map {
-            match key.as_str() {
-                "root" => config.root = parse_root(&value)?,
-                "system_ids" => config.system_ids = Some(parse_system_ids(&value)?),
-                other => {
-                    return Err(Error::InvalidConfig(format!(
-                        "{other}: unknown field (known: root, system_ids)"
-                    )));
+    pub(crate) fn parse(text: &str) -> Result<Self> {
+        let mut config: Config = podium_plugin::config::parse(text)?;
+        config.root = check_root(&config.root)?;
+        if let Some(ids) = &mut config.system_ids {
+            for (i, id) in ids.iter_mut().enumerate() {
+                let trimmed = id.trim();
+                if trimmed.is_empty() {
+                    return Err(Error::InvalidConfig(format!("system_ids[{i}]: empty id")));
                 }
+                *id = trimmed.to_owned();
             }
         }
         Ok(config)
@@ -76,13 +74,7 @@ pub(crate) fn matches_id(id: &str, path: &str) -> bool {
     }
 }
 
-fn parse_root(value: &Value) -> Result<String, Error> {
-    let Some(root) = value.as_str() else {
-        return Err(Error::InvalidConfig(format!(
-            "root: expected a string, found {}",
-            kind(value)
-        )));
-    };
+fn check_root(root: &str) -> Result<String> {
     if !root.starts_with('/') || root.starts_with("//") {
         return Err(Error::InvalidConfig(format!(
             "root: must be a path starting with `/` (like {DEFAULT_ROOT}), found {root:?}"
@@ -95,36 +87,4 @@ fn parse_root(value: &Value) -> Result<String, Error> {
     }
     let trimmed = root.trim_end_matches('/');
     Ok(if trimmed.is_empty() { "/" } else { trimmed }.to_owned())
-}
-
-fn parse_system_ids(value: &Value) -> Result<Vec<String>, Error> {
-    let Some(items) = value.as_array() else {
-        return Err(Error::InvalidConfig(format!(
-            "system_ids: expected a list of strings, found {}",
-            kind(value)
-        )));
-    };
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| match item.as_str() {
-            Some(s) if !s.trim().is_empty() => Ok(s.trim().to_owned()),
-            Some(_) => Err(Error::InvalidConfig(format!("system_ids[{i}]: empty id"))),
-            None => Err(Error::InvalidConfig(format!(
-                "system_ids[{i}]: expected a string, found {}",
-                kind(item)
-            ))),
-        })
-        .collect()
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
-    }
 }

@@ -33,16 +33,6 @@ pub(crate) struct ServiceRoot {
     pub(crate) chassis: Option<Link>,
 }
 
-/// One page of a resource collection.
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct CollectionPage {
-    /// Kept raw so that each member can be checked (and the error name it) by index.
-    #[serde(rename = "Members", default, deserialize_with = "lenient")]
-    pub(crate) members: Option<Vec<Value>>,
-    #[serde(rename = "Members@odata.nextLink", default, deserialize_with = "text")]
-    pub(crate) next_link: Option<String>,
-}
-
 /// `GET /redfish/v1/Systems/{id}`.
 #[derive(Debug, Default, Deserialize)]
 pub(crate) struct ComputerSystem {

@@ -1,43 +1,30 @@
-//! The Redfish client: everything the driver does, written against [`Transport`] so that it runs
-//! the same in the component and in the native tests.
+//! The Redfish client: everything the driver does, on the SDK's `http` and `log` (the host's
+//! imports in the component, the SDK's test harness in the native tests).
 //!
 //! Every URL it sends is the configured root path or a link the service handed out
 //! (`@odata.id`, `Members@odata.nextLink`, an action `target`); the host resolves it against the
 //! endpoint and adds the credentials. A system id is the system's `@odata.id` path.
-
-use std::collections::BTreeSet;
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use crate::config::{Config, matches_id};
 use crate::error::{self, UrlSource};
-use crate::exports::podium::plugin::driver::{
+use podium_plugin::driver::{
     BootMode, BootPersistence, BootSettings, BootTarget, MediaRequest, MediaSlot, MediaType, Nic,
     PowerAction, PowerState, ServiceInfo, System, SystemKind,
 };
-use crate::model::{
-    Chassis, CollectionPage, ComputerSystem, EthernetInterface, Link, Manager, ServiceRoot,
-    VirtualMedia,
-};
-use crate::podium::plugin::types::Error;
-use crate::transport::{Level, Method, Transport};
+use podium_plugin::http::{Method, Request};
+use podium_plugin::{Error, ErrorExt, log};
 
-/// How many pages of one collection the driver follows before it calls the service broken.
-const MAX_PAGES: usize = 10_000;
+use crate::model::{
+    Chassis, ComputerSystem, EthernetInterface, Link, Manager, ServiceRoot, VirtualMedia,
+};
 
 /// The Redfish logic, for one call of the host.
-pub(crate) struct Client<'a> {
-    transport: &'a dyn Transport,
+#[derive(Debug)]
+pub(crate) struct Client {
     config: Config,
-}
-
-impl std::fmt::Debug for Client<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Client")
-            .field("config", &self.config)
-            .finish_non_exhaustive()
-    }
 }
 
 /// A virtual media slot and where its actions are.
@@ -48,9 +35,9 @@ struct Slot {
     eject_target: String,
 }
 
-impl<'a> Client<'a> {
-    pub(crate) fn new(transport: &'a dyn Transport, config: Config) -> Self {
-        Self { transport, config }
+impl Client {
+    pub(crate) fn new(config: Config) -> Self {
+        Self { config }
     }
 
     /// GETs the service root, checks it is one and that the credentials open the `Systems`
@@ -104,10 +91,9 @@ impl<'a> Client<'a> {
         }
         for id in self.config.system_ids.iter().flatten() {
             if !seen_paths.iter().any(|path| matches_id(id, path)) {
-                self.transport.log(
-                    Level::Warn,
-                    &format!("system_ids: {id} matches no system or chassis of the service"),
-                );
+                log::warn(&format!(
+                    "system_ids: {id} matches no system or chassis of the service"
+                ));
             }
         }
         Ok(found)
@@ -319,10 +305,9 @@ impl<'a> Client<'a> {
                 .iter()
                 .find_map(|m| m.as_deref().and_then(normalise_mac))
             else {
-                self.transport.log(
-                    Level::Debug,
-                    &format!("{path}: no usable MACAddress or PermanentMACAddress; skipped"),
-                );
+                log::debug(&format!(
+                    "{path}: no usable MACAddress or PermanentMACAddress; skipped"
+                ));
                 continue;
             };
             nics.push(Nic {
@@ -379,45 +364,7 @@ impl<'a> Client<'a> {
 
     /// Every member path of a collection, following `Members@odata.nextLink` page by page.
     fn members(&self, collection: &str) -> Result<Vec<String>, Error> {
-        let mut paths = Vec::new();
-        let mut pages = BTreeSet::new();
-        let mut next = Some(collection.to_owned());
-        while let Some(page_url) = next.take() {
-            if !pages.insert(page_url.clone()) {
-                return Err(Error::Protocol(format!(
-                    "GET {collection}: Members@odata.nextLink leads back to {page_url}"
-                )));
-            }
-            if pages.len() > MAX_PAGES {
-                return Err(Error::Protocol(format!(
-                    "GET {collection}: more than {MAX_PAGES} pages"
-                )));
-            }
-            let page: CollectionPage = self.get(&page_url, UrlSource::Service)?;
-            let Some(members) = page.members else {
-                return Err(Error::Protocol(format!("GET {page_url}: no Members list")));
-            };
-            for (i, member) in members.iter().enumerate() {
-                let Some(member) = member.as_object() else {
-                    return Err(Error::Protocol(format!(
-                        "GET {page_url}: Members[{i}] is not an object"
-                    )));
-                };
-                let Some(path) = member
-                    .get("@odata.id")
-                    .and_then(Value::as_str)
-                    .map(str::trim)
-                    .filter(|p| !p.is_empty())
-                else {
-                    return Err(Error::Protocol(format!(
-                        "GET {page_url}: Members[{i}] has no @odata.id"
-                    )));
-                };
-                paths.push(path.to_owned());
-            }
-            next = page.next_link;
-        }
-        Ok(paths)
+        podium_plugin::http::collection_members(collection)
     }
 
     fn get<T: DeserializeOwned>(&self, url: &str, source: UrlSource) -> Result<T, Error> {
@@ -457,22 +404,22 @@ impl<'a> Client<'a> {
         source: UrlSource,
         body: Option<&Value>,
     ) -> Result<Vec<u8>, Error> {
-        let payload = body.map(|b| b.to_string().into_bytes());
-        let mut headers = vec![("Accept", "application/json"), ("OData-Version", "4.0")];
-        if payload.is_some() {
-            headers.push(("Content-Type", "application/json"));
+        let mut request = Request::new(method, url)
+            .header("Accept", "application/json")
+            .header("OData-Version", "4.0");
+        if let Some(body) = body {
+            request = request.json(body);
         }
-        let response = self
-            .transport
-            .send(
-                method,
-                url,
-                &headers,
-                payload.as_deref().unwrap_or_default(),
-            )
+        let response = request
+            .send()
             .map_err(|e| error::from_transport(method, url, source, e))?;
         if !(200..300).contains(&response.status) {
-            return Err(error::from_status(method, url, &response));
+            return Err(Error::from_status(
+                method,
+                url,
+                response.status,
+                &response.body,
+            ));
         }
         Ok(response.body)
     }
@@ -503,7 +450,7 @@ fn check_system_id(system_id: &str) -> Result<(), Error> {
     {
         return Err(Error::InvalidInput(format!(
             "system-id: expected a Redfish path such as /redfish/v1/Systems/1, found {:?}",
-            error::truncate(system_id)
+            podium_plugin::truncate(system_id)
         )));
     }
     Ok(())

@@ -1,42 +1,35 @@
-//! The WIT glue: generates the `renderer` world's bindings, converts its records into the crate's
-//! plain types and its errors back, and exports the component. The logic lives in the other
+//! The component: `render-openstack` as a [`podium_plugin::Renderer`], converting the contract's
+//! records into the crate's plain types and its errors back. The logic lives in the other
 //! modules.
 
-wit_bindgen::generate!({
-    path: "../../wit/podium-plugin@0.1.0",
-    world: "renderer",
-});
-
-use exports::podium::plugin::plugin::Guest as PluginGuest;
-use exports::podium::plugin::render::{
-    ConsumerInput, Guest as RenderGuest, HostFacts, IpFamily, NetworkPolicy, PoolNeed, RenderInput,
-    TemplateNeeds,
+use podium_plugin::render::{
+    ConsumerInput, HostFacts, IpFamily, NetworkPolicy, PoolNeed, RenderInput, TemplateNeeds,
 };
-use podium::plugin::types::{Error, PluginInfo};
+use podium_plugin::{Error, Plugin, PluginInfo, Renderer, Result};
 
-/// The exported component; only `export_glue` names it, hence unused in native builds.
-#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
-struct Component;
+/// The plugin (it takes no configuration but `{}`).
+#[derive(Debug)]
+pub struct RenderOpenstack;
 
-impl PluginGuest for Component {
+impl Plugin for RenderOpenstack {
     fn info() -> PluginInfo {
-        PluginInfo {
-            name: "render-openstack".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            description: "OpenStack meta_data.json and network_data.json from the pod manager's \
-                          network template, the claim's networkData, or both; config {}"
-                .into(),
-        }
+        podium_plugin::info!(
+            "render-openstack",
+            "OpenStack meta_data.json and network_data.json from the pod manager's network \
+             template, the claim's networkData, or both; config {}"
+        )
     }
 
-    fn validate_config(config: String) -> Result<(), Error> {
-        crate::validate_config(&config).map_err(to_wit)
+    fn from_config(config: &str) -> Result<Self> {
+        crate::validate_config(config)
+            .map(|()| RenderOpenstack)
+            .map_err(to_wit)
     }
 }
 
-impl RenderGuest for Component {
-    fn validate_template(template: String) -> Result<TemplateNeeds, Error> {
-        crate::validate_template(&template)
+impl Renderer for RenderOpenstack {
+    fn validate_template(&self, template: &str) -> Result<TemplateNeeds> {
+        crate::validate_template(template)
             .map(|pools| TemplateNeeds {
                 pools: pools
                     .into_iter()
@@ -54,36 +47,40 @@ impl RenderGuest for Component {
     }
 
     fn validate_consumer_input(
+        &self,
         policy: NetworkPolicy,
-        template: String,
+        template: &str,
         host: Option<HostFacts>,
         input: ConsumerInput,
-    ) -> Result<(), Error> {
+    ) -> Result<()> {
         let host = host.map(from_wit_host);
         crate::validate_consumer_input(
             from_wit_policy(policy),
-            &template,
+            template,
             host.as_ref(),
             &from_wit_consumer(input),
         )
         .map_err(to_wit)
     }
 
-    fn render_meta_data(input: RenderInput) -> Result<String, Error> {
+    fn render_meta_data(&self, input: RenderInput) -> Result<String> {
         crate::render_meta_data(&from_wit_input(input)).map_err(to_wit)
     }
 
-    fn render_network_data(input: RenderInput) -> Result<String, Error> {
+    fn render_network_data(&self, input: RenderInput) -> Result<String> {
         crate::render_network_data(&from_wit_input(input)).map_err(to_wit)
     }
 
     fn render_preprovisioning_network_data(
+        &self,
         host: HostFacts,
         documents: Vec<String>,
-    ) -> Result<String, Error> {
+    ) -> Result<String> {
         crate::preprovisioning::render(&from_wit_host(host), &documents).map_err(to_wit)
     }
 }
+
+podium_plugin::export!(RenderOpenstack: Renderer);
 
 fn to_wit(error: crate::Error) -> Error {
     match error {
@@ -146,15 +143,4 @@ fn from_wit_input(input: RenderInput) -> crate::RenderInput {
         context: input.context,
         consumer: from_wit_consumer(input.consumer),
     }
-}
-
-/// `export!` expands to the exports' C-ABI shims (`export_name`, raw pointers), which are `unsafe`;
-/// the workspace denies `unsafe_code`, so the lint is allowed for that expansion alone. Native
-/// builds (unit tests, clippy) leave it out: export names like `podium:plugin/...#info` are not
-/// valid symbols for a native linker.
-#[cfg(target_arch = "wasm32")]
-#[allow(unsafe_code)]
-mod export_glue {
-    use super::Component;
-    super::export!(Component with_types_in super);
 }

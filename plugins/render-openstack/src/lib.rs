@@ -25,6 +25,7 @@ pub mod preprovisioning;
 pub mod template;
 
 mod component;
+pub use component::RenderOpenstack;
 mod json;
 
 use template::Template;

@@ -1,7 +1,7 @@
 //! Tests of `validate-config`: what is accepted, and that each rejection names the field.
 
 use crate::config::{Config, DEFAULT_ROOT};
-use crate::podium::plugin::types::Error;
+use podium_plugin::Error;
 
 fn rejection(text: &str) -> String {
     match Config::parse(text) {

@@ -4,13 +4,14 @@
 use serde_json::{Value, json};
 
 use super::fake::{CHASSIS, Fake, MANAGER, SYSTEM, VIRTUAL_MEDIA, fixture};
-use crate::exports::podium::plugin::driver::{
+use crate::redfish::normalise_mac;
+use podium_plugin::Error;
+use podium_plugin::driver::{
     BootMode, BootPersistence, BootSettings, BootTarget, MediaSlot, MediaType, Nic, PowerState,
     System, SystemKind,
 };
-use crate::podium::plugin::types::Error;
-use crate::redfish::normalise_mac;
-use crate::transport::{Level, Method};
+use podium_plugin::http::Method;
+use podium_plugin::log::Level;
 
 fn emulated_system() -> System {
     System {
@@ -125,7 +126,7 @@ fn discovers_the_emulator() {
     let fake = Fake::emulator();
     let found = fake.client().discover().unwrap();
     assert_eq!(found, vec![emulated_system(), emulated_chassis()]);
-    for sent in fake.sent.borrow().iter() {
+    for sent in fake.sent().iter() {
         assert!(sent.url.starts_with("/redfish/v1"), "{}", sent.url);
         assert!(
             sent.headers
@@ -297,7 +298,7 @@ fn system_ids_restrict_discovery() {
         !fake.got("/redfish/v1/Systems/a"),
         "unselected systems are not fetched"
     );
-    let logs = fake.logs.borrow();
+    let logs = fake.logs();
     assert_eq!(logs.len(), 1);
     assert_eq!(logs[0].0, Level::Warn);
     assert!(logs[0].1.contains("gone"));
@@ -403,12 +404,7 @@ fn reads_cpu_memory_and_nics_leniently() {
             },
         ]
     );
-    assert!(
-        fake.logs
-            .borrow()
-            .iter()
-            .any(|(_, m)| m.contains("/3: no usable"))
-    );
+    assert!(fake.logs().iter().any(|(_, m)| m.contains("/3: no usable")));
 }
 
 #[test]

@@ -1,15 +1,20 @@
-//! A fake Redfish service for the native tests: canned responses keyed by method and URL, built
-//! from payloads captured from sushy-tools' emulator (`tests/fixtures/`), and a record of every
-//! request the driver sent and every line it logged.
+//! A fake Redfish service for the native tests: canned responses keyed by method and path, built
+//! from payloads captured from sushy-tools' emulator (`tests/fixtures/`), served in-process by
+//! the SDK's harness, which records every request the driver sent and every line it logged.
 
-use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 
+use podium_plugin::Error;
+use podium_plugin::driver::{
+    BootSettings, MediaRequest, MediaType, PowerAction, PowerState, ServiceInfo, System,
+};
+use podium_plugin::http::{HttpError, Method, Response};
+use podium_plugin::log::Level;
+use podium_plugin::testing::Host;
 use serde_json::Value;
 
-use crate::config::Config;
-use crate::redfish::Client;
-use crate::transport::{Level, Method, Response, Transport, TransportError};
+use crate::Redfish;
 
 /// The emulated system's path.
 pub(super) const SYSTEM: &str = "/redfish/v1/Systems/27946b59-9e44-4fa7-8e91-000000000001";
@@ -47,6 +52,14 @@ pub(super) fn fixture(name: &str) -> Value {
     serde_json::from_str(text).expect("fixture is JSON")
 }
 
+/// The fake service's origin, for the links it hands out absolute.
+const ORIGIN: &str = "https://bmc.example:8443";
+
+/// The path a request for `url` reaches the service with.
+fn path(url: &str) -> String {
+    url.strip_prefix(ORIGIN).unwrap_or(url).to_owned()
+}
+
 /// One request as the driver sent it.
 #[derive(Debug, Clone)]
 pub(super) struct Sent {
@@ -57,14 +70,56 @@ pub(super) struct Sent {
     pub(super) body: Option<Value>,
 }
 
-type Answer = Result<Response, TransportError>;
+type Answer = Result<Response, HttpError>;
+type Routes = BTreeMap<(&'static str, String), Answer>;
 
-/// The fake service.
-#[derive(Debug, Default)]
+/// The fake service: canned answers, served in-process through the SDK's test harness
+/// (`podium_plugin::testing::Host`), which runs the driver as the host would and records what
+/// it sent and logged.
+#[derive(Debug)]
 pub(super) struct Fake {
-    routes: HashMap<(Method, String), Answer>,
-    pub(super) sent: RefCell<Vec<Sent>>,
-    pub(super) logs: RefCell<Vec<(Level, String)>>,
+    routes: Arc<Mutex<Routes>>,
+    host: Host,
+}
+
+impl Default for Fake {
+    fn default() -> Self {
+        let routes: Arc<Mutex<Routes>> = Arc::default();
+        let served = Arc::clone(&routes);
+        // A service that hands out absolute links names this origin.
+        let host = Host::new().in_process_at(ORIGIN, move |request| {
+            let key = (method_name(request.method), request.url.clone());
+            if let Some(answer) = served.lock().unwrap().get(&key) {
+                return answer.clone();
+            }
+            Ok(match request.method {
+                // What the emulator answers for a path it does not know.
+                Method::Get => response(404, fixture("error_404").to_string().into_bytes()),
+                // What the emulator answers to an action or a PATCH it carried out.
+                _ => response(204, Vec::new()),
+            })
+        });
+        Fake { routes, host }
+    }
+}
+
+fn response(status: u16, body: Vec<u8>) -> Response {
+    Response {
+        status,
+        headers: Vec::new(),
+        body,
+    }
+}
+
+fn method_name(method: Method) -> &'static str {
+    match method {
+        Method::Get => "GET",
+        Method::Head => "HEAD",
+        Method::Post => "POST",
+        Method::Put => "PUT",
+        Method::Patch => "PATCH",
+        Method::Delete => "DELETE",
+    }
 }
 
 impl Fake {
@@ -109,95 +164,125 @@ impl Fake {
         status: u16,
         body: &[u8],
     ) -> &mut Self {
-        self.routes.insert(
-            (method, url.to_owned()),
-            Ok(Response {
-                status,
-                body: body.to_vec(),
-            }),
+        self.routes.lock().unwrap().insert(
+            (method_name(method), path(url)),
+            Ok(response(status, body.to_vec())),
         );
         self
     }
 
     /// Fails `method url` in the transport.
-    pub(super) fn fail(&mut self, method: Method, url: &str, error: TransportError) -> &mut Self {
-        self.routes.insert((method, url.to_owned()), Err(error));
+    pub(super) fn fail(&mut self, method: Method, url: &str, error: HttpError) -> &mut Self {
+        self.routes
+            .lock()
+            .unwrap()
+            .insert((method_name(method), path(url)), Err(error));
         self
     }
 
     /// Edits the payload GET `url` answers with.
     pub(super) fn edit(&mut self, url: &str, change: impl FnOnce(&mut Value)) -> &mut Self {
-        let key = (Method::Get, url.to_owned());
-        let Some(Ok(response)) = self.routes.get(&key) else {
-            panic!("no payload at {url}");
+        let body = match self.routes.lock().unwrap().get(&("GET", path(url))) {
+            Some(Ok(response)) => response.body.clone(),
+            _ => panic!("no payload at {url}"),
         };
-        let mut value: Value = serde_json::from_slice(&response.body).expect("JSON payload");
+        let mut value: Value = serde_json::from_slice(&body).expect("JSON payload");
         change(&mut value);
         self.json(url, value)
     }
 
+    /// Every request sent, in order.
+    pub(super) fn sent(&self) -> Vec<Sent> {
+        self.host
+            .sent()
+            .into_iter()
+            .map(|r| Sent {
+                method: r.method,
+                url: r.url,
+                headers: r.headers,
+                body: (!r.body.is_empty())
+                    .then(|| serde_json::from_slice(&r.body).expect("the driver sends JSON")),
+            })
+            .collect()
+    }
+
+    /// Every line logged.
+    pub(super) fn logs(&self) -> Vec<(Level, String)> {
+        self.host.logs()
+    }
+
     /// The requests sent, other than GETs.
     pub(super) fn changes(&self) -> Vec<Sent> {
-        self.sent
-            .borrow()
-            .iter()
+        self.sent()
+            .into_iter()
             .filter(|s| s.method != Method::Get)
-            .cloned()
             .collect()
     }
 
     pub(super) fn got(&self, url: &str) -> bool {
-        self.sent
-            .borrow()
+        self.sent()
             .iter()
             .any(|s| s.method == Method::Get && s.url == url)
     }
 
-    pub(super) fn client(&self) -> Client<'_> {
-        Client::new(self, Config::default())
+    /// The driver with the default configuration, each call made as the host makes it.
+    pub(super) fn client(&self) -> Calls {
+        self.client_with("{}")
     }
 
-    pub(super) fn client_with(&self, config: &str) -> Client<'_> {
-        Client::new(self, Config::parse(config).expect("valid config"))
+    pub(super) fn client_with(&self, config: &str) -> Calls {
+        Calls(self.host.clone().config(config))
     }
 }
 
-impl Transport for Fake {
-    fn send(
-        &self,
-        method: Method,
-        url: &str,
-        headers: &[(&str, &str)],
-        body: &[u8],
-    ) -> Result<Response, TransportError> {
-        self.sent.borrow_mut().push(Sent {
-            method,
-            url: url.to_owned(),
-            headers: headers
-                .iter()
-                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-                .collect(),
-            body: (!body.is_empty())
-                .then(|| serde_json::from_slice(body).expect("the driver sends JSON")),
-        });
-        if let Some(answer) = self.routes.get(&(method, url.to_owned())) {
-            return answer.clone();
-        }
-        Ok(match method {
-            // What the emulator answers for a path it does not know.
-            Method::Get => Response {
-                status: 404,
-                body: fixture("error_404").to_string().into_bytes(),
-            },
-            // What the emulator answers to an action or a PATCH it carried out.
-            Method::Post | Method::Patch => Response {
-                status: 204,
-                body: Vec::new(),
-            },
-        })
+/// The driver's calls, through the component's exports as the SDK runs them natively.
+#[derive(Debug)]
+pub(super) struct Calls(Host);
+
+impl Calls {
+    pub(super) fn probe(&self) -> Result<ServiceInfo, Error> {
+        self.0.driver::<Redfish>().probe()
     }
 
-    fn log(&self, level: Level, message: &str) {
-        self.logs.borrow_mut().push((level, message.to_owned()));
+    pub(super) fn discover(&self) -> Result<Vec<System>, Error> {
+        self.0.driver::<Redfish>().discover()
+    }
+
+    pub(super) fn inspect(&self, system_id: &str) -> Result<System, Error> {
+        self.0.driver::<Redfish>().inspect(system_id)
+    }
+
+    pub(super) fn get_power(&self, system_id: &str) -> Result<PowerState, Error> {
+        self.0.driver::<Redfish>().get_power(system_id)
+    }
+
+    pub(super) fn set_power(&self, system_id: &str, action: PowerAction) -> Result<(), Error> {
+        self.0.driver::<Redfish>().set_power(system_id, action)
+    }
+
+    pub(super) fn set_boot_override(
+        &self,
+        system_id: &str,
+        settings: &BootSettings,
+    ) -> Result<(), Error> {
+        self.0
+            .driver::<Redfish>()
+            .set_boot_override(system_id, *settings)
+    }
+
+    pub(super) fn insert_media(
+        &self,
+        system_id: &str,
+        request: &MediaRequest,
+    ) -> Result<(), Error> {
+        self.0
+            .driver::<Redfish>()
+            .insert_media(system_id, request.clone())
+    }
+
+    pub(super) fn eject_media(&self, system_id: &str, media_type: MediaType) -> Result<(), Error> {
+        self.0
+            .driver::<Redfish>()
+            .eject_media(system_id, media_type)
     }
 }

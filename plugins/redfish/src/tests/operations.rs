@@ -4,12 +4,12 @@
 use serde_json::json;
 
 use super::fake::{Fake, SYSTEM, VIRTUAL_MEDIA, fixture};
-use crate::exports::podium::plugin::driver::{
+use podium_plugin::Error;
+use podium_plugin::driver::{
     BootMode, BootPersistence, BootSettings, BootTarget, MediaRequest, MediaType, PowerAction,
     PowerState,
 };
-use crate::podium::plugin::types::Error;
-use crate::transport::Method;
+use podium_plugin::http::Method;
 
 const RESET: &str =
     "/redfish/v1/Systems/27946b59-9e44-4fa7-8e91-000000000001/Actions/ComputerSystem.Reset";
@@ -73,7 +73,7 @@ fn system_ids_must_be_paths() {
             "{id:?}"
         );
     }
-    assert!(fake.sent.borrow().is_empty());
+    assert!(fake.sent().is_empty());
 }
 
 #[test]

@@ -1,0 +1,27 @@
+//! Lines in the host's log, tagged with the plugin and the call.
+//!
+//! The host keeps 1,000 lines and 256 KiB per call (past either, lines are dropped with one
+//! notice) and clips a line at 4,096 bytes; control characters are escaped.
+
+pub use crate::wit::hardware_driver::podium::plugin::log::Level;
+
+/// Logs `message` at `level`.
+pub fn log(level: Level, message: &str) {
+    crate::host::log(level, message);
+}
+
+pub fn debug(message: &str) {
+    log(Level::Debug, message);
+}
+
+pub fn info(message: &str) {
+    log(Level::Info, message);
+}
+
+pub fn warn(message: &str) {
+    log(Level::Warn, message);
+}
+
+pub fn error(message: &str) {
+    log(Level::Error, message);
+}

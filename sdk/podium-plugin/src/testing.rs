@@ -1,0 +1,860 @@
+//! The native test harness: a plugin's code, the same that runs in the component, run by
+//! `cargo test` with the host's imports answered here, under the limits the host enforces.
+//!
+//! ```ignore
+//! use podium_plugin::testing::Host;
+//!
+//! let host = Host::new()
+//!     .endpoint("http://127.0.0.1:8000")       // a real service (sushy-tools for a driver)
+//!     .credentials("admin", "password")
+//!     .config(r#"{"root": "/redfish/v1"}"#);
+//! let systems = host.driver::<MyDriver>().discover().unwrap();
+//! ```
+//!
+//! or, with no server, `Host::new().in_process(|request| ...)` answers every request with a
+//! function of it.
+//!
+//! What is enforced as the host enforces it ([`Limits`], the host's defaults): the endpoint is
+//! the only origin a request may reach (`denied` otherwise, redirects included); the host's own
+//! headers are refused (`invalid-request`); request and response bodies are bounded
+//! (`too-large`); the requests and bytes of one call are bounded (`denied`, and the call fails);
+//! the call's deadline bounds every request (`timeout`) and the call itself; log lines past the
+//! budget are dropped with one notice, a line is clipped. A call the host would fail (past its
+//! deadline, past its HTTP budget) panics here, naming the limit: a test that passes natively
+//! does not fail on these limits in the host.
+//!
+//! Not enforced natively: the memory limit (64 MiB by default; a native build has no separate
+//! linear memory to bound), and the checks of a driver's output the host makes (`driver.wit`
+//! lists them).
+
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+use std::fmt;
+use std::marker::PhantomData;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use url::Url;
+
+use crate::driver::{
+    BootSettings, CapabilitySet, MediaRequest, MediaType, PowerAction, PowerState, ServiceInfo,
+    System,
+};
+use crate::http::{HOST_OWNED_HEADERS, HttpError, Method, Request, Response};
+use crate::ipam::AllocationRequest;
+use crate::log::Level;
+use crate::render::{ConsumerInput, HostFacts, NetworkPolicy, RenderInput, TemplateNeeds};
+use crate::wit::hardware_driver::exports::podium::plugin::{driver, plugin as driver_plugin};
+use crate::wit::ipam::exports::podium::plugin::{allocator, plugin as ipam_plugin};
+use crate::wit::renderer::exports::podium::plugin::{plugin as render_plugin, render};
+use crate::{HardwareDriver, Ipam, PluginInfo, Renderer, Result};
+
+/// The limits of one call, the host's defaults unless changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// The deadline of a call (the host's `--plugin-call-timeout`).
+    pub call_timeout: Duration,
+    /// The deadline of a driver's `discover`.
+    pub discover_timeout: Duration,
+    /// Requests one call may send, redirects included.
+    pub requests_per_call: u64,
+    /// Bytes of request and response bodies of one call.
+    pub bytes_per_call: u64,
+    pub requests_per_discover: u64,
+    pub bytes_per_discover: u64,
+    /// The largest request body.
+    pub max_request_body: usize,
+    /// The largest response body.
+    pub max_response_body: usize,
+    /// Log lines one call may write.
+    pub log_lines: usize,
+    /// Log bytes one call may write.
+    pub log_bytes: usize,
+    /// A log line is clipped to this many bytes.
+    pub log_line_max: usize,
+    /// The memory a call may grow to. Documented here, not enforced natively.
+    pub memory_limit: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            call_timeout: Duration::from_secs(10),
+            discover_timeout: Duration::from_secs(600),
+            requests_per_call: 1_000,
+            bytes_per_call: 256 << 20,
+            requests_per_discover: 1_000_000,
+            bytes_per_discover: 8 << 30,
+            max_request_body: 1 << 20,
+            max_response_body: 16 << 20,
+            log_lines: 1000,
+            log_bytes: 256 << 10,
+            log_line_max: 4096,
+            memory_limit: 64 << 20,
+        }
+    }
+}
+
+/// Answers a request in-process.
+pub type Handler = dyn Fn(&Request) -> std::result::Result<Response, HttpError> + Send + Sync;
+
+/// What the host's `allocations` import answers in a test (see [`MemoryPool`]).
+pub trait AllocationsModel: Send + Sync {
+    fn first_free(&self, start: &str, end: &str) -> Option<String>;
+    fn is_free(&self, address: &str) -> bool;
+}
+
+#[derive(Clone)]
+enum Endpoint {
+    None,
+    Remote {
+        base: Url,
+        credentials: Option<(String, String)>,
+    },
+    InProcess {
+        base: Url,
+        handler: Arc<Handler>,
+    },
+}
+
+/// The host, for a test: the configuration, the endpoint, the limits, and a record of what the
+/// plugin sent and logged.
+#[derive(Clone)]
+pub struct Host {
+    config: String,
+    endpoint: Endpoint,
+    limits: Limits,
+    allocations: Option<Arc<dyn AllocationsModel>>,
+    record: Arc<Mutex<Record>>,
+}
+
+#[derive(Default)]
+struct Record {
+    sent: Vec<Request>,
+    logs: Vec<(Level, String)>,
+}
+
+impl fmt::Debug for Host {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let endpoint = match &self.endpoint {
+            Endpoint::None => "none".to_owned(),
+            Endpoint::Remote { base, .. } => base.to_string(),
+            Endpoint::InProcess { .. } => "in-process".to_owned(),
+        };
+        f.debug_struct("Host")
+            .field("config", &self.config)
+            .field("endpoint", &endpoint)
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Host {
+    fn default() -> Self {
+        Host::new()
+    }
+}
+
+impl Host {
+    /// A host with the configuration `{}`, no endpoint and the host's default limits.
+    pub fn new() -> Host {
+        Host {
+            config: "{}".to_owned(),
+            endpoint: Endpoint::None,
+            limits: Limits::default(),
+            allocations: None,
+            record: Arc::default(),
+        }
+    }
+
+    /// The configuration document the plugin reads (JSON text).
+    pub fn config(mut self, config: impl Into<String>) -> Host {
+        self.config = config.into();
+        self
+    }
+
+    /// A real endpoint (`http://127.0.0.1:8000`), as an admin registers a pod manager.
+    pub fn endpoint(mut self, base_url: &str) -> Host {
+        let base = Url::parse(base_url).unwrap_or_else(|e| panic!("endpoint {base_url}: {e}"));
+        self.endpoint = Endpoint::Remote {
+            base,
+            credentials: None,
+        };
+        self
+    }
+
+    /// The credentials the host attaches (HTTP Basic), as the admin stored them.
+    pub fn credentials(mut self, username: &str, password: &str) -> Host {
+        match &mut self.endpoint {
+            Endpoint::Remote { credentials, .. } => {
+                *credentials = Some((username.to_owned(), password.to_owned()));
+            }
+            _ => panic!("credentials are for an endpoint: call endpoint() first"),
+        }
+        self
+    }
+
+    /// An endpoint in this process: `handler` answers every request (its `url` is the path and
+    /// query on `http://endpoint.test`, the endpoint's base URL).
+    pub fn in_process(
+        self,
+        handler: impl Fn(&Request) -> std::result::Result<Response, HttpError> + Send + Sync + 'static,
+    ) -> Host {
+        self.in_process_at("http://endpoint.test/", handler)
+    }
+
+    /// [`in_process`](Host::in_process) with the endpoint's base URL `base_url` (for a service
+    /// that hands out absolute links on its own origin).
+    pub fn in_process_at(
+        mut self,
+        base_url: &str,
+        handler: impl Fn(&Request) -> std::result::Result<Response, HttpError> + Send + Sync + 'static,
+    ) -> Host {
+        let base = Url::parse(base_url).unwrap_or_else(|e| panic!("endpoint {base_url}: {e}"));
+        self.endpoint = Endpoint::InProcess {
+            base,
+            handler: Arc::new(handler),
+        };
+        self
+    }
+
+    /// What the `allocations` import answers.
+    pub fn allocations(mut self, model: impl AllocationsModel + 'static) -> Host {
+        self.allocations = Some(Arc::new(model));
+        self
+    }
+
+    pub fn limits(mut self, limits: Limits) -> Host {
+        self.limits = limits;
+        self
+    }
+
+    /// Every request the plugin sent (its `url` resolved to a path), in order.
+    pub fn sent(&self) -> Vec<Request> {
+        self.record.lock().expect("record").sent.clone()
+    }
+
+    /// Every line the plugin logged that the host would keep, in order.
+    pub fn logs(&self) -> Vec<(Level, String)> {
+        self.record.lock().expect("record").logs.clone()
+    }
+
+    /// Runs `f` as one plugin call: the imports it reaches answer from this host.
+    ///
+    /// Panics where the host would fail the call: past its deadline, past its HTTP budget.
+    pub fn run<R>(&self, f: impl FnOnce() -> R) -> R {
+        let _call = self.enter(CallKind::Call);
+        f()
+    }
+
+    /// Runs `f` as one call until the returned guard is dropped (for code that keeps a value
+    /// across several statements).
+    pub fn enter(&self, kind: CallKind) -> Call {
+        let (deadline, budget) = match kind {
+            CallKind::Call => (
+                self.limits.call_timeout,
+                (self.limits.requests_per_call, self.limits.bytes_per_call),
+            ),
+            CallKind::Discover => (
+                self.limits.discover_timeout,
+                (
+                    self.limits.requests_per_discover,
+                    self.limits.bytes_per_discover,
+                ),
+            ),
+        };
+        let started = Instant::now();
+        let context = Context {
+            host: self.clone(),
+            started,
+            deadline: started + deadline,
+            timeout: deadline,
+            budget,
+            requests: 0,
+            bytes: 0,
+            overspent: false,
+            log_lines: 0,
+            log_bytes: 0,
+            log_dropped: false,
+        };
+        CURRENT.with(|c| {
+            let mut current = c.borrow_mut();
+            assert!(
+                current.is_none(),
+                "podium_plugin::testing: a call is already running on this thread"
+            );
+            *current = Some(context);
+        });
+        Call {
+            _not_send: PhantomData,
+        }
+    }
+
+    /// The calls of the `hardware-driver` world, made as the host makes them.
+    pub fn driver<T: HardwareDriver>(&self) -> DriverCalls<'_, T> {
+        DriverCalls {
+            host: self,
+            plugin: PhantomData,
+        }
+    }
+
+    /// The calls of the `ipam` world.
+    pub fn ipam<T: Ipam>(&self) -> IpamCalls<'_, T> {
+        IpamCalls {
+            host: self,
+            plugin: PhantomData,
+        }
+    }
+
+    /// The calls of the `renderer` world.
+    pub fn renderer<T: Renderer>(&self) -> RendererCalls<'_, T> {
+        RendererCalls {
+            host: self,
+            plugin: PhantomData,
+        }
+    }
+}
+
+/// Which deadline and budget a call has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallKind {
+    Call,
+    /// A driver's `discover`, which reads every system behind the endpoint.
+    Discover,
+}
+
+/// A call in progress on this thread; ends when dropped.
+#[derive(Debug)]
+pub struct Call {
+    _not_send: PhantomData<*const ()>,
+}
+
+impl Drop for Call {
+    fn drop(&mut self) {
+        let Some(context) = CURRENT.with(|c| c.borrow_mut().take()) else {
+            return;
+        };
+        if std::thread::panicking() {
+            return;
+        }
+        let elapsed = context.started.elapsed();
+        assert!(
+            elapsed <= context.timeout,
+            "the host would fail this call: it ran {elapsed:?}, past its deadline of {:?}",
+            context.timeout
+        );
+        assert!(
+            !context.overspent,
+            "the host would fail this call: it sent {} requests and {} bytes, past its budget of {} \
+             requests and {} bytes per call",
+            context.requests, context.bytes, context.budget.0, context.budget.1
+        );
+    }
+}
+
+struct Context {
+    host: Host,
+    started: Instant,
+    deadline: Instant,
+    timeout: Duration,
+    /// Requests and bytes.
+    budget: (u64, u64),
+    requests: u64,
+    bytes: u64,
+    overspent: bool,
+    log_lines: usize,
+    log_bytes: usize,
+    log_dropped: bool,
+}
+
+thread_local! {
+    static CURRENT: RefCell<Option<Context>> = const { RefCell::new(None) };
+}
+
+fn with_context<R>(import: &str, f: impl FnOnce(&mut Context) -> R) -> R {
+    CURRENT.with(|c| {
+        let mut current = c.borrow_mut();
+        let context = current.as_mut().unwrap_or_else(|| {
+            panic!(
+                "podium_plugin::testing: `{import}` was called outside a call; run the plugin \
+                 through testing::Host (run, driver, ipam, renderer)"
+            )
+        });
+        f(context)
+    })
+}
+
+/// The imports as the SDK calls them in a native build.
+pub(crate) mod imports {
+    use super::*;
+
+    pub(crate) fn config() -> String {
+        with_context("config.get", |c| c.host.config.clone())
+    }
+
+    pub(crate) fn log(level: Level, message: &str) {
+        with_context("log.log", |c| {
+            let limits = &c.host.limits;
+            if c.log_dropped {
+                return;
+            }
+            let mut line: String = message.escape_debug().collect();
+            if line.len() > limits.log_line_max {
+                let mut cut = limits.log_line_max;
+                while !line.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                line.truncate(cut);
+                line.push('…');
+            }
+            c.log_lines += 1;
+            c.log_bytes += line.len();
+            let mut record = c.host.record.lock().expect("record");
+            if c.log_lines > limits.log_lines || c.log_bytes > limits.log_bytes {
+                c.log_dropped = true;
+                record.logs.push((
+                    Level::Warn,
+                    format!(
+                        "log budget of this call spent ({} lines, {} bytes): further lines dropped",
+                        limits.log_lines, limits.log_bytes
+                    ),
+                ));
+                return;
+            }
+            eprintln!("plugin log {level:?}: {line}");
+            record.logs.push((level, line));
+        });
+    }
+
+    pub(crate) fn first_free(start: &str, end: &str) -> Option<String> {
+        allocations("allocations.first-free").first_free(start, end)
+    }
+
+    pub(crate) fn is_free(address: &str) -> bool {
+        allocations("allocations.is-free").is_free(address)
+    }
+
+    fn allocations(import: &str) -> Arc<dyn AllocationsModel> {
+        with_context(import, |c| c.host.allocations.clone()).unwrap_or_else(|| {
+            panic!("podium_plugin::testing: `{import}` called, but the Host has no allocations()")
+        })
+    }
+
+    pub(crate) fn send(request: &Request) -> std::result::Result<Response, HttpError> {
+        // Checks first, and the budget, under the context; the request itself outside it.
+        let (endpoint, url, timeout, max_response) = with_context("http.send", |c| {
+            let limits = c.host.limits.clone();
+            if request.body.len() > limits.max_request_body {
+                return Err(HttpError::TooLarge(format!(
+                    "request body of {} bytes exceeds the limit of {} bytes",
+                    request.body.len(),
+                    limits.max_request_body
+                )));
+            }
+            for (name, _) in &request.headers {
+                if HOST_OWNED_HEADERS.contains(&name.to_ascii_lowercase().as_str()) {
+                    return Err(HttpError::InvalidRequest(format!(
+                        "the header `{name}` is set by the host, not by plugins"
+                    )));
+                }
+            }
+            let base = match &c.host.endpoint {
+                Endpoint::None => {
+                    return Err(HttpError::Denied(
+                        "this plugin was given no endpoint (testing::Host::endpoint or in_process)"
+                            .to_owned(),
+                    ));
+                }
+                Endpoint::Remote { base, .. } | Endpoint::InProcess { base, .. } => base.clone(),
+            };
+            let url = resolve(&base, &request.url)?;
+            c.requests += 1;
+            c.bytes += request.body.len() as u64;
+            if c.requests > c.budget.0 || c.bytes > c.budget.1 {
+                c.overspent = true;
+                return Err(HttpError::Denied(format!(
+                    "this call used up its budget of {} requests and {} bytes to the endpoint",
+                    c.budget.0, c.budget.1
+                )));
+            }
+            let now = Instant::now();
+            if now >= c.deadline {
+                return Err(HttpError::Timeout(
+                    "the call's deadline has passed".to_owned(),
+                ));
+            }
+            let mut recorded = request.clone();
+            recorded.url = path_of(&url);
+            c.host.record.lock().expect("record").sent.push(recorded);
+            Ok((
+                c.host.endpoint.clone(),
+                url,
+                c.deadline - now,
+                limits.max_response_body,
+            ))
+        })?;
+        let response = match endpoint {
+            Endpoint::None => unreachable!("refused above"),
+            Endpoint::InProcess { handler, .. } => {
+                let mut request = request.clone();
+                request.url = path_of(&url);
+                handler(&request)?
+            }
+            Endpoint::Remote {
+                base, credentials, ..
+            } => remote(&base, credentials.as_ref(), request, url, timeout)?,
+        };
+        if response.body.len() > max_response {
+            return Err(HttpError::TooLarge(format!(
+                "response body of {} bytes exceeds the limit of {max_response} bytes",
+                response.body.len()
+            )));
+        }
+        with_context("http.send", |c| {
+            c.bytes += response.body.len() as u64;
+            if c.bytes > c.budget.1 {
+                c.overspent = true;
+            }
+        });
+        Ok(response)
+    }
+}
+
+/// Resolves a plugin's `url` against the endpoint and refuses anything outside it.
+fn resolve(base: &Url, url: &str) -> std::result::Result<Url, HttpError> {
+    let resolved = if url.starts_with('/') {
+        base.join(url)
+    } else {
+        Url::parse(url)
+    }
+    .map_err(|e| HttpError::InvalidRequest(format!("`{url}` is not a URL or path: {e}")))?;
+    if !same_origin(&resolved, base) {
+        return Err(HttpError::Denied(format!(
+            "`{}` is outside {}, the only endpoint this plugin may reach",
+            resolved.origin().ascii_serialization(),
+            base.origin().ascii_serialization()
+        )));
+    }
+    Ok(resolved)
+}
+
+fn same_origin(a: &Url, b: &Url) -> bool {
+    a.scheme() == b.scheme()
+        && a.host_str() == b.host_str()
+        && a.port_or_known_default() == b.port_or_known_default()
+        && a.username().is_empty()
+        && a.password().is_none()
+}
+
+fn path_of(url: &Url) -> String {
+    match url.query() {
+        Some(q) => format!("{}?{q}", url.path()),
+        None => url.path().to_owned(),
+    }
+}
+
+fn remote(
+    base: &Url,
+    credentials: Option<&(String, String)>,
+    request: &Request,
+    url: Url,
+    timeout: Duration,
+) -> std::result::Result<Response, HttpError> {
+    let origin = base.clone();
+    let client = reqwest::blocking::Client::builder()
+        .timeout(timeout)
+        .redirect(reqwest::redirect::Policy::custom(move |attempt| {
+            if attempt.previous().len() >= 5 {
+                attempt.error("more than 5 redirects")
+            } else if !same_origin(attempt.url(), &origin) {
+                let outside = attempt.url().origin().ascii_serialization();
+                attempt.error(format!("redirected to {outside}, outside the endpoint"))
+            } else {
+                attempt.follow()
+            }
+        }))
+        .build()
+        .map_err(|e| HttpError::InvalidRequest(e.to_string()))?;
+    let method = match request.method {
+        Method::Get => reqwest::Method::GET,
+        Method::Head => reqwest::Method::HEAD,
+        Method::Post => reqwest::Method::POST,
+        Method::Put => reqwest::Method::PUT,
+        Method::Patch => reqwest::Method::PATCH,
+        Method::Delete => reqwest::Method::DELETE,
+    };
+    let mut builder = client.request(method, url.clone());
+    for (name, value) in &request.headers {
+        builder = builder.header(name, value);
+    }
+    if let Some((user, password)) = credentials {
+        builder = builder.basic_auth(user, Some(password));
+    }
+    let response = builder
+        .body(request.body.clone())
+        .send()
+        .map_err(|e| transport_error(&e, &url))?;
+    let status = response.status().as_u16();
+    let headers = response
+        .headers()
+        .iter()
+        .filter_map(|(k, v)| Some((k.as_str().to_owned(), v.to_str().ok()?.to_owned())))
+        .collect();
+    let body = response
+        .bytes()
+        .map_err(|e| transport_error(&e, &url))?
+        .to_vec();
+    Ok(Response {
+        status,
+        headers,
+        body,
+    })
+}
+
+fn transport_error(e: &reqwest::Error, url: &Url) -> HttpError {
+    let target = url.origin().ascii_serialization();
+    if e.is_timeout() {
+        HttpError::Timeout(format!("{target} did not answer in time"))
+    } else if e.is_redirect() {
+        HttpError::Denied(format!("{target}: {e}"))
+    } else {
+        HttpError::Unreachable(format!("{target}: {e}"))
+    }
+}
+
+/// The `hardware-driver` calls of a test, made as the host makes them (configuration read,
+/// then the call), each one call under the limits.
+#[derive(Debug)]
+pub struct DriverCalls<'h, T> {
+    host: &'h Host,
+    plugin: PhantomData<T>,
+}
+
+type DriverExport<T> = crate::driver::Export<T>;
+
+impl<T: HardwareDriver> DriverCalls<'_, T> {
+    pub fn info(&self) -> PluginInfo {
+        self.host
+            .run(<DriverExport<T> as driver_plugin::Guest>::info)
+    }
+
+    /// `validate-config` of `config` (not the host's).
+    pub fn validate_config(&self, config: &str) -> Result<()> {
+        self.host
+            .run(|| <DriverExport<T> as driver_plugin::Guest>::validate_config(config.to_owned()))
+    }
+
+    pub fn capabilities(&self) -> CapabilitySet {
+        self.host
+            .run(<DriverExport<T> as driver::Guest>::capabilities)
+    }
+
+    pub fn probe(&self) -> Result<ServiceInfo> {
+        self.host.run(<DriverExport<T> as driver::Guest>::probe)
+    }
+
+    /// Under the deadline and budget of a discovery.
+    pub fn discover(&self) -> Result<Vec<System>> {
+        let _call = self.host.enter(CallKind::Discover);
+        <DriverExport<T> as driver::Guest>::discover()
+    }
+
+    pub fn inspect(&self, system_id: &str) -> Result<System> {
+        self.host
+            .run(|| <DriverExport<T> as driver::Guest>::inspect(system_id.to_owned()))
+    }
+
+    pub fn get_power(&self, system_id: &str) -> Result<PowerState> {
+        self.host
+            .run(|| <DriverExport<T> as driver::Guest>::get_power(system_id.to_owned()))
+    }
+
+    pub fn set_power(&self, system_id: &str, action: PowerAction) -> Result<()> {
+        self.host
+            .run(|| <DriverExport<T> as driver::Guest>::set_power(system_id.to_owned(), action))
+    }
+
+    pub fn set_boot_override(&self, system_id: &str, settings: BootSettings) -> Result<()> {
+        self.host.run(|| {
+            <DriverExport<T> as driver::Guest>::set_boot_override(system_id.to_owned(), settings)
+        })
+    }
+
+    pub fn insert_media(&self, system_id: &str, request: MediaRequest) -> Result<()> {
+        self.host
+            .run(|| <DriverExport<T> as driver::Guest>::insert_media(system_id.to_owned(), request))
+    }
+
+    pub fn eject_media(&self, system_id: &str, media_type: MediaType) -> Result<()> {
+        self.host.run(|| {
+            <DriverExport<T> as driver::Guest>::eject_media(system_id.to_owned(), media_type)
+        })
+    }
+}
+
+/// The `ipam` calls of a test.
+#[derive(Debug)]
+pub struct IpamCalls<'h, T> {
+    host: &'h Host,
+    plugin: PhantomData<T>,
+}
+
+type IpamExport<T> = crate::ipam::Export<T>;
+
+impl<T: Ipam> IpamCalls<'_, T> {
+    pub fn info(&self) -> PluginInfo {
+        self.host.run(<IpamExport<T> as ipam_plugin::Guest>::info)
+    }
+
+    pub fn validate_config(&self, config: &str) -> Result<()> {
+        self.host
+            .run(|| <IpamExport<T> as ipam_plugin::Guest>::validate_config(config.to_owned()))
+    }
+
+    pub fn propose(&self, request: AllocationRequest) -> Result<Option<String>> {
+        self.host
+            .run(|| <IpamExport<T> as allocator::Guest>::propose(request))
+    }
+
+    pub fn preprovisioning_network_data(
+        &self,
+        request: AllocationRequest,
+        address: &str,
+    ) -> Result<Option<String>> {
+        self.host.run(|| {
+            <IpamExport<T> as allocator::Guest>::preprovisioning_network_data(
+                request,
+                address.to_owned(),
+            )
+        })
+    }
+}
+
+/// The `renderer` calls of a test.
+#[derive(Debug)]
+pub struct RendererCalls<'h, T> {
+    host: &'h Host,
+    plugin: PhantomData<T>,
+}
+
+type RenderExport<T> = crate::render::Export<T>;
+
+impl<T: Renderer> RendererCalls<'_, T> {
+    pub fn info(&self) -> PluginInfo {
+        self.host
+            .run(<RenderExport<T> as render_plugin::Guest>::info)
+    }
+
+    pub fn validate_config(&self, config: &str) -> Result<()> {
+        self.host
+            .run(|| <RenderExport<T> as render_plugin::Guest>::validate_config(config.to_owned()))
+    }
+
+    pub fn validate_template(&self, template: &str) -> Result<TemplateNeeds> {
+        self.host
+            .run(|| <RenderExport<T> as render::Guest>::validate_template(template.to_owned()))
+    }
+
+    pub fn validate_consumer_input(
+        &self,
+        policy: NetworkPolicy,
+        template: &str,
+        host: Option<HostFacts>,
+        input: ConsumerInput,
+    ) -> Result<()> {
+        self.host.run(|| {
+            <RenderExport<T> as render::Guest>::validate_consumer_input(
+                policy,
+                template.to_owned(),
+                host,
+                input,
+            )
+        })
+    }
+
+    pub fn render_meta_data(&self, input: RenderInput) -> Result<String> {
+        self.host
+            .run(|| <RenderExport<T> as render::Guest>::render_meta_data(input))
+    }
+
+    pub fn render_network_data(&self, input: RenderInput) -> Result<String> {
+        self.host
+            .run(|| <RenderExport<T> as render::Guest>::render_network_data(input))
+    }
+
+    pub fn render_preprovisioning_network_data(
+        &self,
+        host: HostFacts,
+        documents: Vec<String>,
+    ) -> Result<String> {
+        self.host.run(|| {
+            <RenderExport<T> as render::Guest>::render_preprovisioning_network_data(host, documents)
+        })
+    }
+}
+
+/// An `allocations` model for tests: the addresses of `[start, end]` ranges not in `taken`.
+#[derive(Debug, Default)]
+pub struct MemoryPool {
+    taken: Mutex<BTreeSet<IpAddr>>,
+}
+
+impl MemoryPool {
+    /// A pool where `taken` are allocated.
+    pub fn with_taken<'a>(taken: impl IntoIterator<Item = &'a str>) -> MemoryPool {
+        MemoryPool {
+            taken: Mutex::new(
+                taken
+                    .into_iter()
+                    .map(|a| a.parse().expect("an IP address"))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// Marks `address` allocated, as the host does when it commits a proposal.
+    pub fn take(&self, address: &str) {
+        self.taken
+            .lock()
+            .expect("pool")
+            .insert(address.parse().expect("an IP address"));
+    }
+}
+
+fn ip_to_u128(ip: IpAddr) -> (bool, u128) {
+    match ip {
+        IpAddr::V4(v4) => (true, u32::from(v4).into()),
+        IpAddr::V6(v6) => (false, u128::from(v6)),
+    }
+}
+
+impl AllocationsModel for MemoryPool {
+    fn first_free(&self, start: &str, end: &str) -> Option<String> {
+        let (v4, start) = ip_to_u128(start.parse().ok()?);
+        let (end_v4, end) = ip_to_u128(end.parse().ok()?);
+        if v4 != end_v4 {
+            return None;
+        }
+        let taken = self.taken.lock().expect("pool");
+        let mut candidate = start;
+        while candidate <= end {
+            let ip = if v4 {
+                IpAddr::from(std::net::Ipv4Addr::from(u32::try_from(candidate).ok()?))
+            } else {
+                IpAddr::from(std::net::Ipv6Addr::from(candidate))
+            };
+            if !taken.contains(&ip) {
+                return Some(ip.to_string());
+            }
+            candidate = candidate.checked_add(1)?;
+        }
+        None
+    }
+
+    fn is_free(&self, address: &str) -> bool {
+        address
+            .parse::<IpAddr>()
+            .is_ok_and(|ip| !self.taken.lock().expect("pool").contains(&ip))
+    }
+}
