@@ -291,9 +291,36 @@ async fn plugin_check_offline_accepts_what_an_upload_accepts_and_names_what_it_r
             upload.message()
         );
     }
-    // Larger than an upload may be.
-    let mut large = b"\0asm\x0d\0\x01\0".to_vec();
-    large.resize(podium_app::plugins::MAX_PLUGIN_SIZE + 1, 0);
+    // Every problem at once: a component that lacks an export and is larger than an upload
+    // may be (padded with a custom section), each named on its own line.
+    let mut large = guests::MISSING_EXPORT.to_vec();
+    let name = b"padding";
+    let payload = podium_app::plugins::MAX_PLUGIN_SIZE;
+    let mut section = leb128(name.len());
+    section.extend_from_slice(name);
+    section.resize(section.len() + payload, 0);
+    large.push(0); // a custom section
+    large.extend(leb128(section.len()));
+    large.extend(section);
     let (ok, _, err) = plugin_check(&large);
-    assert!(!ok && err.contains("too large"), "{err}");
+    assert!(!ok, "{err}");
+    let problems: Vec<&str> = err.lines().filter(|l| l.starts_with("  - ")).collect();
+    assert_eq!(problems.len(), 2, "{err}");
+    assert!(problems[0].contains("too large"), "{err}");
+    let missing = upload_error(&server, guests::MISSING_EXPORT.to_vec()).await;
+    assert!(problems[1].contains(missing.message()), "{err}");
+}
+
+/// `n` as an unsigned LEB128, as the WebAssembly binary format writes sizes.
+fn leb128(mut n: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let byte = (n & 0x7f) as u8;
+        n >>= 7;
+        if n == 0 {
+            out.push(byte);
+            return out;
+        }
+        out.push(byte | 0x80);
+    }
 }

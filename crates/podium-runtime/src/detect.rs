@@ -60,7 +60,7 @@ pub(super) fn check_header(bytes: &[u8]) -> Result<(), LoadError> {
     }
 }
 
-const PLUGIN_EXPORT: &str = "podium:plugin/plugin@0.1.0";
+pub(super) const PLUGIN_EXPORT: &str = "podium:plugin/plugin@0.1.0";
 
 fn world_export(world: World) -> &'static str {
     match world {

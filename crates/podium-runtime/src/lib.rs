@@ -206,41 +206,13 @@ impl Runtime {
     pub async fn load(&self, bytes: Arc<[u8]>) -> Result<Plugin, LoadError> {
         let sha256 = hex::encode(Sha256::digest(&bytes));
         detect::check_header(&bytes)?;
-        let component = {
-            let runtime = self.clone();
-            let sha256 = sha256.clone();
-            let bytes = bytes.clone();
-            tokio::task::spawn_blocking(move || cache::compile(&runtime, &sha256, &bytes))
-                .await
-                .map_err(|e| LoadError::Internal(e.to_string()))??
-        };
+        let component = self.compile(&sha256, &bytes).await?;
         let world = detect::world(&self.inner.engine, &component)?;
-        let pre = match world {
-            World::HardwareDriver => {
-                let pre = self
-                    .inner
-                    .driver_linker
-                    .instantiate_pre(&component)
-                    .map_err(detect::link_error)?;
-                Pre::Driver(driver::HardwareDriverPre::new(pre).map_err(detect::export_error)?)
-            }
-            World::Ipam => {
-                let pre = self
-                    .inner
-                    .ipam_linker
-                    .instantiate_pre(&component)
-                    .map_err(detect::link_error)?;
-                Pre::Ipam(ipam::IpamPre::new(pre).map_err(detect::export_error)?)
-            }
-            World::Renderer => {
-                let pre = self
-                    .inner
-                    .renderer_linker
-                    .instantiate_pre(&component)
-                    .map_err(detect::link_error)?;
-                Pre::Renderer(renderer::RendererPre::new(pre).map_err(detect::export_error)?)
-            }
-        };
+        let pre = self
+            .linker(world)
+            .instantiate_pre(&component)
+            .map_err(detect::link_error)?;
+        let pre = typed_pre(world, pre)?;
         let mut plugin = Plugin {
             inner: Arc::new(PluginInner {
                 sha256,
@@ -260,6 +232,68 @@ impl Runtime {
         Ok(plugin)
     }
 
+    /// Every reason [`Runtime::load`] would refuse `bytes` that can be judged without running
+    /// the component, all at once: a component whose imports this host lacks is still checked
+    /// for its exports (the unknown imports stubbed). Empty when only its `info` is left to
+    /// check (which `load` does).
+    pub async fn problems(&self, bytes: Arc<[u8]>) -> Vec<LoadError> {
+        if let Err(e) = detect::check_header(&bytes) {
+            return vec![e];
+        }
+        let sha256 = hex::encode(Sha256::digest(&bytes));
+        let component = match self.compile(&sha256, &bytes).await {
+            Ok(component) => component,
+            Err(e) => return vec![e],
+        };
+        let mut problems = Vec::new();
+        let world = match detect::world(&self.inner.engine, &component) {
+            Ok(world) => world,
+            Err(LoadError::MissingExport { world, detail }) => {
+                problems.push(LoadError::MissingExport { world, detail });
+                world
+            }
+            Err(e) => return vec![e],
+        };
+        let linker = self.linker(world);
+        let pre = match linker.instantiate_pre(&component) {
+            Ok(pre) => Some(pre),
+            Err(e) => {
+                problems.push(detect::link_error(e));
+                let mut stubbed = linker.clone();
+                stubbed
+                    .define_unknown_imports_as_traps(&component)
+                    .ok()
+                    .and_then(|()| stubbed.instantiate_pre(&component).ok())
+            }
+        };
+        if let Some(pre) = pre
+            && let Err(e) = typed_pre(world, pre)
+        {
+            // The world's check above already named a missing `plugin` interface.
+            if problems.is_empty() || !e.to_string().contains(detect::PLUGIN_EXPORT) {
+                problems.push(e);
+            }
+        }
+        problems
+    }
+
+    async fn compile(&self, sha256: &str, bytes: &Arc<[u8]>) -> Result<Component, LoadError> {
+        let runtime = self.clone();
+        let sha256 = sha256.to_owned();
+        let bytes = bytes.clone();
+        tokio::task::spawn_blocking(move || cache::compile(&runtime, &sha256, &bytes))
+            .await
+            .map_err(|e| LoadError::Internal(e.to_string()))?
+    }
+
+    fn linker(&self, world: World) -> &Linker<PluginState> {
+        match world {
+            World::HardwareDriver => &self.inner.driver_linker,
+            World::Ipam => &self.inner.ipam_linker,
+            World::Renderer => &self.inner.renderer_linker,
+        }
+    }
+
     pub(crate) fn engine(&self) -> &Engine {
         &self.inner.engine
     }
@@ -277,6 +311,22 @@ struct PluginInner {
     world: World,
     info: PluginInfo,
     pre: Pre,
+}
+
+/// The world's typed pre-instance: checks the component's exports against the world.
+fn typed_pre(
+    world: World,
+    pre: wasmtime::component::InstancePre<PluginState>,
+) -> Result<Pre, LoadError> {
+    Ok(match world {
+        World::HardwareDriver => {
+            Pre::Driver(driver::HardwareDriverPre::new(pre).map_err(detect::export_error)?)
+        }
+        World::Ipam => Pre::Ipam(ipam::IpamPre::new(pre).map_err(detect::export_error)?),
+        World::Renderer => {
+            Pre::Renderer(renderer::RendererPre::new(pre).map_err(detect::export_error)?)
+        }
+    })
 }
 
 enum Pre {

@@ -53,6 +53,26 @@ pub async fn plugin_check(
     runtime.load(wasm).await.map_err(Error::InvalidPlugin)
 }
 
+/// Every reason an upload would refuse `wasm` that can be judged without running it (the
+/// size, and `podium_runtime::Runtime::problems`), all at once; empty when only the
+/// component's `info` is left to check, which [`plugin_check`] does.
+pub async fn plugin_problems(runtime: &podium_runtime::Runtime, wasm: Arc<[u8]>) -> Vec<Error> {
+    let mut problems = Vec::new();
+    if wasm.len() > MAX_PLUGIN_SIZE {
+        problems.push(Error::TooLarge {
+            limit: MAX_PLUGIN_SIZE,
+        });
+    }
+    problems.extend(
+        runtime
+            .problems(wasm)
+            .await
+            .into_iter()
+            .map(Error::InvalidPlugin),
+    );
+    problems
+}
+
 impl Podium {
     /// Registers a component. Bytes already registered answer the existing plugin; another
     /// build under a name and version already taken is a conflict.
