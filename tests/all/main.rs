@@ -15,6 +15,7 @@ mod lifecycle;
 mod metrics;
 mod operations;
 mod packaging;
+mod plugin_kit;
 mod plugins;
 mod pod_managers;
 mod provisioning;

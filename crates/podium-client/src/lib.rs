@@ -8,6 +8,7 @@
 
 mod client;
 mod names;
+mod new;
 mod output;
 
 use std::collections::BTreeMap;
@@ -135,9 +136,23 @@ enum PluginCommand {
     Show { sha256: String },
     /// Upload a component (`.wasm`); it is checked, compiled and registered.
     Upload { file: std::path::PathBuf },
-    /// Check a component (`.wasm`) offline, as an upload would: print what it is, or why an
-    /// upload would refuse it (exit code 1). Needs no server.
+    /// Check a component (`.wasm`) offline, as an upload would: print what it is, or every
+    /// reason an upload would refuse it (exit code 1). Needs no server.
     Check { file: std::path::PathBuf },
+    /// Write a new plugin crate, built on the podium-plugin SDK, in the folder NAME: a working
+    /// starting point with a README and a test; `cargo build --target wasm32-wasip2 --release`
+    /// builds it. Needs no server.
+    New {
+        /// The plugin's name: the folder, the crate and the name it registers under.
+        name: String,
+        #[arg(long, value_parser = ["hardware-driver", "ipam", "renderer"])]
+        world: String,
+        /// Where the SDK is: a path to `sdk/podium-plugin` or a git URL of Podium's
+        /// repository (default: the SDK of the source tree this binary was built from, where it
+        /// still is, else the repository).
+        #[arg(long, value_name = "PATH|URL")]
+        sdk: Option<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -174,6 +189,15 @@ enum PodmCommand {
         /// none).
         #[arg(long, value_name = "N")]
         site_limit: Option<u32>,
+        /// The hardware driver plugin, by name (default: the bundled `redfish`).
+        #[arg(long, value_name = "PLUGIN")]
+        driver: Option<String>,
+        /// The driver's configuration as JSON, e.g. '{"root":"/redfish/v1"}'.
+        #[arg(long, value_name = "JSON", requires = "driver")]
+        driver_config: Option<String>,
+        /// The metaData / networkData renderer plugin, by name.
+        #[arg(long, value_name = "PLUGIN")]
+        renderer: Option<String>,
     },
     /// Set how many operations of a pod manager (by uuid or name) run at once; a limit not
     /// given goes back to its default.
@@ -914,6 +938,14 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
             let c = Client::from_env(url)?;
             print(output::object(format, &c.get("/v1/me").await?));
         }
+        Command::Plugin(PluginCommand::New { name, world, sdk }) => {
+            let dir = new::new_plugin(&name, &world, sdk.as_deref())?;
+            eprintln!(
+                "wrote {}: `cargo build --target wasm32-wasip2 --release` there builds the \
+                 component (see its README.md)",
+                dir.display()
+            );
+        }
         Command::Plugin(cmd) => {
             let c = Client::from_env(url)?;
             match cmd {
@@ -929,6 +961,7 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                     print(output::object(format, &plugin));
                 }
                 // Run by the `podium` binary, which has the plugin runtime (see `host/`).
+                PluginCommand::New { .. } => unreachable!("answered above"),
                 PluginCommand::Check { .. } => {
                     anyhow::bail!("`plugin check` runs in the podium binary, not in this client")
                 }
@@ -966,7 +999,22 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                     location,
                     service_limit,
                     site_limit,
+                    driver,
+                    driver_config,
+                    renderer,
                 } => {
+                    let driver_config = driver_config
+                        .map(|c| {
+                            serde_json::from_str(&c)
+                                .map_err(|e| anyhow::anyhow!("--driver-config: not JSON: {e}"))
+                        })
+                        .transpose()?;
+                    let binding = |name: String, config| PluginBindingParams {
+                        name,
+                        version: None,
+                        sha256: None,
+                        config,
+                    };
                     let auth = match username {
                         Some(username) => Some(AuthParams {
                             username,
@@ -989,9 +1037,9 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                             ca_bundle: None,
                             pinned_sha256: None,
                         }),
-                        driver: None,
+                        driver: driver.map(|d| binding(d, driver_config)),
                         ipam: None,
-                        renderer: None,
+                        renderer: renderer.map(|r| binding(r, None)),
                         network_config_owner: network_config_owner
                             .map(|o| parsed("--network-config-owner", &o))
                             .transpose()?,

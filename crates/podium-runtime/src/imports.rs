@@ -31,9 +31,9 @@ pub(crate) struct PluginState {
 
 /// Bytes and lines of log one call may write; past either, messages are dropped with one
 /// notice. Every line counts, an empty one too.
-const LOG_BUDGET: (usize, usize) = (256 << 10, 1000);
+pub const LOG_BUDGET: (usize, usize) = (256 << 10, 1000);
 /// One message is clipped to this many bytes (after escaping).
-const LOG_LINE_MAX: usize = 4096;
+pub const LOG_LINE_MAX: usize = 4096;
 
 impl PluginState {
     pub(super) fn new(

@@ -39,6 +39,7 @@ pub use call::{
 };
 pub use detect::LoadError;
 pub use http::{BudgetSpent, Credentials, Endpoint, HttpBudget, HttpStub, TlsPolicy};
+pub use imports::{LOG_BUDGET, LOG_LINE_MAX};
 pub use metrics::latency_histogram;
 
 use self::bindings::{driver, ipam, renderer};
