@@ -6,6 +6,7 @@ const GUESTS: &[(&str, &str)] = &[
     ("guest-wrong-version", "GUEST_WRONG_VERSION"),
     ("guest-missing-export", "GUEST_MISSING_EXPORT"),
     ("guest-other-world", "GUEST_OTHER_WORLD"),
+    ("guest-contract-0-1-0", "GUEST_CONTRACT_0_1_0"),
 ];
 
 fn main() {

@@ -7,6 +7,7 @@ mod claims;
 mod cli;
 mod config;
 mod contract;
+mod contract_0_1_0;
 mod events;
 mod faults;
 mod hosts;

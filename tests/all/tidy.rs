@@ -65,6 +65,18 @@ const NEVER_LINKS: &[(&str, &[&str])] = &[
     ),
     ("podium-client", &["sqlx", "wasmtime", "axum"]),
     ("podium-app", &["axum", "utoipa-axum"]),
+    // The plugin SDK builds outside this repository: nothing of the product.
+    (
+        "podium-plugin",
+        &[
+            "podium-types",
+            "podium-runtime",
+            "podium-app",
+            "wasmtime",
+            "sqlx",
+            "axum",
+        ],
+    ),
 ];
 
 #[test]

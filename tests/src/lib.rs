@@ -28,6 +28,8 @@ pub mod guests {
     pub static WRONG_VERSION: &[u8] = include_bytes!(env!("GUEST_WRONG_VERSION"));
     pub static MISSING_EXPORT: &[u8] = include_bytes!(env!("GUEST_MISSING_EXPORT"));
     pub static OTHER_WORLD: &[u8] = include_bytes!(env!("GUEST_OTHER_WORLD"));
+    /// A driver built against the released `podium:plugin@0.1.0` (its own copy of the WIT).
+    pub static CONTRACT_0_1_0: &[u8] = include_bytes!(env!("GUEST_CONTRACT_0_1_0"));
 }
 
 /// The admin token every test server starts with.

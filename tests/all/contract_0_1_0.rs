@@ -1,0 +1,111 @@
+//! The released contract, `podium:plugin@0.1.0`, does not change: its WIT is pinned by digest,
+//! and a driver built against it (`tests/guests/contract-0.1.0`, from its own copy of the WIT,
+//! with wit-bindgen alone) loads and does its work after every change to the host. A breaking
+//! change goes to `wit/podium-plugin@0.2.0/`, beside this one, and the host serves both.
+
+use std::path::Path;
+use std::time::Duration;
+
+use podium_tests::sushy::{FakeSystem, Sushy, SushyConfig};
+use podium_tests::{TestServer, guests};
+use reqwest::StatusCode;
+use serde_json::json;
+use sha2::{Digest, Sha256};
+
+use crate::pod_managers::wait_succeeded;
+
+/// The digest of the released WIT (each file's name, a NUL, its bytes, in name order). A test
+/// that fails here means a released contract was edited: put the change in a new version.
+const RELEASED: &str = "0bb7dbc5362742d21a54fc1945a5565983e8bc771ac3b59a8ad71b805d34e4a2";
+
+/// The digest of the `.wit` files of `dir`, and their names and contents.
+fn wit_digest(dir: &Path) -> (String, Vec<(String, Vec<u8>)>) {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "wit"))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect();
+    files.sort();
+    let mut digest = Sha256::new();
+    for (name, bytes) in &files {
+        digest.update(name.as_bytes());
+        digest.update([0]);
+        digest.update(bytes);
+    }
+    (hex::encode(digest.finalize()), files)
+}
+
+#[test]
+fn the_released_wit_is_unchanged() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let (digest, released) = wit_digest(&root.join("wit/podium-plugin@0.1.0"));
+    assert_eq!(
+        digest, RELEASED,
+        "wit/podium-plugin@0.1.0 changed after its release: put the change in a new version"
+    );
+    let (_, fixture) = wit_digest(&root.join("tests/guests/contract-0.1.0/wit"));
+    assert_eq!(
+        fixture, released,
+        "the fixture's copy of the released WIT differs from it"
+    );
+}
+
+#[tokio::test]
+async fn a_driver_built_for_0_1_0_loads_discovers_and_powers_on() {
+    let server = TestServer::start().await;
+    let admin = server.admin();
+    let plugin = admin.upload_plugin(guests::CONTRACT_0_1_0).await;
+    assert_eq!(plugin["name"], "contract-0-1-0", "{plugin}");
+    assert_eq!(plugin["world"], "hardware-driver", "{plugin}");
+
+    let bmc = Sushy::start(SushyConfig::with_systems(2)).await.unwrap();
+    let pm = admin
+        .created(
+            "/v1/pod_managers",
+            json!({"name": "released", "url": bmc.url(),
+                   "driver": {"name": "contract-0-1-0", "config": {"root": "/redfish/v1"}}}),
+        )
+        .await;
+    let uuid = pm.body["uuid"].as_str().unwrap().to_owned();
+    let hosts = podium_tests::eventually(Duration::from_secs(60), "two hosts", || async {
+        let hosts: Vec<_> = admin
+            .hosts_all(&format!("&pod_manager={uuid}"))
+            .await
+            .into_iter()
+            .filter(|h| h["kind"] == "system")
+            .collect();
+        (hosts.len() == 2).then_some(hosts)
+    })
+    .await;
+    let one = FakeSystem::numbered(1);
+    let host = hosts
+        .iter()
+        .find(|h| h["uuid"] == one.uuid.as_str())
+        .unwrap_or_else(|| panic!("{} not registered: {hosts:?}", one.uuid));
+    let id = host["id"].as_str().unwrap();
+
+    let reply = admin
+        .post(&format!("/v1/hosts/{id}/power"), json!({"action": "on"}))
+        .await;
+    assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.text);
+    wait_succeeded(&admin, reply.body["id"].as_str().unwrap()).await;
+    let system = bmc
+        .get_json(&format!("/redfish/v1/Systems/{}", one.uuid))
+        .await
+        .unwrap();
+    assert_eq!(system["PowerState"], "On", "the emulator's own view");
+
+    // Its configuration is checked by its own validate-config.
+    let refused = admin
+        .post(
+            "/v1/pod_managers",
+            json!({"name": "bad", "url": bmc.url(),
+                   "driver": {"name": "contract-0-1-0", "config": {"root": 7}}}),
+        )
+        .await;
+    assert_eq!(refused.status.as_u16(), 422, "{}", refused.body);
+}
