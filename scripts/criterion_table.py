@@ -23,8 +23,9 @@ PAIRS = [
      "minimal native get-power (same logic, no component)",
      "driver call, minimal guest (`tests/guests/faulty`): one GET, a substring check"),
     ("driver_call", "redfish get-power (instance + call + http import)",
-     "redfish native get-power (same logic, no component)",
-     "driver call, bundled Redfish driver: config parsed, one GET, the ComputerSystem parsed"),
+     "redfish native get-power (SDK test harness, no component)",
+     "driver call, bundled Redfish driver: config parsed, one GET, the ComputerSystem parsed "
+     "(native: run by the SDK's test harness, an in-process endpoint)"),
     ("render", "render-network-data (instance + call)",
      "render_network_data native (same logic, no component)",
      "render-network-data of the example template, bundled render-openstack"),
