@@ -75,7 +75,8 @@ impl Request {
         self
     }
 
-    /// A JSON body, with `Content-Type: application/json`.
+    /// A JSON body, with `Content-Type: application/json`. Panics (the call traps) where `body`
+    /// has no JSON form: a map whose keys are not strings.
     pub fn json<T: Serialize + ?Sized>(mut self, body: &T) -> Request {
         self.body = serde_json::to_vec(body).expect("a value serializes to JSON");
         self.header("Content-Type", "application/json")
