@@ -71,16 +71,18 @@ async fn a_driver_built_for_0_1_0_loads_discovers_and_powers_on() {
         )
         .await;
     let uuid = pm.body["uuid"].as_str().unwrap().to_owned();
-    let hosts = podium_tests::eventually(Duration::from_secs(60), "two hosts", || async {
-        let hosts: Vec<_> = admin
-            .hosts_all(&format!("&pod_manager={uuid}"))
-            .await
-            .into_iter()
-            .filter(|h| h["kind"] == "system")
-            .collect();
-        (hosts.len() == 2).then_some(hosts)
-    })
-    .await;
+    // Registered, then inspected by the driver: available.
+    let hosts =
+        podium_tests::eventually(Duration::from_secs(60), "two hosts available", || async {
+            let hosts: Vec<_> = admin
+                .hosts_all(&format!("&pod_manager={uuid}"))
+                .await
+                .into_iter()
+                .filter(|h| h["kind"] == "system")
+                .collect();
+            (hosts.len() == 2 && hosts.iter().all(|h| h["state"] == "available")).then_some(hosts)
+        })
+        .await;
     let one = FakeSystem::numbered(1);
     let host = hosts
         .iter()

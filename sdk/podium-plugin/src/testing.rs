@@ -18,14 +18,17 @@
 //! the only origin a request may reach (`denied` otherwise, redirects included); the host's own
 //! headers are refused (`invalid-request`); request and response bodies are bounded
 //! (`too-large`); the requests and bytes of one call are bounded (`denied`, and the call fails);
-//! the call's deadline bounds every request (`timeout`) and the call itself; log lines past the
-//! budget are dropped with one notice, a line is clipped. A call the host would fail (past its
-//! deadline, past its HTTP budget) panics here, naming the limit: a test that passes natively
-//! does not fail on these limits in the host.
+//! the call's deadline bounds every request (`timeout`) and the call itself; an answer is
+//! bounded by what the host copies out of one call; log lines past the budget are dropped with
+//! one notice, a line is clipped. With [`CountingAllocator`] installed as the test binary's
+//! global allocator, what a call allocates is held to the memory limit. A call the host would
+//! fail (past its deadline, its HTTP budget, its memory limit, or answering more than the host
+//! copies out) panics here, naming the limit: a test that passes natively does not fail on
+//! these limits in the host.
 //!
-//! Not enforced natively: the memory limit (64 MiB by default; a native build has no separate
-//! linear memory to bound), and the checks of a driver's output the host makes (`driver.wit`
-//! lists them).
+//! Not checked natively: the rules the host applies to a driver's answers (`driver.wit` lists
+//! them: id and text lengths, UUIDs, MACs, counts). Memory is measured as the native build
+//! allocates it, which is close to, not the same as, the component's linear memory.
 
 use std::cell::RefCell;
 use std::collections::BTreeSet;
@@ -73,7 +76,8 @@ pub struct Limits {
     pub log_bytes: usize,
     /// A log line is clipped to this many bytes.
     pub log_line_max: usize,
-    /// The memory a call may grow to. Documented here, not enforced natively.
+    /// The memory a call may grow to; held to where [`CountingAllocator`] is installed. A
+    /// quarter of it (all of it for a discovery) is what the host copies out of one call.
     pub memory_limit: usize,
 }
 
@@ -248,6 +252,25 @@ impl Host {
         f()
     }
 
+    /// Runs `f` as one call of `kind` whose answer the host copies out: past what the host
+    /// lifts from one call (a quarter of the memory limit; a discovery's, all of it), panics as
+    /// the host would fail it.
+    pub fn call<R: Lifted>(&self, kind: CallKind, f: impl FnOnce() -> R) -> R {
+        let _call = self.enter(kind);
+        let answer = f();
+        let lifted = answer.lifted();
+        let limit = match kind {
+            CallKind::Call => self.limits.memory_limit / 4,
+            CallKind::Discover => self.limits.memory_limit,
+        };
+        assert!(
+            lifted <= limit,
+            "the host would fail this call: its answer holds about {lifted} bytes to copy, more \
+             than the {limit} the host copies out of one call"
+        );
+        answer
+    }
+
     /// Runs `f` as one call until the returned guard is dropped (for code that keeps a value
     /// across several statements).
     pub fn enter(&self, kind: CallKind) -> Call {
@@ -277,6 +300,7 @@ impl Host {
             log_lines: 0,
             log_bytes: 0,
             log_dropped: false,
+            memory_base: memory::reset_peak(),
         };
         CURRENT.with(|c| {
             let mut current = c.borrow_mut();
@@ -344,6 +368,16 @@ impl Drop for Call {
             "the host would fail this call: it ran {elapsed:?}, past its deadline of {:?}",
             context.timeout
         );
+        if memory::installed() {
+            let used = memory::peak().saturating_sub(context.memory_base);
+            let limit = context.host.limits.memory_limit;
+            assert!(
+                used <= limit,
+                "the host would fail this call: it allocated {used} bytes at its peak, past its \
+                 memory limit of {limit} bytes (measured natively by CountingAllocator; the \
+                 component's own use differs, a little)"
+            );
+        }
         assert!(
             !context.overspent,
             "the host would fail this call: it sent {} requests and {} bytes, past its budget of {} \
@@ -366,6 +400,8 @@ struct Context {
     log_lines: usize,
     log_bytes: usize,
     log_dropped: bool,
+    /// What this thread had allocated when the call started ([`CountingAllocator`]).
+    memory_base: usize,
 }
 
 thread_local! {
@@ -635,59 +671,71 @@ type DriverExport<T> = crate::driver::Export<T>;
 
 impl<T: HardwareDriver> DriverCalls<'_, T> {
     pub fn info(&self) -> PluginInfo {
-        self.host
-            .run(<DriverExport<T> as driver_plugin::Guest>::info)
+        self.host.call(
+            CallKind::Call,
+            <DriverExport<T> as driver_plugin::Guest>::info,
+        )
     }
 
     /// `validate-config` of `config` (not the host's).
     pub fn validate_config(&self, config: &str) -> Result<()> {
-        self.host
-            .run(|| <DriverExport<T> as driver_plugin::Guest>::validate_config(config.to_owned()))
+        self.host.call(CallKind::Call, || {
+            <DriverExport<T> as driver_plugin::Guest>::validate_config(config.to_owned())
+        })
     }
 
     pub fn capabilities(&self) -> CapabilitySet {
-        self.host
-            .run(<DriverExport<T> as driver::Guest>::capabilities)
+        self.host.call(
+            CallKind::Call,
+            <DriverExport<T> as driver::Guest>::capabilities,
+        )
     }
 
     pub fn probe(&self) -> Result<ServiceInfo> {
-        self.host.run(<DriverExport<T> as driver::Guest>::probe)
+        self.host
+            .call(CallKind::Call, <DriverExport<T> as driver::Guest>::probe)
     }
 
     /// Under the deadline and budget of a discovery.
     pub fn discover(&self) -> Result<Vec<System>> {
-        let _call = self.host.enter(CallKind::Discover);
-        <DriverExport<T> as driver::Guest>::discover()
+        self.host.call(
+            CallKind::Discover,
+            <DriverExport<T> as driver::Guest>::discover,
+        )
     }
 
     pub fn inspect(&self, system_id: &str) -> Result<System> {
-        self.host
-            .run(|| <DriverExport<T> as driver::Guest>::inspect(system_id.to_owned()))
+        self.host.call(CallKind::Call, || {
+            <DriverExport<T> as driver::Guest>::inspect(system_id.to_owned())
+        })
     }
 
     pub fn get_power(&self, system_id: &str) -> Result<PowerState> {
-        self.host
-            .run(|| <DriverExport<T> as driver::Guest>::get_power(system_id.to_owned()))
+        self.host.call(CallKind::Call, || {
+            <DriverExport<T> as driver::Guest>::get_power(system_id.to_owned())
+        })
     }
 
     pub fn set_power(&self, system_id: &str, action: PowerAction) -> Result<()> {
-        self.host
-            .run(|| <DriverExport<T> as driver::Guest>::set_power(system_id.to_owned(), action))
+        self.host.call(CallKind::Call, || {
+            <DriverExport<T> as driver::Guest>::set_power(system_id.to_owned(), action)
+        })
     }
 
     pub fn set_boot_override(&self, system_id: &str, settings: BootSettings) -> Result<()> {
-        self.host.run(|| {
+        self.host.call(CallKind::Call, || {
             <DriverExport<T> as driver::Guest>::set_boot_override(system_id.to_owned(), settings)
         })
     }
 
     pub fn insert_media(&self, system_id: &str, request: MediaRequest) -> Result<()> {
-        self.host
-            .run(|| <DriverExport<T> as driver::Guest>::insert_media(system_id.to_owned(), request))
+        self.host.call(CallKind::Call, || {
+            <DriverExport<T> as driver::Guest>::insert_media(system_id.to_owned(), request)
+        })
     }
 
     pub fn eject_media(&self, system_id: &str, media_type: MediaType) -> Result<()> {
-        self.host.run(|| {
+        self.host.call(CallKind::Call, || {
             <DriverExport<T> as driver::Guest>::eject_media(system_id.to_owned(), media_type)
         })
     }
@@ -704,17 +752,20 @@ type IpamExport<T> = crate::ipam::Export<T>;
 
 impl<T: Ipam> IpamCalls<'_, T> {
     pub fn info(&self) -> PluginInfo {
-        self.host.run(<IpamExport<T> as ipam_plugin::Guest>::info)
+        self.host
+            .call(CallKind::Call, <IpamExport<T> as ipam_plugin::Guest>::info)
     }
 
     pub fn validate_config(&self, config: &str) -> Result<()> {
-        self.host
-            .run(|| <IpamExport<T> as ipam_plugin::Guest>::validate_config(config.to_owned()))
+        self.host.call(CallKind::Call, || {
+            <IpamExport<T> as ipam_plugin::Guest>::validate_config(config.to_owned())
+        })
     }
 
     pub fn propose(&self, request: AllocationRequest) -> Result<Option<String>> {
-        self.host
-            .run(|| <IpamExport<T> as allocator::Guest>::propose(request))
+        self.host.call(CallKind::Call, || {
+            <IpamExport<T> as allocator::Guest>::propose(request)
+        })
     }
 
     pub fn preprovisioning_network_data(
@@ -722,7 +773,7 @@ impl<T: Ipam> IpamCalls<'_, T> {
         request: AllocationRequest,
         address: &str,
     ) -> Result<Option<String>> {
-        self.host.run(|| {
+        self.host.call(CallKind::Call, || {
             <IpamExport<T> as allocator::Guest>::preprovisioning_network_data(
                 request,
                 address.to_owned(),
@@ -742,18 +793,22 @@ type RenderExport<T> = crate::render::Export<T>;
 
 impl<T: Renderer> RendererCalls<'_, T> {
     pub fn info(&self) -> PluginInfo {
-        self.host
-            .run(<RenderExport<T> as render_plugin::Guest>::info)
+        self.host.call(
+            CallKind::Call,
+            <RenderExport<T> as render_plugin::Guest>::info,
+        )
     }
 
     pub fn validate_config(&self, config: &str) -> Result<()> {
-        self.host
-            .run(|| <RenderExport<T> as render_plugin::Guest>::validate_config(config.to_owned()))
+        self.host.call(CallKind::Call, || {
+            <RenderExport<T> as render_plugin::Guest>::validate_config(config.to_owned())
+        })
     }
 
     pub fn validate_template(&self, template: &str) -> Result<TemplateNeeds> {
-        self.host
-            .run(|| <RenderExport<T> as render::Guest>::validate_template(template.to_owned()))
+        self.host.call(CallKind::Call, || {
+            <RenderExport<T> as render::Guest>::validate_template(template.to_owned())
+        })
     }
 
     pub fn validate_consumer_input(
@@ -763,7 +818,7 @@ impl<T: Renderer> RendererCalls<'_, T> {
         host: Option<HostFacts>,
         input: ConsumerInput,
     ) -> Result<()> {
-        self.host.run(|| {
+        self.host.call(CallKind::Call, || {
             <RenderExport<T> as render::Guest>::validate_consumer_input(
                 policy,
                 template.to_owned(),
@@ -774,13 +829,15 @@ impl<T: Renderer> RendererCalls<'_, T> {
     }
 
     pub fn render_meta_data(&self, input: RenderInput) -> Result<String> {
-        self.host
-            .run(|| <RenderExport<T> as render::Guest>::render_meta_data(input))
+        self.host.call(CallKind::Call, || {
+            <RenderExport<T> as render::Guest>::render_meta_data(input)
+        })
     }
 
     pub fn render_network_data(&self, input: RenderInput) -> Result<String> {
-        self.host
-            .run(|| <RenderExport<T> as render::Guest>::render_network_data(input))
+        self.host.call(CallKind::Call, || {
+            <RenderExport<T> as render::Guest>::render_network_data(input)
+        })
     }
 
     pub fn render_preprovisioning_network_data(
@@ -788,7 +845,7 @@ impl<T: Renderer> RendererCalls<'_, T> {
         host: HostFacts,
         documents: Vec<String>,
     ) -> Result<String> {
-        self.host.run(|| {
+        self.host.call(CallKind::Call, || {
             <RenderExport<T> as render::Guest>::render_preprovisioning_network_data(host, documents)
         })
     }
@@ -856,5 +913,192 @@ impl AllocationsModel for MemoryPool {
         address
             .parse::<IpAddr>()
             .is_ok_and(|ip| !self.taken.lock().expect("pool").contains(&ip))
+    }
+}
+
+/// About how many bytes the host copies out of an answer when it lifts it from the component:
+/// the bytes of its strings and its lists' elements (a record counts its fields).
+pub trait Lifted {
+    fn lifted(&self) -> usize;
+}
+
+impl Lifted for String {
+    fn lifted(&self) -> usize {
+        self.len() + 8
+    }
+}
+
+impl Lifted for bool {
+    fn lifted(&self) -> usize {
+        1
+    }
+}
+
+impl<T: Lifted> Lifted for Option<T> {
+    fn lifted(&self) -> usize {
+        1 + self.as_ref().map_or(0, Lifted::lifted)
+    }
+}
+
+impl<T: Lifted> Lifted for Vec<T> {
+    fn lifted(&self) -> usize {
+        8 + self.iter().map(Lifted::lifted).sum::<usize>()
+    }
+}
+
+impl<T: Lifted> Lifted for Result<T> {
+    fn lifted(&self) -> usize {
+        1 + match self {
+            Ok(t) => t.lifted(),
+            Err(e) => crate::ErrorExt::message(e).len() + 8,
+        }
+    }
+}
+
+/// Types whose answer is a fixed number of bytes.
+macro_rules! fixed {
+    ($($ty:ty),*) => {
+        $(impl Lifted for $ty {
+            fn lifted(&self) -> usize {
+                std::mem::size_of::<$ty>()
+            }
+        })*
+    };
+}
+
+fixed!((), u8, u32, u64, PowerState, CapabilitySet, MediaType);
+
+impl Lifted for PluginInfo {
+    fn lifted(&self) -> usize {
+        self.name.lifted() + self.version.lifted() + self.description.lifted()
+    }
+}
+
+impl Lifted for ServiceInfo {
+    fn lifted(&self) -> usize {
+        self.root_link.lifted() + self.product.lifted() + self.version.lifted()
+    }
+}
+
+impl Lifted for crate::driver::Nic {
+    fn lifted(&self) -> usize {
+        self.id.lifted() + self.name.lifted() + self.mac.lifted() + 8
+    }
+}
+
+impl Lifted for crate::driver::MediaSlot {
+    fn lifted(&self) -> usize {
+        self.id.lifted() + self.media_types.len() + 8 + 1 + self.image.lifted()
+    }
+}
+
+impl Lifted for System {
+    fn lifted(&self) -> usize {
+        self.id.lifted()
+            + self.name.lifted()
+            + self.uuid.lifted()
+            + self.manufacturer.lifted()
+            + self.model.lifted()
+            + self.serial.lifted()
+            + self.nics.lifted()
+            + self.media_slots.lifted()
+            + 32
+    }
+}
+
+impl Lifted for TemplateNeeds {
+    fn lifted(&self) -> usize {
+        8 + self
+            .pools
+            .iter()
+            .map(|p| p.name.lifted() + p.field.lifted() + 1)
+            .sum::<usize>()
+    }
+}
+
+/// A global allocator that counts what each thread has allocated, so the harness can hold a
+/// call to the memory limit. Install it in a plugin's test binary:
+///
+/// ```ignore
+/// #[global_allocator]
+/// static ALLOCATOR: podium_plugin::testing::CountingAllocator =
+///     podium_plugin::testing::CountingAllocator;
+/// ```
+///
+/// Without it the harness cannot see memory, and says nothing about it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CountingAllocator;
+
+// SAFETY: every method hands the call to the system allocator unchanged; the counting touches
+// only thread-local cells, which allocate nothing.
+#[allow(unsafe_code)]
+unsafe impl std::alloc::GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        memory::grew(layout.size());
+        // SAFETY: the caller's contract, passed on.
+        unsafe { std::alloc::System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        memory::shrank(layout.size());
+        // SAFETY: the caller's contract, passed on.
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        memory::grew(layout.size());
+        // SAFETY: the caller's contract, passed on.
+        unsafe { std::alloc::System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        memory::shrank(layout.size());
+        memory::grew(new_size);
+        // SAFETY: the caller's contract, passed on.
+        unsafe { std::alloc::System.realloc(ptr, layout, new_size) }
+    }
+}
+
+/// What [`CountingAllocator`] counts, per thread.
+mod memory {
+    use std::cell::Cell;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    static INSTALLED: AtomicBool = AtomicBool::new(false);
+
+    thread_local! {
+        static IN_USE: Cell<usize> = const { Cell::new(0) };
+        static PEAK: Cell<usize> = const { Cell::new(0) };
+    }
+
+    pub(super) fn installed() -> bool {
+        INSTALLED.load(Ordering::Relaxed)
+    }
+
+    pub(super) fn grew(bytes: usize) {
+        if !INSTALLED.load(Ordering::Relaxed) {
+            INSTALLED.store(true, Ordering::Relaxed);
+        }
+        // A thread being torn down has no cells left: nothing to count.
+        let _ = IN_USE.try_with(|in_use| {
+            let now = in_use.get() + bytes;
+            in_use.set(now);
+            let _ = PEAK.try_with(|peak| peak.set(peak.get().max(now)));
+        });
+    }
+
+    pub(super) fn shrank(bytes: usize) {
+        let _ = IN_USE.try_with(|in_use| in_use.set(in_use.get().saturating_sub(bytes)));
+    }
+
+    /// Starts a new peak at what is in use now, and answers it.
+    pub(super) fn reset_peak() -> usize {
+        let now = IN_USE.try_with(Cell::get).unwrap_or(0);
+        let _ = PEAK.try_with(|peak| peak.set(now));
+        now
+    }
+
+    pub(super) fn peak() -> usize {
+        PEAK.try_with(Cell::get).unwrap_or(0)
     }
 }

@@ -11,6 +11,10 @@ use podium_plugin::prelude::*;
 use podium_plugin::testing::{Host, Limits};
 use serde::Deserialize;
 
+#[global_allocator]
+static ALLOCATOR: podium_plugin::testing::CountingAllocator =
+    podium_plugin::testing::CountingAllocator;
+
 /// A driver whose `get-power` does what its configuration says.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -28,6 +32,12 @@ struct Probe {
     log_lines: u32,
     #[serde(default)]
     sleep_ms: u64,
+    /// Allocate this many MiB during the call.
+    #[serde(default)]
+    hog_mib: usize,
+    /// `inspect` answers a system whose name is this many MiB.
+    #[serde(default)]
+    bulky_mib: usize,
 }
 
 impl Plugin for Probe {
@@ -53,8 +63,22 @@ impl HardwareDriver for Probe {
         Ok(Vec::new())
     }
 
-    fn inspect(&self, _: &str) -> Result<System> {
-        Err(Error::NotFound("none".into()))
+    fn inspect(&self, id: &str) -> Result<System> {
+        Ok(System {
+            id: id.to_owned(),
+            kind: podium_plugin::driver::SystemKind::System,
+            name: "x".repeat(self.bulky_mib << 20),
+            uuid: None,
+            manufacturer: None,
+            model: None,
+            serial: None,
+            cpu_count: 1,
+            memory_mib: 1,
+            nics: Vec::new(),
+            power: PowerState::Off,
+            boot: None,
+            media_slots: Vec::new(),
+        })
     }
 
     fn get_power(&self, _: &str) -> Result<PowerState> {
@@ -62,6 +86,8 @@ impl HardwareDriver for Probe {
             log::info(&format!("line {i}"));
         }
         std::thread::sleep(Duration::from_millis(self.sleep_ms));
+        let hog = vec![1u8; self.hog_mib << 20];
+        std::hint::black_box(&hog);
         if let Some(url) = &self.url {
             for _ in 0..self.times.max(1) {
                 let mut request = Request::get(url.clone());
@@ -175,4 +201,27 @@ fn a_bad_configuration_names_the_field() {
         matches!(&refused, Error::InvalidConfig(m) if m.starts_with("tiems: unknown field")),
         "{refused:?}"
     );
+}
+
+#[test]
+#[should_panic(expected = "past its memory limit")]
+fn a_call_past_its_memory_limit_fails() {
+    let _ = get_power(&service(2), r#"{"hog_mib": 80}"#);
+}
+
+#[test]
+fn a_call_within_its_memory_limit_passes() {
+    assert_eq!(
+        get_power(&service(2), r#"{"hog_mib": 32}"#),
+        Ok(PowerState::On)
+    );
+}
+
+#[test]
+#[should_panic(expected = "more than the 16777216 the host copies out")]
+fn an_answer_larger_than_the_host_copies_out_fails() {
+    let _ = Host::new()
+        .config(r#"{"bulky_mib": 17}"#)
+        .driver::<Probe>()
+        .inspect("/x");
 }

@@ -9,6 +9,11 @@ use serde_json::{Value, json};
 
 use {{crate_name}}::Driver;
 
+// Holds each call to the host's memory limit, as the host does.
+#[global_allocator]
+static ALLOCATOR: podium_plugin::testing::CountingAllocator =
+    podium_plugin::testing::CountingAllocator;
+
 fn service(path: &str) -> Option<Value> {
     Some(match path {
         "/redfish/v1" => json!({"RedfishVersion": "1.5.0", "Systems": {"@odata.id": "/redfish/v1/Systems"}}),
