@@ -1,7 +1,6 @@
 //! The component: `ipam-dhcpless` as a [`podium_plugin::Ipam`]. Checks the request's host and
 //! boot NIC and hands the range arithmetic to `ipam-strategy` (shared with `plugin-ipam-static`).
 
-use ipam_strategy::strategy::{self, ProposeError};
 use podium_plugin::ipam::{AllocationRequest, Allocations};
 use podium_plugin::{Error, Ipam, Plugin, PluginInfo, Result};
 
@@ -37,20 +36,7 @@ impl Ipam for IpamDhcpless {
         allocations: &Allocations,
     ) -> Result<Option<String>> {
         boot_mac(&request)?;
-        let ranges = ipam_strategy::parse_ranges(
-            request
-                .pool
-                .ranges
-                .iter()
-                .map(|r| (r.start.as_str(), r.end.as_str())),
-        )
-        .map_err(Error::InvalidInput)?;
-        strategy::propose(self.0.strategy, &ranges, &mut HostAllocations(allocations))
-            .map(|addr| addr.map(|a| a.to_string()))
-            .map_err(|e| match e {
-                ProposeError::InvalidInput(m) => Error::InvalidInput(m),
-                ProposeError::Internal(m) => Error::Internal(m),
-            })
+        ipam_strategy::propose_for(self.0.strategy, &request, allocations)
     }
 
     fn preprovisioning_network_data(
@@ -87,19 +73,6 @@ fn boot_mac(request: &AllocationRequest) -> Result<String> {
     )
     .map_err(Error::InvalidInput)?;
     Ok(host.boot_mac.clone().unwrap_or_default())
-}
-
-/// The host's `allocations` import as `ipam-strategy` asks it.
-struct HostAllocations<'a>(&'a Allocations);
-
-impl strategy::Allocations for HostAllocations<'_> {
-    fn first_free(&mut self, start: &str, end: &str) -> Option<String> {
-        self.0.first_free(start, end)
-    }
-
-    fn is_free(&mut self, address: &str) -> bool {
-        self.0.is_free(address)
-    }
 }
 
 podium_plugin::export!(IpamDhcpless: Ipam);

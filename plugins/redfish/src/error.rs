@@ -1,7 +1,7 @@
 //! What a request the host could not carry out means for this driver; an HTTP error status is
 //! the SDK's (`ErrorExt::from_status`, part of the contract).
 
-use podium_plugin::http::{HttpError, Method, from_http_error};
+use podium_plugin::http::{HttpError, Method, from_http_error, method_name};
 use podium_plugin::{Error, truncate};
 
 /// Who handed the driver the URL of a request, which decides what a host refusal means.
@@ -32,16 +32,5 @@ pub(crate) fn from_transport(
             truncate(&m)
         )),
         (err, _) => from_http_error(method, url, err),
-    }
-}
-
-fn method_name(method: Method) -> &'static str {
-    match method {
-        Method::Get => "GET",
-        Method::Head => "HEAD",
-        Method::Post => "POST",
-        Method::Put => "PUT",
-        Method::Patch => "PATCH",
-        Method::Delete => "DELETE",
     }
 }

@@ -1,6 +1,6 @@
 //! The contract's `error` and what its cases mean to the host.
 
-use crate::http::Method;
+use crate::http::{Method, method_name};
 
 pub use crate::wit::hardware_driver::podium::plugin::types::{Error, RemoteError};
 
@@ -72,17 +72,6 @@ impl ErrorExt for Error {
             | Error::Internal(m) => m,
             Error::Remote(r) => &r.message,
         }
-    }
-}
-
-pub(crate) fn method_name(method: Method) -> &'static str {
-    match method {
-        Method::Get => "GET",
-        Method::Head => "HEAD",
-        Method::Post => "POST",
-        Method::Put => "PUT",
-        Method::Patch => "PATCH",
-        Method::Delete => "DELETE",
     }
 }
 

@@ -13,7 +13,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::error::{method_name, truncate};
+use crate::error::truncate;
 use crate::{Error, ErrorExt, Result};
 
 pub use crate::wit::hardware_driver::podium::plugin::http::{HttpError, Method, Response};
@@ -209,5 +209,17 @@ pub fn from_http_error(method: Method, url: &str, error: HttpError) -> Error {
             "{at}: the host refused the request as malformed: {}",
             truncate(&m)
         )),
+    }
+}
+
+/// `GET`, `POST`, ...: the method as HTTP spells it.
+pub fn method_name(method: Method) -> &'static str {
+    match method {
+        Method::Get => "GET",
+        Method::Head => "HEAD",
+        Method::Post => "POST",
+        Method::Put => "PUT",
+        Method::Patch => "PATCH",
+        Method::Delete => "DELETE",
     }
 }

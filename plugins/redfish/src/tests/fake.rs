@@ -9,7 +9,7 @@ use podium_plugin::Error;
 use podium_plugin::driver::{
     BootSettings, MediaRequest, MediaType, PowerAction, PowerState, ServiceInfo, System,
 };
-use podium_plugin::http::{HttpError, Method, Response};
+use podium_plugin::http::{HttpError, Method, Response, method_name};
 use podium_plugin::log::Level;
 use podium_plugin::testing::Host;
 use serde_json::Value;
@@ -108,17 +108,6 @@ fn response(status: u16, body: Vec<u8>) -> Response {
         status,
         headers: Vec::new(),
         body,
-    }
-}
-
-fn method_name(method: Method) -> &'static str {
-    match method {
-        Method::Get => "GET",
-        Method::Head => "HEAD",
-        Method::Post => "POST",
-        Method::Put => "PUT",
-        Method::Patch => "PATCH",
-        Method::Delete => "DELETE",
     }
 }
 
