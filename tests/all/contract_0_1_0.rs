@@ -4,7 +4,6 @@
 //! change goes to `wit/podium-plugin@0.2.0/`, beside this one, and the host serves both.
 
 use std::path::Path;
-use std::time::Duration;
 
 use podium_tests::sushy::{FakeSystem, Sushy, SushyConfig};
 use podium_tests::{TestServer, guests};
@@ -72,17 +71,7 @@ async fn a_driver_built_for_0_1_0_loads_discovers_and_powers_on() {
         .await;
     let uuid = pm.body["uuid"].as_str().unwrap().to_owned();
     // Registered, then inspected by the driver: available.
-    let hosts =
-        podium_tests::eventually(Duration::from_secs(60), "two hosts available", || async {
-            let hosts: Vec<_> = admin
-                .hosts_all(&format!("&pod_manager={uuid}"))
-                .await
-                .into_iter()
-                .filter(|h| h["kind"] == "system")
-                .collect();
-            (hosts.len() == 2 && hosts.iter().all(|h| h["state"] == "available")).then_some(hosts)
-        })
-        .await;
+    let hosts = admin.systems_in_state(&uuid, 2, "available").await;
     let one = FakeSystem::numbered(1);
     let host = hosts
         .iter()

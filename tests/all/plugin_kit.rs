@@ -156,16 +156,8 @@ async fn a_new_driver_goes_from_plugin_new_to_discovering_a_bmc() {
         },
     )
     .await;
-    let hosts = podium_tests::eventually(Duration::from_secs(60), "two hosts", || async {
-        let hosts: Vec<_> = admin
-            .hosts_all(&format!("&pod_manager={uuid}"))
-            .await
-            .into_iter()
-            .filter(|h| h["kind"] == "system")
-            .collect();
-        (hosts.len() == 2).then_some(hosts)
-    })
-    .await;
+    // Registered by its discovery, then inspected by it: available.
+    let hosts = admin.systems_in_state(&uuid, 2, "available").await;
     for n in 1..=2 {
         let expected = FakeSystem::numbered(n);
         let host = hosts

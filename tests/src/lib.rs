@@ -374,6 +374,25 @@ impl Client {
         }
     }
 
+    /// Waits (up to 60 s) until pod manager `uuid` has `n` hosts of kind `system` in `state`,
+    /// and answers them.
+    pub async fn systems_in_state(&self, uuid: &str, n: usize, state: &str) -> Vec<Value> {
+        eventually(
+            Duration::from_secs(60),
+            &format!("{n} hosts {state}"),
+            || async {
+                let hosts: Vec<_> = self
+                    .hosts_all(&format!("&pod_manager={uuid}"))
+                    .await
+                    .into_iter()
+                    .filter(|h| h["kind"] == "system")
+                    .collect();
+                (hosts.len() == n && hosts.iter().all(|h| h["state"] == state)).then_some(hosts)
+            },
+        )
+        .await
+    }
+
     pub async fn create_site(&self, url: &str) -> String {
         let pm = self
             .created(

@@ -68,11 +68,6 @@ pub(crate) fn unsupported<T: Plugin>(what: &str) -> Error {
 #[derive(Debug)]
 pub struct Export<T>(PhantomData<T>);
 
-/// Builds the plugin from the host's configuration and runs one call.
-fn with<T: Plugin, R>(call: impl FnOnce(&T) -> Result<R>) -> Result<R> {
-    call(&T::from_config(&crate::host::config())?)
-}
-
 impl<T: HardwareDriver> plugin::Guest for Export<T> {
     fn info() -> PluginInfo {
         T::info()
@@ -89,34 +84,34 @@ impl<T: HardwareDriver> driver::Guest for Export<T> {
     }
 
     fn probe() -> Result<ServiceInfo> {
-        with(T::probe)
+        crate::with_config(T::probe)
     }
 
     fn discover() -> Result<Vec<System>> {
-        with(T::discover)
+        crate::with_config(T::discover)
     }
 
     fn inspect(system_id: String) -> Result<System> {
-        with(|t: &T| t.inspect(&system_id))
+        crate::with_config(|t: &T| t.inspect(&system_id))
     }
 
     fn get_power(system_id: String) -> Result<PowerState> {
-        with(|t: &T| t.get_power(&system_id))
+        crate::with_config(|t: &T| t.get_power(&system_id))
     }
 
     fn set_power(system_id: String, action: PowerAction) -> Result<()> {
-        with(|t: &T| t.set_power(&system_id, action))
+        crate::with_config(|t: &T| t.set_power(&system_id, action))
     }
 
     fn set_boot_override(system_id: String, settings: BootSettings) -> Result<()> {
-        with(|t: &T| t.set_boot_override(&system_id, settings))
+        crate::with_config(|t: &T| t.set_boot_override(&system_id, settings))
     }
 
     fn insert_media(system_id: String, request: MediaRequest) -> Result<()> {
-        with(|t: &T| t.insert_media(&system_id, request))
+        crate::with_config(|t: &T| t.insert_media(&system_id, request))
     }
 
     fn eject_media(system_id: String, media_type: MediaType) -> Result<()> {
-        with(|t: &T| t.eject_media(&system_id, media_type))
+        crate::with_config(|t: &T| t.eject_media(&system_id, media_type))
     }
 }

@@ -68,13 +68,13 @@ impl<T: Ipam> plugin::Guest for Export<T> {
 
 impl<T: Ipam> allocator::Guest for Export<T> {
     fn propose(request: AllocationRequest) -> Result<Option<String>> {
-        T::from_config(&crate::host::config())?.propose(request, &Allocations)
+        crate::with_config(|t: &T| t.propose(request, &Allocations))
     }
 
     fn preprovisioning_network_data(
         request: AllocationRequest,
         address: String,
     ) -> Result<Option<String>> {
-        T::from_config(&crate::host::config())?.preprovisioning_network_data(request, &address)
+        crate::with_config(|t: &T| t.preprovisioning_network_data(request, &address))
     }
 }

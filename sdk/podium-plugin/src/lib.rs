@@ -74,6 +74,12 @@ pub trait Plugin: Sized {
     fn from_config(config: &str) -> Result<Self>;
 }
 
+/// Builds the plugin from the host's configuration and runs one call with it: what every
+/// world's exports do.
+pub(crate) fn with_config<T: Plugin, R>(call: impl FnOnce(&T) -> Result<R>) -> Result<R> {
+    call(&T::from_config(&host::config())?)
+}
+
 /// `PluginInfo` with the plugin crate's own version: `info!("name", "description")`.
 #[macro_export]
 macro_rules! info {

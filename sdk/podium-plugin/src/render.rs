@@ -51,10 +51,6 @@ pub trait Renderer: Plugin {
 #[derive(Debug)]
 pub struct Export<T>(PhantomData<T>);
 
-fn with<T: Plugin, R>(call: impl FnOnce(&T) -> Result<R>) -> Result<R> {
-    call(&T::from_config(&crate::host::config())?)
-}
-
 impl<T: Renderer> plugin::Guest for Export<T> {
     fn info() -> PluginInfo {
         T::info()
@@ -67,7 +63,7 @@ impl<T: Renderer> plugin::Guest for Export<T> {
 
 impl<T: Renderer> render::Guest for Export<T> {
     fn validate_template(template: String) -> Result<TemplateNeeds> {
-        with(|t: &T| t.validate_template(&template))
+        crate::with_config(|t: &T| t.validate_template(&template))
     }
 
     fn validate_consumer_input(
@@ -76,21 +72,21 @@ impl<T: Renderer> render::Guest for Export<T> {
         host: Option<HostFacts>,
         input: ConsumerInput,
     ) -> Result<()> {
-        with(|t: &T| t.validate_consumer_input(policy, &template, host, input))
+        crate::with_config(|t: &T| t.validate_consumer_input(policy, &template, host, input))
     }
 
     fn render_meta_data(input: RenderInput) -> Result<String> {
-        with(|t: &T| t.render_meta_data(input))
+        crate::with_config(|t: &T| t.render_meta_data(input))
     }
 
     fn render_network_data(input: RenderInput) -> Result<String> {
-        with(|t: &T| t.render_network_data(input))
+        crate::with_config(|t: &T| t.render_network_data(input))
     }
 
     fn render_preprovisioning_network_data(
         host: HostFacts,
         documents: Vec<String>,
     ) -> Result<String> {
-        with(|t: &T| t.render_preprovisioning_network_data(host, documents))
+        crate::with_config(|t: &T| t.render_preprovisioning_network_data(host, documents))
     }
 }
