@@ -215,9 +215,20 @@ async fn a_tenant_claims_with_wait_and_follows_its_provisioning() {
     assert!(login.status.success());
 
     // The admin: a site, synced with a live status until it ends, and its template.
+    let ramdisk = "http://127.0.0.1:9/ramdisk.iso";
     let pm = cli
-        .json(&["podm", "create", "--name", "site", "--endpoint", &bmc.url()])
+        .json(&[
+            "podm",
+            "create",
+            "--name",
+            "site",
+            "--endpoint",
+            &bmc.url(),
+            "--preprovisioning-image",
+            ramdisk,
+        ])
         .await;
+    assert_eq!(pm["preprovisioning_image"], ramdisk, "{pm}");
     let pm = pm["uuid"].as_str().unwrap().to_owned();
     let sync = cli.json(&["podm", "sync", &pm, "--wait"]).await;
     assert_eq!(sync["status"], "succeeded", "{sync}");

@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use podium_tests::sushy::{Sushy, SushyConfig};
 use podium_tests::{Client, ImageServer, TestServer, eventually, vfat};
+
+use crate::pod_managers::wait_succeeded;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -192,4 +194,122 @@ async fn a_claim_is_provisioned_from_virtual_media_with_its_config_drive_and_rel
         .await;
     assert_eq!(again.body["state"], "bound", "{}", again.text);
     assert_eq!(again.body["host"]["id"], host_id.as_str());
+}
+
+#[tokio::test]
+async fn a_site_with_a_preprovisioning_image_boots_it_with_the_dhcpless_drive_when_inspecting() {
+    let server = TestServer::start_with(|c| {
+        c.probe_interval = Duration::from_millis(300);
+        c.sync_interval = Duration::from_secs(3600);
+    })
+    .await;
+    let bmc = Sushy::start(SushyConfig::with_systems(1)).await.unwrap();
+    let images = ImageServer::start(vec![0x42; 4096]).await;
+    let ramdisk = images.url("/ramdisk.iso");
+    let admin = server.admin();
+    let pm = admin.create_site(&bmc.url()).await;
+    let host = admin.systems_in_state(&pm, 1, "available").await.remove(0);
+    let host_id = host["id"].as_str().unwrap().to_owned();
+    let system = host["system_id"].as_str().unwrap().to_owned();
+
+    // Validated, named.
+    for (bad, reason) in [
+        ("ftp://images/ramdisk.iso", "http or https"),
+        ("not a url", "not a URL"),
+    ] {
+        let refused = admin
+            .patch(
+                &format!("/v1/pod_managers/{pm}"),
+                json!({ "preprovisioning_image": bad }),
+            )
+            .await;
+        assert_eq!(
+            refused.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{}",
+            refused.text
+        );
+        assert_eq!(refused.field(), "preprovisioning_image", "{}", refused.text);
+        assert!(refused.message().contains(reason), "{}", refused.text);
+    }
+    let set = admin
+        .patch(
+            &format!("/v1/pod_managers/{pm}"),
+            json!({ "preprovisioning_image": ramdisk }),
+        )
+        .await;
+    assert_eq!(set.status, StatusCode::OK, "{}", set.text);
+    assert_eq!(set.body["preprovisioning_image"], ramdisk.as_str());
+
+    // Without a DHCP-less pool there is nothing to boot it with: the host stays off.
+    let inspect = async || {
+        let op = admin
+            .post(&format!("/v1/hosts/{host_id}/inspect"), json!({}))
+            .await;
+        assert_eq!(op.status, StatusCode::ACCEPTED, "{}", op.text);
+        wait_succeeded(&admin, op.body["id"].as_str().unwrap()).await
+    };
+    let plain = inspect().await;
+    assert!(plain["result"]["preprovisioning"].is_null(), "{plain}");
+    assert_eq!(bmc.get_json(&system).await.unwrap()["PowerState"], "Off");
+
+    admin
+        .created(
+            "/v1/ip_pools",
+            json!({"name": "prov", "ranges": [{"start": "10.81.0.10", "end": "10.81.0.20"}],
+                   "prefix": 24, "gateway": "10.81.0.1", "pod_manager": pm,
+                   "plugin": {"name": "ipam-dhcpless"}}),
+        )
+        .await;
+    let booted = inspect().await;
+    let prepared = &booted["result"]["preprovisioning"];
+    assert_eq!(prepared["booted"], ramdisk.as_str(), "{booted}");
+    // The emulator: the ramdisk in the CD, the preprovisioning drive in the floppy, a boot
+    // from CD, power on; the inspection read that back.
+    let slots = emulated_slots(&bmc, &system).await;
+    let cd = slot_taking(&slots, "CD");
+    assert_eq!(cd["Image"], ramdisk.as_str(), "{cd}");
+    let floppy = slot_taking(&slots, "Floppy");
+    let drive_url = floppy["Image"].as_str().unwrap_or_default().to_owned();
+    assert!(drive_url.contains("/v1/config_drives/"), "{floppy}");
+    let sys = bmc.get_json(&system).await.unwrap();
+    assert_eq!(sys["PowerState"], "On", "{sys}");
+    assert_eq!(sys["Boot"]["BootSourceOverrideTarget"], "Cd", "{sys}");
+    assert_eq!(
+        booted["result"]["inventory"]["power_state"], "on",
+        "{booted}"
+    );
+    let (status, _, bytes) = server
+        .client(None)
+        .get_bytes(&drive_url[drive_url.find("/v1/").unwrap()..])
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let dir = tempfile::tempdir().unwrap();
+    let image = dir.path().join("drive.img");
+    std::fs::write(&image, &bytes).unwrap();
+    let files = vfat::files(&image, dir.path()).await.unwrap();
+    let nd: Value = serde_json::from_slice(&files["openstack/latest/network_data.json"]).unwrap();
+    assert_eq!(
+        nd["networks"][0]["ip_address"], prepared["addresses"][0]["address"],
+        "{nd}"
+    );
+
+    // Removed: an inspection prepares the drive and boots nothing.
+    let unset = admin
+        .patch(
+            &format!("/v1/pod_managers/{pm}"),
+            json!({ "preprovisioning_image": null }),
+        )
+        .await;
+    assert!(
+        unset.body["preprovisioning_image"].is_null(),
+        "{}",
+        unset.text
+    );
+    let again = inspect().await;
+    assert!(
+        again["result"]["preprovisioning"]["booted"].is_null()
+            && again["result"]["preprovisioning"]["config_drive"].is_object(),
+        "{again}"
+    );
 }

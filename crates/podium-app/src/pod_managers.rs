@@ -152,6 +152,9 @@ impl Podium {
         let pin = validate_tls(&tls)?;
         let limits = params.limits.unwrap_or_default();
         validate_limits(&limits)?;
+        if let Some(url) = &params.preprovisioning_image {
+            crate::hosts::image_url_check("preprovisioning_image", url)?;
+        }
         let driver = params.driver.unwrap_or_else(|| PluginBindingParams {
             name: DEFAULT_DRIVER.into(),
             ..Default::default()
@@ -188,6 +191,7 @@ impl Podium {
                 .unwrap_or(NetworkConfigOwner::Admin),
             service_limit: limits.service.map(i64::from),
             site_limit: limits.site.map(i64::from),
+            preprovisioning_image: params.preprovisioning_image,
             status: "unknown".into(),
             status_message: None,
             last_probe_at: None,
@@ -320,6 +324,12 @@ impl Podium {
             validate_limits(&limits)?;
             row.service_limit = limits.service.map(i64::from);
             row.site_limit = limits.site.map(i64::from);
+        }
+        if let Some(image) = params.preprovisioning_image {
+            if let Some(url) = &image {
+                crate::hosts::image_url_check("preprovisioning_image", url)?;
+            }
+            row.preprovisioning_image = image;
         }
         self.check_unique(&row.name, &row.url, Some(uuid)).await?;
         row.updated_at = podium_store::now();

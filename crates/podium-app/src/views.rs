@@ -68,6 +68,7 @@ pub(crate) fn pod_manager(r: PodManagerRow) -> PodManagerView {
             service: r.service_limit.and_then(|n| u32::try_from(n).ok()),
             site: r.site_limit.and_then(|n| u32::try_from(n).ok()),
         },
+        preprovisioning_image: r.preprovisioning_image,
         has_auth: r.auth_sealed.is_some(),
         created_at: r.created_at,
         updated_at: r.updated_at,

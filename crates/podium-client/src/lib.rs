@@ -155,6 +155,50 @@ enum PluginCommand {
     },
 }
 
+/// `podium podm create`: boxed, as it has many more fields than the other commands.
+#[derive(Debug, Args)]
+struct PodmCreate {
+    #[arg(long)]
+    name: String,
+    /// Its Redfish service, `http(s)://host[:port]`.
+    #[arg(long)]
+    endpoint: String,
+    #[arg(long)]
+    username: Option<String>,
+    #[arg(long, requires = "username")]
+    password_stdin: bool,
+    /// Do not verify the service's TLS certificate.
+    #[arg(long)]
+    insecure: bool,
+    /// `admin` (default), `consumer` or `layered`.
+    #[arg(long, value_parser = ["admin", "consumer", "layered"])]
+    network_config_owner: Option<String>,
+    #[arg(long)]
+    description: Option<String>,
+    #[arg(long)]
+    location: Option<String>,
+    /// Operations at once at its shared Redfish service (default: the server's).
+    #[arg(long, value_name = "N")]
+    service_limit: Option<u32>,
+    /// Operations at once at the whole site, hosts with their own BMC included (default:
+    /// none).
+    #[arg(long, value_name = "N")]
+    site_limit: Option<u32>,
+    /// The hardware driver plugin, by name (default: the bundled `redfish`).
+    #[arg(long, value_name = "PLUGIN")]
+    driver: Option<String>,
+    /// The driver's configuration as JSON, e.g. '{"root":"/redfish/v1"}'.
+    #[arg(long, value_name = "JSON", requires = "driver")]
+    driver_config: Option<String>,
+    /// The metaData / networkData renderer plugin, by name.
+    #[arg(long, value_name = "PLUGIN")]
+    renderer: Option<String>,
+    /// The ramdisk ISO (http or https URL) an inspection boots where the site has DHCP-less
+    /// pools.
+    #[arg(long, value_name = "URL")]
+    preprovisioning_image: Option<String>,
+}
+
 #[derive(Debug, Subcommand)]
 enum PodmCommand {
     /// List the pod managers with their status.
@@ -162,43 +206,7 @@ enum PodmCommand {
     /// Show a pod manager (by uuid or name).
     Show { uuid: String },
     /// Register a pod manager; the BMC password is read from stdin with --password-stdin.
-    Create {
-        #[arg(long)]
-        name: String,
-        /// Its Redfish service, `http(s)://host[:port]`.
-        #[arg(long)]
-        endpoint: String,
-        #[arg(long)]
-        username: Option<String>,
-        #[arg(long, requires = "username")]
-        password_stdin: bool,
-        /// Do not verify the service's TLS certificate.
-        #[arg(long)]
-        insecure: bool,
-        /// `admin` (default), `consumer` or `layered`.
-        #[arg(long, value_parser = ["admin", "consumer", "layered"])]
-        network_config_owner: Option<String>,
-        #[arg(long)]
-        description: Option<String>,
-        #[arg(long)]
-        location: Option<String>,
-        /// Operations at once at its shared Redfish service (default: the server's).
-        #[arg(long, value_name = "N")]
-        service_limit: Option<u32>,
-        /// Operations at once at the whole site, hosts with their own BMC included (default:
-        /// none).
-        #[arg(long, value_name = "N")]
-        site_limit: Option<u32>,
-        /// The hardware driver plugin, by name (default: the bundled `redfish`).
-        #[arg(long, value_name = "PLUGIN")]
-        driver: Option<String>,
-        /// The driver's configuration as JSON, e.g. '{"root":"/redfish/v1"}'.
-        #[arg(long, value_name = "JSON", requires = "driver")]
-        driver_config: Option<String>,
-        /// The metaData / networkData renderer plugin, by name.
-        #[arg(long, value_name = "PLUGIN")]
-        renderer: Option<String>,
-    },
+    Create(Box<PodmCreate>),
     /// Set how many operations of a pod manager (by uuid or name) run at once; a limit not
     /// given goes back to its default.
     Limits {
@@ -988,21 +996,23 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                         &c.get(&format!("/v1/pod_managers/{}", seg(&uuid)?)).await?,
                     ));
                 }
-                PodmCommand::Create {
-                    name,
-                    endpoint,
-                    username,
-                    password_stdin,
-                    insecure,
-                    network_config_owner,
-                    description,
-                    location,
-                    service_limit,
-                    site_limit,
-                    driver,
-                    driver_config,
-                    renderer,
-                } => {
+                PodmCommand::Create(create) => {
+                    let PodmCreate {
+                        name,
+                        endpoint,
+                        username,
+                        password_stdin,
+                        insecure,
+                        network_config_owner,
+                        description,
+                        location,
+                        service_limit,
+                        site_limit,
+                        driver,
+                        driver_config,
+                        renderer,
+                        preprovisioning_image,
+                    } = *create;
                     let driver_config = driver_config
                         .map(|c| {
                             serde_json::from_str(&c)
@@ -1047,6 +1057,7 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                             service: service_limit,
                             site: site_limit,
                         }),
+                        preprovisioning_image,
                     };
                     print(output::object(
                         format,

@@ -69,6 +69,7 @@ const FILES: &[File] = &[
     migration!("0017_host_refresh.sql"),
     migration!("0018_operation_limits.sql"),
     migration!("0019_redfish_sessions.sql"),
+    migration!("0020_preprovisioning_image.sql"),
 ];
 
 /// The migrator of Podium's schema on `backend`.

@@ -29,6 +29,8 @@ pub struct PodManagerRow {
     pub service_limit: Option<i64>,
     /// Operations at once at the whole site, hosts with their own BMC included (`None`: none).
     pub site_limit: Option<i64>,
+    /// The ramdisk's URL an inspection boots where the site has DHCP-less pools.
+    pub preprovisioning_image: Option<String>,
     pub status: String,
     pub status_message: Option<String>,
     pub last_probe_at: Option<String>,
@@ -46,7 +48,7 @@ pub struct StatusChange {
 
 const COLUMNS: &str = "uuid, name, url, auth_sealed, description, location, tls_verify, tls_ca_bundle, \
     driver, ipam, renderer, network_config_owner, status, status_message, last_probe_at, \
-    redfish_link, created_at, updated_at, tls_pinned_sha256, service_limit, site_limit";
+    redfish_link, created_at, updated_at, tls_pinned_sha256, service_limit, site_limit, preprovisioning_image";
 
 fn row(r: &sqlx::any::AnyRow) -> Result<PodManagerRow, StoreError> {
     Ok(PodManagerRow {
@@ -68,6 +70,7 @@ fn row(r: &sqlx::any::AnyRow) -> Result<PodManagerRow, StoreError> {
         network_config_owner: r.try_get::<String, _>("network_config_owner")?.parse()?,
         service_limit: r.try_get("service_limit")?,
         site_limit: r.try_get("site_limit")?,
+        preprovisioning_image: r.try_get("preprovisioning_image")?,
         status: r.try_get("status")?,
         status_message: r.try_get("status_message")?,
         last_probe_at: r.try_get("last_probe_at")?,
@@ -130,7 +133,7 @@ impl Datastore {
 
     pub async fn pod_manager_create(&self, pm: &PodManagerRow) -> Result<(), StoreError> {
         let sql = format!(
-            "INSERT INTO pod_managers ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)"
+            "INSERT INTO pod_managers ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)"
         );
         bind_settings(sqlx::query(&sql), pm)
             .bind(&pm.status)
@@ -142,6 +145,7 @@ impl Datastore {
             .bind(&pm.tls_pinned_sha256)
             .bind(pm.service_limit)
             .bind(pm.site_limit)
+            .bind(&pm.preprovisioning_image)
             .execute(&mut *self.writer().await?)
             .await?;
         Ok(())
@@ -154,7 +158,7 @@ impl Datastore {
                 "UPDATE pod_managers SET name = $2, url = $3, auth_sealed = $4, description = $5, \
              location = $6, tls_verify = $7, tls_ca_bundle = $8, driver = $9, ipam = $10, \
              renderer = $11, network_config_owner = $12, updated_at = $13, tls_pinned_sha256 = $14, \
-             service_limit = $15, site_limit = $16 WHERE uuid = $1",
+             service_limit = $15, site_limit = $16, preprovisioning_image = $17 WHERE uuid = $1",
             ),
             pm,
         )
@@ -162,6 +166,7 @@ impl Datastore {
         .bind(&pm.tls_pinned_sha256)
         .bind(pm.service_limit)
         .bind(pm.site_limit)
+        .bind(&pm.preprovisioning_image)
         .execute(&mut *self.writer().await?)
         .await?;
         Ok(done.rows_affected() == 1)

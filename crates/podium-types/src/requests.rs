@@ -111,6 +111,12 @@ pub struct PodManagerCreate {
     /// Default: the service's default limit, none for the site.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limits: Option<OperationLimits>,
+    /// The ramdisk a host of this site boots while it waits to be claimed (an ISO, http or
+    /// https), as Metal3's preprovisioning image: where the site has DHCP-less pools, an
+    /// inspection boots it from the CD with the preprovisioning config drive beside it. Default:
+    /// none (nothing is booted before provisioning).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preprovisioning_image: Option<String>,
 }
 
 /// How many operations of a site run at once, counted across every Podium process on the
@@ -173,6 +179,13 @@ pub struct PodManagerUpdate {
     /// Replaces both limits: a field absent or `null` goes back to its default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limits: Option<OperationLimits>,
+    /// `null` removes it.
+    #[serde(
+        default,
+        deserialize_with = "double_option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub preprovisioning_image: Option<Option<String>>,
 }
 
 /// Paging of every list.

@@ -1,5 +1,6 @@
 //! Operation `deprovision`: a released claim's host powered off, its media ejected, its boot
-//! override cleared and its addresses released; then the host is free and the claim gone.
+//! override cleared (where the BMC lets it) and its addresses released; then the host is free
+//! and the claim gone.
 
 use crate::app::Podium;
 use crate::error::Error;
@@ -21,11 +22,12 @@ impl Podium {
             return Ok(None);
         };
         let host = self.host_load(host_id).await?;
+        let mut result = None;
         if host.state == HostState::Missing {
             // Nothing to power off or eject: only the addresses go.
             self.deprovision_addresses(id, &host).await?;
-        } else {
-            self.deprovision(id, &host).await?;
+        } else if let Some(kept) = self.deprovision(id, &host).await? {
+            result = Some(serde_json::json!({ "boot_override_kept": kept }));
         }
         self.datastore()
             .claim_finish_release(id, crate::lifecycle::DEPROVISIONED.to)
@@ -34,7 +36,7 @@ impl Podium {
             tracing::error!(tenant = %claim.tenant_id, error = %e, "cannot finish deleting the tenant");
         }
         self.inner.background.run_now(crate::background::Job::Bind);
-        Ok(None)
+        Ok(result)
     }
 
     /// Releases the claim's addresses and the host's preprovisioning address (unless its pool
@@ -50,8 +52,16 @@ impl Podium {
     }
 
     /// Power off, eject media, clear the boot override, release the claim's addresses and the
-    /// host's preprovisioning address (unless its pool keeps it).
-    async fn deprovision(&self, claim_id: &ClaimId, host: &HostRow) -> Result<(), Error> {
+    /// host's preprovisioning address (unless its pool keeps it). A BMC that refuses to clear
+    /// the override (sushy-tools' libvirt driver has no device `None`; some BMCs answer the
+    /// same) does not hold the release: with the media out and the host off, the override
+    /// points at an empty slot and the next boot falls through it. Why the override was kept,
+    /// where it was.
+    async fn deprovision(
+        &self,
+        claim_id: &ClaimId,
+        host: &HostRow,
+    ) -> Result<Option<String>, Error> {
         let pm = self.pod_manager_load(&host.pod_manager).await?;
         self.host_driver(&pm, host)
             .await?
@@ -59,7 +69,8 @@ impl Podium {
             .await
             .map_err(Error::Plugin)?;
         self.eject_all_media(&pm, host).await?;
-        self.host_driver(&pm, host)
+        let kept = match self
+            .host_driver(&pm, host)
             .await?
             .set_boot_override(
                 &host.system_id,
@@ -70,9 +81,16 @@ impl Podium {
                 },
             )
             .await
-            .map_err(Error::Plugin)?;
+        {
+            Ok(()) => None,
+            Err(e) => {
+                tracing::warn!(host = %host.id, error = %e,
+                    "the BMC kept the boot override; the media are out and the host is off");
+                Some(e.to_string())
+            }
+        };
         self.deprovision_addresses(claim_id, host).await?;
         self.host_observe(&pm, host).await;
-        Ok(())
+        Ok(kept)
     }
 }

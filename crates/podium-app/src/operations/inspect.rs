@@ -1,5 +1,6 @@
-//! Operation `inspect`: the DHCP-less preprovisioning prepared where the site has such pools,
-//! then the inventory read out of band; the host is `available`.
+//! Operation `inspect`: the DHCP-less preprovisioning prepared where the site has such pools
+//! (and the site's ramdisk booted with it, where it has one), then the inventory read out of
+//! band; the host is `available`.
 
 use serde_json::{Value, json};
 
@@ -13,12 +14,24 @@ const PREPROVISIONING_DRIVE_TTL: u64 = crate::rendering::DRIVE_TTL_MAX;
 
 impl Podium {
     /// Operation `inspect`: where the pod manager has DHCP-less pools, the host's
-    /// preprovisioning address is held and its preprovisioning config drive built first; then
-    /// the driver reads the system's inventory out of band and the host is `available`.
+    /// preprovisioning address is held and its preprovisioning config drive built first, and
+    /// where it has a preprovisioning image too, the host boots that ramdisk from the CD with
+    /// the drive beside it (as Metal3 boots its ramdisk to inspect); then the driver reads the
+    /// system's inventory out of band and the host is `available`.
     pub(super) async fn inspect_execute(&self, op: &OperationRow) -> Result<Option<Value>, Error> {
         let host = self.operation_host(op).await?;
         let pm = self.pod_manager_load(&host.pod_manager).await?;
-        let preprovisioning = self.preprovisioning_prepare(&pm, &host).await?;
+        let mut preprovisioning = Value::Null;
+        if let Some((mut prepared, drive_path)) = self.preprovisioning_prepare(&pm, &host).await? {
+            if let Some(ramdisk) = &pm.preprovisioning_image {
+                let action = self
+                    .boot_from_media(&pm, &host, ramdisk, &drive_path)
+                    .await?;
+                tracing::info!(host = %host.id, ?action, "booting the preprovisioning image");
+                prepared["booted"] = json!(ramdisk);
+            }
+            preprovisioning = prepared;
+        }
         let system = self
             .host_driver(&pm, &host)
             .await?
@@ -58,12 +71,17 @@ impl Podium {
 
     /// Where the pod manager has DHCP-less pools: holds the host's preprovisioning address in
     /// each (the same one on every inspection) and builds its preprovisioning config drive.
-    /// What was prepared, or `null` where there is nothing to prepare.
+    /// What was prepared and the drive's download path, or `None` where there is nothing to
+    /// prepare.
     async fn preprovisioning_prepare(
         &self,
         pm: &crate::bindings::PodManager,
         host: &HostRow,
-    ) -> Result<Value, Error> {
+    ) -> Result<Option<(Value, String)>, Error> {
+        // A chassis is not a machine that boots: it has no boot NIC to address.
+        if host.kind != "system" {
+            return Ok(None);
+        }
         let mut pools = Vec::new();
         for pool in self.ip_pools_serving(&pm.uuid).await? {
             if pool.row.pod_manager.as_ref() == Some(&pm.uuid)
@@ -73,7 +91,7 @@ impl Podium {
             }
         }
         if pools.is_empty() {
-            return Ok(Value::Null);
+            return Ok(None);
         }
         let documents = self
             .render(
@@ -98,7 +116,7 @@ impl Podium {
                 }));
             }
         }
-        Ok(json!({
+        let prepared = json!({
             "addresses": addresses,
             "config_drive": {
                 "id": drive.row.id,
@@ -106,6 +124,7 @@ impl Podium {
                 "size": drive.row.size,
                 "expires_at": drive.row.expires_at,
             },
-        }))
+        });
+        Ok(Some((prepared, drive.path)))
     }
 }

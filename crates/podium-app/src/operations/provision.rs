@@ -6,7 +6,10 @@
 use crate::app::Podium;
 use crate::error::Error;
 use crate::rendering::{DRIVE_TTL_MAX, Hold};
-use podium_runtime::{CallError, PluginError};
+use podium_runtime::{
+    BootPersistence, BootSettings, BootTarget, CallError, MediaRequest, MediaType, PluginError,
+    PowerAction, PowerState,
+};
 use podium_types::Phase;
 use podium_types::TenantScope;
 
@@ -34,7 +37,6 @@ impl Podium {
         pm: &crate::bindings::PodManager,
         host: &podium_store::HostRow,
     ) -> Result<(), Error> {
-        use podium_runtime::{MediaType, PluginError};
         for media in [MediaType::Cd, MediaType::Usb, MediaType::Floppy] {
             match self
                 .host_driver(pm, host)
@@ -53,43 +55,19 @@ impl Podium {
         Ok(())
     }
 
-    /// Provisions a bound claim's host the DHCP-less way (operation `provision`): renders its
-    /// documents and config drive, ejects whatever media is in, inserts the claim's image (CD)
-    /// and the config drive (USB stick, else floppy), sets a one-time boot from CD and powers
-    /// on. Every step is idempotent, so a retry (or a run after a crash) ends the same.
-    pub(crate) async fn provision_execute(
+    /// Boots a host from virtual media: ejects whatever is in, inserts `image_url` in the CD and
+    /// the config drive at `drive_path` (under [`Podium::download_base`]) in the USB slot, else
+    /// the floppy, sets a one-time boot from CD and powers on. A host already on is force
+    /// restarted: a power cycle, so that the BMC boots it from the new media. What it did to
+    /// the power. Every step is idempotent.
+    pub(crate) async fn boot_from_media(
         &self,
-        op: &podium_store::OperationRow,
-    ) -> Result<Option<serde_json::Value>, Error> {
-        use podium_runtime::{
-            BootPersistence, BootSettings, BootTarget, MediaRequest, MediaType, PowerAction,
-            PowerState,
-        };
-        let (Some(claim_id), Some(host_id)) = (&op.claim_id, &op.host_id) else {
-            return Err(Error::Conflict {
-                code: "claim_not_bound",
-                message: "the operation names no claim and host".into(),
-            });
-        };
-        let claim = self
-            .datastore()
-            .claim_get(TenantScope::Every, claim_id)
-            .await?
-            .filter(|c| c.state == podium_types::ClaimState::Bound && c.host_id == op.host_id)
-            .ok_or_else(|| Error::Conflict {
-                code: "claim_not_bound",
-                message: format!("claim `{claim_id}` is no longer bound to this host"),
-            })?;
-        let host = self.host_load(host_id).await?;
-        let image = claim.image.clone();
-        let documents = self
-            .render(&host, Some(&claim), Phase::Provisioning, Hold::Take)
-            .await?;
-        let drive = self
-            .config_drive_store(documents, PROVISIONING_DRIVE_TTL)
-            .await?;
-        let drive_url = format!("{}{}", self.download_base()?, drive.path);
-        let pm = self.pod_manager_load(&host.pod_manager).await?;
+        pm: &crate::bindings::PodManager,
+        host: &podium_store::HostRow,
+        image_url: &str,
+        drive_path: &str,
+    ) -> Result<PowerAction, Error> {
+        let drive_url = format!("{}{drive_path}", self.download_base()?);
         let unsupported = |e: &CallError| {
             matches!(
                 e,
@@ -99,13 +77,13 @@ impl Podium {
                 }
             )
         };
-        self.eject_all_media(&pm, &host).await?;
-        self.host_driver(&pm, &host)
+        self.eject_all_media(pm, host).await?;
+        self.host_driver(pm, host)
             .await?
             .insert_media(
                 &host.system_id,
                 MediaRequest {
-                    image_url: image.url.clone(),
+                    image_url: image_url.to_owned(),
                     media_type: MediaType::Cd,
                     write_protected: true,
                 },
@@ -116,7 +94,7 @@ impl Podium {
         let mut refusals = Vec::new();
         for media in [MediaType::Usb, MediaType::Floppy] {
             match self
-                .host_driver(&pm, &host)
+                .host_driver(pm, host)
                 .await?
                 .insert_media(
                     &host.system_id,
@@ -147,7 +125,7 @@ impl Podium {
                 ),
             });
         }
-        self.host_driver(&pm, &host)
+        self.host_driver(pm, host)
             .await?
             .set_boot_override(
                 &host.system_id,
@@ -160,7 +138,7 @@ impl Podium {
             .await
             .map_err(Error::Plugin)?;
         let action = match self
-            .host_driver(&pm, &host)
+            .host_driver(pm, host)
             .await?
             .get_power(&host.system_id)
             .await
@@ -168,11 +146,49 @@ impl Podium {
             Ok(PowerState::On) => PowerAction::ForceRestart,
             _ => PowerAction::On,
         };
-        self.host_driver(&pm, &host)
+        self.host_driver(pm, host)
             .await?
             .set_power(&host.system_id, action)
             .await
             .map_err(Error::Plugin)?;
+        Ok(action)
+    }
+
+    /// Provisions a bound claim's host the DHCP-less way (operation `provision`): renders its
+    /// documents and config drive, ejects whatever media is in, inserts the claim's image (CD)
+    /// and the config drive (USB stick, else floppy), sets a one-time boot from CD and powers
+    /// on. Every step is idempotent, so a retry (or a run after a crash) ends the same.
+    pub(crate) async fn provision_execute(
+        &self,
+        op: &podium_store::OperationRow,
+    ) -> Result<Option<serde_json::Value>, Error> {
+        let (Some(claim_id), Some(host_id)) = (&op.claim_id, &op.host_id) else {
+            return Err(Error::Conflict {
+                code: "claim_not_bound",
+                message: "the operation names no claim and host".into(),
+            });
+        };
+        let claim = self
+            .datastore()
+            .claim_get(TenantScope::Every, claim_id)
+            .await?
+            .filter(|c| c.state == podium_types::ClaimState::Bound && c.host_id == op.host_id)
+            .ok_or_else(|| Error::Conflict {
+                code: "claim_not_bound",
+                message: format!("claim `{claim_id}` is no longer bound to this host"),
+            })?;
+        let host = self.host_load(host_id).await?;
+        let image = claim.image.clone();
+        let documents = self
+            .render(&host, Some(&claim), Phase::Provisioning, Hold::Take)
+            .await?;
+        let drive = self
+            .config_drive_store(documents, PROVISIONING_DRIVE_TTL)
+            .await?;
+        let pm = self.pod_manager_load(&host.pod_manager).await?;
+        let action = self
+            .boot_from_media(&pm, &host, &image.url, &drive.path)
+            .await?;
         // What the BMC reports now is what the claim and the host show.
         let observed = self.host_observe(&pm, &host).await;
         let t = crate::lifecycle::PROVISIONED;

@@ -39,6 +39,8 @@ pub struct PodManagerView {
     pub network_config_owner: NetworkConfigOwner,
     /// As the admin set them; `null` is the default.
     pub limits: OperationLimits,
+    /// The ramdisk an inspection boots where the site has DHCP-less pools; `null`: none.
+    pub preprovisioning_image: Option<String>,
     pub has_auth: bool,
     pub created_at: String,
     pub updated_at: String,
