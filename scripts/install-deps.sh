@@ -33,11 +33,30 @@ apt_install() {
     fi
 }
 
+# The boot test (tests/boot/): QEMU and libvirt behind sushy-tools' libvirt driver, and what
+# builds its two ISOs from Debian's packages (tests/boot/images.sh). The machine's qemu-utils
+# comes from bookworm-backports, so QEMU and libvirt must come from there too: a plain install
+# of qemu-system-x86 conflicts with it.
+vm_packages() {
+    local list=/etc/apt/sources.list.d/podium-backports.sources
+    local pin=/etc/apt/preferences.d/podium-backports
+    if [[ ! -f "$list" ]] && ! grep -rqs bookworm-backports /etc/apt/sources.list /etc/apt/sources.list.d/; then
+        printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' >"$list"
+    fi
+    if [[ ! -f "$pin" ]]; then
+        printf 'Package: qemu-* libvirt* seabios libnss-libvirt\nPin: release n=bookworm-backports\nPin-Priority: 990\n' >"$pin"
+    fi
+    apt_install qemu-system-x86 libvirt-daemon-system libvirt-daemon-driver-qemu libvirt-clients \
+        libvirt-dev pkg-config xorriso grub-pc-bin mtools busybox-static cpio jq \
+        debootstrap squashfs-tools tcpdump
+}
+
 if [[ "${1:-}" == "--tests" ]]; then
     # mtools and blkid read config drive images back, independently of the writer; unshare,
     # nsenter (util-linux), ip (iproute2) and curl give the TLS tests a network namespace of
     # their own.
     apt_install python3-venv postgresql-client mtools util-linux iproute2 curl
+    vm_packages
     # --ironic: unmodified OpenStack Ironic drives claimed hosts through Podium's Redfish
     # service in the tests (and is measured beside Podium in the benchmarks).
     "$ROOT/scripts/setup-peers.sh" --ironic

@@ -22,6 +22,9 @@ DMTF_REDFISH_VERSION=3.4.2
 DMTF_UTILITIES_VERSION=3.5.2
 DMTF_PROTOCOL_VALIDATOR_VERSION=1.3.2
 SUSHY_VERSION=5.14.0
+# sushy-tools' libvirt driver (the boot test) needs libvirt's Python binding, built against the
+# machine's libvirt (install-deps.sh installs libvirt-dev first); none where libvirt is absent.
+LIBVIRT_PYTHON_VERSION="$(pkg-config --modversion libvirt 2>/dev/null || true)"
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$ROOT/.venv-peers"
@@ -30,9 +33,9 @@ PYTHON="${PYTHON:-python3}"
 
 want_stamp() {
     printf 'sushy-tools==%s bcrypt==%s redfish==%s redfish-utilities==%s \
-redfish-protocol-validator==%s sushy==%s\n' "$SUSHY_TOOLS_VERSION" "$BCRYPT_VERSION" \
-        "$DMTF_REDFISH_VERSION" "$DMTF_UTILITIES_VERSION" "$DMTF_PROTOCOL_VALIDATOR_VERSION" \
-        "$SUSHY_VERSION"
+redfish-protocol-validator==%s sushy==%s libvirt-python==%s\n' "$SUSHY_TOOLS_VERSION" \
+        "$BCRYPT_VERSION" "$DMTF_REDFISH_VERSION" "$DMTF_UTILITIES_VERSION" \
+        "$DMTF_PROTOCOL_VALIDATOR_VERSION" "$SUSHY_VERSION" "$LIBVIRT_PYTHON_VERSION"
 }
 
 venv_ok() {
@@ -62,6 +65,7 @@ setup_sushy() {
             "redfish==$DMTF_REDFISH_VERSION" "redfish-utilities==$DMTF_UTILITIES_VERSION" \
             "redfish-protocol-validator==$DMTF_PROTOCOL_VALIDATOR_VERSION" \
             "sushy==$SUSHY_VERSION" \
+            ${LIBVIRT_PYTHON_VERSION:+"libvirt-python==$LIBVIRT_PYTHON_VERSION"} \
             >>"$log" 2>&1; then
         echo "setup-peers: installing sushy-tools into $VENV failed:" >&2
         cat "$log" >&2

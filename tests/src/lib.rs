@@ -11,6 +11,7 @@ pub mod cloud_init;
 pub mod ironic;
 pub mod sushy;
 pub mod vfat;
+pub mod vm;
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::time::Duration;

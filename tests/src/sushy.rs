@@ -80,6 +80,20 @@ pub struct SushyConfig {
     /// Fixed delay before a power change shows in `PowerState`.
     /// None: at once.
     pub power_delay: Option<Duration>,
+    /// sushy-tools' libvirt driver in front of real virtual machines, instead of its fake
+    /// driver (`systems` is then unused).
+    pub libvirt: Option<LibvirtBackend>,
+}
+
+/// What the emulator's libvirt driver fronts.
+#[derive(Debug, Clone)]
+pub struct LibvirtBackend {
+    /// `SUSHY_EMULATOR_LIBVIRT_URI`, e.g. `qemu:///system`.
+    pub uri: String,
+    /// The UUIDs of the domains it serves (`SUSHY_EMULATOR_ALLOWED_INSTANCES`): no other.
+    pub domains: Vec<String>,
+    /// The storage pool it uploads inserted media into (`SUSHY_EMULATOR_STORAGE_POOL`).
+    pub storage_pool: String,
 }
 
 impl SushyConfig {
@@ -260,7 +274,10 @@ impl Sushy {
             .stdout(Stdio::from(log.try_clone()?))
             .stderr(Stdio::from(log))
             .env("PYTHONUNBUFFERED", "1")
-            .env("NO_COLOR", "1");
+            .env("NO_COLOR", "1")
+            // The libvirt driver downloads inserted media here and never deletes them: the
+            // temp dir goes with the emulator.
+            .env("TMPDIR", self.dir.path());
         for var in [
             "SUSHY_EMULATOR_CONFIG",
             "SUSHY_EMULATOR_LIBVIRT_URI",
@@ -294,7 +311,10 @@ impl Sushy {
     /// driver loads them on that first GET).
     async fn wait_ready(&mut self, log_start: u64) -> Result<()> {
         let deadline = Instant::now() + START_TIMEOUT;
-        let want = self.config.systems.len();
+        let want = match &self.config.libvirt {
+            Some(libvirt) => libvirt.domains.len(),
+            None => self.config.systems.len(),
+        };
         let mut bound = false;
         let mut last = String::from("no answer yet");
         loop {
@@ -417,12 +437,19 @@ async fn write_config(root: &Path, dir: &Path, config: &SushyConfig) -> Result<O
             })
         })
         .collect();
-    let mut settings: Vec<(&str, Value)> = vec![
-        ("SUSHY_EMULATOR_FAKE_DRIVER", Value::Bool(true)),
-        // Unused while state is in memory; set so nothing lands in /tmp/sushy-emulator.
-        ("SUSHY_EMULATOR_STATE_DIR", path_value("state")),
-        ("SUSHY_EMULATOR_FAKE_SYSTEMS", Value::Array(systems)),
-    ];
+    // Unused while state is in memory; set so nothing lands in /tmp/sushy-emulator.
+    let mut settings: Vec<(&str, Value)> = vec![("SUSHY_EMULATOR_STATE_DIR", path_value("state"))];
+    match &config.libvirt {
+        None => {
+            settings.push(("SUSHY_EMULATOR_FAKE_DRIVER", Value::Bool(true)));
+            settings.push(("SUSHY_EMULATOR_FAKE_SYSTEMS", Value::Array(systems)));
+        }
+        Some(libvirt) => {
+            settings.push(("SUSHY_EMULATOR_LIBVIRT_URI", json!(libvirt.uri)));
+            settings.push(("SUSHY_EMULATOR_ALLOWED_INSTANCES", json!(libvirt.domains)));
+            settings.push(("SUSHY_EMULATOR_STORAGE_POOL", json!(libvirt.storage_pool)));
+        }
+    }
     if let Some((user, password)) = &config.basic_auth {
         if user.contains(':') || user.contains('\n') {
             bail!("basic auth user {user:?}: no ':' or newline allowed");

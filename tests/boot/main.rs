@@ -1,0 +1,409 @@
+//! A machine that boots: Podium provisions a real (virtual) machine through Redfish, the
+//! DHCP-less way, end to end.
+//!
+//! sushy-tools' libvirt driver fronts a QEMU domain ([`podium_tests::vm::Lab`]) on a network
+//! with no DHCP server. Podium registers and inspects it and boots the site's ramdisk with the
+//! preprovisioning config drive; a tenant claims it with a live image and user data; the
+//! guest's serial console shows what each boot came up with, and `tcpdump` on the bridge shows
+//! no DHCP packet all along. The two ISOs are built by `tests/boot/images.sh` from Debian's
+//! packages and cached between runs.
+//!
+//! Prints the time from claim to cloud-init done and Podium's share of it (BENCHMARKS.md).
+
+use std::time::{Duration, Instant};
+
+use podium_tests::sushy::{LibvirtBackend, Sushy, SushyConfig};
+use podium_tests::vm::{LIBVIRT_URI, Lab};
+use podium_tests::{Client, FaultProxy, ImageServer, TestServer};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+/// The ramdisk's and the live image's markers on the serial console (`tests/boot/*.sh`).
+const RAMDISK_READY: &str = "PODIUM-RAMDISK-READY";
+const RAMDISK_NETWORK: (&str, &str) =
+    ("PODIUM-RAMDISK-NETWORK-BEGIN", "PODIUM-RAMDISK-NETWORK-END");
+const LIVE_REPORT: (&str, &str) = ("PODIUM-LIVE-REPORT-BEGIN", "PODIUM-LIVE-REPORT-END");
+
+/// The two ISOs, built (or found in the cache) by `tests/boot/images.sh`.
+struct Images {
+    ramdisk: Vec<u8>,
+    live: Vec<u8>,
+}
+
+fn images() -> Images {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/boot/images.sh");
+    let out = std::process::Command::new(script)
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .expect("run tests/boot/images.sh");
+    assert!(out.status.success(), "tests/boot/images.sh failed");
+    let out = String::from_utf8(out.stdout).unwrap();
+    let path = |key: &str| {
+        let line = out
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{key}=")))
+            .unwrap_or_else(|| panic!("no {key}= in {out}"));
+        std::fs::read(line).unwrap_or_else(|e| panic!("{line}: {e}"))
+    };
+    Images {
+        ramdisk: path("ramdisk"),
+        live: path("live"),
+    }
+}
+
+/// The text between the last `begin` and the `end` after it in the serial log, once there.
+fn section(log: &str, (begin, end): (&str, &str)) -> Option<String> {
+    let start = log.rfind(begin)?;
+    let rest = &log[start..];
+    let stop = rest.find(end)?;
+    Some(rest[..stop].replace('\r', ""))
+}
+
+/// Waits (blocking the caller's task, polling every second) until `check` finds what it wants
+/// in the serial log; panics with the log's end after `timeout`.
+async fn on_console<T>(
+    lab: &Lab,
+    timeout: Duration,
+    what: &str,
+    check: impl Fn(&str) -> Option<T>,
+) -> T {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let log = lab.serial();
+        if let Some(found) = check(&log) {
+            return found;
+        }
+        if Instant::now() >= deadline {
+            let tail: String = log
+                .chars()
+                .rev()
+                .take(3000)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            panic!("{what}: not on the serial console after {timeout:?}; its end:\n{tail}");
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
+async fn eventually_json(
+    timeout: Duration,
+    what: &str,
+    client: &Client,
+    path: &str,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let body = client.get(path).await.body;
+        if done(&body) {
+            return body;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what}: not after {timeout:?}: {body}"
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+/// The pool's allocations (`GET /v1/ip_pools/{id}/claims`).
+async fn held(admin: &Client, pool: &str) -> Vec<Value> {
+    admin.get(&format!("/v1/ip_pools/{pool}/claims")).await.body["items"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_virtual_machine_boots_the_ramdisk_dhcp_less_then_the_tenants_image_through_redfish() {
+    let images = tokio::task::spawn_blocking(images).await.unwrap();
+    // On this thread, not a blocking pool's: the daemons and `tcpdump` it starts die with the
+    // thread that started them (so that a killed test leaves none behind), and a pool's thread
+    // ends when it idles.
+    let lab = Lab::start().expect("the VM lab");
+    let bmc = Sushy::start(SushyConfig {
+        libvirt: Some(LibvirtBackend {
+            uri: LIBVIRT_URI.to_owned(),
+            domains: vec![lab.uuid.clone()],
+            storage_pool: lab.storage_pool().to_owned(),
+        }),
+        ..SushyConfig::default()
+    })
+    .await
+    .expect("sushy-tools in front of libvirt");
+    let ramdisk = ImageServer::start(images.ramdisk).await;
+    let live = ImageServer::start(images.live).await;
+    let ramdisk_url = ramdisk.url("/ramdisk.iso");
+    let live_url = live.url("/live.iso");
+    let server = TestServer::start_with(|c| {
+        c.probe_interval = Duration::from_millis(500);
+        c.sync_interval = Duration::from_secs(2);
+    })
+    .await;
+    let admin = server.admin();
+
+    // The site: unreachable until its pools and template exist, so that the first inspection
+    // prepares (and boots) the DHCP-less preprovisioning.
+    let proxy = FaultProxy::start(&bmc.url()).await;
+    proxy
+        .failing
+        .store(true, std::sync::atomic::Ordering::Release);
+    let pm = admin
+        .created(
+            "/v1/pod_managers",
+            json!({"name": "lab", "url": proxy.url(), "preprovisioning_image": ramdisk_url}),
+        )
+        .await;
+    assert_eq!(
+        pm.body["preprovisioning_image"],
+        ramdisk_url.as_str(),
+        "{}",
+        pm.text
+    );
+    let pm = pm.body["uuid"].as_str().unwrap().to_owned();
+    let prov = admin
+        .created(
+            "/v1/ip_pools",
+            json!({"name": "prov", "ranges": [{"start": "198.51.100.10", "end": "198.51.100.20"}],
+                   "prefix": 24, "gateway": "198.51.100.1", "dns_servers": ["198.51.100.53"],
+                   "pod_manager": pm, "plugin": {"name": "ipam-dhcpless"}}),
+        )
+        .await;
+    let prov = prov.body["id"].as_str().unwrap().to_owned();
+    let prod = admin
+        .created(
+            "/v1/ip_pools",
+            json!({"name": "prod", "ranges": [{"start": "203.0.113.10", "end": "203.0.113.20"}],
+                   "prefix": 24, "gateway": "203.0.113.1", "pod_manager": pm}),
+        )
+        .await;
+    let prod = prod.body["id"].as_str().unwrap().to_owned();
+    let template = admin
+        .put(
+            &format!("/v1/pod_managers/{pm}/network_template"),
+            json!({"links": [{"id": "boot", "type": "phy", "nic": "boot"}],
+                   "networks": [{"id": "prod", "type": "ipv4", "link": "boot", "pool": "prod",
+                                 "default_route": true}],
+                   "dns": {"servers": ["203.0.113.53", "203.0.113.54"]}}),
+        )
+        .await;
+    assert_eq!(template.status, StatusCode::OK, "{}", template.text);
+    proxy
+        .failing
+        .store(false, std::sync::atomic::Ordering::Release);
+    let reachable_at = Instant::now();
+
+    // Preprovisioning: registered, inspected, the ramdisk booted with the config drive.
+    let host = eventually_json(
+        Duration::from_secs(120),
+        "the VM registered and inspected",
+        &admin,
+        &format!("/v1/hosts?pod_manager={pm}"),
+        |b| {
+            b["items"].as_array().is_some_and(|h| {
+                h.iter()
+                    .any(|h| h["kind"] == "system" && h["state"] == "available")
+            })
+        },
+    )
+    .await["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["kind"] == "system" && h["state"] == "available")
+        .cloned()
+        .unwrap();
+    let host_id = host["id"].as_str().unwrap().to_owned();
+    let nics: Vec<&str> = host["nics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|n| n["mac"].as_str())
+        .collect();
+    assert!(
+        nics.contains(&lab.mac.as_str()),
+        "the inventory shows the VM's NIC {}: {host}",
+        lab.mac
+    );
+    let ops = admin.get(&format!("/v1/operations?host={host_id}")).await;
+    let inspection = ops.body["items"]
+        .as_array()
+        .and_then(|ops| ops.iter().find(|o| o["kind"] == "inspect"))
+        .cloned()
+        .unwrap_or_else(|| panic!("no inspection: {}", ops.text));
+    let prepared = &inspection["result"]["preprovisioning"];
+    assert_eq!(prepared["booted"], ramdisk_url.as_str(), "{inspection}");
+    let address = prepared["addresses"][0]["address"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        held(&admin, &prov)
+            .await
+            .iter()
+            .any(|c| c["owner"] == format!("host:{host_id}") && c["address"] == address.as_str()),
+        "the pool holds {address} for host:{host_id}"
+    );
+    let network = on_console(
+        &lab,
+        Duration::from_secs(180),
+        "the ramdisk's network",
+        |log| {
+            log.contains(RAMDISK_READY)
+                .then(|| section(log, RAMDISK_NETWORK))
+                .flatten()
+        },
+    )
+    .await;
+    eprintln!(
+        "boot: the ramdisk came up {:.1} s after the site became reachable (registration, \
+         inspection, its boot) with\n{network}",
+        reachable_at.elapsed().as_secs_f64()
+    );
+    assert!(
+        network.contains(&format!("inet {address}/24")),
+        "the ramdisk has {address}/24:\n{network}"
+    );
+    assert!(network.contains("default via 198.51.100.1"), "{network}");
+    assert!(network.contains("nameserver 198.51.100.53"), "{network}");
+    assert!(
+        lab.dhcp_packets().unwrap().is_empty(),
+        "no DHCP while preprovisioning"
+    );
+
+    // Provisioning: a tenant claims the host with the live image and user data.
+    let (_, token) = admin.granted_tenant("alice", &pm).await;
+    let alice = server.client(Some(&token));
+    let marker = format!("PODIUM-USER-DATA-{:016x}", fastrand::u64(..));
+    let user_data = format!("#!/bin/sh\necho {marker} > /run/podium-user-data\n");
+    let claimed_at = Instant::now();
+    let claim = alice
+        .created(
+            "/v1/claims",
+            json!({"pod_manager": pm, "image": {"url": live_url, "format": "live-iso"},
+                   "user_data": user_data}),
+        )
+        .await;
+    let claim_id = claim.body["id"].as_str().unwrap().to_owned();
+    let provisioned = eventually_json(
+        Duration::from_secs(120),
+        "the claim provisioned",
+        &alice,
+        &format!("/v1/claims/{claim_id}"),
+        |c| c["host"]["provisioning_state"] == "provisioned",
+    )
+    .await;
+    let podium_share = claimed_at.elapsed();
+    assert_eq!(provisioned["host"]["power_state"], "on", "{provisioned}");
+    let claim_address = provisioned["host"]["addresses"][0]["address"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(claim_address.starts_with("203.0.113."), "{provisioned}");
+    assert!(
+        held(&admin, &prod)
+            .await
+            .iter()
+            .any(|c| c["address"] == claim_address.as_str()),
+        "the pool holds the claim's {claim_address}"
+    );
+    let rendered = alice.get(&format!("/v1/claims/{claim_id}/rendered")).await;
+    assert_eq!(rendered.status, StatusCode::OK, "{}", rendered.text);
+    let hostname = rendered.body["meta_data"]["hostname"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{}", rendered.text))
+        .to_owned();
+    let report = on_console(
+        &lab,
+        Duration::from_secs(300),
+        "cloud-init's report",
+        |log| section(log, LIVE_REPORT),
+    )
+    .await;
+    let cloud_init_done = claimed_at.elapsed();
+    eprintln!("boot: the live image came up with\n{report}");
+    assert!(
+        report.contains(&format!("hostname: {hostname}\n")),
+        "hostname {hostname}:\n{report}"
+    );
+    assert!(
+        report.contains("status: done"),
+        "cloud-init finished without errors:\n{report}"
+    );
+    assert!(
+        report.contains(&format!("inet {claim_address}/24")),
+        "{claim_address}/24:\n{report}"
+    );
+    assert!(report.contains("default via 203.0.113.1"), "{report}");
+    for dns in ["203.0.113.53", "203.0.113.54"] {
+        assert!(
+            report.contains(&format!("nameserver {dns}")),
+            "{dns}:\n{report}"
+        );
+    }
+    assert!(report.contains(&marker), "the user data ran:\n{report}");
+    assert!(
+        !report.contains(&address),
+        "the ramdisk's address is gone:\n{report}"
+    );
+    assert!(
+        lab.dhcp_packets().unwrap().is_empty(),
+        "no DHCP while provisioning"
+    );
+    eprintln!(
+        "boot: claim to provisioned (Podium's share) {:.1} s; claim to cloud-init done {:.1} s",
+        podium_share.as_secs_f64(),
+        cloud_init_done.as_secs_f64()
+    );
+
+    // Release: powered off, both media ejected (libvirt's own XML), the addresses freed.
+    let released = alice.delete(&format!("/v1/claims/{claim_id}")).await;
+    assert_eq!(released.status, StatusCode::ACCEPTED, "{}", released.text);
+    eventually_json(
+        Duration::from_secs(120),
+        "the host available again",
+        &admin,
+        &format!("/v1/hosts/{host_id}"),
+        |h| h["kind"] == "system" && h["state"] == "available",
+    )
+    .await;
+    assert_eq!(lab.state().unwrap(), "shut off");
+    let xml = lab.domain_xml_now().unwrap();
+    for device in ["cdrom", "floppy"] {
+        let with_media = xml.split("<disk ").skip(1).filter(|disk| {
+            disk.contains(&format!("device='{device}'"))
+                && disk
+                    .split("</disk>")
+                    .next()
+                    .unwrap_or("")
+                    .contains("<source")
+        });
+        assert_eq!(
+            with_media.count(),
+            0,
+            "no {device} media left in the domain:\n{xml}"
+        );
+    }
+    assert!(
+        !held(&admin, &prod)
+            .await
+            .iter()
+            .any(|c| c["address"] == claim_address.as_str()),
+        "the claim's address is freed"
+    );
+    // And the preprovisioning address (the pool's `release` is not `keep`).
+    assert!(
+        !held(&admin, &prov)
+            .await
+            .iter()
+            .any(|c| c["address"] == address.as_str()),
+        "the host's preprovisioning address is freed"
+    );
+    assert!(lab.dhcp_packets().unwrap().is_empty(), "no DHCP at all");
+    drop(server);
+    drop(bmc);
+    drop(lab);
+}
