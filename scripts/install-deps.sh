@@ -56,6 +56,9 @@ if [[ "${1:-}" == "--tests" ]]; then
     # nsenter (util-linux), ip (iproute2) and curl give the TLS tests a network namespace of
     # their own.
     apt_install python3-venv postgresql-client mtools util-linux iproute2 curl
+    # The web console's browser tests: Debian's Chromium, driven by Playwright (setup-peers.sh).
+    apt_install chromium
+    command -v npm >/dev/null 2>&1 || apt_install nodejs npm
     vm_packages
     # --ironic: unmodified OpenStack Ironic drives claimed hosts through Podium's Redfish
     # service in the tests (and is measured beside Podium in the benchmarks).

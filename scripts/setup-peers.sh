@@ -192,11 +192,39 @@ setup_ironic() {
     echo "$IRONIC_PIP" >"$IRONIC_STAMP"
 }
 
+# --- the web console's checkers: TypeScript, openapi-typescript, Playwright, axe-core -------
+# From tests/console/package-lock.json into tests/console/node_modules, with the machine's npm;
+# Playwright drives Debian's chromium (install-deps.sh), so no browser is downloaded.
+CONSOLE_DIR="$ROOT/tests/console"
+CONSOLE_STAMP="$CONSOLE_DIR/node_modules/.podium-stamp"
+
+console_tools_ok() {
+    [[ -f "$CONSOLE_STAMP" ]] \
+        && [[ "$(cat "$CONSOLE_STAMP")" == "$(sha256sum <"$CONSOLE_DIR/package-lock.json")" ]]
+}
+
+setup_console_tools() {
+    if console_tools_ok; then
+        return 0
+    fi
+    local log
+    log="$(mktemp)"
+    if ! (cd "$CONSOLE_DIR" && npm ci --no-audit --no-fund --ignore-scripts) >"$log" 2>&1; then
+        echo "setup-peers: npm ci in $CONSOLE_DIR failed:" >&2
+        cat "$log" >&2
+        rm -f "$log"
+        return 1
+    fi
+    rm -f "$log"
+    sha256sum <"$CONSOLE_DIR/package-lock.json" >"$CONSOLE_STAMP"
+}
+
 main() {
     local ironic=false
     [[ "${1:-}" == "--ironic" ]] && ironic=true
     # Fast path: everything already there, no lock needed.
-    if venv_ok && cloud_init_ok && api_tools_ok && { ! $ironic || ironic_ok; }; then
+    if venv_ok && cloud_init_ok && api_tools_ok && console_tools_ok \
+        && { ! $ironic || ironic_ok; }; then
         return 0
     fi
     mkdir -p "$ROOT/.peers"
@@ -205,6 +233,7 @@ main() {
     setup_sushy
     setup_cloud_init
     setup_api_tools
+    setup_console_tools
     if $ironic; then
         setup_ironic
     fi

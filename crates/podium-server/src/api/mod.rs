@@ -7,6 +7,7 @@
 mod audit;
 mod backup;
 mod claims;
+mod console;
 mod error;
 mod events;
 mod extract;
@@ -235,6 +236,7 @@ pub(crate) fn router(podium: Podium, options: RouterOptions) -> Router {
     let openapi = Arc::new(openapi);
     let routes = routes
         .merge(redfish::router())
+        .merge(console::router())
         .route(
             "/openapi.json",
             get(move || {
@@ -331,7 +333,11 @@ async fn not_found(uri: axum::http::Uri) -> Response {
     if redfish::is_redfish(uri.path()) {
         return redfish::not_found(&uri).into_response();
     }
-    let path = uri.path();
+    not_found_at(uri.path())
+}
+
+/// 404 for a path nothing serves, naming it (cut at 256 characters).
+fn not_found_at(path: &str) -> Response {
     let path = match path.char_indices().nth(256) {
         Some((end, _)) => format!("{}...", &path[..end]),
         None => path.to_owned(),
