@@ -11,6 +11,8 @@ import { chromium } from 'playwright-core';
 const { PODIUM_URL, ADMIN_TOKEN, BMC_URL, IMAGE_URL, SCREENSHOTS } = process.env;
 const axeSource = fs.readFileSync(new URL('./node_modules/axe-core/axe.min.js', import.meta.url), 'utf8');
 const STEP_TIMEOUT = 60_000;
+// The emulator takes any credentials; the console must never show these again.
+const BMC_PASSWORD = 'bmc-secret-5f1c9e';
 
 function log(...args) {
   console.log(new Date().toISOString().slice(11, 23), ...args);
@@ -86,7 +88,16 @@ try {
   await admin.getByRole('button', { name: 'Sign in' }).click();
   await admin.getByRole('alert').waitFor();
   log('a wrong token:', await admin.getByRole('alert').innerText());
-  await signIn(admin, ADMIN_TOKEN);
+  // With the keyboard alone: Tab to the token, type it, Enter.
+  await admin.goto(`${PODIUM_URL}/ui/#/sign-in`);
+  await admin.getByLabel('Token', { exact: true }).waitFor();
+  await until('the token field reached with Tab', async () => {
+    await admin.keyboard.press('Tab');
+    return admin.evaluate(() => document.activeElement?.getAttribute('name') === 'token');
+  }, 5_000);
+  await admin.keyboard.type(ADMIN_TOKEN);
+  await admin.keyboard.press('Enter');
+  await until('signed in with the keyboard', async () => (await admin.getByRole('button', { name: 'Sign out' }).count()) > 0);
   const stored = await admin.evaluate(() => [localStorage.length, sessionStorage.getItem('podium.token') !== null]);
   if (stored[0] !== 0 || !stored[1]) throw new Error(`the token must be in sessionStorage only: ${stored}`);
 
@@ -94,18 +105,34 @@ try {
   await admin.getByLabel('Name', { exact: true }).fill('lab');
   await admin.getByLabel('Redfish service URL').fill(BMC_URL);
   await admin.getByLabel('Location').fill('rack 12');
+  await admin.getByLabel('BMC user').fill('root');
+  await admin.getByLabel('BMC password').fill(BMC_PASSWORD);
   await admin.getByRole('button', { name: 'Register' }).click();
   await admin.getByRole('heading', { name: 'Pod manager lab' }).waitFor();
   await until('the pod manager online', async () => (await admin.locator('main').innerText()).includes('online'));
+  const shownPm = await admin.content();
+  if (shownPm.includes(BMC_PASSWORD) || !shownPm.includes('set (never shown)')) {
+    throw new Error('the BMC password is shown, or its presence is not');
+  }
   await accessible(admin, 'pod manager');
   await shot(admin, 'pod-manager');
+  // Sync now: the operation's progress, to its end.
+  await admin.getByRole('button', { name: 'Sync now' }).click();
+  await admin.getByText(/Operation sync: (queued|running|succeeded)/).waitFor();
+  await admin.getByText('Operation sync: succeeded').waitFor();
+  // The driver's configuration, validated by the driver plugin through the API.
+  await admin.getByLabel('Configuration (JSON)').first().fill('{"no_such_setting": 1}');
+  await admin.getByRole('button', { name: 'Save', exact: true }).nth(1).click();
+  const configError = await admin.getByRole('form', { name: 'driver plugin' }).getByRole('alert').innerText();
+  if (!configError.includes('no_such_setting')) throw new Error(`the driver config's error: ${configError}`);
+  log('the driver refuses its config:', configError);
   // The network template: the API's validation error, at the line it concerns.
   await admin.getByLabel('Template (JSON)').fill(JSON.stringify({
     links: [{ id: 'boot', type: 'phy', nic: 'boot' }],
     networks: [{ id: 'prod', type: 'ipv4', link: 'boot', pool: 'no-such-pool' }],
   }));
   await admin.getByRole('button', { name: 'Save template' }).click();
-  const templateError = await admin.getByRole('alert').innerText();
+  const templateError = await admin.getByRole('form', { name: 'Network template' }).getByRole('alert').innerText();
   if (!templateError.startsWith('line 14:') || !templateError.includes('no-such-pool') || !templateError.includes('networks[0].pool')) {
     throw new Error(`the template's error: ${templateError}`);
   }
@@ -216,8 +243,13 @@ try {
   log('tenant: powers off, then releases (with a confirmation)');
   await tenant.getByRole('button', { name: 'Power off' }).click();
   await until('power off, live', async () => (await tenant.locator('#power-state').innerText()) === 'off');
-  await tenant.getByRole('button', { name: 'Release' }).click();
-  await tenant.getByRole('button', { name: 'Yes, release it' }).click();
+  // The release, with the keyboard: the confirmation takes the focus.
+  await tenant.getByRole('button', { name: 'Release', exact: true }).focus();
+  await tenant.keyboard.press('Enter');
+  const focused = await tenant.evaluate(() => document.activeElement?.textContent);
+  if (focused !== 'Yes, release it') throw new Error(`the confirmation does not take the focus: ${focused}`);
+  await tenant.keyboard.press('Enter');
+  await tenant.getByText('Releasing').waitFor();
   await until('the claim gone', async () => (await api(tenantToken, 'GET', `/v1/claims/${claim}`)).status === 404);
   if ((await api(ADMIN_TOKEN, 'GET', `/v1/operations?claim=${claim}`)).body.items.every((o) => o.kind !== 'deprovision')) {
     throw new Error('the release ran no deprovision');
