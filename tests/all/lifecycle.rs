@@ -79,7 +79,8 @@ async fn available(admin: &Client, pm: &str, n: usize) -> Vec<Value> {
     .await
 }
 
-async fn inspect(admin: &Client, id: &str) -> String {
+/// Asks for an inspection of host `id`; the operation's id.
+pub(crate) async fn inspect(admin: &Client, id: &str) -> String {
     let reply = admin
         .post(&format!("/v1/hosts/{id}/inspect"), json!({}))
         .await;

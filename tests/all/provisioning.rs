@@ -8,6 +8,7 @@ use std::time::Duration;
 use podium_tests::sushy::{Sushy, SushyConfig};
 use podium_tests::{Client, ImageServer, TestServer, eventually, vfat};
 
+use crate::lifecycle::inspect;
 use crate::pod_managers::wait_succeeded;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -54,8 +55,18 @@ async fn tenant(server: &TestServer, admin: &Client, pm: &str, name: &str) -> Cl
     server.client(Some(token.body["token"].as_str().unwrap()))
 }
 
-#[tokio::test]
-async fn a_claim_is_provisioned_from_virtual_media_with_its_config_drive_and_released_back() {
+/// A site of one emulated system, online and `available`, and a server of images beside it.
+struct OneSystemSite {
+    server: TestServer,
+    bmc: Sushy,
+    images: ImageServer,
+    admin: Client,
+    pm: String,
+    host_id: String,
+    system: String,
+}
+
+async fn one_system_site() -> OneSystemSite {
     let server = TestServer::start_with(|c| {
         c.probe_interval = Duration::from_millis(300);
         c.sync_interval = Duration::from_secs(3600);
@@ -65,15 +76,31 @@ async fn a_claim_is_provisioned_from_virtual_media_with_its_config_drive_and_rel
     let images = ImageServer::start(vec![0x42; 4096]).await;
     let admin = server.admin();
     let pm = admin.create_site(&bmc.url()).await;
-    let host = eventually(Duration::from_secs(20), "host synced", || async {
-        let hosts = admin.get(&format!("/v1/hosts?pod_manager={pm}")).await.body["items"]
-            .as_array()
-            .cloned()?;
-        hosts.into_iter().find(|h| h["kind"] == "system")
-    })
-    .await;
+    let host = admin.systems_in_state(&pm, 1, "available").await.remove(0);
     let host_id = host["id"].as_str().unwrap().to_owned();
     let system = host["system_id"].as_str().unwrap().to_owned();
+    OneSystemSite {
+        server,
+        bmc,
+        images,
+        admin,
+        pm,
+        host_id,
+        system,
+    }
+}
+
+#[tokio::test]
+async fn a_claim_is_provisioned_from_virtual_media_with_its_config_drive_and_released_back() {
+    let OneSystemSite {
+        server,
+        bmc,
+        images,
+        admin,
+        pm,
+        host_id,
+        system,
+    } = one_system_site().await;
     admin
         .created(
             "/v1/ip_pools",
@@ -198,19 +225,16 @@ async fn a_claim_is_provisioned_from_virtual_media_with_its_config_drive_and_rel
 
 #[tokio::test]
 async fn a_site_with_a_preprovisioning_image_boots_it_with_the_dhcpless_drive_when_inspecting() {
-    let server = TestServer::start_with(|c| {
-        c.probe_interval = Duration::from_millis(300);
-        c.sync_interval = Duration::from_secs(3600);
-    })
-    .await;
-    let bmc = Sushy::start(SushyConfig::with_systems(1)).await.unwrap();
-    let images = ImageServer::start(vec![0x42; 4096]).await;
+    let OneSystemSite {
+        server,
+        bmc,
+        images,
+        admin,
+        pm,
+        host_id,
+        system,
+    } = one_system_site().await;
     let ramdisk = images.url("/ramdisk.iso");
-    let admin = server.admin();
-    let pm = admin.create_site(&bmc.url()).await;
-    let host = admin.systems_in_state(&pm, 1, "available").await.remove(0);
-    let host_id = host["id"].as_str().unwrap().to_owned();
-    let system = host["system_id"].as_str().unwrap().to_owned();
 
     // Validated, named.
     for (bad, reason) in [
@@ -242,13 +266,7 @@ async fn a_site_with_a_preprovisioning_image_boots_it_with_the_dhcpless_drive_wh
     assert_eq!(set.body["preprovisioning_image"], ramdisk.as_str());
 
     // Without a DHCP-less pool there is nothing to boot it with: the host stays off.
-    let inspect = async || {
-        let op = admin
-            .post(&format!("/v1/hosts/{host_id}/inspect"), json!({}))
-            .await;
-        assert_eq!(op.status, StatusCode::ACCEPTED, "{}", op.text);
-        wait_succeeded(&admin, op.body["id"].as_str().unwrap()).await
-    };
+    let inspect = async || wait_succeeded(&admin, &inspect(&admin, &host_id).await).await;
     let plain = inspect().await;
     assert!(plain["result"]["preprovisioning"].is_null(), "{plain}");
     assert_eq!(bmc.get_json(&system).await.unwrap()["PowerState"], "Off");

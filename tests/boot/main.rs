@@ -109,12 +109,15 @@ async fn eventually_json(
     }
 }
 
-/// The pool's allocations (`GET /v1/ip_pools/{id}/claims`).
-async fn held(admin: &Client, pool: &str) -> Vec<Value> {
-    admin.get(&format!("/v1/ip_pools/{pool}/claims")).await.body["items"]
+/// Who the pool holds `address` for, where it holds it (`GET /v1/ip_pools/{id}/claims`).
+async fn holder(admin: &Client, pool: &str, address: &str) -> Option<Value> {
+    let held = admin.get(&format!("/v1/ip_pools/{pool}/claims")).await;
+    held.body["items"]
         .as_array()
-        .cloned()
-        .unwrap_or_default()
+        .unwrap_or_else(|| panic!("no allocations: {}", held.text))
+        .iter()
+        .find(|c| c["address"] == address)
+        .map(|c| c["owner"].clone())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -240,11 +243,9 @@ async fn a_virtual_machine_boots_the_ramdisk_dhcp_less_then_the_tenants_image_th
         .as_str()
         .unwrap()
         .to_owned();
-    assert!(
-        held(&admin, &prov)
-            .await
-            .iter()
-            .any(|c| c["owner"] == format!("host:{host_id}") && c["address"] == address.as_str()),
+    assert_eq!(
+        holder(&admin, &prov, &address).await,
+        Some(json!(format!("host:{host_id}"))),
         "the pool holds {address} for host:{host_id}"
     );
     let network = on_console(
@@ -304,10 +305,7 @@ async fn a_virtual_machine_boots_the_ramdisk_dhcp_less_then_the_tenants_image_th
         .to_owned();
     assert!(claim_address.starts_with("203.0.113."), "{provisioned}");
     assert!(
-        held(&admin, &prod)
-            .await
-            .iter()
-            .any(|c| c["address"] == claim_address.as_str()),
+        holder(&admin, &prod, &claim_address).await.is_some(),
         "the pool holds the claim's {claim_address}"
     );
     let rendered = alice.get(&format!("/v1/claims/{claim_id}/rendered")).await;
@@ -387,19 +385,15 @@ async fn a_virtual_machine_boots_the_ramdisk_dhcp_less_then_the_tenants_image_th
             "no {device} media left in the domain:\n{xml}"
         );
     }
-    assert!(
-        !held(&admin, &prod)
-            .await
-            .iter()
-            .any(|c| c["address"] == claim_address.as_str()),
+    assert_eq!(
+        holder(&admin, &prod, &claim_address).await,
+        None,
         "the claim's address is freed"
     );
     // And the preprovisioning address (the pool's `release` is not `keep`).
-    assert!(
-        !held(&admin, &prov)
-            .await
-            .iter()
-            .any(|c| c["address"] == address.as_str()),
+    assert_eq!(
+        holder(&admin, &prov, &address).await,
+        None,
         "the host's preprovisioning address is freed"
     );
     assert!(lab.dhcp_packets().unwrap().is_empty(), "no DHCP at all");

@@ -21,8 +21,9 @@ fn here() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("console")
 }
 
-/// Runs a Node tool of `tests/console/node_modules/.bin`; panics with its output if it fails.
-async fn node(program: &str, args: &[&str], envs: &[(&str, &str)], cwd: &Path) -> String {
+/// Runs a Node tool (`node`, or one of `tests/console/node_modules/.bin`): whether it succeeded
+/// and what it printed, its output then its errors.
+async fn node(program: &str, args: &[&str], envs: &[(&str, &str)], cwd: &Path) -> (bool, String) {
     let out = tokio::process::Command::new(program)
         .args(args)
         .envs(envs.iter().copied())
@@ -36,7 +37,13 @@ async fn node(program: &str, args: &[&str], envs: &[(&str, &str)], cwd: &Path) -
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(out.status.success(), "{program} {args:?} failed:\n{text}");
+    (out.status.success(), text)
+}
+
+/// [`node`], which must succeed; what it printed.
+async fn node_ok(program: &str, args: &[&str], envs: &[(&str, &str)], cwd: &Path) -> String {
+    let (ok, text) = node(program, args, envs, cwd).await;
+    assert!(ok, "{program} {args:?} failed:\n{text}");
     text
 }
 
@@ -123,20 +130,16 @@ async fn the_console_type_checks_against_the_openapi_document_of_the_server_that
     )
     .unwrap();
     let bin = here().join("node_modules/.bin");
-    node(
+    node_ok(
         bin.join("openapi-typescript").to_str().unwrap(),
         &["openapi.json", "--output", "api-types.d.ts"],
         &[],
         dir.path(),
     )
     .await;
-    node(
-        bin.join("tsc").to_str().unwrap(),
-        &["-p", "tsconfig.json"],
-        &[],
-        dir.path(),
-    )
-    .await;
+    let tsc = bin.join("tsc");
+    let tsc = tsc.to_str().unwrap();
+    node_ok(tsc, &["-p", "tsconfig.json"], &[], dir.path()).await;
 
     // And the check bites: a field the API does not have is an error.
     let app = std::fs::read_to_string(dir.path().join("app.js")).unwrap();
@@ -145,18 +148,9 @@ async fn the_console_type_checks_against_the_openapi_document_of_the_server_that
         app.replacen("now.status_message", "now.status_mesage", 1),
     )
     .unwrap();
-    let out = tokio::process::Command::new(bin.join("tsc"))
-        .args(["-p", "tsconfig.json"])
-        .current_dir(dir.path())
-        .output()
-        .await
-        .unwrap();
-    assert!(!out.status.success());
-    assert!(
-        String::from_utf8_lossy(&out.stdout).contains("status_mesage"),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    let (ok, out) = node(tsc, &["-p", "tsconfig.json"], &[], dir.path()).await;
+    assert!(!ok, "tsc passed a field the API does not have:\n{out}");
+    assert!(out.contains("status_mesage"), "{out}");
 }
 
 #[tokio::test]
@@ -168,7 +162,7 @@ async fn an_admin_and_tenants_work_through_the_console_in_chromium() {
     let bmc = Sushy::start(SushyConfig::with_systems(2)).await.unwrap();
     let images = ImageServer::start(vec![0x42; 4096]).await;
     let screenshots = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/console");
-    let out = node(
+    let out = node_ok(
         "node",
         &["flows.mjs"],
         &[

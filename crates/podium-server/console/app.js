@@ -33,9 +33,10 @@ function errorBox(e) {
   return h('div', { class: 'error', role: 'alert' }, String(e));
 }
 
-/** Redraws `target` now and every 2 s with what `draw` answers, until the page changes.
- * @param {HTMLElement} target @param {() => Promise<Node>} draw */
-function live(target, draw) {
+/** Redraws `target` every 2 s with what `draw` answers, until the page changes; at once with
+ * `first` where the page already has it, else with `draw`.
+ * @param {HTMLElement} target @param {() => Promise<Node>} draw @param {Node} [first] */
+function live(target, draw, first) {
   const run = async () => {
     try {
       target.replaceChildren(await draw());
@@ -43,7 +44,7 @@ function live(target, draw) {
       target.replaceChildren(errorBox(e));
     }
   };
-  run();
+  if (first) target.replaceChildren(first); else run();
   timers.push(window.setInterval(run, 2000));
 }
 
@@ -185,16 +186,15 @@ async function podManagerPage(id) {
     }),
     bindings, templateEditor(id),
     h('h2', null, 'Status history'), history);
-  live(summary, async () => {
-    const now = await api.podManager(id);
-    return table('Pod manager', ['Field', 'Value'], [
+  const drawPm = (/** @type {S['PodManagerView']} */ now) =>
+    table('Pod manager', ['Field', 'Value'], [
       ['URL', now.url], ['Status', now.status], ['Why', now.status_message ?? ''],
       ['Last probe', now.last_probe_at ?? 'never'], ['Location', now.location],
       ['Credentials', now.has_auth ? 'set (never shown)' : 'none'],
       ['Network config owner', now.network_config_owner],
       ['Preprovisioning image', now.preprovisioning_image ?? 'none'],
     ], (row) => row);
-  });
+  live(summary, async () => drawPm(await api.podManager(id)), drawPm(pm));
   live(history, async () => table('Status changes', ['At', 'Status', 'Message'],
     (await api.statusHistory(id)).items, (c) => [c.at, c.status, c.message ?? '']));
   const binding = (/** @type {string} */ name, /** @type {S['PluginBinding']} */ b) =>
@@ -327,9 +327,8 @@ async function hostPage(id) {
       act('Maintenance off', () => api.maintenanceOff(id)),
       status),
     h('h2', null, 'Operations'), ops);
-  live(summary, async () => {
-    const now = await api.host(id);
-    return h('div', null,
+  const drawHost = (/** @type {S['HostView']} */ now) =>
+    h('div', null,
       table('Host', ['Field', 'Value'], [
         ['State', h('span', { class: 'state' }, now.state)],
         ['Error', now.error ? `${now.error.type}: ${now.error.message}` : 'none'],
@@ -343,7 +342,7 @@ async function hostPage(id) {
       h('h2', null, 'Media slots'),
       table('Media slots', ['Slot', 'Inserted', 'Image'], now.media_slots,
         (slot) => [String(slot.id ?? ''), String(slot.inserted ?? ''), String(slot.image ?? '')]));
-  });
+  live(summary, async () => drawHost(await api.host(id)), drawHost(host));
   live(ops, async () => operationsTable((await api.operations({ host: id })).items));
 }
 
@@ -562,9 +561,8 @@ async function claimPage(id) {
         onclick: () => { confirmRelease.hidden = false; confirmRelease.focus(); },
       }, 'Release'), confirmRelease, status),
     h('h2', null, 'Operations'), ops, h('h2', null, 'Rendered documents'), rendered);
-  live(summary, async () => {
-    const now = await api.claim(id);
-    return table('Claim', ['Field', 'Value'], [
+  const drawClaim = (/** @type {S['ClaimView']} */ now) =>
+    table('Claim', ['Field', 'Value'], [
       ['State', h('span', { class: 'state', id: 'claim-state' }, now.state)],
       ['Why', now.reason ?? ''], ['Image', now.image.url], ['Online', String(now.online)],
       ['Host', now.host ? now.host.name : 'none yet'],
@@ -572,7 +570,7 @@ async function claimPage(id) {
       ['Power', h('span', { id: 'power-state' }, now.host ? now.host.power_state : '')],
       ['Addresses', now.host ? now.host.addresses.map((a) => String(a.address ?? '')).join(', ') : ''],
     ], (row) => row);
-  });
+  live(summary, async () => drawClaim(await api.claim(id)), drawClaim(claim));
   live(ops, async () => operationsTable((await api.claimOperations(id)).items));
   api.claimRendered(id).then((docs) => rendered.replaceChildren(
     h('h3', null, 'meta_data.json'), h('pre', null, JSON.stringify(docs.meta_data, null, 2)),
