@@ -2,6 +2,7 @@
 
 use podium_tests::{ADMIN_TOKEN, TestServer};
 use reqwest::StatusCode;
+use serde_json::json;
 
 #[tokio::test]
 async fn healthz_and_livez_need_no_token() {
@@ -91,5 +92,70 @@ async fn without_an_admin_token_one_is_generated_into_the_data_dir() {
             .await
             .status,
         StatusCode::UNAUTHORIZED
+    );
+}
+
+#[tokio::test]
+async fn a_write_the_database_cannot_take_in_time_is_503_with_retry_after_and_changes_nothing() {
+    use sqlx::Connection;
+    let server = TestServer::start().await;
+    let admin = server.admin();
+    // Another session holds the lock a new tenant needs: SQLite's write lock, PostgreSQL's
+    // tenants table. Podium waits as long as it waits for a lock (10 s), then refuses.
+    sqlx::any::install_default_drivers();
+    let url = server.database_url();
+    let mut other = sqlx::AnyConnection::connect(&url).await.unwrap();
+    let take = if url.starts_with("postgres") {
+        "BEGIN; LOCK TABLE tenants IN ACCESS EXCLUSIVE MODE"
+    } else {
+        "BEGIN EXCLUSIVE"
+    };
+    sqlx::raw_sql(take).execute(&mut other).await.unwrap();
+
+    let refused = reqwest::Client::new()
+        .post(format!("{}/v1/tenants", server.url))
+        .bearer_auth(ADMIN_TOKEN)
+        .json(&json!({"name": "patient"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(
+        refused.headers().get("retry-after").map(|v| v.as_bytes()),
+        Some(&b"1"[..]),
+        "{:?}",
+        refused.headers()
+    );
+    let body: serde_json::Value = refused.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "unavailable", "{body}");
+    assert_eq!(
+        body["error"]["message"], "the database is busy: nothing was changed; try again shortly",
+        "{body}"
+    );
+
+    sqlx::raw_sql("ROLLBACK").execute(&mut other).await.unwrap();
+    other.close().await.unwrap();
+    // Nothing of the refused request was kept; asked again, it is done once.
+    let named = |reply: &podium_tests::Reply| {
+        reply.body["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["name"] == "patient")
+            .count()
+    };
+    assert_eq!(named(&admin.get("/v1/tenants").await), 0);
+    admin
+        .created("/v1/tenants", json!({"name": "patient"}))
+        .await;
+    assert_eq!(named(&admin.get("/v1/tenants").await), 1);
+    // As the API's document says it may.
+    let openapi = admin.get("/openapi.json").await;
+    let documented = &openapi.body["paths"]["/v1/tenants"]["post"]["responses"]["503"];
+    assert!(
+        documented["description"]
+            .as_str()
+            .is_some_and(|d| d.contains("Retry-After")),
+        "{documented}"
     );
 }

@@ -46,6 +46,9 @@ pub enum Error {
     Plugin(#[source] CallError),
     #[error("request body too large: the limit is {limit} bytes")]
     TooLarge { limit: usize },
+    /// Overloaded for now (the database took no query in time); worth trying again shortly.
+    #[error("{0}")]
+    Unavailable(String),
     /// A bug or an outage; details go to the log, not to the caller.
     #[error("internal error")]
     Internal(#[source] anyhow::Error),
@@ -100,6 +103,7 @@ impl Error {
             },
             Error::Plugin(e) => Error::Plugin(e.clone()),
             Error::TooLarge { limit } => Error::TooLarge { limit: *limit },
+            Error::Unavailable(m) => Error::Unavailable(m.clone()),
             Error::InvalidPlugin(_) | Error::Internal(_) => {
                 Error::Internal(anyhow::anyhow!("{self:#}"))
             }
@@ -109,6 +113,14 @@ impl Error {
 
 impl From<StoreError> for Error {
     fn from(e: StoreError) -> Error {
-        Error::Internal(e.into())
+        match e {
+            StoreError::Busy(e) => {
+                tracing::warn!(error = %e, "the database is busy: a request is refused for now");
+                Error::Unavailable(
+                    "the database is busy: nothing was changed; try again shortly".to_owned(),
+                )
+            }
+            e => Error::Internal(e.into()),
+        }
     }
 }

@@ -65,6 +65,10 @@ pub enum StoreError {
     Conflict(#[source] sqlx::Error),
     #[error("database error: {0}")]
     Database(#[source] sqlx::Error),
+    /// The database could not take the query in time: every connection stayed busy for
+    /// `ACQUIRE_TIMEOUT`, or SQLite's lock was held past its `busy_timeout`. Worth trying again.
+    #[error("the database is busy: {0}")]
+    Busy(#[source] sqlx::Error),
     #[error("stored data is corrupt: {0}")]
     Corrupt(String),
     /// A check the application made during a datastore operation failed.
@@ -84,12 +88,26 @@ impl From<sqlx::Error> for StoreError {
         if let sqlx::Error::WorkerCrashed = e {
             WORKER_CRASHES.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
         }
-        if let sqlx::Error::Database(db) = &e
-            && db.is_unique_violation()
-        {
-            return StoreError::Conflict(e);
+        match &e {
+            sqlx::Error::Database(db) if db.is_unique_violation() => StoreError::Conflict(e),
+            sqlx::Error::PoolTimedOut => StoreError::Busy(e),
+            sqlx::Error::Database(db) if busy(db.as_ref()) => StoreError::Busy(e),
+            _ => StoreError::Database(e),
         }
-        StoreError::Database(e)
+    }
+}
+
+/// Whether the database refused a query only for now: SQLite's `SQLITE_BUSY` and `SQLITE_LOCKED`
+/// (the low byte of an extended code), PostgreSQL's `lock_not_available` (its `lock_timeout`
+/// passed), `too_many_connections` and `cannot_connect_now`.
+fn busy(db: &dyn sqlx::error::DatabaseError) -> bool {
+    let Some(code) = db.code() else {
+        return false;
+    };
+    if db.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some() {
+        code.parse::<u32>().is_ok_and(|c| matches!(c & 0xff, 5 | 6))
+    } else {
+        matches!(code.as_ref(), "55P03" | "53300" | "57P03")
     }
 }
 
@@ -120,6 +138,9 @@ const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(10);
 /// What SQLite's connections run first.
 const SQLITE_PRAGMAS: &str = "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
                               PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON;";
+
+/// What PostgreSQL's connections run first.
+const POSTGRES_LOCK_TIMEOUT: &str = "SET lock_timeout = '10s'";
 
 /// Counts the queries that found their SQLite connection's thread gone (sqlx's
 /// `WorkerCrashed`): a held connection checked before this count rose is pinged before its next
@@ -185,7 +206,7 @@ impl Connections {
         let mut held = pool
             .get()
             .await
-            .map_err(|_| StoreError::Database(sqlx::Error::PoolTimedOut))?;
+            .map_err(|_| StoreError::Busy(sqlx::Error::PoolTimedOut))?;
         // A connection is handed out outside any transaction, with its thread alive. Checked
         // (one ping) only when in doubt: some query found a thread gone since this one was last
         // checked, or it is inside a transaction. A dropped transaction has its rollback queued,
@@ -331,6 +352,14 @@ impl Datastore {
                     // (PostgreSQL restarted, a proxy's timeout), so that one is checked; one in
                     // steady use proves itself by its last query.
                     .test_before_acquire(false)
+                    // A statement waits for a lock as long as a SQLite one does (its
+                    // `busy_timeout`), then fails as busy: not for ever behind a stuck session.
+                    .after_connect(|conn, _| {
+                        Box::pin(async move {
+                            sqlx::query(POSTGRES_LOCK_TIMEOUT).execute(conn).await?;
+                            Ok(())
+                        })
+                    })
                     .before_acquire(|conn, meta| {
                         Box::pin(async move {
                             if meta.idle_for < IDLE_BEFORE_PING {

@@ -47,8 +47,8 @@ fn transient(e: &Error) -> bool {
         // A call that ran out its deadline is the plugin's failure (a BMC's slowness shows as
         // the `http` import's timeout, which the plugin reports as transient): trying again
         // would repeat whatever it did until the deadline.
-        // The datastore: an outage, a lock.
-        Error::Internal(_) => true,
+        // The datastore: an outage, a lock, every connection busy.
+        Error::Internal(_) | Error::Unavailable(_) => true,
         _ => false,
     }
 }

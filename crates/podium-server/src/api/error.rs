@@ -63,6 +63,7 @@ impl ApiError {
             Error::InvalidPlugin(_) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_plugin", None),
             Error::TooLarge { .. } => (StatusCode::PAYLOAD_TOO_LARGE, "too_large", None),
             Error::Plugin(e) => plugin_parts(e),
+            Error::Unavailable(_) => (StatusCode::SERVICE_UNAVAILABLE, "unavailable", None),
             Error::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal", None),
         }
     }
@@ -123,9 +124,17 @@ impl IntoResponse for ApiError {
                 field,
             },
         };
+        if status == StatusCode::SERVICE_UNAVAILABLE {
+            // Overload that passes (busy plugins, a busy database): when to ask again.
+            let retry = [(axum::http::header::RETRY_AFTER, RETRY_AFTER_SECONDS)];
+            return (status, retry, Json(body)).into_response();
+        }
         (status, Json(body)).into_response()
     }
 }
+
+/// What a 503 tells the client to wait before it asks again, in seconds.
+const RETRY_AFTER_SECONDS: &str = "1";
 
 /// `Result` of a handler.
 pub(super) type ApiResult<T> = Result<T, ApiError>;

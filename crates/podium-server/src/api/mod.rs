@@ -155,7 +155,8 @@ pub(crate) fn routes() -> (Router<Podium>, utoipa::openapi::OpenApi) {
 /// operation that does not document them itself: 401 and 403 where a token is needed (none,
 /// an unknown or expired one; a tenant on an admin route, a read-only token on a write), 400,
 /// 413 and 422 where a body is read (not JSON, too large, a field wrong), 422 where a path or
-/// query parameter is read (malformed, unknown, a NUL byte).
+/// query parameter is read (malformed, unknown, a NUL byte), 503 where the database is read
+/// (it took no query in time).
 fn document_common_responses(openapi: &mut utoipa::openapi::OpenApi) {
     use utoipa::openapi::path::ParameterIn;
     use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
@@ -200,6 +201,11 @@ fn document_common_responses(openapi: &mut utoipa::openapi::OpenApi) {
                 add(
                     "403",
                     "The token may not do this (a tenant's on an admin route, a read-only one on a write)",
+                );
+                add(
+                    "503",
+                    "The database took no query in time (overloaded, or locked past its timeout): \
+                     nothing was changed; `Retry-After` says when to ask again",
                 );
             }
             if has_body {

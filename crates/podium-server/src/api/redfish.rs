@@ -248,6 +248,7 @@ impl From<Error> for RedfishError {
             Error::Invalid { .. } => "PropertyValueFormatError",
             Error::Conflict { .. } | Error::ConflictField { .. } => "ResourceInUse",
             Error::Internal(_) => "InternalError",
+            Error::Unavailable(_) => "ServiceTemporarilyUnavailable",
             _ => "GeneralError",
         };
         if let Error::Internal(source) = &e {
