@@ -9,8 +9,10 @@
 //!
 //! The systems are spread over several emulator processes (`PER_EMULATOR` each, as a rack of
 //! BMCs is many machines): one Python process answering a thousand hosts' requests would be the
-//! bottleneck measured. The emulators' own CPU time is reported beside Podium's: on a small
-//! machine they share its cores, and where they are busy the wall time says more about them.
+//! bottleneck measured. The emulators' own CPU time is reported beside Podium's, and the
+//! benchmark's (its proxies and its client): on a small machine they all share its cores. The
+//! cores' limit is the CPU all three used in a phase over the machine's cores: no wall time on
+//! this machine can be shorter, whatever Podium does.
 //!
 //! The hosts belong to `SITES` pod managers, in turn (a fleet of many sites: each site's sync
 //! then reads only its own hosts).
@@ -63,6 +65,14 @@ fn emulators_cpu(emulators: &[Sushy]) -> Duration {
         .filter_map(|e| podium_tests::process_usage(e.pid()?))
         .map(|(_, cpu)| cpu)
         .sum()
+}
+
+/// CPU time this benchmark's own process used so far: its proxies (a thousand BMCs' latency)
+/// and its client.
+fn bench_cpu() -> Duration {
+    podium_tests::process_usage(std::process::id())
+        .expect("the benchmark's own usage")
+        .1
 }
 
 /// The physical limit of a phase: the most requests one BMC got in it, one after another.
@@ -150,6 +160,7 @@ fn main() {
         }
         let podium_before = podium_cpu();
         let emulators_before = emulators_cpu(&emulators);
+        let bench_before = bench_cpu();
 
         // Every host registered at once, each at its own BMC.
         let start = counts(&proxies);
@@ -189,6 +200,7 @@ fn main() {
         let registered_limit = limit(&start, &counts(&proxies), delay_ms);
         let podium_registered = podium_cpu();
         let emulators_registered = emulators_cpu(&emulators);
+        let bench_registered = bench_cpu();
 
         // Every host powered on at once (asked all at once, as a tool driving a rack would).
         let start = counts(&proxies);
@@ -219,6 +231,7 @@ fn main() {
         let powered_limit = limit(&start, &counts(&proxies), delay_ms);
         let podium_powered = podium_cpu();
         let emulators_powered = emulators_cpu(&emulators);
+        let bench_powered = bench_cpu();
 
         // A full refresh: every site's sync reads every host's own BMC again.
         let start = counts(&proxies);
@@ -246,6 +259,7 @@ fn main() {
         let refreshed_limit = limit(&start, &counts(&proxies), delay_ms);
         let podium_refreshed = podium_cpu();
         let emulators_refreshed = emulators_cpu(&emulators);
+        let bench_refreshed = bench_cpu();
 
         // One turn of the periodic refresh: every host's power read again, spread over the
         // interval (polled rarely, so the polling costs Podium little).
@@ -290,42 +304,58 @@ fn main() {
             peak as f64 / 1024.0
         );
         println!();
-        println!("| work | wall time | physical limit | Podium CPU | emulators' CPU |");
-        println!("|---|---|---|---|---|");
+        println!(
+            "| work | wall time | physical limit | Podium CPU | emulators' CPU | benchmark's CPU | \
+             the cores' limit |"
+        );
+        println!("|---|---|---|---|---|---|---|");
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let row = |what: &str,
                    wall: Duration,
                    (requests, limit): (u64, Duration),
-                   cpu: Duration,
-                   emulators: Duration| {
+                   [cpu, emulators, bench]: [Duration; 3]| {
+            let all = cpu + emulators + bench;
             println!(
-                "| {what} | {:.1} s | {:.1} s ({requests} requests to one BMC) | {:.1} s ({:.1} ms per host) | {:.1} s |",
+                "| {what} | {:.1} s | {:.1} s ({requests} requests to one BMC) | {:.1} s ({:.1} ms per host) | {:.1} s | {:.1} s | {:.1} s ({:.1} s of CPU on {cores} cores) |",
                 wall.as_secs_f64(),
                 limit.as_secs_f64(),
                 cpu.as_secs_f64(),
                 cpu.as_secs_f64() * 1000.0 / hosts as f64,
                 emulators.as_secs_f64(),
+                bench.as_secs_f64(),
+                all.as_secs_f64() / cores as f64,
+                all.as_secs_f64(),
             )
         };
         row(
             &format!("register and inspect {hosts} hosts"),
             registered,
             registered_limit,
-            podium_registered - podium_before,
-            emulators_registered - emulators_before,
+            [
+                podium_registered - podium_before,
+                emulators_registered - emulators_before,
+                bench_registered - bench_before,
+            ],
         );
         row(
             &format!("power on {hosts} hosts"),
             powered,
             powered_limit,
-            podium_powered - podium_registered,
-            emulators_powered - emulators_registered,
+            [
+                podium_powered - podium_registered,
+                emulators_powered - emulators_registered,
+                bench_powered - bench_registered,
+            ],
         );
         row(
             &format!("refresh {hosts} hosts (every site's sync)"),
             refreshed,
             refreshed_limit,
-            podium_refreshed - podium_powered,
-            emulators_refreshed - emulators_powered,
+            [
+                podium_refreshed - podium_powered,
+                emulators_refreshed - emulators_powered,
+                bench_refreshed - bench_powered,
+            ],
         );
         println!();
         println!(
