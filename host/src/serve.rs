@@ -67,7 +67,7 @@ pub(crate) struct ServeArgs {
     #[arg(long, default_value_t = 64, env = "PODIUM_PLUGIN_MEMORY_MIB")]
     plugin_memory_mib: usize,
     /// Plugin instances alive at once in this process: how many calls (and BMC exchanges) run
-    /// at once. Each holds up to its touched memory (about 0.5 MiB for the bundled driver) while
+    /// at once. Each holds its memory (about 0.25 MiB for the bundled driver, measured) while
     /// it waits on its endpoint; further calls wait for one, up to a minute, then fail as busy.
     /// Also the most operations this process runs at once.
     #[arg(long, default_value_t = 256, env = "PODIUM_PLUGIN_INSTANCES")]
