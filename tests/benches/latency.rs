@@ -34,7 +34,7 @@
 
 use std::sync::atomic::Ordering;
 
-use futures::StreamExt;
+use futures::{StreamExt, TryStreamExt};
 use std::time::{Duration, Instant};
 
 use podium_tests::sushy::{FakeSystem, Sushy, SushyConfig};
@@ -46,6 +46,9 @@ const BIN: &str = env!("CARGO_BIN_EXE_podium-under-test");
 /// Requests the benchmark has in flight at once, as a tool driving a large fleet would bound
 /// them (and the file descriptors of both processes with them).
 const ASK_AT_ONCE: usize = 1000;
+
+/// Emulator processes started at once.
+const EMULATORS_STARTING_AT_ONCE: usize = 8;
 
 /// The sync interval the server runs with: the periodic refresh reads every host once in it.
 const SYNC_INTERVAL: Duration = Duration::from_secs(60);
@@ -99,13 +102,18 @@ fn main() {
         .unwrap();
     rt.block_on(async {
         let numbers: Vec<u32> = (1..=hosts as u32).collect();
-        let emulators = futures::future::try_join_all(numbers.chunks(per_emulator).map(|chunk| {
-            let mut config = SushyConfig::with_systems(0);
-            config.systems = chunk.iter().copied().map(FakeSystem::numbered).collect();
-            Sushy::start(config)
-        }))
-        .await
-        .expect("the emulators");
+        // Started a few at a time: a hundred Python processes starting at once on two cores
+        // take longer than an emulator is given to answer.
+        let emulators: Vec<Sushy> = futures::stream::iter(numbers.chunks(per_emulator))
+            .map(|chunk| {
+                let mut config = SushyConfig::with_systems(0);
+                config.systems = chunk.iter().copied().map(FakeSystem::numbered).collect();
+                Sushy::start(config)
+            })
+            .buffered(EMULATORS_STARTING_AT_ONCE)
+            .try_collect()
+            .await
+            .expect("the emulators");
         let site = Sushy::start(SushyConfig::with_systems(0))
             .await
             .expect("an emulator");
