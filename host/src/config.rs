@@ -1,13 +1,15 @@
 //! `podium serve --config FILE`: a TOML file whose keys are the flags of `podium serve`
 //! (`listen = "0.0.0.0:8080"`, `plugin-timeout = 10`, `log-json = true`). A flag on the command
 //! line, then its environment variable, overrides the file; the file overrides the defaults. A
-//! key that is no flag, or a value its flag refuses, is an error naming the file and the key.
+//! key that is no flag, or a value its flag refuses, is an error naming the file and the key;
+//! settings that need each other (`tls-cert` and `tls-key`) may come from any of the three.
 //! `--print-config` prints the configuration in effect, in the same form, without secrets.
 
 use std::ffi::OsString;
 use std::path::Path;
 
 use anyhow::{Context, bail};
+use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::parser::ValueSource;
 use clap::{CommandFactory, FromArgMatches};
 
@@ -17,18 +19,61 @@ use crate::serve::ServeCli;
 const NOT_KEYS: [&str; 2] = ["config", "print-config"];
 
 /// Parses `podium serve`'s command line (`args` without the program's name), with the file of
-/// `--config` under it. A mistake on the command line exits as clap does (usage, code 2).
+/// `--config` under it. A mistake on the command line exits as clap does (usage, code 2); a
+/// setting the file lacks, that another one needs, is an error naming the file and the key.
 pub(crate) fn parse(args: Vec<OsString>) -> anyhow::Result<ServeCli> {
     let argv =
         |args: &[OsString]| std::iter::once(OsString::from("podium serve")).chain(args.to_vec());
-    let matches = ServeCli::command().get_matches_from(argv(&args));
+    // Which file, and what the command line and the environment already say. Settings that
+    // need each other are not checked yet: the other one may be in the file.
+    let matches = unchecked().get_matches_from(argv(&args));
     let Some(file) = matches.get_one::<std::path::PathBuf>("config").cloned() else {
+        let matches = ServeCli::command().get_matches_from(argv(&args));
         return Ok(ServeCli::from_arg_matches(&matches).expect("clap checked the arguments"));
     };
     let mut args = args;
     args.extend(file_args(&file, &matches)?);
-    let matches = ServeCli::command().get_matches_from(argv(&args));
+    let matches = ServeCli::command()
+        .try_get_matches_from(argv(&args))
+        .map_err(|e| match e.kind() {
+            ErrorKind::MissingRequiredArgument => missing(&file, &e),
+            _ => e.exit(),
+        })?;
     Ok(ServeCli::from_arg_matches(&matches).expect("clap checked the arguments"))
+}
+
+/// `podium serve`'s command with no setting needing another.
+fn unchecked() -> clap::Command {
+    ServeCli::command().mut_args(|arg| arg.requires(clap::builder::Resettable::Reset))
+}
+
+/// The settings a setting needs, and that neither the file, the command line nor the
+/// environment gave, named as keys of the file.
+fn missing(file: &Path, error: &clap::Error) -> anyhow::Error {
+    let command = ServeCli::command();
+    let keys: Vec<String> = match error.get(ContextKind::InvalidArg) {
+        Some(ContextValue::Strings(flags)) => flags
+            .iter()
+            .map(|flag| {
+                // `--tls-key <TLS_KEY>`
+                let long = flag.split_whitespace().next().unwrap_or(flag);
+                let long = long.trim_start_matches("--");
+                let env = command
+                    .get_arguments()
+                    .find(|a| a.get_long() == Some(long))
+                    .and_then(|a| a.get_env())
+                    .map(|env| format!(", or {}", env.to_string_lossy()))
+                    .unwrap_or_default();
+                format!("`{long}` (a key of the file, --{long}{env})")
+            })
+            .collect(),
+        _ => vec!["a setting".to_owned()],
+    };
+    anyhow::anyhow!(
+        "{}: another setting needs {}",
+        file.display(),
+        keys.join(" and ")
+    )
 }
 
 /// The flags a configuration file adds: one per key whose flag was given neither on the command
@@ -82,7 +127,7 @@ fn file_args(file: &Path, matches: &clap::ArgMatches) -> anyhow::Result<Vec<OsSt
         // The value alone, so an error names the key rather than a flag nobody typed; checked
         // even where the command line or the environment overrides it: the file is wrong.
         let alone = std::iter::once(OsString::from("podium serve")).chain(pair.clone());
-        if let Err(e) = ServeCli::command().try_get_matches_from(alone) {
+        if let Err(e) = unchecked().try_get_matches_from(alone) {
             let message = e.to_string();
             let first = message.lines().next().unwrap_or_default();
             bail!("{name}: `{key}`: {}", first.trim_start_matches("error: "));
@@ -138,7 +183,161 @@ fn redacted(url: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::redacted;
+    use std::ffi::OsString;
+
+    use clap::CommandFactory;
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+
+    use super::{NOT_KEYS, parse, redacted, unchecked};
+    use crate::serve::ServeCli;
+
+    /// Values for the settings that take one: each setting gets the first its flag accepts that
+    /// is not its default.
+    const SAMPLES: [&str; 3] = ["127.0.0.1:9", "http://podium.example:8080/", "7"];
+
+    /// Every setting of `podium serve` (its long flags but `config` and `print-config`), and a
+    /// value for it: as a TOML value, and as its flag.
+    fn settings() -> Vec<(String, toml::Value, String)> {
+        let command = ServeCli::command();
+        command
+            .get_arguments()
+            .filter_map(|arg| arg.get_long())
+            .filter(|long| !NOT_KEYS.contains(long))
+            .map(|long| {
+                let arg = command
+                    .get_arguments()
+                    .find(|a| a.get_long() == Some(long))
+                    .unwrap();
+                if !arg.get_action().takes_values() {
+                    return (
+                        long.to_owned(),
+                        toml::Value::Boolean(true),
+                        format!("--{long}"),
+                    );
+                }
+                let sample = SAMPLES
+                    .into_iter()
+                    .find(|s| {
+                        !arg.get_default_values().iter().any(|d| d == *s)
+                            && unchecked()
+                                .try_get_matches_from(["podium serve", &format!("--{long}={s}")])
+                                .is_ok()
+                    })
+                    .unwrap_or_else(|| panic!("no sample value fits --{long}: add one"));
+                let value = match sample.parse::<i64>() {
+                    Ok(n) => toml::Value::Integer(n),
+                    Err(_) => toml::Value::String(sample.to_owned()),
+                };
+                (long.to_owned(), value, format!("--{long}={sample}"))
+            })
+            .collect()
+    }
+
+    /// The settings `--KEY=VALUE` alone on the command line lacks (those it needs).
+    fn needs(flag: &str) -> Vec<String> {
+        match ServeCli::command().try_get_matches_from(["podium serve", flag]) {
+            Ok(_) => Vec::new(),
+            Err(e) if e.kind() == ErrorKind::MissingRequiredArgument => {
+                let Some(ContextValue::Strings(missing)) = e.get(ContextKind::InvalidArg) else {
+                    panic!("{flag}: clap names no missing argument: {e}");
+                };
+                missing
+                    .iter()
+                    .map(|m| {
+                        m.split_whitespace()
+                            .next()
+                            .unwrap()
+                            .trim_start_matches("--")
+                            .to_owned()
+                    })
+                    .collect()
+            }
+            Err(e) => panic!("{flag}: {e}"),
+        }
+    }
+
+    /// `podium serve` parsed with `file` as its `--config` and `args` on the command line: its
+    /// settings (as `Debug` shows them), or the error.
+    fn with_file(file: &toml::Table, args: &[&str]) -> Result<String, String> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("podium.toml");
+        std::fs::write(&path, toml::to_string(file).unwrap()).unwrap();
+        let mut argv: Vec<OsString> = vec!["--config".into(), path.clone().into()];
+        argv.extend(args.iter().map(OsString::from));
+        parse(argv)
+            .map(|cli| format!("{:?}", cli.args))
+            .map_err(|e| {
+                e.to_string()
+                    .replace(&path.display().to_string(), "podium.toml")
+            })
+    }
+
+    /// `podium serve FLAGS`' settings, as `Debug` shows them.
+    fn with_flags(flags: &[&str]) -> String {
+        let argv = flags.iter().map(OsString::from).collect();
+        format!("{:?}", parse(argv).unwrap().args)
+    }
+
+    fn table(settings: &[&(String, toml::Value, String)]) -> toml::Table {
+        settings
+            .iter()
+            .map(|(key, value, _)| (key.clone(), value.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn every_setting_reads_the_same_from_the_file_as_from_its_flag() {
+        let settings = settings();
+        assert!(settings.len() > 20, "{settings:?}");
+        let find = |key: &str| settings.iter().find(|(k, ..)| k == key).unwrap();
+        for setting in &settings {
+            // With what it needs, from the file too.
+            let mut with: Vec<_> = vec![setting];
+            with.extend(needs(&setting.2).iter().map(|key| find(key)));
+            let flags: Vec<&str> = with.iter().map(|(.., flag)| flag.as_str()).collect();
+            assert_eq!(
+                with_file(&table(&with), &[]).unwrap_or_else(|e| panic!("{}: {e}", setting.0)),
+                with_flags(&flags),
+                "`{}` in the file",
+                setting.0
+            );
+        }
+        // All at once.
+        let all: Vec<_> = settings.iter().collect();
+        let flags: Vec<&str> = all.iter().map(|(.., flag)| flag.as_str()).collect();
+        assert_eq!(with_file(&table(&all), &[]).unwrap(), with_flags(&flags));
+    }
+
+    #[test]
+    fn settings_that_need_each_other_come_from_the_file_the_flags_or_both() {
+        let settings = settings();
+        let find = |key: &str| settings.iter().find(|(k, ..)| k == key).unwrap();
+        let pairs: Vec<_> = settings
+            .iter()
+            .flat_map(|one| needs(&one.2).into_iter().map(move |other| (one, other)))
+            .collect();
+        assert!(
+            pairs
+                .iter()
+                .any(|(one, other)| one.0 == "tls-cert" && other == "tls-key"),
+            "{pairs:?}"
+        );
+        for (one, other) in pairs {
+            let other = find(&other);
+            let both = with_flags(&[&one.2, &other.2]);
+            // One in the file, the other on the command line.
+            assert_eq!(with_file(&table(&[one]), &[&other.2]).unwrap(), both);
+            assert_eq!(with_file(&table(&[other]), &[&one.2]).unwrap(), both);
+            // One alone: the file and the missing key named.
+            let refused = with_file(&table(&[one]), &[]).unwrap_err();
+            assert!(
+                refused.starts_with("podium.toml: another setting needs")
+                    && refused.contains(&format!("`{}`", other.0)),
+                "{}: {refused}",
+                one.0
+            );
+        }
+    }
 
     #[test]
     fn a_database_urls_password_is_never_shown() {

@@ -161,6 +161,38 @@ async fn the_api_over_tls_reloads_its_certificate_without_dropping_a_connection(
 }
 
 #[tokio::test]
+async fn the_api_serves_tls_with_the_certificate_and_key_named_in_a_config_file() {
+    let certs = tempfile::tempdir().unwrap();
+    let pem = new_certificate(certs.path());
+    let file = certs.path().join("podium.toml");
+    let (cert, key) = (certs.path().join("cert.pem"), certs.path().join("key.pem"));
+    std::fs::write(
+        &file,
+        format!(
+            "tls-cert = {:?}\ntls-key = {:?}\n",
+            cert.display().to_string(),
+            key.display().to_string()
+        ),
+    )
+    .unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let server = ProcessServer::start_logging(
+        BIN,
+        data.path(),
+        None,
+        "info",
+        &["--config", file.to_str().unwrap()],
+    )
+    .await;
+    assert!(
+        server.url.starts_with("https://127.0.0.1:"),
+        "{}",
+        server.url
+    );
+    assert!(works(&trusting(&pem), &server.url).await);
+}
+
+#[tokio::test]
 async fn config_drives_have_a_plain_http_listener_that_serves_nothing_else() {
     let certs = tempfile::tempdir().unwrap();
     let pem = new_certificate(certs.path());
