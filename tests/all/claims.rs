@@ -443,7 +443,9 @@ async fn a_claims_addresses_show_in_its_view_and_go_with_its_release() {
         let admin = admin.clone();
         async move {
             admin.get(&format!("/v1/ip_pools/{pool}")).await.body["usage"]["allocated"]
-                .as_u64()
+                .as_str()
+                .unwrap()
+                .parse::<u64>()
                 .unwrap()
         }
     };

@@ -173,6 +173,13 @@ try {
   await admin.getByRole('button', { name: 'Create', exact: true }).click();
   await admin.getByRole('heading', { name: 'Pool prod' }).waitFor();
   await accessible(admin, 'pool');
+  // An IPv6 /64: 2^64 - 2 addresses, past what a JavaScript number holds, shown exactly.
+  const v6 = await api(ADMIN_TOKEN, 'POST', '/v1/ip_pools', {
+    name: 'v6', ranges: [{ subnet: '2001:db8:1::/64' }], prefix: 64, gateway: '2001:db8:1::1', dns_servers: [],
+  });
+  if (v6.status !== 201) throw new Error(`the v6 pool: ${JSON.stringify(v6.body)}`);
+  await admin.goto(`${PODIUM_URL}/ui/#/pools/${v6.body.id}`);
+  await admin.getByText('0 allocated · 0 pre-allocated · 18,446,744,073,709,551,614 free of 18,446,744,073,709,551,614').waitFor();
   // The site's template, on that pool.
   await admin.goto(`${PODIUM_URL}/ui/#/pod-managers/${pm}`);
   await admin.getByLabel('Template (JSON)').fill(JSON.stringify({

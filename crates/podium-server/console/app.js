@@ -409,21 +409,26 @@ async function tenantPage(id) {
   await drawGrants();
 }
 
-/** @param {S['UsageView']} usage */
+/**
+ * A pool's usage. The counts are strings of digits (an IPv6 pool's go past 2^53, which a number
+ * would round): BigInt for the arithmetic, grouped digits for the eye.
+ * @param {S['UsageView']} usage
+ */
 function usageBar(usage) {
-  const total = Math.max(1, usage.total);
-  const part = (/** @type {string} */ cls, /** @type {number} */ n) => {
+  const [total, allocated, pre, free] = [usage.total, usage.allocated, usage.pre_allocated, usage.free].map((n) => BigInt(n));
+  const count = (/** @type {bigint} */ n) => n.toLocaleString('en-US');
+  const part = (/** @type {string} */ cls, /** @type {bigint} */ n) => {
     const span = h('span', { class: cls });
     // Through the CSSOM: the console's CSP refuses style attributes.
-    span.style.width = `${(100 * n) / total}%`;
+    span.style.width = `${Number((10000n * n) / (total > 0n ? total : 1n)) / 100}%`;
     return span;
   };
   return h('div', null,
     h('div', { class: 'bar', role: 'img',
-      'aria-label': `${usage.allocated} allocated, ${usage.pre_allocated} pre-allocated, ${usage.free} free of ${usage.total}` },
-    part('allocated', usage.allocated), part('pre', usage.pre_allocated), part('free', usage.free)),
+      'aria-label': `${count(allocated)} allocated, ${count(pre)} pre-allocated, ${count(free)} free of ${count(total)}` },
+    part('allocated', allocated), part('pre', pre), part('free', free)),
     h('span', { class: 'muted' },
-      `${usage.allocated} allocated · ${usage.pre_allocated} pre-allocated · ${usage.free} free`));
+      `${count(allocated)} allocated · ${count(pre)} pre-allocated · ${count(free)} free of ${count(total)}`));
 }
 
 async function poolsPage() {

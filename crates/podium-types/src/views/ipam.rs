@@ -31,20 +31,43 @@ pub struct IpPoolView {
     pub updated_at: String,
 }
 
-/// Address counts. Numbers, possibly beyond 2^53 for IPv6 pools.
+/// Address counts, each a string of decimal digits: an IPv6 pool's reach past 2^53, which a
+/// JSON number loses in JavaScript and in most generated clients.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct UsageView {
     /// Addresses the pool can hand out (its ranges minus the gateway and reserved addresses).
-    #[schema(value_type = u64)]
+    #[serde(with = "decimal")]
+    #[schema(value_type = String, pattern = "^[0-9]+$", example = "18446744073709551614")]
     pub total: u128,
     /// Held by an owner.
-    #[schema(value_type = u64)]
+    #[serde(with = "decimal")]
+    #[schema(value_type = String, pattern = "^[0-9]+$", example = "2")]
     pub allocated: u128,
     /// Pre-allocated to an owner that has not claimed it yet.
-    #[schema(value_type = u64)]
+    #[serde(with = "decimal")]
+    #[schema(value_type = String, pattern = "^[0-9]+$", example = "0")]
     pub pre_allocated: u128,
-    #[schema(value_type = u64)]
+    /// Neither held nor pre-allocated.
+    #[serde(with = "decimal")]
+    #[schema(value_type = String, pattern = "^[0-9]+$", example = "18446744073709551612")]
     pub free: u128,
+}
+
+/// A count as a string of decimal digits.
+mod decimal {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+    pub(super) fn serialize<S: Serializer>(n: &u128, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(n)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u128, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(D::Error::custom(format!("`{text}` is not a count")));
+        }
+        text.parse().map_err(D::Error::custom)
+    }
 }
 
 /// An address held by an owner.
