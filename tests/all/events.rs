@@ -54,9 +54,18 @@ struct Site {
 }
 
 async fn site(systems: u32) -> Site {
+    site_with(systems, |_| {}).await
+}
+
+/// A site whose server's configuration `adjust` changes further.
+async fn site_with(
+    systems: u32,
+    adjust: impl FnOnce(&mut podium_server::server::ServeConfig),
+) -> Site {
     let server = TestServer::start_with(|c| {
         c.probe_interval = Duration::from_millis(300);
         c.sync_interval = Duration::from_secs(3600);
+        adjust(c);
     })
     .await;
     let bmc = Sushy::start(SushyConfig::with_systems(systems))
@@ -282,6 +291,10 @@ async fn a_stream_refuses_what_it_cannot_follow_and_ends_with_its_token() {
         ("/v1/events?kind=claim,cow", None, "kind"),
         ("/v1/events?after=x", None, "after"),
         ("/v1/events?colour=red", None, "colour"),
+        // An id that is none is a mistake, not something to look for.
+        ("/v1/events?claim=", None, "claim"),
+        ("/v1/events?host=web-1", None, "host"),
+        ("/v1/events?operation=%20", None, "operation"),
     ] {
         let reply = refused(admin.events(path, header).await);
         assert!(
@@ -329,6 +342,87 @@ async fn a_stream_refuses_what_it_cannot_follow_and_ends_with_its_token() {
     assert_eq!(last.name, "error", "{last:?}");
     assert_eq!(last.data["error"]["code"], "unauthenticated", "{last:?}");
     assert!(stream.ends_within(Duration::from_secs(5)).await);
+}
+
+/// Every event a stream sends is one the OpenAPI document describes for `GET /v1/events`, as
+/// `jsonschema` (not Podium) reads the document: `ready`, the changes, `reset` on a stream
+/// resumed from before what is kept, and `error` at the end of a revoked token's stream.
+#[tokio::test]
+async fn every_event_a_stream_sends_is_one_its_document_describes() {
+    let retention = Duration::from_secs(2);
+    let site = site_with(1, |c| c.event_retention = retention).await;
+    let admin = site.server.admin();
+    let (tenant_id, token) = admin.granted_tenant("alice", &site.pm).await;
+    let alice = site.server.client(Some(&token));
+    let mut stream = alice.events("/v1/events", None).await.unwrap();
+    alice
+        .created(
+            "/v1/claims",
+            json!({"pod_manager": site.pm, "image": {"url": site.images.url("/os.iso")}}),
+        )
+        .await;
+    let mut sent = read_until(&mut stream, "an operation's event", |e| {
+        e.name == "operation"
+    })
+    .await;
+    sent.extend(read_until(&mut stream, "a host's event", |e| e.name == "host").await);
+    sent.push(stream.ready.clone().expect("the ready event"));
+    let first = sent[0].id.clone();
+
+    // Resumed from before what is kept, once the expiry task forgot it.
+    tokio::time::sleep(retention + Duration::from_millis(500)).await;
+    let run = admin.post("/v1/admin/tasks/expiry/run", json!({})).await;
+    assert!(run.status.is_success(), "{}", run.text);
+    let reset = eventually(Duration::from_secs(20), "a reset event", || async {
+        let mut resumed = alice.events("/v1/events", Some(&first)).await.ok()?;
+        let event = resumed.next_within(Duration::from_secs(1)).await?;
+        (event.name == "reset").then_some(event)
+    })
+    .await;
+    sent.push(reset);
+
+    // A revoked token's stream ends with an error event.
+    let tokens = admin
+        .get(&format!("/v1/tenants/{tenant_id}/tokens"))
+        .await
+        .body;
+    let token_id = tokens["items"][0]["id"].as_str().unwrap();
+    let revoked = admin
+        .send(
+            reqwest::Method::DELETE,
+            &format!("/v1/tenants/{tenant_id}/tokens/{token_id}"),
+            None,
+        )
+        .await;
+    assert!(revoked.status.is_success(), "{}", revoked.text);
+    sent.extend(read_until(&mut stream, "the error event", |e| e.name == "error").await);
+
+    let kinds: std::collections::BTreeSet<&str> = sent.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(
+        kinds,
+        ["claim", "error", "host", "operation", "ready", "reset"].into(),
+        "{sent:#?}"
+    );
+    let as_read = |e: &SentEvent| json!({"event": e.name, "id": e.id, "data": e.data});
+    let mut instances: Vec<Value> = sent.iter().map(as_read).collect();
+    // And the check bites: a `ready` without where it starts, a change without its seq.
+    instances.push(json!({"event": "ready", "id": "1", "data": {}}));
+    let mut no_seq = as_read(&sent[0]);
+    no_seq["data"].as_object_mut().unwrap().remove("seq");
+    instances.push(no_seq);
+    let document = site.server.client(None).get("/openapi.json").await.body;
+    let verdicts =
+        podium_tests::api_tools::conforms(&document, "/v1/events", "text/event-stream", &instances)
+            .await
+            .unwrap();
+    let (sent_verdicts, bad_verdicts) = verdicts.split_at(sent.len());
+    for (event, verdict) in sent.iter().zip(sent_verdicts) {
+        assert_eq!(verdict, &None, "{event:?} is not as documented");
+    }
+    assert!(
+        bad_verdicts.iter().all(Option::is_some),
+        "events the document does not describe passed: {bad_verdicts:?}"
+    );
 }
 
 #[tokio::test]

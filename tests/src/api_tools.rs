@@ -103,6 +103,52 @@ pub async fn validate_openapi(document: &Value) -> Result<()> {
     Ok(())
 }
 
+/// Checks `instances` against the schema a document gives the `200` answer of `GET path` in
+/// `media_type`, with the `jsonschema` library (JSON Schema 2020-12, which OpenAPI 3.1's schemas
+/// are), the document's components resolving its references. Answers, for each instance, its
+/// first violation (`None`: it conforms).
+pub async fn conforms(
+    document: &Value,
+    path: &str,
+    media_type: &str,
+    instances: &[Value],
+) -> Result<Vec<Option<String>>> {
+    const SCRIPT: &str = r#"
+import json, sys
+from jsonschema import Draft202012Validator
+given = json.load(sys.stdin)
+doc = given["document"]
+schema = doc["paths"][given["path"]]["get"]["responses"]["200"]["content"][given["media_type"]]["schema"]
+validator = Draft202012Validator({**schema, "components": doc["components"]})
+out = []
+for instance in given["instances"]:
+    errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.path))
+    out.append(None if not errors else f"{errors[0].message} (at {list(errors[0].absolute_path)})")
+print(json.dumps(out))
+"#;
+    use tokio::io::AsyncWriteExt;
+    let given = serde_json::json!({
+        "document": document, "path": path, "media_type": media_type, "instances": instances,
+    });
+    let mut child = tokio::process::Command::new(bin("python")?)
+        .args(["-c", SCRIPT])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .context("running jsonschema")?;
+    let mut stdin = child.stdin.take().expect("piped");
+    stdin.write_all(&serde_json::to_vec(&given)?).await?;
+    drop(stdin);
+    let output = child.wait_with_output().await?;
+    ensure!(
+        output.status.success(),
+        "jsonschema could not check the instances:\n{}",
+        text(&output)
+    );
+    serde_json::from_slice(&output.stdout).context("reading jsonschema's verdicts")
+}
+
 /// What a Schemathesis run found.
 #[derive(Debug)]
 pub struct Fuzzed {

@@ -40,6 +40,8 @@ pub(crate) struct Inner {
     pub(crate) metrics: crate::metrics::state::Metrics,
     /// How long audit events are kept (`Some(None)`: for ever); the default when unset.
     pub(crate) audit_retention: std::sync::OnceLock<Option<std::time::Duration>>,
+    /// How long change events are kept; [`crate::events::RETENTION`] when unset.
+    pub(crate) event_retention: std::sync::OnceLock<std::time::Duration>,
     /// The audit log's writer (group commits).
     pub(crate) audit: crate::audit::writer::AuditWriter,
     /// The newest event, shared by this process's watchers.
@@ -107,6 +109,7 @@ impl Podium {
                 operations: crate::operations::worker::Operations::default(),
                 background: crate::background::handle::Background::default(),
                 audit_retention: std::sync::OnceLock::new(),
+                event_retention: std::sync::OnceLock::new(),
                 audit: crate::audit::writer::AuditWriter::default(),
                 events: crate::events::clock::EventClock::default(),
                 refresh_took_ms: std::sync::atomic::AtomicU64::new(0),

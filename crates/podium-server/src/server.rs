@@ -57,6 +57,8 @@ pub struct ServeConfig {
     pub shutdown_grace: Duration,
     /// How long audit events are kept; `None` keeps them for ever.
     pub audit_retention: Option<Duration>,
+    /// How long change events are kept (`GET /v1/events` resumes within it): a day.
+    pub event_retention: Duration,
     /// The plugins built with the binary, `(name, component)`, registered at start.
     pub bundled: &'static [(&'static str, &'static [u8])],
 }
@@ -90,6 +92,7 @@ impl ServeConfig {
             operations: podium_app::operations::OperationSettings::default(),
             shutdown_grace: Duration::from_secs(20),
             audit_retention: Some(podium_app::audit::DEFAULT_RETENTION),
+            event_retention: podium_app::events::RETENTION,
         }
     }
 }
@@ -158,6 +161,7 @@ pub async fn start(config: &ServeConfig) -> anyhow::Result<Started> {
     }
     podium.set_operation_settings(config.operations.clone());
     podium.set_audit_retention(config.audit_retention);
+    podium.set_event_retention(config.event_retention);
     podium
         .plugins_register_at_start(config.bundled, config.plugin_dir.as_deref())
         .await?;

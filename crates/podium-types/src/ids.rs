@@ -22,6 +22,14 @@ macro_rules! ids {
                 &self.0
             }
 
+            /// An id a caller wrote where an id of this kind must be (a query's filter): a
+            /// UUID, in any of its spellings, kept as Podium writes it (hyphenated, lower case).
+            pub fn parse(text: &str) -> Result<$name, MalformedId> {
+                uuid::Uuid::try_parse(text.trim())
+                    .map(|uuid| $name(uuid.hyphenated().to_string()))
+                    .map_err(|_| MalformedId { what: $what })
+            }
+
             pub fn into_string(self) -> String {
                 self.0
             }
@@ -92,6 +100,12 @@ macro_rules! ids {
         }
 
         impl utoipa::ToSchema for $name {}
+
+        impl Id for $name {
+            fn parse(text: &str) -> Result<$name, MalformedId> {
+                $name::parse(text)
+            }
+        }
     )+};
 }
 
@@ -120,6 +134,37 @@ ids! {
     ConfigDriveId("a config drive");
     /// A Redfish session (`/redfish/v1/SessionService/Sessions`).
     SessionId("a Redfish session");
+}
+
+/// An id of some kind, for code written once for all of them.
+pub trait Id: Sized {
+    /// See each id's `parse`.
+    fn parse(text: &str) -> Result<Self, MalformedId>;
+}
+
+/// Text where an id must be that is none (every id Podium makes is a UUID).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MalformedId {
+    what: &'static str,
+}
+
+impl fmt::Display for MalformedId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "must be the id of {} (a UUID)", self.what)
+    }
+}
+
+impl std::error::Error for MalformedId {}
+
+/// `#[serde(default, deserialize_with = "crate::ids::query_id")]`: an optional filter by id,
+/// refused when empty or malformed (rather than looked up and not found).
+pub(crate) fn query_id<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Id,
+{
+    let text = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
+    T::parse(&text).map(Some).map_err(serde::de::Error::custom)
 }
 
 /// Whose records a read or change may touch: every tenant's (an admin) or one tenant's. It
@@ -162,6 +207,21 @@ mod tests {
             format!("{id:?}"),
             r#""0190f0c2-0000-7000-8000-000000000001""#
         );
+    }
+
+    #[test]
+    fn a_filter_id_is_a_uuid_in_any_spelling_kept_as_podium_writes_it() {
+        let id = ClaimId::generate();
+        assert_eq!(ClaimId::parse(&id.as_str().to_uppercase()), Ok(id.clone()));
+        assert_eq!(ClaimId::parse(&format!("{{{id}}}")), Ok(id));
+        for bad in ["", " ", "claim-1", "0190f0c2-0000-7000-8000"] {
+            let e = ClaimId::parse(bad).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                "must be the id of a claim (a UUID)",
+                "{bad:?}"
+            );
+        }
     }
 
     #[test]

@@ -34,8 +34,8 @@ pub use hardware::{
 };
 pub use host::{HostState, ShownState};
 pub use ids::{
-    ClaimId, ConfigDriveId, GrantId, HostId, IpClaimId, IpPoolId, OperationId, PluginId,
-    PodManagerId, SessionId, TenantId, TenantScope, TokenId,
+    ClaimId, ConfigDriveId, GrantId, HostId, Id, IpClaimId, IpPoolId, MalformedId, OperationId,
+    PluginId, PodManagerId, SessionId, TenantId, TenantScope, TokenId,
 };
 pub use names::UnknownName;
 pub use operations::{OperationKind, OperationRequest, OperationStatus};

@@ -349,8 +349,11 @@ fn cd() -> crate::MediaType {
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct OperationQuery {
+    #[serde(default, deserialize_with = "crate::ids::query_id")]
     pub host: Option<HostId>,
+    #[serde(default, deserialize_with = "crate::ids::query_id")]
     pub pod_manager: Option<PodManagerId>,
+    #[serde(default, deserialize_with = "crate::ids::query_id")]
     pub claim: Option<ClaimId>,
     /// 1 to 1000; default 100.
     #[param(minimum = 1, maximum = 1000)]
@@ -364,6 +367,7 @@ pub struct OperationQuery {
 #[serde(deny_unknown_fields)]
 pub struct AuditQuery {
     /// Only this tenant's requests (admins; a tenant sees only its own anyway).
+    #[serde(default, deserialize_with = "crate::ids::query_id")]
     pub tenant: Option<TenantId>,
     /// Only requests about this resource: the one created, or any id in the path.
     pub resource: Option<String>,
@@ -385,10 +389,13 @@ pub struct EventsQuery {
     /// Only these kinds, comma-separated: `claim`, `host`, `operation`.
     pub kind: Option<String>,
     /// Only events of this claim, of its host while bound to it, and of its operations.
+    #[serde(default, deserialize_with = "crate::ids::query_id")]
     pub claim: Option<ClaimId>,
     /// Only events of this host and of its operations.
+    #[serde(default, deserialize_with = "crate::ids::query_id")]
     pub host: Option<HostId>,
     /// Only events of this operation.
+    #[serde(default, deserialize_with = "crate::ids::query_id")]
     pub operation: Option<crate::OperationId>,
     /// Start after this event (as `Last-Event-ID` does; the header wins). Without either, the
     /// stream starts with the next change.
@@ -454,7 +461,9 @@ pub struct GrantCreate {
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct GrantQuery {
+    #[serde(default, deserialize_with = "crate::ids::query_id")]
     pub tenant: Option<TenantId>,
+    #[serde(default, deserialize_with = "crate::ids::query_id")]
     pub pod_manager: Option<PodManagerId>,
     /// 1 to 1000; default 100.
     #[param(minimum = 1, maximum = 1000)]
@@ -642,6 +651,7 @@ pub struct IpPoolUpdate {
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct IpPoolQuery {
+    #[serde(default, deserialize_with = "crate::ids::query_id")]
     pub pod_manager: Option<PodManagerId>,
     /// Only the pool with this name.
     pub name: Option<String>,

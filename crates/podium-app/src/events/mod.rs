@@ -18,7 +18,7 @@ use crate::app::Podium;
 use crate::auth::Caller;
 use crate::error::Error;
 
-/// How long events are kept: a watcher may resume after a disconnection this long.
+/// How long events are kept by default: a watcher may resume after a disconnection this long.
 pub const RETENTION: Duration = Duration::from_secs(86_400);
 
 /// The most events one read answers.
@@ -175,10 +175,17 @@ impl Podium {
         Ok(())
     }
 
-    /// Forgets the events past [`RETENTION`] (the expiry task); answers how many.
+    /// Sets how long change events are kept (before the background tasks start); by default
+    /// [`RETENTION`].
+    pub fn set_event_retention(&self, retention: Duration) {
+        let _ = self.inner.event_retention.set(retention);
+    }
+
+    /// Forgets the events past their retention (the expiry task); answers how many.
     pub(crate) async fn events_expire(&self) -> Result<u64, Error> {
+        let retention = *self.inner.event_retention.get().unwrap_or(&RETENTION);
         let before = time::OffsetDateTime::now_utc()
-            - time::Duration::try_from(RETENTION).unwrap_or(time::Duration::MAX);
+            - time::Duration::try_from(retention).unwrap_or(time::Duration::MAX);
         Ok(self
             .datastore()
             .events_forget_before(&podium_store::format_time(before))

@@ -10,13 +10,15 @@ use axum::http::header::AUTHORIZATION;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures::Stream;
 
-use super::error::ApiResult;
+use serde::Serialize;
+
+use super::error::{ApiResult, ErrorBody, ErrorDetail};
 use super::extract::{AnyCaller, ApiQuery};
 use podium_app::app::Podium;
 use podium_app::error::Error;
 use podium_app::events::{EventReader, EventStart};
 use podium_types::requests::EventsQuery;
-use podium_types::views::EventView;
+use podium_types::views::{EventView, ReadyData, ResetData};
 use podium_types::{EventFilter, EventKind};
 
 /// How long a stream waits for events before it checks its token again (a revoked or expired
@@ -40,8 +42,8 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
 #[utoipa::path(get, path = "/v1/events", tag = "events",
     params(EventsQuery,
         ("Last-Event-ID" = Option<i64>, Header, description = "Resume after this event")),
-    responses((status = 200, description = "A stream of server-sent events (`text/event-stream`), each one's data an `EventView`",
-        content_type = "text/event-stream", body = EventView)),
+    responses((status = 200, description = "A stream of server-sent events (`text/event-stream`); each is one of `StreamEvent`'s: its `event` field says which, its `data` is the JSON object shown there",
+        content_type = "text/event-stream", body = StreamEvent)),
     security(("bearer" = [])))]
 pub(super) async fn events(
     State(podium): State<Podium>,
@@ -88,7 +90,11 @@ pub(super) async fn events(
         podium,
         reader,
         authorization,
-        pending: reset(&start).into_iter().chain([ready(&start)]).collect(),
+        pending: StreamEvent::reset(&start)
+            .into_iter()
+            .chain([StreamEvent::ready(&start)])
+            .map(StreamEvent::sent)
+            .collect(),
         ended: false,
     };
     Ok(Sse::new(futures::stream::unfold(stream, Watch::next))
@@ -120,62 +126,115 @@ impl Watch {
             {
                 self.ended = true;
                 self.pending
-                    .push_back(error_event("unauthenticated", &e.to_string()));
+                    .push_back(StreamEvent::error("unauthenticated", &e.to_string()).sent());
                 continue;
             }
             match self.podium.events_next(&mut self.reader, RECHECK).await {
-                Ok(Some(events)) => self.pending.extend(events.iter().map(event)),
+                Ok(Some(events)) => self
+                    .pending
+                    .extend(events.into_iter().map(|e| StreamEvent::change(e).sent())),
                 Ok(None) => return None,
                 Err(e) => {
                     tracing::warn!(error = %e, "an event stream ends: cannot read events");
                     self.ended = true;
-                    self.pending
-                        .push_back(error_event("internal", "cannot read events; reconnect"));
+                    self.pending.push_back(
+                        StreamEvent::error("internal", "cannot read events; reconnect").sent(),
+                    );
                 }
             }
         }
     }
 }
 
-/// An event as sent.
-fn event(view: &EventView) -> Event {
-    let data = serde_json::to_string(view).unwrap_or_else(|_| "{}".into());
-    Event::default()
-        .id(view.seq.to_string())
-        .event(view.kind.as_str())
-        .data(data)
+/// One server-sent event of `GET /v1/events`, as a client reads it: `event` says which kind,
+/// `id` is what a client resumes after (`Last-Event-ID`), `data` is this JSON object. The
+/// stream is `reset` (only where it resumed from before what is kept), then `ready`, then
+/// changes (`claim`, `host`, `operation`), and `error` where it ends for a reason.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(tag = "event", rename_all = "lowercase")]
+pub(super) enum StreamEvent {
+    /// Where the stream starts: after the event `data.after` (also its `id`).
+    Ready { id: String, data: ReadyData },
+    /// The stream resumed from before what is kept: the events up to `data.forgotten_through`
+    /// are gone, so list what you follow again.
+    Reset { id: String, data: ResetData },
+    /// A change of a claim; `id` is its `data.seq`.
+    Claim { id: String, data: EventView },
+    /// A change of a host; `id` is its `data.seq`.
+    Host { id: String, data: EventView },
+    /// A change of an operation; `id` is its `data.seq`.
+    Operation { id: String, data: EventView },
+    /// Why the stream ends (a revoked or expired token, `unauthenticated`; events that cannot
+    /// be read, `internal`): the API's error body. Nothing follows it.
+    Error { data: ErrorBody },
 }
 
-/// The `ready` event that starts every stream: its `id` is where the stream starts, so that a
-/// client that loses the connection before any change came resumes from there, not from the
-/// next change after it reconnects.
-fn ready(start: &EventStart) -> Event {
-    Event::default()
-        .id(start.after.to_string())
-        .event("ready")
-        .data(serde_json::json!({ "after": start.after }).to_string())
-}
+impl StreamEvent {
+    fn change(data: EventView) -> StreamEvent {
+        let id = data.seq.to_string();
+        match data.kind {
+            EventKind::Claim => StreamEvent::Claim { id, data },
+            EventKind::Host => StreamEvent::Host { id, data },
+            EventKind::Operation => StreamEvent::Operation { id, data },
+        }
+    }
 
-/// The `reset` event that starts a stream resumed from before what is kept.
-fn reset(start: &EventStart) -> Option<Event> {
-    let through = start.forgotten_through?;
-    let data = serde_json::json!({
-        "forgotten_through": through,
-        "message": format!(
-            "the events up to {through} are forgotten (events are kept for a day): read the \
-             claims, hosts and operations again, then follow this stream"
-        ),
-    });
-    Some(
-        Event::default()
-            .id(through.to_string())
-            .event("reset")
-            .data(data.to_string()),
-    )
-}
+    /// The `ready` event that starts every stream: its `id` is where the stream starts, so that
+    /// a client that loses the connection before any change came resumes from there, not from
+    /// the next change after it reconnects.
+    fn ready(start: &EventStart) -> StreamEvent {
+        StreamEvent::Ready {
+            id: start.after.to_string(),
+            data: ReadyData { after: start.after },
+        }
+    }
 
-/// The `error` event that ends a stream, with an error body as the API's.
-fn error_event(code: &str, message: &str) -> Event {
-    let data = serde_json::json!({"error": {"code": code, "message": message}});
-    Event::default().event("error").data(data.to_string())
+    /// The `reset` event that starts a stream resumed from before what is kept.
+    fn reset(start: &EventStart) -> Option<StreamEvent> {
+        let through = start.forgotten_through?;
+        Some(StreamEvent::Reset {
+            id: through.to_string(),
+            data: ResetData {
+                forgotten_through: through,
+                message: format!(
+                    "the events up to {through} are forgotten (they are kept for a while, a \
+                     day by default): read the claims, hosts and operations again, then follow \
+                     this stream"
+                ),
+            },
+        })
+    }
+
+    /// The `error` event that ends a stream, with an error body as the API's.
+    fn error(code: &str, message: &str) -> StreamEvent {
+        StreamEvent::Error {
+            data: ErrorBody {
+                error: ErrorDetail {
+                    code: code.to_owned(),
+                    message: message.to_owned(),
+                    field: None,
+                },
+            },
+        }
+    }
+
+    /// The event as sent.
+    fn sent(self) -> Event {
+        fn json(data: &impl Serialize) -> String {
+            serde_json::to_string(data).unwrap_or_else(|_| "{}".into())
+        }
+        let (name, id, data) = match self {
+            StreamEvent::Ready { id, data } => ("ready", Some(id), json(&data)),
+            StreamEvent::Reset { id, data } => ("reset", Some(id), json(&data)),
+            StreamEvent::Claim { id, data } => ("claim", Some(id), json(&data)),
+            StreamEvent::Host { id, data } => ("host", Some(id), json(&data)),
+            StreamEvent::Operation { id, data } => ("operation", Some(id), json(&data)),
+            StreamEvent::Error { data } => ("error", None, json(&data)),
+        };
+        let event = Event::default().event(name).data(data);
+        match id {
+            Some(id) => event.id(id),
+            None => event,
+        }
+    }
 }

@@ -4,7 +4,7 @@
 use axum::Json;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
-use podium_types::{HostId, OperationId};
+use podium_types::{HostId, OperationId, PodManagerId};
 
 use super::error::{ApiResult, ErrorBody};
 use super::extract::{AdminCaller, ApiJson, ApiQuery};
@@ -36,7 +36,12 @@ pub(super) async fn host_list(
     for (key, value) in url::form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
         let value = value.into_owned();
         match key.as_ref() {
-            "pod_manager" => filter.pod_manager = Some(value.into()),
+            "pod_manager" => {
+                filter.pod_manager = Some(
+                    PodManagerId::parse(&value)
+                        .map_err(|e| Error::invalid("pod_manager", e.to_string()))?,
+                )
+            }
             "state" => filter.state = Some(value),
             "power_state" => filter.power_state = Some(value),
             "name" => filter.name = Some(value),

@@ -27,6 +27,23 @@ pub struct EventView {
     pub operation: Option<OperationEventView>,
 }
 
+/// The `data` of the `ready` event that starts every stream of `GET /v1/events`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ReadyData {
+    /// The stream starts after this event (also the `ready` event's `id`): a client that
+    /// reconnects before any change came resumes after it.
+    pub after: i64,
+}
+
+/// The `data` of the `reset` event: the stream resumed from before what is kept.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ResetData {
+    /// Events up to this one are forgotten (also the `reset` event's `id`): what the client
+    /// follows may have changed unseen, so it lists it again.
+    pub forgotten_through: i64,
+    pub message: String,
+}
+
 /// A claim as a change left it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct ClaimEventView {

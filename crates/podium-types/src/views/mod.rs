@@ -21,7 +21,9 @@ mod tenants;
 
 pub use audit::AuditEventView;
 pub use claims::{AddressView, ClaimView, ClaimedHostView};
-pub use events::{ClaimEventView, EventView, HostEventView, OperationEventView};
+pub use events::{
+    ClaimEventView, EventView, HostEventView, OperationEventView, ReadyData, ResetData,
+};
 pub use hosts::{BmcView, HostErrorView, HostView, MaintenanceView};
 pub use ipam::{IpClaimView, IpPoolView, UsageView};
 pub use operations::OperationView;
