@@ -6,7 +6,8 @@
 #      triggers and on one whose triggers were dropped (the same binary), three runs each, in turn;
 #   2. delivery: 200 claims created one after another while a watcher follows `GET /v1/events`,
 #      the time from each creation's answer to its event (p50, p99, max);
-#   3. idle watchers: the server's CPU over 10 s with 200 streams open and nothing changing.
+#   3. idle watchers: the server's CPU over 10 s with 200 streams open and nothing changing,
+#      and what those 200 streams hold of its memory (resident set before and after).
 #
 #   cargo build --release -p podium-tests --bin podium-under-test
 #   scripts/bench-events.sh target/release/podium-under-test
@@ -23,7 +24,7 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 start() {
   PORT=$(free_port)
   PODIUM_ADMIN_TOKEN=$TOKEN PODIUM_LOG=warn "$BIN" serve --listen "127.0.0.1:$PORT" \
-    --data-dir "$DIR/$1" >/dev/null 2>&1 &
+    --data-dir "$DIR/$1" --event-streams-per-token 1000 >/dev/null 2>&1 &
   PID=$!
   PIDS+=("$PID")
   for _ in $(seq 200); do curl -sf "http://127.0.0.1:$PORT/livez" >/dev/null && break; sleep 0.3; done
@@ -117,8 +118,16 @@ def cpu():
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+def rss():
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(l.split()[1]) for l in f if l.startswith("VmRSS:"))
+time.sleep(1)
+rss_before = rss()
 held = [stream(admin) for _ in range(200)]
 time.sleep(1)
+rss_after = rss()
+print(f"200 open streams: resident set {rss_before / 1024:.1f} MiB before, {rss_after / 1024:.1f} MiB after "
+      f"({(rss_after - rss_before) / 200:.1f} KiB a stream)")
 before, t0 = cpu(), time.monotonic()
 time.sleep(10)
 used, wall = cpu() - before, time.monotonic() - t0

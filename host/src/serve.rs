@@ -126,6 +126,10 @@ pub(crate) struct ServeArgs {
     /// the queue (for another process, or this one restarted, to run at once).
     #[arg(long, default_value_t = 20.0, env = "PODIUM_SHUTDOWN_GRACE")]
     shutdown_grace: f64,
+    /// `GET /v1/events` streams one token may hold open in this process (each is a connection
+    /// and a task); one more is refused with 429 until one of them ends.
+    #[arg(long, default_value_t = podium_app::events::STREAMS_PER_TOKEN, env = "PODIUM_EVENT_STREAMS_PER_TOKEN")]
+    event_streams_per_token: usize,
     /// Days audit events are kept (`GET /v1/audit`); 0 keeps them for ever.
     #[arg(long, default_value_t = 90, env = "PODIUM_AUDIT_RETENTION_DAYS")]
     audit_retention_days: u64,
@@ -247,6 +251,11 @@ pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<()> {
         args.audit_retention_days <= 36_500,
         "--audit-retention-days must be at most 36500 (0 keeps events for ever)"
     );
+    anyhow::ensure!(
+        (1..=100_000).contains(&args.event_streams_per_token),
+        "--event-streams-per-token must be between 1 and 100000"
+    );
+    config.event_streams_per_token = args.event_streams_per_token;
     config.audit_retention = (args.audit_retention_days > 0)
         .then(|| Duration::from_secs(args.audit_retention_days * 86_400));
     let runtime = tokio::runtime::Builder::new_multi_thread()

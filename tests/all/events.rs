@@ -426,6 +426,61 @@ async fn every_event_a_stream_sends_is_one_its_document_describes() {
 }
 
 #[tokio::test]
+async fn a_token_holds_a_bounded_number_of_streams_and_gets_one_back_when_one_ends() {
+    let server = TestServer::start_with(|c| c.event_streams_per_token = 3).await;
+    let admin = server.admin();
+    let tenant = admin
+        .post("/v1/tenants", json!({"name": "busy"}))
+        .await
+        .body;
+    let tenant_id = tenant["id"].as_str().unwrap();
+    let token = admin
+        .post(&format!("/v1/tenants/{tenant_id}/tokens"), json!({}))
+        .await
+        .body["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let busy = server.client(Some(&token));
+    let mut open = Vec::new();
+    for _ in 0..3 {
+        open.push(busy.events("/v1/events", None).await.unwrap());
+    }
+    let refused = match busy.events("/v1/events", None).await {
+        Ok(_) => panic!("a fourth stream was opened"),
+        Err(reply) => reply,
+    };
+    assert_eq!(
+        refused.status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "{}",
+        refused.text
+    );
+    assert_eq!(refused.code(), "too_many_requests", "{}", refused.text);
+    assert!(
+        refused.message().contains("--event-streams-per-token"),
+        "{}",
+        refused.text
+    );
+    // The answer says when to ask again.
+    let raw = reqwest::Client::new()
+        .get(format!("{}/v1/events", server.url))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(raw.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(raw.headers()["retry-after"], "10");
+    // Another token has its own bound; a stream that ends gives its place back.
+    assert!(admin.events("/v1/events", None).await.is_ok());
+    drop(open.pop());
+    eventually(Duration::from_secs(60), "a stream's place back", || async {
+        busy.events("/v1/events", None).await.ok()
+    })
+    .await;
+}
+
+#[tokio::test]
 async fn concurrent_changes_reach_a_live_watcher_exactly_as_they_read_afterwards() {
     let site = site(3).await;
     let admin = site.server.admin();

@@ -40,7 +40,10 @@ pub(crate) struct Inner {
     pub(crate) metrics: crate::metrics::state::Metrics,
     /// How long audit events are kept (`Some(None)`: for ever); the default when unset.
     pub(crate) audit_retention: std::sync::OnceLock<Option<std::time::Duration>>,
-    /// How long change events are kept; [`crate::events::RETENTION`] when unset.
+    /// Event streams open in this process, by token, and their bound.
+    pub(crate) event_streams:
+        std::sync::OnceLock<std::sync::Arc<crate::events::streams::StreamCounts>>,
+    /// How long change events are kept; a day (the events module's `RETENTION`) when unset.
     pub(crate) event_retention: std::sync::OnceLock<std::time::Duration>,
     /// The audit log's writer (group commits).
     pub(crate) audit: crate::audit::writer::AuditWriter,
@@ -110,6 +113,7 @@ impl Podium {
                 background: crate::background::handle::Background::default(),
                 audit_retention: std::sync::OnceLock::new(),
                 event_retention: std::sync::OnceLock::new(),
+                event_streams: std::sync::OnceLock::new(),
                 audit: crate::audit::writer::AuditWriter::default(),
                 events: crate::events::clock::EventClock::default(),
                 refresh_took_ms: std::sync::atomic::AtomicU64::new(0),

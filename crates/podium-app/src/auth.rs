@@ -33,6 +33,13 @@ pub enum Caller {
 }
 
 impl Caller {
+    /// The token the caller came with.
+    pub fn token_id(&self) -> &TokenId {
+        match self {
+            Caller::Admin { token_id, .. } | Caller::Tenant { token_id, .. } => token_id,
+        }
+    }
+
     /// Who the caller is, as `GET /v1/me` answers.
     pub fn me(&self) -> MeView {
         match self {

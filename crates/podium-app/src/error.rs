@@ -46,6 +46,13 @@ pub enum Error {
     Plugin(#[source] CallError),
     #[error("request body too large: the limit is {limit} bytes")]
     TooLarge { limit: usize },
+    /// The caller holds as much of something as it may (event streams): worth trying again once
+    /// it let go of some, after `retry_after_seconds` at the soonest.
+    #[error("{message}")]
+    TooManyRequests {
+        message: String,
+        retry_after_seconds: u32,
+    },
     /// Overloaded for now (the database took no query in time); worth trying again shortly.
     #[error("{0}")]
     Unavailable(String),
@@ -104,6 +111,13 @@ impl Error {
             Error::Plugin(e) => Error::Plugin(e.clone()),
             Error::TooLarge { limit } => Error::TooLarge { limit: *limit },
             Error::Unavailable(m) => Error::Unavailable(m.clone()),
+            Error::TooManyRequests {
+                message,
+                retry_after_seconds,
+            } => Error::TooManyRequests {
+                message: message.clone(),
+                retry_after_seconds: *retry_after_seconds,
+            },
             Error::InvalidPlugin(_) | Error::Internal(_) => {
                 Error::Internal(anyhow::anyhow!("{self:#}"))
             }

@@ -59,6 +59,8 @@ pub struct ServeConfig {
     pub audit_retention: Option<Duration>,
     /// How long change events are kept (`GET /v1/events` resumes within it): a day.
     pub event_retention: Duration,
+    /// `GET /v1/events` streams one token may hold open in this process.
+    pub event_streams_per_token: usize,
     /// The plugins built with the binary, `(name, component)`, registered at start.
     pub bundled: &'static [(&'static str, &'static [u8])],
 }
@@ -93,6 +95,7 @@ impl ServeConfig {
             shutdown_grace: Duration::from_secs(20),
             audit_retention: Some(podium_app::audit::DEFAULT_RETENTION),
             event_retention: podium_app::events::RETENTION,
+            event_streams_per_token: podium_app::events::STREAMS_PER_TOKEN,
         }
     }
 }
@@ -162,6 +165,7 @@ pub async fn start(config: &ServeConfig) -> anyhow::Result<Started> {
     podium.set_operation_settings(config.operations.clone());
     podium.set_audit_retention(config.audit_retention);
     podium.set_event_retention(config.event_retention);
+    podium.set_event_streams_per_token(config.event_streams_per_token);
     podium
         .plugins_register_at_start(config.bundled, config.plugin_dir.as_deref())
         .await?;

@@ -6,6 +6,7 @@
 //! operations run for them; an admin sees every one.
 
 pub(crate) mod clock;
+pub(crate) mod streams;
 
 use std::time::Duration;
 
@@ -20,6 +21,11 @@ use crate::error::Error;
 
 /// How long events are kept by default: a watcher may resume after a disconnection this long.
 pub const RETENTION: Duration = Duration::from_secs(86_400);
+
+pub use streams::DEFAULT_PER_TOKEN as STREAMS_PER_TOKEN;
+
+/// What a caller refused one more stream is told to wait before it asks again, in seconds.
+const STREAM_RETRY_AFTER_SECONDS: u32 = 10;
 
 /// The most events one read answers.
 const BATCH: u32 = 500;
@@ -40,6 +46,8 @@ pub struct EventReader {
     after: i64,
     horizon: tokio::sync::watch::Receiver<EventHorizon>,
     stopping: tokio::sync::watch::Receiver<bool>,
+    /// Counts the stream against its token's bound until it ends.
+    _permit: streams::StreamPermit,
 }
 
 impl Podium {
@@ -107,8 +115,23 @@ impl Podium {
                 forgotten_through: None,
             },
         };
+        let streams = self
+            .inner
+            .event_streams
+            .get_or_init(|| streams::StreamCounts::new(streams::DEFAULT_PER_TOKEN));
+        let permit = streams
+            .open(caller.token_id())
+            .ok_or_else(|| Error::TooManyRequests {
+                message: format!(
+                    "this token holds {} event streams open, the most one token may hold here: \
+                     close one first (the admin sets the bound: --event-streams-per-token)",
+                    streams.per_token()
+                ),
+                retry_after_seconds: STREAM_RETRY_AFTER_SECONDS,
+            })?;
         let (horizon, stopping) = self.inner.events.subscribe(self.datastore());
         let reader = EventReader {
+            _permit: permit,
             caller: caller.clone(),
             filter,
             after: start.after,
@@ -173,6 +196,15 @@ impl Podium {
                 .ok_or_else(missing)?;
         }
         Ok(())
+    }
+
+    /// Sets how many event streams one token may hold open in this process (before any is
+    /// opened); by default [`streams::DEFAULT_PER_TOKEN`].
+    pub fn set_event_streams_per_token(&self, per_token: usize) {
+        let _ = self
+            .inner
+            .event_streams
+            .set(streams::StreamCounts::new(per_token));
     }
 
     /// Sets how long change events are kept (before the background tasks start); by default

@@ -64,6 +64,9 @@ impl ApiError {
             Error::TooLarge { .. } => (StatusCode::PAYLOAD_TOO_LARGE, "too_large", None),
             Error::Plugin(e) => plugin_parts(e),
             Error::Unavailable(_) => (StatusCode::SERVICE_UNAVAILABLE, "unavailable", None),
+            Error::TooManyRequests { .. } => {
+                (StatusCode::TOO_MANY_REQUESTS, "too_many_requests", None)
+            }
             Error::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal", None),
         }
     }
@@ -124,6 +127,17 @@ impl IntoResponse for ApiError {
                 field,
             },
         };
+        if let Error::TooManyRequests {
+            retry_after_seconds,
+            ..
+        } = self.0
+        {
+            let retry = [(
+                axum::http::header::RETRY_AFTER,
+                retry_after_seconds.to_string(),
+            )];
+            return (status, retry, Json(body)).into_response();
+        }
         if status == StatusCode::SERVICE_UNAVAILABLE {
             // Overload that passes (busy plugins, a busy database): when to ask again.
             let retry = [(axum::http::header::RETRY_AFTER, RETRY_AFTER_SECONDS)];

@@ -38,12 +38,16 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// names: a client that reconnects with the last id it saw misses nothing. Its first event,
 /// `ready`, carries the id it starts after, so that holds even before any change came. Events are kept for a
 /// day; a client resuming from before what is kept first gets a `reset` event (list again). A
-/// revoked or expired token ends the stream, as does the server's shutdown (reconnect).
+/// revoked or expired token ends the stream, as does the server's shutdown (reconnect). One
+/// token holds at most `--event-streams-per-token` streams open in one process (32 by default);
+/// one more is a 429 with `Retry-After`.
 #[utoipa::path(get, path = "/v1/events", tag = "events",
     params(EventsQuery,
         ("Last-Event-ID" = Option<i64>, Header, description = "Resume after this event")),
     responses((status = 200, description = "A stream of server-sent events (`text/event-stream`); each is one of `StreamEvent`'s: its `event` field says which, its `data` is the JSON object shown there",
-        content_type = "text/event-stream", body = StreamEvent)),
+        content_type = "text/event-stream", body = StreamEvent),
+        (status = 429, body = ErrorBody, description = "The token holds as many streams open in this process as it may (`--event-streams-per-token`, 32 by default): close one; `Retry-After` says when to ask again",
+            headers(("Retry-After" = u32, description = "Seconds to wait before asking again")))),
     security(("bearer" = [])))]
 pub(super) async fn events(
     State(podium): State<Podium>,
