@@ -343,6 +343,68 @@ async fn a_tenant_claims_with_wait_and_follows_its_provisioning() {
         rendered["network_data"]["networks"][0]["type"], "ipv4_dhcp",
         "{rendered}"
     );
+
+    // The admin asks what succeeded, by status and kind; a status that is none is refused.
+    let provisions = cli
+        .json(&[
+            "operation",
+            "list",
+            "--status",
+            "succeeded",
+            "--kind",
+            "provision,inspect",
+        ])
+        .await;
+    let provisions = provisions.as_array().unwrap();
+    assert!(
+        provisions
+            .iter()
+            .any(|op| op["claim"] == id && op["kind"] == "provision"),
+        "{provisions:?}"
+    );
+    assert!(
+        provisions.iter().all(|op| op["status"] == "succeeded"
+            && ["provision", "inspect"].contains(&op["kind"].as_str().unwrap())),
+        "{provisions:?}"
+    );
+    let refused = cli
+        .run(&["operation", "list", "--status", "runing"], "", None)
+        .await;
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("status") && err.contains("`runing` is not an operation status"),
+        "{err}"
+    );
+
+    // Powered off, waiting for it; then released, waiting until the claim is gone.
+    let off = cli
+        .run(
+            &["-o", "json", "claim", "power", id, "off", "--wait"],
+            "",
+            Some(&token),
+        )
+        .await;
+    assert!(
+        off.status.success(),
+        "{}",
+        String::from_utf8_lossy(&off.stderr)
+    );
+    let off: Value = serde_json::from_slice(&off.stdout).unwrap();
+    assert_eq!(off["host"]["power_state"], "off", "{off}");
+    let released = cli
+        .run(&["claim", "delete", id, "--wait"], "", Some(&token))
+        .await;
+    let said = String::from_utf8_lossy(&released.stderr);
+    assert!(released.status.success(), "{said}");
+    assert!(said.contains("released claim"), "{said}");
+    // Gone when the command ends, its host deprovisioned.
+    let gone = admin.get(&format!("/v1/claims/{id}")).await;
+    assert_eq!(gone.status, reqwest::StatusCode::NOT_FOUND, "{}", gone.text);
+    let deprovisioned = cli
+        .json(&["operation", "list", "--claim", id, "--kind", "deprovision"])
+        .await;
+    assert_eq!(deprovisioned[0]["status"], "succeeded", "{deprovisioned}");
 }
 
 /// Wherever the CLI takes an id it takes the name too; a name the API does not know is passed
@@ -407,6 +469,47 @@ async fn names_stand_for_ids_and_help_is_per_command() {
     assert_eq!(by_name["uuid"], by_id["uuid"]);
     let token = cli.json(&["tenant", "token-create", "acme"]).await;
     assert_eq!(token["tenant"], tenant["id"], "{token}");
+
+    // The tenant: its login names it, it lists the pod managers it was granted (never their
+    // URL) and names them as the admin does.
+    let tenant_cli = Cli::new();
+    let login = tenant_cli
+        .run(
+            &["login", &server.url],
+            &format!("{}\n", token["token"].as_str().unwrap()),
+            None,
+        )
+        .await;
+    let said = String::from_utf8_lossy(&login.stderr);
+    assert!(login.status.success(), "{said}");
+    assert!(said.contains("logged in as tenant acme ("), "{said}");
+    let granted = tenant_cli.json(&["podm", "list"]).await;
+    assert_eq!(granted.as_array().map(Vec::len), Some(1), "{granted}");
+    assert_eq!(granted[0]["name"], "lab1", "{granted}");
+    assert_eq!(granted[0]["grant"]["id"], grant["id"], "{granted}");
+    assert!(!granted.to_string().contains("127.0.0.1:9"), "{granted}");
+    let shown = tenant_cli.json(&["podm", "show", "lab1"]).await;
+    assert_eq!(shown["uuid"], pm["uuid"], "{shown}");
+    // The site has no host (nothing answers there): the claim fails, on the pod manager named.
+    let made = tenant_cli
+        .run(
+            &[
+                "-o",
+                "json",
+                "claim",
+                "create",
+                "--pod-manager",
+                "lab1",
+                "--image",
+                "http://127.0.0.1:9/os.iso",
+            ],
+            "",
+            None,
+        )
+        .await;
+    let claim: Value = serde_json::from_slice(&made.stdout)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&made.stderr)));
+    assert_eq!(claim["pod_manager"], pm["uuid"], "{claim}");
 
     let unknown = cli.run(&["podm", "show", "lab2"], "", None).await;
     assert_eq!(unknown.status.code(), Some(1));

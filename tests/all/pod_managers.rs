@@ -213,12 +213,38 @@ async fn the_minimal_body_creates_a_pod_manager_that_goes_online_with_the_defaul
     assert!(is_sha256(&view["driver"]["sha256"]), "{view}");
     assert_eq!(view["ipam"]["name"], "ipam-static", "{view}");
     assert!(is_sha256(&view["ipam"]["sha256"]), "{view}");
-    assert!(view["renderer"].is_null(), "{view}");
+    // No renderer was bound: the bundled one renders, and the view says which and that it is
+    // the default.
+    assert_eq!(view["renderer"]["name"], "render-openstack", "{view}");
+    assert!(is_sha256(&view["renderer"]["sha256"]), "{view}");
+    assert_eq!(view["renderer_default"], true, "{view}");
     assert!(view["created_at"].is_string(), "{view}");
     assert!(view["updated_at"].is_string(), "{view}");
 
     // The default driver is the bundled redfish plugin, pinned by its digest.
     let plugins = items(&admin.get("/v1/plugins").await);
+    let bundled_renderer = plugins
+        .iter()
+        .find(|p| p["name"] == "render-openstack")
+        .expect("the bundled renderer");
+    assert_eq!(view["renderer"]["sha256"], bundled_renderer["sha256"]);
+    // Bound by the admin, it is no longer the default; unbound, it is again.
+    let bound = admin
+        .patch(
+            &format!("/v1/pod_managers/{uuid}"),
+            json!({"renderer": {"name": "render-openstack"}}),
+        )
+        .await;
+    assert_eq!(bound.status, StatusCode::OK, "{}", bound.text);
+    assert_eq!(bound.body["renderer_default"], false, "{}", bound.text);
+    assert_eq!(bound.body["renderer"]["sha256"], bundled_renderer["sha256"]);
+    let unbound = admin
+        .patch(
+            &format!("/v1/pod_managers/{uuid}"),
+            json!({"renderer": null}),
+        )
+        .await;
+    assert_eq!(unbound.body["renderer_default"], true, "{}", unbound.text);
     let redfish = plugins
         .iter()
         .find(|p| p["name"] == "redfish")

@@ -168,6 +168,56 @@ async fn the_sites_template_renders_bond_vlan_static_dhcp_and_dns_as_cloud_init_
         .await;
     assert_eq!(put.status, StatusCode::OK, "{}", put.text);
 
+    // Before anyone claims the host, the admin previews what the template renders for it: each
+    // pool's network address stands in for the address a claim will get, and nothing is held.
+    let hosts = site
+        .admin
+        .get(&format!("/v1/hosts?pod_manager={}", site.pm))
+        .await;
+    let unclaimed = hosts.body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["kind"] == "system")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let preview = site
+        .admin
+        .get(&format!(
+            "/v1/hosts/{unclaimed}/rendered?phase=provisioning"
+        ))
+        .await;
+    assert_eq!(preview.status, StatusCode::OK, "{}", preview.text);
+    assert_eq!(
+        preview.body["preview"]["unallocated"],
+        json!([{"pool": "prod-v4", "stand_in": "192.168.10.0"},
+               {"pool": "prod-v6", "stand_in": "2001:db8:10::"}]),
+        "{}",
+        preview.text
+    );
+    assert!(
+        preview.body["preview"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no address allocated"),
+        "{}",
+        preview.text
+    );
+    assert_eq!(preview.body["claim"], Value::Null);
+    let prod = &preview.body["network_data"]["networks"][0];
+    assert_eq!(prod["ip_address"], "192.168.10.0", "{prod}");
+    assert_eq!(prod["netmask"], "255.255.255.0", "{prod}");
+    assert_eq!(preview.body["meta_data"]["meta"], json!({"rack": "r12"}));
+    let pools = site
+        .admin
+        .get(&format!("/v1/ip_pools?pod_manager={}", site.pm))
+        .await;
+    for pool in pools.body["items"].as_array().unwrap() {
+        assert_eq!(pool["usage"]["allocated"], "0", "a preview held {pool}");
+    }
+
     let alice = tenant(&site, "alice").await;
     let bob = tenant(&site, "bob").await;
     // The site owns network config: a claim may not bring its own.
@@ -217,6 +267,7 @@ async fn the_sites_template_renders_bond_vlan_static_dhcp_and_dns_as_cloud_init_
         .get(&format!("/v1/hosts/{host_id}/rendered?phase=provisioning"))
         .await;
     assert_eq!(as_admin.body["network_data"], *nd, "{}", as_admin.text);
+    assert_eq!(as_admin.body.get("preview"), None, "{}", as_admin.text);
     assert_eq!(
         bob.get(&format!("/v1/claims/{id}/rendered")).await.status,
         StatusCode::NOT_FOUND
@@ -496,6 +547,18 @@ async fn consumer_and_layered_policies_take_only_what_fits_the_host_and_the_site
         },
     )
     .await;
+    // The tenant's network is rendered as the template's are: each with its `network_id`.
+    for network in nd["networks"].as_array().unwrap() {
+        assert_eq!(network["network_id"], network["id"], "{nd}");
+    }
+    assert!(
+        nd["networks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n["id"] == "app-net"),
+        "{nd}"
+    );
     let netplan = netplan_of(&nd, n).await;
     for expected in [
         "bond0.100:",

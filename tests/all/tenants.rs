@@ -30,6 +30,7 @@ async fn tenant_tokens_are_shown_once_and_work_until_revoked() {
     assert_eq!(me.status, StatusCode::OK, "{}", me.text);
     assert_eq!(me.body["role"], "tenant");
     assert_eq!(me.body["tenant"], id.as_str());
+    assert_eq!(me.body["tenant_name"], "acme", "{}", me.text);
 
     let listed = admin.get(&format!("/v1/tenants/{id}/tokens")).await;
     assert_eq!(listed.status, StatusCode::OK);
@@ -150,9 +151,15 @@ async fn authorization_sweep_over_every_route() {
         "/v1/claims/{id}/rendered",
         "/v1/claims/{id}/operations",
         "/v1/claims/{id}/config_drive",
+        "/v1/me/pod_managers",
+        "/v1/me/pod_managers/{uuid}",
     ];
     // Routes only a tenant may use: an admin is refused.
-    let tenant_only = [("POST", "/v1/claims")];
+    let tenant_only = [
+        ("POST", "/v1/claims"),
+        ("GET", "/v1/me/pod_managers"),
+        ("GET", "/v1/me/pod_managers/{uuid}"),
+    ];
     let mut checked = 0;
     for (path, ops) in openapi["paths"].as_object().unwrap() {
         let concrete = path
@@ -221,7 +228,8 @@ async fn authorization_sweep_over_every_route() {
                 );
             }
             let as_reader = send(Some(&reader_token)).await;
-            if method == Method::GET {
+            let only_tenants = tenant_only.contains(&(method.as_str(), path.as_str()));
+            if method == Method::GET && !only_tenants {
                 assert_ne!(
                     as_reader.status,
                     StatusCode::FORBIDDEN,
@@ -236,7 +244,7 @@ async fn authorization_sweep_over_every_route() {
                 );
             }
             let as_admin = send(Some(ADMIN_TOKEN)).await;
-            if tenant_only.contains(&(method.as_str(), path.as_str())) {
+            if only_tenants {
                 assert_eq!(
                     as_admin.status,
                     StatusCode::FORBIDDEN,
@@ -329,5 +337,78 @@ async fn grants_name_a_tenant_and_a_pod_manager_and_refuse_bad_references() {
     assert_eq!(
         admin.get(&format!("/v1/grants/{id}")).await.status,
         StatusCode::NOT_FOUND
+    );
+}
+
+/// A tenant reads the pod managers it was granted (name, location, status, its grant's
+/// selector and limit), by name too; never a URL or credentials; another pod manager is not
+/// found; an admin is pointed at the admin's lists.
+#[tokio::test]
+async fn a_tenant_sees_the_pod_managers_it_was_granted_and_nothing_of_their_bmcs() {
+    let server = TestServer::start().await;
+    let admin = server.admin();
+    let mut uuids = Vec::new();
+    for (name, url) in [
+        ("rack1", "http://127.0.0.1:9"),
+        ("rack2", "http://127.0.0.1:10"),
+    ] {
+        let pm = admin
+            .created(
+                "/v1/pod_managers",
+                json!({"name": name, "url": url, "location": format!("hall {name}"),
+                       "auth": {"username": "root", "password": "bmc-secret-91c2"}}),
+            )
+            .await;
+        uuids.push(pm.body["uuid"].as_str().unwrap().to_owned());
+    }
+    let acme = tenant(&admin, "acme").await;
+    let grant = admin
+        .created(
+            "/v1/grants",
+            json!({"tenant": acme, "pod_manager": uuids[0], "selector": {"rack": "r1"},
+                   "max_hosts": 2}),
+        )
+        .await;
+    let (secret, _) = token(&admin, &format!("/v1/tenants/{acme}/tokens"), json!({})).await;
+    let acme = server.client(Some(&secret));
+
+    let listed = acme.get("/v1/me/pod_managers").await;
+    assert_eq!(listed.status, StatusCode::OK, "{}", listed.text);
+    let items = listed.body["items"].as_array().unwrap();
+    assert_eq!(items.len(), 1, "{}", listed.text);
+    let rack1 = &items[0];
+    assert_eq!(rack1["uuid"], uuids[0].as_str());
+    assert_eq!(rack1["name"], "rack1");
+    assert_eq!(rack1["location"], "hall rack1");
+    assert_eq!(rack1["network_config_owner"], "admin");
+    assert_eq!(
+        rack1["grant"],
+        json!({"id": grant.body["id"], "selector": {"rack": "r1"}, "max_hosts": 2,
+               "created_at": grant.body["created_at"]})
+    );
+    for secret in ["127.0.0.1:9", "bmc-secret", "root", "driver", "sha256"] {
+        assert!(!listed.text.contains(secret), "{secret} in {}", listed.text);
+    }
+    // By name; one not granted is not there, nor found by its uuid.
+    let named = acme.get("/v1/me/pod_managers?name=rack1").await;
+    assert_eq!(
+        named.body["items"][0]["uuid"],
+        uuids[0].as_str(),
+        "{}",
+        named.text
+    );
+    let other = acme.get("/v1/me/pod_managers?name=rack2").await;
+    assert_eq!(other.body["items"], json!([]), "{}", other.text);
+    let one = acme.get(&format!("/v1/me/pod_managers/{}", uuids[0])).await;
+    assert_eq!(one.body, *rack1);
+    let hidden = acme.get(&format!("/v1/me/pod_managers/{}", uuids[1])).await;
+    assert_eq!(hidden.status, StatusCode::NOT_FOUND, "{}", hidden.text);
+    // An admin claims nothing: told where its lists are.
+    let as_admin = admin.get("/v1/me/pod_managers").await;
+    assert_eq!(as_admin.status, StatusCode::FORBIDDEN, "{}", as_admin.text);
+    assert!(
+        as_admin.message().contains("/v1/pod_managers"),
+        "{}",
+        as_admin.text
     );
 }

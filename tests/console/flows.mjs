@@ -207,13 +207,23 @@ try {
   const tenant = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
   tenant.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
   await signIn(tenant, tenantToken);
-  const nav = await tenant.getByRole('navigation').innerText();
-  if (nav.includes('Pod managers') || nav.includes('Hosts')) throw new Error(`admin pages offered to a tenant: ${nav}`);
+  const offered = await tenant.getByRole('navigation').getByRole('link').allInnerTexts();
+  if (offered.join('|') !== 'Claims|Granted pod managers') throw new Error(`a tenant is offered ${offered.join(', ')}`);
+  // The header names the tenant, not its id.
+  await tenant.locator('#who').getByText('tenant acme').waitFor();
   await tenant.goto(`${PODIUM_URL}/ui/#/pod-managers`);
   await tenant.getByText('This page is for admins.').waitFor();
 
+  log('tenant: the pod managers it was granted');
+  await tenant.getByRole('navigation').getByRole('link', { name: 'Granted pod managers' }).click();
+  await tenant.getByRole('cell', { name: 'lab', exact: true }).waitFor();
+  const grantedText = await tenant.locator('main').innerText();
+  if (grantedText.includes(BMC_URL)) throw new Error('the BMC URL is shown to a tenant');
+  await accessible(tenant, 'granted pod managers');
+
   log('tenant: claims a host');
   await tenant.goto(`${PODIUM_URL}/ui/#/claims`);
+  await tenant.getByLabel('Pod manager').selectOption({ label: 'lab (rack 12)' });
   await tenant.getByLabel('Image URL').fill(IMAGE_URL);
   await tenant.getByLabel('Image format').selectOption('live-iso');
   await tenant.getByLabel('User data').fill('#cloud-config\n');
@@ -261,6 +271,19 @@ try {
   if ((await api(ADMIN_TOKEN, 'GET', `/v1/operations?claim=${claim}`)).body.items.every((o) => o.kind !== 'deprovision')) {
     throw new Error('the release ran no deprovision');
   }
+
+  log('admin: operations by status and kind');
+  await admin.goto(`${PODIUM_URL}/ui/#/operations`);
+  await admin.getByLabel('Status').selectOption({ label: 'succeeded' });
+  await admin.getByLabel('Kind').selectOption('deprovision');
+  await admin.getByRole('button', { name: 'Filter' }).click();
+  await admin.waitForURL(/#\/operations\?status=succeeded&kind=deprovision$/);
+  await until('the release\'s deprovisioning listed', async () => {
+    const rows = await admin.locator('main table tbody tr').allInnerTexts();
+    return rows.length > 0 && rows.every((r) => r.startsWith('deprovision') && r.includes('succeeded'));
+  });
+  await accessible(admin, 'operations');
+  await shot(admin, 'operations');
 
   // The admin's host list, after all that (for the screenshot) and the pod managers page.
   await admin.goto(`${PODIUM_URL}/ui/#/pod-managers`);

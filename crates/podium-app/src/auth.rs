@@ -40,8 +40,9 @@ impl Caller {
         }
     }
 
-    /// Who the caller is, as `GET /v1/me` answers.
-    pub fn me(&self) -> MeView {
+    /// Who the caller is, as `GET /v1/me` answers, with its tenant's name (`tenant_name`) where
+    /// it has one.
+    pub(crate) fn me(&self, tenant_name: Option<String>) -> MeView {
         match self {
             Caller::Admin {
                 token_id,
@@ -49,6 +50,7 @@ impl Caller {
             } => MeView {
                 role: Role::Admin,
                 tenant: None,
+                tenant_name: None,
                 read_only: *read_only,
                 token_id: token_id.clone(),
             },
@@ -59,6 +61,7 @@ impl Caller {
             } => MeView {
                 role: Role::Tenant,
                 tenant: Some(tenant_id.clone()),
+                tenant_name,
                 read_only: *read_only,
                 token_id: token_id.clone(),
             },

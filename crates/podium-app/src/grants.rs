@@ -9,8 +9,9 @@ use crate::auth::Caller;
 use crate::error::Error;
 use crate::views;
 use podium_store::GrantRow;
-use podium_types::requests::GrantCreate;
-use podium_types::views::{GrantView, List};
+use podium_types::requests::{GrantCreate, GrantedPodManagerQuery};
+use podium_types::views::{GrantView, GrantedPodManagerView, List, TenantGrantView};
+use podium_types::{Page, PodManagerFilter};
 
 impl Podium {
     pub async fn grant_create(
@@ -91,11 +92,120 @@ impl Podium {
         Ok(List::of(paged, views::grant))
     }
 
+    /// `GET /v1/me/pod_managers`: the pod managers the caller's tenant may claim hosts of, with
+    /// what its grant of each allows; never their URL or credentials.
+    pub async fn granted_pod_manager_list(
+        &self,
+        caller: &Caller,
+        query: GrantedPodManagerQuery,
+    ) -> Result<List<GrantedPodManagerView>, Error> {
+        let tenant = granted_tenant(caller)?;
+        let page = page(query.limit, query.cursor)?;
+        let only = match &query.name {
+            None => None,
+            Some(name) => {
+                let filter = PodManagerFilter {
+                    name: Some(name.clone()),
+                    ..PodManagerFilter::default()
+                };
+                let named = self
+                    .datastore()
+                    .pod_manager_list(
+                        &filter,
+                        &Page {
+                            limit: 1,
+                            cursor: None,
+                        },
+                    )
+                    .await?;
+                match named.items.into_iter().next() {
+                    Some(pm) => Some(pm.uuid),
+                    None => return Ok(List::all(Vec::new())),
+                }
+            }
+        };
+        let grants = self
+            .datastore()
+            .grant_list(Some(tenant), only.as_ref(), &page)
+            .await?;
+        let mut items = Vec::with_capacity(grants.items.len());
+        for grant in grants.items {
+            // A pod manager's grants go with it; one deleted meanwhile is not shown.
+            if let Some(pm) = self.datastore().pod_manager_get(&grant.pod_manager).await? {
+                items.push(granted(pm, grant));
+            }
+        }
+        Ok(List {
+            items,
+            next: grants.next,
+        })
+    }
+
+    /// `GET /v1/me/pod_managers/{uuid}`: one of them; another pod manager is not found.
+    pub async fn granted_pod_manager_view(
+        &self,
+        caller: &Caller,
+        uuid: &PodManagerId,
+    ) -> Result<GrantedPodManagerView, Error> {
+        let tenant = granted_tenant(caller)?;
+        let missing = || Error::not_found("pod manager", uuid);
+        let grant = self
+            .datastore()
+            .grant_list(
+                Some(tenant),
+                Some(uuid),
+                &Page {
+                    limit: 1,
+                    cursor: None,
+                },
+            )
+            .await?
+            .items
+            .into_iter()
+            .next()
+            .ok_or_else(missing)?;
+        let pm = self
+            .datastore()
+            .pod_manager_get(uuid)
+            .await?
+            .ok_or_else(missing)?;
+        Ok(granted(pm, grant))
+    }
+
     pub async fn grant_delete(&self, caller: &Caller, id: &GrantId) -> Result<(), Error> {
         caller.require_admin()?;
         if !self.datastore().grant_delete(id).await? {
             return Err(Error::not_found("grant", id));
         }
         Ok(())
+    }
+}
+
+/// The tenant whose grants a caller reads: its own; an admin claims nothing.
+fn granted_tenant(caller: &Caller) -> Result<&TenantId, Error> {
+    match caller {
+        Caller::Tenant { tenant_id, .. } => Ok(tenant_id),
+        Caller::Admin { .. } => Err(Error::Forbidden(
+            "these are the pod managers a tenant may claim hosts of: an admin lists every pod \
+             manager at /v1/pod_managers and the grants at /v1/grants"
+                .into(),
+        )),
+    }
+}
+
+fn granted(pm: podium_store::PodManagerRow, grant: GrantRow) -> GrantedPodManagerView {
+    GrantedPodManagerView {
+        uuid: pm.uuid,
+        name: pm.name,
+        description: pm.description,
+        location: pm.location,
+        status: pm.status,
+        network_config_owner: pm.network_config_owner,
+        grant: TenantGrantView {
+            id: grant.id,
+            selector: grant.selector,
+            max_hosts: grant.max_hosts,
+            created_at: grant.created_at,
+        },
     }
 }

@@ -213,7 +213,10 @@ impl Podium {
             Err(e) => return Err(e.into()),
         }
         self.spawn_refresh(row.uuid.clone());
-        Ok(views::pod_manager(row))
+        Ok(views::pod_manager(
+            row,
+            self.renderer_default().await?.as_ref(),
+        ))
     }
 
     /// Probes and syncs a pod manager in the background.
@@ -242,7 +245,11 @@ impl Podium {
         uuid: &PodManagerId,
     ) -> Result<PodManagerView, Error> {
         caller.require_admin_read()?;
-        self.pod_manager_load(uuid).await.map(views::pod_manager)
+        let row = self.pod_manager_load(uuid).await?;
+        Ok(views::pod_manager(
+            row,
+            self.renderer_default().await?.as_ref(),
+        ))
     }
 
     pub async fn pod_manager_list(
@@ -253,7 +260,10 @@ impl Podium {
     ) -> Result<List<PodManagerView>, Error> {
         caller.require_admin_read()?;
         let rows = self.datastore().pod_manager_list(&filter, &page).await?;
-        Ok(List::of(rows, views::pod_manager))
+        let renderer = self.renderer_default().await?;
+        Ok(List::of(rows, |row| {
+            views::pod_manager(row, renderer.as_ref())
+        }))
     }
 
     pub async fn pod_manager_update(
@@ -339,7 +349,11 @@ impl Podium {
         if endpoint_changed {
             self.spawn_refresh(row.uuid.clone());
         }
-        self.pod_manager_load(uuid).await.map(views::pod_manager)
+        let row = self.pod_manager_load(uuid).await?;
+        Ok(views::pod_manager(
+            row,
+            self.renderer_default().await?.as_ref(),
+        ))
     }
 
     pub async fn pod_manager_delete(

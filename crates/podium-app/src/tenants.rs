@@ -10,7 +10,7 @@ use crate::views;
 use podium_store::{TenantRow, TokenRow};
 use podium_types::Role;
 use podium_types::requests::{TenantCreate, TokenCreate};
-use podium_types::views::{List, TenantView, TokenCreatedView, TokenView};
+use podium_types::views::{List, MeView, TenantView, TokenCreatedView, TokenView};
 use podium_types::{TenantId, TenantScope, TokenId};
 
 fn validate_tenant_name(name: &str) -> Result<(), Error> {
@@ -60,6 +60,19 @@ fn expiry(params: &TokenCreate) -> Result<Option<String>, Error> {
 }
 
 impl Podium {
+    /// `GET /v1/me`: who the caller is, its tenant named.
+    pub async fn me(&self, caller: &Caller) -> Result<MeView, Error> {
+        let name = match caller {
+            Caller::Tenant { tenant_id, .. } => self
+                .datastore()
+                .tenant_get(tenant_id)
+                .await?
+                .map(|tenant| tenant.name),
+            Caller::Admin { .. } => None,
+        };
+        Ok(caller.me(name))
+    }
+
     pub async fn tenant_create(
         &self,
         caller: &Caller,

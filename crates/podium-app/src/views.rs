@@ -15,7 +15,7 @@ use podium_types::views::{
     MaintenanceView, OperationView, PluginView, PodManagerView, StatusChangeView, TenantView,
     TlsView, TokenCreatedView, TokenView,
 };
-use podium_types::{HostState, MediaAction, OperationRequest, Secret, ShownState};
+use podium_types::{HostState, MediaAction, OperationRequest, PluginBinding, Secret, ShownState};
 
 /// The state a host shows: `maintenance` while it lasts, else the stored one.
 pub(crate) fn shown_state(host: &HostRow) -> ShownState {
@@ -43,7 +43,12 @@ fn value<T: serde::Serialize>(v: &T) -> serde_json::Value {
 }
 
 /// A pod manager as the API shows it: its credentials only as `has_auth`.
-pub(crate) fn pod_manager(r: PodManagerRow) -> PodManagerView {
+/// A pod manager; `default_renderer` is what renders its documents where the admin bound no
+/// renderer.
+pub(crate) fn pod_manager(
+    r: PodManagerRow,
+    default_renderer: Option<&PluginBinding>,
+) -> PodManagerView {
     PodManagerView {
         bookmark_link: format!("/v1/pod_managers/{}", r.uuid),
         uuid: r.uuid,
@@ -62,7 +67,8 @@ pub(crate) fn pod_manager(r: PodManagerRow) -> PodManagerView {
         },
         driver: r.driver,
         ipam: r.ipam,
-        renderer: r.renderer,
+        renderer_default: r.renderer.is_none(),
+        renderer: r.renderer.or_else(|| default_renderer.cloned()),
         network_config_owner: r.network_config_owner,
         limits: OperationLimits {
             service: r.service_limit.and_then(|n| u32::try_from(n).ok()),

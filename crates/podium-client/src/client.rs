@@ -8,7 +8,8 @@ use anyhow::{Context, bail};
 use reqwest::Method;
 use serde_json::Value;
 
-use podium_types::Secret;
+use podium_types::views::MeView;
+use podium_types::{Role, Secret};
 
 /// What `podium login` keeps: the API's URL and a token.
 #[derive(Debug, serde::Deserialize)]
@@ -71,11 +72,29 @@ impl Login {
     }
 }
 
+/// The API refused a request: its status, and the error as one line.
+#[derive(Debug, thiserror::Error)]
+#[error("{line}")]
+pub(super) struct Refused {
+    pub(super) status: reqwest::StatusCode,
+    line: String,
+}
+
+/// Whether `error` is the API's answer that what was asked for does not exist (404).
+pub(super) fn not_found(error: &anyhow::Error) -> bool {
+    error
+        .chain()
+        .filter_map(|e| e.downcast_ref::<Refused>())
+        .any(|r| r.status == reqwest::StatusCode::NOT_FOUND)
+}
+
 /// A client of one Podium API.
 pub(super) struct Client {
     base: String,
     token: Option<Secret>,
     http: reqwest::Client,
+    /// Who the token is (`GET /v1/me`), asked once where a command depends on it.
+    me: tokio::sync::OnceCell<MeView>,
 }
 
 impl Client {
@@ -88,7 +107,24 @@ impl Client {
             http: reqwest::Client::builder()
                 .user_agent(concat!("podium-cli/", env!("CARGO_PKG_VERSION")))
                 .build()?,
+            me: tokio::sync::OnceCell::new(),
         })
+    }
+
+    /// Who the token belongs to, asked of the API once.
+    pub(super) async fn me(&self) -> anyhow::Result<&MeView> {
+        self.me
+            .get_or_try_init(|| async {
+                self.get_view("/v1/me")
+                    .await
+                    .context("asking the API who the token is")
+            })
+            .await
+    }
+
+    /// Whether the token is a tenant's.
+    pub(super) async fn is_tenant(&self) -> anyhow::Result<bool> {
+        Ok(self.me().await?.role == Role::Tenant)
     }
 
     /// The client of `--url`/`PODIUM_URL` and `PODIUM_TOKEN`, falling back to the login.
@@ -175,9 +211,17 @@ impl Client {
                     line = format!("{field}: {line}");
                 }
                 let code = error["code"].as_str().unwrap_or("error");
-                bail!("{line} ({status}, {code})")
+                Err(Refused {
+                    status,
+                    line: format!("{line} ({status}, {code})"),
+                }
+                .into())
             }
-            None => bail!("{url} answered {status}"),
+            None => Err(Refused {
+                status,
+                line: format!("{url} answered {status}"),
+            }
+            .into()),
         }
     }
 

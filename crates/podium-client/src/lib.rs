@@ -33,7 +33,7 @@ use podium_types::views::{
 };
 use podium_types::{
     ClaimId, ClaimState, EventAction, HostState, OperationId, OperationKind, OperationStatus,
-    Secret, ShownState,
+    Secret, ShownState, TenantId,
 };
 use reqwest::Method;
 
@@ -93,6 +93,9 @@ enum Command {
     /// IP pools and the addresses claimed from them (admin).
     #[command(subcommand)]
     Pool(PoolCommand),
+    /// Operations: what is queued, running, done and failed on hosts and pod managers (admin).
+    #[command(subcommand)]
+    Operation(OperationCommand),
     /// The server's background tasks: probe, sync, bind, expiry, leasing (admin).
     #[command(subcommand)]
     Task(TaskCommand),
@@ -118,6 +121,33 @@ enum Command {
         #[arg(long)]
         after: Option<i64>,
     },
+}
+
+#[derive(Debug, Subcommand)]
+enum OperationCommand {
+    /// List operations, newest first (`--status queued,running,failed`: what is under way or
+    /// failed now).
+    List {
+        /// Only these states, comma-separated: queued, running, succeeded, failed.
+        #[arg(long)]
+        status: Option<String>,
+        /// Only these kinds, comma-separated (provision, deprovision, power, inspect, ...).
+        #[arg(long)]
+        kind: Option<String>,
+        /// Only this host's (a name or an id).
+        #[arg(long)]
+        host: Option<String>,
+        /// Only this pod manager's (a name or a uuid).
+        #[arg(long)]
+        pod_manager: Option<String>,
+        /// Only this claim's.
+        #[arg(long)]
+        claim: Option<String>,
+    },
+    /// Show an operation.
+    Show { id: String },
+    /// Follow an operation until it ends.
+    Watch { id: String },
 }
 
 #[derive(Debug, Subcommand)]
@@ -201,9 +231,10 @@ struct PodmCreate {
 
 #[derive(Debug, Subcommand)]
 enum PodmCommand {
-    /// List the pod managers with their status.
+    /// List the pod managers with their status (with a tenant's token: those it was granted,
+    /// with its grant of each).
     List,
-    /// Show a pod manager (by uuid or name).
+    /// Show a pod manager (by uuid or name; a tenant: one it was granted).
     Show { uuid: String },
     /// Register a pod manager; the BMC password is read from stdin with --password-stdin.
     Create(Box<PodmCreate>),
@@ -260,7 +291,13 @@ enum HostCommand {
     /// Show a host (by id or name): inventory, NICs, media slots, state.
     Show { id: String },
     /// on, off, graceful_shutdown, force_off, graceful_restart, force_restart, reboot.
-    Power { id: String, action: String },
+    Power {
+        id: String,
+        action: String,
+        /// Follow the power operation until it ends.
+        #[arg(long)]
+        wait: bool,
+    },
     /// The host's operations, newest first.
     Operations { id: String },
     /// Inspect the host again through its driver (its inventory; with DHCP-less pools, its
@@ -314,6 +351,9 @@ enum TenantCommand {
         id: String,
         #[arg(long)]
         release: bool,
+        /// With --release: follow the releases until the tenant is deleted.
+        #[arg(long, requires = "release")]
+        wait: bool,
     },
     /// Create a token for a tenant; the secret is printed once.
     TokenCreate {
@@ -365,9 +405,17 @@ enum ClaimCommand {
         id: String,
         #[arg(value_parser = ["on", "off"])]
         state: String,
+        /// Follow the power operation until it ends.
+        #[arg(long)]
+        wait: bool,
     },
     /// Release the claim; its host is deprovisioned before anyone else can have it.
-    Delete { id: String },
+    Delete {
+        id: String,
+        /// Follow the release until the claim is gone (its host deprovisioned).
+        #[arg(long)]
+        wait: bool,
+    },
     /// The meta_data.json and network_data.json the claimed host boots with.
     Rendered { id: String },
     /// Show the claim's progress (binding, provisioning, its operations) until it settles.
@@ -517,6 +565,16 @@ const PODM_COLUMNS: &[Column] = &[
     ("DRIVER", "/driver/name"),
     ("NETWORK CONFIG", "/network_config_owner"),
 ];
+/// A tenant's pod managers (`/v1/me/pod_managers`).
+const GRANTED_COLUMNS: &[Column] = &[
+    ("UUID", "/uuid"),
+    ("NAME", "/name"),
+    ("LOCATION", "/location"),
+    ("STATUS", "/status"),
+    ("SELECTOR", "/grant/selector"),
+    ("MAX HOSTS", "/grant/max_hosts"),
+    ("NETWORK CONFIG", "/network_config_owner"),
+];
 const HOST_COLUMNS: &[Column] = &[
     ("ID", "/id"),
     ("NAME", "/name"),
@@ -568,6 +626,7 @@ const OPERATION_COLUMNS: &[Column] = &[
     ("ID", "/id"),
     ("KIND", "/kind"),
     ("STATUS", "/status"),
+    ("HOST", "/host"),
     ("STARTED", "/started_at"),
     ("FINISHED", "/finished_at"),
     ("ERROR", "/error"),
@@ -750,11 +809,15 @@ impl ClaimProgress {
     }
 }
 
-/// Follows a claim until it settles: provisioned, powered off as asked, failed, or its host in
-/// error; shows its state and its latest operation meanwhile. The changes come from the
-/// server's events (`GET /v1/events?claim=`); the claim is read whole at the start, when a host
-/// is bound, and to confirm that it settled.
-async fn watch_claim(c: &Client, id: &ClaimId) -> anyhow::Result<ClaimView> {
+/// Follows a claim until `settled` says so (`ClaimProgress::settled`: provisioned, powered off
+/// as asked, failed, or its host in error); shows its state and its latest operation meanwhile.
+/// The changes come from the server's events (`GET /v1/events?claim=`); the claim is read
+/// whole at the start, when a host is bound, and to confirm that it settled.
+async fn watch_claim(
+    c: &Client,
+    id: &ClaimId,
+    settled: impl Fn(&ClaimProgress) -> bool,
+) -> anyhow::Result<ClaimProgress> {
     let bar = spinner();
     // The stream first, then the state: a change after the read is an event.
     let mut events = c
@@ -763,13 +826,13 @@ async fn watch_claim(c: &Client, id: &ClaimId) -> anyhow::Result<ClaimView> {
     let mut progress = ClaimProgress::read(c, id).await?;
     loop {
         bar.set_message(progress.describe());
-        if progress.settled() {
+        if settled(&progress) {
             // An event read before the claim was may have been older than it: settled only if
             // the claim as it is now says so.
             progress = ClaimProgress::read(c, id).await?;
-            if progress.settled() {
+            if settled(&progress) {
                 bar.finish_and_clear();
-                return Ok(progress.claim);
+                return Ok(progress);
             }
             continue;
         }
@@ -789,6 +852,137 @@ async fn watch_claim(c: &Client, id: &ClaimId) -> anyhow::Result<ClaimView> {
             progress = ClaimProgress::read(c, id).await?;
         }
     }
+}
+
+/// Follows a claim's release until the claim is gone (its host deprovisioned, its addresses
+/// freed); fails where the deprovisioning does. A claim already gone was released.
+async fn watch_release(c: &Client, id: &ClaimId) -> anyhow::Result<()> {
+    let bar = spinner();
+    let gone = |e: &anyhow::Error| client::not_found(e);
+    let mut events = match c
+        .events(&format!("/v1/events?claim={}", seg(id.as_str())?))
+        .await
+    {
+        Ok(events) => events,
+        Err(e) if gone(&e) => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    let mut progress = match ClaimProgress::read(c, id).await {
+        Ok(progress) => progress,
+        Err(e) if gone(&e) => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    loop {
+        bar.set_message(progress.describe());
+        if let Some(op) = &progress.operation
+            && op.kind == OperationKind::Deprovision
+            && op.status == OperationStatus::Failed
+        {
+            bar.finish_and_clear();
+            bail!(
+                "deprovisioning the claim's host failed: {} (the claim stays releasing until an \
+                 admin sees to the host)",
+                op.error.as_deref().unwrap_or("")
+            );
+        }
+        let event = match events.next().await {
+            Ok(event) => event,
+            // The stream, opened again after a break, finds the claim gone.
+            Err(e) if gone(&e) => break,
+            Err(e) => return Err(e),
+        };
+        let again = match event.name.as_str() {
+            "reset" => true,
+            "claim" | "host" | "operation" => {
+                let change: EventView = client::view(event.data)?;
+                if change.action == EventAction::Deleted && change.claim.is_some() {
+                    break;
+                }
+                progress.apply(&change)
+            }
+            _ => false,
+        };
+        if again {
+            progress = match ClaimProgress::read(c, id).await {
+                Ok(progress) => progress,
+                Err(e) if gone(&e) => break,
+                Err(e) => return Err(e),
+            };
+        }
+    }
+    bar.finish_and_clear();
+    Ok(())
+}
+
+/// Follows the release of a tenant's claims (`events`: claims and operations, opened before the
+/// deletion was asked) until the tenant is deleted; fails where a deprovisioning does.
+async fn watch_tenant_deletion(
+    c: &Client,
+    mut events: client::Events<'_>,
+    id: &TenantId,
+) -> anyhow::Result<()> {
+    let bar = spinner();
+    let path = format!("/v1/tenants/{}", seg(id.as_str())?);
+    let claims: Vec<ClaimView> = c
+        .list("/v1/claims")
+        .await?
+        .into_iter()
+        .map(client::view)
+        .collect::<anyhow::Result<_>>()?;
+    let mut releasing: Vec<ClaimId> = claims
+        .into_iter()
+        .filter(|claim| &claim.tenant == id)
+        .map(|claim| claim.id)
+        .collect();
+    // Whether to ask if the tenant is gone: at the start, when one of its claims is, and after
+    // a quiet second (the tenant goes just after its last claim).
+    let mut check = true;
+    loop {
+        bar.set_message(format!(
+            "{} claims of the tenant releasing",
+            releasing.len()
+        ));
+        if check {
+            match c.get(&path).await {
+                Err(e) if client::not_found(&e) => break,
+                Err(e) => return Err(e),
+                Ok(_) => check = false,
+            }
+        }
+        let Ok(event) =
+            tokio::time::timeout(std::time::Duration::from_secs(1), events.next()).await
+        else {
+            check = true;
+            continue;
+        };
+        let event = event?;
+        if !matches!(event.name.as_str(), "claim" | "operation") {
+            continue;
+        }
+        let change: EventView = client::view(event.data)?;
+        if let Some(claim) = &change.claim
+            && change.action == EventAction::Deleted
+            && releasing.contains(&claim.id)
+        {
+            releasing.retain(|c| c != &claim.id);
+            check = true;
+        }
+        if let Some(op) = &change.operation
+            && op.kind == OperationKind::Deprovision
+            && op.status == OperationStatus::Failed
+            && op.claim.as_ref().is_some_and(|c| releasing.contains(c))
+        {
+            bar.finish_and_clear();
+            bail!(
+                "deprovisioning a host of the tenant's claim {} failed: {}; the tenant is \
+                 deleted once an admin sees to it",
+                op.claim.as_ref().map_or("", ClaimId::as_str),
+                op.error.as_deref().unwrap_or("")
+            );
+        }
+    }
+    bar.finish_and_clear();
+    Ok(())
 }
 
 /// An error (exit code 1) for a claim that settled badly.
@@ -849,6 +1043,12 @@ async fn resolve_names(url: Option<&str>, command: &mut Command) -> anyhow::Resu
             ) => wanted.push((PodManager, uuid)),
             PodmCommand::List | PodmCommand::Create { .. } => {}
         },
+        Command::Operation(OperationCommand::List {
+            host, pod_manager, ..
+        }) => {
+            wanted.extend(host.as_mut().map(|h| (Host, h)));
+            wanted.extend(pod_manager.as_mut().map(|pm| (PodManager, pm)));
+        }
         Command::Host(cmd) => match cmd {
             HostCommand::List { pod_manager, .. } => {
                 wanted.extend(pod_manager.as_mut().map(|pm| (PodManager, pm)));
@@ -903,6 +1103,11 @@ async fn resolve_names(url: Option<&str>, command: &mut Command) -> anyhow::Resu
             client = Some(Client::from_env(url)?);
         }
         let client = client.as_ref().expect("just set");
+        // A tenant names the pod managers it was granted.
+        let kind = match kind {
+            PodManager if client.is_tenant().await? => Named::GrantedPodManager,
+            kind => kind,
+        };
         *value = names::resolve(client, kind, value).await?;
     }
     Ok(())
@@ -925,13 +1130,15 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                 .await
                 .context("checking the token")?;
             let path = Login { url, token }.save()?;
-            match &me.tenant {
-                Some(tenant) => eprintln!(
-                    "logged in as {} of tenant {tenant}; saved in {}",
-                    me.role,
+            match (&me.tenant, &me.tenant_name) {
+                (Some(tenant), Some(name)) => eprintln!(
+                    "logged in as tenant {name} ({tenant}); saved in {}",
                     path.display()
                 ),
-                None => eprintln!("logged in as {}; saved in {}", me.role, path.display()),
+                (Some(tenant), None) => {
+                    eprintln!("logged in as tenant {tenant}; saved in {}", path.display())
+                }
+                (None, _) => eprintln!("logged in as {}; saved in {}", me.role, path.display()),
             }
         }
         Command::Logout => {
@@ -986,14 +1193,24 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
         Command::Podm(cmd) => {
             let c = Client::from_env(url)?;
             match cmd {
+                // A tenant sees the pod managers it was granted, as `/v1/me/pod_managers` shows them.
+                PodmCommand::List if c.is_tenant().await? => {
+                    let items = c.list("/v1/me/pod_managers").await?;
+                    print(output::list(format, &items, GRANTED_COLUMNS));
+                }
                 PodmCommand::List => {
                     let items = c.list("/v1/pod_managers").await?;
                     print(output::list(format, &items, PODM_COLUMNS));
                 }
                 PodmCommand::Show { uuid } => {
+                    let collection = if c.is_tenant().await? {
+                        "/v1/me/pod_managers"
+                    } else {
+                        "/v1/pod_managers"
+                    };
                     print(output::object(
                         format,
-                        &c.get(&format!("/v1/pod_managers/{}", seg(&uuid)?)).await?,
+                        &c.get(&format!("{collection}/{}", seg(&uuid)?)).await?,
                     ));
                 }
                 PodmCommand::Create(create) => {
@@ -1145,16 +1362,26 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                         &c.get(&format!("/v1/hosts/{}", seg(&id)?)).await?,
                     ));
                 }
-                HostCommand::Power { id, action } => {
-                    let op = c
-                        .post(
+                HostCommand::Power { id, action, wait } => {
+                    let mut op: OperationView = client::view(
+                        c.post(
                             &format!("/v1/hosts/{}/power", seg(&id)?),
                             &PowerParams {
                                 action: parsed("ACTION", &action)?,
                             },
                         )
-                        .await?;
-                    print(output::object(format, &op));
+                        .await?,
+                    )?;
+                    if wait {
+                        op = watch_operation(&c, &op.id).await?;
+                    }
+                    print(output::object(format, &serde_json::to_value(&op)?));
+                    if op.status == OperationStatus::Failed {
+                        bail!(
+                            "the power operation failed: {}",
+                            op.error.as_deref().unwrap_or("")
+                        );
+                    }
                 }
                 HostCommand::Inspect { id, wait } => {
                     let mut op: OperationView = client::view(
@@ -1237,15 +1464,24 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                     let body = TenantCreate { name, description };
                     print(output::object(format, &c.post("/v1/tenants", &body).await?));
                 }
-                TenantCommand::Delete { id, release } => {
+                TenantCommand::Delete { id, release, wait } => {
                     let path = if release {
                         format!("/v1/tenants/{}?release=true", seg(&id)?)
                     } else {
                         format!("/v1/tenants/{}", seg(&id)?)
                     };
+                    // The stream first: a release that ends after the request is an event.
+                    let events = if wait {
+                        Some(c.events("/v1/events?kind=claim,operation").await?)
+                    } else {
+                        None
+                    };
                     let answer = c.delete(&path).await?;
                     if answer.is_null() {
                         eprintln!("deleted tenant {id}");
+                    } else if let Some(events) = events {
+                        watch_tenant_deletion(&c, events, &TenantId::from(id.as_str())).await?;
+                        eprintln!("released the claims of tenant {id} and deleted it");
                     } else {
                         eprintln!(
                             "releasing the claims of tenant {id}; it is deleted once they are released"
@@ -1369,31 +1605,65 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                     };
                     let claim: ClaimView = client::view(c.post("/v1/claims", &body).await?)?;
                     let claim = if a.wait {
-                        watch_claim(&c, &claim.id).await?
+                        watch_claim(&c, &claim.id, ClaimProgress::settled)
+                            .await?
+                            .claim
                     } else {
                         claim
                     };
                     print(output::object(format, &serde_json::to_value(&claim)?));
                     settled_well(&claim)?;
                 }
-                ClaimCommand::Power { id, state } => {
+                ClaimCommand::Power { id, state, wait } => {
                     let body = ClaimUpdate {
                         online: Some(state == "on"),
                         ..ClaimUpdate::default()
                     };
-                    print(output::object(
-                        format,
-                        &c.send(
+                    let claim = c
+                        .send(
                             Method::PATCH,
                             &format!("/v1/claims/{}", seg(&id)?),
                             Some(&body),
                         )
-                        .await?,
+                        .await?;
+                    if !wait {
+                        print(output::object(format, &claim));
+                        return Ok(());
+                    }
+                    // The operation the change queued (none where the host was already so).
+                    let id = ClaimId::from(id);
+                    let queued = ClaimProgress::read(&c, &id)
+                        .await?
+                        .operation
+                        .map(|op| op.id);
+                    let progress = watch_claim(&c, &id, |p| {
+                        p.operation
+                            .as_ref()
+                            .is_none_or(|op| Some(&op.id) != queued.as_ref() || ended(op))
+                    })
+                    .await?;
+                    print(output::object(
+                        format,
+                        &serde_json::to_value(&progress.claim)?,
                     ));
+                    if let Some(op) = progress
+                        .operation
+                        .filter(|op| op.status == OperationStatus::Failed)
+                    {
+                        bail!(
+                            "powering the claim's host {state} failed: {}",
+                            op.error.as_deref().unwrap_or("")
+                        );
+                    }
                 }
-                ClaimCommand::Delete { id } => {
+                ClaimCommand::Delete { id, wait } => {
                     c.delete(&format!("/v1/claims/{}", seg(&id)?)).await?;
-                    eprintln!("releasing claim {id}: its host is being deprovisioned");
+                    if wait {
+                        watch_release(&c, &ClaimId::from(id.as_str())).await?;
+                        eprintln!("released claim {id}: its host was deprovisioned");
+                    } else {
+                        eprintln!("releasing claim {id}: its host is being deprovisioned");
+                    }
                 }
                 ClaimCommand::Operations { id } => {
                     let items = c
@@ -1402,7 +1672,9 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
                     print(output::list(format, &items, OPERATION_COLUMNS));
                 }
                 ClaimCommand::Watch { id } => {
-                    let claim = watch_claim(&c, &ClaimId::from(id)).await?;
+                    let claim = watch_claim(&c, &ClaimId::from(id), ClaimProgress::settled)
+                        .await?
+                        .claim;
                     print(output::object(format, &serde_json::to_value(&claim)?));
                     settled_well(&claim)?;
                 }
@@ -1462,6 +1734,53 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
             loop {
                 let event = events.next().await?;
                 println!("{}", serde_json::to_string(&event.data)?);
+            }
+        }
+        Command::Operation(cmd) => {
+            let c = Client::from_env(url)?;
+            match cmd {
+                OperationCommand::List {
+                    status,
+                    kind,
+                    host,
+                    pod_manager,
+                    claim,
+                } => {
+                    let mut query = url::form_urlencoded::Serializer::new(String::new());
+                    for (key, value) in [
+                        ("status", status),
+                        ("kind", kind),
+                        ("host", host),
+                        ("pod_manager", pod_manager),
+                        ("claim", claim),
+                    ] {
+                        if let Some(value) = value {
+                            query.append_pair(key, &value);
+                        }
+                    }
+                    let path = format!("/v1/operations?{}", query.finish());
+                    print(output::list(
+                        format,
+                        &c.list(&path).await?,
+                        OPERATION_COLUMNS,
+                    ));
+                }
+                OperationCommand::Show { id } => {
+                    print(output::object(
+                        format,
+                        &c.get(&format!("/v1/operations/{}", seg(&id)?)).await?,
+                    ));
+                }
+                OperationCommand::Watch { id } => {
+                    let op = watch_operation(&c, &OperationId::from(id)).await?;
+                    print(output::object(format, &serde_json::to_value(&op)?));
+                    if op.status == OperationStatus::Failed {
+                        bail!(
+                            "the operation failed: {}",
+                            op.error.as_deref().unwrap_or("")
+                        );
+                    }
+                }
             }
         }
         Command::Task(cmd) => {

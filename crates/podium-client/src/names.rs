@@ -12,6 +12,8 @@ use super::client::Client;
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Named {
     PodManager,
+    /// A pod manager a tenant was granted (what a tenant's token names).
+    GrantedPodManager,
     Tenant,
     Pool,
     Host,
@@ -20,7 +22,7 @@ pub(super) enum Named {
 impl Named {
     fn what(self) -> &'static str {
         match self {
-            Named::PodManager => "pod manager",
+            Named::PodManager | Named::GrantedPodManager => "pod manager",
             Named::Tenant => "tenant",
             Named::Pool => "IP pool",
             Named::Host => "host",
@@ -32,6 +34,7 @@ impl Named {
         let name: String = url::form_urlencoded::byte_serialize(name.as_bytes()).collect();
         let collection = match self {
             Named::PodManager => "/v1/pod_managers",
+            Named::GrantedPodManager => "/v1/me/pod_managers",
             Named::Tenant => "/v1/tenants",
             Named::Pool => "/v1/ip_pools",
             Named::Host => "/v1/hosts",
@@ -41,7 +44,7 @@ impl Named {
 
     fn id_field(self) -> &'static str {
         match self {
-            Named::PodManager => "uuid",
+            Named::PodManager | Named::GrantedPodManager => "uuid",
             _ => "id",
         }
     }

@@ -93,6 +93,8 @@ export const api = {
 
   /** @returns {Promise<S['List_PodManagerView']>} */
   podManagers: () => call('GET', '/v1/pod_managers?limit=1000'),
+  /** The pod managers a tenant was granted. @returns {Promise<S['List_GrantedPodManagerView']>} */
+  grantedPodManagers: () => call('GET', '/v1/me/pod_managers?limit=1000'),
   /** @param {string} id @returns {Promise<S['PodManagerView']>} */
   podManager: (id) => call('GET', `/v1/pod_managers/${seg(id)}`),
   /** @param {S['PodManagerCreate']} body @returns {Promise<S['PodManagerView']>} */

@@ -95,6 +95,38 @@ function operationsTable(ops) {
       o.error ?? '']);
 }
 
+/**
+ * Operations of every host and pod manager, filtered by status and kind: what is queued,
+ * running and failed now.
+ * @param {URLSearchParams} query
+ */
+async function operationsPage(query) {
+  const list = h('div');
+  const filters = /** @type {HTMLFormElement} */ (h('form', { class: 'filters', 'aria-label': 'Filter operations' },
+    field('Status', 'status', {
+      type: 'select',
+      options: [['', 'any'], ['queued,running,failed', 'queued, running or failed'], ['queued,running', 'queued or running'],
+        ...['queued', 'running', 'succeeded', 'failed'].map((s) => [s, s])],
+    }),
+    field('Kind', 'kind', {
+      type: 'select',
+      options: [['', 'any'], ...['register', 'inspect', 'sync', 'power', 'boot', 'media', 'provision', 'deprovision'].map((k) => [k, k])],
+    }),
+    h('div', null, h('button', { type: 'submit' }, 'Filter'))));
+  for (const [key, value] of query) {
+    const control = /** @type {HTMLInputElement | null} */ (filters.elements.namedItem(key));
+    if (control) control.value = value;
+  }
+  filters.addEventListener('submit', (event) => {
+    event.preventDefault();
+    location.hash = `#/operations?${new URLSearchParams(values(filters))}`;
+  });
+  page('Operations', filters, list);
+  live(list, async () => table('Operations', ['Kind', 'Status', 'Host', 'Created', 'Finished', 'Error'],
+    (await api.operations(Object.fromEntries(query))).items, (o) => [o.kind, h('span', { class: 'state' }, o.status),
+      o.host ? link(`/hosts/${o.host}`, o.host) : '', o.created_at, o.finished_at ?? '', o.error ?? '']));
+}
+
 // --- sign-in ------------------------------------------------------------------------------
 
 function signInPage() {
@@ -486,10 +518,31 @@ async function pluginsPage() {
 
 // --- claims (tenants and admins) ------------------------------------------------------------
 
+/** A tenant's pod managers: where it may claim hosts, and what each grant allows. */
+async function grantedPage() {
+  const list = h('div');
+  page('Granted pod managers', list);
+  live(list, async () => table('Pod managers', ['Name', 'Location', 'Status', 'Hosts carry', 'At most', 'Network config'],
+    (await api.grantedPodManagers()).items,
+    (p) => [p.name, p.location, p.status,
+      Object.entries(p.grant.selector).map(([k, v]) => `${k}=${v}`).join(', ') || 'any labels',
+      p.grant.max_hosts === null || p.grant.max_hosts === undefined ? 'no limit' : `${p.grant.max_hosts} hosts`,
+      p.network_config_owner]));
+}
+
 async function claimsPage() {
   const list = h('div');
+  if (me?.role !== 'tenant') {
+    // Claims are made by tenants: an admin follows them here.
+    page('Claims', list);
+    live(list, claimsTable);
+    return;
+  }
+  const granted = (await api.grantedPodManagers()).items;
   page('Claims', list, form('Claim a host', [
-    field('Pod manager (uuid; any granted one when empty)', 'pod_manager'),
+    field('Pod manager', 'pod_manager', {
+      type: 'select', options: [['', 'any granted one'], ...granted.map((p) => [p.uuid, p.location ? `${p.name} (${p.location})` : p.name])],
+    }),
     field('Image URL', 'image', { required: true, type: 'url' }),
     field('Image format', 'format', { type: 'select', options: [['', 'default'], ['raw', 'raw'], ['qcow2', 'qcow2'], ['live-iso', 'live-iso']] }),
     field('Selector (key=value, one per line)', 'selector', { type: 'textarea' }),
@@ -517,9 +570,13 @@ async function claimsPage() {
     const claim = await api.claimCreate(body);
     location.hash = `#/claims/${claim.id}`;
   }));
-  live(list, async () => table('Claims', ['Claim', 'State', 'Image', 'Host', 'Provisioning', 'Power'],
+  live(list, claimsTable);
+}
+
+async function claimsTable() {
+  return table('Claims', ['Claim', 'State', 'Image', 'Host', 'Provisioning', 'Power'],
     (await api.claims()).items, (c) => [link(`/claims/${c.id}`, c.id), h('span', { class: 'state' }, c.state),
-      c.image.url, c.host ? c.host.name : '', c.host ? c.host.provisioning_state : '', c.host ? c.host.power_state : '']));
+      c.image.url, c.host ? c.host.name : '', c.host ? c.host.provisioning_state : '', c.host ? c.host.power_state : '']);
 }
 
 /** @param {string} id */
@@ -585,9 +642,9 @@ async function claimPage(id) {
 
 // --- the shell ------------------------------------------------------------------------------
 
-const ADMIN_NAV = [['/pod-managers', 'Pod managers'], ['/hosts', 'Hosts'], ['/tenants', 'Tenants'],
-  ['/pools', 'IP pools'], ['/plugins', 'Plugins'], ['/claims', 'Claims']];
-const TENANT_NAV = [['/claims', 'Claims']];
+const ADMIN_NAV = [['/pod-managers', 'Pod managers'], ['/hosts', 'Hosts'], ['/operations', 'Operations'],
+  ['/tenants', 'Tenants'], ['/pools', 'IP pools'], ['/plugins', 'Plugins'], ['/claims', 'Claims']];
+const TENANT_NAV = [['/claims', 'Claims'], ['/granted', 'Granted pod managers']];
 
 function drawNav() {
   const nav = /** @type {HTMLElement} */ (document.getElementById('nav'));
@@ -600,7 +657,7 @@ function drawNav() {
   const here = location.hash.slice(1).split('?')[0] ?? '';
   nav.replaceChildren(...(me.role === 'admin' ? ADMIN_NAV : TENANT_NAV).map(([route, text]) =>
     h('a', { href: `#${route}`, 'aria-current': here.startsWith(route ?? '') ? 'page' : null }, text)));
-  who.replaceChildren(me.role === 'admin' ? 'admin' : `tenant ${me.tenant ?? ''}`, ' ',
+  who.replaceChildren(me.role === 'admin' ? 'admin' : `tenant ${me.tenant_name ?? me.tenant ?? ''}`, ' ',
     h('button', { type: 'button', class: 'secondary', onclick: () => { signOut(); me = null; drawNav(); location.hash = '#/sign-in'; } }, 'Sign out'));
 }
 
@@ -620,15 +677,17 @@ async function route() {
     drawNav();
     const admin = me.role === 'admin';
     const [section, id] = parts;
-    const adminOnly = ['pod-managers', 'hosts', 'tenants', 'pools', 'plugins'];
+    const adminOnly = ['pod-managers', 'hosts', 'operations', 'tenants', 'pools', 'plugins'];
     if (section && adminOnly.includes(section) && !admin) {
       page('Not available', h('p', null, 'This page is for admins.'), link('/claims', 'Your claims'));
     } else if (section === 'pod-managers') await (id ? podManagerPage(id) : podManagersPage());
     else if (section === 'hosts') await (id ? hostPage(id) : hostsPage(new URLSearchParams(search)));
+    else if (section === 'operations') await operationsPage(new URLSearchParams(search));
     else if (section === 'tenants') await (id ? tenantPage(id) : tenantsPage());
     else if (section === 'pools') await (id ? poolPage(id) : poolsPage());
     else if (section === 'plugins') await pluginsPage();
     else if (section === 'claims') await (id ? claimPage(id) : claimsPage());
+    else if (section === 'granted' && !admin) await grantedPage();
     else location.hash = admin ? '#/pod-managers' : '#/claims';
   } catch (e) {
     if (e instanceof ApiError && e.status === 401) {

@@ -184,17 +184,42 @@ impl Datastore {
     ) -> Result<Paged<OperationRow>, StoreError> {
         // No cursor: from the newest (`''`, not a sentinel, which sorts by collation).
         let cursor = page.cursor.clone().unwrap_or_default();
-        let rows = sqlx::query(&format!(
+        // The names of the states and kinds asked for, each a parameter after the first five.
+        let names: Vec<&str> = filter
+            .statuses
+            .iter()
+            .map(|s| s.as_str())
+            .chain(filter.kinds.iter().map(|k| k.as_str()))
+            .collect();
+        let placeholders = |from: usize, count: usize| {
+            (from..from + count)
+                .map(|n| format!("${n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut condition = String::new();
+        if !filter.statuses.is_empty() {
+            let list = placeholders(6, filter.statuses.len());
+            condition.push_str(&format!(" AND status IN ({list})"));
+        }
+        if !filter.kinds.is_empty() {
+            let list = placeholders(6 + filter.statuses.len(), filter.kinds.len());
+            condition.push_str(&format!(" AND kind IN ({list})"));
+        }
+        let sql = format!(
             "SELECT {COLUMNS} FROM operations WHERE ($1 = '' OR host_id = $1) AND ($2 = '' OR pod_manager = $2) \
-             AND ($5 = '' OR claim_id = $5) AND ($3 = '' OR id < $3) ORDER BY id DESC LIMIT $4"
-        ))
-        .bind(filter.host.as_ref().map_or("", HostId::as_str))
-        .bind(filter.pod_manager.as_ref().map_or("", PodManagerId::as_str))
-        .bind(cursor)
-        .bind(i64::from(page.limit) + 1)
-        .bind(filter.claim.as_ref().map_or("", ClaimId::as_str))
-        .fetch_all(&mut *self.reader().await?)
-        .await?;
+             AND ($5 = '' OR claim_id = $5) AND ($3 = '' OR id < $3){condition} ORDER BY id DESC LIMIT $4"
+        );
+        let mut query = sqlx::query(&sql)
+            .bind(filter.host.as_ref().map_or("", HostId::as_str))
+            .bind(filter.pod_manager.as_ref().map_or("", PodManagerId::as_str))
+            .bind(cursor)
+            .bind(i64::from(page.limit) + 1)
+            .bind(filter.claim.as_ref().map_or("", ClaimId::as_str));
+        for name in names {
+            query = query.bind(name);
+        }
+        let rows = query.fetch_all(&mut *self.reader().await?).await?;
         let items = rows.iter().map(row).collect::<Result<Vec<_>, _>>()?;
         Ok(super::paged(items, page.limit, |o| o.id.to_string()))
     }

@@ -21,6 +21,10 @@ pub struct OperationFilter {
     pub host: Option<HostId>,
     pub pod_manager: Option<PodManagerId>,
     pub claim: Option<ClaimId>,
+    /// In one of these states; any when empty.
+    pub statuses: Vec<crate::OperationStatus>,
+    /// Of one of these kinds; any when empty.
+    pub kinds: Vec<crate::OperationKind>,
 }
 
 /// Audit events by tenant, resource and time (times as stored: RFC 3339, UTC, microseconds).

@@ -37,7 +37,7 @@ pub use ids::{
     ClaimId, ConfigDriveId, GrantId, HostId, Id, IpClaimId, IpPoolId, MalformedId, OperationId,
     PluginId, PodManagerId, SessionId, TenantId, TenantScope, TokenId,
 };
-pub use names::UnknownName;
+pub use names::{Named, UnknownName};
 pub use operations::{OperationKind, OperationRequest, OperationStatus};
 pub use owner::{BadOwner, OWNER_MAX, Owner};
 pub use pages::{Page, Paged};

@@ -29,6 +29,13 @@ macro_rules! names {
             }
         }
 
+        impl $crate::names::Named for $name {
+            const ALL: &'static [$name] = $name::ALL;
+            fn as_str(self) -> &'static str {
+                $name::as_str(self)
+            }
+        }
+
         impl std::fmt::Display for $name {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str(self.as_str())
@@ -62,6 +69,34 @@ macro_rules! names {
     };
 }
 pub(crate) use names;
+
+/// An enum with names (`names!`), for code written once for all of them.
+pub trait Named: Copy + std::str::FromStr<Err = UnknownName> + 'static {
+    const ALL: &'static [Self];
+    fn as_str(self) -> &'static str;
+}
+
+/// `#[serde(default, deserialize_with = "crate::names::comma_list")]`: a query's filter of one
+/// or more names, comma-separated (`status=queued,running`); an unknown one is refused with the
+/// names it may be.
+pub(crate) fn comma_list<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Named,
+{
+    let text = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
+    text.split(',')
+        .map(|name| {
+            name.trim().parse::<T>().map_err(|e| {
+                let names: Vec<&str> = T::ALL.iter().map(|n| n.as_str()).collect();
+                serde::de::Error::custom(format!(
+                    "{e}: one of {}, comma-separated",
+                    names.join(", ")
+                ))
+            })
+        })
+        .collect()
+}
 
 /// A name that is not one of a type's.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -102,7 +102,8 @@ pub struct PodManagerCreate {
     /// Default: the bundled `ipam-static`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ipam: Option<PluginBindingParams>,
-    /// Default: none until a renderer plugin is registered.
+    /// Default: none bound, so the newest bundled `render-openstack` renders (the view's
+    /// `renderer_default`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub renderer: Option<PluginBindingParams>,
     /// Default: `admin`.
@@ -167,7 +168,7 @@ pub struct PodManagerUpdate {
     pub driver: Option<PluginBindingParams>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ipam: Option<PluginBindingParams>,
-    /// `null` removes the renderer.
+    /// `null` unbinds the renderer: the default renders again.
     #[serde(
         default,
         deserialize_with = "double_option",
@@ -349,6 +350,15 @@ fn cd() -> crate::MediaType {
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct OperationQuery {
+    /// Only operations in these states, comma-separated: `queued`, `running`, `succeeded`,
+    /// `failed` (what is queued, running and failed now: `queued,running,failed`).
+    #[serde(default, deserialize_with = "crate::names::comma_list")]
+    #[param(value_type = Option<String>, example = "queued,running")]
+    pub status: Vec<crate::OperationStatus>,
+    /// Only operations of these kinds, comma-separated (`provision,deprovision`).
+    #[serde(default, deserialize_with = "crate::names::comma_list")]
+    #[param(value_type = Option<String>, example = "provision,deprovision")]
+    pub kind: Vec<crate::OperationKind>,
     #[serde(default, deserialize_with = "crate::ids::query_id")]
     pub host: Option<HostId>,
     #[serde(default, deserialize_with = "crate::ids::query_id")]
@@ -455,6 +465,19 @@ pub struct GrantCreate {
     /// At most this many hosts at once; no limit when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_hosts: Option<u32>,
+}
+
+/// `GET /v1/me/pod_managers`.
+#[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct GrantedPodManagerQuery {
+    /// Only the pod manager with this name.
+    pub name: Option<String>,
+    /// 1 to 1000; default 100.
+    #[param(minimum = 1, maximum = 1000)]
+    pub limit: Option<u32>,
+    pub cursor: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, IntoParams)]

@@ -108,8 +108,9 @@ pub fn parse_additions(text: &str, template: &Template) -> Result<NetworkData, E
 }
 
 /// The template's rendering with a claim's additions: their VLANs (with the MAC of the link they
-/// are on as `vlan_mac_address`, where they set none) and networks after the template's, their
-/// DNS servers after the template's, without duplicates.
+/// are on as `vlan_mac_address`, where they set none) and networks after the template's (with
+/// their id as `network_id` where they set none, as the template's are rendered), their DNS
+/// servers after the template's, without duplicates.
 pub fn merge(mut base: NetworkData, additions: NetworkData) -> NetworkData {
     for mut link in additions.links {
         if let LinkKind::Vlan {
@@ -122,7 +123,11 @@ pub fn merge(mut base: NetworkData, additions: NetworkData) -> NetworkData {
         }
         base.links.push(link);
     }
-    base.networks.extend(additions.networks);
+    base.networks
+        .extend(additions.networks.into_iter().map(|mut network| {
+            network.network_id.get_or_insert_with(|| network.id.clone());
+            network
+        }));
     base.add_services(additions.services);
     base
 }
@@ -979,8 +984,8 @@ mod tests {
              "vlan_mac_address": "52:54:00:aa:00:01"}
         ));
         expected["networks"].as_array_mut().unwrap().push(json!(
-            {"id": "app-net", "type": "ipv4", "link": "app", "ip_address": "172.16.5.9",
-             "netmask": "255.255.0.0", "routes": []}
+            {"id": "app-net", "network_id": "app-net", "type": "ipv4", "link": "app",
+             "ip_address": "172.16.5.9", "netmask": "255.255.0.0", "routes": []}
         ));
         expected["services"]
             .as_array_mut()

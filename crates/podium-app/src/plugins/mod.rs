@@ -193,6 +193,26 @@ impl Podium {
         self.plugin_load(&row.sha256).await
     }
 
+    /// The binding of the newest installed plugin named `name` of `world`, with an empty
+    /// configuration (a default's), without loading it.
+    pub(crate) async fn plugin_newest(
+        &self,
+        name: &str,
+        world: World,
+    ) -> Result<Option<podium_types::PluginBinding>, Error> {
+        let rows = self.datastore().plugin_list().await?;
+        Ok(rows
+            .into_iter()
+            .filter(|r| r.name == name && r.world == world.as_str())
+            .max_by(|a, b| compare_versions(&a.version, &b.version))
+            .map(|r| podium_types::PluginBinding {
+                name: r.name,
+                version: r.version,
+                sha256: r.sha256,
+                config: serde_json::json!({}),
+            }))
+    }
+
     /// The loaded plugin with this sha256, loading it from the database if needed.
     pub(crate) async fn plugin_load(&self, sha256: &str) -> Result<Plugin, Error> {
         if let Some(plugin) = self.inner.plugins.get(sha256).await {

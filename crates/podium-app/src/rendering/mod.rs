@@ -18,7 +18,7 @@ mod templates;
 pub(crate) use drives::DRIVE_TTL_MAX;
 pub use drives::DriveFor;
 
-use podium_types::views::RenderedView;
+use podium_types::views::{PreviewView, RenderedView, UnallocatedView};
 use podium_types::{ClaimId, HostId, Phase, PodManagerId, TenantScope};
 use serde_json::Value;
 
@@ -45,6 +45,9 @@ pub struct Documents {
     pub meta_data: Value,
     pub network_data: Value,
     pub user_data: Option<Vec<u8>>,
+    /// In a preview (no claim bound): the address standing in for each one a claim would be
+    /// given, by pool.
+    pub stand_ins: Option<Vec<(String, String)>>,
 }
 
 impl Documents {
@@ -58,6 +61,17 @@ impl Documents {
             meta_data: d.meta_data,
             network_data: d.network_data,
             has_user_data: d.user_data.is_some(),
+            preview: d.stand_ins.map(|stand_ins| PreviewView {
+                message: "no claim is bound to this host: this is what the site's template \
+                          renders for it, with no address allocated (each pool's network \
+                          address stands in for the one a claim will be given) and nothing \
+                          of a claim's own network_data, meta_data or user_data"
+                    .to_owned(),
+                unallocated: stand_ins
+                    .into_iter()
+                    .map(|(pool, stand_in)| UnallocatedView { pool, stand_in })
+                    .collect(),
+            }),
         }
     }
 }
@@ -69,6 +83,9 @@ pub(crate) enum Hold {
     Take,
     /// Write nothing (a GET).
     Peek,
+    /// Write nothing and, for a host no claim is bound to, hold nothing either: each pool's
+    /// network address stands in for an address (an admin's preview of the provisioning phase).
+    Preview,
 }
 
 /// The documents need an address that was not taken yet.
@@ -143,6 +160,18 @@ fn refusal(prefix: &str, message: &str) -> Error {
     }
 }
 
+/// The template names a pool that no longer serves its pod manager.
+fn pool_gone(pm: &PodManager, pool: &str) -> Error {
+    Error::Conflict {
+        code: "render_failed",
+        message: format!(
+            "the network template of pod manager `{}` names IP pool `{pool}`, which no longer \
+             serves it",
+            pm.name
+        ),
+    }
+}
+
 /// A rendering that failed because the template, the host and IPAM do not fit together.
 fn render_failed(host: &HostRow, e: CallError) -> Error {
     match e {
@@ -158,6 +187,14 @@ fn render_failed(host: &HostRow, e: CallError) -> Error {
 }
 
 impl Podium {
+    /// What renders the documents of a pod manager whose admin bound no renderer: the newest
+    /// `render-openstack` installed.
+    pub(crate) async fn renderer_default(
+        &self,
+    ) -> Result<Option<podium_types::PluginBinding>, Error> {
+        self.plugin_newest(DEFAULT_RENDERER, World::Renderer).await
+    }
+
     /// The renderer a pod manager uses, with its configuration.
     async fn renderer_of(&self, pm: &PodManager) -> Result<(Plugin, CallContext), Error> {
         let (plugin, config) = match &pm.renderer {
@@ -228,7 +265,8 @@ impl Podium {
             })
     }
 
-    /// `GET /v1/hosts/{id}/rendered?phase=`: any host, for the admin.
+    /// `GET /v1/hosts/{id}/rendered?phase=`: any host, for the admin. The provisioning phase of
+    /// a host no claim is bound to is a preview: the site's template with no address held.
     pub async fn host_rendered(
         &self,
         caller: &Caller,
@@ -236,11 +274,29 @@ impl Podium {
         phase: Phase,
     ) -> Result<RenderedView, Error> {
         caller.require_admin_read()?;
-        let (host, claim) = self.host_with_bound_claim(host_id, phase).await?;
-        let documents = self
-            .render(&host, claim.as_ref(), phase, Hold::Peek)
-            .await?;
+        let host = self.host_load(host_id).await?;
+        let claim = match phase {
+            Phase::Preprovisioning => None,
+            Phase::Provisioning => self.bound_claim_of(&host).await?,
+        };
+        let hold = match (phase, &claim) {
+            (Phase::Provisioning, None) => Hold::Preview,
+            _ => Hold::Peek,
+        };
+        let documents = self.render(&host, claim.as_ref(), phase, hold).await?;
         Ok(documents.view())
+    }
+
+    /// The claim bound to a host, if one is.
+    async fn bound_claim_of(&self, host: &HostRow) -> Result<Option<ClaimRow>, Error> {
+        Ok(match &host.claim_id {
+            Some(c) => self
+                .datastore()
+                .claim_get(TenantScope::Every, c)
+                .await?
+                .filter(|c| c.state == podium_types::ClaimState::Bound),
+            None => None,
+        })
     }
 
     /// A host and, for the provisioning phase, its bound claim: the provisioning documents are
@@ -254,14 +310,7 @@ impl Podium {
         if phase == Phase::Preprovisioning {
             return Ok((host, None));
         }
-        let claim = match &host.claim_id {
-            Some(c) => self
-                .datastore()
-                .claim_get(TenantScope::Every, c)
-                .await?
-                .filter(|c| c.state == podium_types::ClaimState::Bound),
-            None => None,
-        };
+        let claim = self.bound_claim_of(&host).await?;
         if claim.is_none() {
             return Err(Error::Conflict {
                 code: "host_not_claimed",
@@ -348,6 +397,7 @@ impl Podium {
         let pm = self.pod_manager_load(&host.pod_manager).await?;
         let template = self.template_text(&pm).await?;
         let mut context = vec![("pod_manager".to_owned(), pm.uuid.to_string())];
+        let mut stand_ins = None;
         let (policy, addresses, consumer) = match (phase, claim) {
             (Phase::Provisioning, Some(claim)) => {
                 context.push(("tenant".into(), claim.tenant_id.to_string()));
@@ -366,6 +416,17 @@ impl Podium {
                         .await?
                 };
                 (policy, addresses, consumer)
+            }
+            (Phase::Provisioning, None) if hold == Hold::Preview => {
+                let pools = self.template_pools(&pm, &template).await?;
+                let addresses = self.stand_in_addresses(&pm, &pools).await?;
+                stand_ins = Some(
+                    addresses
+                        .iter()
+                        .map(|a| (a.pool.clone(), a.address.clone()))
+                        .collect(),
+                );
+                (NetworkPolicy::Admin, addresses, ConsumerInput::default())
             }
             _ => (NetworkPolicy::Admin, Vec::new(), ConsumerInput::default()),
         };
@@ -405,7 +466,35 @@ impl Podium {
                 Phase::Provisioning => claim.and_then(|c| c.user_data.clone()),
                 Phase::Preprovisioning => None,
             },
+            stand_ins,
         })
+    }
+
+    /// For a preview: each pool the template names, with its network address standing in for
+    /// the address a claim would be given; nothing is asked of IPAM or held.
+    async fn stand_in_addresses(
+        &self,
+        pm: &PodManager,
+        pools: &[PoolNeed],
+    ) -> Result<Vec<RenderAddress>, Error> {
+        let serving = self.ip_pools_serving(&pm.uuid).await?;
+        pools
+            .iter()
+            .map(|need| {
+                let pool = serving
+                    .iter()
+                    .find(|p| p.row.name == need.name)
+                    .ok_or_else(|| pool_gone(pm, &need.name))?;
+                let network = pool.row.subnet.split('/').next().unwrap_or_default();
+                Ok(RenderAddress {
+                    pool: need.name.clone(),
+                    address: network.to_owned(),
+                    prefix: u8::try_from(pool.row.prefix).unwrap_or(u8::MAX),
+                    gateway: pool.row.gateway.clone(),
+                    dns_servers: pool.row.dns_servers.clone(),
+                })
+            })
+            .collect()
     }
 
     /// One address per pool the template names, held for `owner`.
@@ -427,17 +516,10 @@ impl Podium {
             let pool = serving
                 .iter()
                 .find(|p| &p.row.name == name)
-                .ok_or_else(|| Error::Conflict {
-                    code: "render_failed",
-                    message: format!(
-                        "the network template of pod manager `{}` names IP pool `{name}`, which \
-                         no longer serves it",
-                        pm.name
-                    ),
-                })?;
+                .ok_or_else(|| pool_gone(pm, name))?;
             let held = match hold {
                 Hold::Take => self.ip_hold(pool, owner, host).await?,
-                Hold::Peek => self
+                Hold::Peek | Hold::Preview => self
                     .ip_held(pool, owner, host, false)
                     .await?
                     .ok_or_else(|| not_held(owner, name))?,
@@ -471,7 +553,7 @@ impl Podium {
             }
             let held = match hold {
                 Hold::Take => Some(self.ip_hold(&pool, &owner, host).await?),
-                Hold::Peek => self.ip_held(&pool, &owner, host, true).await?,
+                Hold::Peek | Hold::Preview => self.ip_held(&pool, &owner, host, true).await?,
             };
             let held = held.ok_or_else(|| not_held(&owner, &pool.row.name))?;
             if let Some(doc) = held.network_data {

@@ -199,6 +199,8 @@ pub(super) async fn host_maintenance_end(
     Ok(Json(podium.host_maintenance_end(&caller, &id).await?))
 }
 
+/// Operations, newest first: of a host, a pod manager or a claim, in some states, of some
+/// kinds (`?status=queued,running,failed`: what is under way or failed now).
 #[utoipa::path(get, path = "/v1/operations", tag = "operations", params(OperationQuery),
     responses((status = 200, body = List<OperationView>)),
     security(("bearer" = [])))]
@@ -211,6 +213,8 @@ pub(super) async fn operation_list(
         host: q.host,
         pod_manager: q.pod_manager,
         claim: q.claim,
+        statuses: q.status,
+        kinds: q.kind,
     };
     let paged = podium
         .operation_list(&caller, filter, page(q.limit, q.cursor)?)

@@ -121,6 +121,8 @@ pub(crate) fn routes() -> (Router<Podium>, utoipa::openapi::OpenApi) {
         .routes(routes!(tenants::me))
         .routes(routes!(grants::grant_list, grants::grant_create))
         .routes(routes!(grants::grant_view, grants::grant_delete))
+        .routes(routes!(grants::granted_pod_manager_list))
+        .routes(routes!(grants::granted_pod_manager_view))
         .routes(routes!(claims::claim_list, claims::claim_create))
         .routes(routes!(
             claims::claim_view,

@@ -93,8 +93,10 @@ pub(super) async fn network_template_delete(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// A host's documents for a phase (`provisioning` needs a claimed host). Rendering holds the
-/// addresses the documents name.
+/// A host's documents for a phase. Phase `provisioning` of a host no claim is bound to is a
+/// preview (`preview` says so): the site's template rendered for the host, each pool's network
+/// address standing in for the address a claim would be given, nothing allocated. Reading
+/// documents holds no address.
 #[utoipa::path(get, path = "/v1/hosts/{id}/rendered", tag = "rendering",
     params(("id" = String, Path), RenderedQuery),
     responses((status = 200, body = RenderedView), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)),

@@ -166,6 +166,9 @@ pub(super) async fn admin_token_revoke(
 #[utoipa::path(get, path = "/v1/me", tag = "tenants",
     responses((status = 200, body = MeView), (status = 401, body = ErrorBody)),
     security(("bearer" = [])))]
-pub(super) async fn me(AnyCaller(caller): AnyCaller) -> Json<MeView> {
-    Json(caller.me())
+pub(super) async fn me(
+    State(podium): State<Podium>,
+    AnyCaller(caller): AnyCaller,
+) -> ApiResult<Json<MeView>> {
+    Ok(Json(podium.me(&caller).await?))
 }

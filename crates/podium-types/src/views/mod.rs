@@ -28,9 +28,11 @@ pub use hosts::{BmcView, HostErrorView, HostView, MaintenanceView};
 pub use ipam::{IpClaimView, IpPoolView, UsageView};
 pub use operations::OperationView;
 pub use plugins::{PluginList, PluginView};
-pub use pod_managers::{PodManagerView, StatusChangeView, TlsView};
+pub use pod_managers::{
+    GrantedPodManagerView, PodManagerView, StatusChangeView, TenantGrantView, TlsView,
+};
 pub use redfish::{SessionView, SystemView};
-pub use rendering::{ConfigDriveView, RenderedView};
+pub use rendering::{ConfigDriveView, PreviewView, RenderedView, UnallocatedView};
 pub use tasks::{TaskList, TaskStatus};
 pub use tenants::{GrantView, MeView, TenantDeletionView, TenantView, TokenCreatedView, TokenView};
 

@@ -35,7 +35,12 @@ pub struct PodManagerView {
     pub tls: TlsView,
     pub driver: PluginBinding,
     pub ipam: PluginBinding,
+    /// The renderer in effect: the one the admin bound, or the bundled `render-openstack`
+    /// (its newest version) where `renderer_default`; `null` only where neither is installed.
     pub renderer: Option<PluginBinding>,
+    /// The admin bound no renderer: the default renders this pod manager's documents, and
+    /// follows it when a newer version is installed.
+    pub renderer_default: bool,
     pub network_config_owner: NetworkConfigOwner,
     /// As the admin set them; `null` is the default.
     pub limits: OperationLimits,
@@ -44,6 +49,33 @@ pub struct PodManagerView {
     pub has_auth: bool,
     pub created_at: String,
     pub updated_at: String,
+}
+
+/// A pod manager as a tenant granted it sees it (`GET /v1/me/pod_managers`): where it is and
+/// what the grant lets the tenant claim there; never its URL, credentials or plugins.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct GrantedPodManagerView {
+    pub uuid: PodManagerId,
+    pub name: String,
+    pub description: String,
+    pub location: String,
+    /// `unknown` until the first probe, then `online` or `offline`.
+    pub status: String,
+    /// Who writes a claimed host's network config there: the site (`admin`), the claim
+    /// (`consumer`), or the claim on top of the site's (`layered`).
+    pub network_config_owner: NetworkConfigOwner,
+    pub grant: TenantGrantView,
+}
+
+/// What a grant lets its tenant claim.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct TenantGrantView {
+    pub id: crate::GrantId,
+    /// Labels every host the tenant claims there carries; every host when empty.
+    pub selector: std::collections::BTreeMap<String, String>,
+    /// At most this many hosts at once; `null` for no limit.
+    pub max_hosts: Option<i64>,
+    pub created_at: String,
 }
 
 /// A change of a pod manager's status.

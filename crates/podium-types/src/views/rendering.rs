@@ -19,6 +19,28 @@ pub struct RenderedView {
     pub network_data: serde_json::Value,
     /// Whether the config drive carries `user_data` (never shown here).
     pub has_user_data: bool,
+    /// Present on an admin's preview: phase `provisioning` of a host no claim is bound to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preview: Option<PreviewView>,
+}
+
+/// What a preview leaves out: the documents are the site's template rendered for the host,
+/// with no address allocated and nothing of a claim's own.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct PreviewView {
+    pub message: String,
+    /// The addresses that stand in for those a claim will be given, one per pool the template
+    /// takes addresses from; none of them is held.
+    pub unallocated: Vec<UnallocatedView>,
+}
+
+/// An address a claim has not been given yet.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct UnallocatedView {
+    /// The IP pool it will come from.
+    pub pool: String,
+    /// What stands in for it in the documents: the pool's network address.
+    pub stand_in: String,
 }
 
 /// A config drive just made. `url` is shown once: it is the only credential the download needs.

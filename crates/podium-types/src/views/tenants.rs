@@ -50,6 +50,8 @@ pub struct TenantDeletionView {
 pub struct MeView {
     pub role: Role,
     pub tenant: Option<TenantId>,
+    /// The tenant's name, for a tenant's token.
+    pub tenant_name: Option<String>,
     pub read_only: bool,
     pub token_id: TokenId,
 }
