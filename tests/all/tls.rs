@@ -98,12 +98,28 @@ async fn the_api_over_tls_reloads_its_certificate_without_dropping_a_connection(
     // that trusts none of it, is not.
     let kept = trusting(&first);
     assert!(works(&kept, &server.url).await);
+    // Plain HTTP to the same port is told, in plain HTTP, to use HTTPS; its token unused.
     let plain = server.url.replacen("https://", "http://", 1);
-    let refused = reqwest::get(format!("{plain}/livez")).await;
-    assert!(
-        refused.map_or(true, |r| !r.status().is_success()),
-        "plain HTTP on the TLS port"
-    );
+    let refused = reqwest::Client::new()
+        .post(format!("{plain}/v1/tenants"))
+        .bearer_auth(ADMIN_TOKEN)
+        .json(&json!({"name": "in-clear"}))
+        .send()
+        .await
+        .expect("an answer in plain HTTP");
+    assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
+    let body: Value = refused.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "tls_required", "{body}");
+    let tenants = kept
+        .get(format!("{}/v1/tenants?name=in-clear", server.url))
+        .bearer_auth(ADMIN_TOKEN)
+        .send()
+        .await
+        .unwrap()
+        .json::<Value>()
+        .await
+        .unwrap();
+    assert_eq!(tenants["items"], json!([]), "the plain request was served");
     assert!(!works(&reqwest::Client::new(), &server.url).await);
 
     // SIGHUP after the files were replaced: a new connection gets the new certificate, the open

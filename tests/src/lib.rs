@@ -44,6 +44,11 @@ pub struct TestServer {
     pub metrics_url: Option<String>,
     pub podium: Podium,
     pub data_dir: tempfile::TempDir,
+    /// The self-signed certificate a server started by `start_tls` serves (PEM), which its
+    /// clients trust.
+    pub certificate: Option<String>,
+    /// Where that certificate and its key are, for as long as the server runs.
+    tls_dir: Option<tempfile::TempDir>,
     shutdown: Option<tokio::sync::oneshot::Sender<()>>,
     task: tokio::task::JoinHandle<Result<()>>,
     database: Option<PostgresDatabase>,
@@ -74,6 +79,44 @@ impl TestServer {
         TestServer::launch(config, data_dir, database).await
     }
 
+    /// Starts a server that serves the API over TLS only, as a site does: a certificate for
+    /// 127.0.0.1 issued by a new certificate authority of the test's own (`certificate` holds
+    /// the authority's, which `client()` trusts; some clients, Python's `ssl` among them, trust
+    /// no certificate that is not an authority's).
+    pub async fn start_tls(adjust: impl FnOnce(&mut ServeConfig)) -> TestServer {
+        let ca_key = rcgen::KeyPair::generate().expect("a key");
+        let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).expect("CA parameters");
+        ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        ca.key_usages = vec![
+            rcgen::KeyUsagePurpose::KeyCertSign,
+            rcgen::KeyUsagePurpose::CrlSign,
+        ];
+        ca.distinguished_name
+            .push(rcgen::DnType::CommonName, "Podium test authority");
+        let ca = rcgen::CertifiedIssuer::self_signed(ca, ca_key).expect("a CA certificate");
+        let key = rcgen::KeyPair::generate().expect("a key");
+        let mut leaf = rcgen::CertificateParams::new(vec!["127.0.0.1".into(), "localhost".into()])
+            .expect("certificate parameters");
+        // Python's `ssl` (through urllib3) checks strictly: a certificate names its issuer's key.
+        leaf.use_authority_key_identifier_extension = true;
+        let leaf = leaf.signed_by(&key, &ca).expect("a certificate");
+        let dir = tempfile::tempdir().expect("temp dir");
+        let files = podium_server::TlsFiles {
+            cert: dir.path().join("cert.pem"),
+            key: dir.path().join("key.pem"),
+        };
+        std::fs::write(&files.cert, leaf.pem() + &ca.pem()).expect("writing the certificate");
+        std::fs::write(&files.key, key.serialize_pem()).expect("writing the key");
+        let mut server = TestServer::start_with(|c| {
+            c.tls = Some(files);
+            adjust(c);
+        })
+        .await;
+        server.certificate = Some(ca.pem());
+        server.tls_dir = Some(dir);
+        server
+    }
+
     /// Stops this server and starts another on the same data directory and database (and a
     /// compile cache of its own in the data directory), as a restart of Podium would.
     pub async fn restart(mut self) -> TestServer {
@@ -100,8 +143,13 @@ impl TestServer {
         database: Option<PostgresDatabase>,
     ) -> TestServer {
         let started = server::start(&config).await.expect("starting podium");
+        let scheme = if config.tls.is_some() {
+            "https"
+        } else {
+            "http"
+        };
         let url = format!(
-            "http://{}",
+            "{scheme}://{}",
             started.listener.local_addr().expect("local addr")
         );
         let metrics_url = started
@@ -118,6 +166,8 @@ impl TestServer {
             metrics_url,
             podium,
             data_dir,
+            certificate: None,
+            tls_dir: None,
             shutdown: Some(tx),
             task,
             database,
@@ -143,7 +193,16 @@ impl TestServer {
 
     /// A client with this token, or none.
     pub fn client(&self, token: Option<&str>) -> Client {
-        Client::new(&self.url, token)
+        let mut client = Client::new(&self.url, token);
+        if let Some(pem) = &self.certificate {
+            client.http = reqwest::Client::builder()
+                .add_root_certificate(
+                    reqwest::Certificate::from_pem(pem.as_bytes()).expect("a PEM certificate"),
+                )
+                .build()
+                .expect("an HTTP client");
+        }
+        client
     }
 
     /// Stops the server and waits for it (10 s at most); answers whether it stopped.

@@ -599,6 +599,10 @@ pub async fn run_peer_tool(
         .arg(root.join(".venv-peers/bin").join(tool))
         .args(args)
         .current_dir(dir)
+        // Where these are set (this machine sets both), `requests` puts them before what a
+        // session was told to verify with (a tool's `--ca-bundle`).
+        .env_remove("REQUESTS_CA_BUNDLE")
+        .env_remove("CURL_CA_BUNDLE")
         .stdin(Stdio::null())
         .kill_on_drop(true)
         .output()

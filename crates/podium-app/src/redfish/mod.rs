@@ -6,7 +6,9 @@
 //! speaks Redfish.
 
 use podium_store::{HostRow, SessionRow};
-use podium_types::views::{OperationView, SessionView, SystemView};
+use podium_types::views::{
+    OperationView, RedfishAccountView, RedfishRole, SessionView, SystemView,
+};
 use podium_types::{
     BootSettings, ClaimId, ClaimState, HostFilter, HostId, MediaAction, OperationId,
     OperationRequest, Page, PowerAction, PowerState, Secret, SessionId, TenantScope,
@@ -73,6 +75,32 @@ fn well_formed(secret: &str) -> bool {
 }
 
 impl Podium {
+    /// The account the caller's token is in the Redfish face's `AccountService`: an admin's
+    /// token is an `Administrator`, a tenant's an `Operator` (it acts on what it claimed), a
+    /// read-only token of either `ReadOnly`. A caller sees its own account alone.
+    pub async fn redfish_account(&self, caller: &Caller) -> Result<RedfishAccountView, Error> {
+        let me = self.me(caller).await?;
+        let role = match caller {
+            Caller::Admin {
+                read_only: true, ..
+            }
+            | Caller::Tenant {
+                read_only: true, ..
+            } => RedfishRole::ReadOnly,
+            Caller::Admin { .. } => RedfishRole::Administrator,
+            Caller::Tenant { .. } => RedfishRole::Operator,
+        };
+        Ok(RedfishAccountView {
+            id: me.token_id,
+            user_name: match (me.tenant_name, me.tenant) {
+                (Some(name), _) => name,
+                (None, Some(id)) => id.into_string(),
+                (None, None) => "admin".to_owned(),
+            },
+            role,
+        })
+    }
+
     /// Who sends a Redfish request: a token that is known, not revoked and not expired, or a
     /// session opened with one that still is, used within its timeout.
     pub async fn redfish_authenticate(
@@ -130,7 +158,7 @@ impl Podium {
                 "must be at most 256 characters, none of them control characters",
             ));
         }
-        let token_id = caller.me().token_id;
+        let token_id = caller.token_id().clone();
         let secret = generate_token();
         let now = podium_store::now();
         let row = SessionRow {

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::hardware::{BootSettings, MediaSlot, Nic, PowerState};
-use crate::{ClaimId, HostId, SessionId, ShownState};
+use crate::{ClaimId, HostId, SessionId, ShownState, TokenId};
 
 /// A host as a Redfish `ComputerSystem`: its hardware, the power state its BMC last reported,
 /// its boot override and virtual media.
@@ -38,4 +38,26 @@ pub struct SessionView {
     /// The `UserName` it was opened with (Podium checks only the password, a token).
     pub user_name: String,
     pub created_at: String,
+}
+
+crate::names::names! {
+    /// A Redfish standard role, the one a token has in the Redfish face (`AccountService`).
+    pub enum RedfishRole ("a Redfish role") {
+        /// An admin's token that may write.
+        Administrator => "Administrator",
+        /// A tenant's token that may write: it acts on the hosts it claimed.
+        Operator => "Operator",
+        /// A read-only token, an admin's or a tenant's.
+        ReadOnly => "ReadOnly",
+    }
+}
+
+/// The Redfish account a token is: a caller sees its own alone.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RedfishAccountView {
+    /// The token's id.
+    pub id: TokenId,
+    /// Its tenant's name; `admin` for an admin's token.
+    pub user_name: String,
+    pub role: RedfishRole,
 }

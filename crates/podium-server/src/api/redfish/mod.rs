@@ -32,6 +32,8 @@ use podium_types::{
     MediaSlot, MediaType, OperationId, OperationStatus, PowerAction, PowerState, SessionId,
 };
 
+mod accounts;
+
 const ROOT: &str = "/redfish/v1";
 const X_AUTH_TOKEN: HeaderName = HeaderName::from_static("x-auth-token");
 const ODATA_VERSION: HeaderName = HeaderName::from_static("odata-version");
@@ -100,6 +102,20 @@ pub(crate) fn router() -> Router<Podium> {
         .route(
             "/redfish/v1/Managers/{id}/VirtualMedia/{slot}/Actions/{action}",
             post(manager_media_action),
+        )
+        .route("/redfish/v1/AccountService", get(accounts::account_service))
+        .route(
+            "/redfish/v1/AccountService/Accounts",
+            get(accounts::account_list),
+        )
+        .route(
+            "/redfish/v1/AccountService/Accounts/{id}",
+            get(accounts::account_view),
+        )
+        .route("/redfish/v1/AccountService/Roles", get(accounts::role_list))
+        .route(
+            "/redfish/v1/AccountService/Roles/{id}",
+            get(accounts::role_view),
         )
         .route("/redfish/v1/TaskService", get(task_service))
         .route("/redfish/v1/TaskService/Tasks", get(task_list))
@@ -494,6 +510,7 @@ async fn service_root() -> Response {
         "Managers": {"@odata.id": format!("{ROOT}/Managers")},
         "Chassis": {"@odata.id": format!("{ROOT}/Chassis")},
         "SessionService": {"@odata.id": format!("{ROOT}/SessionService")},
+        "AccountService": {"@odata.id": format!("{ROOT}/AccountService")},
         "TaskService": {"@odata.id": format!("{ROOT}/TaskService")},
         "Links": {"Sessions": {"@odata.id": format!("{ROOT}/SessionService/Sessions")}},
     }))
@@ -509,6 +526,7 @@ async fn odata() -> Response {
             entry("Managers", "/redfish/v1/Managers"),
             entry("Chassis", "/redfish/v1/Chassis"),
             entry("SessionService", "/redfish/v1/SessionService"),
+            entry("AccountService", "/redfish/v1/AccountService"),
             entry("TaskService", "/redfish/v1/TaskService"),
             entry("Sessions", "/redfish/v1/SessionService/Sessions"),
         ],
@@ -518,7 +536,7 @@ async fn odata() -> Response {
 
 /// The CSDL document: the DMTF schemas the service's resources are instances of.
 async fn metadata() -> Response {
-    const SCHEMAS: [(&str, &str); 18] = [
+    const SCHEMAS: [(&str, &str); 23] = [
         ("ChassisCollection", "ChassisCollection"),
         ("Chassis", "Chassis.v1_14_0"),
         ("ServiceRoot", "ServiceRoot.v1_5_0"),
@@ -537,6 +555,11 @@ async fn metadata() -> Response {
         ("TaskCollection", "TaskCollection"),
         ("Task", "Task.v1_4_3"),
         ("Message", "Message.v1_1_1"),
+        ("AccountService", "AccountService.v1_5_0"),
+        ("ManagerAccountCollection", "ManagerAccountCollection"),
+        ("ManagerAccount", "ManagerAccount.v1_4_0"),
+        ("RoleCollection", "RoleCollection"),
+        ("Role", "Role.v1_2_4"),
     ];
     let mut xml = String::from(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
