@@ -405,6 +405,49 @@ async fn a_tenant_claims_with_wait_and_follows_its_provisioning() {
         .json(&["operation", "list", "--claim", id, "--kind", "deprovision"])
         .await;
     assert_eq!(deprovisioned[0]["status"], "succeeded", "{deprovisioned}");
+
+    // The admin powers the free host on, waiting for the operation's end.
+    let powered = cli.json(&["host", "power", &host, "on", "--wait"]).await;
+    assert_eq!(
+        (&powered["kind"], &powered["status"]),
+        (&json!("power"), &json!("succeeded")),
+        "{powered}"
+    );
+    // A tenant deleted with its claim released, waiting until it is gone.
+    let offline = cli
+        .run(
+            &[
+                "-o",
+                "json",
+                "claim",
+                "create",
+                "--pod-manager",
+                &pm,
+                "--image",
+                &image,
+                "--offline",
+            ],
+            "",
+            Some(&token),
+        )
+        .await;
+    assert!(
+        offline.status.success(),
+        "{}",
+        String::from_utf8_lossy(&offline.stderr)
+    );
+    let deleted = cli
+        .run(
+            &["tenant", "delete", &tenant, "--release", "--wait"],
+            "",
+            None,
+        )
+        .await;
+    let said = String::from_utf8_lossy(&deleted.stderr);
+    assert!(deleted.status.success(), "{said}");
+    assert!(said.contains("and deleted it"), "{said}");
+    let gone = admin.get(&format!("/v1/tenants/{tenant}")).await;
+    assert_eq!(gone.status, reqwest::StatusCode::NOT_FOUND, "{}", gone.text);
 }
 
 /// Wherever the CLI takes an id it takes the name too; a name the API does not know is passed
