@@ -31,6 +31,23 @@ async fn read_until(
     }
 }
 
+/// Revokes the first token of a tenant.
+async fn revoke_first_token(admin: &podium_tests::Client, tenant: &str) {
+    let tokens = admin
+        .get(&format!("/v1/tenants/{tenant}/tokens"))
+        .await
+        .body;
+    let token_id = tokens["items"][0]["id"].as_str().unwrap();
+    let revoked = admin
+        .send(
+            reqwest::Method::DELETE,
+            &format!("/v1/tenants/{tenant}/tokens/{token_id}"),
+            None,
+        )
+        .await;
+    assert!(revoked.status.is_success(), "{}", revoked.text);
+}
+
 fn seqs(events: &[SentEvent]) -> Vec<i64> {
     events
         .iter()
@@ -324,19 +341,7 @@ async fn a_stream_refuses_what_it_cannot_follow_and_ends_with_its_token() {
 
     // A revoked token ends its stream, with an error event saying why.
     let mut stream = alice.events("/v1/events", None).await.unwrap();
-    let tokens = admin
-        .get(&format!("/v1/tenants/{alice_id}/tokens"))
-        .await
-        .body;
-    let token_id = tokens["items"][0]["id"].as_str().unwrap();
-    let revoked = admin
-        .send(
-            reqwest::Method::DELETE,
-            &format!("/v1/tenants/{alice_id}/tokens/{token_id}"),
-            None,
-        )
-        .await;
-    assert!(revoked.status.is_success(), "{}", revoked.text);
+    revoke_first_token(&admin, &alice_id).await;
     let read = read_until(&mut stream, "the error event", |e| e.name == "error").await;
     let last = read.last().unwrap();
     assert_eq!(last.name, "error", "{last:?}");
@@ -382,19 +387,7 @@ async fn every_event_a_stream_sends_is_one_its_document_describes() {
     sent.push(reset);
 
     // A revoked token's stream ends with an error event.
-    let tokens = admin
-        .get(&format!("/v1/tenants/{tenant_id}/tokens"))
-        .await
-        .body;
-    let token_id = tokens["items"][0]["id"].as_str().unwrap();
-    let revoked = admin
-        .send(
-            reqwest::Method::DELETE,
-            &format!("/v1/tenants/{tenant_id}/tokens/{token_id}"),
-            None,
-        )
-        .await;
-    assert!(revoked.status.is_success(), "{}", revoked.text);
+    revoke_first_token(&admin, &tenant_id).await;
     sent.extend(read_until(&mut stream, "the error event", |e| e.name == "error").await);
 
     let kinds: std::collections::BTreeSet<&str> = sent.iter().map(|e| e.name.as_str()).collect();

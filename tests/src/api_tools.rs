@@ -65,24 +65,29 @@ for family in text_string_to_metric_families(sys.stdin.read()):
                     "labels": s.labels, "value": s.value})
 print(json.dumps(out))
 "#;
-    use tokio::io::AsyncWriteExt;
-    let mut child = tokio::process::Command::new(bin("python")?)
-        .args(["-c", SCRIPT])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .context("running the OpenMetrics parser")?;
-    let mut stdin = child.stdin.take().expect("piped");
-    stdin.write_all(scrape.as_bytes()).await?;
-    drop(stdin);
-    let output = child.wait_with_output().await?;
+    let output = python_with_input(SCRIPT, scrape.as_bytes()).await?;
     ensure!(
         output.status.success(),
         "the OpenMetrics parser refused the scrape:\n{}",
         text(&output)
     );
     serde_json::from_slice(&output.stdout).context("reading the parser's samples")
+}
+
+/// Runs a Python script in the tools' venv with `input` on its standard input.
+async fn python_with_input(script: &str, input: &[u8]) -> Result<Output> {
+    use tokio::io::AsyncWriteExt;
+    let mut child = tokio::process::Command::new(bin("python")?)
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .context("running the tools' python")?;
+    let mut stdin = child.stdin.take().expect("piped");
+    stdin.write_all(input).await?;
+    drop(stdin);
+    Ok(child.wait_with_output().await?)
 }
 
 /// Runs `openapi-spec-validator` on a document; its complaint when it refuses it.
@@ -126,21 +131,10 @@ for instance in given["instances"]:
     out.append(None if not errors else f"{errors[0].message} (at {list(errors[0].absolute_path)})")
 print(json.dumps(out))
 "#;
-    use tokio::io::AsyncWriteExt;
     let given = serde_json::json!({
         "document": document, "path": path, "media_type": media_type, "instances": instances,
     });
-    let mut child = tokio::process::Command::new(bin("python")?)
-        .args(["-c", SCRIPT])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .context("running jsonschema")?;
-    let mut stdin = child.stdin.take().expect("piped");
-    stdin.write_all(&serde_json::to_vec(&given)?).await?;
-    drop(stdin);
-    let output = child.wait_with_output().await?;
+    let output = python_with_input(SCRIPT, &serde_json::to_vec(&given)?).await?;
     ensure!(
         output.status.success(),
         "jsonschema could not check the instances:\n{}",

@@ -67,6 +67,26 @@ function form(label, fields, submit, action) {
   return el;
 }
 
+/**
+ * A form of filters for a list at `route`: it shows `query`, and its Filter button moves to the
+ * route with what it holds as the query.
+ * @param {string} label @param {string} route @param {URLSearchParams} query
+ * @param {...HTMLElement} fields
+ */
+function filterForm(label, route, query, ...fields) {
+  const filters = /** @type {HTMLFormElement} */ (h('form', { class: 'filters', 'aria-label': label },
+    ...fields, h('div', null, h('button', { type: 'submit' }, 'Filter'))));
+  for (const [key, value] of query) {
+    const control = /** @type {HTMLInputElement | null} */ (filters.elements.namedItem(key));
+    if (control) control.value = value;
+  }
+  filters.addEventListener('submit', (event) => {
+    event.preventDefault();
+    location.hash = `#${route}?${new URLSearchParams(values(filters))}`;
+  });
+  return filters;
+}
+
 /** Follows an operation until it ends: queued → running → succeeded or failed.
  * @param {S['OperationView']} op */
 function progress(op) {
@@ -102,7 +122,7 @@ function operationsTable(ops) {
  */
 async function operationsPage(query) {
   const list = h('div');
-  const filters = /** @type {HTMLFormElement} */ (h('form', { class: 'filters', 'aria-label': 'Filter operations' },
+  const filters = filterForm('Filter operations', '/operations', query,
     field('Status', 'status', {
       type: 'select',
       options: [['', 'any'], ['queued,running,failed', 'queued, running or failed'], ['queued,running', 'queued or running'],
@@ -111,16 +131,7 @@ async function operationsPage(query) {
     field('Kind', 'kind', {
       type: 'select',
       options: [['', 'any'], ...['register', 'inspect', 'sync', 'power', 'boot', 'media', 'provision', 'deprovision'].map((k) => [k, k])],
-    }),
-    h('div', null, h('button', { type: 'submit' }, 'Filter'))));
-  for (const [key, value] of query) {
-    const control = /** @type {HTMLInputElement | null} */ (filters.elements.namedItem(key));
-    if (control) control.value = value;
-  }
-  filters.addEventListener('submit', (event) => {
-    event.preventDefault();
-    location.hash = `#/operations?${new URLSearchParams(values(filters))}`;
-  });
+    }));
   page('Operations', filters, list);
   live(list, async () => table('Operations', ['Kind', 'Status', 'Host', 'Created', 'Finished', 'Error'],
     (await api.operations(Object.fromEntries(query))).items, (o) => [o.kind, h('span', { class: 'state' }, o.status),
@@ -289,7 +300,7 @@ function templateEditor(id) {
 async function hostsPage(query) {
   const pms = (await api.podManagers()).items;
   const list = h('div');
-  const filters = /** @type {HTMLFormElement} */ (h('form', { class: 'filters', 'aria-label': 'Filter hosts' },
+  const filters = filterForm('Filter hosts', '/hosts', query,
     field('Pod manager', 'pod_manager', {
       type: 'select', options: [['', 'any'], ...pms.map((p) => [p.uuid, p.name])],
     }),
@@ -299,16 +310,7 @@ async function hostsPage(query) {
         'deprovisioning', 'error', 'missing', 'maintenance'].map((s) => [s, s])],
     }),
     field('Power', 'power_state', { type: 'select', options: [['', 'any'], ['on', 'on'], ['off', 'off']] }),
-    field('Label (key=value)', 'label'),
-    h('div', null, h('button', { type: 'submit' }, 'Filter'))));
-  for (const [key, value] of query) {
-    const control = /** @type {HTMLInputElement | null} */ (filters.elements.namedItem(key));
-    if (control) control.value = value;
-  }
-  filters.addEventListener('submit', (event) => {
-    event.preventDefault();
-    location.hash = `#/hosts?${new URLSearchParams(values(filters))}`;
-  });
+    field('Label (key=value)', 'label'));
   page('Hosts', filters, list);
   const name = (/** @type {string} */ uuid) => pms.find((p) => p.uuid === uuid)?.name ?? uuid;
   live(list, async () => table('Hosts', ['Name', 'Kind', 'State', 'Power', 'Pod manager', 'Error'],
