@@ -406,8 +406,12 @@ async fn a_tenant_claims_with_wait_and_follows_its_provisioning() {
         .await;
     assert_eq!(deprovisioned[0]["status"], "succeeded", "{deprovisioned}");
 
-    // The admin powers the free host on, waiting for the operation's end.
-    let powered = cli.json(&["host", "power", &host, "on", "--wait"]).await;
+    // The admin powers the released host (a system, not its chassis) on, waiting for the
+    // operation's end.
+    let released_host = claim["host"]["id"].as_str().unwrap();
+    let powered = cli
+        .json(&["host", "power", released_host, "on", "--wait"])
+        .await;
     assert_eq!(
         (&powered["kind"], &powered["status"]),
         (&json!("power"), &json!("succeeded")),

@@ -1,0 +1,493 @@
+//! Claims, the consumer side of tenancy: a tenant asks for a host of a pod manager it was
+//! granted; the claim binds atomically to a free matching host or waits as `pending`; releasing
+//! it sends the host through deprovisioning (power off, eject media, clear the boot override)
+//! before any other tenant can have it.
+//!
+//! **Architecture Invariant:** a tenant reaches claims only through functions that take its
+//! `Caller` and filter by its tenant id in the datastore; another tenant's claim is "not found".
+
+mod bind;
+
+use crate::app::Podium;
+use crate::auth::Caller;
+use crate::error::Error;
+use crate::ipam::IpClaim;
+use podium_runtime::PowerAction;
+use podium_store::{ClaimRow, HostRow, OperationRow};
+use podium_types::requests::{ClaimCreate, ClaimUpdate, NetworkConfigOwner};
+use podium_types::views::{ClaimView, List, OperationView};
+use podium_types::{ClaimId, PodManagerId, TenantId, TenantScope};
+use podium_types::{ClaimState, HostState};
+
+/// Largest `user_data` accepted: it is handed to the host as bytes, never parsed.
+pub(crate) const MAX_USER_DATA: usize = 64 << 10;
+/// Largest consumer `network_data` accepted, as JSON text.
+const MAX_NETWORK_DATA: usize = 64 << 10;
+/// The most metaData keys a claim may bring.
+const MAX_META_KEYS: usize = 64;
+
+/// User data, given as text or as base64, as the bytes the host will read. Only its size is
+/// checked; it is never parsed.
+fn user_data_bytes(text: Option<String>, base64: Option<&str>) -> Result<Option<Vec<u8>>, Error> {
+    use base64::Engine as _;
+    let bytes = match (text, base64) {
+        (Some(_), Some(_)) => {
+            return Err(Error::invalid(
+                "user_data_base64",
+                "give user_data or user_data_base64, not both",
+            ));
+        }
+        (Some(text), None) => text.into_bytes(),
+        (None, Some(encoded)) => base64::engine::general_purpose::STANDARD
+            .decode(encoded.trim())
+            .map_err(|e| Error::invalid("user_data_base64", format!("is not base64: {e}")))?,
+        (None, None) => return Ok(None),
+    };
+    if bytes.len() > MAX_USER_DATA {
+        let field = if base64.is_some() {
+            "user_data_base64"
+        } else {
+            "user_data"
+        };
+        return Err(Error::invalid(
+            field,
+            format!(
+                "must be at most {MAX_USER_DATA} bytes (it is {})",
+                bytes.len()
+            ),
+        ));
+    }
+    Ok(Some(bytes))
+}
+
+/// A claim's metaData: an object of string values, stored as JSON text.
+fn meta_data_text(meta: Option<serde_json::Value>) -> Result<Option<String>, Error> {
+    let Some(meta) = meta else {
+        return Ok(None);
+    };
+    let Some(object) = meta.as_object() else {
+        return Err(Error::invalid("meta_data", "must be a JSON object"));
+    };
+    if object.len() > MAX_META_KEYS {
+        return Err(Error::invalid(
+            "meta_data",
+            format!("at most {MAX_META_KEYS} keys"),
+        ));
+    }
+    if let Some((key, _)) = object.iter().find(|(_, v)| !v.is_string()) {
+        return Err(Error::invalid(
+            format!("meta_data.{key}"),
+            "must be a string",
+        ));
+    }
+    Ok(Some(meta.to_string()))
+}
+
+/// A claim's networkData: a JSON object, stored as JSON text.
+/// `{}` (like `null`) brings nothing; a document is at most `MAX_NETWORK_DATA` bytes.
+fn network_data_text(network_data: Option<serde_json::Value>) -> Result<Option<String>, Error> {
+    match network_data {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(serde_json::Value::Object(o)) if o.is_empty() => Ok(None),
+        Some(n) if n.is_object() => {
+            let text = n.to_string();
+            if text.len() > MAX_NETWORK_DATA {
+                return Err(Error::invalid(
+                    "network_data",
+                    format!("must be at most {MAX_NETWORK_DATA} bytes of JSON"),
+                ));
+            }
+            Ok(Some(text))
+        }
+        Some(_) => Err(Error::invalid(
+            "network_data",
+            "must be a JSON object (a network_data.json document)",
+        )),
+    }
+}
+
+fn tenant_of(caller: &Caller) -> Result<(&TenantId, bool), Error> {
+    match caller {
+        Caller::Tenant {
+            tenant_id,
+            read_only,
+            ..
+        } => Ok((tenant_id, *read_only)),
+        Caller::Admin { .. } => Err(Error::Forbidden(
+            "claims are made by tenants: use a tenant token".into(),
+        )),
+    }
+}
+
+fn writable(caller: &Caller) -> Result<(), Error> {
+    match caller {
+        Caller::Tenant {
+            read_only: true, ..
+        }
+        | Caller::Admin {
+            read_only: true, ..
+        } => Err(Error::Forbidden("this token is read-only".into())),
+        _ => Ok(()),
+    }
+}
+
+impl Podium {
+    pub async fn claim_create(
+        &self,
+        caller: &Caller,
+        params: ClaimCreate,
+    ) -> Result<ClaimView, Error> {
+        writable(caller)?;
+        let (tenant_id, _) = tenant_of(caller)?;
+        let url = url::Url::parse(&params.image.url)
+            .map_err(|e| Error::invalid("image.url", format!("is not a URL: {e}")))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(Error::invalid("image.url", "must be an http or https URL"));
+        }
+        if let Some(kind) = &params.image.checksum_type
+            && !matches!(kind.as_str(), "md5" | "sha256" | "sha512")
+        {
+            return Err(Error::invalid(
+                "image.checksum_type",
+                "must be md5, sha256 or sha512",
+            ));
+        }
+        if let Some(format) = &params.image.format
+            && !matches!(format.as_str(), "raw" | "qcow2" | "live-iso")
+        {
+            return Err(Error::invalid(
+                "image.format",
+                "must be raw, qcow2 or live-iso",
+            ));
+        }
+        let user_data = user_data_bytes(params.user_data, params.user_data_base64.as_deref())?;
+        let meta_data = meta_data_text(params.meta_data)?;
+        let network_data = network_data_text(params.network_data)?;
+        crate::labels::validate_labels("selector", &params.selector)?;
+        // The pod manager: one the tenant was granted. Any other is "not found" to it.
+        let grants = self
+            .datastore()
+            .grant_list(
+                Some(tenant_id),
+                None,
+                &podium_types::Page {
+                    limit: 1000,
+                    cursor: None,
+                },
+            )
+            .await?;
+        let granted: Vec<PodManagerId> =
+            grants.items.iter().map(|g| g.pod_manager.clone()).collect();
+        let pod_manager = match &params.pod_manager {
+            Some(pm) if granted.contains(pm) => pm.clone(),
+            Some(pm) => return Err(Error::not_found("pod manager", pm)),
+            None => granted.first().cloned().ok_or_else(|| {
+                Error::invalid("pod_manager", "this tenant was granted no pod manager")
+            })?,
+        };
+        let pm = self.pod_manager_load(&pod_manager).await?;
+        if network_data.is_some() && pm.network_config_owner == NetworkConfigOwner::Admin {
+            return Err(Error::Conflict {
+                code: "network_config_owned_by_site",
+                message: "this site owns network config: its pod manager renders networkData from the admin's templates, so a claim cannot bring its own".into(),
+            });
+        }
+        if network_data.is_some() || meta_data.is_some() {
+            // Everything that does not depend on the host, now; the rest against each host
+            // the claim could bind to.
+            let input =
+                crate::rendering::consumer_input(network_data.as_deref(), meta_data.as_deref());
+            self.consumer_input_check(&pm, None, &input).await?;
+        }
+        let now = podium_store::now();
+        let claim = ClaimRow {
+            id: ClaimId::generate(),
+            tenant_id: tenant_id.clone(),
+            pod_manager: pm.uuid.clone(),
+            selector: params.selector,
+            min_cpu: i64::from(params.min_cpu.unwrap_or(0)),
+            min_memory_mib: i64::try_from(params.min_memory_mib.unwrap_or(0)).unwrap_or(i64::MAX),
+            image: params.image,
+            user_data,
+            meta_data,
+            network_data,
+            online: params.online.unwrap_or(true),
+            state: ClaimState::Pending,
+            reason: None,
+            host_id: None,
+            created_at: now.clone(),
+            updated_at: now,
+        };
+        self.datastore().claim_create(&claim).await?;
+        self.claim_try_bind(&claim.id).await?;
+        self.claim_view(caller, &claim.id).await
+    }
+
+    /// The operations run at the claim's request, for its tenant (or the admin).
+    pub async fn claim_operations(
+        &self,
+        caller: &Caller,
+        id: &ClaimId,
+        page: podium_types::Page,
+    ) -> Result<List<OperationView>, Error> {
+        let (claim, _) = self.claim_get(caller, id).await?;
+        let filter = podium_types::OperationFilter {
+            claim: Some(claim.id),
+            ..Default::default()
+        };
+        let paged = self.datastore().operation_list(&filter, &page).await?;
+        Ok(List::of(paged, crate::views::operation))
+    }
+
+    /// A claim as its tenant (or an admin) sees it, with the addresses its host has.
+    pub async fn claim_view(&self, caller: &Caller, id: &ClaimId) -> Result<ClaimView, Error> {
+        let (claim, host) = self.claim_get(caller, id).await?;
+        self.claim_shown(claim, host).await
+    }
+
+    async fn claim_shown(
+        &self,
+        claim: ClaimRow,
+        host: Option<HostRow>,
+    ) -> Result<ClaimView, Error> {
+        let addresses = self.claim_addresses(&claim, host.as_ref()).await?;
+        let addresses = addresses.into_iter().map(IpClaim::address).collect();
+        Ok(crate::views::claim(claim, host, addresses))
+    }
+
+    /// A claim and the host bound to it, if the caller may see them.
+    pub(crate) async fn claim_get(
+        &self,
+        caller: &Caller,
+        id: &ClaimId,
+    ) -> Result<(ClaimRow, Option<HostRow>), Error> {
+        let claim = self
+            .datastore()
+            .claim_get(caller.scope(), id)
+            .await?
+            .ok_or_else(|| Error::not_found("claim", id))?;
+        let host = match &claim.host_id {
+            Some(h) => self.datastore().host_get(h).await?,
+            None => None,
+        };
+        Ok((claim, host))
+    }
+
+    pub async fn claim_list(&self, caller: &Caller) -> Result<List<ClaimView>, Error> {
+        let claims = self.datastore().claim_list(caller.scope()).await?;
+        let mut out = Vec::with_capacity(claims.len());
+        for claim in claims {
+            let host = match &claim.host_id {
+                Some(h) => self.datastore().host_get(h).await?,
+                None => None,
+            };
+            out.push(self.claim_shown(claim, host).await?);
+        }
+        Ok(List::all(out))
+    }
+
+    /// Powers the claimed host on or off at the tenant's request, or changes its user data.
+    pub async fn claim_update(
+        &self,
+        caller: &Caller,
+        id: &ClaimId,
+        params: ClaimUpdate,
+    ) -> Result<ClaimView, Error> {
+        writable(caller)?;
+        let (claim, _) = self.claim_get(caller, id).await?;
+        if claim.state == ClaimState::Releasing {
+            return Err(Error::Conflict {
+                code: "claim_releasing",
+                message: "the claim is being released".into(),
+            });
+        }
+        let user_data = user_data_bytes(params.user_data, params.user_data_base64.as_deref())?;
+        let meta_data = meta_data_text(params.meta_data)?;
+        let network_data = network_data_text(params.network_data)?;
+        if network_data.is_some() || meta_data.is_some() {
+            let pm = self.pod_manager_load(&claim.pod_manager).await?;
+            if network_data.is_some() && pm.network_config_owner == NetworkConfigOwner::Admin {
+                return Err(Error::Conflict {
+                    code: "network_config_owned_by_site",
+                    message:
+                        "this site owns network config: a claim cannot bring its own networkData"
+                            .into(),
+                });
+            }
+            let host = match &claim.host_id {
+                Some(h) => self.datastore().host_get(h).await?,
+                None => None,
+            };
+            let input = crate::rendering::consumer_input(
+                network_data.as_deref().or(claim.network_data.as_deref()),
+                meta_data.as_deref().or(claim.meta_data.as_deref()),
+            );
+            self.consumer_input_check(&pm, host.as_ref(), &input)
+                .await?;
+        }
+        let online = params.online.unwrap_or(claim.online);
+        // A change of power is checked against the host's state before anything is stored.
+        let host = match &claim.host_id {
+            Some(h) if online != claim.online => self.datastore().host_get(h).await?,
+            _ => None,
+        };
+        if let Some(host) = &host {
+            crate::lifecycle::action_allowed(host, crate::lifecycle::HostAction::TenantPower)?;
+        }
+        let updated = self
+            .datastore()
+            .claim_update_fields(
+                id,
+                online,
+                user_data.as_deref(),
+                meta_data.as_deref(),
+                network_data.as_deref(),
+                &podium_store::now(),
+                (claim.state, claim.host_id.as_ref()),
+            )
+            .await?;
+        if !updated {
+            return Err(Error::Conflict {
+                code: "claim_changed",
+                message: "the claim changed while this request was checked (it was bound or released); read it and try again".into(),
+            });
+        }
+        if online != claim.online && claim.host_id.is_some() {
+            // A host whose power action failed after its provisioning is still provisioned: it
+            // powers on, it is not installed again.
+            let provisioned = host.is_some_and(|h| {
+                h.state == HostState::Provisioned
+                    || (h.state == HostState::Error && h.error_from == Some(HostState::Provisioned))
+            });
+            if online && !provisioned && claim.state == ClaimState::Bound {
+                // Claimed offline: it was never provisioned; coming online provisions it.
+                self.claim_provision(&claim).await?;
+            } else {
+                let action = if online {
+                    PowerAction::On
+                } else {
+                    PowerAction::ForceOff
+                };
+                self.claim_power(&claim, action).await?;
+            }
+        }
+        self.claim_view(caller, id).await
+    }
+
+    /// Releases a claim: the host is deprovisioned (power off, media ejected, boot override
+    /// cleared) before it is free for anyone else.
+    pub async fn claim_delete(&self, caller: &Caller, id: &ClaimId) -> Result<(), Error> {
+        writable(caller)?;
+        let (claim, _) = self.claim_get(caller, id).await?;
+        self.claim_release(&claim).await
+    }
+
+    /// Releases a claim, whoever asked (its tenant, or the admin deleting the tenant).
+    pub(crate) async fn claim_release(&self, claim: &ClaimRow) -> Result<(), Error> {
+        let id = &claim.id;
+        let now = podium_store::now();
+        // Releasing first: from now on no bind can take a host for it (a bind commits only a
+        // pending claim), and whatever bound it before this shows in the claim read next.
+        self.datastore()
+            .claim_set_state(id, ClaimState::Releasing, None, &now)
+            .await?;
+        let host_id = match self.datastore().claim_get(TenantScope::Every, id).await? {
+            Some(c) => c.host_id,
+            None => return Ok(()),
+        };
+        if let Some(h) = &host_id {
+            // Its config drives stop working at once: they carry the tenant's documents.
+            self.datastore().config_drives_delete(h, Some(id)).await?;
+        }
+        let host = match &host_id {
+            Some(h) => self.datastore().host_get(h).await?,
+            None => None,
+        };
+        let Some(host) = host else {
+            // Never bound: nothing to deprovision, but it may hold addresses.
+            self.ip_release_owner(&crate::ipam::Owner::claim(id), |_| false)
+                .await?;
+            self.datastore()
+                .claim_finish_release(id, crate::lifecycle::DEPROVISIONED.to)
+                .await?;
+            if let Err(e) = self.tenant_finish_deletion(&claim.tenant_id).await {
+                tracing::error!(tenant = %claim.tenant_id, error = %e, "cannot finish deleting the tenant");
+            }
+            return Ok(());
+        };
+        // What was still queued for the claim (a provisioning waiting for a retry) will not run;
+        // the host's operations run in order, so deprovisioning comes after anything running.
+        self.datastore()
+            .operations_cancel_for_claim(id, "cancelled: the claim was released", &now)
+            .await?;
+        let mut op = OperationRow::queued(
+            podium_types::OperationRequest::Deprovision,
+            &host.pod_manager,
+            Some(&host.id),
+        );
+        op.claim_id = Some(id.clone());
+        let t = crate::lifecycle::DEPROVISION;
+        if !self
+            .datastore()
+            .host_transition_queue(&host.id, t, &op)
+            .await?
+        {
+            // Gone from the inventory: there is no machine to deprovision; it stays missing.
+            self.datastore().operation_create(&op).await?;
+        }
+        Ok(())
+    }
+
+    /// Queues the provisioning of a bound claim's host (operation `provision`, carried out by
+    /// `rendering.rs`): the host is `provisioning` until it ends.
+    async fn claim_provision(&self, claim: &ClaimRow) -> Result<(), Error> {
+        let Some(host_id) = &claim.host_id else {
+            return Ok(());
+        };
+        let host = self.host_load(host_id).await?;
+        let request = podium_types::OperationRequest::Provision {
+            image: serde_json::to_value(&claim.image).expect("an image serializes"),
+        };
+        let mut op = OperationRow::queued(request, &host.pod_manager, Some(&host.id));
+        op.claim_id = Some(claim.id.clone());
+        let t = crate::lifecycle::PROVISION;
+        if !self
+            .datastore()
+            .host_transition_queue(&host.id, t, &op)
+            .await?
+        {
+            // Two binds of one claim raced (its creation and the pending claims' timer): the
+            // other one provisions it already.
+            if let Some(now) = self.datastore().host_get(host_id).await?
+                && now.claim_id.as_ref() == Some(&claim.id)
+                && matches!(now.state, HostState::Provisioning | HostState::Provisioned)
+            {
+                return Ok(());
+            }
+            return Err(Error::Conflict {
+                code: "host_busy",
+                message: format!(
+                    "host `{}` is {}: it is provisioned from {}",
+                    host.id,
+                    crate::views::shown_state(&host),
+                    t.from
+                        .iter()
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// Powers a claim's host on or off as an operation, like an admin's power action.
+    async fn claim_power(&self, claim: &ClaimRow, action: PowerAction) -> Result<(), Error> {
+        let Some(host_id) = &claim.host_id else {
+            return Ok(());
+        };
+        let host = self.host_load(host_id).await?;
+        self.host_power_queue(host, action, Some(&claim.id)).await?;
+        Ok(())
+    }
+}
