@@ -573,6 +573,67 @@ async fn consumer_and_layered_policies_take_only_what_fits_the_host_and_the_site
     cloud_init::netplan_generate(&netplan).await.unwrap();
 }
 
+/// A database written before the hosts' MACs had a table of their own (migration 0021): after
+/// the upgrade the MACs of the hosts it already had are found, so a claim naming a NIC binds to
+/// the host that has it.
+#[tokio::test]
+async fn after_the_upgrade_a_claim_finds_the_nics_of_hosts_an_earlier_release_wrote() {
+    use sqlx::Connection;
+    let site = site(2).await;
+    let patched = site
+        .admin
+        .patch(
+            &format!("/v1/pod_managers/{}", site.pm),
+            json!({"network_config_owner": "consumer"}),
+        )
+        .await;
+    assert_eq!(patched.status, StatusCode::OK, "{}", patched.text);
+    // The database as the earlier release left it: no table of MACs, no triggers, the
+    // migration not run.
+    sqlx::any::install_default_drivers();
+    let url = site.server.database_url();
+    let mut db = sqlx::AnyConnection::connect(&url).await.unwrap();
+    let mut undo = vec![
+        "DROP TRIGGER host_nics_insert",
+        "DROP TRIGGER host_nics_update",
+        "DROP TABLE host_nics",
+        "DELETE FROM _sqlx_migrations WHERE version = 21",
+    ];
+    if url.starts_with("postgres") {
+        undo[0] = "DROP TRIGGER host_nics_insert ON hosts";
+        undo[1] = "DROP TRIGGER host_nics_update ON hosts";
+        undo.insert(3, "DROP FUNCTION podium_host_nics()");
+    }
+    for statement in undo {
+        sqlx::query(statement).execute(&mut db).await.unwrap();
+    }
+    db.close().await.unwrap();
+    let Site {
+        server, _bmc, pm, ..
+    } = site;
+    let server = server.restart().await;
+    let site = Site {
+        admin: server.admin(),
+        server,
+        _bmc,
+        pm,
+    };
+
+    let alice = tenant(&site, "alice").await;
+    let mine = json!({
+        "links": [{"id": "p0", "type": "phy", "ethernet_mac_address": mac(2, 3)}],
+        "networks": [{"id": "n0", "type": "ipv4_dhcp", "link": "p0"}]
+    });
+    let claim = alice
+        .created(
+            "/v1/claims",
+            claim_body(&site, json!({"network_data": mine})),
+        )
+        .await;
+    assert_eq!(claim.body["state"], "bound", "{}", claim.text);
+    assert_eq!(host_number(&claim.body), 2, "{}", claim.text);
+}
+
 #[tokio::test]
 async fn config_drives_carry_the_documents_for_cloud_init_until_they_expire_or_the_claim_goes() {
     let site = site(1).await;

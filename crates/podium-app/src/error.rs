@@ -1,7 +1,7 @@
 //! The application's error type: transport-agnostic, with a stable machine-readable code. The
 //! API layer turns it into HTTP at the very edge (`api/error.rs`).
 
-use podium_runtime::{CallError, LoadError};
+use podium_runtime::{CallError, LoadError, PluginError};
 use podium_store::StoreError;
 
 /// Everything an application function can fail with.
@@ -41,9 +41,14 @@ pub enum Error {
     /// An uploaded plugin cannot be used.
     #[error("{0}")]
     InvalidPlugin(#[source] LoadError),
-    /// A plugin call failed.
-    #[error("{0}")]
-    Plugin(#[source] CallError),
+    /// A plugin call failed: `failure` says how, in the application's words; `source` is the
+    /// runtime's account, for the log and the message.
+    #[error("{source}")]
+    Plugin {
+        failure: PluginFailure,
+        #[source]
+        source: CallError,
+    },
     #[error("request body too large: the limit is {limit} bytes")]
     TooLarge { limit: usize },
     /// The caller holds as much of something as it may (event streams): worth trying again once
@@ -59,6 +64,77 @@ pub enum Error {
     /// A bug or an outage; details go to the log, not to the caller.
     #[error("internal error")]
     Internal(#[source] anyhow::Error),
+}
+
+/// How a plugin call failed, as the application tells its callers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PluginFailure {
+    /// The plugin refused its configuration.
+    InvalidConfig,
+    /// The plugin refused what it was given to work on.
+    InvalidInput,
+    /// The plugin cannot do what was asked (its BMC cannot).
+    Unsupported,
+    /// The endpoint has no such thing (a system, a slot).
+    EndpointNotFound,
+    /// The endpoint refused it for its state now.
+    EndpointConflict,
+    /// The endpoint refused the credentials.
+    EndpointUnauthorized,
+    /// The endpoint did not answer, or not in time.
+    EndpointUnreachable,
+    /// The plugin ran past its deadline.
+    Deadline,
+    /// Every plugin instance of this process was busy for too long: worth trying again.
+    Busy,
+    /// The plugin grew past its memory limit.
+    MemoryLimit,
+    /// The plugin sent more to its endpoint than a call may.
+    RequestLimit,
+    /// The plugin trapped.
+    Trapped,
+    /// The plugin answered something malformed.
+    MalformedOutput,
+    /// Anything else: the endpoint's own error, a protocol error, an instance that would not
+    /// start.
+    Failed,
+}
+
+impl PluginFailure {
+    fn of(e: &CallError) -> PluginFailure {
+        match e {
+            CallError::Plugin { error, .. } => match error {
+                PluginError::InvalidConfig(_) => PluginFailure::InvalidConfig,
+                PluginError::InvalidInput(_) => PluginFailure::InvalidInput,
+                PluginError::Unsupported(_) => PluginFailure::Unsupported,
+                PluginError::NotFound(_) => PluginFailure::EndpointNotFound,
+                PluginError::Conflict(_) => PluginFailure::EndpointConflict,
+                PluginError::Unauthorized(_) => PluginFailure::EndpointUnauthorized,
+                PluginError::Unreachable(_) | PluginError::Timeout(_) => {
+                    PluginFailure::EndpointUnreachable
+                }
+                PluginError::Remote { .. }
+                | PluginError::Protocol(_)
+                | PluginError::Internal(_) => PluginFailure::Failed,
+            },
+            CallError::Deadline { .. } => PluginFailure::Deadline,
+            CallError::Busy { .. } => PluginFailure::Busy,
+            CallError::MemoryLimit { .. } => PluginFailure::MemoryLimit,
+            CallError::HttpBudget { .. } => PluginFailure::RequestLimit,
+            CallError::Trap { .. } => PluginFailure::Trapped,
+            CallError::Malformed { .. } => PluginFailure::MalformedOutput,
+            CallError::WrongWorld { .. } | CallError::Instantiate { .. } => PluginFailure::Failed,
+        }
+    }
+}
+
+impl From<CallError> for Error {
+    fn from(source: CallError) -> Error {
+        Error::Plugin {
+            failure: PluginFailure::of(&source),
+            source,
+        }
+    }
 }
 
 impl Error {
@@ -108,7 +184,10 @@ impl Error {
                 field: field.clone(),
                 message: message.clone(),
             },
-            Error::Plugin(e) => Error::Plugin(e.clone()),
+            Error::Plugin { failure, source } => Error::Plugin {
+                failure: *failure,
+                source: source.clone(),
+            },
             Error::TooLarge { limit } => Error::TooLarge { limit: *limit },
             Error::Unavailable(m) => Error::Unavailable(m.clone()),
             Error::TooManyRequests {

@@ -151,18 +151,8 @@ impl Podium {
         let missing = || Error::not_found("pod manager", uuid);
         let grant = self
             .datastore()
-            .grant_list(
-                Some(tenant),
-                Some(uuid),
-                &Page {
-                    limit: 1,
-                    cursor: None,
-                },
-            )
+            .grant_of(tenant, uuid)
             .await?
-            .items
-            .into_iter()
-            .next()
             .ok_or_else(missing)?;
         let pm = self
             .datastore()

@@ -105,6 +105,7 @@ impl Podium {
         let systems = self
             .host_driver(&pm, &host)
             .await?
+            .call()
             .discover()
             .await
             .map_err(|e| match e {
@@ -120,7 +121,7 @@ impl Podium {
                         format!("the BMC requires credentials and none were given: {m}")
                     },
                 ),
-                e => Error::Plugin(e),
+                e => Error::from(e),
             })?;
         let system = pick_system(&systems, bmc.system_id.as_deref())?;
         // A MAC names one NIC: a second BMC reporting it is a wrong BMC URL or a broken BMC.
@@ -183,9 +184,6 @@ impl Podium {
                 .host_set_labels(&host.id, &labels, &now)
                 .await?;
         }
-        self.inner
-            .background
-            .run_now(crate::background::Job::Leasing);
         self.host_view(caller, &host.id).await
     }
 
@@ -319,6 +317,7 @@ impl Podium {
         match self
             .host_driver(pm, host)
             .await?
+            .call()
             .get_power(&host.system_id)
             .await
         {
@@ -359,7 +358,7 @@ impl Podium {
         let mut tries = 0;
         let read = loop {
             tries += 1;
-            match self.host_driver(pm, host).await?.discover().await {
+            match self.host_driver(pm, host).await?.call().discover().await {
                 Err(CallError::Busy { .. }) if tries < BUSY_TRIES => continue,
                 read => break read,
             }
@@ -468,9 +467,6 @@ impl Podium {
                 });
             }
             tracing::info!(host = %id, "new BMC credentials: registering again");
-            self.inner
-                .background
-                .run_now(crate::background::Job::Leasing);
         }
         let now = podium_store::now();
         if let Some(labels) = &params.labels
@@ -591,6 +587,7 @@ impl Podium {
             .host_driver(pm, host)
             .await
             .ok()?
+            .call()
             .inspect(&host.system_id)
             .await
         {

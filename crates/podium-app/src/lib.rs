@@ -12,6 +12,7 @@ pub mod backup;
 mod bindings;
 mod claims;
 mod config_drive;
+mod drivers;
 mod endpoint;
 pub mod error;
 pub mod events;

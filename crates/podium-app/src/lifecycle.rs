@@ -204,9 +204,6 @@ impl Podium {
                 message: format!("host `{id}` changed state meanwhile; read it and try again"),
             });
         }
-        self.inner
-            .background
-            .run_now(crate::background::Job::Leasing);
         Ok(crate::views::operation(op))
     }
 
@@ -253,9 +250,7 @@ impl Podium {
             return Err(Error::not_found("host", id));
         }
         tracing::info!(host = %id, "maintenance ends");
-        self.inner
-            .background
-            .run_now(crate::background::Job::Leasing);
+        self.operations_wake();
         self.inner.background.run_now(crate::background::Job::Bind);
         self.host_view(caller, id).await
     }

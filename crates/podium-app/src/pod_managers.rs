@@ -2,17 +2,16 @@
 //! chosen per site, the status probe and the inventory sync through the site's driver.
 
 use podium_types::PodManagerId;
-use url::Url;
 
 use crate::app::Podium;
 use crate::auth::Caller;
-use crate::bindings::{DEFAULT_DRIVER, DEFAULT_IPAM, PluginBinding, PodManager};
+use crate::bindings::{DEFAULT_DRIVER, DEFAULT_IPAM, PluginBinding};
 use crate::endpoint::{canonical, normalize_url, validate_auth, validate_tls};
 use crate::error::Error;
 use crate::labels::validate_name;
 use crate::plugins::PluginRef;
 use crate::views;
-use podium_runtime::{CallContext, CallError, Credentials, Endpoint, Plugin, TlsPolicy, World};
+use podium_runtime::{CallError, World};
 use podium_store::{HostRow, PodManagerConflict, PodManagerRow, SyncSummary};
 use podium_types::Page;
 use podium_types::PodManagerFilter;
@@ -94,7 +93,7 @@ impl Podium {
                     format!("{field}.config"),
                     format!("plugin {} refused it: {error}", plugin.label()),
                 ),
-                other => Error::Plugin(other),
+                other => Error::from(other),
             })?;
         Ok(PluginBinding {
             name: plugin.info().name.clone(),
@@ -391,108 +390,6 @@ impl Podium {
         ))
     }
 
-    /// The driver plugin of a pod manager and the endpoint it may reach.
-    pub(crate) async fn driver_for(&self, pm: &PodManager) -> Result<(Plugin, CallContext), Error> {
-        let endpoint = self.endpoint(
-            &pm.uuid,
-            &pm.url,
-            pm.auth_sealed.as_deref(),
-            pm.tls_verify,
-            pm.tls_ca_bundle.as_deref(),
-            pm.tls_pinned_sha256.as_deref(),
-        )?;
-        self.driver_context(pm, endpoint).await
-    }
-
-    /// A call to a host's driver: through its own BMC where it has one, else its pod manager's.
-    pub(crate) async fn host_driver(
-        &self,
-        pm: &PodManager,
-        host: &HostRow,
-    ) -> Result<podium_runtime::DriverCall<'_>, Error> {
-        let (plugin, context) = self.driver_for_host(pm, host).await?;
-        Ok(self.runtime().driver(&plugin, context))
-    }
-
-    /// The driver plugin for a host: its own BMC where it has one, else its pod manager's.
-    async fn driver_for_host(
-        &self,
-        pm: &PodManager,
-        host: &HostRow,
-    ) -> Result<(Plugin, CallContext), Error> {
-        match &host.bmc_url {
-            None => self.driver_for(pm).await,
-            Some(url) => {
-                let endpoint = self.endpoint(
-                    &pm.uuid,
-                    url,
-                    host.bmc_auth_sealed.as_deref(),
-                    host.bmc_tls_verify,
-                    host.bmc_tls_ca_bundle.as_deref(),
-                    host.bmc_tls_pinned_sha256.as_deref(),
-                )?;
-                self.driver_context(pm, endpoint).await
-            }
-        }
-    }
-
-    async fn driver_context(
-        &self,
-        pm: &PodManager,
-        endpoint: Endpoint,
-    ) -> Result<(Plugin, CallContext), Error> {
-        let plugin = self.plugin_load(&pm.driver.sha256).await?;
-        Ok((
-            plugin,
-            CallContext {
-                config: pm.driver.config.to_string(),
-                endpoint: Some(endpoint),
-                allocations: None,
-            },
-        ))
-    }
-
-    fn endpoint(
-        &self,
-        pod_manager: &PodManagerId,
-        url: &str,
-        auth_sealed: Option<&str>,
-        tls_verify: bool,
-        ca_bundle: Option<&str>,
-        pinned_sha256: Option<&str>,
-    ) -> Result<Endpoint, Error> {
-        let credentials = match auth_sealed {
-            None => None,
-            Some(sealed) => {
-                let opened = self
-                    .inner
-                    .sealer
-                    .open(sealed)
-                    .map_err(|e| Error::Internal(e.into()))?;
-                let value: serde_json::Value = serde_json::from_str(opened.expose())
-                    .map_err(|e| Error::Internal(anyhow::anyhow!("sealed credentials: {e}")))?;
-                Some(Credentials {
-                    username: value["username"].as_str().unwrap_or_default().to_owned(),
-                    password: podium_types::Secret::new(
-                        value["password"].as_str().unwrap_or_default(),
-                    ),
-                })
-            }
-        };
-        let tls = match (tls_verify, ca_bundle, pinned_sha256) {
-            (false, _, _) => TlsPolicy::Insecure,
-            (true, _, Some(pin)) => TlsPolicy::Pinned(pin.to_owned()),
-            (true, Some(pem), None) => TlsPolicy::CaBundle(pem.to_owned()),
-            (true, None, None) => TlsPolicy::System,
-        };
-        Ok(Endpoint {
-            base: Url::parse(url).map_err(|e| Error::Internal(e.into()))?,
-            credentials,
-            tls,
-            pod_manager: Some(pod_manager.clone()),
-        })
-    }
-
     /// Probes a pod manager through its driver and records the result. Returns whether it is
     /// online, or `None` if it no longer exists.
     pub async fn pod_manager_probe(&self, uuid: &PodManagerId) -> Option<bool> {
@@ -504,10 +401,9 @@ impl Podium {
                 return None;
             }
         };
-        let outcome = match self.driver_for(&pm).await {
-            Ok((plugin, context)) => self
-                .runtime()
-                .driver(&plugin, context)
+        let outcome = match self.pod_manager_driver(&pm).await {
+            Ok(driver) => driver
+                .call()
                 .probe()
                 .await
                 .map_err(|e| describe_failure(&e)),
@@ -546,14 +442,9 @@ impl Podium {
         own_bmcs: OwnBmcs,
     ) -> Result<SyncSummary, Error> {
         let pm = self.pod_manager_load(uuid).await?;
-        let (plugin, context) = self.driver_for(&pm).await?;
+        let driver = self.pod_manager_driver(&pm).await?;
         let discovered_at = podium_store::now();
-        let systems = self
-            .runtime()
-            .driver(&plugin, context)
-            .discover()
-            .await
-            .map_err(Error::Plugin)?;
+        let systems = driver.call().discover().await.map_err(Error::from)?;
         let hosts: Vec<HostRow> = systems
             .iter()
             .map(crate::inventory::host_row_from_system)
@@ -568,12 +459,6 @@ impl Podium {
                 )
             })
             .await?;
-        if summary.added > 0 {
-            // The new hosts' registrations.
-            self.inner
-                .background
-                .run_now(crate::background::Job::Leasing);
-        }
         if own_bmcs == OwnBmcs::Read {
             self.hosts_with_bmc_refresh(&pm).await?;
         }

@@ -16,9 +16,7 @@ impl Datastore {
                 .fetch_one(&mut *reader)
                 .await?;
         if main.is_empty() {
-            return Err(StoreError::Check(
-                "an in-memory database has no file to back up".into(),
-            ));
+            return Err(StoreError::NoFile);
         }
         // Beside the database, so the copy needs no room elsewhere and the name is unique.
         let copy = std::path::PathBuf::from(format!("{main}.backup-{}", crate::new_id()));
@@ -27,8 +25,9 @@ impl Datastore {
             .execute(&mut *reader)
             .await;
         let opened = taken.map_err(StoreError::from).and_then(|_| {
-            let file = std::fs::File::open(&copy).map_err(|e| {
-                StoreError::Check(format!("cannot open the backup {}: {e}", copy.display()))
+            let file = std::fs::File::open(&copy).map_err(|source| StoreError::BackupFile {
+                path: copy.clone(),
+                source,
             })?;
             let len = file.metadata().map(|m| m.len()).unwrap_or(0);
             Ok((file, len))

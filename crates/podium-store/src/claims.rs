@@ -1,4 +1,4 @@
-//! Stored claims and the atomic binding of a claim to a host.
+//! Stored claims: the hosts a claim could take, and the conditional bind of a claim to one.
 
 use podium_types::{ClaimId, HostId, PodManagerId, TenantId, TenantScope};
 use std::collections::BTreeMap;
@@ -71,76 +71,96 @@ fn row(r: &sqlx::any::AnyRow) -> Result<ClaimRow, StoreError> {
     })
 }
 
-/// Why a pending claim did not bind: the facts, for the application to judge and say.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Unbound {
-    /// The claim no longer exists.
-    Gone,
-    /// It is no longer pending and holds no host; its stored reason says why.
-    Settled(Option<String>),
-    /// Its networkData changed while binding.
-    NetworkDataChanged,
-    /// The tenant has no grant for the claim's pod manager (any more).
+/// Hosts a claim could be bound to: a pod manager's systems with at least this CPU and memory,
+/// every label of `labels` and a NIC of each MAC of `macs` (lower-case).
+#[derive(Clone, Copy, Debug)]
+pub struct HostCriteria<'a> {
+    pub pod_manager: &'a PodManagerId,
+    pub min_cpu: i64,
+    pub min_memory_mib: i64,
+    pub labels: &'a BTreeMap<String, String>,
+    pub macs: &'a [String],
+}
+
+/// A bind of a claim to a host, made only if what it was decided on still holds.
+#[derive(Clone, Copy, Debug)]
+pub struct Bind<'a> {
+    pub claim: &'a ClaimId,
+    /// The claim's `updated_at` as read: a claim changed since (its networkData, or bound or
+    /// released by another) is not bound.
+    pub claim_read_at: &'a str,
+    pub tenant: &'a TenantId,
+    pub pod_manager: &'a PodManagerId,
+    pub host: &'a HostId,
+    /// Bind only while fewer than this many claims of the tenant at the pod manager hold a host.
+    pub max_held: Option<i64>,
+}
+
+/// What a [`Bind`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BindOutcome {
+    Bound,
+    /// The host is no longer free.
+    HostTaken,
+    /// The claim is no longer pending as it was read.
+    ClaimChanged,
+    /// The tenant holds `max_held` hosts at the pod manager already.
+    AtLimit,
+    /// The tenant has no grant for the pod manager (any more).
     NoGrant,
-    /// No host of the pod manager matches the claim and its grant, free or not.
-    NoMatch,
-    /// The grant's limit of hosts at once is reached.
-    AtLimit { max: i64 },
-    /// Matching hosts exist, but none is free (with the NICs `macs`, where the claim's
-    /// networkData names some), or none of those tried fits its networkData (`unfit`: the
-    /// last one's reason).
-    NoneFree {
-        macs: Vec<String>,
-        unfit: Option<String>,
-    },
-    /// Its networkData fits none of the `tried` free matching hosts; `last` says why not.
-    FitsNone { tried: usize, last: String },
-    /// Other binds kept taking the hosts it found.
-    Contended,
 }
 
-/// Whether a claim's own networkData fits a host, for a bind to skip the hosts it does not.
-pub struct HostFit {
-    /// Asked about a host (by id): `Ok(None)` when the claim fits it, `Ok(Some(why))` when not;
-    /// an `Err` abandons the bind.
-    #[allow(clippy::type_complexity)]
-    pub check: Box<
-        dyn Fn(HostId) -> futures::future::BoxFuture<'static, Result<Option<String>, StoreError>>
-            + Send
-            + Sync,
-    >,
-    /// The networkData `check` judges; a claim whose networkData changed meanwhile is not bound
-    /// on its answers.
-    pub network_data: String,
-    /// MACs (lower-case) the networkData names: only hosts with a NIC of each are candidates.
-    pub macs: Vec<String>,
+/// A parameter of a query built from parts.
+enum Param {
+    Text(String),
+    Int(i64),
 }
 
-impl std::fmt::Debug for HostFit {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("HostFit")
-            .field("macs", &self.macs)
-            .finish_non_exhaustive()
+/// `SELECT h.id FROM hosts h` where `criteria` hold (and, for `free`, the host is available,
+/// unclaimed and not in maintenance), but `excluding`, in id order, at most `limit`.
+fn matching(
+    criteria: HostCriteria<'_>,
+    free: bool,
+    excluding: &[HostId],
+    limit: u32,
+) -> (String, Vec<Param>) {
+    let mut params = vec![
+        Param::Text(criteria.pod_manager.to_string()),
+        Param::Int(criteria.min_cpu),
+        Param::Int(criteria.min_memory_mib),
+    ];
+    let mut sql = String::from(
+        "SELECT h.id FROM hosts h WHERE h.pod_manager = $1 AND h.kind = 'system' \
+         AND h.cpu_count >= $2 AND h.memory_mib >= $3",
+    );
+    if free {
+        sql.push_str(
+            " AND h.state = 'available' AND h.claim_id IS NULL AND h.maintenance_since IS NULL",
+        );
     }
-}
-
-/// The most hosts one bind asks `HostFit` about.
-const FIT_CHECKS: usize = 32;
-
-/// `AND h.nics LIKE ...` for `n` MACs (bound as `%"mac":"<mac>"%`), binding from `$first`.
-fn with_macs(n: usize, first: usize) -> String {
-    (first..first + n)
-        .map(|i| format!(" AND h.nics LIKE ${i}"))
-        .collect()
-}
-
-/// `AND h.id NOT IN (...)` for `n` ids, binding from `$first`; nothing when `n` is 0.
-fn excluding(n: usize, first: usize) -> String {
-    if n == 0 {
-        return String::new();
+    sql.push_str(&label_conditions(criteria.labels, params.len() + 1));
+    for (k, v) in criteria.labels {
+        params.push(Param::Text(k.clone()));
+        params.push(Param::Text(v.clone()));
     }
-    let params: Vec<String> = (first..first + n).map(|i| format!("${i}")).collect();
-    format!(" AND h.id NOT IN ({})", params.join(", "))
+    for mac in criteria.macs {
+        params.push(Param::Text(mac.clone()));
+        sql.push_str(&format!(
+            " AND EXISTS (SELECT 1 FROM host_nics n WHERE n.host_id = h.id AND n.mac = ${})",
+            params.len()
+        ));
+    }
+    if !excluding.is_empty() {
+        let first = params.len() + 1;
+        let list: Vec<String> = (first..first + excluding.len())
+            .map(|i| format!("${i}"))
+            .collect();
+        sql.push_str(&format!(" AND h.id NOT IN ({})", list.join(", ")));
+        params.extend(excluding.iter().map(|id| Param::Text(id.to_string())));
+    }
+    params.push(Param::Int(i64::from(limit)));
+    sql.push_str(&format!(" ORDER BY h.id LIMIT ${}", params.len()));
+    (sql, params)
 }
 
 /// The SQL condition "host `h` carries every label of `selector`", binding from `$first`.
@@ -154,23 +174,6 @@ fn label_conditions(selector: &BTreeMap<String, String>, first: usize) -> String
             )
         })
         .collect()
-}
-
-fn matching_query<'q>(
-    sql: &'q str,
-    pod_manager: &PodManagerId,
-    min_cpu: i64,
-    min_memory_mib: i64,
-    selector: &BTreeMap<String, String>,
-) -> sqlx::query::QueryScalar<'q, sqlx::Any, String, sqlx::any::AnyArguments<'q>> {
-    let mut q = sqlx::query_scalar::<_, String>(sql)
-        .bind(pod_manager.as_str().to_owned())
-        .bind(min_cpu)
-        .bind(min_memory_mib);
-    for (k, v) in selector {
-        q = q.bind(k.clone()).bind(v.clone());
-    }
-    q
 }
 
 impl Datastore {
@@ -338,195 +341,123 @@ impl Datastore {
         Ok(())
     }
 
-    /// Binds a pending claim to a free matching host, atomically: the host's `claim_id` is set
-    /// only where it is still empty, so two claims racing for the last host never both get it.
-    ///
-    /// `fits`, where given, is asked (outside any transaction) about each free host the claim
-    /// could take before it takes it: `Ok(None)` when the claim fits the host, `Ok(Some(why))`
-    /// when it does not (the host is skipped). At most `FIT_CHECKS` hosts are asked per bind.
-    pub async fn claim_bind(
-        &self,
-        claim_id: &ClaimId,
-        now: &str,
-        fits: Option<&HostFit>,
-    ) -> Result<Result<HostId, Unbound>, StoreError> {
-        let macs: Vec<String> = fits.map(|f| f.macs.clone()).unwrap_or_default();
-        let mut unfit: Vec<String> = Vec::new();
-        let mut fit: Option<String> = None;
-        let mut why_unfit = None;
-        let mut attempts = 0;
-        while attempts < 5 {
-            attempts += 1;
-            let mut writer = self.writer().await?;
-            let mut tx = writer.begin().await?;
-            let Some(claim) = sqlx::query(&format!("SELECT {SELECT} FROM claims WHERE id = $1"))
-                .bind(claim_id.as_str())
-                .fetch_optional(&mut *tx)
-                .await?
-                .as_ref()
-                .map(row)
-                .transpose()?
-            else {
-                return Ok(Err(Unbound::Gone));
-            };
-            if fits.is_some_and(|f| claim.network_data.as_deref() != Some(f.network_data.as_str()))
-            {
-                return Ok(Err(Unbound::NetworkDataChanged));
-            }
-            if claim.state != ClaimState::Pending {
-                return Ok(match claim.host_id {
-                    Some(h) => Ok(h),
-                    None => Err(Unbound::Settled(claim.reason)),
-                });
-            }
-            // Serializes the claims of one grant (a row lock on PostgreSQL; SQLite's write lock
-            // is already held).
-            let locked = sqlx::query(
-                "UPDATE grants SET max_hosts = max_hosts WHERE tenant_id = $1 AND pod_manager = $2",
-            )
-            .bind(claim.tenant_id.as_str())
-            .bind(claim.pod_manager.as_str())
-            .execute(&mut *tx)
+    /// Whether any system of the pod manager matches `criteria`, free or not.
+    pub async fn hosts_matching_any(&self, criteria: HostCriteria<'_>) -> Result<bool, StoreError> {
+        Ok(!self
+            .hosts_matching(criteria, false, &[], 1)
             .await?
-            .rows_affected();
-            if locked == 0 {
-                return Ok(Err(Unbound::NoGrant));
-            }
-            let grant = sqlx::query(
-                "SELECT selector, max_hosts FROM grants WHERE tenant_id = $1 AND pod_manager = $2",
+            .is_empty())
+    }
+
+    /// Up to `limit` free systems (available, unclaimed, not in maintenance) that match
+    /// `criteria`, but those of `excluding`, in id order.
+    pub async fn hosts_free_matching(
+        &self,
+        criteria: HostCriteria<'_>,
+        excluding: &[HostId],
+        limit: u32,
+    ) -> Result<Vec<HostId>, StoreError> {
+        self.hosts_matching(criteria, true, excluding, limit).await
+    }
+
+    async fn hosts_matching(
+        &self,
+        criteria: HostCriteria<'_>,
+        free: bool,
+        excluding: &[HostId],
+        limit: u32,
+    ) -> Result<Vec<HostId>, StoreError> {
+        let (sql, params) = matching(criteria, free, excluding, limit);
+        let mut query = sqlx::query_scalar::<_, String>(&sql);
+        for param in params {
+            query = match param {
+                Param::Text(text) => query.bind(text),
+                Param::Int(n) => query.bind(n),
+            };
+        }
+        let ids = query.fetch_all(&mut *self.reader().await?).await?;
+        Ok(ids.into_iter().map(HostId::from).collect())
+    }
+
+    /// How many claims of a tenant at a pod manager hold a host.
+    pub async fn claims_holding_hosts(
+        &self,
+        tenant: &TenantId,
+        pod_manager: &PodManagerId,
+    ) -> Result<i64, StoreError> {
+        Ok(sqlx::query_scalar(
+            "SELECT COUNT(*) FROM claims WHERE tenant_id = $1 AND pod_manager = $2 AND host_id IS NOT NULL",
+        )
+        .bind(tenant.as_str())
+        .bind(pod_manager.as_str())
+        .fetch_one(&mut *self.reader().await?)
+        .await?)
+    }
+
+    /// Binds a claim to a host in one transaction, only if the claim is still pending as it was
+    /// read, the host still free, the tenant still granted the pod manager and, with
+    /// `max_held`, holding fewer hosts there than that. The binds of one grant are serialized
+    /// (a row lock on PostgreSQL; SQLite's write lock is held anyway), so the limit holds
+    /// whatever the number of processes, and two binds racing for one host never both get it.
+    pub async fn claim_bind_host(
+        &self,
+        bind: &Bind<'_>,
+        now: &str,
+    ) -> Result<BindOutcome, StoreError> {
+        let mut writer = self.writer().await?;
+        let mut tx = writer.begin().await?;
+        let locked = sqlx::query(
+            "UPDATE grants SET max_hosts = max_hosts WHERE tenant_id = $1 AND pod_manager = $2",
+        )
+        .bind(bind.tenant.as_str())
+        .bind(bind.pod_manager.as_str())
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if locked == 0 {
+            return Ok(BindOutcome::NoGrant);
+        }
+        if let Some(max) = bind.max_held {
+            let held: i64 = sqlx::query_scalar(
+                "SELECT COUNT(*) FROM claims WHERE tenant_id = $1 AND pod_manager = $2 AND host_id IS NOT NULL",
             )
-            .bind(claim.tenant_id.as_str())
-            .bind(claim.pod_manager.as_str())
+            .bind(bind.tenant.as_str())
+            .bind(bind.pod_manager.as_str())
             .fetch_one(&mut *tx)
             .await?;
-            let grant_selector: BTreeMap<String, String> =
-                decode("selector", &grant.try_get::<String, _>("selector")?)?;
-            let max_hosts: Option<i64> = grant.try_get("max_hosts")?;
-            let mut selector = grant_selector;
-            selector.extend(claim.selector.clone());
-
-            let matching = |only_free: bool| {
-                format!(
-                    "SELECT h.id FROM hosts h WHERE h.pod_manager = $1 AND h.kind = 'system' \
-                     AND h.cpu_count >= $2 AND h.memory_mib >= $3{}{}{} ORDER BY h.id LIMIT 1",
-                    if only_free {
-                        " AND h.state = 'available' AND h.claim_id IS NULL AND h.maintenance_since IS NULL"
-                    } else {
-                        ""
-                    },
-                    label_conditions(&selector, 4),
-                    if only_free {
-                        excluding(unfit.len(), 4 + 2 * selector.len())
-                            + &with_macs(macs.len(), 4 + 2 * selector.len() + unfit.len())
-                    } else {
-                        String::new()
-                    },
-                )
-            };
-            let (any_sql, free_sql) = (matching(false), matching(true));
-            let bind = |sql, exclude: &[String], macs: &[String]| {
-                let mut q = matching_query(
-                    sql,
-                    &claim.pod_manager,
-                    claim.min_cpu,
-                    claim.min_memory_mib,
-                    &selector,
-                );
-                for id in exclude {
-                    q = q.bind(id.clone());
-                }
-                for mac in macs {
-                    q = q.bind(format!("%\"mac\":\"{mac}\"%"));
-                }
-                q
-            };
-            if bind(&any_sql, &[], &[])
-                .fetch_optional(&mut *tx)
-                .await?
-                .is_none()
-            {
-                return Ok(Err(Unbound::NoMatch));
+            if held >= max {
+                return Ok(BindOutcome::AtLimit);
             }
-            if let Some(max) = max_hosts {
-                let held: i64 = sqlx::query(
-                    "SELECT COUNT(*) AS n FROM claims WHERE tenant_id = $1 AND pod_manager = $2 AND host_id IS NOT NULL",
-                )
-                .bind(claim.tenant_id.as_str())
-                .bind(claim.pod_manager.as_str())
-                .fetch_one(&mut *tx)
-                .await?
-                .try_get("n")?;
-                if held >= max {
-                    return Ok(Err(Unbound::AtLimit { max }));
-                }
-            }
-            let Some(host) = bind(&free_sql, &unfit, &macs)
-                .fetch_optional(&mut *tx)
-                .await?
-            else {
-                return Ok(Err(Unbound::NoneFree {
-                    macs,
-                    unfit: why_unfit,
-                }));
-            };
-            if let Some(fits) = fits
-                && fit.as_ref() != Some(&host)
-            {
-                // Asked outside the transaction, and without the writer (SQLite's only one):
-                // the answer may take a plugin call.
-                tx.rollback().await?;
-                drop(writer);
-                attempts -= 1;
-                match (fits.check)(HostId::from(host.clone())).await? {
-                    None => fit = Some(host),
-                    Some(why) => {
-                        why_unfit = Some(why);
-                        unfit.push(host);
-                        if unfit.len() >= FIT_CHECKS {
-                            return Ok(Err(Unbound::FitsNone {
-                                tried: FIT_CHECKS,
-                                last: why_unfit.unwrap_or_default(),
-                            }));
-                        }
-                    }
-                }
-                continue;
-            }
-            let taken = sqlx::query(
-                "UPDATE hosts SET claim_id = $1, updated_at = $3 WHERE id = $2 AND claim_id IS NULL \
-                 AND state = 'available' AND maintenance_since IS NULL",
-            )
-            .bind(claim_id.as_str())
-            .bind(&host)
-            .bind(now)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
-            if taken == 0 {
-                // Another claim won this host meanwhile: look again.
-                tx.rollback().await?;
-                continue;
-            }
-            // Only a claim that is still pending binds: a concurrent bind of the same claim
-            // (which read it as pending before this one) must not bind it twice. Dropping the
-            // transaction undoes the host's update.
-            let bound = sqlx::query(
-                "UPDATE claims SET state = 'bound', reason = NULL, host_id = $2, updated_at = $3 \
-                 WHERE id = $1 AND state = 'pending' AND host_id IS NULL",
-            )
-            .bind(claim_id.as_str())
-            .bind(&host)
-            .bind(now)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
-            if bound == 0 {
-                tx.rollback().await?;
-                continue;
-            }
-            tx.commit().await?;
-            return Ok(Ok(host.into()));
         }
-        Ok(Err(Unbound::Contended))
+        let taken = sqlx::query(
+            "UPDATE hosts SET claim_id = $1, updated_at = $3 WHERE id = $2 AND claim_id IS NULL \
+             AND state = 'available' AND maintenance_since IS NULL",
+        )
+        .bind(bind.claim.as_str())
+        .bind(bind.host.as_str())
+        .bind(now)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if taken == 0 {
+            return Ok(BindOutcome::HostTaken);
+        }
+        // Dropping the transaction undoes the host's update.
+        let bound = sqlx::query(
+            "UPDATE claims SET state = 'bound', reason = NULL, host_id = $2, updated_at = $3 \
+             WHERE id = $1 AND state = 'pending' AND host_id IS NULL AND updated_at = $4",
+        )
+        .bind(bind.claim.as_str())
+        .bind(bind.host.as_str())
+        .bind(now)
+        .bind(bind.claim_read_at)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if bound == 0 {
+            return Ok(BindOutcome::ClaimChanged);
+        }
+        tx.commit().await?;
+        Ok(BindOutcome::Bound)
     }
 }

@@ -56,6 +56,22 @@ impl Datastore {
         r.as_ref().map(row).transpose()
     }
 
+    /// The grant of a tenant for a pod manager (a tenant has at most one for each).
+    pub async fn grant_of(
+        &self,
+        tenant_id: &TenantId,
+        pod_manager: &PodManagerId,
+    ) -> Result<Option<GrantRow>, StoreError> {
+        let r = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM grants WHERE tenant_id = $1 AND pod_manager = $2"
+        ))
+        .bind(tenant_id.as_str())
+        .bind(pod_manager.as_str())
+        .fetch_optional(&mut *self.reader().await?)
+        .await?;
+        r.as_ref().map(row).transpose()
+    }
+
     /// Grants, optionally of one tenant or one pod manager.
     pub async fn grant_list(
         &self,

@@ -128,6 +128,7 @@ impl Datastore {
         // sync's missing-mark take a host both saw.
         for batch in hosts.chunks(SYNC_BATCH) {
             let mut writer = self.writer().await?;
+            let queues = writer.queues(self);
             let mut tx = writer.begin().await?;
             for h in batch {
                 let new = !known.contains(&h.system_id);
@@ -161,7 +162,7 @@ impl Datastore {
                 if new {
                     let mut host = h.clone();
                     host.pod_manager = pod_manager.to_owned();
-                    super::operations::insert(&register(&host))
+                    super::operations::insert(&register(&host), queues)
                         .execute(&mut *tx)
                         .await?;
                     added += 1;
@@ -195,6 +196,7 @@ impl Datastore {
         register: &super::OperationRow,
     ) -> Result<(), StoreError> {
         let mut writer = self.writer().await?;
+        let queues = writer.queues(self);
         let mut tx = writer.begin().await?;
         bind_inventory(
             sqlx::query(&format!(
@@ -225,7 +227,7 @@ impl Datastore {
         .bind(&h.maintenance_reason)
         .execute(&mut *tx)
         .await?;
-        super::operations::insert(register)
+        super::operations::insert(register, queues)
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
@@ -626,10 +628,13 @@ impl Datastore {
         op: &super::OperationRow,
     ) -> Result<bool, StoreError> {
         let mut writer = self.writer().await?;
+        let queues = writer.queues(self);
         let mut tx = writer.begin().await?;
         let moved = transition(&mut tx, id, t.from, t.to, t.unclaimed, &op.created_at).await?;
         if moved {
-            super::operations::insert(op).execute(&mut *tx).await?;
+            super::operations::insert(op, queues)
+                .execute(&mut *tx)
+                .await?;
         }
         tx.commit().await?;
         Ok(moved)
@@ -646,6 +651,7 @@ impl Datastore {
         register: &super::OperationRow,
     ) -> Result<bool, StoreError> {
         let mut writer = self.writer().await?;
+        let queues = writer.queues(self);
         let mut tx = writer.begin().await?;
         if !transition(&mut tx, id, t.from, t.to, t.unclaimed, &register.created_at).await? {
             return Ok(false);
@@ -655,7 +661,7 @@ impl Datastore {
             .bind(sealed)
             .execute(&mut *tx)
             .await?;
-        super::operations::insert(register)
+        super::operations::insert(register, queues)
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
@@ -759,12 +765,11 @@ impl Datastore {
         pod_manager: &PodManagerId,
         system_id: &str,
     ) -> Result<Option<(String, String)>, StoreError> {
-        // `nics` is the JSON of the host's NICs, written by serde: `"mac":"52:54:00:aa:00:01"`.
         let r = sqlx::query(
-            "SELECT id, name FROM hosts WHERE nics LIKE $1 \
-             AND NOT (pod_manager = $2 AND system_id = $3) LIMIT 1",
+            "SELECT h.id, h.name FROM host_nics n JOIN hosts h ON h.id = n.host_id \
+             WHERE n.mac = $1 AND NOT (h.pod_manager = $2 AND h.system_id = $3) LIMIT 1",
         )
-        .bind(format!("%\"mac\":\"{mac}\"%"))
+        .bind(mac)
         .bind(pod_manager.as_str())
         .bind(system_id)
         .fetch_optional(&mut *self.reader().await?)

@@ -26,7 +26,7 @@ mod tenants;
 mod tokens;
 
 pub use audit::AuditRow;
-pub use claims::{ClaimRow, HostFit, Unbound};
+pub use claims::{Bind, BindOutcome, ClaimRow, HostCriteria};
 pub use events::{EventHorizon, EventRow};
 pub use grants::GrantRow;
 pub use hosts::{HostRow, SyncSummary, Transition};
@@ -71,9 +71,16 @@ pub enum StoreError {
     Busy(#[source] sqlx::Error),
     #[error("stored data is corrupt: {0}")]
     Corrupt(String),
-    /// A check the application made during a datastore operation failed.
-    #[error("{0}")]
-    Check(String),
+    /// A backup was asked of a database with no file (an in-memory one).
+    #[error("an in-memory database has no file to back up")]
+    NoFile,
+    /// The copy a backup made could not be opened.
+    #[error("cannot open the backup {}", path.display())]
+    BackupFile {
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// A stored name (a state, a role, a source) that is none of its type's.
@@ -127,6 +134,9 @@ pub struct Datastore {
     /// Woken each time a writer connection is handed back (after its statement or its
     /// transaction ended): what watches the events table reads it then, not only on its tick.
     written: std::sync::Arc<tokio::sync::Notify>,
+    /// Woken each time a writer that stored an operation is handed back: the operations
+    /// worker leases it at once, whichever feature queued it.
+    queued: std::sync::Arc<tokio::sync::Notify>,
 }
 
 /// How long a PostgreSQL connection may sit idle in the pool before it is pinged on its way out.
@@ -272,11 +282,18 @@ impl Conn {
     }
 }
 
-/// The writer connection: a `Conn` that, handed back, wakes what waits for writes.
+/// The writer connection: a `Conn` that, handed back, wakes what waits for writes (and, where
+/// it stored an operation, what waits for operations).
 pub(crate) struct Writer {
     conn: Conn,
     written: std::sync::Arc<tokio::sync::Notify>,
+    queued: Option<std::sync::Arc<tokio::sync::Notify>>,
 }
+
+/// Proof that the writer at hand wakes the operations worker once handed back: what stores an
+/// operation (`operations::insert`) takes one.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Queues(());
 
 impl std::ops::Deref for Writer {
     type Target = AnyConnection;
@@ -293,6 +310,13 @@ impl std::ops::DerefMut for Writer {
 }
 
 impl Writer {
+    /// Says that this writer stores an operation: handed back, it wakes the operations worker
+    /// (after the commit; a rollback only wakes it for nothing).
+    pub(crate) fn queues(&mut self, datastore: &Datastore) -> Queues {
+        self.queued = Some(datastore.queued.clone());
+        Queues(())
+    }
+
     /// `Conn::begin` on the writer.
     pub(crate) async fn begin(&mut self) -> Result<sqlx::Transaction<'_, sqlx::Any>, StoreError> {
         self.conn.begin().await
@@ -302,6 +326,9 @@ impl Writer {
 impl Drop for Writer {
     fn drop(&mut self) {
         self.written.notify_one();
+        if let Some(queued) = &self.queued {
+            queued.notify_one();
+        }
     }
 }
 
@@ -387,6 +414,7 @@ impl Datastore {
             backend,
             tokens: Default::default(),
             written: Default::default(),
+            queued: Default::default(),
         };
         store.migrate().await?;
         Ok(store)
@@ -425,7 +453,14 @@ impl Datastore {
         Ok(Writer {
             conn: self.writer.get().await?,
             written: self.written.clone(),
+            queued: None,
         })
+    }
+
+    /// Resolves after this process stored an operation (or at once, if one was stored since the
+    /// last call): one waiter, the operations worker.
+    pub async fn queued(&self) {
+        self.queued.notified().await
     }
 
     /// Resolves after a write of this process ended (or at once, if one ended since the last

@@ -70,6 +70,7 @@ const FILES: &[File] = &[
     migration!("0018_operation_limits.sql"),
     migration!("0019_redfish_sessions.sql"),
     migration!("0020_preprovisioning_image.sql"),
+    migration!("0021_host_nics.sql", per_database),
 ];
 
 /// The migrator of Podium's schema on `backend`.

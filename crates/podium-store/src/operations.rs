@@ -121,9 +121,11 @@ fn row(r: &sqlx::any::AnyRow) -> Result<OperationRow, StoreError> {
     })
 }
 
-/// The statement that stores a new operation, for a transaction that does more.
+/// The statement that stores a new operation, for a transaction that does more, on a writer
+/// that wakes the operations worker once handed back.
 pub(super) fn insert(
     op: &OperationRow,
+    _queues: crate::Queues,
 ) -> sqlx::query::Query<'_, sqlx::Any, sqlx::any::AnyArguments<'_>> {
     sqlx::query(INSERT)
         .bind(op.id.as_str())
@@ -148,7 +150,9 @@ const INSERT: &str = "INSERT INTO operations (id, kind, status, pod_manager, hos
 
 impl Datastore {
     pub async fn operation_create(&self, op: &OperationRow) -> Result<(), StoreError> {
-        insert(op).execute(&mut *self.writer().await?).await?;
+        let mut writer = self.writer().await?;
+        let queues = writer.queues(self);
+        insert(op, queues).execute(&mut *writer).await?;
         Ok(())
     }
 

@@ -170,6 +170,24 @@ impl Background {
             .clone()
     }
 
+    /// Runs `job` whenever `wakes` resolves (the datastore stored an operation, say), for as
+    /// long as the tasks run.
+    pub(crate) fn wake_on<F>(&self, job: Job, wakes: impl Fn() -> F + Send + 'static)
+    where
+        F: std::future::Future<Output = ()> + Send,
+    {
+        let task = self.task(job).clone();
+        self.handles
+            .lock()
+            .expect("handles poisoned")
+            .push(tokio::spawn(async move {
+                loop {
+                    wakes().await;
+                    task.now.notify_one();
+                }
+            }));
+    }
+
     /// Starts every task; the sync and the leasing run at once, the others after an interval.
     pub(crate) fn start(&self, runner: Runner, intervals: Intervals) {
         let mut handles = self.handles.lock().expect("handles poisoned");

@@ -34,6 +34,12 @@ impl Podium {
             Box::pin(async move { run(job, &podium, intervals).await })
         });
         self.inner.background.start(runner, intervals);
+        // Whatever stores an operation wakes the leasing: no feature wakes it by hand.
+        let datastore = self.datastore().clone();
+        self.inner.background.wake_on(Job::Leasing, move || {
+            let datastore = datastore.clone();
+            async move { datastore.queued().await }
+        });
     }
 
     /// Shuts this process's work down: event streams end, the periodic tasks stop, the operations worker leases

@@ -466,7 +466,7 @@ impl Podium {
             return Ok(None);
         };
         let malformed = |reason: String| {
-            Error::Plugin(CallError::Malformed {
+            Error::from(CallError::Malformed {
                 plugin: plugin.label(),
                 reason,
             })
@@ -541,6 +541,6 @@ fn ipam_error(e: CallError) -> Error {
             plugin,
             error: PluginError::InvalidInput(message),
         } => Error::invalid("owner", format!("plugin {plugin}: {message}")),
-        other => Error::Plugin(other),
+        other => Error::from(other),
     }
 }

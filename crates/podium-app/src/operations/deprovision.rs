@@ -63,15 +63,15 @@ impl Podium {
         host: &HostRow,
     ) -> Result<Option<String>, Error> {
         let pm = self.pod_manager_load(&host.pod_manager).await?;
-        self.host_driver(&pm, host)
-            .await?
+        let driver = self.host_driver(&pm, host).await?;
+        driver
+            .call()
             .set_power(&host.system_id, PowerAction::ForceOff)
             .await
-            .map_err(Error::Plugin)?;
-        self.eject_all_media(&pm, host).await?;
-        let kept = match self
-            .host_driver(&pm, host)
-            .await?
+            .map_err(Error::from)?;
+        super::provision::eject_all(&driver, host).await?;
+        let kept = match driver
+            .call()
             .set_boot_override(
                 &host.system_id,
                 BootSettings {

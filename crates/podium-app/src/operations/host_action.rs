@@ -14,22 +14,19 @@ impl Podium {
         action: &OperationRequest,
     ) -> Result<Option<serde_json::Value>, Error> {
         let pm = self.pod_manager_load(&host.pod_manager).await?;
-        let call = self.host_driver(&pm, host).await?;
+        let driver = self.host_driver(&pm, host).await?;
         match action {
             OperationRequest::Power(a) => {
-                call.set_power(&host.system_id, *a)
+                driver
+                    .call()
+                    .set_power(&host.system_id, *a)
                     .await
-                    .map_err(Error::Plugin)?;
+                    .map_err(Error::from)?;
                 let now = podium_store::now();
                 // The BMC obeys again: a power management error is over.
                 self.datastore().host_recover_power(&host.id, &now).await?;
                 // Read back what the BMC reports now.
-                if let Ok(state) = self
-                    .host_driver(&pm, host)
-                    .await?
-                    .get_power(&host.system_id)
-                    .await
-                {
+                if let Ok(state) = driver.call().get_power(&host.system_id).await {
                     self.datastore()
                         .host_set_power(&host.id, power_state_name(state), &now)
                         .await?;
@@ -38,18 +35,21 @@ impl Podium {
                     ));
                 }
             }
-            OperationRequest::Boot(b) => call
+            OperationRequest::Boot(b) => driver
+                .call()
                 .set_boot_override(&host.system_id, *b)
                 .await
-                .map_err(Error::Plugin)?,
-            OperationRequest::Media(MediaAction::Insert(m)) => call
+                .map_err(Error::from)?,
+            OperationRequest::Media(MediaAction::Insert(m)) => driver
+                .call()
                 .insert_media(&host.system_id, m.clone())
                 .await
-                .map_err(Error::Plugin)?,
-            OperationRequest::Media(MediaAction::Eject { media_type }) => call
+                .map_err(Error::from)?,
+            OperationRequest::Media(MediaAction::Eject { media_type }) => driver
+                .call()
                 .eject_media(&host.system_id, *media_type)
                 .await
-                .map_err(Error::Plugin)?,
+                .map_err(Error::from)?,
             other => {
                 return Err(Error::Internal(anyhow::anyhow!(
                     "{} is not a host action",

@@ -35,9 +35,10 @@ impl Podium {
         let system = self
             .host_driver(&pm, &host)
             .await?
+            .call()
             .inspect(&host.system_id)
             .await
-            .map_err(Error::Plugin)?;
+            .map_err(Error::from)?;
         let now = podium_store::now();
         self.datastore()
             .host_refresh(

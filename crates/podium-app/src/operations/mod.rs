@@ -43,7 +43,10 @@ const RETRY_MAX: Duration = Duration::from_secs(60);
 /// Whether a failure may pass if the operation is tried again later.
 fn transient(e: &Error) -> bool {
     match e {
-        Error::Plugin(e @ (CallError::Plugin { .. } | CallError::Busy { .. })) => e.is_transient(),
+        Error::Plugin {
+            source: e @ (CallError::Plugin { .. } | CallError::Busy { .. }),
+            ..
+        } => e.is_transient(),
         // A call that ran out its deadline is the plugin's failure (a BMC's slowness shows as
         // the `http` import's timeout, which the plugin reports as transient): trying again
         // would repeat whatever it did until the deadline.
@@ -110,13 +113,19 @@ impl Podium {
             .clone()
     }
 
-    /// Stores an operation and wakes the leasing.
+    /// Stores an operation; the datastore wakes the leasing (as it does for every operation
+    /// stored, whichever feature queued it).
     pub(crate) async fn operation_enqueue(&self, op: &OperationRow) -> Result<(), Error> {
         self.datastore().operation_create(op).await?;
+        Ok(())
+    }
+
+    /// Wakes the leasing where something other than a new operation made one due: a slot of
+    /// this process freed, a host's maintenance ended.
+    pub(crate) fn operations_wake(&self) {
         self.inner
             .background
             .run_now(crate::background::Job::Leasing);
-        Ok(())
     }
 
     /// One pass of the `leasing` task (`background/`): leases what is due while there is room.
@@ -171,10 +180,7 @@ impl Podium {
                 operations.tasks.lock().expect("tasks poisoned").remove(&id);
                 operations.running.fetch_sub(1, Ordering::AcqRel);
                 operations.ended.notify_waiters();
-                podium
-                    .inner
-                    .background
-                    .run_now(crate::background::Job::Leasing);
+                podium.operations_wake();
             });
             tasks.insert(id, task);
         }

@@ -30,31 +30,6 @@ impl Podium {
             })
     }
 
-    /// Ejects whatever is in the host's CD, USB and floppy slots; a BMC without one kind of
-    /// slot has nothing to eject there.
-    pub(crate) async fn eject_all_media(
-        &self,
-        pm: &crate::bindings::PodManager,
-        host: &podium_store::HostRow,
-    ) -> Result<(), Error> {
-        for media in [MediaType::Cd, MediaType::Usb, MediaType::Floppy] {
-            match self
-                .host_driver(pm, host)
-                .await?
-                .eject_media(&host.system_id, media)
-                .await
-            {
-                Ok(())
-                | Err(CallError::Plugin {
-                    error: PluginError::Unsupported(_),
-                    ..
-                }) => {}
-                Err(e) => return Err(Error::Plugin(e)),
-            }
-        }
-        Ok(())
-    }
-
     /// Boots a host from virtual media: ejects whatever is in, inserts `image_url` in the CD and
     /// the config drive at `drive_path` (under [`Podium::download_base`]) in the USB slot, else
     /// the floppy, sets a one-time boot from CD and powers on. A host already on is force
@@ -77,9 +52,10 @@ impl Podium {
                 }
             )
         };
-        self.eject_all_media(pm, host).await?;
-        self.host_driver(pm, host)
-            .await?
+        let driver = self.host_driver(pm, host).await?;
+        eject_all(&driver, host).await?;
+        driver
+            .call()
             .insert_media(
                 &host.system_id,
                 MediaRequest {
@@ -89,13 +65,12 @@ impl Podium {
                 },
             )
             .await
-            .map_err(Error::Plugin)?;
+            .map_err(Error::from)?;
         let mut inserted = false;
         let mut refusals = Vec::new();
         for media in [MediaType::Usb, MediaType::Floppy] {
-            match self
-                .host_driver(pm, host)
-                .await?
+            match driver
+                .call()
                 .insert_media(
                     &host.system_id,
                     MediaRequest {
@@ -111,7 +86,7 @@ impl Podium {
                     break;
                 }
                 Err(e) if unsupported(&e) => refusals.push(e.to_string()),
-                Err(e) => return Err(Error::Plugin(e)),
+                Err(e) => return Err(Error::from(e)),
             }
         }
         if !inserted {
@@ -125,8 +100,8 @@ impl Podium {
                 ),
             });
         }
-        self.host_driver(pm, host)
-            .await?
+        driver
+            .call()
             .set_boot_override(
                 &host.system_id,
                 BootSettings {
@@ -136,21 +111,16 @@ impl Podium {
                 },
             )
             .await
-            .map_err(Error::Plugin)?;
-        let action = match self
-            .host_driver(pm, host)
-            .await?
-            .get_power(&host.system_id)
-            .await
-        {
+            .map_err(Error::from)?;
+        let action = match driver.call().get_power(&host.system_id).await {
             Ok(PowerState::On) => PowerAction::ForceRestart,
             _ => PowerAction::On,
         };
-        self.host_driver(pm, host)
-            .await?
+        driver
+            .call()
             .set_power(&host.system_id, action)
             .await
-            .map_err(Error::Plugin)?;
+            .map_err(Error::from)?;
         Ok(action)
     }
 
@@ -203,4 +173,23 @@ impl Podium {
             "power_state": observed.as_ref().and_then(|o| o.get("power_state")),
         })))
     }
+}
+
+/// Ejects whatever is in the host's CD, USB and floppy slots; a BMC without one kind of slot has
+/// nothing to eject there.
+pub(super) async fn eject_all(
+    driver: &crate::drivers::Driver<'_>,
+    host: &podium_store::HostRow,
+) -> Result<(), Error> {
+    for media in [MediaType::Cd, MediaType::Usb, MediaType::Floppy] {
+        match driver.call().eject_media(&host.system_id, media).await {
+            Ok(())
+            | Err(CallError::Plugin {
+                error: PluginError::Unsupported(_),
+                ..
+            }) => {}
+            Err(e) => return Err(Error::from(e)),
+        }
+    }
+    Ok(())
 }

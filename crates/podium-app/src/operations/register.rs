@@ -18,24 +18,19 @@ impl Podium {
         let power = self
             .host_driver(&pm, &host)
             .await?
+            .call()
             .get_power(&host.system_id)
             .await
-            .map_err(Error::Plugin)?;
+            .map_err(Error::from)?;
         let power = crate::inventory::power_state_name(power);
         self.datastore()
             .host_set_power(&host.id, power, &podium_store::now())
             .await?;
         let inspect =
             OperationRow::queued(OperationRequest::Inspect, &host.pod_manager, Some(&host.id));
-        if self
-            .datastore()
+        self.datastore()
             .host_transition_queue(&host.id, REGISTERED, &inspect)
-            .await?
-        {
-            self.inner
-                .background
-                .run_now(crate::background::Job::Leasing);
-        }
+            .await?;
         Ok(Some(json!({ "power_state": power })))
     }
 }

@@ -10,8 +10,9 @@ use podium_types::views::{
     OperationView, RedfishAccountView, RedfishRole, SessionView, SystemView,
 };
 use podium_types::{
-    BootSettings, ClaimId, ClaimState, HostFilter, HostId, MediaAction, OperationId,
-    OperationRequest, Page, PowerAction, PowerState, Secret, SessionId, TenantScope,
+    BootMode, BootPersistence, BootSettings, BootTarget, ClaimId, ClaimState, HostFilter, HostId,
+    MediaAction, OperationId, OperationRequest, Page, PowerAction, PowerState, Secret, SessionId,
+    TenantScope,
 };
 
 use crate::app::Podium;
@@ -43,6 +44,47 @@ pub enum RedfishCredential<'a> {
     Token(&'a str),
     /// A session's token (`X-Auth-Token`).
     Session(&'a str),
+}
+
+/// What a PATCH of a system's `Boot` names; what it leaves out keeps its value.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BootChange {
+    pub target: Option<BootTarget>,
+    pub persistence: Option<BootPersistence>,
+    pub mode: Option<BootMode>,
+}
+
+impl BootChange {
+    /// The override asked for, over the `current` one, as BMCs read a PATCH: a target without
+    /// `BootSourceOverrideEnabled` keeps the current persistence (`Once` where there is none);
+    /// `Disabled` alone clears the target; a device is needed unless the override is disabled.
+    fn over(self, current: Option<BootSettings>) -> Result<BootSettings, Error> {
+        let current_persistence = current
+            .map(|c| c.persistence)
+            .filter(|p| *p != BootPersistence::Disabled)
+            .unwrap_or(BootPersistence::Once);
+        let persistence = match (self.persistence, self.target) {
+            (Some(p), _) => p,
+            (None, Some(BootTarget::None)) => BootPersistence::Disabled,
+            (None, _) => current_persistence,
+        };
+        let target = match (self.target, persistence) {
+            (Some(t), _) => t,
+            (None, BootPersistence::Disabled) => BootTarget::None,
+            (None, _) => current.map_or(BootTarget::None, |c| c.target),
+        };
+        if target == BootTarget::None && persistence != BootPersistence::Disabled {
+            return Err(Error::invalid(
+                "BootSourceOverrideTarget",
+                "must be a device when BootSourceOverrideEnabled is Once or Continuous",
+            ));
+        }
+        Ok(BootSettings {
+            target,
+            persistence,
+            mode: self.mode.or(current.and_then(|c| c.mode)),
+        })
+    }
 }
 
 /// The caller of a Redfish request, and the session it came through.
@@ -326,8 +368,10 @@ impl Podium {
         &self,
         caller: &Caller,
         id: &HostId,
-        boot: BootSettings,
+        change: BootChange,
     ) -> Result<OperationView, Error> {
+        let (host, _) = self.redfish_host(caller, id).await?;
+        let boot = change.over(host.boot)?;
         self.redfish_operation(caller, id, HostAction::Boot, OperationRequest::Boot(boot))
             .await
     }

@@ -182,7 +182,7 @@ fn render_failed(host: &HostRow, e: CallError) -> Error {
                 host.id, host.name
             ),
         },
-        other => Error::Plugin(other),
+        other => Error::from(other),
     }
 }
 
@@ -261,7 +261,7 @@ impl Podium {
                     code: "network_config_owned_by_site",
                     message,
                 },
-                other => Error::Plugin(other),
+                other => Error::from(other),
             })
     }
 

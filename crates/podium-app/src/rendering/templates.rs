@@ -135,7 +135,7 @@ impl Podium {
                     error: PluginError::InvalidConfig(message),
                     ..
                 } => refusal("", &message),
-                other => Error::Plugin(other),
+                other => Error::from(other),
             })
     }
 }

@@ -7,8 +7,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
-use podium_app::error::Error;
-use podium_runtime::{CallError, PluginError};
+use podium_app::error::{Error, PluginFailure};
 
 /// An error as the API returns it.
 #[derive(Debug)]
@@ -62,7 +61,7 @@ impl ApiError {
             }
             Error::InvalidPlugin(_) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_plugin", None),
             Error::TooLarge { .. } => (StatusCode::PAYLOAD_TOO_LARGE, "too_large", None),
-            Error::Plugin(e) => plugin_parts(e),
+            Error::Plugin { failure, .. } => plugin_parts(*failure),
             Error::Unavailable(_) => (StatusCode::SERVICE_UNAVAILABLE, "unavailable", None),
             Error::TooManyRequests { .. } => {
                 (StatusCode::TOO_MANY_REQUESTS, "too_many_requests", None)
@@ -72,40 +71,25 @@ impl ApiError {
     }
 }
 
-fn plugin_parts(e: &CallError) -> (StatusCode, &'static str, Option<String>) {
-    match e {
-        CallError::Plugin { error, .. } => match error {
-            PluginError::InvalidConfig(_) => (
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "invalid_plugin_config",
-                None,
-            ),
-            PluginError::InvalidInput(_) => {
-                (StatusCode::UNPROCESSABLE_ENTITY, "invalid_input", None)
-            }
-            PluginError::Unsupported(_) => (StatusCode::UNPROCESSABLE_ENTITY, "unsupported", None),
-            PluginError::NotFound(_) => (StatusCode::BAD_GATEWAY, "endpoint_not_found", None),
-            PluginError::Conflict(_) => (StatusCode::CONFLICT, "endpoint_conflict", None),
-            PluginError::Unauthorized(_) => {
-                (StatusCode::BAD_GATEWAY, "endpoint_unauthorized", None)
-            }
-            PluginError::Unreachable(_) | PluginError::Timeout(_) => {
-                (StatusCode::BAD_GATEWAY, "endpoint_unreachable", None)
-            }
-            PluginError::Remote { .. } | PluginError::Protocol(_) | PluginError::Internal(_) => {
-                (StatusCode::BAD_GATEWAY, "plugin_failed", None)
-            }
-        },
-        CallError::Deadline { .. } => (StatusCode::GATEWAY_TIMEOUT, "plugin_deadline", None),
-        CallError::Busy { .. } => (StatusCode::SERVICE_UNAVAILABLE, "plugins_busy", None),
-        CallError::MemoryLimit { .. } => (StatusCode::BAD_GATEWAY, "plugin_memory_limit", None),
-        CallError::HttpBudget { .. } => (StatusCode::BAD_GATEWAY, "plugin_request_limit", None),
-        CallError::Trap { .. } => (StatusCode::BAD_GATEWAY, "plugin_trapped", None),
-        CallError::Malformed { .. } => (StatusCode::BAD_GATEWAY, "plugin_malformed_output", None),
-        CallError::WrongWorld { .. } | CallError::Instantiate { .. } => {
-            (StatusCode::BAD_GATEWAY, "plugin_failed", None)
-        }
-    }
+/// The status and code of a failed plugin call.
+fn plugin_parts(failure: PluginFailure) -> (StatusCode, &'static str, Option<String>) {
+    let (status, code) = match failure {
+        PluginFailure::InvalidConfig => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_plugin_config"),
+        PluginFailure::InvalidInput => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_input"),
+        PluginFailure::Unsupported => (StatusCode::UNPROCESSABLE_ENTITY, "unsupported"),
+        PluginFailure::EndpointNotFound => (StatusCode::BAD_GATEWAY, "endpoint_not_found"),
+        PluginFailure::EndpointConflict => (StatusCode::CONFLICT, "endpoint_conflict"),
+        PluginFailure::EndpointUnauthorized => (StatusCode::BAD_GATEWAY, "endpoint_unauthorized"),
+        PluginFailure::EndpointUnreachable => (StatusCode::BAD_GATEWAY, "endpoint_unreachable"),
+        PluginFailure::Deadline => (StatusCode::GATEWAY_TIMEOUT, "plugin_deadline"),
+        PluginFailure::Busy => (StatusCode::SERVICE_UNAVAILABLE, "plugins_busy"),
+        PluginFailure::MemoryLimit => (StatusCode::BAD_GATEWAY, "plugin_memory_limit"),
+        PluginFailure::RequestLimit => (StatusCode::BAD_GATEWAY, "plugin_request_limit"),
+        PluginFailure::Trapped => (StatusCode::BAD_GATEWAY, "plugin_trapped"),
+        PluginFailure::MalformedOutput => (StatusCode::BAD_GATEWAY, "plugin_malformed_output"),
+        PluginFailure::Failed => (StatusCode::BAD_GATEWAY, "plugin_failed"),
+    };
+    (status, code, None)
 }
 
 impl IntoResponse for ApiError {

@@ -25,7 +25,7 @@ use sha2::{Digest, Sha256};
 use podium_app::app::Podium;
 use podium_app::auth::Caller;
 use podium_app::error::Error;
-use podium_app::redfish::{RedfishCaller, RedfishCredential, SESSION_TIMEOUT_SECS};
+use podium_app::redfish::{BootChange, RedfishCaller, RedfishCredential, SESSION_TIMEOUT_SECS};
 use podium_types::views::{OperationView, SessionView, SystemView};
 use podium_types::{
     BootMode, BootPersistence, BootSettings, BootTarget, HostId, MediaAction, MediaRequest,
@@ -874,16 +874,12 @@ async fn system_patch(
         )
         .with_args(&["Boot"]));
     };
-    let settings = boot_settings(boot, current.boot)?;
     let op = podium
-        .redfish_boot(caller.caller(), &current.id, settings)
+        .redfish_boot(caller.caller(), &current.id, boot_change(boot)?)
         .await?;
     Ok(accepted(&op))
 }
 
-/// The override a PATCH of `Boot` asks for, over the current one: a target without
-/// `BootSourceOverrideEnabled` keeps the current persistence (or `Once` where there is none), as
-/// BMCs do.
 /// The value of `table` a property names, or the error that lists the values it may have.
 fn pick<T: Copy>(
     name: &str,
@@ -903,10 +899,8 @@ fn pick<T: Copy>(
         })
 }
 
-fn boot_settings(
-    boot: &Value,
-    current: Option<BootSettings>,
-) -> Result<BootSettings, RedfishError> {
+/// What a PATCH of `Boot` names (`podium-app` reads it over the current override).
+fn boot_change(boot: &Value) -> Result<BootChange, RedfishError> {
     let Some(boot) = boot.as_object() else {
         return Err(RedfishError::new(
             StatusCode::BAD_REQUEST,
@@ -915,43 +909,18 @@ fn boot_settings(
         )
         .with_args(&["Boot"]));
     };
-    let mut target = None;
-    let mut persistence = None;
-    let mut mode = None;
+    let mut change = BootChange::default();
     for (key, value) in boot {
         match key.as_str() {
-            "BootSourceOverrideTarget" => target = Some(pick(key, value, &BOOT_TARGETS)?),
-            "BootSourceOverrideEnabled" => persistence = Some(pick(key, value, &BOOT_ENABLED)?),
-            "BootSourceOverrideMode" => mode = Some(pick(key, value, &BOOT_MODES)?),
+            "BootSourceOverrideTarget" => change.target = Some(pick(key, value, &BOOT_TARGETS)?),
+            "BootSourceOverrideEnabled" => {
+                change.persistence = Some(pick(key, value, &BOOT_ENABLED)?)
+            }
+            "BootSourceOverrideMode" => change.mode = Some(pick(key, value, &BOOT_MODES)?),
             k => return Err(RedfishError::property_unknown(&format!("Boot/{k}"))),
         }
     }
-    let current_persistence = current
-        .map(|c| c.persistence)
-        .filter(|p| *p != BootPersistence::Disabled)
-        .unwrap_or(BootPersistence::Once);
-    let persistence = match (persistence, target) {
-        (Some(p), _) => p,
-        (None, Some(BootTarget::None)) => BootPersistence::Disabled,
-        (None, _) => current_persistence,
-    };
-    let target = match (target, persistence) {
-        (Some(t), _) => t,
-        (None, BootPersistence::Disabled) => BootTarget::None,
-        (None, _) => current.map_or(BootTarget::None, |c| c.target),
-    };
-    if target == BootTarget::None && persistence != BootPersistence::Disabled {
-        return Err(RedfishError::property_value(
-            "BootSourceOverrideTarget",
-            &json!("None"),
-            "a device, when BootSourceOverrideEnabled is Once or Continuous",
-        ));
-    }
-    Ok(BootSettings {
-        target,
-        persistence,
-        mode: mode.or(current.and_then(|c| c.mode)),
-    })
+    Ok(change)
 }
 
 async fn system_reset(

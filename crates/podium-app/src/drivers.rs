@@ -1,0 +1,122 @@
+//! The one way to a driver: a pod manager's, or a host's (through its own BMC where it has
+//! one, else its pod manager's), with its plugin, its configuration and the endpoint it may
+//! reach, the BMC's credentials unsealed once, here, for as many calls as the work needs.
+
+use podium_runtime::{CallContext, Credentials, DriverCall, Endpoint, Plugin, Runtime, TlsPolicy};
+use podium_store::HostRow;
+use podium_types::PodManagerId;
+use url::Url;
+
+use crate::app::Podium;
+use crate::bindings::PodManager;
+use crate::error::Error;
+
+/// A driver ready to call: each `call` is one plugin call (one instance), on the same endpoint.
+pub(crate) struct Driver<'a> {
+    runtime: &'a Runtime,
+    plugin: Plugin,
+    config: String,
+    endpoint: Endpoint,
+}
+
+impl<'a> Driver<'a> {
+    /// One call of the driver.
+    pub(crate) fn call(&self) -> DriverCall<'a> {
+        self.runtime.driver(
+            &self.plugin,
+            CallContext {
+                config: self.config.clone(),
+                endpoint: Some(self.endpoint.clone()),
+                allocations: None,
+            },
+        )
+    }
+}
+
+impl Podium {
+    /// The driver of a pod manager, at its own endpoint.
+    pub(crate) async fn pod_manager_driver(&self, pm: &PodManager) -> Result<Driver<'_>, Error> {
+        let endpoint = self.endpoint(
+            &pm.uuid,
+            &pm.url,
+            pm.auth_sealed.as_deref(),
+            pm.tls_verify,
+            pm.tls_ca_bundle.as_deref(),
+            pm.tls_pinned_sha256.as_deref(),
+        )?;
+        self.driver(pm, endpoint).await
+    }
+
+    /// The driver of a host: its own BMC where it has one, else its pod manager's.
+    pub(crate) async fn host_driver(
+        &self,
+        pm: &PodManager,
+        host: &HostRow,
+    ) -> Result<Driver<'_>, Error> {
+        match &host.bmc_url {
+            None => self.pod_manager_driver(pm).await,
+            Some(url) => {
+                let endpoint = self.endpoint(
+                    &pm.uuid,
+                    url,
+                    host.bmc_auth_sealed.as_deref(),
+                    host.bmc_tls_verify,
+                    host.bmc_tls_ca_bundle.as_deref(),
+                    host.bmc_tls_pinned_sha256.as_deref(),
+                )?;
+                self.driver(pm, endpoint).await
+            }
+        }
+    }
+
+    async fn driver(&self, pm: &PodManager, endpoint: Endpoint) -> Result<Driver<'_>, Error> {
+        Ok(Driver {
+            runtime: self.runtime(),
+            plugin: self.plugin_load(&pm.driver.sha256).await?,
+            config: pm.driver.config.to_string(),
+            endpoint,
+        })
+    }
+
+    /// An endpoint, its sealed credentials opened.
+    fn endpoint(
+        &self,
+        pod_manager: &PodManagerId,
+        url: &str,
+        auth_sealed: Option<&str>,
+        tls_verify: bool,
+        ca_bundle: Option<&str>,
+        pinned_sha256: Option<&str>,
+    ) -> Result<Endpoint, Error> {
+        let credentials = match auth_sealed {
+            None => None,
+            Some(sealed) => {
+                let opened = self
+                    .inner
+                    .sealer
+                    .open(sealed)
+                    .map_err(|e| Error::Internal(e.into()))?;
+                let value: serde_json::Value = serde_json::from_str(opened.expose())
+                    .map_err(|e| Error::Internal(anyhow::anyhow!("sealed credentials: {e}")))?;
+                Some(Credentials {
+                    username: value["username"].as_str().unwrap_or_default().to_owned(),
+                    password: podium_types::Secret::new(
+                        value["password"].as_str().unwrap_or_default(),
+                    ),
+                })
+            }
+        };
+        let tls = match (tls_verify, ca_bundle, pinned_sha256) {
+            (false, _, _) => TlsPolicy::Insecure,
+            (true, _, Some(pin)) => TlsPolicy::Pinned(pin.to_owned()),
+            (true, Some(pem), None) => TlsPolicy::CaBundle(pem.to_owned()),
+            (true, None, None) => TlsPolicy::System,
+        };
+        Ok(Endpoint {
+            base: Url::parse(url).map_err(|e| Error::Internal(e.into()))?,
+            credentials,
+            tls,
+            pod_manager: Some(pod_manager.clone()),
+        })
+    }
+}
