@@ -308,3 +308,23 @@ fn the_application_crate_has_no_import_cycle() {
         }
     }
 }
+
+/// The HTTP API answers the application's errors in the application's words: no handler names
+/// a type of the plugin runtime (the server's start-up, outside `api/`, configures it).
+#[test]
+fn the_http_api_names_nothing_of_the_plugin_runtime() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let mut files = Vec::new();
+    rust_files(&root.join("crates/podium-server/src/api"), &mut files);
+    assert!(files.len() > 10, "found only {} files", files.len());
+    let naming: Vec<String> = files
+        .iter()
+        .filter(|f| {
+            std::fs::read_to_string(f)
+                .unwrap_or_default()
+                .contains("podium_runtime")
+        })
+        .map(|f| f.strip_prefix(root).unwrap_or(f).display().to_string())
+        .collect();
+    assert!(naming.is_empty(), "these name podium_runtime: {naming:?}");
+}

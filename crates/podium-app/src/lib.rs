@@ -31,3 +31,7 @@ pub mod rendering;
 mod sealing;
 mod tenants;
 mod views;
+
+/// The latency buckets of every histogram Podium keeps (plugin calls, operations, HTTP
+/// requests), so that they read alike.
+pub use podium_runtime::latency_histogram;

@@ -48,7 +48,7 @@ impl HttpMetrics {
     pub(crate) fn registered(podium: &Podium) -> HttpMetrics {
         let metrics = HttpMetrics {
             requests: Family::default(),
-            seconds: Family::new_with_constructor(podium_runtime::latency_histogram),
+            seconds: Family::new_with_constructor(podium_app::latency_histogram),
         };
         podium.metrics_register(|registry| {
             registry.register(
