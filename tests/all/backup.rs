@@ -7,12 +7,11 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use podium_tests::sushy::{Sushy, SushyConfig};
-use podium_tests::{ADMIN_TOKEN, Client, ProcessServer, eventually};
+use podium_tests::{ADMIN_TOKEN, BMC_PASSWORD, Client, ProcessServer, eventually};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_podium-under-test");
-const BMC_PASSWORD: &str = "backup-bmc-password-7";
 
 /// Runs `podium backup FILE` against `url` with `token`.
 async fn backup(url: &str, token: &str, file: &std::path::Path) -> std::process::Output {
@@ -61,14 +60,7 @@ async fn a_backup_taken_while_serving_restores_into_a_fresh_data_directory() {
         .as_str()
         .unwrap()
         .to_owned();
-    let hosts_path = format!("/v1/hosts?pod_manager={pm}&state=available");
-    eventually(Duration::from_secs(30), "hosts synced", || async {
-        let hosts = admin.get(&hosts_path).await.body["items"]
-            .as_array()
-            .cloned()?;
-        (hosts.iter().filter(|h| h["kind"] == "system").count() == 2).then_some(())
-    })
-    .await;
+    admin.systems_in_state(&pm, 2, "available").await;
     let pool = admin
         .created(
             "/v1/ip_pools",
@@ -190,7 +182,10 @@ async fn a_backup_taken_while_serving_restores_into_a_fresh_data_directory() {
     assert_eq!(mine.status, StatusCode::OK, "{}", mine.text);
     assert_eq!(mine.body["state"], "bound");
     // The sealed BMC credentials open with the key: a power operation reaches the BMC.
-    let hosts: Vec<Value> = admin.get(&hosts_path).await.body["items"]
+    let hosts: Vec<Value> = admin
+        .get(&format!("/v1/hosts?pod_manager={pm}&state=available"))
+        .await
+        .body["items"]
         .as_array()
         .cloned()
         .unwrap_or_default();

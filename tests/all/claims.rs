@@ -4,78 +4,18 @@
 
 use std::time::Duration;
 
-use podium_tests::sushy::{Sushy, SushyConfig};
-use podium_tests::{Client, TestServer, eventually};
+use podium_tests::{BMC_PASSWORD, Site, eventually};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-const BMC_PASSWORD: &str = "claims-bmc-password-1";
-
-struct Site {
-    server: TestServer,
-    bmc: Sushy,
-    pm: String,
-    /// Serves the claims' image: a claim that binds online is provisioned with it.
-    images: podium_tests::ImageServer,
-}
-
-async fn site(systems: u32) -> Site {
-    let server = TestServer::start_with(|c| {
-        c.probe_interval = Duration::from_millis(300);
-        c.sync_interval = Duration::from_secs(3600);
-    })
-    .await;
-    let mut config = SushyConfig::with_systems(systems);
-    config.basic_auth = Some(("admin".into(), BMC_PASSWORD.into()));
-    let bmc = Sushy::start(config).await.unwrap();
-    let admin = server.admin();
-    let pm = admin.created("/v1/pod_managers",
-            json!({"name": "site", "url": bmc.url(), "auth": {"username": "admin", "password": BMC_PASSWORD}})).await;
-    let pm = pm.body["uuid"].as_str().unwrap().to_owned();
-    let path = format!("/v1/hosts?pod_manager={pm}&state=available");
-    eventually(Duration::from_secs(20), "hosts synced", || async {
-        let hosts = admin.get(&path).await.body["items"].as_array().cloned()?;
-        (hosts.iter().filter(|h| h["kind"] == "system").count() == systems as usize).then_some(())
-    })
-    .await;
-    let images = podium_tests::ImageServer::start(vec![0x42; 4096]).await;
-    Site {
-        server,
-        bmc,
-        pm,
-        images,
-    }
-}
-
-/// A tenant with a grant on the site and a token.
-async fn tenant(site: &Site, name: &str, grant: bool) -> (String, Client) {
-    let admin = site.server.admin();
-    let t = admin.post("/v1/tenants", json!({"name": name})).await;
-    let id = t.body["id"].as_str().unwrap().to_owned();
-    if grant {
-        admin
-            .created("/v1/grants", json!({"tenant": id, "pod_manager": site.pm}))
-            .await;
-    }
-    let token = admin
-        .post(&format!("/v1/tenants/{id}/tokens"), json!({}))
-        .await;
-    let token = token.body["token"].as_str().unwrap().to_owned();
-    (id, site.server.client(Some(&token)))
-}
-
-fn claim_body(site: &Site) -> Value {
-    json!({"pod_manager": site.pm, "image": {"url": site.images.url("/os.iso")}})
-}
-
 #[tokio::test]
 async fn a_tenant_claims_sees_its_host_and_releases_it_through_deprovisioning() {
-    let site = site(1).await;
-    let (_, alice) = tenant(&site, "alice", true).await;
-    let (_, bob) = tenant(&site, "bob", true).await;
-    let (_, eve) = tenant(&site, "eve", false).await;
+    let site = Site::start(1).await;
+    let alice = site.tenant("alice").await;
+    let bob = site.tenant("bob").await;
+    let eve = site.tenant_without_grant("eve").await;
 
-    let claim = alice.created("/v1/claims", claim_body(&site)).await;
+    let claim = alice.created("/v1/claims", site.claim(json!({}))).await;
     assert_eq!(claim.body["state"], "bound", "{}", claim.text);
     let id = claim.body["id"].as_str().unwrap().to_owned();
     let host = &claim.body["host"];
@@ -111,11 +51,11 @@ async fn a_tenant_claims_sees_its_host_and_releases_it_through_deprovisioning() 
             .unwrap()
             .is_empty()
     );
-    let denied = eve.post("/v1/claims", claim_body(&site)).await;
+    let denied = eve.post("/v1/claims", site.claim(json!({}))).await;
     assert_eq!(denied.status, StatusCode::NOT_FOUND, "{}", denied.text);
     // Bob's claim stays powered off, so the emulator's state after the release is the
     // deprovisioning's.
-    let mut bob_body = claim_body(&site);
+    let mut bob_body = site.claim(json!({}));
     bob_body["online"] = json!(false);
     let waiting = bob.created("/v1/claims", bob_body).await;
     assert_eq!(waiting.body["state"], "pending");
@@ -127,7 +67,7 @@ async fn a_tenant_claims_sees_its_host_and_releases_it_through_deprovisioning() 
     let bob_claim = waiting.body["id"].as_str().unwrap().to_owned();
 
     // Site-owned network config: a claim cannot bring its own.
-    let mut with_network = claim_body(&site);
+    let mut with_network = site.claim(json!({}));
     with_network["network_data"] = json!({"links": []});
     let refused = alice.post("/v1/claims", with_network).await;
     assert_eq!(refused.status, StatusCode::CONFLICT, "{}", refused.text);
@@ -160,10 +100,10 @@ async fn a_tenant_claims_sees_its_host_and_releases_it_through_deprovisioning() 
 
 #[tokio::test]
 async fn racing_claims_never_share_a_host_and_none_is_lost() {
-    let site = site(3).await;
+    let site = Site::start(3).await;
     let mut tenants = Vec::new();
     for i in 0..6 {
-        tenants.push(tenant(&site, &format!("t{i}"), true).await.1);
+        tenants.push(site.tenant(&format!("t{i}")).await);
     }
     // 30 claims from 6 tenants at once, for 3 hosts.
     let mut tasks = Vec::new();
@@ -234,9 +174,10 @@ async fn racing_claims_never_share_a_host_and_none_is_lost() {
 
 #[tokio::test]
 async fn a_claim_nothing_could_match_fails_with_the_reason_and_read_only_tokens_cannot_claim() {
-    let site = site(1).await;
-    let (tenant_id, alice) = tenant(&site, "alice", true).await;
-    let mut body = claim_body(&site);
+    let site = Site::start(1).await;
+    let alice = site.tenant("alice").await;
+    let tenant_id = alice.id.clone();
+    let mut body = site.claim(json!({}));
     body["min_cpu"] = json!(4096);
     let claim = alice.created("/v1/claims", body).await;
     assert_eq!(claim.body["state"], "failed");
@@ -257,7 +198,7 @@ async fn a_claim_nothing_could_match_fails_with_the_reason_and_read_only_tokens_
         .server
         .client(Some(reader.body["token"].as_str().unwrap()));
     assert_eq!(reader.get("/v1/claims").await.status, StatusCode::OK);
-    let refused = reader.post("/v1/claims", claim_body(&site)).await;
+    let refused = reader.post("/v1/claims", site.claim(json!({}))).await;
     assert_eq!(refused.status, StatusCode::FORBIDDEN, "{}", refused.text);
     let bad = alice
         .post(
@@ -271,9 +212,10 @@ async fn a_claim_nothing_could_match_fails_with_the_reason_and_read_only_tokens_
 
 #[tokio::test]
 async fn a_tenant_holding_claims_cannot_be_deleted() {
-    let site = site(1).await;
-    let (tenant_id, alice) = tenant(&site, "alice", true).await;
-    let mut body = claim_body(&site);
+    let site = Site::start(1).await;
+    let alice = site.tenant("alice").await;
+    let tenant_id = alice.id.clone();
+    let mut body = site.claim(json!({}));
     body["online"] = json!(false);
     let claim = alice.post("/v1/claims", body).await;
     assert_eq!(claim.body["state"], "bound", "{}", claim.text);
@@ -301,10 +243,10 @@ async fn a_tenant_holding_claims_cannot_be_deleted() {
 
 #[tokio::test]
 async fn a_claims_addresses_show_in_its_view_and_go_with_its_release() {
-    let site = site(1).await;
+    let site = Site::start(1).await;
     let admin = site.server.admin();
-    let (_, alice) = tenant(&site, "alice", true).await;
-    let claim = alice.post("/v1/claims", claim_body(&site)).await;
+    let alice = site.tenant("alice").await;
+    let claim = alice.post("/v1/claims", site.claim(json!({}))).await;
     assert_eq!(claim.body["state"], "bound", "{}", claim.text);
     let claim_id = claim.body["id"].as_str().unwrap().to_owned();
     let host_id = claim.body["host"]["id"].as_str().unwrap().to_owned();
@@ -457,18 +399,19 @@ async fn a_claims_addresses_show_in_its_view_and_go_with_its_release() {
 
 #[tokio::test]
 async fn deleting_a_tenant_with_release_deprovisions_its_hosts_first() {
-    let site = site(2).await;
+    let site = Site::start(2).await;
     let admin = site.server.admin();
-    let (tenant_id, alice) = tenant(&site, "alice", true).await;
-    let (_, bob) = tenant(&site, "bob", true).await;
-    let bound = alice.post("/v1/claims", claim_body(&site)).await;
+    let alice = site.tenant("alice").await;
+    let tenant_id = alice.id.clone();
+    let bob = site.tenant("bob").await;
+    let bound = alice.post("/v1/claims", site.claim(json!({}))).await;
     assert_eq!(bound.body["state"], "bound", "{}", bound.text);
     let host_id = bound.body["host"]["id"].as_str().unwrap().to_owned();
     let uuid = bound.body["host"]["uuid"].as_str().unwrap().to_owned();
     // Bob takes the other host, so Alice's second claim waits.
-    let bobs = bob.post("/v1/claims", claim_body(&site)).await;
+    let bobs = bob.post("/v1/claims", site.claim(json!({}))).await;
     assert_eq!(bobs.body["state"], "bound", "{}", bobs.text);
-    let pending = alice.post("/v1/claims", claim_body(&site)).await;
+    let pending = alice.post("/v1/claims", site.claim(json!({}))).await;
     assert_eq!(pending.body["state"], "pending", "{}", pending.text);
 
     let deleting = admin
@@ -502,7 +445,7 @@ async fn deleting_a_tenant_with_release_deprovisions_its_hosts_first() {
     );
     let host = admin.get(&format!("/v1/hosts/{host_id}")).await;
     assert_eq!(host.status, StatusCode::OK);
-    let again = bob.post("/v1/claims", claim_body(&site)).await;
+    let again = bob.post("/v1/claims", site.claim(json!({}))).await;
     assert_eq!(again.body["state"], "bound", "{}", again.text);
     assert_eq!(again.body["host"]["id"], host_id.as_str());
 }

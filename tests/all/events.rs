@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
-use podium_tests::sushy::{Sushy, SushyConfig};
-use podium_tests::{EventStream, SentEvent, TestServer, eventually};
+use podium_tests::sushy::SushyConfig;
+use podium_tests::{EventStream, SentEvent, Site, TestServer, eventually};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -63,51 +63,9 @@ fn claim_of(e: &SentEvent) -> Option<&str> {
         .or_else(|| e.data["operation"]["claim"].as_str())
 }
 
-struct Site {
-    server: TestServer,
-    _bmc: Sushy,
-    pm: String,
-    images: podium_tests::ImageServer,
-}
-
-async fn site(systems: u32) -> Site {
-    site_with(systems, |_| {}).await
-}
-
-/// A site whose server's configuration `adjust` changes further.
-async fn site_with(
-    systems: u32,
-    adjust: impl FnOnce(&mut podium_server::server::ServeConfig),
-) -> Site {
-    let server = TestServer::start_with(|c| {
-        c.probe_interval = Duration::from_millis(300);
-        c.sync_interval = Duration::from_secs(3600);
-        adjust(c);
-    })
-    .await;
-    let bmc = Sushy::start(SushyConfig::with_systems(systems))
-        .await
-        .unwrap();
-    let admin = server.admin();
-    let pm = admin.create_site(&bmc.url()).await;
-    let path = format!("/v1/hosts?pod_manager={pm}&state=available");
-    eventually(Duration::from_secs(20), "hosts synced", || async {
-        let hosts = admin.get(&path).await.body["items"].as_array().cloned()?;
-        (hosts.iter().filter(|h| h["kind"] == "system").count() == systems as usize).then_some(())
-    })
-    .await;
-    let images = podium_tests::ImageServer::start(vec![0x42; 4096]).await;
-    Site {
-        server,
-        _bmc: bmc,
-        pm,
-        images,
-    }
-}
-
 #[tokio::test]
 async fn a_tenant_follows_its_claim_and_resumes_without_losing_an_event() {
-    let site = site(2).await;
+    let site = Site::start(2).await;
     let admin = site.server.admin();
     let (_, alice_token) = admin.granted_tenant("alice", &site.pm).await;
     let (_, bob_token) = admin.granted_tenant("bob", &site.pm).await;
@@ -279,7 +237,7 @@ async fn a_tenant_follows_its_claim_and_resumes_without_losing_an_event() {
 
 #[tokio::test]
 async fn a_stream_refuses_what_it_cannot_follow_and_ends_with_its_token() {
-    let site = site(1).await;
+    let site = Site::start(1).await;
     let admin = site.server.admin();
     let (alice_id, alice_token) = admin.granted_tenant("alice", &site.pm).await;
     let (_, bob_token) = admin.granted_tenant("bob", &site.pm).await;
@@ -355,7 +313,10 @@ async fn a_stream_refuses_what_it_cannot_follow_and_ends_with_its_token() {
 #[tokio::test]
 async fn every_event_a_stream_sends_is_one_its_document_describes() {
     let retention = Duration::from_secs(2);
-    let site = site_with(1, |c| c.event_retention = retention).await;
+    let site = Site::start_with(SushyConfig::with_systems(1), |c| {
+        c.event_retention = retention
+    })
+    .await;
     let admin = site.server.admin();
     let (tenant_id, token) = admin.granted_tenant("alice", &site.pm).await;
     let alice = site.server.client(Some(&token));
@@ -475,7 +436,7 @@ async fn a_token_holds_a_bounded_number_of_streams_and_gets_one_back_when_one_en
 
 #[tokio::test]
 async fn concurrent_changes_reach_a_live_watcher_exactly_as_they_read_afterwards() {
-    let site = site(3).await;
+    let site = Site::start(3).await;
     let admin = site.server.admin();
     // From the very first event on, live.
     let mut live = admin.events("/v1/events?after=0", None).await.unwrap();
@@ -557,7 +518,7 @@ async fn concurrent_changes_reach_a_live_watcher_exactly_as_they_read_afterwards
 /// A server shutting down ends its event streams (the listener drains only once they close).
 #[tokio::test]
 async fn streams_end_at_shutdown_so_the_server_stops() {
-    let site = site(1).await;
+    let site = Site::start(1).await;
     let admin = site.server.admin();
     let mut stream = admin.events("/v1/events", None).await.unwrap();
     assert!(
@@ -574,7 +535,7 @@ async fn streams_end_at_shutdown_so_the_server_stops() {
 #[tokio::test]
 async fn a_change_committed_late_still_reaches_a_watcher_past_it() {
     use sqlx::Connection;
-    let site = site(2).await;
+    let site = Site::start(2).await;
     if !site.server.database_url().starts_with("postgres") {
         return;
     }

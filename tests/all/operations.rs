@@ -46,17 +46,7 @@ async fn register(admin: &Client, name: &str, url: &str, systems: usize) -> (Str
         .as_str()
         .unwrap()
         .to_owned();
-    let path = format!("/v1/hosts?pod_manager={pm}&limit=1000");
-    let hosts = eventually(Duration::from_secs(60), "hosts synced", || async {
-        let hosts: Vec<Value> = admin.get(&path).await.body["items"]
-            .as_array()?
-            .iter()
-            .filter(|h| h["kind"] == "system")
-            .cloned()
-            .collect();
-        (hosts.len() == systems && hosts.iter().all(|h| h["state"] == "available")).then_some(hosts)
-    })
-    .await;
+    let hosts = admin.systems_in_state(&pm, systems, "available").await;
     (pm, hosts)
 }
 

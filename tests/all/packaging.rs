@@ -7,11 +7,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use podium_tests::sushy::{Sushy, SushyConfig};
-use podium_tests::{ADMIN_TOKEN, ProcessServer, eventually};
+use podium_tests::{ADMIN_TOKEN, BMC_PASSWORD, ProcessServer, eventually};
 use reqwest::StatusCode;
 use serde_json::json;
-
-const BMC_PASSWORD: &str = "packaging-bmc-password-5";
 
 /// `cargo install --path host` into `root`, with this build's target directory (so only what
 /// differs is built). Answers the installed binary.

@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
-use podium_tests::sushy::{Sushy, SushyConfig};
-use podium_tests::{Client, ImageServer, TestServer, eventually, vfat};
+use podium_tests::sushy::Sushy;
+use podium_tests::{Site, eventually, vfat};
 
 use crate::lifecycle::inspect;
 use crate::pod_managers::wait_succeeded;
@@ -43,64 +43,32 @@ fn slot_taking<'a>(slots: &'a [Value], media_type: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no {media_type} slot in {slots:?}"))
 }
 
-async fn tenant(server: &TestServer, admin: &Client, pm: &str, name: &str) -> Client {
-    let t = admin.post("/v1/tenants", json!({"name": name})).await;
-    let id = t.body["id"].as_str().unwrap().to_owned();
-    admin
-        .created("/v1/grants", json!({"tenant": id, "pod_manager": pm}))
-        .await;
-    let token = admin
-        .post(&format!("/v1/tenants/{id}/tokens"), json!({}))
-        .await;
-    server.client(Some(token.body["token"].as_str().unwrap()))
-}
-
-/// A site of one emulated system, online and `available`, and a server of images beside it.
-struct OneSystemSite {
-    server: TestServer,
-    bmc: Sushy,
-    images: ImageServer,
-    admin: Client,
-    pm: String,
-    host_id: String,
-    system: String,
-}
-
-async fn one_system_site() -> OneSystemSite {
-    let server = TestServer::start_with(|c| {
-        c.probe_interval = Duration::from_millis(300);
-        c.sync_interval = Duration::from_secs(3600);
-    })
-    .await;
-    let bmc = Sushy::start(SushyConfig::with_systems(1)).await.unwrap();
-    let images = ImageServer::start(vec![0x42; 4096]).await;
-    let admin = server.admin();
-    let pm = admin.create_site(&bmc.url()).await;
-    let host = admin.systems_in_state(&pm, 1, "available").await.remove(0);
+/// A site of one emulated system, and that system's host id and id at the emulator.
+async fn one_system_site() -> (Site, String, String) {
+    let site = Site::start(1).await;
+    let host = site
+        .admin
+        .systems_in_state(&site.pm, 1, "available")
+        .await
+        .remove(0);
     let host_id = host["id"].as_str().unwrap().to_owned();
     let system = host["system_id"].as_str().unwrap().to_owned();
-    OneSystemSite {
-        server,
-        bmc,
-        images,
-        admin,
-        pm,
-        host_id,
-        system,
-    }
+    (site, host_id, system)
 }
 
 #[tokio::test]
 async fn a_claim_is_provisioned_from_virtual_media_with_its_config_drive_and_released_back() {
-    let OneSystemSite {
-        server,
-        bmc,
-        images,
-        admin,
-        pm,
+    let (
+        Site {
+            server,
+            bmc,
+            images,
+            admin,
+            pm,
+        },
         host_id,
         system,
-    } = one_system_site().await;
+    ) = one_system_site().await;
     admin
         .created(
             "/v1/ip_pools",
@@ -119,7 +87,7 @@ async fn a_claim_is_provisioned_from_virtual_media_with_its_config_drive_and_rel
         .await;
     assert_eq!(template.status, StatusCode::OK, "{}", template.text);
 
-    let alice = tenant(&server, &admin, &pm, "alice").await;
+    let alice = server.client(Some(&admin.granted_tenant("alice", &pm).await.1));
     let image_url = images.url("/ubuntu.iso");
     let claim = alice
         .created(
@@ -212,7 +180,7 @@ async fn a_claim_is_provisioned_from_virtual_media_with_its_config_drive_and_rel
         StatusCode::NOT_FOUND
     );
     // Another tenant gets the host.
-    let bob = tenant(&server, &admin, &pm, "bob").await;
+    let bob = server.client(Some(&admin.granted_tenant("bob", &pm).await.1));
     let again = bob
         .post(
             "/v1/claims",
@@ -225,15 +193,17 @@ async fn a_claim_is_provisioned_from_virtual_media_with_its_config_drive_and_rel
 
 #[tokio::test]
 async fn a_site_with_a_preprovisioning_image_boots_it_with_the_dhcpless_drive_when_inspecting() {
-    let OneSystemSite {
-        server,
-        bmc,
-        images,
-        admin,
-        pm,
+    let (
+        Site {
+            server,
+            bmc,
+            images,
+            admin,
+            pm,
+        },
         host_id,
         system,
-    } = one_system_site().await;
+    ) = one_system_site().await;
     let ramdisk = images.url("/ramdisk.iso");
 
     // Validated, named.

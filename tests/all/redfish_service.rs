@@ -6,61 +6,11 @@
 use std::time::Duration;
 
 use podium_tests::ironic::Ironic;
-use podium_tests::sushy::{Sushy, SushyConfig, run_peer_script, run_peer_tool};
-use podium_tests::{TestServer, eventually};
+use podium_tests::site::quick;
+use podium_tests::sushy::{SushyConfig, run_peer_script, run_peer_tool};
+use podium_tests::{BMC_PASSWORD, Site, Tenant, TestServer, eventually};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
-
-const BMC_PASSWORD: &str = "redfish-face-bmc-password-1";
-
-struct Site {
-    server: TestServer,
-    bmc: Sushy,
-    pm: String,
-    images: podium_tests::ImageServer,
-}
-
-fn quick(c: &mut podium_server::server::ServeConfig) {
-    c.probe_interval = Duration::from_millis(300);
-    c.sync_interval = Duration::from_secs(3600);
-}
-
-async fn site(systems: u32) -> Site {
-    site_on(TestServer::start_with(quick).await, systems).await
-}
-
-/// A site served by `server`.
-async fn site_on(server: TestServer, systems: u32) -> Site {
-    let mut config = SushyConfig::with_systems(systems);
-    config.basic_auth = Some(("admin".into(), BMC_PASSWORD.into()));
-    let bmc = Sushy::start(config).await.unwrap();
-    let admin = server.admin();
-    let pm = admin
-        .created(
-            "/v1/pod_managers",
-            json!({"name": "site", "url": bmc.url(), "auth": {"username": "admin", "password": BMC_PASSWORD}}),
-        )
-        .await;
-    let pm = pm.body["uuid"].as_str().unwrap().to_owned();
-    let path = format!("/v1/hosts?pod_manager={pm}&state=available");
-    eventually(Duration::from_secs(20), "hosts synced", || async {
-        let hosts = admin.get(&path).await.body["items"].as_array().cloned()?;
-        (hosts.iter().filter(|h| h["kind"] == "system").count() == systems as usize).then_some(())
-    })
-    .await;
-    let images = podium_tests::ImageServer::start(vec![0x42; 4096]).await;
-    Site {
-        server,
-        bmc,
-        pm,
-        images,
-    }
-}
-
-/// A granted tenant and its token.
-async fn tenant(site: &Site, name: &str) -> (String, String) {
-    site.server.admin().granted_tenant(name, &site.pm).await
-}
 
 /// A claim bound offline (the host is not provisioned, so the tenant's own tools drive it);
 /// answers the claim's and the host's ids.
@@ -191,9 +141,13 @@ fn members(answer: &Answer) -> Vec<String> {
 
 #[tokio::test]
 async fn a_tenant_drives_only_its_claimed_host_through_redfish_with_its_token() {
-    let site = site(2).await;
-    let (alice_id, alice) = tenant(&site, "alice").await;
-    let (_, bob) = tenant(&site, "bob").await;
+    let site = Site::start(2).await;
+    let Tenant {
+        id: alice_id,
+        token: alice,
+        ..
+    } = site.tenant("alice").await;
+    let Tenant { token: bob, .. } = site.tenant("bob").await;
     let (claim_id, host) = claim(&site, &alice).await;
     let system = format!("/redfish/v1/Systems/{host}");
     let admin = site.server.admin();
@@ -590,8 +544,8 @@ async fn a_tenant_drives_only_its_claimed_host_through_redfish_with_its_token() 
 
 #[tokio::test]
 async fn dmtf_redfish_and_openstack_sushy_drive_a_claimed_host_through_podium() {
-    let site = site(1).await;
-    let (_, alice) = tenant(&site, "alice").await;
+    let site = Site::start(1).await;
+    let Tenant { token: alice, .. } = site.tenant("alice").await;
     let (_, host) = claim(&site, &alice).await;
     let bmc_uuid = bmc_uuid(&site, &host).await;
     let image = site.images.url("/tenant.iso");
@@ -664,9 +618,9 @@ async fn ironic_settles(ironic: &Ironic, node: &str, field: &str, want: &str) ->
 
 #[tokio::test]
 async fn unmodified_ironic_manages_powers_and_boots_a_claimed_host_through_podium() {
-    let site = site(1).await;
-    let (_, alice) = tenant(&site, "alice").await;
-    let (_, bob) = tenant(&site, "bob").await;
+    let site = Site::start(1).await;
+    let Tenant { token: alice, .. } = site.tenant("alice").await;
+    let Tenant { token: bob, .. } = site.tenant("bob").await;
     let (_, host) = claim(&site, &alice).await;
     let bmc_uuid = bmc_uuid(&site, &host).await;
     let bmc_system = format!("/redfish/v1/Systems/{bmc_uuid}");
@@ -741,8 +695,8 @@ async fn unmodified_ironic_manages_powers_and_boots_a_claimed_host_through_podiu
 
 #[tokio::test]
 async fn dmtf_redfish_utilities_against_podium() {
-    let site = site(1).await;
-    let (_, alice) = tenant(&site, "alice").await;
+    let site = Site::start(1).await;
+    let Tenant { token: alice, .. } = site.tenant("alice").await;
     let (_, host) = claim(&site, &alice).await;
     let bmc_uuid = bmc_uuid(&site, &host).await;
     let bmc_system = format!("/redfish/v1/Systems/{bmc_uuid}");
@@ -831,13 +785,17 @@ async fn dmtf_redfish_utilities_against_podium() {
 /// serves it: every assertion it tests passes.
 #[tokio::test]
 async fn dmtf_protocol_validator_finds_nothing_wrong_with_podium_over_tls() {
-    let site = site_on(TestServer::start_tls(quick).await, 1).await;
+    let site = Site::on(
+        TestServer::start_tls(quick).await,
+        SushyConfig::with_systems(1),
+    )
+    .await;
     assert!(
         site.server.url.starts_with("https://"),
         "{}",
         site.server.url
     );
-    let (_, alice) = tenant(&site, "alice").await;
+    let Tenant { token: alice, .. } = site.tenant("alice").await;
     claim(&site, &alice).await;
     let dir = tempfile::tempdir().unwrap();
     let ca = dir.path().join("podium.pem");
@@ -909,9 +867,13 @@ async fn dmtf_protocol_validator_finds_nothing_wrong_with_podium_over_tls() {
 /// there can be written.
 #[tokio::test]
 async fn the_account_service_shows_each_caller_its_own_account_and_the_standard_roles() {
-    let site = site(1).await;
-    let (alice_id, alice) = tenant(&site, "alice").await;
-    let (_, bob) = tenant(&site, "bob").await;
+    let site = Site::start(1).await;
+    let Tenant {
+        id: alice_id,
+        token: alice,
+        ..
+    } = site.tenant("alice").await;
+    let Tenant { token: bob, .. } = site.tenant("bob").await;
     let admin = site.server.admin();
     let read_only = admin
         .created(
@@ -1113,9 +1075,13 @@ fn body_for(method: &str, path: &str, image: &str) -> Option<String> {
 
 #[tokio::test]
 async fn every_redfish_route_answers_each_kind_of_caller_as_it_should() {
-    let site = site(2).await;
-    let (alice_id, alice) = tenant(&site, "alice").await;
-    let (_, bob) = tenant(&site, "bob").await;
+    let site = Site::start(2).await;
+    let Tenant {
+        id: alice_id,
+        token: alice,
+        ..
+    } = site.tenant("alice").await;
+    let Tenant { token: bob, .. } = site.tenant("bob").await;
     // Bob holds a host of his own: his collections are not empty, and never show Alice's.
     claim(&site, &bob).await;
     let (claim_id, host) = claim(&site, &alice).await;

@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use base64::Engine as _;
-use podium_tests::sushy::{FakeSystem, Sushy, SushyConfig};
-use podium_tests::{Client, TestServer, cloud_init, eventually, vfat};
+use podium_tests::sushy::{FakeSystem, SushyConfig};
+use podium_tests::{Client, Site, cloud_init, eventually, vfat};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use sha2::Digest;
@@ -24,33 +24,18 @@ fn mac(host: u32, nic: u32) -> String {
     format!("52:54:00:{host:02x}:00:{nic:02x}")
 }
 
-struct Site {
-    server: TestServer,
-    _bmc: Sushy,
-    pm: String,
-    admin: Client,
-}
-
+/// A site of hosts with three NICs each, booting from the third, and two pools.
 async fn site(systems: u32) -> Site {
-    let server = TestServer::start_with(|c| {
-        c.probe_interval = Duration::from_millis(300);
-        c.sync_interval = Duration::from_secs(3600);
-    })
+    let site = Site::start_with(
+        SushyConfig {
+            systems: (1..=systems).map(system).collect(),
+            ..SushyConfig::default()
+        },
+        |_| {},
+    )
     .await;
-    let bmc = Sushy::start(SushyConfig {
-        systems: (1..=systems).map(system).collect(),
-        ..SushyConfig::default()
-    })
-    .await
-    .unwrap();
-    let admin = server.admin();
-    let pm = admin.create_site(&bmc.url()).await;
-    let path = format!("/v1/hosts?pod_manager={pm}&state=available");
-    eventually(Duration::from_secs(20), "hosts synced", || async {
-        let hosts = admin.get(&path).await.body["items"].as_array().cloned()?;
-        (hosts.iter().filter(|h| h["kind"] == "system").count() == systems as usize).then_some(())
-    })
-    .await;
+    let admin = &site.admin;
+    let path = format!("/v1/hosts?pod_manager={}&state=available", site.pm);
     // Every host boots from its third NIC.
     let hosts = admin.get(&path).await.body["items"].clone();
     for host in hosts
@@ -66,12 +51,6 @@ async fn site(systems: u32) -> Site {
             .await;
         assert_eq!(patched.status, StatusCode::OK, "{}", patched.text);
     }
-    let site = Site {
-        server,
-        _bmc: bmc,
-        pm,
-        admin,
-    };
     for (name, body) in [
         (
             "prod-v4",
@@ -113,23 +92,6 @@ fn template(n: u32) -> Value {
         "meta_data": {"rack": "r12"},
         "tenants": {"meta_data": true, "links": {"bond0": {"networks": true, "vlans": [[200, 299]]}}}
     })
-}
-
-/// A tenant granted the site, with a token.
-async fn tenant(site: &Site, name: &str) -> Client {
-    let t = site.admin.post("/v1/tenants", json!({"name": name})).await;
-    let id = t.body["id"].as_str().unwrap().to_owned();
-    let g = site
-        .admin
-        .post("/v1/grants", json!({"tenant": id, "pod_manager": site.pm}))
-        .await;
-    assert_eq!(g.status, StatusCode::CREATED, "{}", g.text);
-    let token = site
-        .admin
-        .post(&format!("/v1/tenants/{id}/tokens"), json!({}))
-        .await;
-    site.server
-        .client(Some(token.body["token"].as_str().unwrap()))
 }
 
 fn claim_body(site: &Site, extra: Value) -> Value {
@@ -218,8 +180,8 @@ async fn the_sites_template_renders_bond_vlan_static_dhcp_and_dns_as_cloud_init_
         assert_eq!(pool["usage"]["allocated"], "0", "a preview held {pool}");
     }
 
-    let alice = tenant(&site, "alice").await;
-    let bob = tenant(&site, "bob").await;
+    let alice = site.tenant("alice").await;
+    let bob = site.tenant("bob").await;
     // The site owns network config: a claim may not bring its own.
     let refused = alice
         .post(
@@ -384,7 +346,7 @@ async fn consumer_and_layered_policies_take_only_what_fits_the_host_and_the_site
         )
         .await;
     assert_eq!(patched.status, StatusCode::OK, "{}", patched.text);
-    let alice = tenant(&site, "alice").await;
+    let alice = site.tenant("alice").await;
 
     // Invalid whatever the host: a 422 naming the field.
     let bad_mask = json!({
@@ -609,17 +571,22 @@ async fn after_the_upgrade_a_claim_finds_the_nics_of_hosts_an_earlier_release_wr
     }
     db.close().await.unwrap();
     let Site {
-        server, _bmc, pm, ..
+        server,
+        bmc,
+        pm,
+        images,
+        ..
     } = site;
     let server = server.restart().await;
     let site = Site {
         admin: server.admin(),
         server,
-        _bmc,
+        bmc,
         pm,
+        images,
     };
 
-    let alice = tenant(&site, "alice").await;
+    let alice = site.tenant("alice").await;
     let mine = json!({
         "links": [{"id": "p0", "type": "phy", "ethernet_mac_address": mac(2, 3)}],
         "networks": [{"id": "n0", "type": "ipv4_dhcp", "link": "p0"}]
@@ -715,7 +682,7 @@ async fn config_drives_carry_the_documents_for_cloud_init_until_they_expire_or_t
     assert_eq!(peek.body["network_data"], nd);
 
     // The instance's drive, made by the tenant, with binary user data.
-    let alice = tenant(&site, "alice").await;
+    let alice = site.tenant("alice").await;
     let user_data: Vec<u8> = vec![0x1f, 0x8b, 0x08, 0x00, 0xff, 0x00, 0x7f, 0x80];
     let claim = alice
         .post(

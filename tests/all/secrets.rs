@@ -7,12 +7,11 @@
 use std::time::Duration;
 
 use podium_tests::sushy::{Sushy, SushyConfig};
-use podium_tests::{ADMIN_TOKEN, ProcessServer, Reply, eventually};
+use podium_tests::{ADMIN_TOKEN, BMC_PASSWORD, ProcessServer, Reply, eventually};
 use reqwest::StatusCode;
 use serde_json::json;
 
 const BIN: &str = env!("CARGO_BIN_EXE_podium-under-test");
-const BMC_PASSWORD: &str = "s3cret-bmc-Passw0rd-for-grep";
 const WRONG_PASSWORD: &str = "wr0ng-bmc-Passw0rd-for-grep";
 
 #[tokio::test]
