@@ -208,6 +208,29 @@ async fn a_claim_nothing_could_match_fails_with_the_reason_and_read_only_tokens_
         .await;
     assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(bad.field(), "image.url");
+    // Formats and checksum types are the model's: the names there are, said.
+    for (image, field, names) in [
+        (
+            json!({"url": "http://x/os.img", "format": "vmdk"}),
+            "image.format",
+            "raw, qcow2, live-iso",
+        ),
+        (
+            json!({"url": "http://x/os.img", "checksum_type": "crc32"}),
+            "image.checksum_type",
+            "md5, sha256, sha512",
+        ),
+    ] {
+        let bad = alice
+            .post(
+                "/v1/claims",
+                json!({"pod_manager": site.pm, "image": image}),
+            )
+            .await;
+        assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", bad.text);
+        assert_eq!(bad.field(), field, "{}", bad.text);
+        assert!(bad.message().contains(names), "{}", bad.text);
+    }
 }
 
 #[tokio::test]

@@ -67,9 +67,9 @@ pub(super) struct ClaimCreateArgs {
     #[arg(long)]
     checksum: Option<String>,
     #[arg(long)]
-    checksum_type: Option<String>,
+    checksum_type: Option<podium_types::ChecksumType>,
     #[arg(long)]
-    format: Option<String>,
+    format: Option<podium_types::ImageFormat>,
     /// `key=value`, repeatable.
     #[arg(long = "selector", value_parser = key_value)]
     selector: Vec<(String, String)>,

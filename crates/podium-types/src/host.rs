@@ -55,9 +55,10 @@ impl std::str::FromStr for ShownState {
         }
         s.parse()
             .map(ShownState::In)
-            .map_err(|_| crate::UnknownName {
+            .map_err(|e: crate::UnknownName| crate::UnknownName {
                 what: "a host state",
                 name: s.to_owned(),
+                names: e.names,
             })
     }
 }

@@ -14,6 +14,7 @@ mod filters;
 mod hardware;
 mod host;
 mod ids;
+mod image;
 mod names;
 mod operations;
 mod owner;
@@ -37,6 +38,7 @@ pub use ids::{
     ClaimId, ConfigDriveId, GrantId, HostId, Id, IpClaimId, IpPoolId, MalformedId, OperationId,
     PluginId, PodManagerId, SessionId, TenantId, TenantScope, TokenId,
 };
+pub use image::{ChecksumType, ImageFormat};
 pub use names::{Named, UnknownName};
 pub use operations::{OperationKind, OperationRequest, OperationStatus};
 pub use owner::{BadOwner, OWNER_MAX, Owner};

@@ -24,7 +24,11 @@ macro_rules! names {
             fn from_str(s: &str) -> Result<$name, $crate::UnknownName> {
                 match s {
                     $($text => Ok($name::$variant),)+
-                    _ => Err($crate::UnknownName { what: $what, name: s.to_owned() }),
+                    _ => Err($crate::UnknownName {
+                        what: $what,
+                        name: s.to_owned(),
+                        names: &[$($text),+],
+                    }),
                 }
             }
         }
@@ -87,13 +91,9 @@ where
     let text = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
     text.split(',')
         .map(|name| {
-            name.trim().parse::<T>().map_err(|e| {
-                let names: Vec<&str> = T::ALL.iter().map(|n| n.as_str()).collect();
-                serde::de::Error::custom(format!(
-                    "{e}: one of {}, comma-separated",
-                    names.join(", ")
-                ))
-            })
+            name.trim()
+                .parse::<T>()
+                .map_err(|e| serde::de::Error::custom(format!("{e}; names are comma-separated")))
         })
         .collect()
 }
@@ -103,11 +103,17 @@ where
 pub struct UnknownName {
     pub what: &'static str,
     pub name: String,
+    /// The names there are.
+    pub names: &'static [&'static str],
 }
 
 impl fmt::Display for UnknownName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "`{}` is not {}", self.name.escape_debug(), self.what)
+        write!(f, "`{}` is not {}", self.name.escape_debug(), self.what)?;
+        match self.names {
+            [] => Ok(()),
+            names => write!(f, " (one of {})", names.join(", ")),
+        }
     }
 }
 

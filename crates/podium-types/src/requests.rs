@@ -503,10 +503,10 @@ pub struct ImageParams {
     pub checksum: Option<String>,
     /// `md5`, `sha256` or `sha512`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub checksum_type: Option<String>,
+    pub checksum_type: Option<crate::ChecksumType>,
     /// `raw`, `qcow2` or `live-iso`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub format: Option<String>,
+    pub format: Option<crate::ImageFormat>,
 }
 
 /// `POST /v1/claims`.

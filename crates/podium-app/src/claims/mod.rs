@@ -144,22 +144,6 @@ impl Podium {
         if !matches!(url.scheme(), "http" | "https") {
             return Err(Error::invalid("image.url", "must be an http or https URL"));
         }
-        if let Some(kind) = &params.image.checksum_type
-            && !matches!(kind.as_str(), "md5" | "sha256" | "sha512")
-        {
-            return Err(Error::invalid(
-                "image.checksum_type",
-                "must be md5, sha256 or sha512",
-            ));
-        }
-        if let Some(format) = &params.image.format
-            && !matches!(format.as_str(), "raw" | "qcow2" | "live-iso")
-        {
-            return Err(Error::invalid(
-                "image.format",
-                "must be raw, qcow2 or live-iso",
-            ));
-        }
         let user_data = user_data_bytes(params.user_data, params.user_data_base64.as_deref())?;
         let meta_data = meta_data_text(params.meta_data)?;
         let network_data = network_data_text(params.network_data)?;
