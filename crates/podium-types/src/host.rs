@@ -55,10 +55,20 @@ impl std::str::FromStr for ShownState {
         }
         s.parse()
             .map(ShownState::In)
-            .map_err(|e: crate::UnknownName| crate::UnknownName {
+            .map_err(|_| crate::UnknownName {
                 what: "a host state",
                 name: s.to_owned(),
-                names: e.names,
+                names: &[
+                    "registering",
+                    "inspecting",
+                    "available",
+                    "provisioning",
+                    "provisioned",
+                    "deprovisioning",
+                    "error",
+                    "missing",
+                    "maintenance",
+                ],
             })
     }
 }
@@ -106,6 +116,14 @@ mod tests {
             assert_eq!(serde_json::from_str::<ShownState>(&json).unwrap(), shown);
         }
         let e = "sleeping".parse::<ShownState>().unwrap_err();
-        assert_eq!(e.to_string(), "`sleeping` is not a host state");
+        assert_eq!(
+            e.to_string(),
+            "`sleeping` is not a host state (one of registering, inspecting, available, \
+             provisioning, provisioned, deprovisioning, error, missing, maintenance)"
+        );
+        // Every state it lists reads back.
+        for name in e.names {
+            assert!(name.parse::<ShownState>().is_ok(), "{name}");
+        }
     }
 }

@@ -85,6 +85,10 @@ mod tests {
             assert_eq!(kind.as_str().parse::<OperationKind>(), Ok(*kind));
         }
         let err = "reboot".parse::<OperationKind>().unwrap_err();
-        assert_eq!(err.to_string(), "`reboot` is not an operation kind");
+        assert_eq!(
+            err.to_string(),
+            "`reboot` is not an operation kind (one of register, inspect, sync, power, boot, \
+             media, provision, deprovision)"
+        );
     }
 }
