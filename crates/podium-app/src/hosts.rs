@@ -322,7 +322,6 @@ impl Podium {
             .await
         {
             Ok(power) => {
-                let power = crate::inventory::power_state_name(power);
                 self.datastore()
                     .host_power_read(&host.id, power, &read_from, &podium_store::now())
                     .await?;

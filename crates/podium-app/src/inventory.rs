@@ -2,7 +2,7 @@
 
 use podium_runtime::{System, SystemKind};
 use podium_store::HostRow;
-use podium_types::HostId;
+use podium_types::{HostId, HostKind};
 
 /// The stored form of a discovered system (the `id` is used only if the host is new).
 pub(crate) fn host_row_from_system(s: &System) -> HostRow {
@@ -10,10 +10,9 @@ pub(crate) fn host_row_from_system(s: &System) -> HostRow {
         id: HostId::generate(),
         system_id: s.id.clone(),
         kind: match s.kind {
-            SystemKind::System => "system",
-            SystemKind::Chassis => "chassis",
-        }
-        .into(),
+            SystemKind::System => HostKind::System,
+            SystemKind::Chassis => HostKind::Chassis,
+        },
         name: s.name.clone(),
         uuid: s.uuid.clone(),
         manufacturer: s.manufacturer.clone(),
@@ -24,19 +23,8 @@ pub(crate) fn host_row_from_system(s: &System) -> HostRow {
         nics: s.nics.clone(),
         media_slots: s.media_slots.clone(),
         boot: s.boot,
-        power_state: power_state_name(s.power).into(),
+        power_state: s.power,
         bmc_tls_verify: true,
         ..HostRow::default()
-    }
-}
-
-pub(crate) fn power_state_name(p: podium_runtime::PowerState) -> &'static str {
-    use podium_runtime::PowerState as P;
-    match p {
-        P::On => "on",
-        P::Off => "off",
-        P::PoweringOn => "powering_on",
-        P::PoweringOff => "powering_off",
-        P::Unknown => "unknown",
     }
 }

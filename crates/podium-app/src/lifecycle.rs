@@ -13,7 +13,7 @@ use crate::error::Error;
 use podium_store::{HostRow, OperationRow};
 use podium_types::HostId;
 use podium_types::views::{HostView, OperationView};
-use podium_types::{HostState, OperationKind, OperationRequest};
+use podium_types::{HostErrorKind, HostState, OperationKind, OperationRequest};
 
 use podium_store::Transition;
 
@@ -83,15 +83,17 @@ pub(crate) const DEPROVISIONED: Transition<'static> = Transition {
 /// Why an operation of `kind` that failed for good puts its host in `error`, and from which
 /// states; `None` for the operations whose failure leaves the host as it was (boot, media,
 /// sync).
-pub(crate) fn failure(kind: OperationKind) -> Option<(&'static str, &'static [HostState])> {
+pub(crate) fn failure(kind: OperationKind) -> Option<(HostErrorKind, &'static [HostState])> {
     match kind {
-        OperationKind::Register => Some(("registration", &[HostState::Registering])),
-        OperationKind::Inspect => Some(("inspection", &[HostState::Inspecting])),
-        OperationKind::Provision => Some(("provisioning", &[HostState::Provisioning])),
-        OperationKind::Deprovision => Some(("deprovisioning", &[HostState::Deprovisioning])),
+        OperationKind::Register => Some((HostErrorKind::Registration, &[HostState::Registering])),
+        OperationKind::Inspect => Some((HostErrorKind::Inspection, &[HostState::Inspecting])),
+        OperationKind::Provision => Some((HostErrorKind::Provisioning, &[HostState::Provisioning])),
+        OperationKind::Deprovision => {
+            Some((HostErrorKind::Deprovisioning, &[HostState::Deprovisioning]))
+        }
         // A host already in error keeps the error it has.
         OperationKind::Power => Some((
-            "power_management",
+            HostErrorKind::PowerManagement,
             &[HostState::Available, HostState::Provisioned],
         )),
         OperationKind::Sync | OperationKind::Boot | OperationKind::Media => None,
@@ -188,7 +190,7 @@ impl Podium {
         caller.require_admin()?;
         let host = self.host_get(caller, id).await?;
         action_allowed(&host, HostAction::Inspect)?;
-        let (transition, request) = if host.error_type.as_deref() == Some("registration") {
+        let (transition, request) = if host.error_type == Some(HostErrorKind::Registration) {
             (REREGISTER, OperationRequest::Register)
         } else {
             (REINSPECT, OperationRequest::Inspect)

@@ -1,7 +1,7 @@
 //! Pod managers, the application side: the Valence registry with credentials sealed, plugins
 //! chosen per site, the status probe and the inventory sync through the site's driver.
 
-use podium_types::PodManagerId;
+use podium_types::{PodManagerId, PodManagerStatus};
 
 use crate::app::Podium;
 use crate::auth::Caller;
@@ -191,7 +191,7 @@ impl Podium {
             service_limit: limits.service.map(i64::from),
             site_limit: limits.site.map(i64::from),
             preprovisioning_image: params.preprovisioning_image,
-            status: "unknown".into(),
+            status: PodManagerStatus::Unknown,
             status_message: None,
             last_probe_at: None,
             redfish_link: None,
@@ -417,12 +417,12 @@ impl Podium {
                 } else {
                     info.root_link.clone()
                 };
-                ("online", None, Some(link))
+                (PodManagerStatus::Online, None, Some(link))
             }
-            Err(message) => ("offline", Some(message.as_str()), None),
+            Err(message) => (PodManagerStatus::Offline, Some(message.as_str()), None),
         };
         if status != pm.status {
-            tracing::info!(pod_manager = %pm.name, status, message, "pod manager status changed");
+            tracing::info!(pod_manager = %pm.name, %status, message, "pod manager status changed");
         }
         if let Err(e) = self
             .datastore()

@@ -28,7 +28,7 @@ pub(crate) fn shown_state(host: &HostRow) -> ShownState {
 
 /// Why a host is in `error`: shown only while it is (a host that recovered keeps no error).
 fn shown_error(host: &HostRow) -> Option<HostErrorView> {
-    let error_type = host.error_type.clone()?;
+    let error_type = host.error_type?;
     (host.state == HostState::Error).then(|| HostErrorView {
         error_type,
         message: host.error_message.clone().unwrap_or_default(),

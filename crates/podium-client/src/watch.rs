@@ -153,7 +153,7 @@ impl ClaimProgress {
             && host.id == change.id
         {
             host.provisioning_state = change.provisioning_state;
-            host.power_state = change.power_state.clone();
+            host.power_state = change.power_state;
         }
         if let Some(change) = &event.operation {
             match &mut self.operation {

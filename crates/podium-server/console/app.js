@@ -559,7 +559,8 @@ async function claimsPage() {
     }
     /** @type {S['ClaimCreate']} */
     const body = { image: { url: v.image ?? '' }, selector };
-    if (v.format) body.image.format = v.format;
+    // The form's select offers the API's formats only.
+    if (v.format) body.image.format = /** @type {S['ImageParams']['format']} */ (v.format);
     if (v.pod_manager) body.pod_manager = v.pod_manager;
     if (v.user_data) body.user_data = v.user_data;
     if (v.network_data) {

@@ -204,7 +204,10 @@ mod tests {
     #[test]
     fn an_unknown_kind_or_unreadable_request_is_named() {
         let e = request_decode("teleport", "{}").unwrap_err();
-        assert_eq!(e, "`teleport` is not an operation kind");
+        assert!(
+            e.starts_with("`teleport` is not an operation kind (one of register,"),
+            "{e}"
+        );
         let e = request_decode("power", r#"{"action":"explode"}"#).unwrap_err();
         assert!(e.starts_with("its power request"), "{e}");
     }

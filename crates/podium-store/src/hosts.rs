@@ -4,7 +4,7 @@ use podium_types::{ClaimId, HostId, PodManagerId};
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
-use podium_types::{BootSettings, HostState, MediaSlot, Nic};
+use podium_types::{BootSettings, HostErrorKind, HostKind, HostState, MediaSlot, Nic, PowerState};
 use sqlx::Row;
 
 use super::{Datastore, StoreError, json};
@@ -18,7 +18,7 @@ pub struct HostRow {
     pub id: HostId,
     pub pod_manager: PodManagerId,
     pub system_id: String,
-    pub kind: String,
+    pub kind: HostKind,
     pub name: String,
     pub uuid: Option<String>,
     pub manufacturer: Option<String>,
@@ -32,7 +32,7 @@ pub struct HostRow {
     pub media_slots: Vec<MediaSlot>,
     #[serde(deserialize_with = "json_text_or_null")]
     pub boot: Option<BootSettings>,
-    pub power_state: String,
+    pub power_state: PowerState,
     pub state: HostState,
     pub claim_id: Option<ClaimId>,
     #[serde(default, deserialize_with = "null_as_empty")]
@@ -48,7 +48,7 @@ pub struct HostRow {
     pub boot_mac: Option<String>,
     /// While `state` is `error`: which (`registration`, `inspection`, `provisioning`,
     /// `deprovisioning`, `power_management`), why, since when, and the state it interrupted.
-    pub error_type: Option<String>,
+    pub error_type: Option<HostErrorKind>,
     pub error_message: Option<String>,
     pub error_at: Option<String>,
     pub error_from: Option<HostState>,
@@ -218,7 +218,7 @@ impl Datastore {
         .bind(&h.bmc_tls_ca_bundle)
         .bind(&h.bmc_tls_pinned_sha256)
         .bind(&h.boot_mac)
-        .bind(&h.error_type)
+        .bind(h.error_type.map(HostErrorKind::as_str))
         .bind(&h.error_message)
         .bind(&h.error_at)
         .bind(h.error_from.map(HostState::as_str))
@@ -392,7 +392,7 @@ impl Datastore {
     pub async fn host_power_read(
         &self,
         id: &HostId,
-        power_state: &str,
+        power_state: PowerState,
         read_from: &str,
         now: &str,
     ) -> Result<bool, StoreError> {
@@ -407,7 +407,7 @@ impl Datastore {
              AND (state = 'missing' OR power_state IS DISTINCT FROM $2)",
         )
         .bind(id.as_str())
-        .bind(power_state)
+        .bind(power_state.as_str())
         .bind(read_from)
         .bind(now)
         .execute(&mut *self.writer().await?)
@@ -674,7 +674,7 @@ impl Datastore {
         &self,
         id: &HostId,
         from: &[HostState],
-        error_type: &str,
+        error_type: HostErrorKind,
         message: &str,
         now: &str,
     ) -> Result<bool, StoreError> {
@@ -690,7 +690,7 @@ impl Datastore {
         );
         let mut q = sqlx::query_scalar::<_, String>(&sql)
             .bind(id.as_str())
-            .bind(error_type)
+            .bind(error_type.as_str())
             .bind(message)
             .bind(now);
         for f in from {
@@ -745,12 +745,12 @@ impl Datastore {
     pub async fn host_set_power(
         &self,
         id: &HostId,
-        power_state: &str,
+        power_state: PowerState,
         now: &str,
     ) -> Result<(), StoreError> {
         sqlx::query("UPDATE hosts SET power_state = $2, updated_at = $3 WHERE id = $1")
             .bind(id.as_str())
-            .bind(power_state)
+            .bind(power_state.as_str())
             .bind(now)
             .execute(&mut *self.writer().await?)
             .await?;
@@ -791,7 +791,7 @@ impl Datastore {
              last_seen_at = $5 WHERE id = $1",
         )
         .bind(id.as_str())
-        .bind(&h.power_state)
+        .bind(h.power_state.as_str())
         .bind(json(&h.media_slots))
         .bind(h.boot.as_ref().map(json))
         .bind(now)
@@ -853,7 +853,7 @@ fn bind_inventory<'q>(
     q: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>,
     h: &'q HostRow,
 ) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
-    q.bind(&h.kind)
+    q.bind(h.kind.as_str())
         .bind(&h.name)
         .bind(&h.uuid)
         .bind(&h.manufacturer)
@@ -864,7 +864,7 @@ fn bind_inventory<'q>(
         .bind(json(&h.nics))
         .bind(json(&h.media_slots))
         .bind(h.boot.as_ref().map(json))
-        .bind(&h.power_state)
+        .bind(h.power_state.as_str())
 }
 
 /// Ids bound into one `IN (...)` list (SQLite allows 32,766 parameters, PostgreSQL 65,535).
@@ -940,8 +940,8 @@ mod tests {
             id: "h".into(),
             pod_manager: "pm".into(),
             system_id: "/redfish/v1/Systems/1".into(),
-            kind: "system".into(),
-            power_state: "off".into(),
+            kind: HostKind::System,
+            power_state: PowerState::Off,
             state: state.parse().unwrap(),
             created_at: NOW.into(),
             updated_at: NOW.into(),
@@ -993,7 +993,7 @@ mod tests {
                 .host_fail(
                     &host_id(),
                     &[HostState::Inspecting],
-                    "inspection",
+                    HostErrorKind::Inspection,
                     "BMC gone",
                     NOW
                 )
@@ -1011,7 +1011,7 @@ mod tests {
         store.host_refresh(&host_id(), &seen, NOW).await.unwrap();
         let h = state(&store).await;
         assert_eq!(h.state, HostState::Error);
-        assert_eq!(h.error_type.as_deref(), Some("inspection"));
+        assert_eq!(h.error_type, Some(HostErrorKind::Inspection));
         assert_eq!(h.missing_from, None);
     }
 
@@ -1063,7 +1063,7 @@ mod tests {
                 .host_fail(
                     &host_id(),
                     &[HostState::Provisioning],
-                    "provisioning",
+                    HostErrorKind::Provisioning,
                     "x",
                     NOW
                 )
@@ -1092,7 +1092,7 @@ mod tests {
                 .host_fail(
                     &host_id(),
                     &[HostState::Provisioned],
-                    "power_management",
+                    HostErrorKind::PowerManagement,
                     "refused",
                     NOW
                 )

@@ -1,6 +1,6 @@
 //! Stored pod managers and their status history.
 
-use podium_types::PodManagerId;
+use podium_types::{PodManagerId, PodManagerStatus};
 use sqlx::Row;
 
 use super::{Datastore, StoreError, decode, json};
@@ -31,7 +31,7 @@ pub struct PodManagerRow {
     pub site_limit: Option<i64>,
     /// The ramdisk's URL an inspection boots where the site has DHCP-less pools.
     pub preprovisioning_image: Option<String>,
-    pub status: String,
+    pub status: PodManagerStatus,
     pub status_message: Option<String>,
     pub last_probe_at: Option<String>,
     pub redfish_link: Option<String>,
@@ -41,7 +41,7 @@ pub struct PodManagerRow {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StatusChange {
-    pub status: String,
+    pub status: PodManagerStatus,
     pub message: Option<String>,
     pub at: String,
 }
@@ -71,7 +71,7 @@ fn row(r: &sqlx::any::AnyRow) -> Result<PodManagerRow, StoreError> {
         service_limit: r.try_get("service_limit")?,
         site_limit: r.try_get("site_limit")?,
         preprovisioning_image: r.try_get("preprovisioning_image")?,
-        status: r.try_get("status")?,
+        status: r.try_get::<String, _>("status")?.parse()?,
         status_message: r.try_get("status_message")?,
         last_probe_at: r.try_get("last_probe_at")?,
         redfish_link: r.try_get("redfish_link")?,
@@ -136,7 +136,7 @@ impl Datastore {
             "INSERT INTO pod_managers ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)"
         );
         bind_settings(sqlx::query(&sql), pm)
-            .bind(&pm.status)
+            .bind(pm.status.as_str())
             .bind(&pm.status_message)
             .bind(&pm.last_probe_at)
             .bind(&pm.redfish_link)
@@ -259,7 +259,7 @@ impl Datastore {
     pub async fn pod_manager_set_status(
         &self,
         uuid: &PodManagerId,
-        status: &str,
+        status: PodManagerStatus,
         message: Option<&str>,
         redfish_link: Option<&str>,
         at: &str,
@@ -281,19 +281,19 @@ impl Datastore {
              redfish_link = COALESCE($5, redfish_link) WHERE uuid = $1",
         )
         .bind(uuid.as_str())
-        .bind(status)
+        .bind(status.as_str())
         .bind(message)
         .bind(at)
         .bind(redfish_link)
         .execute(&mut *tx)
         .await?;
-        if previous != status {
+        if previous != status.as_str() {
             sqlx::query(
                 "INSERT INTO pod_manager_status_history (id, pod_manager, status, message, at) VALUES ($1, $2, $3, $4, $5)",
             )
             .bind(super::new_id())
             .bind(uuid.as_str())
-            .bind(status)
+            .bind(status.as_str())
             .bind(message)
             .bind(at)
             .execute(&mut *tx)
@@ -318,7 +318,7 @@ impl Datastore {
         rows.iter()
             .map(|r| {
                 Ok(StatusChange {
-                    status: r.try_get("status")?,
+                    status: r.try_get::<String, _>("status")?.parse()?,
                     message: r.try_get("message")?,
                     at: r.try_get("at")?,
                 })

@@ -4,15 +4,17 @@
 
 use serde::{Deserialize, Serialize};
 
-/// A machine's power state, as its driver reports it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PowerState {
-    On,
-    Off,
-    PoweringOn,
-    PoweringOff,
-    Unknown,
+crate::names::names! {
+    /// A machine's power state, as its driver reports it.
+    #[derive(Default)]
+    pub enum PowerState ("a power state") {
+        On => "on",
+        Off => "off",
+        PoweringOn => "powering_on",
+        PoweringOff => "powering_off",
+        #[default]
+        Unknown => "unknown",
+    }
 }
 
 /// A power action. `reboot` is read as `force_restart`.

@@ -4,6 +4,28 @@
 use crate::names::names;
 
 names! {
+    /// What a host is: a computer system, or the chassis that holds systems.
+    #[derive(Default)]
+    pub enum HostKind ("a host kind") {
+        #[default]
+        System => "system",
+        Chassis => "chassis",
+    }
+}
+
+names! {
+    /// What failed for good on a host and put it in `error`.
+    pub enum HostErrorKind ("a host error type") {
+        Registration => "registration",
+        Inspection => "inspection",
+        Provisioning => "provisioning",
+        Deprovisioning => "deprovisioning",
+        /// Its BMC refused a power action; a power action it obeys ends the error.
+        PowerManagement => "power_management",
+    }
+}
+
+names! {
     /// Where a host is in its life. Maintenance is not a state: it lies over one.
     pub enum HostState ("a host state") {
         Registering => "registering",

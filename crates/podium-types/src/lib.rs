@@ -20,6 +20,7 @@ mod operations;
 mod owner;
 mod pages;
 mod plugins;
+mod pod_manager;
 pub mod requests;
 mod secret;
 mod tokens;
@@ -33,7 +34,7 @@ pub use hardware::{
     BootMode, BootPersistence, BootSettings, BootTarget, MediaAction, MediaRequest, MediaSlot,
     MediaType, Nic, PowerAction, PowerState,
 };
-pub use host::{HostState, ShownState};
+pub use host::{HostErrorKind, HostKind, HostState, ShownState};
 pub use ids::{
     ClaimId, ConfigDriveId, GrantId, HostId, Id, IpClaimId, IpPoolId, MalformedId, OperationId,
     PluginId, PodManagerId, SessionId, TenantId, TenantScope, TokenId,
@@ -44,5 +45,6 @@ pub use operations::{OperationKind, OperationRequest, OperationStatus};
 pub use owner::{BadOwner, OWNER_MAX, Owner};
 pub use pages::{Page, Paged};
 pub use plugins::{PluginBinding, PluginSource};
+pub use pod_manager::PodManagerStatus;
 pub use secret::Secret;
 pub use tokens::Role;

@@ -272,7 +272,11 @@ fn view(caller: &Caller, row: EventRow) -> Result<EventView, Error> {
                 } else {
                     ShownState::In(state)
                 },
-                power_state: text("power_state").unwrap_or_default(),
+                power_state: text("power_state")
+                    .map(|p| p.parse())
+                    .transpose()
+                    .map_err(|_| corrupt("power state"))?
+                    .unwrap_or_default(),
                 claim: text("claim_id").map(ClaimId::from),
                 pod_manager: admin.then(|| row.pod_manager.unwrap_or_default().into()),
                 error: error.filter(|_| admin),

@@ -3,7 +3,6 @@
 
 use crate::app::Podium;
 use crate::error::Error;
-use crate::inventory::power_state_name;
 use podium_store::HostRow;
 use podium_types::{MediaAction, OperationRequest};
 
@@ -28,11 +27,9 @@ impl Podium {
                 // Read back what the BMC reports now.
                 if let Ok(state) = driver.call().get_power(&host.system_id).await {
                     self.datastore()
-                        .host_set_power(&host.id, power_state_name(state), &now)
+                        .host_set_power(&host.id, state, &now)
                         .await?;
-                    return Ok(Some(
-                        serde_json::json!({ "power_state": power_state_name(state) }),
-                    ));
+                    return Ok(Some(serde_json::json!({ "power_state": state })));
                 }
             }
             OperationRequest::Boot(b) => driver

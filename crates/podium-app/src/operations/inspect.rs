@@ -64,7 +64,7 @@ impl Podium {
                 "memory_mib": system.memory_mib,
                 "nics": system.nics.iter().map(|n| n.mac.as_str()).collect::<Vec<_>>(),
                 "media_slots": system.media_slots.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(),
-                "power_state": crate::inventory::power_state_name(system.power),
+                "power_state": system.power,
             },
             "preprovisioning": preprovisioning,
         })))
@@ -80,7 +80,7 @@ impl Podium {
         host: &HostRow,
     ) -> Result<Option<(Value, String)>, Error> {
         // A chassis is not a machine that boots: it has no boot NIC to address.
-        if host.kind != "system" {
+        if host.kind != podium_types::HostKind::System {
             return Ok(None);
         }
         let mut pools = Vec::new();

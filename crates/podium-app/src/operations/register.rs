@@ -22,7 +22,6 @@ impl Podium {
             .get_power(&host.system_id)
             .await
             .map_err(Error::from)?;
-        let power = crate::inventory::power_state_name(power);
         self.datastore()
             .host_set_power(&host.id, power, &podium_store::now())
             .await?;

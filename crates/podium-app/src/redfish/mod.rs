@@ -11,8 +11,7 @@ use podium_types::views::{
 };
 use podium_types::{
     BootMode, BootPersistence, BootSettings, BootTarget, ClaimId, ClaimState, HostFilter, HostId,
-    MediaAction, OperationId, OperationRequest, Page, PowerAction, PowerState, Secret, SessionId,
-    TenantScope,
+    MediaAction, OperationId, OperationRequest, Page, PowerAction, Secret, SessionId, TenantScope,
 };
 
 use crate::app::Podium;
@@ -478,7 +477,7 @@ impl Podium {
 /// Whether a host is a computer system (a chassis a driver reports is not one of the service's
 /// systems).
 fn is_system(host: &HostRow) -> bool {
-    host.kind == "system"
+    host.kind == podium_types::HostKind::System
 }
 
 /// Whether a claim in `state` holds its host for its tenant (a claim being released no
@@ -496,8 +495,7 @@ fn session_view(row: SessionRow) -> SessionView {
 }
 
 fn system_view(host: HostRow, claim: Option<ClaimId>) -> SystemView {
-    let power_state = serde_json::from_value(serde_json::Value::String(host.power_state.clone()))
-        .unwrap_or(PowerState::Unknown);
+    let power_state = host.power_state;
     let state = crate::views::shown_state(&host);
     SystemView {
         id: host.id,

@@ -42,7 +42,7 @@ pub struct ClaimedHostView {
     /// `[{"name", "mac", "speed_mbps"}]`.
     #[schema(value_type = Vec<Object>)]
     pub nics: serde_json::Value,
-    pub power_state: String,
+    pub power_state: crate::PowerState,
     pub provisioning_state: ShownState,
     /// Addresses IPAM holds for the claim and its host.
     pub addresses: Vec<AddressView>,

@@ -64,7 +64,7 @@ pub struct ClaimEventView {
 pub struct HostEventView {
     pub id: HostId,
     pub provisioning_state: ShownState,
-    pub power_state: String,
+    pub power_state: crate::PowerState,
     /// The claim it is bound to.
     pub claim: Option<ClaimId>,
     /// Admins only: the pod manager it belongs to.

@@ -16,7 +16,7 @@ pub struct HostView {
     /// The driver's id of the system.
     pub system_id: String,
     /// `system` or `chassis`.
-    pub kind: String,
+    pub kind: crate::HostKind,
     pub name: String,
     pub uuid: Option<String>,
     pub manufacturer: Option<String>,
@@ -30,7 +30,7 @@ pub struct HostView {
     pub media_slots: serde_json::Value,
     #[schema(value_type = Option<Object>)]
     pub boot: serde_json::Value,
-    pub power_state: String,
+    pub power_state: crate::PowerState,
     /// `registering`, `inspecting`, `available`, `provisioning`, `provisioned`,
     /// `deprovisioning`, `error`, `missing`, or `maintenance` (`docs/host-lifecycle.md`).
     pub state: ShownState,
@@ -51,9 +51,10 @@ pub struct HostView {
 /// Why a host is in `error`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct HostErrorView {
-    /// `registration`, `inspection`, `provisioning`, `deprovisioning` or `power_management`.
+    /// What failed: `registration`, `inspection`, `provisioning`, `deprovisioning` or
+    /// `power_management`.
     #[serde(rename = "type")]
-    pub error_type: String,
+    pub error_type: crate::HostErrorKind,
     /// What the failed operation said.
     pub message: String,
     pub at: Option<String>,

@@ -25,7 +25,7 @@ pub struct PodManagerView {
     pub description: String,
     pub location: String,
     /// `unknown` until the first probe, then `online` or `offline`.
-    pub status: String,
+    pub status: crate::PodManagerStatus,
     /// Why the pod manager is offline, in words.
     pub status_message: Option<String>,
     pub last_probe_at: Option<String>,
@@ -60,7 +60,7 @@ pub struct GrantedPodManagerView {
     pub description: String,
     pub location: String,
     /// `unknown` until the first probe, then `online` or `offline`.
-    pub status: String,
+    pub status: crate::PodManagerStatus,
     /// Who writes a claimed host's network config there: the site (`admin`), the claim
     /// (`consumer`), or the claim on top of the site's (`layered`).
     pub network_config_owner: NetworkConfigOwner,
@@ -81,7 +81,7 @@ pub struct TenantGrantView {
 /// A change of a pod manager's status.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct StatusChangeView {
-    pub status: String,
+    pub status: crate::PodManagerStatus,
     pub message: Option<String>,
     pub at: String,
 }
