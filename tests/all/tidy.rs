@@ -328,3 +328,46 @@ fn the_http_api_names_nothing_of_the_plugin_runtime() {
         .collect();
     assert!(naming.is_empty(), "these name podium_runtime: {naming:?}");
 }
+
+/// The store's rows carry the model's enums for what has a fixed set of values (states,
+/// statuses, kinds, roles, error types), never a free `String` that every reader must match.
+#[test]
+fn no_row_keeps_a_state_status_or_kind_as_a_string() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let mut files = Vec::new();
+    rust_files(&root.join("crates/podium-store/src"), &mut files);
+    let names = [
+        "state",
+        "status",
+        "kind",
+        "power_state",
+        "role",
+        "source",
+        "error_type",
+    ];
+    let mut found = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim();
+            let Some(field) = line.strip_prefix("pub ") else {
+                continue;
+            };
+            let Some((name, ty)) = field.split_once(':') else {
+                continue;
+            };
+            let ty = ty.trim().trim_end_matches(',');
+            if names.contains(&name.trim()) && (ty == "String" || ty == "Option<String>") {
+                found.push(format!(
+                    "{}:{}: {line}",
+                    file.strip_prefix(root).unwrap().display(),
+                    n + 1
+                ));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "rows with a string where an enum belongs: {found:#?}"
+    );
+}
