@@ -2,7 +2,7 @@
 //! managers, and carrying out power, boot and media actions as operations through the site's
 //! driver.
 
-use podium_types::{ClaimId, HostId, OperationId, PodManagerId};
+use podium_types::{ClaimId, HostId};
 
 use crate::app::Podium;
 use crate::auth::Caller;
@@ -14,10 +14,10 @@ use crate::lifecycle::{HostAction, action_allowed};
 use crate::views;
 use podium_runtime::{CallError, PluginError, System, SystemKind};
 use podium_store::{HostRow, OperationRow};
+use podium_types::HostFilter;
 use podium_types::Page;
 use podium_types::requests::{BootParams, HostCreate, MediaParams, PowerParams};
 use podium_types::views::{HostView, List, OperationView};
-use podium_types::{HostFilter, OperationFilter};
 use podium_types::{OperationRequest, PowerAction};
 
 /// Hosts with their own BMC read at once by one run of the periodic refresh (each at its own
@@ -560,19 +560,6 @@ impl Podium {
         Ok(op)
     }
 
-    /// Queues a sync of a pod manager as an operation.
-    pub async fn pod_manager_sync(
-        &self,
-        caller: &Caller,
-        uuid: &PodManagerId,
-    ) -> Result<OperationView, Error> {
-        caller.require_admin()?;
-        self.pod_manager_load(uuid).await?;
-        let op = OperationRow::queued(OperationRequest::Sync, uuid, None);
-        self.operation_enqueue(&op).await?;
-        Ok(views::operation(op))
-    }
-
     /// Reads back what a host's BMC reports after an action (power state, boot override, media
     /// slots) and records it, so the host shows the machine's state, not the last sync's.
     /// Answers the power state seen for the operation's result; a BMC that does not answer
@@ -605,30 +592,6 @@ impl Podium {
             tracing::warn!(host = %host.id, error = %e, "cannot record the host's state after an action");
         }
         Some(serde_json::json!({ "power_state": observed.power_state }))
-    }
-
-    pub async fn operation_view(
-        &self,
-        caller: &Caller,
-        id: &OperationId,
-    ) -> Result<OperationView, Error> {
-        caller.require_admin_read()?;
-        self.datastore()
-            .operation_get(id)
-            .await?
-            .map(views::operation)
-            .ok_or_else(|| Error::not_found("operation", id))
-    }
-
-    pub async fn operation_list(
-        &self,
-        caller: &Caller,
-        filter: OperationFilter,
-        page: Page,
-    ) -> Result<List<OperationView>, Error> {
-        caller.require_admin_read()?;
-        let paged = self.datastore().operation_list(&filter, &page).await?;
-        Ok(List::of(paged, views::operation))
     }
 }
 

@@ -1,25 +1,25 @@
 //! Pod managers, the application side: the Valence registry with credentials sealed, plugins
 //! chosen per site, the status probe and the inventory sync through the site's driver.
 
-use podium_types::{PodManagerId, PodManagerStatus};
+use podium_types::{OperationRequest, PodManagerId, PodManagerStatus};
 
 use crate::app::Podium;
 use crate::auth::Caller;
-use crate::bindings::{DEFAULT_DRIVER, DEFAULT_IPAM, PluginBinding};
+use crate::bindings::{DEFAULT_DRIVER, DEFAULT_IPAM, PluginBinding, PodManager};
 use crate::endpoint::{canonical, normalize_url, validate_auth, validate_tls};
 use crate::error::Error;
 use crate::labels::validate_name;
 use crate::plugins::PluginRef;
 use crate::views;
 use podium_runtime::{CallError, World};
-use podium_store::{HostRow, PodManagerConflict, PodManagerRow, SyncSummary};
+use podium_store::{HostRow, OperationRow, PodManagerConflict, PodManagerRow, SyncSummary};
 use podium_types::Page;
 use podium_types::PodManagerFilter;
 use podium_types::requests::{
     AuthParams, NetworkConfigOwner, OperationLimits, PluginBindingParams, PodManagerCreate,
     PodManagerUpdate, TlsParams,
 };
-use podium_types::views::{List, PodManagerView, StatusChangeView};
+use podium_types::views::{List, OperationView, PodManagerView, StatusChangeView};
 
 const DESCRIPTION_MAX: usize = 1024;
 const LOCATION_MAX: usize = 255;
@@ -62,6 +62,27 @@ pub(crate) enum OwnBmcs {
 }
 
 impl Podium {
+    /// A pod manager, or 404.
+    pub(crate) async fn pod_manager_load(&self, uuid: &PodManagerId) -> Result<PodManager, Error> {
+        self.datastore()
+            .pod_manager_get(uuid)
+            .await?
+            .ok_or_else(|| Error::not_found("pod manager", uuid))
+    }
+
+    /// Queues a sync of a pod manager as an operation.
+    pub async fn pod_manager_sync(
+        &self,
+        caller: &Caller,
+        uuid: &PodManagerId,
+    ) -> Result<OperationView, Error> {
+        caller.require_admin()?;
+        self.pod_manager_load(uuid).await?;
+        let op = OperationRow::queued(OperationRequest::Sync, uuid, None);
+        self.operation_enqueue(&op).await?;
+        Ok(views::operation(op))
+    }
+
     /// Resolves a plugin binding and has the plugin check its configuration.
     pub(crate) async fn binding_resolve(
         &self,

@@ -33,10 +33,12 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use crate::app::Podium;
+use crate::auth::Caller;
 use crate::error::Error;
 use podium_runtime::CallError;
 use podium_store::OperationRow;
-use podium_types::{OperationId, OperationRequest};
+use podium_types::views::{List, OperationView};
+use podium_types::{OperationFilter, OperationId, OperationRequest, Page};
 
 const RETRY_MAX: Duration = Duration::from_secs(60);
 
@@ -74,6 +76,32 @@ fn after(d: Duration) -> String {
 }
 
 impl Podium {
+    /// `GET /v1/operations/{id}`.
+    pub async fn operation_view(
+        &self,
+        caller: &Caller,
+        id: &OperationId,
+    ) -> Result<OperationView, Error> {
+        caller.require_admin_read()?;
+        self.datastore()
+            .operation_get(id)
+            .await?
+            .map(crate::views::operation)
+            .ok_or_else(|| Error::not_found("operation", id))
+    }
+
+    /// `GET /v1/operations`: newest first, filtered.
+    pub async fn operation_list(
+        &self,
+        caller: &Caller,
+        filter: OperationFilter,
+        page: Page,
+    ) -> Result<List<OperationView>, Error> {
+        caller.require_admin_read()?;
+        let paged = self.datastore().operation_list(&filter, &page).await?;
+        Ok(List::of(paged, crate::views::operation))
+    }
+
     /// Carries out a leased operation, by its kind (the lease's end records how it ended):
     /// what it found or did, for its `result`.
     async fn operation_execute(

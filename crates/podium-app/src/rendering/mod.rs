@@ -19,7 +19,7 @@ pub(crate) use drives::DRIVE_TTL_MAX;
 pub use drives::DriveFor;
 
 use podium_types::views::{PreviewView, RenderedView, UnallocatedView};
-use podium_types::{ClaimId, HostId, Phase, PodManagerId, TenantScope};
+use podium_types::{ClaimId, HostId, Phase, TenantScope};
 use serde_json::Value;
 
 use crate::app::Podium;
@@ -224,13 +224,6 @@ impl Podium {
                 allocations: None,
             },
         ))
-    }
-
-    pub(crate) async fn pod_manager_load(&self, uuid: &PodManagerId) -> Result<PodManager, Error> {
-        self.datastore()
-            .pod_manager_get(uuid)
-            .await?
-            .ok_or_else(|| Error::not_found("pod manager", uuid))
     }
 
     /// Checks what a claim brings (its `network_data` and `meta_data`) on a pod manager, against
