@@ -54,17 +54,27 @@ async fn background_tasks_show_their_status_and_run_when_asked() {
         )
         .await;
 
-    for (name, result) in [
-        ("probe", "1 pod managers probed"),
-        ("sync", "1 pod managers synced"),
-        ("bind", "0 pending claims tried"),
+    for (name, result, counts) in [
+        ("probe", "1 pod managers probed", json!({"probed": 1})),
+        (
+            "sync",
+            "1 pod managers synced",
+            json!({"synced": 1, "failed": 0}),
+        ),
+        (
+            "bind",
+            "0 pending claims tried",
+            json!({"tried": 0, "failed": 0}),
+        ),
         (
             "expiry",
             "0 expired config drives, 0 timed-out Redfish sessions, 0 audit events and 0 change events past their retention forgotten",
+            json!({"config_drives": 0, "sessions": 0, "audit_events": 0, "change_events": 0}),
         ),
         (
             "refresh",
             "0 hosts with their own BMC read, 0 did not answer",
+            json!({"read": 0, "unreachable": 0}),
         ),
     ] {
         let before = task(&admin, name).await["runs"].as_u64().unwrap();
@@ -79,6 +89,7 @@ async fn background_tasks_show_their_status_and_run_when_asked() {
         })
         .await;
         assert_eq!(after["last_result"], result, "{after}");
+        assert_eq!(after["last_counts"], counts, "{after}");
         assert!(after["last_error"].is_null(), "{after}");
         assert!(after["last_duration_ms"].is_u64(), "{after}");
         assert!(after["last_started_at"].is_string(), "{after}");

@@ -6,6 +6,7 @@ use podium_types::{ClaimId, HostId};
 
 use crate::app::Podium;
 use crate::auth::Caller;
+use crate::background::Outcome;
 use crate::bindings::PodManager;
 use crate::error::Error;
 use crate::inventory::host_row_from_system;
@@ -209,10 +210,18 @@ impl Podium {
         &self,
         interval: std::time::Duration,
         every: std::time::Duration,
-    ) -> Result<(usize, usize), Error> {
+    ) -> Result<Outcome, Error> {
+        let read = |taken: usize, unreachable: usize| {
+            // The log says which hosts' BMCs did not answer; they come again at their turn.
+            Outcome::new(format!(
+                "{taken} hosts with their own BMC read, {unreachable} did not answer"
+            ))
+            .count("read", taken)
+            .count("unreachable", unreachable)
+        };
         let total = self.datastore().hosts_with_bmc_count().await?;
         if total == 0 {
-            return Ok((0, 0));
+            return Ok(read(0, 0));
         }
         // A run comes `every` after the last one ended: the time between two starts is that and
         // the time the last one took.
@@ -261,7 +270,7 @@ impl Podium {
         self.inner
             .refresh_took_ms
             .store(took, std::sync::atomic::Ordering::Relaxed);
-        Ok((taken, taken - answered))
+        Ok(read(taken, taken - answered))
     }
 
     /// Reads one host's power state at its BMC now and writes it if it changed; whether the BMC

@@ -5,6 +5,7 @@ use podium_types::{OperationRequest, PodManagerId, PodManagerStatus};
 
 use crate::app::Podium;
 use crate::auth::Caller;
+use crate::background::Outcome;
 use crate::bindings::{DEFAULT_DRIVER, DEFAULT_IPAM, PluginBinding, PodManager};
 use crate::endpoint::{canonical, normalize_url, validate_auth, validate_tls};
 use crate::error::Error;
@@ -487,20 +488,22 @@ impl Podium {
         Ok(summary)
     }
 
-    /// Probes every pod manager, a few at a time (the `probe` task): how many.
-    pub(crate) async fn pod_managers_probe_all(&self) -> Result<usize, Error> {
+    /// The `probe` task: every pod manager probed, a few at a time, its status and history
+    /// recorded.
+    pub(crate) async fn pod_managers_probe_all(&self) -> Result<Outcome, Error> {
         let probed = self
             .for_each_pod_manager(|podium, uuid| async move {
                 podium.pod_manager_probe(&uuid).await;
                 true
             })
-            .await?;
-        Ok(probed.len())
+            .await?
+            .len();
+        Ok(Outcome::new(format!("{probed} pod managers probed")).count("probed", probed))
     }
 
-    /// Syncs every online pod manager, a few at a time (the `sync` task): how many were
-    /// synced, and how many online ones failed to.
-    pub(crate) async fn pod_managers_sync_all(&self) -> Result<(usize, usize), Error> {
+    /// The `sync` task: the inventory of every pod manager that answers its probe synced, a
+    /// few at a time; a failed one's status and history say why.
+    pub(crate) async fn pod_managers_sync_all(&self) -> Result<Outcome, Error> {
         let outcomes = self
             .for_each_pod_manager(|podium, uuid| async move {
                 if podium.pod_manager_probe(&uuid).await != Some(true) {
@@ -519,7 +522,9 @@ impl Podium {
             .await?;
         let synced = outcomes.iter().filter(|o| **o == Some(true)).count();
         let failed = outcomes.iter().filter(|o| **o == Some(false)).count();
-        Ok((synced, failed))
+        Ok(Outcome::new(format!("{synced} pod managers synced"))
+            .count("synced", synced)
+            .count("failed", failed))
     }
 
     async fn for_each_pod_manager<F, Fut, T>(&self, f: F) -> Result<Vec<T>, Error>

@@ -14,7 +14,38 @@ use tokio::sync::Notify;
 
 /// What runs a job once: what it did, or why it could not.
 pub(crate) type Runner =
-    Arc<dyn Fn(Job) -> BoxFuture<'static, Result<String, String>> + Send + Sync>;
+    Arc<dyn Fn(Job) -> BoxFuture<'static, Result<Outcome, crate::error::Error>> + Send + Sync>;
+
+/// What a run of a task did: what it counted, by name (`tried`, `failed`, ...), and the same
+/// in words. A run whose count `failed` is not zero is shown as failed.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Outcome {
+    summary: String,
+    counts: Vec<(&'static str, u64)>,
+}
+
+impl Outcome {
+    pub(crate) fn new(summary: impl Into<String>) -> Outcome {
+        Outcome {
+            summary: summary.into(),
+            counts: Vec::new(),
+        }
+    }
+
+    /// The outcome with one more count.
+    pub(crate) fn count(mut self, name: &'static str, n: usize) -> Outcome {
+        self.counts
+            .push((name, u64::try_from(n).unwrap_or(u64::MAX)));
+        self
+    }
+
+    fn failed(&self) -> u64 {
+        self.counts
+            .iter()
+            .find(|(name, _)| *name == "failed")
+            .map_or(0, |(_, n)| *n)
+    }
+}
 
 /// A periodic job.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -237,7 +268,14 @@ impl Task {
                 s.last_started_at = Some(podium_store::now());
             });
             let outcome = runner(self.job).await;
-            if let Err(e) = &outcome {
+            let failed = match &outcome {
+                Err(e) => Some(e.to_string()),
+                Ok(done) if done.failed() > 0 => {
+                    Some(format!("{}, {} failed", done.summary, done.failed()))
+                }
+                Ok(_) => None,
+            };
+            if let Some(e) = &failed {
                 tracing::warn!(task = self.job.name(), error = %e, "background task failed");
             }
             self.update(|s| {
@@ -245,13 +283,17 @@ impl Task {
                 s.runs += 1;
                 s.last_duration_ms =
                     Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX));
-                match outcome {
-                    Ok(done) => {
-                        s.last_result = Some(done);
-                        s.last_error = None;
+                if let Ok(done) = outcome {
+                    s.last_counts = done
+                        .counts
+                        .iter()
+                        .map(|(name, n)| ((*name).to_owned(), *n))
+                        .collect();
+                    if failed.is_none() {
+                        s.last_result = Some(done.summary);
                     }
-                    Err(e) => s.last_error = Some(e),
                 }
+                s.last_error = failed;
             });
         }
     }

@@ -9,15 +9,12 @@
 //!
 //! The handle and its tasks are in `handle.rs`; what each job does is a file here.
 
-mod bind;
 mod expiry;
 pub(crate) mod handle;
-mod probe;
-mod refresh;
-mod sync;
 
 use std::sync::Arc;
 
+pub(crate) use handle::Outcome;
 pub use handle::{Intervals, Job};
 use podium_types::views::{TaskList, TaskStatus};
 
@@ -81,22 +78,19 @@ impl Podium {
     }
 }
 
-/// Runs the job once: what it did, or why it could not.
-async fn run(job: Job, podium: &Podium, intervals: Intervals) -> Result<String, String> {
+/// Runs the job once: what it did, or why it could not. The work is the feature's that owns
+/// it; only the expiry, which touches several, is here.
+async fn run(job: Job, podium: &Podium, intervals: Intervals) -> Result<Outcome, Error> {
     match job {
-        Job::Probe => probe::run(podium).await,
-        Job::Sync => sync::run(podium).await,
-        Job::Bind => bind::run(podium).await,
+        Job::Probe => podium.pod_managers_probe_all().await,
+        Job::Sync => podium.pod_managers_sync_all().await,
+        Job::Bind => podium.claims_bind_pending().await,
         Job::Expiry => expiry::run(podium).await,
         Job::Leasing => Ok(podium.operations_fill().await),
-        Job::Refresh => refresh::run(podium, intervals).await,
-    }
-}
-
-/// A job's outcome from its counts: what it did, or, when some failed, an error saying so.
-fn counted(done: String, failed: usize) -> Result<String, String> {
-    match failed {
-        0 => Ok(done),
-        n => Err(format!("{done}, {n} failed")),
+        Job::Refresh => {
+            podium
+                .hosts_refresh_due(intervals.sync, intervals.refresh())
+                .await
+        }
     }
 }

@@ -9,6 +9,7 @@ use podium_store::{Bind, BindOutcome, ClaimRow, HostCriteria};
 use podium_types::{ClaimId, ClaimState, HostId, TenantScope};
 
 use crate::app::Podium;
+use crate::background::Outcome;
 use crate::bindings::PodManager;
 use crate::error::Error;
 
@@ -154,9 +155,9 @@ impl Podium {
         Ok(())
     }
 
-    /// Tries every pending claim (the `bind` task: after a host became available, and on a
-    /// timer): how many were tried, and how many of those failed.
-    pub(crate) async fn claims_bind_pending(&self) -> Result<(usize, usize), Error> {
+    /// The `bind` task: every pending claim tried against the hosts free now (on a timer, and
+    /// at once whenever a host becomes free).
+    pub(crate) async fn claims_bind_pending(&self) -> Result<Outcome, Error> {
         let pending = self.datastore().claims_pending().await?;
         let mut failed = 0;
         for id in &pending {
@@ -165,7 +166,11 @@ impl Podium {
                 failed += 1;
             }
         }
-        Ok((pending.len(), failed))
+        Ok(
+            Outcome::new(format!("{} pending claims tried", pending.len()))
+                .count("tried", pending.len())
+                .count("failed", failed),
+        )
     }
 
     /// Binds a pending claim to a free host its grant and its own criteria allow, within the

@@ -34,6 +34,7 @@ use std::time::Duration;
 
 use crate::app::Podium;
 use crate::auth::Caller;
+use crate::background::Outcome;
 use crate::error::Error;
 use podium_runtime::CallError;
 use podium_store::OperationRow;
@@ -159,12 +160,11 @@ impl Podium {
     /// One pass of the `leasing` task (`background/`): leases what is due while there is room.
     /// The task runs it when woken (an operation queued, a slot freed) and every half second
     /// (retries that came due, leases that expired). Answers how many run here now.
-    pub(crate) async fn operations_fill(&self) -> String {
+    pub(crate) async fn operations_fill(&self) -> Outcome {
         self.operations_lease_due().await;
-        format!(
-            "{} operations running in this process",
-            self.inner.operations.running.load(Ordering::Acquire)
-        )
+        let running = self.inner.operations.running.load(Ordering::Acquire);
+        Outcome::new(format!("{running} operations running in this process"))
+            .count("running", running)
     }
 
     async fn operations_lease_due(&self) {

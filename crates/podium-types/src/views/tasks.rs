@@ -18,6 +18,8 @@ pub struct TaskStatus {
     pub last_duration_ms: Option<u64>,
     /// What the last run did.
     pub last_result: Option<String>,
+    /// The same, counted: by name (`tried`, `failed`, `synced`, `read`, ...).
+    pub last_counts: std::collections::BTreeMap<String, u64>,
     /// Why the last run failed, if it did (cleared by a run that succeeds).
     pub last_error: Option<String>,
     /// When it runs next, unless asked to run sooner; `null` while it runs or before start.
