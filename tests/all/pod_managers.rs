@@ -657,7 +657,11 @@ async fn delete_removes_the_pod_manager_and_its_hosts() {
     let store = server.podium.datastore();
     assert!(
         store
-            .host_set_claim(&claimed, Some(&"claim-1".into()), "2026-01-01T00:00:00Z")
+            .host_set_claim(
+                &claimed,
+                Some(&"claim-1".into()),
+                podium_types::Timestamp::now()
+            )
             .await
             .unwrap()
     );
@@ -673,7 +677,7 @@ async fn delete_removes_the_pod_manager_and_its_hosts() {
     assert_eq!(items(&admin.get(&hosts_path).await).len(), hosts.len());
     assert!(
         store
-            .host_set_claim(&claimed, None, "2026-01-01T00:00:01Z")
+            .host_set_claim(&claimed, None, podium_types::Timestamp::now())
             .await
             .unwrap()
     );

@@ -81,6 +81,13 @@ async fn expired_tokens_are_refused_and_read_only_tokens_cannot_write() {
         .await;
     assert_eq!(past.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(past.field(), "expires_at");
+    assert!(past.message().contains("past"), "{}", past.text);
+    let garbled = admin
+        .post("/v1/admin/tokens", json!({"expires_at": "tomorrow"}))
+        .await;
+    assert_eq!(garbled.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(garbled.field(), "expires_at");
+    assert!(garbled.message().contains("RFC 3339"), "{}", garbled.text);
     let dup = admin.post("/v1/tenants", json!({"name": "t1"})).await;
     assert_eq!(dup.status, StatusCode::CREATED);
     let dup = admin.post("/v1/tenants", json!({"name": "t1"})).await;

@@ -330,9 +330,10 @@ fn the_http_api_names_nothing_of_the_plugin_runtime() {
 }
 
 /// The store's rows carry the model's enums for what has a fixed set of values (states,
-/// statuses, kinds, roles, error types), never a free `String` that every reader must match.
+/// statuses, kinds, roles, error types) and a `Timestamp` for every moment (`*_at`, `at`,
+/// `since`), never a free `String` that every reader must match or parse.
 #[test]
-fn no_row_keeps_a_state_status_or_kind_as_a_string() {
+fn no_row_keeps_a_state_status_kind_or_moment_as_a_string() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let mut files = Vec::new();
     rust_files(&root.join("crates/podium-store/src"), &mut files);
@@ -357,7 +358,9 @@ fn no_row_keeps_a_state_status_or_kind_as_a_string() {
                 continue;
             };
             let ty = ty.trim().trim_end_matches(',');
-            if names.contains(&name.trim()) && (ty == "String" || ty == "Option<String>") {
+            let name = name.trim();
+            let moment = name == "at" || name.ends_with("_at") || name.ends_with("_since");
+            if (names.contains(&name) || moment) && (ty == "String" || ty == "Option<String>") {
                 found.push(format!(
                     "{}:{}: {line}",
                     file.strip_prefix(root).unwrap().display(),
@@ -368,6 +371,6 @@ fn no_row_keeps_a_state_status_or_kind_as_a_string() {
     }
     assert!(
         found.is_empty(),
-        "rows with a string where an enum belongs: {found:#?}"
+        "rows with a string where an enum or a Timestamp belongs: {found:#?}"
     );
 }

@@ -149,7 +149,7 @@ pub(crate) fn caller_of_row(row: TokenRow) -> Result<Caller, Error> {
         return Err(Error::Unauthenticated("this token was revoked"));
     }
     if let Some(expires_at) = &row.expires_at
-        && *expires_at <= podium_store::now()
+        && *expires_at <= podium_types::Timestamp::now()
     {
         return Err(Error::Unauthenticated("this token has expired"));
     }
@@ -199,7 +199,7 @@ pub async fn bootstrap_admin(
         read_only: false,
         description: format!("bootstrap admin token (from {origin})"),
         expires_at: None,
-        created_at: podium_store::now(),
+        created_at: podium_types::Timestamp::now(),
         revoked_at: None,
     };
     datastore

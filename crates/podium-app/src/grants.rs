@@ -51,7 +51,7 @@ impl Podium {
             pod_manager: params.pod_manager,
             selector: params.selector,
             max_hosts: params.max_hosts.map(i64::from),
-            created_at: podium_store::now(),
+            created_at: podium_types::Timestamp::now(),
         };
         match self.datastore().grant_create(&row).await {
             Ok(()) => Ok(views::grant(row)),

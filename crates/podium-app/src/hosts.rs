@@ -143,7 +143,7 @@ impl Podium {
             }
         }
         let inventory = host_row_from_system(system);
-        let now = podium_store::now();
+        let now = podium_types::Timestamp::now();
         host.system_id = inventory.system_id;
         host.kind = inventory.kind;
         host.name = inventory.name;
@@ -158,9 +158,9 @@ impl Podium {
         host.boot = inventory.boot;
         host.power_state = inventory.power_state;
         host.state = podium_types::HostState::Registering;
-        host.created_at = now.clone();
-        host.updated_at = now.clone();
-        host.last_seen_at = now.clone();
+        host.created_at = now;
+        host.updated_at = now;
+        host.last_seen_at = now;
         let register = OperationRow::queued(
             OperationRequest::Register,
             &host.pod_manager,
@@ -182,7 +182,7 @@ impl Podium {
         }
         if !labels.is_empty() {
             self.datastore()
-                .host_set_labels(&host.id, &labels, &now)
+                .host_set_labels(&host.id, &labels, now)
                 .await?;
         }
         self.host_view(caller, &host.id).await
@@ -235,18 +235,12 @@ impl Podium {
         // leaving them late for ever.
         let share = (u128::from(total) * cycle * 3).div_ceil(interval.as_millis().max(1) * 2);
         let share = u64::try_from(share).unwrap_or(u64::MAX).clamp(1, total);
-        let now = time::OffsetDateTime::now_utc();
+        let now = podium_types::Timestamp::now();
         // A little early, so a run that comes a moment before the host's turn still takes it.
-        let due_before = now
-            - time::Duration::try_from(interval.saturating_sub(every / 2))
-                .unwrap_or(time::Duration::ZERO);
+        let due_before = now.before(interval.saturating_sub(every / 2));
         let hosts = self
             .datastore()
-            .hosts_refresh_take(
-                &podium_store::format_time(due_before),
-                share,
-                &podium_store::format_time(now),
-            )
+            .hosts_refresh_take(due_before, share, now)
             .await?;
         let taken = hosts.len();
         let mut pms = std::collections::HashMap::new();
@@ -311,7 +305,7 @@ impl Podium {
             })
             .collect();
         self.datastore()
-            .hosts_seen(&seen, &podium_store::now())
+            .hosts_seen(&seen, podium_types::Timestamp::now())
             .await?;
         Ok(read
             .iter()
@@ -322,7 +316,7 @@ impl Podium {
     /// Reads the power state of one host at its own BMC (one request) and writes it if it
     /// changed; a BMC that no longer has the system marks the host `missing`.
     async fn host_power_read(&self, pm: &PodManager, host: &HostRow) -> Result<Read, Error> {
-        let read_from = podium_store::now();
+        let read_from = podium_types::Timestamp::now();
         match self
             .host_driver(pm, host)
             .await?
@@ -332,7 +326,7 @@ impl Podium {
         {
             Ok(power) => {
                 self.datastore()
-                    .host_power_read(&host.id, power, &read_from, &podium_store::now())
+                    .host_power_read(&host.id, power, read_from, podium_types::Timestamp::now())
                     .await?;
                 Ok(Read::Seen(host.id.clone()))
             }
@@ -341,7 +335,7 @@ impl Podium {
                 ..
             }) => {
                 self.datastore()
-                    .host_set_missing(&host.id, &podium_store::now())
+                    .host_set_missing(&host.id, podium_types::Timestamp::now())
                     .await?;
                 Ok(Read::Missing)
             }
@@ -359,7 +353,7 @@ impl Podium {
 
     /// Reads one host's inventory at its own BMC and writes what changed.
     async fn host_inventory_read(&self, pm: &PodManager, host: &HostRow) -> Result<Read, Error> {
-        let now = podium_store::now();
+        let now = podium_types::Timestamp::now();
         // A sync someone asked for reads every host: where every plugin instance stayed busy (a
         // fleet larger than the instances, several syncs at once), the read waits its turn
         // again rather than leave the host unread.
@@ -375,12 +369,12 @@ impl Podium {
             Ok(systems) => match systems.iter().find(|s| s.id == host.system_id) {
                 Some(system) => {
                     self.datastore()
-                        .host_refresh(&host.id, &host_row_from_system(system), &now)
+                        .host_refresh(&host.id, &host_row_from_system(system), now)
                         .await?;
                     Ok(Read::Seen(host.id.clone()))
                 }
                 None => {
-                    self.datastore().host_set_missing(&host.id, &now).await?;
+                    self.datastore().host_set_missing(&host.id, now).await?;
                     Ok(Read::Missing)
                 }
             },
@@ -476,16 +470,16 @@ impl Podium {
             }
             tracing::info!(host = %id, "new BMC credentials: registering again");
         }
-        let now = podium_store::now();
+        let now = podium_types::Timestamp::now();
         if let Some(labels) = &params.labels
-            && !self.datastore().host_set_labels(id, labels, &now).await?
+            && !self.datastore().host_set_labels(id, labels, now).await?
         {
             return Err(Error::not_found("host", id));
         }
         if let Some(boot_mac) = boot_mac
             && !self
                 .datastore()
-                .host_set_boot_mac(id, boot_mac.as_deref(), &now)
+                .host_set_boot_mac(id, boot_mac.as_deref(), now)
                 .await?
         {
             return Err(Error::not_found("host", id));
@@ -595,7 +589,7 @@ impl Podium {
         let observed = host_row_from_system(&system);
         if let Err(e) = self
             .datastore()
-            .host_set_observed(&host.id, &observed, &podium_store::now())
+            .host_set_observed(&host.id, &observed, podium_types::Timestamp::now())
             .await
         {
             tracing::warn!(host = %host.id, error = %e, "cannot record the host's state after an action");

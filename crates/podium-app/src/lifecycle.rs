@@ -224,10 +224,10 @@ impl Podium {
                 format!("at most {REASON_MAX} printable characters"),
             ));
         }
-        let now = podium_store::now();
+        let now = podium_types::Timestamp::now();
         if !self
             .datastore()
-            .host_set_maintenance(id, Some(&reason), &now)
+            .host_set_maintenance(id, Some(&reason), now)
             .await?
         {
             return Err(Error::not_found("host", id));
@@ -243,12 +243,8 @@ impl Podium {
         id: &HostId,
     ) -> Result<HostView, Error> {
         caller.require_admin()?;
-        let now = podium_store::now();
-        if !self
-            .datastore()
-            .host_set_maintenance(id, None, &now)
-            .await?
-        {
+        let now = podium_types::Timestamp::now();
+        if !self.datastore().host_set_maintenance(id, None, now).await? {
             return Err(Error::not_found("host", id));
         }
         tracing::info!(host = %id, "maintenance ends");
@@ -309,7 +305,7 @@ mod tests {
     #[test]
     fn maintenance_lets_the_admin_act_and_holds_the_tenant_off() {
         let mut h = host("provisioning");
-        h.maintenance_since = Some("2026-12-01T00:00:00Z".into());
+        h.maintenance_since = Some(podium_types::Timestamp::now());
         assert_eq!(shown_state(&h), ShownState::Maintenance);
         assert!(action_allowed(&h, HostAction::Power).is_ok());
         let e = action_allowed(&h, HostAction::TenantPower).unwrap_err();

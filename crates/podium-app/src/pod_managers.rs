@@ -193,7 +193,7 @@ impl Podium {
             None => None,
         };
         self.check_unique(&params.name, &url, None).await?;
-        let now = podium_store::now();
+        let now = podium_types::Timestamp::now();
         let row = PodManagerRow {
             uuid: PodManagerId::generate(),
             name: params.name,
@@ -217,7 +217,7 @@ impl Podium {
             status_message: None,
             last_probe_at: None,
             redfish_link: None,
-            created_at: now.clone(),
+            created_at: now,
             updated_at: now,
         };
         match self.datastore().pod_manager_create(&row).await {
@@ -363,7 +363,7 @@ impl Podium {
             row.preprovisioning_image = image;
         }
         self.check_unique(&row.name, &row.url, Some(uuid)).await?;
-        row.updated_at = podium_store::now();
+        row.updated_at = podium_types::Timestamp::now();
         if !self.datastore().pod_manager_update(&row).await? {
             return Err(Error::not_found("pod manager", uuid));
         }
@@ -431,7 +431,7 @@ impl Podium {
                 .map_err(|e| describe_failure(&e)),
             Err(e) => Err(e.to_string()),
         };
-        let now = podium_store::now();
+        let now = podium_types::Timestamp::now();
         let (status, message, link) = match &outcome {
             Ok(info) => {
                 let link = if info.root_link.starts_with('/') {
@@ -448,7 +448,7 @@ impl Podium {
         }
         if let Err(e) = self
             .datastore()
-            .pod_manager_set_status(uuid, status, message, link.as_deref(), &now)
+            .pod_manager_set_status(uuid, status, message, link.as_deref(), now)
             .await
         {
             tracing::warn!(pod_manager = %uuid, error = %e, "probe: cannot record the status");
@@ -465,7 +465,7 @@ impl Podium {
     ) -> Result<SyncSummary, Error> {
         let pm = self.pod_manager_load(uuid).await?;
         let driver = self.pod_manager_driver(&pm).await?;
-        let discovered_at = podium_store::now();
+        let discovered_at = podium_types::Timestamp::now();
         let systems = driver.call().discover().await.map_err(Error::from)?;
         let hosts: Vec<HostRow> = systems
             .iter()
@@ -473,13 +473,19 @@ impl Podium {
             .collect();
         let summary = self
             .datastore()
-            .hosts_sync(uuid, &hosts, &discovered_at, &podium_store::now(), &|h| {
-                podium_store::OperationRow::queued(
-                    podium_types::OperationRequest::Register,
-                    uuid,
-                    Some(&h.id),
-                )
-            })
+            .hosts_sync(
+                uuid,
+                &hosts,
+                discovered_at,
+                podium_types::Timestamp::now(),
+                &|h| {
+                    podium_store::OperationRow::queued(
+                        podium_types::OperationRequest::Register,
+                        uuid,
+                        Some(&h.id),
+                    )
+                },
+            )
             .await?;
         if own_bmcs == OwnBmcs::Read {
             self.hosts_with_bmc_refresh(&pm).await?;

@@ -11,7 +11,7 @@ use podium_store::{TenantRow, TokenRow};
 use podium_types::Role;
 use podium_types::requests::{TenantCreate, TokenCreate};
 use podium_types::views::{List, MeView, TenantView, TokenCreatedView, TokenView};
-use podium_types::{TenantId, TenantScope, TokenId};
+use podium_types::{TenantId, TenantScope, Timestamp, TokenId};
 
 fn validate_tenant_name(name: &str) -> Result<(), Error> {
     if name.is_empty()
@@ -29,31 +29,24 @@ fn validate_tenant_name(name: &str) -> Result<(), Error> {
 }
 
 /// When a new token expires, from `expires_at` or `expires_in`.
-fn expiry(params: &TokenCreate) -> Result<Option<String>, Error> {
-    let now = time::OffsetDateTime::now_utc();
+fn expiry(params: &TokenCreate) -> Result<Option<Timestamp>, Error> {
+    let now = Timestamp::now();
     match (&params.expires_at, params.expires_in) {
         (Some(_), Some(_)) => Err(Error::invalid(
             "expires_in",
             "give `expires_at` or `expires_in`, not both",
         )),
         (Some(at), None) => {
-            let at =
-                time::OffsetDateTime::parse(at, &time::format_description::well_known::Rfc3339)
-                    .map_err(|e| {
-                        Error::invalid("expires_at", format!("is not an RFC 3339 time: {e}"))
-                    })?;
-            if at <= now {
+            if *at <= now {
                 return Err(Error::invalid("expires_at", "is in the past"));
             }
-            Ok(Some(podium_store::format_time(at)))
+            Ok(Some(*at))
         }
         (None, Some(seconds)) => {
             if seconds == 0 || seconds > 10 * 365 * 86_400 {
                 return Err(Error::invalid("expires_in", "must be 1 second to 10 years"));
             }
-            Ok(Some(podium_store::format_time(
-                now + time::Duration::seconds(seconds as i64),
-            )))
+            Ok(Some(now.after(std::time::Duration::from_secs(seconds))))
         }
         (None, None) => Ok(None),
     }
@@ -88,7 +81,7 @@ impl Podium {
             id: TenantId::generate(),
             name: params.name,
             description,
-            created_at: podium_store::now(),
+            created_at: podium_types::Timestamp::now(),
         };
         match self.datastore().tenant_create(&tenant).await {
             Ok(()) => Ok(views::tenant(tenant)),
@@ -139,7 +132,7 @@ impl Podium {
         if release {
             if !self
                 .datastore()
-                .tenant_begin_deletion(id, &podium_store::now())
+                .tenant_begin_deletion(id, podium_types::Timestamp::now())
                 .await?
             {
                 return Err(Error::not_found("tenant", id));
@@ -204,7 +197,7 @@ impl Podium {
             read_only: params.read_only,
             description,
             expires_at: expiry(&params)?,
-            created_at: podium_store::now(),
+            created_at: podium_types::Timestamp::now(),
             revoked_at: None,
         };
         let secret = generate_token();
@@ -236,7 +229,7 @@ impl Podium {
         caller.require_admin()?;
         if !self
             .datastore()
-            .token_revoke(tenant_id, token_id, &podium_store::now())
+            .token_revoke(tenant_id, token_id, podium_types::Timestamp::now())
             .await?
         {
             return Err(Error::not_found("token", token_id));

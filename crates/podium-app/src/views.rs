@@ -32,7 +32,7 @@ fn shown_error(host: &HostRow) -> Option<HostErrorView> {
     (host.state == HostState::Error).then(|| HostErrorView {
         error_type,
         message: host.error_message.clone().unwrap_or_default(),
-        at: host.error_at.clone(),
+        at: host.error_at,
         state: host.error_from,
     })
 }

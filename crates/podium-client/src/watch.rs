@@ -83,7 +83,7 @@ fn apply_operation(op: &mut OperationView, change: &OperationEventView) {
     op.status = change.status;
     op.attempts = change.attempts;
     op.error = change.error.clone();
-    op.next_attempt_at = change.next_attempt_at.clone();
+    op.next_attempt_at = change.next_attempt_at;
 }
 
 /// What `watch_claim` shows and decides on: the claim, its host's state, its latest operation.

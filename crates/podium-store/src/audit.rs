@@ -1,6 +1,8 @@
 //! The audit log (`audit_events`): written once per authenticated request that asks for a
 //! change, read newest first, forgotten after the retention.
 
+use super::moment;
+use podium_types::Timestamp;
 use sqlx::Row;
 
 use crate::{Datastore, StoreError};
@@ -10,7 +12,7 @@ use podium_types::{AuditFilter, Page, Paged, Role, TenantId, TokenId};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AuditRow {
     pub id: String,
-    pub at: String,
+    pub at: Timestamp,
     pub token_id: TokenId,
     pub role: Role,
     pub tenant_id: Option<TenantId>,
@@ -28,7 +30,7 @@ const COLUMNS: &str = "id, at, token_id, role, tenant_id, method, route, path, r
 fn row(r: &sqlx::any::AnyRow) -> Result<AuditRow, StoreError> {
     Ok(AuditRow {
         id: r.try_get("id")?,
-        at: r.try_get("at")?,
+        at: moment(r, "at")?,
         token_id: r.try_get::<String, _>("token_id")?.into(),
         role: r.try_get::<String, _>("role")?.parse::<Role>()?,
         tenant_id: r
@@ -64,7 +66,7 @@ impl Datastore {
             for event in chunk {
                 q = q
                     .bind(event.id.as_str())
-                    .bind(event.at.as_str())
+                    .bind(event.at.to_string())
                     .bind(event.token_id.as_str())
                     .bind(event.role.as_str())
                     .bind(event.tenant_id.as_ref().map(TenantId::as_str))
@@ -103,8 +105,8 @@ impl Datastore {
         .bind(resource)
         .bind(format!("%/{resource}"))
         .bind(format!("%/{resource}/%"))
-        .bind(filter.since.as_deref().unwrap_or(""))
-        .bind(filter.until.as_deref().unwrap_or(""))
+        .bind(filter.since.map_or(String::new(), |t| t.to_string()))
+        .bind(filter.until.map_or(String::new(), |t| t.to_string()))
         .bind(i64::from(page.limit) + 1)
         .fetch_all(&mut *self.reader().await?)
         .await?;
@@ -114,14 +116,14 @@ impl Datastore {
 
     /// Forgets the events older than `before`, a few thousand at a time (other writers go
     /// between the batches); answers how many.
-    pub async fn audit_forget_before(&self, before: &str) -> Result<u64, StoreError> {
+    pub async fn audit_forget_before(&self, before: Timestamp) -> Result<u64, StoreError> {
         let mut forgotten = 0;
         loop {
             let n = sqlx::query(
                 "DELETE FROM audit_events WHERE id IN \
                  (SELECT id FROM audit_events WHERE at < $1 LIMIT 5000)",
             )
-            .bind(before)
+            .bind(before.to_string())
             .execute(&mut *self.writer().await?)
             .await?
             .rows_affected();

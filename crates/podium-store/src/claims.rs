@@ -1,12 +1,13 @@
 //! Stored claims: the hosts a claim could take, and the conditional bind of a claim to one.
 
+use podium_types::Timestamp;
 use podium_types::{ClaimId, HostId, PodManagerId, TenantId, TenantScope};
 use std::collections::BTreeMap;
 
 use podium_types::ClaimState;
 use sqlx::Row;
 
-use super::{Datastore, StoreError, decode, json};
+use super::{Datastore, StoreError, decode, json, moment};
 use podium_types::requests::ImageParams;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,8 +30,8 @@ pub struct ClaimRow {
     pub state: ClaimState,
     pub reason: Option<String>,
     pub host_id: Option<HostId>,
-    pub created_at: String,
-    pub updated_at: String,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
 }
 
 /// `user_data` is read from `user_data_bytes`, or from the text column of claims made before it.
@@ -66,8 +67,8 @@ fn row(r: &sqlx::any::AnyRow) -> Result<ClaimRow, StoreError> {
         },
         reason: r.try_get("reason")?,
         host_id: r.try_get::<Option<String>, _>("host_id")?.map(Into::into),
-        created_at: r.try_get("created_at")?,
-        updated_at: r.try_get("updated_at")?,
+        created_at: moment(r, "created_at")?,
+        updated_at: moment(r, "updated_at")?,
     })
 }
 
@@ -88,7 +89,7 @@ pub struct Bind<'a> {
     pub claim: &'a ClaimId,
     /// The claim's `updated_at` as read: a claim changed since (its networkData, or bound or
     /// released by another) is not bound.
-    pub claim_read_at: &'a str,
+    pub claim_read_at: Timestamp,
     pub tenant: &'a TenantId,
     pub pod_manager: &'a PodManagerId,
     pub host: &'a HostId,
@@ -195,8 +196,8 @@ impl Datastore {
         .bind(c.state.as_str())
         .bind(&c.reason)
         .bind(c.host_id.as_ref().map(|v| v.as_str()))
-        .bind(&c.created_at)
-        .bind(&c.updated_at)
+        .bind(c.created_at.to_string())
+        .bind(c.updated_at.to_string())
         .execute(&mut *self.writer().await?)
         .await?;
         Ok(())
@@ -250,7 +251,7 @@ impl Datastore {
         user_data: Option<&[u8]>,
         meta_data: Option<&str>,
         network_data: Option<&str>,
-        now: &str,
+        now: Timestamp,
         checked: (ClaimState, Option<&HostId>),
     ) -> Result<bool, StoreError> {
         let done = sqlx::query(
@@ -264,7 +265,7 @@ impl Datastore {
         .bind(user_data.map(<[u8]>::to_vec))
         .bind(meta_data)
         .bind(network_data)
-        .bind(now)
+        .bind(now.to_string())
         .bind(checked.0.as_str())
         .bind(checked.1.map_or("", HostId::as_str))
         .execute(&mut *self.writer().await?)
@@ -278,13 +279,13 @@ impl Datastore {
         id: &ClaimId,
         state: ClaimState,
         reason: Option<&str>,
-        now: &str,
+        now: Timestamp,
     ) -> Result<(), StoreError> {
         sqlx::query("UPDATE claims SET state = $2, reason = $3, updated_at = $4 WHERE id = $1")
             .bind(id.as_str())
             .bind(state.as_str())
             .bind(reason)
-            .bind(now)
+            .bind(now.to_string())
             .execute(&mut *self.writer().await?)
             .await?;
         Ok(())
@@ -297,7 +298,7 @@ impl Datastore {
         id: &ClaimId,
         state: ClaimState,
         reason: &str,
-        now: &str,
+        now: Timestamp,
     ) -> Result<(), StoreError> {
         sqlx::query(
             "UPDATE claims SET state = $2, reason = $3, updated_at = $4 \
@@ -306,7 +307,7 @@ impl Datastore {
         .bind(id.as_str())
         .bind(state.as_str())
         .bind(reason)
-        .bind(now)
+        .bind(now.to_string())
         .execute(&mut *self.writer().await?)
         .await?;
         Ok(())
@@ -402,7 +403,7 @@ impl Datastore {
     pub async fn claim_bind_host(
         &self,
         bind: &Bind<'_>,
-        now: &str,
+        now: Timestamp,
     ) -> Result<BindOutcome, StoreError> {
         let mut writer = self.writer().await?;
         let mut tx = writer.begin().await?;
@@ -435,7 +436,7 @@ impl Datastore {
         )
         .bind(bind.claim.as_str())
         .bind(bind.host.as_str())
-        .bind(now)
+        .bind(now.to_string())
         .execute(&mut *tx)
         .await?
         .rows_affected();
@@ -449,8 +450,8 @@ impl Datastore {
         )
         .bind(bind.claim.as_str())
         .bind(bind.host.as_str())
-        .bind(now)
-        .bind(bind.claim_read_at)
+        .bind(now.to_string())
+        .bind(bind.claim_read_at.to_string())
         .execute(&mut *tx)
         .await?
         .rows_affected();

@@ -2,6 +2,8 @@
 //! transaction that changes a claim, a host or an operation; read here in `seq` order, which is
 //! the order of the commits, and forgotten after a retention.
 
+use super::moment;
+use podium_types::Timestamp;
 use sqlx::Row;
 
 use crate::{Datastore, StoreError};
@@ -11,7 +13,7 @@ use podium_types::{ClaimId, EventAction, EventFilter, EventKind, HostId, TenantI
 #[derive(Clone, Debug, PartialEq)]
 pub struct EventRow {
     pub seq: i64,
-    pub at: String,
+    pub at: Timestamp,
     pub kind: EventKind,
     pub action: EventAction,
     pub resource_id: String,
@@ -34,7 +36,7 @@ fn row(r: &sqlx::any::AnyRow) -> Result<EventRow, StoreError> {
     let data: String = r.try_get("data")?;
     Ok(EventRow {
         seq: r.try_get("seq")?,
-        at: r.try_get("at")?,
+        at: moment(r, "at")?,
         kind: r.try_get::<String, _>("kind")?.parse()?,
         action: r.try_get::<String, _>("action")?.parse()?,
         resource_id: r.try_get("resource_id")?,
@@ -108,7 +110,7 @@ impl Datastore {
 
     /// Forgets the events older than `before`, a few thousand at a time, and remembers the
     /// newest it forgot; answers how many.
-    pub async fn events_forget_before(&self, before: &str) -> Result<u64, StoreError> {
+    pub async fn events_forget_before(&self, before: Timestamp) -> Result<u64, StoreError> {
         let mut forgotten = 0;
         loop {
             let mut writer = self.writer().await?;
@@ -117,7 +119,7 @@ impl Datastore {
                 "SELECT MAX(seq) FROM (SELECT seq FROM events WHERE at < $1 AND seq IS NOT NULL \
                  ORDER BY seq LIMIT 5000) AS oldest",
             )
-            .bind(before)
+            .bind(before.to_string())
             .fetch_one(&mut *tx)
             .await?;
             let Some(through) = through else {

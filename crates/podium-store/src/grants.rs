@@ -1,11 +1,12 @@
 //! Stored grants: which tenant may claim hosts of which pod manager.
 
+use podium_types::Timestamp;
 use podium_types::{GrantId, PodManagerId, TenantId};
 use sqlx::Row;
 
 use std::collections::BTreeMap;
 
-use super::{Datastore, StoreError, decode, json};
+use super::{Datastore, StoreError, decode, json, moment};
 use podium_types::{Page, Paged};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -16,7 +17,7 @@ pub struct GrantRow {
     /// Labels a host must all carry.
     pub selector: BTreeMap<String, String>,
     pub max_hosts: Option<i64>,
-    pub created_at: String,
+    pub created_at: Timestamp,
 }
 
 const COLUMNS: &str = "id, tenant_id, pod_manager, selector, max_hosts, created_at";
@@ -28,7 +29,7 @@ fn row(r: &sqlx::any::AnyRow) -> Result<GrantRow, StoreError> {
         pod_manager: r.try_get::<String, _>("pod_manager")?.into(),
         selector: decode("selector", &r.try_get::<String, _>("selector")?)?,
         max_hosts: r.try_get("max_hosts")?,
-        created_at: r.try_get("created_at")?,
+        created_at: moment(r, "created_at")?,
     })
 }
 
@@ -42,7 +43,7 @@ impl Datastore {
         .bind(g.pod_manager.as_str())
         .bind(json(&g.selector))
         .bind(g.max_hosts)
-        .bind(&g.created_at)
+        .bind(g.created_at.to_string())
         .execute(&mut *self.writer().await?)
         .await?;
         Ok(())

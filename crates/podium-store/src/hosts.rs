@@ -1,5 +1,6 @@
 //! Stored hosts (the machines behind a pod manager) and their labels.
 
+use podium_types::Timestamp;
 use podium_types::{ClaimId, HostId, PodManagerId};
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
@@ -50,16 +51,16 @@ pub struct HostRow {
     /// `deprovisioning`, `power_management`), why, since when, and the state it interrupted.
     pub error_type: Option<HostErrorKind>,
     pub error_message: Option<String>,
-    pub error_at: Option<String>,
+    pub error_at: Option<Timestamp>,
     pub error_from: Option<HostState>,
     /// While `state` is `missing`: the state it returns to when it is seen again.
     pub missing_from: Option<HostState>,
     /// Set while the host is in maintenance (the admin's reason, possibly empty).
-    pub maintenance_since: Option<String>,
+    pub maintenance_since: Option<Timestamp>,
     pub maintenance_reason: Option<String>,
-    pub created_at: String,
-    pub updated_at: String,
-    pub last_seen_at: String,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub last_seen_at: Timestamp,
 }
 
 /// A change of a host's state: from any of `from` to `to`, only while no claim holds it where
@@ -105,8 +106,8 @@ impl Datastore {
         &self,
         pod_manager: &PodManagerId,
         hosts: &[HostRow],
-        discovered_at: &str,
-        now: &str,
+        discovered_at: Timestamp,
+        now: Timestamp,
         register: &(dyn Fn(&HostRow) -> super::OperationRow + Sync),
     ) -> Result<SyncSummary, StoreError> {
         let known: std::collections::HashSet<String> =
@@ -155,8 +156,8 @@ impl Datastore {
                     .bind(&h.system_id),
                     h,
                 )
-                .bind(now)
-                .bind(discovered_at)
+                .bind(now.to_string())
+                .bind(discovered_at.to_string())
                 .execute(&mut *tx)
                 .await?;
                 if new {
@@ -176,7 +177,7 @@ impl Datastore {
              AND maintenance_since IS NULL",
         )
         .bind(pod_manager.as_str())
-        .bind(now)
+        .bind(now.to_string())
         .execute(&mut *self.writer().await?)
         .await?
         .rows_affected();
@@ -209,9 +210,9 @@ impl Datastore {
         )
         .bind(h.state.as_str())
         .bind(h.claim_id.as_ref().map(|v| v.as_str()))
-        .bind(&h.created_at)
-        .bind(&h.updated_at)
-        .bind(&h.last_seen_at)
+        .bind(h.created_at.to_string())
+        .bind(h.updated_at.to_string())
+        .bind(h.last_seen_at.to_string())
         .bind(&h.bmc_url)
         .bind(&h.bmc_auth_sealed)
         .bind(i64::from(h.bmc_tls_verify))
@@ -220,10 +221,10 @@ impl Datastore {
         .bind(&h.boot_mac)
         .bind(h.error_type.map(HostErrorKind::as_str))
         .bind(&h.error_message)
-        .bind(&h.error_at)
+        .bind(h.error_at.map(|t| t.to_string()))
         .bind(h.error_from.map(HostState::as_str))
         .bind(h.missing_from.map(HostState::as_str))
-        .bind(&h.maintenance_since)
+        .bind(h.maintenance_since.map(|t| t.to_string()))
         .bind(&h.maintenance_reason)
         .execute(&mut *tx)
         .await?;
@@ -266,9 +267,9 @@ impl Datastore {
     /// Two processes never take one host: the mark is re-checked on the row it writes.
     pub async fn hosts_refresh_take(
         &self,
-        due_before: &str,
+        due_before: Timestamp,
         limit: u64,
-        now: &str,
+        now: Timestamp,
     ) -> Result<Vec<HostRow>, StoreError> {
         let due = "bmc_url IS NOT NULL AND (refreshed_at IS NULL OR refreshed_at < $2)";
         let taken: Vec<String> = sqlx::query_scalar(&format!(
@@ -281,8 +282,8 @@ impl Datastore {
                  ORDER BY COALESCE(h.refreshed_at, ''), h.id LIMIT $3) \
              RETURNING id"
         ))
-        .bind(now)
-        .bind(due_before)
+        .bind(now.to_string())
+        .bind(due_before.to_string())
         .bind(limit as i64)
         .fetch_all(&mut *self.writer().await?)
         .await?;
@@ -306,13 +307,13 @@ impl Datastore {
 
     /// Records that the BMCs of `ids` answered at `now` (a few statements, whatever the
     /// number of hosts).
-    pub async fn hosts_seen(&self, ids: &[HostId], now: &str) -> Result<(), StoreError> {
+    pub async fn hosts_seen(&self, ids: &[HostId], now: Timestamp) -> Result<(), StoreError> {
         for ids in ids.chunks(ID_LIST_CHUNK) {
             let sql = format!(
                 "UPDATE hosts SET last_seen_at = $1 WHERE id IN ({}) AND last_seen_at < $1",
                 placeholders(2, ids.len())
             );
-            let mut q = sqlx::query(&sql).bind(now);
+            let mut q = sqlx::query(&sql).bind(now.to_string());
             for id in ids {
                 q = q.bind(id.as_str());
             }
@@ -329,7 +330,7 @@ impl Datastore {
         &self,
         id: &HostId,
         h: &HostRow,
-        now: &str,
+        now: Timestamp,
     ) -> Result<bool, StoreError> {
         let written = bind_inventory(
             sqlx::query(
@@ -351,7 +352,7 @@ impl Datastore {
             .bind(id.as_str()),
             h,
         )
-        .bind(now)
+        .bind(now.to_string())
         .execute(&mut *self.writer().await?)
         .await?
         .rows_affected();
@@ -369,8 +370,8 @@ impl Datastore {
     pub async fn host_refresh_take_one(
         &self,
         id: &HostId,
-        due_before: &str,
-        now: &str,
+        due_before: Timestamp,
+        now: Timestamp,
     ) -> Result<bool, StoreError> {
         let taken = sqlx::query(
             "UPDATE hosts SET refreshed_at = $1 WHERE id = $2 AND last_seen_at < $3 \
@@ -380,9 +381,9 @@ impl Datastore {
              AND NOT EXISTS (SELECT 1 FROM operations o WHERE o.host_id = hosts.id \
                  AND o.status IN ('queued', 'running'))",
         )
-        .bind(now)
+        .bind(now.to_string())
         .bind(id.as_str())
-        .bind(due_before)
+        .bind(due_before.to_string())
         .execute(&mut *self.writer().await?)
         .await?
         .rows_affected();
@@ -393,8 +394,8 @@ impl Datastore {
         &self,
         id: &HostId,
         power_state: PowerState,
-        read_from: &str,
-        now: &str,
+        read_from: Timestamp,
+        now: Timestamp,
     ) -> Result<bool, StoreError> {
         let written = sqlx::query(
             "UPDATE hosts SET power_state = $2, \
@@ -408,8 +409,8 @@ impl Datastore {
         )
         .bind(id.as_str())
         .bind(power_state.as_str())
-        .bind(read_from)
-        .bind(now)
+        .bind(read_from.to_string())
+        .bind(now.to_string())
         .execute(&mut *self.writer().await?)
         .await?
         .rows_affected();
@@ -417,13 +418,13 @@ impl Datastore {
     }
 
     /// Marks a host `missing` (its BMC no longer reports it), unless it is in maintenance.
-    pub async fn host_set_missing(&self, id: &HostId, now: &str) -> Result<(), StoreError> {
+    pub async fn host_set_missing(&self, id: &HostId, now: Timestamp) -> Result<(), StoreError> {
         sqlx::query(
             "UPDATE hosts SET missing_from = state, state = 'missing', updated_at = $2 \
              WHERE id = $1 AND state <> 'missing' AND maintenance_since IS NULL",
         )
         .bind(id.as_str())
-        .bind(now)
+        .bind(now.to_string())
         .execute(&mut *self.writer().await?)
         .await?;
         Ok(())
@@ -434,12 +435,12 @@ impl Datastore {
         &self,
         id: &HostId,
         boot_mac: Option<&str>,
-        now: &str,
+        now: Timestamp,
     ) -> Result<bool, StoreError> {
         let done = sqlx::query("UPDATE hosts SET boot_mac = $2, updated_at = $3 WHERE id = $1")
             .bind(id.as_str())
             .bind(boot_mac)
-            .bind(now)
+            .bind(now.to_string())
             .execute(&mut *self.writer().await?)
             .await?;
         Ok(done.rows_affected() == 1)
@@ -559,13 +560,13 @@ impl Datastore {
         &self,
         id: &HostId,
         labels: &BTreeMap<String, String>,
-        now: &str,
+        now: Timestamp,
     ) -> Result<bool, StoreError> {
         let mut writer = self.writer().await?;
         let mut tx = writer.begin().await?;
         let found = sqlx::query("UPDATE hosts SET updated_at = $2 WHERE id = $1")
             .bind(id.as_str())
-            .bind(now)
+            .bind(now.to_string())
             .execute(&mut *tx)
             .await?
             .rows_affected();
@@ -593,12 +594,12 @@ impl Datastore {
         &self,
         id: &HostId,
         claim_id: Option<&ClaimId>,
-        now: &str,
+        now: Timestamp,
     ) -> Result<bool, StoreError> {
         let done = sqlx::query("UPDATE hosts SET claim_id = $2, updated_at = $3 WHERE id = $1")
             .bind(id.as_str())
             .bind(claim_id.map(|v| v.as_str()))
-            .bind(now)
+            .bind(now.to_string())
             .execute(&mut *self.writer().await?)
             .await?;
         Ok(done.rows_affected() == 1)
@@ -610,7 +611,7 @@ impl Datastore {
         &self,
         id: &HostId,
         t: Transition<'_>,
-        now: &str,
+        now: Timestamp,
     ) -> Result<bool, StoreError> {
         let mut writer = self.writer().await?;
         let mut tx = writer.begin().await?;
@@ -630,7 +631,7 @@ impl Datastore {
         let mut writer = self.writer().await?;
         let queues = writer.queues(self);
         let mut tx = writer.begin().await?;
-        let moved = transition(&mut tx, id, t.from, t.to, t.unclaimed, &op.created_at).await?;
+        let moved = transition(&mut tx, id, t.from, t.to, t.unclaimed, op.created_at).await?;
         if moved {
             super::operations::insert(op, queues)
                 .execute(&mut *tx)
@@ -653,7 +654,7 @@ impl Datastore {
         let mut writer = self.writer().await?;
         let queues = writer.queues(self);
         let mut tx = writer.begin().await?;
-        if !transition(&mut tx, id, t.from, t.to, t.unclaimed, &register.created_at).await? {
+        if !transition(&mut tx, id, t.from, t.to, t.unclaimed, register.created_at).await? {
             return Ok(false);
         }
         sqlx::query("UPDATE hosts SET bmc_auth_sealed = $2 WHERE id = $1")
@@ -676,7 +677,7 @@ impl Datastore {
         from: &[HostState],
         error_type: HostErrorKind,
         message: &str,
-        now: &str,
+        now: Timestamp,
     ) -> Result<bool, StoreError> {
         // A host gone `missing` meanwhile returns to the error when it is seen again.
         let sql = format!(
@@ -692,7 +693,7 @@ impl Datastore {
             .bind(id.as_str())
             .bind(error_type.as_str())
             .bind(message)
-            .bind(now);
+            .bind(now.to_string());
         for f in from {
             q = q.bind(f.as_str());
         }
@@ -703,7 +704,11 @@ impl Datastore {
 
     /// Returns a host in a `power_management` error to the state the error interrupted (a
     /// power action went through).
-    pub async fn host_recover_power(&self, id: &HostId, now: &str) -> Result<bool, StoreError> {
+    pub async fn host_recover_power(
+        &self,
+        id: &HostId,
+        now: Timestamp,
+    ) -> Result<bool, StoreError> {
         Ok(sqlx::query(
             "UPDATE hosts SET \
              state = CASE WHEN state = 'missing' THEN state ELSE COALESCE(error_from, 'available') END, \
@@ -713,7 +718,7 @@ impl Datastore {
              AND (state = 'error' OR (state = 'missing' AND missing_from = 'error'))",
         )
         .bind(id.as_str())
-        .bind(now)
+        .bind(now.to_string())
         .execute(&mut *self.writer().await?)
         .await?
         .rows_affected()
@@ -726,7 +731,7 @@ impl Datastore {
         &self,
         id: &HostId,
         reason: Option<&str>,
-        now: &str,
+        now: Timestamp,
     ) -> Result<bool, StoreError> {
         let done = sqlx::query(
             "UPDATE hosts SET maintenance_reason = $2, \
@@ -735,8 +740,8 @@ impl Datastore {
         )
         .bind(id.as_str())
         .bind(reason)
-        .bind(if reason.is_some() { now } else { "" })
-        .bind(now)
+        .bind(if reason.is_some() { now.to_string() } else { String::new() })
+        .bind(now.to_string())
         .execute(&mut *self.writer().await?)
         .await?;
         Ok(done.rows_affected() == 1)
@@ -746,12 +751,12 @@ impl Datastore {
         &self,
         id: &HostId,
         power_state: PowerState,
-        now: &str,
+        now: Timestamp,
     ) -> Result<(), StoreError> {
         sqlx::query("UPDATE hosts SET power_state = $2, updated_at = $3 WHERE id = $1")
             .bind(id.as_str())
             .bind(power_state.as_str())
-            .bind(now)
+            .bind(now.to_string())
             .execute(&mut *self.writer().await?)
             .await?;
         Ok(())
@@ -784,7 +789,7 @@ impl Datastore {
         &self,
         id: &HostId,
         h: &HostRow,
-        now: &str,
+        now: Timestamp,
     ) -> Result<(), StoreError> {
         sqlx::query(
             "UPDATE hosts SET power_state = $2, media_slots = $3, boot = $4, updated_at = $5, \
@@ -794,7 +799,7 @@ impl Datastore {
         .bind(h.power_state.as_str())
         .bind(json(&h.media_slots))
         .bind(h.boot.as_ref().map(json))
-        .bind(now)
+        .bind(now.to_string())
         .execute(&mut *self.writer().await?)
         .await?;
         Ok(())
@@ -809,7 +814,7 @@ async fn transition(
     from: &[HostState],
     to: HostState,
     unclaimed: bool,
-    now: &str,
+    now: Timestamp,
 ) -> Result<bool, StoreError> {
     let sql = format!(
         "UPDATE hosts SET state = CASE WHEN state = 'missing' THEN state ELSE $2 END, \
@@ -826,7 +831,7 @@ async fn transition(
     let mut q = sqlx::query_scalar::<_, String>(&sql)
         .bind(id.as_str())
         .bind(to.as_str())
-        .bind(now);
+        .bind(now.to_string());
     for f in from {
         q = q.bind(f.as_str());
     }
@@ -921,7 +926,9 @@ fn int_as_bool<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error>
 mod tests {
     use super::*;
 
-    const NOW: &str = "2026-12-01T00:00:00.000000Z";
+    fn now() -> Timestamp {
+        "2026-12-01T00:00:00Z".parse().unwrap()
+    }
 
     /// A datastore on a fresh SQLite file with one pod manager and one host in `state`.
     async fn one_host(state: &str) -> (tempfile::TempDir, Datastore) {
@@ -932,7 +939,7 @@ mod tests {
              ipam, network_config_owner, status, created_at, updated_at) \
              VALUES ('pm', 'site', 'http://bmc', '', '', 1, '{}', '{}', 'admin', 'online', $1, $1)",
         )
-        .bind(NOW)
+        .bind(now().to_string())
         .execute(&mut *store.writer().await.unwrap())
         .await
         .unwrap();
@@ -943,9 +950,9 @@ mod tests {
             kind: HostKind::System,
             power_state: PowerState::Off,
             state: state.parse().unwrap(),
-            created_at: NOW.into(),
-            updated_at: NOW.into(),
-            last_seen_at: NOW.into(),
+            created_at: now(),
+            updated_at: now(),
+            last_seen_at: now(),
             ..HostRow::default()
         };
         let register = crate::OperationRow::queued(
@@ -974,11 +981,11 @@ mod tests {
     #[tokio::test]
     async fn a_host_gone_missing_meanwhile_moves_underneath_and_comes_back_where_it_got() {
         let (_dir, store) = one_host("registering").await;
-        store.host_set_missing(&host_id(), NOW).await.unwrap();
+        store.host_set_missing(&host_id(), now()).await.unwrap();
         // Its registration ends while it is missing: it stays missing, and returns inspecting.
         assert!(
             store
-                .host_transition(&host_id(), REGISTERED, NOW)
+                .host_transition(&host_id(), REGISTERED, now())
                 .await
                 .unwrap()
         );
@@ -995,7 +1002,7 @@ mod tests {
                     &[HostState::Inspecting],
                     HostErrorKind::Inspection,
                     "BMC gone",
-                    NOW
+                    now()
                 )
                 .await
                 .unwrap()
@@ -1005,10 +1012,10 @@ mod tests {
         assert_eq!(h.error_from, Some(HostState::Inspecting));
         // Seen again.
         let seen = HostRow {
-            last_seen_at: NOW.into(),
+            last_seen_at: now(),
             ..h.clone()
         };
-        store.host_refresh(&host_id(), &seen, NOW).await.unwrap();
+        store.host_refresh(&host_id(), &seen, now()).await.unwrap();
         let h = state(&store).await;
         assert_eq!(h.state, HostState::Error);
         assert_eq!(h.error_type, Some(HostErrorKind::Inspection));
@@ -1026,8 +1033,8 @@ mod tests {
                 Some(&h.id),
             )
         };
-        let later = "2026-12-01T00:00:02.000000Z";
-        let earlier = "2026-12-01T00:00:01.000000Z";
+        let later: Timestamp = "2026-12-01T00:00:02.000000Z".parse().unwrap();
+        let earlier: Timestamp = "2026-12-01T00:00:01.000000Z".parse().unwrap();
         let pm: PodManagerId = "pm".into();
         store
             .hosts_sync(&pm, std::slice::from_ref(&seen), later, later, &register)
@@ -1054,7 +1061,7 @@ mod tests {
         let (_dir, store) = one_host("provisioned").await;
         assert!(
             !store
-                .host_transition(&host_id(), REGISTERED, NOW)
+                .host_transition(&host_id(), REGISTERED, now())
                 .await
                 .unwrap()
         );
@@ -1065,7 +1072,7 @@ mod tests {
                     &[HostState::Provisioning],
                     HostErrorKind::Provisioning,
                     "x",
-                    NOW
+                    now()
                 )
                 .await
                 .unwrap()
@@ -1081,7 +1088,7 @@ mod tests {
             to: HostState::Inspecting,
             unclaimed: true,
         };
-        assert!(!store.host_transition(&host_id(), t, NOW).await.unwrap());
+        assert!(!store.host_transition(&host_id(), t, now()).await.unwrap());
     }
 
     #[tokio::test]
@@ -1094,13 +1101,13 @@ mod tests {
                     &[HostState::Provisioned],
                     HostErrorKind::PowerManagement,
                     "refused",
-                    NOW
+                    now()
                 )
                 .await
                 .unwrap()
         );
         assert_eq!(state(&store).await.state, HostState::Error);
-        assert!(store.host_recover_power(&host_id(), NOW).await.unwrap());
+        assert!(store.host_recover_power(&host_id(), now()).await.unwrap());
         let h = state(&store).await;
         assert_eq!(h.state, HostState::Provisioned);
         assert_eq!(h.error_type, None);

@@ -6,12 +6,13 @@
 //! constraints on `(pool_id, addr_key)` and `(pool_id, owner)` decide every race: a duplicate
 //! address cannot be committed, by any number of processes.
 
+use podium_types::Timestamp;
 use podium_types::{IpClaimId, IpPoolId, PodManagerId};
 use sqlx::Row;
 
 use std::collections::BTreeMap;
 
-use super::{Datastore, StoreError, decode, json};
+use super::{Datastore, StoreError, decode, json, moment};
 use podium_types::requests::IpRangeParams;
 use podium_types::{Page, Paged};
 use podium_types::{PluginBinding, TenantId};
@@ -34,8 +35,8 @@ pub struct IpPoolRow {
     /// The tenants whose claims may take addresses from it; every tenant when empty.
     pub tenants: Vec<TenantId>,
     pub generation: i64,
-    pub created_at: String,
-    pub updated_at: String,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
 }
 
 const POOL_COLUMNS: &str = "id, name, family, subnet, prefix, gateway, dns_servers, ranges, reserved, \
@@ -62,8 +63,8 @@ fn pool_row(r: &sqlx::any::AnyRow) -> Result<IpPoolRow, StoreError> {
             .map(Into::into),
         tenants: decode("tenants", &r.try_get::<String, _>("tenants")?)?,
         generation: r.try_get("generation")?,
-        created_at: r.try_get("created_at")?,
-        updated_at: r.try_get("updated_at")?,
+        created_at: moment(r, "created_at")?,
+        updated_at: moment(r, "updated_at")?,
     })
 }
 
@@ -74,7 +75,7 @@ pub struct IpAllocationRow {
     pub address: String,
     pub addr_key: Vec<u8>,
     pub owner: String,
-    pub created_at: String,
+    pub created_at: Timestamp,
 }
 
 const ALLOCATION_COLUMNS: &str = "id, pool_id, address, addr_key, owner, created_at";
@@ -86,7 +87,7 @@ fn allocation_row(r: &sqlx::any::AnyRow) -> Result<IpAllocationRow, StoreError> 
         address: r.try_get("address")?,
         addr_key: r.try_get("addr_key")?,
         owner: r.try_get("owner")?,
-        created_at: r.try_get("created_at")?,
+        created_at: moment(r, "created_at")?,
     })
 }
 
@@ -140,8 +141,8 @@ impl Datastore {
         );
         bind_definition(sqlx::query(&sql), pool)
             .bind(pool.generation)
-            .bind(&pool.created_at)
-            .bind(&pool.updated_at)
+            .bind(pool.created_at.to_string())
+            .bind(pool.updated_at.to_string())
             .execute(&mut *self.writer().await?)
             .await?;
         Ok(())
@@ -243,7 +244,7 @@ impl Datastore {
             ),
             pool,
         )
-        .bind(&pool.updated_at)
+        .bind(pool.updated_at.to_string())
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
@@ -368,7 +369,7 @@ impl Datastore {
                     .bind(&row.address)
                     .bind(be(*value))
                     .bind(&row.owner)
-                    .bind(&row.created_at);
+                    .bind(row.created_at.to_string());
             }
             if let [(row, _)] = chunk {
                 if query

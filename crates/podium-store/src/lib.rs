@@ -45,7 +45,7 @@ use std::time::Duration;
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
 use sqlx::{AnyConnection, AnyPool};
 
-use podium_types::Paged;
+use podium_types::{Paged, Timestamp};
 
 /// Which database a datastore runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -470,23 +470,23 @@ impl Datastore {
     }
 }
 
-/// Now, as stored: RFC 3339 in UTC with microseconds, which sorts as text.
-pub fn now() -> String {
-    format_time(time::OffsetDateTime::now_utc())
+/// A moment column, read back.
+fn moment(r: &sqlx::any::AnyRow, column: &str) -> Result<Timestamp, StoreError> {
+    use sqlx::Row;
+    let text: String = r.try_get(column)?;
+    text.parse()
+        .map_err(|e| StoreError::Corrupt(format!("stored {column}: {e}")))
 }
 
-pub fn format_time(t: time::OffsetDateTime) -> String {
-    let t = t.to_offset(time::UtcOffset::UTC);
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z",
-        t.year(),
-        u8::from(t.month()),
-        t.day(),
-        t.hour(),
-        t.minute(),
-        t.second(),
-        t.microsecond()
-    )
+/// A moment column that may be empty, read back.
+fn moment_opt(r: &sqlx::any::AnyRow, column: &str) -> Result<Option<Timestamp>, StoreError> {
+    use sqlx::Row;
+    let text: Option<String> = r.try_get(column)?;
+    text.map(|text| {
+        text.parse()
+            .map_err(|e| StoreError::Corrupt(format!("stored {column}: {e}")))
+    })
+    .transpose()
 }
 
 /// A new row id: a UUID v7, so ids sort by creation time and keyset pages are stable.

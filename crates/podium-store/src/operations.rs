@@ -1,12 +1,13 @@
 //! Stored operations: every driver action the API queued, and what came of it.
 
+use podium_types::Timestamp;
 use podium_types::{ClaimId, HostId, OperationId, PodManagerId};
 use podium_types::{OperationKind, OperationRequest, OperationStatus};
 use sqlx::Row;
 
 use crate::formats;
 
-use super::{Datastore, StoreError};
+use super::{Datastore, StoreError, moment, moment_opt};
 use podium_types::{OperationFilter, Page, Paged};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -19,13 +20,13 @@ pub struct OperationRow {
     /// (`formats.rs`).
     pub request: OperationRequest,
     pub error: Option<String>,
-    pub created_at: String,
-    pub started_at: Option<String>,
-    pub finished_at: Option<String>,
+    pub created_at: Timestamp,
+    pub started_at: Option<Timestamp>,
+    pub finished_at: Option<Timestamp>,
     /// Tries so far (a lease is a try).
     pub attempts: i64,
     /// When a queued operation that failed transiently is tried again.
-    pub next_attempt_at: Option<String>,
+    pub next_attempt_at: Option<Timestamp>,
     /// The claim at whose tenant's request it runs, if any.
     pub claim_id: Option<ClaimId>,
     /// What it found or did (an inspection's inventory, a power action's state).
@@ -46,7 +47,7 @@ impl OperationRow {
             host_id: host_id.cloned(),
             request,
             error: None,
-            created_at: super::now(),
+            created_at: Timestamp::now(),
             started_at: None,
             finished_at: None,
             attempts: 0,
@@ -108,11 +109,11 @@ fn row(r: &sqlx::any::AnyRow) -> Result<OperationRow, StoreError> {
         host_id: r.try_get::<Option<String>, _>("host_id")?.map(Into::into),
         request,
         error: r.try_get("error")?,
-        created_at: r.try_get("created_at")?,
-        started_at: r.try_get("started_at")?,
-        finished_at: r.try_get("finished_at")?,
+        created_at: moment(r, "created_at")?,
+        started_at: moment_opt(r, "started_at")?,
+        finished_at: moment_opt(r, "finished_at")?,
         attempts: r.try_get("attempts")?,
-        next_attempt_at: r.try_get("next_attempt_at")?,
+        next_attempt_at: moment_opt(r, "next_attempt_at")?,
         claim_id: r.try_get::<Option<String>, _>("claim_id")?.map(Into::into),
         result: r
             .try_get::<Option<String>, _>("result")?
@@ -135,11 +136,11 @@ pub(super) fn insert(
         .bind(op.host_id.as_ref().map(|v| v.as_str()))
         .bind(formats::request_encode(&op.request))
         .bind(&op.error)
-        .bind(&op.created_at)
-        .bind(&op.started_at)
-        .bind(&op.finished_at)
+        .bind(op.created_at.to_string())
+        .bind(op.started_at.map(|t| t.to_string()))
+        .bind(op.finished_at.map(|t| t.to_string()))
         .bind(op.attempts)
-        .bind(&op.next_attempt_at)
+        .bind(op.next_attempt_at.map(|t| t.to_string()))
         .bind(op.claim_id.as_ref().map(|v| v.as_str()))
         .bind(op.result.as_ref().map(crate::json))
 }
@@ -265,16 +266,14 @@ impl Datastore {
              FROM operations o JOIN pod_managers p ON p.uuid = o.pod_manager \
              WHERE o.status = 'running' AND o.lease_expires_at > $1 GROUP BY o.pod_manager"
         ))
-        .bind(super::now())
+        .bind(Timestamp::now().to_string())
         .bind(per_pod_manager)
         .fetch_all(&mut *tx)
         .await?;
         // The lease's time is read after the count: it begins after every end the count saw.
-        let now = time::OffsetDateTime::now_utc();
-        let until = super::format_time(
-            now + time::Duration::try_from(lease).unwrap_or(time::Duration::MINUTE),
-        );
-        let now = super::format_time(now);
+        let now = Timestamp::now();
+        let until = now.after(lease).to_string();
+        let now = now.to_string();
         // Fair across pod managers: after a lease that expired (its holder died), what is due at
         // a pod manager running nothing at its service, oldest first; only then what is due at
         // one with room left. However much one site queues, the first due operation of a site
@@ -374,7 +373,7 @@ impl Datastore {
         &self,
         claim_id: &ClaimId,
         why: &str,
-        now: &str,
+        now: Timestamp,
     ) -> Result<u64, StoreError> {
         Ok(sqlx::query(
             "UPDATE operations SET status = 'failed', error = $2, finished_at = $3 \
@@ -382,7 +381,7 @@ impl Datastore {
         )
         .bind(claim_id.as_str())
         .bind(why)
-        .bind(now)
+        .bind(now.to_string())
         .execute(&mut *self.writer().await?)
         .await?
         .rows_affected())
@@ -393,7 +392,7 @@ impl Datastore {
         &self,
         id: &OperationId,
         owner: &str,
-        until: &str,
+        until: Timestamp,
     ) -> Result<bool, StoreError> {
         Ok(sqlx::query(
             "UPDATE operations SET lease_expires_at = $3 \
@@ -401,7 +400,7 @@ impl Datastore {
         )
         .bind(id.as_str())
         .bind(owner)
-        .bind(until)
+        .bind(until.to_string())
         .execute(&mut *self.writer().await?)
         .await?
         .rows_affected()
@@ -417,7 +416,7 @@ impl Datastore {
         owner: &str,
         error: Option<&str>,
         result: Option<&serde_json::Value>,
-        now: &str,
+        now: Timestamp,
     ) -> Result<bool, StoreError> {
         let status = if error.is_some() {
             "failed"
@@ -432,7 +431,7 @@ impl Datastore {
         .bind(owner)
         .bind(status)
         .bind(error)
-        .bind(now)
+        .bind(now.to_string())
         .bind(result.map(crate::json))
         .execute(&mut *self.writer().await?)
         .await?
@@ -447,7 +446,7 @@ impl Datastore {
         id: &OperationId,
         owner: &str,
         error: &str,
-        next: &str,
+        next: Timestamp,
     ) -> Result<bool, StoreError> {
         Ok(sqlx::query(
             "UPDATE operations SET status = 'queued', error = $3, next_attempt_at = $4, \
@@ -457,7 +456,7 @@ impl Datastore {
         .bind(id.as_str())
         .bind(owner)
         .bind(error)
-        .bind(next)
+        .bind(next.to_string())
         .execute(&mut *self.writer().await?)
         .await?
         .rows_affected()

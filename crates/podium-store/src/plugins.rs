@@ -1,8 +1,9 @@
 //! Stored plugins: metadata and the component bytes.
 
+use podium_types::Timestamp;
 use sqlx::Row;
 
-use super::{Datastore, StoreError};
+use super::{Datastore, StoreError, moment};
 
 use podium_types::PluginSource;
 
@@ -16,7 +17,7 @@ pub struct PluginRow {
     pub description: String,
     pub size: i64,
     pub source: PluginSource,
-    pub created_at: String,
+    pub created_at: Timestamp,
 }
 
 const COLUMNS: &str = "sha256, name, version, world, description, size, source, created_at";
@@ -30,7 +31,7 @@ fn row(r: &sqlx::any::AnyRow) -> Result<PluginRow, StoreError> {
         description: r.try_get("description")?,
         size: r.try_get("size")?,
         source: r.try_get::<String, _>("source")?.parse::<PluginSource>()?,
-        created_at: r.try_get("created_at")?,
+        created_at: moment(r, "created_at")?,
     })
 }
 
@@ -57,7 +58,7 @@ impl Datastore {
         .bind(plugin.size)
         .bind(plugin.source.as_str())
         .bind(wasm.to_vec())
-        .bind(&plugin.created_at)
+        .bind(plugin.created_at.to_string())
         .execute(&mut *self.writer().await?)
         .await?;
         Ok(plugin.clone())

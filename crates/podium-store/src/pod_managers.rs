@@ -1,9 +1,10 @@
 //! Stored pod managers and their status history.
 
+use podium_types::Timestamp;
 use podium_types::{PodManagerId, PodManagerStatus};
 use sqlx::Row;
 
-use super::{Datastore, StoreError, decode, json};
+use super::{Datastore, StoreError, decode, json, moment, moment_opt};
 use podium_types::PluginBinding;
 use podium_types::requests::NetworkConfigOwner;
 use podium_types::{Page, Paged, PodManagerFilter};
@@ -33,17 +34,17 @@ pub struct PodManagerRow {
     pub preprovisioning_image: Option<String>,
     pub status: PodManagerStatus,
     pub status_message: Option<String>,
-    pub last_probe_at: Option<String>,
+    pub last_probe_at: Option<Timestamp>,
     pub redfish_link: Option<String>,
-    pub created_at: String,
-    pub updated_at: String,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StatusChange {
     pub status: PodManagerStatus,
     pub message: Option<String>,
-    pub at: String,
+    pub at: Timestamp,
 }
 
 const COLUMNS: &str = "uuid, name, url, auth_sealed, description, location, tls_verify, tls_ca_bundle, \
@@ -73,10 +74,10 @@ fn row(r: &sqlx::any::AnyRow) -> Result<PodManagerRow, StoreError> {
         preprovisioning_image: r.try_get("preprovisioning_image")?,
         status: r.try_get::<String, _>("status")?.parse()?,
         status_message: r.try_get("status_message")?,
-        last_probe_at: r.try_get("last_probe_at")?,
+        last_probe_at: moment_opt(r, "last_probe_at")?,
         redfish_link: r.try_get("redfish_link")?,
-        created_at: r.try_get("created_at")?,
-        updated_at: r.try_get("updated_at")?,
+        created_at: moment(r, "created_at")?,
+        updated_at: moment(r, "updated_at")?,
     })
 }
 
@@ -138,10 +139,10 @@ impl Datastore {
         bind_settings(sqlx::query(&sql), pm)
             .bind(pm.status.as_str())
             .bind(&pm.status_message)
-            .bind(&pm.last_probe_at)
+            .bind(pm.last_probe_at.map(|t| t.to_string()))
             .bind(&pm.redfish_link)
-            .bind(&pm.created_at)
-            .bind(&pm.updated_at)
+            .bind(pm.created_at.to_string())
+            .bind(pm.updated_at.to_string())
             .bind(&pm.tls_pinned_sha256)
             .bind(pm.service_limit)
             .bind(pm.site_limit)
@@ -162,7 +163,7 @@ impl Datastore {
             ),
             pm,
         )
-        .bind(&pm.updated_at)
+        .bind(pm.updated_at.to_string())
         .bind(&pm.tls_pinned_sha256)
         .bind(pm.service_limit)
         .bind(pm.site_limit)
@@ -262,7 +263,7 @@ impl Datastore {
         status: PodManagerStatus,
         message: Option<&str>,
         redfish_link: Option<&str>,
-        at: &str,
+        at: Timestamp,
     ) -> Result<(), StoreError> {
         let mut writer = self.writer().await?;
         let mut tx = writer.begin().await?;
@@ -283,7 +284,7 @@ impl Datastore {
         .bind(uuid.as_str())
         .bind(status.as_str())
         .bind(message)
-        .bind(at)
+        .bind(at.to_string())
         .bind(redfish_link)
         .execute(&mut *tx)
         .await?;
@@ -295,7 +296,7 @@ impl Datastore {
             .bind(uuid.as_str())
             .bind(status.as_str())
             .bind(message)
-            .bind(at)
+            .bind(at.to_string())
             .execute(&mut *tx)
             .await?;
         }
@@ -320,7 +321,7 @@ impl Datastore {
                 Ok(StatusChange {
                     status: r.try_get::<String, _>("status")?.parse()?,
                     message: r.try_get("message")?,
-                    at: r.try_get("at")?,
+                    at: moment(r, "at")?,
                 })
             })
             .collect()

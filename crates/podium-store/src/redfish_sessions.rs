@@ -1,18 +1,19 @@
 //! Redfish sessions: a session token (stored as its sha256) standing for the Podium token that
 //! opened it, always read joined to that token.
 
+use podium_types::Timestamp;
 use podium_types::{SessionId, TenantScope, TokenId};
 use sqlx::Row;
 
-use super::{Datastore, StoreError, TokenRow};
+use super::{Datastore, StoreError, TokenRow, moment};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SessionRow {
     pub id: SessionId,
     pub token_id: TokenId,
     pub user_name: String,
-    pub created_at: String,
-    pub last_used_at: String,
+    pub created_at: Timestamp,
+    pub last_used_at: Timestamp,
 }
 
 const COLUMNS: &str = "s.id AS session_id, s.token_id AS session_token_id, s.user_name, \
@@ -23,8 +24,8 @@ fn row(r: &sqlx::any::AnyRow) -> Result<SessionRow, StoreError> {
         id: r.try_get::<String, _>("session_id")?.into(),
         token_id: r.try_get::<String, _>("session_token_id")?.into(),
         user_name: r.try_get("user_name")?,
-        created_at: r.try_get("session_created_at")?,
-        last_used_at: r.try_get("last_used_at")?,
+        created_at: moment(r, "session_created_at")?,
+        last_used_at: moment(r, "last_used_at")?,
     })
 }
 
@@ -38,8 +39,8 @@ impl Datastore {
         .bind(hash)
         .bind(session.token_id.as_str())
         .bind(&session.user_name)
-        .bind(&session.created_at)
-        .bind(&session.last_used_at)
+        .bind(session.created_at.to_string())
+        .bind(session.last_used_at.to_string())
         .execute(&mut *self.writer().await?)
         .await?;
         Ok(())
@@ -63,10 +64,10 @@ impl Datastore {
     }
 
     /// Records that a session was used (its idle timeout starts again).
-    pub async fn session_touch(&self, id: &SessionId, now: &str) -> Result<(), StoreError> {
+    pub async fn session_touch(&self, id: &SessionId, now: Timestamp) -> Result<(), StoreError> {
         sqlx::query("UPDATE redfish_sessions SET last_used_at = $2 WHERE id = $1")
             .bind(id.as_str())
-            .bind(now)
+            .bind(now.to_string())
             .execute(&mut *self.writer().await?)
             .await?;
         Ok(())
@@ -93,7 +94,7 @@ impl Datastore {
     pub async fn session_list(
         &self,
         scope: TenantScope<'_>,
-        since: &str,
+        since: Timestamp,
     ) -> Result<Vec<SessionRow>, StoreError> {
         let rows = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM redfish_sessions s JOIN tokens t ON t.id = s.token_id \
@@ -101,7 +102,7 @@ impl Datastore {
              AND t.revoked_at IS NULL ORDER BY s.id LIMIT 10000"
         ))
         .bind(scope.tenant().map_or("", |t| t.as_str()))
-        .bind(since)
+        .bind(since.to_string())
         .fetch_all(&mut *self.reader().await?)
         .await?;
         rows.iter().map(row).collect()
@@ -117,9 +118,9 @@ impl Datastore {
     }
 
     /// Forgets the sessions idle since before `before`; how many.
-    pub async fn sessions_expire(&self, before: &str) -> Result<u64, StoreError> {
+    pub async fn sessions_expire(&self, before: Timestamp) -> Result<u64, StoreError> {
         let done = sqlx::query("DELETE FROM redfish_sessions WHERE last_used_at <= $1")
-            .bind(before)
+            .bind(before.to_string())
             .execute(&mut *self.writer().await?)
             .await?;
         Ok(done.rows_affected())

@@ -1,9 +1,10 @@
 //! Stored network templates (a column of the pod manager) and config drives.
 
+use podium_types::Timestamp;
 use podium_types::{ClaimId, ConfigDriveId, HostId, PodManagerId};
 use sqlx::Row;
 
-use super::{Datastore, StoreError};
+use super::{Datastore, StoreError, moment};
 
 /// A config drive served at an unguessable URL until it expires. The image is rebuilt from
 /// these documents on every download; `sha256` and `size` are the image's.
@@ -21,8 +22,8 @@ pub struct ConfigDriveRow {
     pub user_data: Option<Vec<u8>>,
     pub sha256: String,
     pub size: i64,
-    pub created_at: String,
-    pub expires_at: String,
+    pub created_at: Timestamp,
+    pub expires_at: Timestamp,
 }
 
 const COLUMNS: &str = "id, token_hash, host_id, claim_id, phase, meta_data, network_data, \
@@ -40,8 +41,8 @@ fn row(r: &sqlx::any::AnyRow) -> Result<ConfigDriveRow, StoreError> {
         user_data: r.try_get("user_data")?,
         sha256: r.try_get("sha256")?,
         size: r.try_get("size")?,
-        created_at: r.try_get("created_at")?,
-        expires_at: r.try_get("expires_at")?,
+        created_at: moment(r, "created_at")?,
+        expires_at: moment(r, "expires_at")?,
     })
 }
 
@@ -66,14 +67,14 @@ impl Datastore {
         &self,
         uuid: &PodManagerId,
         template: Option<&str>,
-        now: &str,
+        now: Timestamp,
     ) -> Result<bool, StoreError> {
         let done = sqlx::query(
             "UPDATE pod_managers SET network_template = $2, updated_at = $3 WHERE uuid = $1",
         )
         .bind(uuid.as_str())
         .bind(template)
-        .bind(now)
+        .bind(now.to_string())
         .execute(&mut *self.writer().await?)
         .await?
         .rows_affected();
@@ -84,12 +85,12 @@ impl Datastore {
     pub async fn config_drive_create(
         &self,
         d: &ConfigDriveRow,
-        now: &str,
+        now: Timestamp,
     ) -> Result<(), StoreError> {
         let mut writer = self.writer().await?;
         let mut tx = writer.begin().await?;
         sqlx::query("DELETE FROM config_drives WHERE expires_at <= $1")
-            .bind(now)
+            .bind(now.to_string())
             .execute(&mut *tx)
             .await?;
         sqlx::query(&format!(
@@ -105,8 +106,8 @@ impl Datastore {
         .bind(&d.user_data)
         .bind(&d.sha256)
         .bind(d.size)
-        .bind(&d.created_at)
-        .bind(&d.expires_at)
+        .bind(d.created_at.to_string())
+        .bind(d.expires_at.to_string())
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
@@ -118,7 +119,7 @@ impl Datastore {
     pub async fn config_drive_by_token(
         &self,
         token_hash: &str,
-        now: &str,
+        now: Timestamp,
     ) -> Result<Option<ConfigDriveRow>, StoreError> {
         sqlx::query(&format!(
             "SELECT {COLUMNS} FROM config_drives d WHERE token_hash = $1 AND expires_at > $2 \
@@ -126,7 +127,7 @@ impl Datastore {
                   AND c.state = 'bound' AND c.host_id = d.host_id))"
         ))
         .bind(token_hash)
-        .bind(now)
+        .bind(now.to_string())
         .fetch_optional(&mut *self.reader().await?)
         .await?
         .as_ref()
@@ -135,10 +136,10 @@ impl Datastore {
     }
 
     /// Forgets the config drives that expired before `now` (their documents with them).
-    pub async fn config_drives_expire(&self, now: &str) -> Result<u64, StoreError> {
+    pub async fn config_drives_expire(&self, now: Timestamp) -> Result<u64, StoreError> {
         Ok(
             sqlx::query("DELETE FROM config_drives WHERE expires_at <= $1")
-                .bind(now)
+                .bind(now.to_string())
                 .execute(&mut *self.writer().await?)
                 .await?
                 .rows_affected(),

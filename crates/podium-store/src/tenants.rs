@@ -1,9 +1,10 @@
 //! Stored tenants, and the listing and revocation of tokens.
 
+use podium_types::Timestamp;
 use podium_types::{TenantId, TokenId};
 use sqlx::Row;
 
-use super::{Datastore, StoreError, TokenRow};
+use super::{Datastore, StoreError, TokenRow, moment};
 use podium_types::{Page, Paged};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -11,7 +12,7 @@ pub struct TenantRow {
     pub id: TenantId,
     pub name: String,
     pub description: String,
-    pub created_at: String,
+    pub created_at: Timestamp,
 }
 
 fn row(r: &sqlx::any::AnyRow) -> Result<TenantRow, StoreError> {
@@ -19,7 +20,7 @@ fn row(r: &sqlx::any::AnyRow) -> Result<TenantRow, StoreError> {
         id: r.try_get::<String, _>("id")?.into(),
         name: r.try_get("name")?,
         description: r.try_get("description")?,
-        created_at: r.try_get("created_at")?,
+        created_at: moment(r, "created_at")?,
     })
 }
 
@@ -31,7 +32,7 @@ impl Datastore {
         .bind(t.id.as_str())
         .bind(&t.name)
         .bind(&t.description)
-        .bind(&t.created_at)
+        .bind(t.created_at.to_string())
         .execute(&mut *self.writer().await?)
         .await?;
         Ok(())
@@ -105,14 +106,14 @@ impl Datastore {
     pub async fn tenant_begin_deletion(
         &self,
         id: &TenantId,
-        now: &str,
+        now: Timestamp,
     ) -> Result<bool, StoreError> {
         let mut writer = self.writer().await?;
         let mut tx = writer.begin().await?;
         let marked =
             sqlx::query("UPDATE tenants SET deleting_at = COALESCE(deleting_at, $2) WHERE id = $1")
                 .bind(id.as_str())
-                .bind(now)
+                .bind(now.to_string())
                 .execute(&mut *tx)
                 .await?;
         if marked.rows_affected() == 0 {
@@ -122,7 +123,7 @@ impl Datastore {
             "UPDATE tokens SET revoked_at = $2 WHERE tenant_id = $1 AND revoked_at IS NULL",
         )
         .bind(id.as_str())
-        .bind(now)
+        .bind(now.to_string())
         .execute(&mut *tx)
         .await?;
         sqlx::query("DELETE FROM grants WHERE tenant_id = $1")
@@ -167,7 +168,7 @@ impl Datastore {
         &self,
         tenant_id: Option<&TenantId>,
         token_id: &TokenId,
-        now: &str,
+        now: Timestamp,
     ) -> Result<bool, StoreError> {
         let done = sqlx::query(
             "UPDATE tokens SET revoked_at = COALESCE(revoked_at, $3) WHERE id = $1 AND \
@@ -175,7 +176,7 @@ impl Datastore {
         )
         .bind(token_id.as_str())
         .bind(tenant_id.map_or("", TenantId::as_str))
-        .bind(now)
+        .bind(now.to_string())
         .execute(&mut *self.writer().await?)
         .await?;
         self.tokens_changed();

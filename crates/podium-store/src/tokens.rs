@@ -1,12 +1,13 @@
 //! API tokens, stored as sha256 hashes of the secret.
 
+use podium_types::Timestamp;
 use podium_types::{TenantId, TokenId};
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use sqlx::Row;
 
-use super::{Datastore, StoreError};
+use super::{Datastore, StoreError, moment, moment_opt};
 
 use podium_types::Role;
 
@@ -17,9 +18,9 @@ pub struct TokenRow {
     pub tenant_id: Option<TenantId>,
     pub read_only: bool,
     pub description: String,
-    pub expires_at: Option<String>,
-    pub created_at: String,
-    pub revoked_at: Option<String>,
+    pub expires_at: Option<Timestamp>,
+    pub created_at: Timestamp,
+    pub revoked_at: Option<Timestamp>,
 }
 
 const COLUMNS: &str =
@@ -32,9 +33,9 @@ pub(super) fn row(r: &sqlx::any::AnyRow) -> Result<TokenRow, StoreError> {
         tenant_id: r.try_get::<Option<String>, _>("tenant_id")?.map(Into::into),
         read_only: r.try_get::<i64, _>("read_only")? != 0,
         description: r.try_get("description")?,
-        expires_at: r.try_get("expires_at")?,
-        created_at: r.try_get("created_at")?,
-        revoked_at: r.try_get("revoked_at")?,
+        expires_at: moment_opt(r, "expires_at")?,
+        created_at: moment(r, "created_at")?,
+        revoked_at: moment_opt(r, "revoked_at")?,
     })
 }
 
@@ -50,8 +51,8 @@ impl Datastore {
         .bind(token.tenant_id.as_ref().map(|v| v.as_str()))
         .bind(i64::from(token.read_only))
         .bind(&token.description)
-        .bind(&token.expires_at)
-        .bind(&token.created_at)
+        .bind(token.expires_at.map(|t| t.to_string()))
+        .bind(token.created_at.to_string())
         .execute(&mut *self.writer().await?)
         .await?;
         Ok(())

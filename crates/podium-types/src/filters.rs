@@ -32,8 +32,8 @@ pub struct OperationFilter {
 pub struct AuditFilter {
     pub tenant: Option<crate::TenantId>,
     pub resource: Option<String>,
-    pub since: Option<String>,
-    pub until: Option<String>,
+    pub since: Option<crate::Timestamp>,
+    pub until: Option<crate::Timestamp>,
 }
 
 /// Pod managers by name, location and status.

@@ -23,6 +23,7 @@ mod plugins;
 mod pod_manager;
 pub mod requests;
 mod secret;
+mod timestamp;
 mod tokens;
 pub mod views;
 
@@ -47,4 +48,5 @@ pub use pages::{Page, Paged};
 pub use plugins::{PluginBinding, PluginSource};
 pub use pod_manager::PodManagerStatus;
 pub use secret::Secret;
+pub use timestamp::{BadTimestamp, Timestamp};
 pub use tokens::Role;

@@ -382,9 +382,9 @@ pub struct AuditQuery {
     /// Only requests about this resource: the one created, or any id in the path.
     pub resource: Option<String>,
     /// Only requests at or after this time (RFC 3339).
-    pub since: Option<String>,
+    pub since: Option<crate::Timestamp>,
     /// Only requests before this time (RFC 3339).
-    pub until: Option<String>,
+    pub until: Option<crate::Timestamp>,
     /// 1 to 1000; default 100.
     #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<u32>,
@@ -443,7 +443,7 @@ pub struct TokenCreate {
     pub read_only: bool,
     /// When the token stops working (RFC 3339); never when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expires_at: Option<String>,
+    pub expires_at: Option<crate::Timestamp>,
     /// Seconds from now until the token stops working; an alternative to `expires_at`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_in: Option<u64>,

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use podium_store::AuditRow;
 use podium_types::views::{AuditEventView, List};
-use podium_types::{AuditFilter, Page, Role};
+use podium_types::{AuditFilter, Page, Role, Timestamp};
 
 use crate::app::Podium;
 use crate::auth::Caller;
@@ -53,7 +53,7 @@ impl Podium {
         };
         let row = AuditRow {
             id: podium_store::new_id(),
-            at: podium_store::now(),
+            at: podium_types::Timestamp::now(),
             token_id: token_id.clone(),
             role,
             tenant_id: tenant,
@@ -101,8 +101,6 @@ impl Podium {
                 "must be an id: letters, digits, `-`, `.` and `:`, at most 200",
             ));
         }
-        filter.since = filter.since.map(|t| time_of("since", &t)).transpose()?;
-        filter.until = filter.until.map(|t| time_of("until", &t)).transpose()?;
         let paged = self.datastore().audit_list(&filter, &page).await?;
         Ok(List::of(paged, view))
     }
@@ -114,20 +112,9 @@ impl Podium {
             Some(Some(retention)) => *retention,
             None => DEFAULT_RETENTION,
         };
-        let before = time::OffsetDateTime::now_utc()
-            - time::Duration::try_from(retention).unwrap_or(time::Duration::MAX);
-        Ok(self
-            .datastore()
-            .audit_forget_before(&podium_store::format_time(before))
-            .await?)
+        let before = Timestamp::now().before(retention);
+        Ok(self.datastore().audit_forget_before(before).await?)
     }
-}
-
-/// An RFC 3339 time as stored, or an error naming `field`.
-fn time_of(field: &'static str, text: &str) -> Result<String, Error> {
-    let t = time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339)
-        .map_err(|_| Error::invalid(field, "must be an RFC 3339 time (2026-12-02T08:00:00Z)"))?;
-    Ok(podium_store::format_time(t))
 }
 
 fn view(row: AuditRow) -> AuditEventView {

@@ -8,7 +8,7 @@ use crate::error::Error;
 pub(super) async fn run(podium: &Podium) -> Result<Outcome, Error> {
     let drives = podium
         .datastore()
-        .config_drives_expire(&podium_store::now())
+        .config_drives_expire(podium_types::Timestamp::now())
         .await?;
     let audit = podium.audit_expire().await?;
     let events = podium.events_expire().await?;

@@ -265,7 +265,7 @@ impl Task {
             self.update(|s| {
                 s.running = true;
                 s.next_run_at = None;
-                s.last_started_at = Some(podium_store::now());
+                s.last_started_at = Some(podium_types::Timestamp::now());
             });
             let outcome = runner(self.job).await;
             let failed = match &outcome {
@@ -303,7 +303,6 @@ impl Task {
     }
 }
 
-fn after(d: Duration) -> String {
-    let d = time::Duration::try_from(d).unwrap_or(time::Duration::MAX);
-    podium_store::format_time(time::OffsetDateTime::now_utc().saturating_add(d))
+fn after(d: Duration) -> podium_types::Timestamp {
+    podium_types::Timestamp::now().after(d)
 }

@@ -148,7 +148,7 @@ impl Podium {
             Err(unbound) => {
                 let (state, reason) = unbound.reason();
                 self.datastore()
-                    .claim_set_unbound(id, state, &reason, &podium_store::now())
+                    .claim_set_unbound(id, state, &reason, podium_types::Timestamp::now())
                     .await?;
             }
         }
@@ -251,7 +251,7 @@ impl Podium {
                 }
                 let bind = Bind {
                     claim: &claim.id,
-                    claim_read_at: &claim.updated_at,
+                    claim_read_at: claim.updated_at,
                     tenant: &claim.tenant_id,
                     pod_manager: &claim.pod_manager,
                     host: &host,
@@ -259,7 +259,7 @@ impl Podium {
                 };
                 match self
                     .datastore()
-                    .claim_bind_host(&bind, &podium_store::now())
+                    .claim_bind_host(&bind, podium_types::Timestamp::now())
                     .await?
                 {
                     BindOutcome::Bound => return Ok(Ok(host)),

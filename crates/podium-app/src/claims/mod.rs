@@ -183,7 +183,7 @@ impl Podium {
                 crate::rendering::consumer_input(network_data.as_deref(), meta_data.as_deref());
             self.consumer_input_check(&pm, None, &input).await?;
         }
-        let now = podium_store::now();
+        let now = podium_types::Timestamp::now();
         let claim = ClaimRow {
             id: ClaimId::generate(),
             tenant_id: tenant_id.clone(),
@@ -199,7 +199,7 @@ impl Podium {
             state: ClaimState::Pending,
             reason: None,
             host_id: None,
-            created_at: now.clone(),
+            created_at: now,
             updated_at: now,
         };
         self.datastore().claim_create(&claim).await?;
@@ -326,7 +326,7 @@ impl Podium {
                 user_data.as_deref(),
                 meta_data.as_deref(),
                 network_data.as_deref(),
-                &podium_store::now(),
+                podium_types::Timestamp::now(),
                 (claim.state, claim.host_id.as_ref()),
             )
             .await?;
@@ -369,11 +369,11 @@ impl Podium {
     /// Releases a claim, whoever asked (its tenant, or the admin deleting the tenant).
     pub(crate) async fn claim_release(&self, claim: &ClaimRow) -> Result<(), Error> {
         let id = &claim.id;
-        let now = podium_store::now();
+        let now = podium_types::Timestamp::now();
         // Releasing first: from now on no bind can take a host for it (a bind commits only a
         // pending claim), and whatever bound it before this shows in the claim read next.
         self.datastore()
-            .claim_set_state(id, ClaimState::Releasing, None, &now)
+            .claim_set_state(id, ClaimState::Releasing, None, now)
             .await?;
         let host_id = match self.datastore().claim_get(TenantScope::Every, id).await? {
             Some(c) => c.host_id,
@@ -402,7 +402,7 @@ impl Podium {
         // What was still queued for the claim (a provisioning waiting for a retry) will not run;
         // the host's operations run in order, so deprovisioning comes after anything running.
         self.datastore()
-            .operations_cancel_for_claim(id, "cancelled: the claim was released", &now)
+            .operations_cancel_for_claim(id, "cancelled: the claim was released", now)
             .await?;
         let mut op = OperationRow::queued(
             podium_types::OperationRequest::Deprovision,

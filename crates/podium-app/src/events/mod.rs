@@ -216,12 +216,8 @@ impl Podium {
     /// Forgets the events past their retention (the expiry task); answers how many.
     pub(crate) async fn events_expire(&self) -> Result<u64, Error> {
         let retention = *self.inner.event_retention.get().unwrap_or(&RETENTION);
-        let before = time::OffsetDateTime::now_utc()
-            - time::Duration::try_from(retention).unwrap_or(time::Duration::MAX);
-        Ok(self
-            .datastore()
-            .events_forget_before(&podium_store::format_time(before))
-            .await?)
+        let before = podium_types::Timestamp::now().before(retention);
+        Ok(self.datastore().events_forget_before(before).await?)
     }
 }
 
@@ -239,7 +235,7 @@ fn view(caller: &Caller, row: EventRow) -> Result<EventView, Error> {
     let corrupt = |what: &str| Error::Internal(anyhow::anyhow!("stored event {seq}: bad {what}"));
     let mut event = EventView {
         seq: row.seq,
-        at: row.at.clone(),
+        at: row.at,
         kind: row.kind,
         action: row.action,
         claim: None,
@@ -289,7 +285,10 @@ fn view(caller: &Caller, row: EventRow) -> Result<EventView, Error> {
                 status: parse(data, "status").map_err(|_| corrupt("status"))?,
                 attempts: data["attempts"].as_i64().unwrap_or(0),
                 error: text("error"),
-                next_attempt_at: text("next_attempt_at"),
+                next_attempt_at: text("next_attempt_at")
+                    .map(|t| t.parse())
+                    .transpose()
+                    .map_err(|_| corrupt("next attempt"))?,
                 host: row.host_id,
                 claim: row.claim_id,
             });

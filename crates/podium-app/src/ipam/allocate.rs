@@ -405,7 +405,7 @@ impl Podium {
                 address: address.to_string(),
                 addr_key: super::space::key(value),
                 owner: owner.to_owned(),
-                created_at: podium_store::now(),
+                created_at: podium_types::Timestamp::now(),
             },
             value,
             from_free,

@@ -113,7 +113,7 @@ impl Podium {
                 }
             },
         };
-        let now = podium_store::now();
+        let now = podium_types::Timestamp::now();
         let row = IpPoolRow {
             id: base.map(|b| b.row.id.clone()).unwrap_or_default(),
             name: def.name,
@@ -129,7 +129,7 @@ impl Podium {
             pod_manager: def.pod_manager,
             tenants: def.tenants,
             generation: base.map_or(0, |b| b.row.generation),
-            created_at: base.map_or_else(|| now.clone(), |b| b.row.created_at.clone()),
+            created_at: base.map_or_else(|| now, |b| b.row.created_at),
             updated_at: now,
         };
         Ok(Checked { space, row })

@@ -21,13 +21,13 @@ impl Podium {
                     .set_power(&host.system_id, *a)
                     .await
                     .map_err(Error::from)?;
-                let now = podium_store::now();
+                let now = podium_types::Timestamp::now();
                 // The BMC obeys again: a power management error is over.
-                self.datastore().host_recover_power(&host.id, &now).await?;
+                self.datastore().host_recover_power(&host.id, now).await?;
                 // Read back what the BMC reports now.
                 if let Ok(state) = driver.call().get_power(&host.system_id).await {
                     self.datastore()
-                        .host_set_power(&host.id, state, &now)
+                        .host_set_power(&host.id, state, now)
                         .await?;
                     return Ok(Some(serde_json::json!({ "power_state": state })));
                 }

@@ -39,20 +39,20 @@ impl Podium {
             .inspect(&host.system_id)
             .await
             .map_err(Error::from)?;
-        let now = podium_store::now();
+        let now = podium_types::Timestamp::now();
         self.datastore()
             .host_refresh(
                 &host.id,
                 &crate::inventory::host_row_from_system(&system),
-                &now,
+                now,
             )
             .await?;
         self.datastore()
-            .hosts_seen(std::slice::from_ref(&host.id), &now)
+            .hosts_seen(std::slice::from_ref(&host.id), now)
             .await?;
         if self
             .datastore()
-            .host_transition(&host.id, INSPECTED, &now)
+            .host_transition(&host.id, INSPECTED, now)
             .await?
         {
             self.inner.background.run_now(crate::background::Job::Bind);

@@ -69,11 +69,8 @@ impl Drop for AbortOnDrop {
     }
 }
 
-fn after(d: Duration) -> String {
-    podium_store::format_time(
-        time::OffsetDateTime::now_utc()
-            + time::Duration::try_from(d).unwrap_or(time::Duration::seconds(60)),
-    )
+fn after(d: Duration) -> podium_types::Timestamp {
+    podium_types::Timestamp::now().after(d)
 }
 
 impl Podium {
@@ -275,7 +272,7 @@ impl Podium {
                     tokio::time::sleep(every).await;
                     match podium
                         .datastore()
-                        .operation_renew(&id, &owner, &after(lease))
+                        .operation_renew(&id, &owner, after(lease))
                         .await
                     {
                         Ok(true) => {}
@@ -307,14 +304,14 @@ impl Podium {
         };
         drop(renewer);
         let took = started.elapsed();
-        let now = podium_store::now();
+        let now = podium_types::Timestamp::now();
         let recorded = match &result {
             Ok(found) => {
                 self.inner
                     .metrics
                     .attempt(op.kind(), took, Attempt::Succeeded);
                 self.datastore()
-                    .operation_finish(&op.id, &owner, None, found.as_ref(), &now)
+                    .operation_finish(&op.id, &owner, None, found.as_ref(), now)
                     .await
             }
             Err(e) if transient(e) && op.attempts < i64::from(settings.max_attempts) => {
@@ -326,7 +323,7 @@ impl Podium {
                 tracing::info!(operation = %op.id, attempt = op.attempts, retry_in = ?delay, error = %e, "operation failed transiently; will retry");
                 self.inner.metrics.attempt(op.kind(), took, Attempt::Retry);
                 self.datastore()
-                    .operation_retry_later(&op.id, &owner, &e.to_string(), &after(delay))
+                    .operation_retry_later(&op.id, &owner, &e.to_string(), after(delay))
                     .await
             }
             Err(e) => {
@@ -341,7 +338,7 @@ impl Podium {
                     && let Some(host) = &op.host_id
                     && let Err(e) = self
                         .datastore()
-                        .host_fail(host, from, error_type, &message, &now)
+                        .host_fail(host, from, error_type, &message, now)
                         .await
                 {
                     tracing::error!(host = %host, error = %e, "cannot record the host's error");
@@ -356,7 +353,7 @@ impl Podium {
                             claim,
                             podium_types::ClaimState::Releasing,
                             Some(&reason),
-                            &now,
+                            now,
                         )
                         .await
                     {
@@ -364,7 +361,7 @@ impl Podium {
                     }
                 }
                 self.datastore()
-                    .operation_finish(&op.id, &owner, Some(&message), None, &now)
+                    .operation_finish(&op.id, &owner, Some(&message), None, now)
                     .await
             }
         };
@@ -381,7 +378,7 @@ impl Podium {
                 let message = format!("its end could not be recorded: {e}");
                 if let Err(e) = self
                     .datastore()
-                    .operation_finish(&op.id, &owner, Some(&message), None, &now)
+                    .operation_finish(&op.id, &owner, Some(&message), None, now)
                     .await
                 {
                     tracing::error!(operation = %op.id, error = %e, "cannot record the failure of an operation");

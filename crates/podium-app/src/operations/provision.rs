@@ -163,7 +163,7 @@ impl Podium {
         let observed = self.host_observe(&pm, &host).await;
         let t = crate::lifecycle::PROVISIONED;
         self.datastore()
-            .host_transition(&host.id, t, &podium_store::now())
+            .host_transition(&host.id, t, podium_types::Timestamp::now())
             .await?;
         tracing::info!(claim = %claim_id, host = %host.id, "provisioned");
         Ok(Some(serde_json::json!({

@@ -23,7 +23,7 @@ impl Podium {
             .await
             .map_err(Error::from)?;
         self.datastore()
-            .host_set_power(&host.id, power, &podium_store::now())
+            .host_set_power(&host.id, power, podium_types::Timestamp::now())
             .await?;
         let inspect =
             OperationRow::queued(OperationRequest::Inspect, &host.pod_manager, Some(&host.id));

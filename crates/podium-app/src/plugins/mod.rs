@@ -119,7 +119,7 @@ impl Podium {
             description: info.description.clone(),
             size: bytes.len() as i64,
             source,
-            created_at: podium_store::now(),
+            created_at: podium_types::Timestamp::now(),
         };
         let row = match self.datastore().plugin_create(&row, &bytes).await {
             Ok(row) => row,

@@ -93,8 +93,8 @@ pub struct RedfishCaller {
     pub session: Option<SessionId>,
 }
 
-fn seconds_ago(seconds: i64) -> String {
-    podium_store::format_time(time::OffsetDateTime::now_utc() - time::Duration::seconds(seconds))
+fn seconds_ago(seconds: i64) -> podium_types::Timestamp {
+    podium_types::Timestamp::now().before(std::time::Duration::from_secs(seconds.unsigned_abs()))
 }
 
 fn writable(caller: &Caller) -> Result<(), Error> {
@@ -175,7 +175,7 @@ impl Podium {
                 }
                 if session.last_used_at <= seconds_ago(TOUCH_EVERY_SECS) {
                     self.datastore()
-                        .session_touch(&session.id, &podium_store::now())
+                        .session_touch(&session.id, podium_types::Timestamp::now())
                         .await?;
                 }
                 Ok(RedfishCaller {
@@ -201,12 +201,12 @@ impl Podium {
         }
         let token_id = caller.token_id().clone();
         let secret = generate_token();
-        let now = podium_store::now();
+        let now = podium_types::Timestamp::now();
         let row = SessionRow {
             id: SessionId::generate(),
             token_id,
             user_name: user_name.to_owned(),
-            created_at: now.clone(),
+            created_at: now,
             last_used_at: now,
         };
         self.datastore()
@@ -219,7 +219,7 @@ impl Podium {
     pub async fn redfish_session_list(&self, caller: &Caller) -> Result<Vec<SessionView>, Error> {
         let rows = self
             .datastore()
-            .session_list(caller.scope(), &seconds_ago(SESSION_TIMEOUT_SECS))
+            .session_list(caller.scope(), seconds_ago(SESSION_TIMEOUT_SECS))
             .await?;
         Ok(rows.into_iter().map(session_view).collect())
     }
@@ -259,7 +259,7 @@ impl Podium {
     pub(crate) async fn redfish_sessions_expire(&self) -> Result<u64, Error> {
         Ok(self
             .datastore()
-            .sessions_expire(&seconds_ago(SESSION_TIMEOUT_SECS))
+            .sessions_expire(seconds_ago(SESSION_TIMEOUT_SECS))
             .await?)
     }
 
@@ -327,7 +327,7 @@ impl Podium {
         }
         let taken = self
             .datastore()
-            .host_refresh_take_one(&host.id, &due, &podium_store::now())
+            .host_refresh_take_one(&host.id, due, podium_types::Timestamp::now())
             .await;
         if !matches!(taken, Ok(true)) {
             return host;

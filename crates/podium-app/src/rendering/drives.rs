@@ -1,7 +1,7 @@
 //! Config drives: a host's documents on a VFAT image (`config_drive.rs`) served at an
 //! unguessable URL until it expires, rebuilt from the stored documents on each download.
 
-use podium_types::{ClaimId, ConfigDriveId, HostId, Phase};
+use podium_types::{ClaimId, ConfigDriveId, HostId, Phase, Timestamp};
 use sha2::{Digest, Sha256};
 
 use crate::app::Podium;
@@ -107,7 +107,7 @@ impl Podium {
         })
         .map_err(|e| Error::Internal(anyhow::anyhow!("building a config drive: {e}")))?;
         let token = format!("cd_{}", hex::encode(rand::random::<[u8; 32]>()));
-        let now = time::OffsetDateTime::now_utc();
+        let now = Timestamp::now();
         let phase = documents.phase;
         let row = ConfigDriveRow {
             id: ConfigDriveId::generate(),
@@ -120,13 +120,11 @@ impl Podium {
             user_data: documents.user_data,
             sha256: image.sha256,
             size: i64::try_from(image.bytes.len()).unwrap_or(i64::MAX),
-            created_at: podium_store::format_time(now),
-            expires_at: podium_store::format_time(
-                now + time::Duration::seconds(i64::try_from(ttl).unwrap_or(i64::MAX)),
-            ),
+            created_at: now,
+            expires_at: now.after(std::time::Duration::from_secs(ttl)),
         };
         self.datastore()
-            .config_drive_create(&row, &row.created_at)
+            .config_drive_create(&row, row.created_at)
             .await?;
         tracing::info!(drive = %row.id, host = %row.host_id, phase = %row.phase, expires_at = %row.expires_at, "config drive made");
         Ok(ConfigDrive {
@@ -148,7 +146,7 @@ impl Podium {
         let hash = hex::encode(Sha256::digest(token.as_bytes()));
         let row = self
             .datastore()
-            .config_drive_by_token(&hash, &podium_store::now())
+            .config_drive_by_token(&hash, podium_types::Timestamp::now())
             .await?
             .ok_or_else(not_found)?;
         let image = crate::config_drive::build(&crate::config_drive::Contents {

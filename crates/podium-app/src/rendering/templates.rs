@@ -91,7 +91,7 @@ impl Podium {
             }
         }
         self.datastore()
-            .network_template_set(&pm.uuid, Some(&text), &podium_store::now())
+            .network_template_set(&pm.uuid, Some(&text), podium_types::Timestamp::now())
             .await?;
         tracing::info!(pod_manager = %pm.uuid, pools = pools.len(), "network template set");
         Ok(template)
@@ -114,7 +114,7 @@ impl Podium {
             return Err(Error::not_found("network template of pod manager", uuid));
         }
         self.datastore()
-            .network_template_set(&pm.uuid, None, &podium_store::now())
+            .network_template_set(&pm.uuid, None, podium_types::Timestamp::now())
             .await?;
         Ok(())
     }

@@ -12,7 +12,7 @@ pub struct AuditEventView {
     /// Ordered by time: a later event has a greater id.
     pub id: String,
     /// When the answer was given (RFC 3339, UTC).
-    pub at: String,
+    pub at: crate::Timestamp,
     /// The token the request carried (its id; never the token).
     pub token_id: TokenId,
     pub role: Role,

@@ -24,8 +24,8 @@ pub struct ClaimView {
     pub online: bool,
     pub has_user_data: bool,
     pub host: Option<ClaimedHostView>,
-    pub created_at: String,
-    pub updated_at: String,
+    pub created_at: crate::Timestamp,
+    pub updated_at: crate::Timestamp,
 }
 
 /// The consumer's view of its host: hardware data, power and provisioning state. Never the BMC,

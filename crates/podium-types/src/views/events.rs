@@ -16,7 +16,7 @@ pub struct EventView {
     /// seen with `Last-Event-ID` (or `?after=`).
     pub seq: i64,
     /// When the change was made (RFC 3339, UTC).
-    pub at: String,
+    pub at: crate::Timestamp,
     pub kind: EventKind,
     pub action: EventAction,
     /// The claim's state, when `kind` is `claim`.
@@ -82,7 +82,7 @@ pub struct OperationEventView {
     pub attempts: i64,
     pub error: Option<String>,
     /// When a queued operation is tried again after a transient failure.
-    pub next_attempt_at: Option<String>,
+    pub next_attempt_at: Option<crate::Timestamp>,
     pub host: Option<HostId>,
     pub claim: Option<ClaimId>,
 }

@@ -43,9 +43,9 @@ pub struct HostView {
     pub boot_mac: Option<String>,
     /// The host's own BMC, where it has one (its credentials are write-only).
     pub bmc: Option<BmcView>,
-    pub created_at: String,
-    pub updated_at: String,
-    pub last_seen_at: String,
+    pub created_at: crate::Timestamp,
+    pub updated_at: crate::Timestamp,
+    pub last_seen_at: crate::Timestamp,
 }
 
 /// Why a host is in `error`.
@@ -57,7 +57,7 @@ pub struct HostErrorView {
     pub error_type: crate::HostErrorKind,
     /// What the failed operation said.
     pub message: String,
-    pub at: Option<String>,
+    pub at: Option<crate::Timestamp>,
     /// The state the error interrupted.
     pub state: Option<HostState>,
 }
@@ -66,7 +66,7 @@ pub struct HostErrorView {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct MaintenanceView {
     pub reason: String,
-    pub since: String,
+    pub since: crate::Timestamp,
     /// The state underneath, which operations already running go on changing.
     pub state: HostState,
 }

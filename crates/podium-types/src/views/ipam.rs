@@ -27,8 +27,8 @@ pub struct IpPoolView {
     pub pod_manager: Option<PodManagerId>,
     pub tenants: Vec<TenantId>,
     pub usage: UsageView,
-    pub created_at: String,
-    pub updated_at: String,
+    pub created_at: crate::Timestamp,
+    pub updated_at: crate::Timestamp,
 }
 
 /// Address counts, each a string of decimal digits: an IPv6 pool's reach past 2^53, which a
@@ -85,5 +85,5 @@ pub struct IpClaimView {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
     pub network_data: Option<serde_json::Value>,
-    pub created_at: String,
+    pub created_at: crate::Timestamp,
 }

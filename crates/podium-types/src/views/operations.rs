@@ -21,12 +21,12 @@ pub struct OperationView {
     /// Tries so far; a transient failure is tried again, with backoff, up to a bound.
     pub attempts: i64,
     /// When a queued operation is tried again after a transient failure.
-    pub next_attempt_at: Option<String>,
+    pub next_attempt_at: Option<crate::Timestamp>,
     /// The claim at whose tenant's request it runs.
     pub claim: Option<ClaimId>,
-    pub created_at: String,
-    pub started_at: Option<String>,
-    pub finished_at: Option<String>,
+    pub created_at: crate::Timestamp,
+    pub started_at: Option<crate::Timestamp>,
+    pub finished_at: Option<crate::Timestamp>,
     /// What it found or did, once it succeeded: an inspection's inventory and the
     /// preprovisioning it prepared, a power action's power state, a provisioning's image and
     /// config drive, a sync's counts.

@@ -16,7 +16,7 @@ pub struct PluginView {
     pub description: String,
     pub size: i64,
     pub source: PluginSource,
-    pub created_at: String,
+    pub created_at: crate::Timestamp,
 }
 
 /// Every registered plugin.

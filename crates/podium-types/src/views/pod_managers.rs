@@ -28,7 +28,7 @@ pub struct PodManagerView {
     pub status: crate::PodManagerStatus,
     /// Why the pod manager is offline, in words.
     pub status_message: Option<String>,
-    pub last_probe_at: Option<String>,
+    pub last_probe_at: Option<crate::Timestamp>,
     /// The service root the driver found.
     pub redfish_link: Option<String>,
     pub bookmark_link: String,
@@ -47,8 +47,8 @@ pub struct PodManagerView {
     /// The ramdisk an inspection boots where the site has DHCP-less pools; `null`: none.
     pub preprovisioning_image: Option<String>,
     pub has_auth: bool,
-    pub created_at: String,
-    pub updated_at: String,
+    pub created_at: crate::Timestamp,
+    pub updated_at: crate::Timestamp,
 }
 
 /// A pod manager as a tenant granted it sees it (`GET /v1/me/pod_managers`): where it is and
@@ -75,7 +75,7 @@ pub struct TenantGrantView {
     pub selector: std::collections::BTreeMap<String, String>,
     /// At most this many hosts at once; `null` for no limit.
     pub max_hosts: Option<i64>,
-    pub created_at: String,
+    pub created_at: crate::Timestamp,
 }
 
 /// A change of a pod manager's status.
@@ -83,5 +83,5 @@ pub struct TenantGrantView {
 pub struct StatusChangeView {
     pub status: crate::PodManagerStatus,
     pub message: Option<String>,
-    pub at: String,
+    pub at: crate::Timestamp,
 }

@@ -28,7 +28,7 @@ pub struct SystemView {
     /// The claim through which the caller holds it (a tenant's); `None` for an admin.
     pub claim: Option<ClaimId>,
     /// When the host last changed (its ETag is made from the whole view).
-    pub updated_at: String,
+    pub updated_at: crate::Timestamp,
 }
 
 /// A Redfish session: who opened it and when. Its token is answered once, when it is made.
@@ -37,7 +37,7 @@ pub struct SessionView {
     pub id: SessionId,
     /// The `UserName` it was opened with (Podium checks only the password, a token).
     pub user_name: String,
-    pub created_at: String,
+    pub created_at: crate::Timestamp,
 }
 
 crate::names::names! {

@@ -51,7 +51,7 @@ pub struct ConfigDriveView {
     pub phase: Phase,
     pub host: HostId,
     pub claim: Option<ClaimId>,
-    pub expires_at: String,
+    pub expires_at: crate::Timestamp,
     pub size: i64,
     pub sha256: String,
     /// A VFAT image labelled `config-2`: insert it as one of these media types.

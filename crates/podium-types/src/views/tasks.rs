@@ -14,7 +14,7 @@ pub struct TaskStatus {
     /// Runs since this process started.
     pub runs: u64,
     pub running: bool,
-    pub last_started_at: Option<String>,
+    pub last_started_at: Option<crate::Timestamp>,
     pub last_duration_ms: Option<u64>,
     /// What the last run did.
     pub last_result: Option<String>,
@@ -23,7 +23,7 @@ pub struct TaskStatus {
     /// Why the last run failed, if it did (cleared by a run that succeeds).
     pub last_error: Option<String>,
     /// When it runs next, unless asked to run sooner; `null` while it runs or before start.
-    pub next_run_at: Option<String>,
+    pub next_run_at: Option<crate::Timestamp>,
 }
 
 /// Every background task.

@@ -13,7 +13,7 @@ pub struct TenantView {
     pub id: TenantId,
     pub name: String,
     pub description: String,
-    pub created_at: String,
+    pub created_at: crate::Timestamp,
 }
 
 /// A token, without its secret.
@@ -24,9 +24,9 @@ pub struct TokenView {
     pub tenant: Option<TenantId>,
     pub read_only: bool,
     pub description: String,
-    pub expires_at: Option<String>,
-    pub created_at: String,
-    pub revoked_at: Option<String>,
+    pub expires_at: Option<crate::Timestamp>,
+    pub created_at: crate::Timestamp,
+    pub revoked_at: Option<crate::Timestamp>,
 }
 
 /// A new token: the only answer that carries its secret.
@@ -66,5 +66,5 @@ pub struct GrantView {
     pub selector: BTreeMap<String, String>,
     /// At most this many hosts at once; `null` for no limit.
     pub max_hosts: Option<i64>,
-    pub created_at: String,
+    pub created_at: crate::Timestamp,
 }

@@ -1365,7 +1365,7 @@ fn task(op: &OperationView) -> Value {
         "TaskState": state,
         "TaskStatus": status,
         "TaskMonitor": monitor_uri(&op.id),
-        "StartTime": op.started_at.as_deref().unwrap_or(&op.created_at),
+        "StartTime": op.started_at.unwrap_or(op.created_at),
         "Messages": messages,
     });
     if let Some(end) = &op.finished_at {
