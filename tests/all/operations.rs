@@ -7,13 +7,15 @@ use std::time::Duration;
 
 use podium_tests::sushy::{Sushy, SushyConfig};
 use podium_tests::{Client, ProcessServer, TestServer, eventually};
+use podium_types::views::{List, OperationView};
+use podium_types::{OperationId, OperationKind, OperationStatus as Status, Timestamp};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_podium-under-test");
 
 /// Every power operation of a pod manager, by id.
-async fn operations(admin: &Client, pm: &str) -> BTreeMap<String, Value> {
+async fn operations(admin: &Client, pm: &str) -> BTreeMap<OperationId, OperationView> {
     let mut out = BTreeMap::new();
     let mut cursor = String::new();
     loop {
@@ -23,13 +25,13 @@ async fn operations(admin: &Client, pm: &str) -> BTreeMap<String, Value> {
             ))
             .await;
         assert_eq!(page.status, StatusCode::OK, "{}", page.text);
-        for op in page.body["items"].as_array().unwrap() {
-            if op["kind"] != "power" {
-                continue;
+        let page: List<OperationView> = page.view();
+        for op in page.items {
+            if op.kind == OperationKind::Power {
+                out.insert(op.id.clone(), op);
             }
-            out.insert(op["id"].as_str().unwrap().to_owned(), op.clone());
         }
-        match page.body["next"].as_str() {
+        match page.next {
             Some(next) => cursor = format!("&cursor={next}"),
             None => return out,
         }
@@ -50,7 +52,7 @@ async fn register(admin: &Client, name: &str, url: &str, systems: usize) -> (Str
     (pm, hosts)
 }
 
-async fn power(admin: &Client, host: &str, action: &str) -> String {
+async fn power(admin: &Client, host: &str, action: &str) -> OperationId {
     let op = admin
         .post(
             &format!("/v1/hosts/{host}/power"),
@@ -58,11 +60,13 @@ async fn power(admin: &Client, host: &str, action: &str) -> String {
         )
         .await;
     assert_eq!(op.status, StatusCode::ACCEPTED, "{}", op.text);
-    op.body["id"].as_str().unwrap().to_owned()
+    op.view::<OperationView>().id
 }
 
-async fn operation(admin: &Client, id: &str) -> Value {
-    admin.get(&format!("/v1/operations/{id}")).await.body
+async fn operation(admin: &Client, id: impl std::fmt::Display) -> OperationView {
+    let reply = admin.get(&format!("/v1/operations/{id}")).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+    reply.view()
 }
 
 #[tokio::test]
@@ -98,24 +102,27 @@ async fn a_bmc_down_for_a_while_is_retried_one_down_for_good_or_refusing_fails_w
     let op = power(&admin, &host_id, "on").await;
     let waiting = eventually(Duration::from_secs(20), "a failed try", || async {
         let o = operation(&admin, &op).await;
-        (o["status"] == "queued" && o["attempts"].as_i64()? >= 1 && o["error"].is_string())
-            .then_some(o)
+        (o.status == Status::Queued && o.attempts >= 1 && o.error.is_some()).then_some(o)
     })
     .await;
     assert!(
-        waiting["error"].as_str().unwrap().contains("unreachable"),
-        "{waiting}"
+        waiting
+            .error
+            .as_deref()
+            .unwrap_or_default()
+            .contains("unreachable"),
+        "{waiting:?}"
     );
-    assert!(waiting["next_attempt_at"].is_string(), "{waiting}");
+    assert!(waiting.next_attempt_at.is_some(), "{waiting:?}");
     // Back: the next try succeeds, and the BMC is on.
     bmc.restart().await.unwrap();
     let done = eventually(Duration::from_secs(20), "the retry", || async {
         let o = operation(&admin, &op).await;
-        (o["status"] != "queued" && o["status"] != "running").then_some(o)
+        (o.status != Status::Queued && o.status != Status::Running).then_some(o)
     })
     .await;
-    assert_eq!(done["status"], "succeeded", "{done}");
-    assert!(done["attempts"].as_i64().unwrap() >= 2, "{done}");
+    assert_eq!(done.status, Status::Succeeded, "{done:?}");
+    assert!(done.attempts >= 2, "{done:?}");
     assert_eq!(bmc.get_json(&system).await.unwrap()["PowerState"], "On");
 
     // Down for good: failed after the bound, with the reason; the pod manager shows offline.
@@ -123,11 +130,11 @@ async fn a_bmc_down_for_a_while_is_retried_one_down_for_good_or_refusing_fails_w
     let op = power(&admin, &host_id, "off").await;
     let failed = eventually(Duration::from_secs(30), "giving up", || async {
         let o = operation(&admin, &op).await;
-        (o["status"] == "failed").then_some(o)
+        (o.status == Status::Failed).then_some(o)
     })
     .await;
-    assert_eq!(failed["attempts"], 4, "{failed}");
-    let error = failed["error"].as_str().unwrap();
+    assert_eq!(failed.attempts, 4, "{failed:?}");
+    let error = failed.error.as_deref().unwrap_or_default();
     assert!(error.contains("gave up after 4 attempts"), "{error}");
     assert!(error.contains("unreachable"), "{error}");
     eventually(Duration::from_secs(10), "pod manager offline", || async {
@@ -148,15 +155,23 @@ async fn a_bmc_down_for_a_while_is_retried_one_down_for_good_or_refusing_fails_w
     let op = power(&admin, &host_id, "on").await;
     let refused = eventually(Duration::from_secs(20), "the refusal", || async {
         let o = operation(&admin, &op).await;
-        (o["status"] == "failed").then_some(o)
+        (o.status == Status::Failed).then_some(o)
     })
     .await;
-    assert_eq!(refused["attempts"], 1, "{refused}");
+    assert_eq!(refused.attempts, 1, "{refused:?}");
     assert!(
-        refused["error"].as_str().unwrap().contains("unauthorized"),
-        "{refused}"
+        refused
+            .error
+            .as_deref()
+            .unwrap_or_default()
+            .contains("unauthorized"),
+        "{refused:?}"
     );
-    assert!(!refused.to_string().contains("wrong-password"));
+    assert!(
+        !serde_json::to_string(&refused)
+            .unwrap()
+            .contains("wrong-password")
+    );
 }
 
 /// Powers on 100 hosts, kills Podium with `kill -9` while the operations run, and restarts it:
@@ -196,14 +211,17 @@ async fn operations_survive_kill_9_and_end_as_asked() {
     // Kill as soon as a few have finished.
     let before = eventually(Duration::from_secs(60), "the first operations", || async {
         let ops = operations(&admin, &pm).await;
-        let done = ops.values().filter(|o| o["status"] == "succeeded").count();
+        let done = ops
+            .values()
+            .filter(|o| o.status == Status::Succeeded)
+            .count();
         (done >= 3).then_some(ops)
     })
     .await;
     server.kill9().await;
     let unfinished = before
         .values()
-        .filter(|o| o["status"] != "succeeded")
+        .filter(|o| o.status != Status::Succeeded)
         .count();
     assert!(
         unfinished > HOSTS / 2,
@@ -225,15 +243,15 @@ async fn operations_survive_kill_9_and_end_as_asked() {
         || async {
             let ops = operations(&admin, &pm).await;
             ops.values()
-                .all(|o| o["status"] == "succeeded" || o["status"] == "failed")
+                .all(|o| o.status == Status::Succeeded || o.status == Status::Failed)
                 .then_some(ops)
         },
     )
     .await;
     assert_eq!(after.len(), HOSTS, "no operation lost or added");
-    let failed: Vec<&Value> = after
+    let failed: Vec<&OperationView> = after
         .values()
-        .filter(|o| o["status"] != "succeeded")
+        .filter(|o| o.status != Status::Succeeded)
         .collect();
     assert!(failed.is_empty(), "failed: {failed:?}");
     // The emulator's state is what was asked.
@@ -286,8 +304,8 @@ async fn sigterm_lets_running_operations_finish_and_hands_back_the_rest() {
         Duration::from_secs(30),
         "both operations running",
         || async {
-            (operation(&admin, &quick_op).await["status"] == "running"
-                && operation(&admin, &slow_op).await["status"] == "running")
+            (operation(&admin, &quick_op).await.status == Status::Running
+                && operation(&admin, &slow_op).await.status == Status::Running)
                 .then_some(())
         },
     )
@@ -300,8 +318,16 @@ async fn sigterm_lets_running_operations_finish_and_hands_back_the_rest() {
         .filter(|l| l.contains("handed back operations"))
         .collect();
     assert_eq!(handed_back.len(), 1, "{log}");
-    assert!(handed_back[0].contains(&slow_op), "{}", handed_back[0]);
-    assert!(!handed_back[0].contains(&quick_op), "{}", handed_back[0]);
+    assert!(
+        handed_back[0].contains(slow_op.as_str()),
+        "{}",
+        handed_back[0]
+    );
+    assert!(
+        !handed_back[0].contains(quick_op.as_str()),
+        "{}",
+        handed_back[0]
+    );
 
     slow.delay_ms.store(0, std::sync::atomic::Ordering::Release);
     let other_data = tempfile::tempdir().unwrap();
@@ -313,19 +339,19 @@ async fn sigterm_lets_running_operations_finish_and_hands_back_the_rest() {
     let next = ProcessServer::start_logging(BIN, next_dir, url, "info", &options).await;
     let admin = next.admin();
     let quick_done = operation(&admin, &quick_op).await;
-    assert_eq!(quick_done["status"], "succeeded", "{quick_done}");
-    assert_eq!(quick_done["attempts"], 1, "{quick_done}");
+    assert_eq!(quick_done.status, Status::Succeeded, "{quick_done:?}");
+    assert_eq!(quick_done.attempts, 1, "{quick_done:?}");
     let slow_done = eventually(
         Duration::from_secs(60),
         "the handed-back operation",
         || async {
             let o = operation(&admin, &slow_op).await;
-            (o["status"] == "succeeded" || o["status"] == "failed").then_some(o)
+            (o.status == Status::Succeeded || o.status == Status::Failed).then_some(o)
         },
     )
     .await;
-    assert_eq!(slow_done["status"], "succeeded", "{slow_done}");
-    assert_eq!(slow_done["attempts"], 1, "{slow_done}");
+    assert_eq!(slow_done.status, Status::Succeeded, "{slow_done:?}");
+    assert_eq!(slow_done.attempts, 1, "{slow_done:?}");
     for (bmc, hosts) in [(&quick_bmc, &quick_hosts), (&slow_bmc, &slow_hosts)] {
         let system = hosts[0]["system_id"].as_str().unwrap();
         assert_eq!(bmc.get_json(system).await.unwrap()["PowerState"], "On");
@@ -362,12 +388,12 @@ async fn a_bmc_answering_500_for_a_while_is_retried_until_it_recovers() {
     let op = power(&admin, host["id"].as_str().unwrap(), "on").await;
     let waiting = eventually(Duration::from_secs(20), "tries that got a 500", || async {
         let o = operation(&admin, &op).await;
-        (o["status"] == "queued" && o["attempts"].as_i64()? >= 2).then_some(o)
+        (o.status == Status::Queued && o.attempts >= 2).then_some(o)
     })
     .await;
     assert!(
-        waiting["error"].as_str().unwrap().contains("500"),
-        "{waiting}"
+        waiting.error.as_deref().unwrap_or_default().contains("500"),
+        "{waiting:?}"
     );
     assert_eq!(bmc.get_json(&system).await.unwrap()["PowerState"], "Off");
     proxy
@@ -375,21 +401,21 @@ async fn a_bmc_answering_500_for_a_while_is_retried_until_it_recovers() {
         .store(false, std::sync::atomic::Ordering::Release);
     let done = eventually(Duration::from_secs(20), "the retry", || async {
         let o = operation(&admin, &op).await;
-        (o["status"] == "succeeded" || o["status"] == "failed").then_some(o)
+        (o.status == Status::Succeeded || o.status == Status::Failed).then_some(o)
     })
     .await;
-    assert_eq!(done["status"], "succeeded", "{done}");
+    assert_eq!(done.status, Status::Succeeded, "{done:?}");
     assert_eq!(bmc.get_json(&system).await.unwrap()["PowerState"], "On");
 }
 
 /// The most operations running at one moment, with the starts (1) and ends (-1) it was read
 /// from. Ends before starts at the same instant: an operation leased as another ended is not
 /// counted twice.
-fn most_at_once(ops: Vec<&Value>) -> (i32, Vec<(String, i32)>) {
-    let mut events: Vec<(String, i32)> = Vec::new();
+fn most_at_once(ops: Vec<&OperationView>) -> (i32, Vec<(Timestamp, i32)>) {
+    let mut events: Vec<(Timestamp, i32)> = Vec::new();
     for o in ops {
-        events.push((o["started_at"].as_str().unwrap().to_owned(), 1));
-        events.push((o["finished_at"].as_str().unwrap().to_owned(), -1));
+        events.push((o.started_at.expect("started"), 1));
+        events.push((o.finished_at.expect("finished"), -1));
     }
     events.sort();
     let (mut running, mut most) = (0, 0);
@@ -482,13 +508,17 @@ async fn the_per_site_limit_holds_across_processes_and_spares_hosts_with_their_o
         "every operation finished",
         || async {
             let ops = operations(&admin, &pm).await;
-            (ops.len() == HOSTS + OWN && ops.values().all(|o| o["status"] == "succeeded"))
+            (ops.len() == HOSTS + OWN && ops.values().all(|o| o.status == Status::Succeeded))
                 .then_some(ops)
         },
     )
     .await;
     let most = most_at_once;
-    let is_own = |o: &&Value| own_ids.iter().any(|id| o["host"] == id.as_str());
+    let is_own = |o: &&OperationView| {
+        own_ids
+            .iter()
+            .any(|id| o.host.as_ref().is_some_and(|h| h.as_str() == id))
+    };
     let (shared, events) = most(ops.values().filter(|o| !is_own(o)).collect());
     assert!(shared <= LIMIT as i32, "{shared} ran at once: {events:?}");
     assert_eq!(
@@ -601,13 +631,14 @@ async fn a_site_limit_the_admin_sets_holds_hosts_with_their_own_bmc_to_it() {
                 power(admin, host, action).await;
             }
             let ops = eventually(Duration::from_secs(60), "every power finished", || async {
-                let ops: Vec<Value> = operations(admin, pm)
+                let ops: Vec<OperationView> = operations(admin, pm)
                     .await
                     .into_iter()
                     .filter(|(id, _)| !before.contains_key(id))
                     .map(|(_, o)| o)
                     .collect();
-                (ops.len() == OWN && ops.iter().all(|o| o["status"] == "succeeded")).then_some(ops)
+                (ops.len() == OWN && ops.iter().all(|o| o.status == Status::Succeeded))
+                    .then_some(ops)
             })
             .await;
             most_at_once(ops.iter().collect())
@@ -690,18 +721,18 @@ async fn operations_queued_by_an_earlier_release_run_after_the_upgrade() {
     for (id, kind, _, _) in rows {
         let op = eventually(Duration::from_secs(60), "the old operation ran", || async {
             let op = operation(&admin, id).await;
-            (op["status"] == "succeeded" || op["status"] == "failed").then_some(op)
+            (op.status == Status::Succeeded || op.status == Status::Failed).then_some(op)
         })
         .await;
-        assert_eq!(op["status"], "succeeded", "{op}");
-        assert_eq!(op["kind"], kind, "{op}");
+        assert_eq!(op.status, Status::Succeeded, "{op:?}");
+        assert_eq!(op.kind.to_string(), kind, "{op:?}");
     }
     // Shown as the API always showed it, and carried out as asked.
     let reboot = operation(&admin, rows[2].0).await;
     assert_eq!(
-        reboot["request"],
+        reboot.request,
         json!({"action": "force_restart"}),
-        "{reboot}"
+        "{reboot:?}"
     );
     let system = bmc
         .get_json(one["system_id"].as_str().unwrap())
