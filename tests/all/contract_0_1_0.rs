@@ -75,9 +75,9 @@ async fn a_driver_built_for_0_1_0_loads_discovers_and_powers_on() {
     let one = FakeSystem::numbered(1);
     let host = hosts
         .iter()
-        .find(|h| h["uuid"] == one.uuid.as_str())
+        .find(|h| h.uuid.as_deref() == Some(one.uuid.as_str()))
         .unwrap_or_else(|| panic!("{} not registered: {hosts:?}", one.uuid));
-    let id = host["id"].as_str().unwrap();
+    let id = host.id.as_str();
 
     let reply = admin
         .post(&format!("/v1/hosts/{id}/power"), json!({"action": "on"}))

@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use podium_tests::sushy::{Sushy, SushyConfig};
 use podium_tests::{Client, ProcessServer, TestServer, eventually};
-use podium_types::views::{List, OperationView};
+use podium_types::views::{HostView, List, OperationView};
 use podium_types::{OperationId, OperationKind, OperationStatus as Status, Timestamp};
 use reqwest::StatusCode;
-use serde_json::{Value, json};
+use serde_json::json;
 
 const BIN: &str = env!("CARGO_BIN_EXE_podium-under-test");
 
@@ -40,7 +40,12 @@ async fn operations(admin: &Client, pm: &str) -> BTreeMap<OperationId, Operation
 
 /// Registers the Redfish service at `url` as the pod manager `name` and waits for its
 /// `systems` hosts.
-async fn register(admin: &Client, name: &str, url: &str, systems: usize) -> (String, Vec<Value>) {
+async fn register(
+    admin: &Client,
+    name: &str,
+    url: &str,
+    systems: usize,
+) -> (String, Vec<HostView>) {
     let pm = admin
         .created("/v1/pod_managers", json!({ "name": name, "url": url }))
         .await
@@ -206,7 +211,7 @@ async fn operations_survive_kill_9_and_end_as_asked() {
         None => None,
     };
     for host in &hosts {
-        power(&admin, host["id"].as_str().unwrap(), "on").await;
+        power(&admin, host.id.as_str(), "on").await;
     }
     // Kill as soon as a few have finished.
     let before = eventually(Duration::from_secs(60), "the first operations", || async {
@@ -256,7 +261,7 @@ async fn operations_survive_kill_9_and_end_as_asked() {
     assert!(failed.is_empty(), "failed: {failed:?}");
     // The emulator's state is what was asked.
     for host in &hosts {
-        let system = host["system_id"].as_str().unwrap();
+        let system = &host.system_id;
         assert_eq!(
             bmc.get_json(system).await.unwrap()["PowerState"],
             "On",
@@ -298,8 +303,8 @@ async fn sigterm_lets_running_operations_finish_and_hands_back_the_rest() {
         .store(1_500, std::sync::atomic::Ordering::Release);
     slow.delay_ms
         .store(60_000, std::sync::atomic::Ordering::Release);
-    let quick_op = power(&admin, quick_hosts[0]["id"].as_str().unwrap(), "on").await;
-    let slow_op = power(&admin, slow_hosts[0]["id"].as_str().unwrap(), "on").await;
+    let quick_op = power(&admin, quick_hosts[0].id.as_str(), "on").await;
+    let slow_op = power(&admin, slow_hosts[0].id.as_str(), "on").await;
     eventually(
         Duration::from_secs(30),
         "both operations running",
@@ -353,7 +358,7 @@ async fn sigterm_lets_running_operations_finish_and_hands_back_the_rest() {
     assert_eq!(slow_done.status, Status::Succeeded, "{slow_done:?}");
     assert_eq!(slow_done.attempts, 1, "{slow_done:?}");
     for (bmc, hosts) in [(&quick_bmc, &quick_hosts), (&slow_bmc, &slow_hosts)] {
-        let system = hosts[0]["system_id"].as_str().unwrap();
+        let system = &hosts[0].system_id;
         assert_eq!(bmc.get_json(system).await.unwrap()["PowerState"], "On");
     }
 }
@@ -497,7 +502,7 @@ async fn the_per_site_limit_holds_across_processes_and_spares_hosts_with_their_o
             .then_some(())
     })
     .await;
-    for host in hosts.iter().map(|h| h["id"].as_str().unwrap()) {
+    for host in hosts.iter().map(|h| h.id.as_str()) {
         power(&admin, host, "on").await;
     }
     for host in &own_ids {
@@ -710,7 +715,7 @@ async fn operations_queued_by_an_earlier_release_run_after_the_upgrade() {
         .bind(id)
         .bind(kind)
         .bind(&pm)
-        .bind(host["id"].as_str().unwrap())
+        .bind(host.id.as_str())
         .bind(request)
         .execute(&mut db)
         .await
@@ -734,10 +739,7 @@ async fn operations_queued_by_an_earlier_release_run_after_the_upgrade() {
         json!({"action": "force_restart"}),
         "{reboot:?}"
     );
-    let system = bmc
-        .get_json(one["system_id"].as_str().unwrap())
-        .await
-        .unwrap();
+    let system = bmc.get_json(&one.system_id).await.unwrap();
     assert_eq!(system["PowerState"], "On", "{system}");
     assert_eq!(system["Boot"]["BootSourceOverrideTarget"], "Cd", "{system}");
     assert_eq!(

@@ -162,9 +162,13 @@ async fn a_new_driver_goes_from_plugin_new_to_discovering_a_bmc() {
         let expected = FakeSystem::numbered(n);
         let host = hosts
             .iter()
-            .find(|h| h["name"] == expected.name.as_str())
+            .find(|h| h.name == expected.name)
             .unwrap_or_else(|| panic!("{} not registered: {hosts:?}", expected.name));
-        assert_eq!(host["uuid"], expected.uuid.as_str(), "{host}");
+        assert_eq!(
+            host.uuid.as_deref(),
+            Some(expected.uuid.as_str()),
+            "{host:?}"
+        );
     }
 
     // The driver's configuration is checked by the plugin itself, naming the field.

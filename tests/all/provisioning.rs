@@ -51,9 +51,7 @@ async fn one_system_site() -> (Site, String, String) {
         .systems_in_state(&site.pm, 1, "available")
         .await
         .remove(0);
-    let host_id = host["id"].as_str().unwrap().to_owned();
-    let system = host["system_id"].as_str().unwrap().to_owned();
-    (site, host_id, system)
+    (site, host.id.to_string(), host.system_id)
 }
 
 #[tokio::test]

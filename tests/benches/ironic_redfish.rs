@@ -81,7 +81,7 @@ fn main() {
         let pm = pm.body["uuid"].as_str().unwrap().to_owned();
         eventually(Duration::from_secs(120), "hosts available", || async {
             let hosts = admin.hosts_all(&format!("&pod_manager={pm}&state=available")).await;
-            (hosts.iter().filter(|h| h["kind"] == "system").count() == count).then_some(())
+            (hosts.iter().filter(|h| h.kind == podium_types::HostKind::System).count() == count).then_some(())
         })
         .await;
         let (_, token) = admin.granted_tenant("tenant", &pm).await;
@@ -128,7 +128,7 @@ fn main() {
         admin.post(&format!("/v1/pod_managers/{pm}/sync"), json!({})).await;
         eventually(Duration::from_secs(60), "Podium sees the machines off", || async {
             let hosts = admin.hosts_all(&format!("&pod_manager={pm}&power_state=off")).await;
-            (hosts.iter().filter(|h| h["kind"] == "system").count() == count).then_some(())
+            (hosts.iter().filter(|h| h.kind == podium_types::HostKind::System).count() == count).then_some(())
         })
         .await;
 

@@ -193,14 +193,14 @@ fn main() {
             let seen: std::collections::HashSet<String> = admin.hosts_all("&state=available")
                 .await
                 .iter()
-                .filter_map(|h| h["id"].as_str().map(str::to_owned))
+                .map(|h| h.id.to_string())
                 .collect();
             ids.iter().all(|id| seen.contains(id))
         };
         while !available(&ids).await {
             // A host that failed would keep this waiting for ever: say which and why.
             if let Some(failed) = admin.hosts_all("&state=error").await.first() {
-                panic!("a host failed to register: {failed}");
+                panic!("a host failed to register: {failed:?}");
             }
             tokio::time::sleep(poll).await;
         }
@@ -275,7 +275,7 @@ fn main() {
             admin.hosts_all("")
                 .await
                 .iter()
-                .map(|h| (h["id"].to_string(), h["last_seen_at"].to_string()))
+                .map(|h| (h.id.to_string(), h.last_seen_at.to_string()))
                 .collect()
         };
         let started = Instant::now();

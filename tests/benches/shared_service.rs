@@ -26,7 +26,7 @@ async fn hosts_where(admin: &podium_tests::Client, query: &str) -> Vec<String> {
         .hosts_all(query)
         .await
         .iter()
-        .map(|h| h["id"].as_str().unwrap_or_default().to_owned())
+        .map(|h| h.id.to_string())
         .collect()
 }
 

@@ -7,6 +7,8 @@ use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
 use crate::eventually;
+use podium_types::HostKind;
+use podium_types::views::{HostView, List};
 
 /// A small JSON client for the API.
 #[derive(Debug, Clone)]
@@ -214,16 +216,17 @@ impl Client {
 
     /// Registers a pod manager named `site` at `url`; answers its uuid.
     /// Every host `query` selects (`&state=available`, or empty for all), page after page.
-    pub async fn hosts_all(&self, query: &str) -> Vec<Value> {
+    pub async fn hosts_all(&self, query: &str) -> Vec<HostView> {
         let mut all = Vec::new();
         let mut cursor = String::new();
         loop {
-            let page = self
+            let reply = self
                 .get(&format!("/v1/hosts?limit=1000{query}{cursor}"))
-                .await
-                .body;
-            all.extend(page["items"].as_array().cloned().unwrap_or_default());
-            match page["next"].as_str() {
+                .await;
+            assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+            let page: List<HostView> = reply.view();
+            all.extend(page.items);
+            match page.next {
                 Some(next) => cursor = format!("&cursor={next}"),
                 None => return all,
             }
@@ -232,7 +235,7 @@ impl Client {
 
     /// Waits (up to 60 s) until pod manager `uuid` has `n` hosts of kind `system` in `state`,
     /// and answers them.
-    pub async fn systems_in_state(&self, uuid: &str, n: usize, state: &str) -> Vec<Value> {
+    pub async fn systems_in_state(&self, uuid: &str, n: usize, state: &str) -> Vec<HostView> {
         eventually(
             Duration::from_secs(60),
             &format!("{n} hosts {state}"),
@@ -241,9 +244,10 @@ impl Client {
                     .hosts_all(&format!("&pod_manager={uuid}"))
                     .await
                     .into_iter()
-                    .filter(|h| h["kind"] == "system")
+                    .filter(|h| h.kind == HostKind::System)
                     .collect();
-                (hosts.len() == n && hosts.iter().all(|h| h["state"] == state)).then_some(hosts)
+                (hosts.len() == n && hosts.iter().all(|h| h.state.as_str() == state))
+                    .then_some(hosts)
             },
         )
         .await
