@@ -2,13 +2,14 @@
 //! one, else its pod manager's), with its plugin, its configuration and the endpoint it may
 //! reach, the BMC's credentials unsealed once, here, for as many calls as the work needs.
 
-use podium_runtime::{CallContext, Credentials, DriverCall, Endpoint, Plugin, Runtime, TlsPolicy};
+use podium_runtime::{CallContext, Credentials, DriverCall, Endpoint, Plugin, Runtime};
 use podium_store::HostRow;
 use podium_types::PodManagerId;
 use url::Url;
 
 use crate::app::Podium;
 use crate::bindings::PodManager;
+use crate::endpoint::Bmc;
 use crate::error::Error;
 
 /// A driver ready to call: each `call` is one plugin call (one instance), on the same endpoint.
@@ -36,14 +37,7 @@ impl<'a> Driver<'a> {
 impl Podium {
     /// The driver of a pod manager, at its own endpoint.
     pub(crate) async fn pod_manager_driver(&self, pm: &PodManager) -> Result<Driver<'_>, Error> {
-        let endpoint = self.endpoint(
-            &pm.uuid,
-            &pm.url,
-            pm.auth_sealed.as_deref(),
-            pm.tls_verify,
-            pm.tls_ca_bundle.as_deref(),
-            pm.tls_pinned_sha256.as_deref(),
-        )?;
+        let endpoint = self.endpoint(&pm.uuid, Bmc::of_pod_manager(pm))?;
         self.driver(pm, endpoint).await
     }
 
@@ -53,20 +47,9 @@ impl Podium {
         pm: &PodManager,
         host: &HostRow,
     ) -> Result<Driver<'_>, Error> {
-        match &host.bmc_url {
-            None => self.pod_manager_driver(pm).await,
-            Some(url) => {
-                let endpoint = self.endpoint(
-                    &pm.uuid,
-                    url,
-                    host.bmc_auth_sealed.as_deref(),
-                    host.bmc_tls_verify,
-                    host.bmc_tls_ca_bundle.as_deref(),
-                    host.bmc_tls_pinned_sha256.as_deref(),
-                )?;
-                self.driver(pm, endpoint).await
-            }
-        }
+        let bmc = Bmc::of_host(host).unwrap_or(Bmc::of_pod_manager(pm));
+        let endpoint = self.endpoint(&pm.uuid, bmc)?;
+        self.driver(pm, endpoint).await
     }
 
     async fn driver(&self, pm: &PodManager, endpoint: Endpoint) -> Result<Driver<'_>, Error> {
@@ -78,17 +61,9 @@ impl Podium {
         })
     }
 
-    /// An endpoint, its sealed credentials opened.
-    fn endpoint(
-        &self,
-        pod_manager: &PodManagerId,
-        url: &str,
-        auth_sealed: Option<&str>,
-        tls_verify: bool,
-        ca_bundle: Option<&str>,
-        pinned_sha256: Option<&str>,
-    ) -> Result<Endpoint, Error> {
-        let credentials = match auth_sealed {
+    /// A BMC's endpoint for a plugin call, its sealed credentials opened.
+    fn endpoint(&self, pod_manager: &PodManagerId, bmc: Bmc<'_>) -> Result<Endpoint, Error> {
+        let credentials = match bmc.sealed {
             None => None,
             Some(sealed) => {
                 let opened = self
@@ -106,16 +81,10 @@ impl Podium {
                 })
             }
         };
-        let tls = match (tls_verify, ca_bundle, pinned_sha256) {
-            (false, _, _) => TlsPolicy::Insecure,
-            (true, _, Some(pin)) => TlsPolicy::Pinned(pin.to_owned()),
-            (true, Some(pem), None) => TlsPolicy::CaBundle(pem.to_owned()),
-            (true, None, None) => TlsPolicy::System,
-        };
         Ok(Endpoint {
-            base: Url::parse(url).map_err(|e| Error::Internal(e.into()))?,
+            base: Url::parse(bmc.url).map_err(|e| Error::Internal(e.into()))?,
             credentials,
-            tls,
+            tls: bmc.tls(),
             pod_manager: Some(pod_manager.clone()),
         })
     }

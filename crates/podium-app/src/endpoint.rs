@@ -1,6 +1,10 @@
 //! Checks of a BMC endpoint as an admin gives it (a pod manager's service, or a host's own
 //! BMC): its base URL, its credentials and its TLS settings. An error never echoes a password.
+//! And `Bmc`, such an endpoint as one value whichever record (a pod manager's, a host's) keeps it.
 
+use podium_runtime::TlsPolicy;
+use podium_store::{HostRow, PodManagerRow};
+use podium_types::views::{BmcView, TlsView};
 use url::Url;
 
 use crate::error::Error;
@@ -128,6 +132,72 @@ mod tests {
         ] {
             let e = normalize_url("url", raw).unwrap_err().to_string();
             assert!(!e.contains("hunter2"), "{e}");
+        }
+    }
+}
+
+/// A BMC as Podium reaches it, whichever record names it: a pod manager's service, or a host's
+/// own BMC. The store keeps its parts as columns of either record; the driver and the views
+/// read this one value.
+#[derive(Clone, Copy)]
+pub(crate) struct Bmc<'a> {
+    pub(crate) url: &'a str,
+    /// The credentials, sealed; `None` where the BMC asks for none.
+    pub(crate) sealed: Option<&'a str>,
+    verify: bool,
+    ca_bundle: Option<&'a str>,
+    pinned_sha256: Option<&'a str>,
+}
+
+impl<'a> Bmc<'a> {
+    /// A pod manager's service.
+    pub(crate) fn of_pod_manager(pm: &'a PodManagerRow) -> Bmc<'a> {
+        Bmc {
+            url: &pm.url,
+            sealed: pm.auth_sealed.as_deref(),
+            verify: pm.tls_verify,
+            ca_bundle: pm.tls_ca_bundle.as_deref(),
+            pinned_sha256: pm.tls_pinned_sha256.as_deref(),
+        }
+    }
+
+    /// A host's own BMC, where it has one.
+    pub(crate) fn of_host(host: &'a HostRow) -> Option<Bmc<'a>> {
+        Some(Bmc {
+            url: host.bmc_url.as_deref()?,
+            sealed: host.bmc_auth_sealed.as_deref(),
+            verify: host.bmc_tls_verify,
+            ca_bundle: host.bmc_tls_ca_bundle.as_deref(),
+            pinned_sha256: host.bmc_tls_pinned_sha256.as_deref(),
+        })
+    }
+
+    /// What its certificate is held to: a pin over a CA bundle over the system's roots, and
+    /// nothing where the admin turned verification off.
+    pub(crate) fn tls(self) -> TlsPolicy {
+        match (self.verify, self.ca_bundle, self.pinned_sha256) {
+            (false, _, _) => TlsPolicy::Insecure,
+            (true, _, Some(pin)) => TlsPolicy::Pinned(pin.to_owned()),
+            (true, Some(pem), None) => TlsPolicy::CaBundle(pem.to_owned()),
+            (true, None, None) => TlsPolicy::System,
+        }
+    }
+
+    /// Its TLS settings as the API shows them (a CA bundle only as whether there is one).
+    pub(crate) fn tls_view(self) -> TlsView {
+        TlsView {
+            verify: self.verify,
+            ca_bundle: self.ca_bundle.is_some(),
+            pinned_sha256: self.pinned_sha256.map(str::to_owned),
+        }
+    }
+
+    /// As the API shows a host's own BMC: never its credentials, only whether there are any.
+    pub(crate) fn view(self) -> BmcView {
+        BmcView {
+            url: self.url.to_owned(),
+            has_auth: self.sealed.is_some(),
+            tls: self.tls_view(),
         }
     }
 }

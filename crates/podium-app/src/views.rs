@@ -11,11 +11,13 @@ use podium_store::{
 };
 use podium_types::requests::OperationLimits;
 use podium_types::views::{
-    AddressView, BmcView, ClaimView, ClaimedHostView, GrantView, HostErrorView, HostView,
-    MaintenanceView, OperationView, PluginView, PodManagerView, StatusChangeView, TenantView,
-    TlsView, TokenCreatedView, TokenView,
+    AddressView, ClaimView, ClaimedHostView, GrantView, HostErrorView, HostView, MaintenanceView,
+    OperationView, PluginView, PodManagerView, StatusChangeView, TenantView, TokenCreatedView,
+    TokenView,
 };
 use podium_types::{HostState, MediaAction, OperationRequest, PluginBinding, Secret, ShownState};
+
+use crate::endpoint::Bmc;
 
 /// The state a host shows: `maintenance` while it lasts, else the stored one.
 pub(crate) fn shown_state(host: &HostRow) -> ShownState {
@@ -49,6 +51,7 @@ pub(crate) fn pod_manager(
     r: PodManagerRow,
     default_renderer: Option<&PluginBinding>,
 ) -> PodManagerView {
+    let tls = Bmc::of_pod_manager(&r).tls_view();
     PodManagerView {
         bookmark_link: format!("/v1/pod_managers/{}", r.uuid),
         uuid: r.uuid,
@@ -60,11 +63,7 @@ pub(crate) fn pod_manager(
         status_message: r.status_message,
         last_probe_at: r.last_probe_at,
         redfish_link: r.redfish_link,
-        tls: TlsView {
-            verify: r.tls_verify,
-            ca_bundle: r.tls_ca_bundle.is_some(),
-            pinned_sha256: r.tls_pinned_sha256,
-        },
+        tls,
         driver: r.driver,
         ipam: r.ipam,
         renderer_default: r.renderer.is_none(),
@@ -92,6 +91,7 @@ pub(crate) fn status_change(s: StatusChange) -> StatusChangeView {
 pub(crate) fn host(h: HostRow) -> HostView {
     let shown = shown_state(&h);
     let error = shown_error(&h);
+    let bmc = Bmc::of_host(&h).map(Bmc::view);
     HostView {
         nics: value(&h.nics),
         media_slots: value(&h.media_slots),
@@ -117,15 +117,7 @@ pub(crate) fn host(h: HostRow) -> HostView {
         state: shown,
         labels: h.labels,
         boot_mac: h.boot_mac,
-        bmc: h.bmc_url.map(|url| BmcView {
-            url,
-            has_auth: h.bmc_auth_sealed.is_some(),
-            tls: TlsView {
-                verify: h.bmc_tls_verify,
-                ca_bundle: h.bmc_tls_ca_bundle.is_some(),
-                pinned_sha256: h.bmc_tls_pinned_sha256,
-            },
-        }),
+        bmc,
         created_at: h.created_at,
         updated_at: h.updated_at,
         last_seen_at: h.last_seen_at,
