@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::eventually;
 use podium_types::HostKind;
-use podium_types::views::{HostView, List};
+use podium_types::views::{EventView, HostView, List};
 
 /// A small JSON client for the API.
 #[derive(Debug, Clone)]
@@ -65,6 +65,14 @@ impl EventStream {
                 Ok(None) | Err(_) => return None,
             };
             if event.name != "ready" {
+                if matches!(event.name.as_str(), "claim" | "host" | "operation") {
+                    // Each change event reads as the model's `EventView`, as a client compiled
+                    // against it reads it: a renamed or retyped field fails here.
+                    let view: EventView = serde_json::from_value(event.data.clone())
+                        .unwrap_or_else(|e| panic!("not an EventView: {e}: {event:?}"));
+                    assert_eq!(view.kind.as_str(), event.name, "{event:?}");
+                    assert_eq!(view.seq.to_string(), event.id, "{event:?}");
+                }
                 return Some(event);
             }
             self.ready = Some(event);
