@@ -3,6 +3,8 @@
 
 use podium_tests::sushy::{FakeSystem, Sushy, SushyConfig};
 use podium_tests::{Client, ImageServer, Reply, TestServer};
+use podium_types::views::HostView;
+use podium_types::{PowerState, Timestamp};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -829,22 +831,27 @@ async fn hosts_with_their_own_bmc_are_read_in_turn_and_written_only_when_they_ch
     }
     // Every host read once after its inspection, then once more: the second reads found
     // nothing changed.
-    let read_after = async |before: &[Value]| -> Vec<Value> {
+    let view = |h: Value| -> HostView { serde_json::from_value(h).expect("a HostView") };
+    let read_after = async |before: &[HostView]| -> Vec<HostView> {
         let mut after = Vec::new();
         for (id, before) in ids.iter().zip(before) {
-            let seen = before["last_seen_at"].as_str().unwrap().to_owned();
-            after.push(
-                wait_host(&admin, id, "read again by the refresh", |h| {
-                    h["last_seen_at"].as_str().unwrap() > seen.as_str()
-                })
-                .await,
-            );
+            let seen = before.last_seen_at;
+            let read = wait_host(&admin, id, "read again by the refresh", |h| {
+                view(h.clone()).last_seen_at > seen
+            })
+            .await;
+            after.push(view(read));
         }
         after
     };
     let mut hosts = Vec::new();
     for id in &ids {
-        hosts.push(admin.get(&format!("/v1/hosts/{id}")).await.body);
+        hosts.push(
+            admin
+                .get(&format!("/v1/hosts/{id}"))
+                .await
+                .view::<HostView>(),
+        );
     }
     let hosts = read_after(&hosts).await;
     // A change behind Podium's back: the first host powered on at its BMC.
@@ -862,31 +869,25 @@ async fn hosts_with_their_own_bmc_are_read_in_turn_and_written_only_when_they_ch
         .unwrap();
     assert!(reset.status().is_success(), "{}", reset.status());
     let again = read_after(&hosts).await;
-    let first = wait_host(&admin, &ids[0], "read as powered on", |h| {
-        h["power_state"] == "on"
-    })
-    .await;
-    assert!(
-        first["updated_at"].as_str() > hosts[0]["updated_at"].as_str(),
-        "{first}"
+    let first = view(
+        wait_host(&admin, &ids[0], "read as powered on", |h| {
+            h["power_state"] == "on"
+        })
+        .await,
     );
+    assert!(first.updated_at > hosts[0].updated_at, "{first:?}");
     for (before, after) in hosts.iter().zip(&again).skip(1) {
-        assert_eq!(after["power_state"], "off", "{after}");
+        assert_eq!(after.power_state, PowerState::Off, "{after:?}");
         assert_eq!(
-            after["updated_at"], before["updated_at"],
-            "an unchanged host was written: {before} then {after}"
+            after.updated_at, before.updated_at,
+            "an unchanged host was written: {before:?} then {after:?}"
         );
     }
     // The turns are spread: no two hosts read in the same run.
-    let at: Vec<f64> = again
-        .iter()
-        .map(|h| seconds_of_day(h["last_seen_at"].as_str().unwrap()))
-        .collect();
+    let at: Vec<Timestamp> = again.iter().map(|h| h.last_seen_at).collect();
     for (i, a) in at.iter().enumerate() {
         for b in &at[i + 1..] {
-            let apart = (a - b)
-                .rem_euclid(86_400.0)
-                .min((b - a).rem_euclid(86_400.0));
+            let apart = (a.get() - b.get()).abs().as_seconds_f64();
             assert!(apart > 0.5, "two hosts read together: {again:?}");
         }
     }
@@ -915,13 +916,4 @@ async fn hosts_with_their_own_bmc_are_read_in_turn_and_written_only_when_they_ch
         "{refresh}"
     );
     server.stop().await;
-}
-
-/// The seconds since midnight of a stored time (`2026-12-02T14:22:33.123456Z`).
-fn seconds_of_day(at: &str) -> f64 {
-    let clock = at.split_once('T').unwrap().1.trim_end_matches('Z');
-    clock
-        .split(':')
-        .map(|part| part.parse::<f64>().unwrap())
-        .fold(0.0, |total, part| total * 60.0 + part)
 }
