@@ -5,6 +5,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::process::Output;
 
 use podium_tests::{ADMIN_TOKEN, TestServer};
+use podium_types::views::{TenantView, TokenCreatedView};
 use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_podium-under-test");
@@ -276,14 +277,14 @@ async fn a_tenant_claims_with_wait_and_follows_its_provisioning() {
 
     // A tenant (made through the API), then the CLI with its token.
     let tenant = admin.post("/v1/tenants", json!({"name": "acme"})).await;
-    let tenant = tenant.body["id"].as_str().unwrap().to_owned();
+    let tenant = tenant.view::<TenantView>().id.to_string();
     admin
         .post("/v1/grants", json!({"tenant": tenant, "pod_manager": pm}))
         .await;
     let token = admin
         .post(&format!("/v1/tenants/{tenant}/tokens"), json!({}))
         .await;
-    let token = token.body["token"].as_str().unwrap().to_owned();
+    let token = token.view::<TokenCreatedView>().token;
     let image = images.url("/os.iso");
     let out = cli
         .run(

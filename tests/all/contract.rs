@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use podium_tests::sushy::{Sushy, SushyConfig};
 use podium_tests::{ADMIN_TOKEN, TestServer, api_tools, eventually};
+use podium_types::views::{TenantView, TokenCreatedView};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -60,7 +61,7 @@ async fn a_nul_character_anywhere_in_the_input_is_refused_naming_the_field() {
     let server = TestServer::start().await;
     let admin = server.admin();
     let tenant = admin.created("/v1/tenants", json!({"name": "acme"})).await;
-    let tenant_id = tenant.body["id"].as_str().unwrap().to_owned();
+    let tenant_id = tenant.view::<TenantView>().id.to_string();
     let cases: Vec<(Method, String, Option<Value>, &str)> = vec![
         (Method::GET, "/v1/hosts/a%00b".into(), None, "id"),
         (Method::GET, "/v1/pod_managers/x%00".into(), None, "uuid"),
@@ -170,11 +171,11 @@ async fn a_schema_fuzzer_finds_no_answer_outside_the_document() {
     let admin = server.admin();
     // Something to find: a tenant with a token (whose token fuzzes the tenant's side), a pool.
     let tenant = admin.post("/v1/tenants", json!({"name": "fuzz"})).await;
-    let tenant_id = tenant.body["id"].as_str().unwrap().to_owned();
+    let tenant_id = tenant.view::<TenantView>().id.to_string();
     let token = admin
         .post(&format!("/v1/tenants/{tenant_id}/tokens"), json!({}))
         .await;
-    let tenant_token = token.body["token"].as_str().unwrap().to_owned();
+    let tenant_token = token.view::<TokenCreatedView>().token;
     admin
         .created(
             "/v1/ip_pools",

@@ -9,6 +9,7 @@ use podium_tests::ironic::Ironic;
 use podium_tests::site::quick;
 use podium_tests::sushy::{SushyConfig, run_peer_script, run_peer_tool};
 use podium_tests::{BMC_PASSWORD, Site, Tenant, TestServer, eventually};
+use podium_types::views::ClaimView;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
@@ -25,8 +26,13 @@ async fn claim(site: &Site, token: &str) -> (String, String) {
         .await;
     assert_eq!(claim.body["state"], "bound", "{}", claim.text);
     (
-        claim.body["id"].as_str().unwrap().to_owned(),
-        claim.body["host"]["id"].as_str().unwrap().to_owned(),
+        claim.view::<ClaimView>().id.to_string(),
+        claim
+            .view::<ClaimView>()
+            .host
+            .expect("bound")
+            .id
+            .to_string(),
     )
 }
 

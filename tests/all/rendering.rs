@@ -7,6 +7,7 @@ use std::time::Duration;
 use base64::Engine as _;
 use podium_tests::sushy::{FakeSystem, SushyConfig};
 use podium_tests::{Client, Site, cloud_init, eventually, vfat};
+use podium_types::views::ClaimView;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use sha2::Digest;
@@ -202,8 +203,9 @@ async fn the_sites_template_renders_bond_vlan_static_dhcp_and_dns_as_cloud_init_
         )
         .await;
     assert_eq!(claim.body["state"], "bound", "{}", claim.text);
-    let id = claim.body["id"].as_str().unwrap();
-    let host_id = claim.body["host"]["id"].as_str().unwrap();
+    let bound: ClaimView = claim.view();
+    let id = bound.id.as_str();
+    let host_id = bound.host.as_ref().expect("bound").id.as_str();
     let rendered = alice.get(&format!("/v1/claims/{id}/rendered")).await;
     assert_eq!(rendered.status, StatusCode::OK, "{}", rendered.text);
     let nd = &rendered.body["network_data"];
@@ -390,7 +392,7 @@ async fn consumer_and_layered_policies_take_only_what_fits_the_host_and_the_site
         .await;
     assert_eq!(claim.body["state"], "bound", "{}", claim.text);
     assert_eq!(host_number(&claim.body), 2, "{}", claim.text);
-    let id = claim.body["id"].as_str().unwrap().to_owned();
+    let id = claim.view::<ClaimView>().id.to_string();
     let rendered = alice.get(&format!("/v1/claims/{id}/rendered")).await;
     let nd = &rendered.body["network_data"];
     assert_eq!(nd["links"][0]["ethernet_mac_address"], mac(2, 2), "{nd}");
@@ -436,7 +438,8 @@ async fn consumer_and_layered_policies_take_only_what_fits_the_host_and_the_site
         "{}",
         waiting.text
     );
-    let waiting_id = waiting.body["id"].as_str().unwrap();
+    let waiting_id = waiting.view::<ClaimView>().id;
+    let waiting_id = waiting_id.as_str();
     alice.delete(&format!("/v1/claims/{waiting_id}")).await;
 
     // Layered: the site's template, plus what tenants may add on bond0.
@@ -493,7 +496,8 @@ async fn consumer_and_layered_policies_take_only_what_fits_the_host_and_the_site
     assert_eq!(layered.body["state"], "bound", "{}", layered.text);
     let n = host_number(&layered.body);
     assert_eq!(n, 1, "node-2 is still claimed: {}", layered.text);
-    let id = layered.body["id"].as_str().unwrap();
+    let id = layered.view::<ClaimView>().id;
+    let id = id.as_str();
     // Rendered while its provisioning runs: an answer other than the documents (seen once on
     // PostgreSQL under CI's load, its body unrecorded) is shown if it lasts.
     let path = format!("/v1/claims/{id}/rendered");
@@ -694,7 +698,7 @@ async fn config_drives_carry_the_documents_for_cloud_init_until_they_expire_or_t
         )
         .await;
     assert_eq!(claim.body["state"], "bound", "{}", claim.text);
-    let id = claim.body["id"].as_str().unwrap().to_owned();
+    let id = claim.view::<ClaimView>().id.to_string();
     let drive = alice
         .created(
             &format!("/v1/claims/{id}/config_drive"),

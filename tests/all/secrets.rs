@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use podium_tests::sushy::{Sushy, SushyConfig};
 use podium_tests::{ADMIN_TOKEN, BMC_PASSWORD, ProcessServer, Reply, eventually};
+use podium_types::views::{ClaimView, TenantView, TokenCreatedView};
 use reqwest::StatusCode;
 use serde_json::json;
 
@@ -90,7 +91,7 @@ async fn no_response_and_no_log_line_carries_a_secret() {
     );
 
     let tenant = admin.post("/v1/tenants", json!({"name": "acme"})).await;
-    let tenant_id = tenant.body["id"].as_str().unwrap().to_owned();
+    let tenant_id = tenant.view::<TenantView>().id.to_string();
     answers.push(tenant);
     answers.push(
         admin
@@ -103,12 +104,12 @@ async fn no_response_and_no_log_line_carries_a_secret() {
     let made = admin
         .post(&format!("/v1/tenants/{tenant_id}/tokens"), json!({}))
         .await;
-    let tenant_token = made.body["token"].as_str().unwrap().to_owned();
+    let tenant_token = made.view::<TokenCreatedView>().token;
     let tenant_token_id = made.body["id"].as_str().unwrap().to_owned();
     let made = admin
         .post("/v1/admin/tokens", json!({"read_only": true}))
         .await;
-    let admin_token = made.body["token"].as_str().unwrap().to_owned();
+    let admin_token = made.view::<TokenCreatedView>().token;
     answers.push(admin.get(&format!("/v1/tenants/{tenant_id}/tokens")).await);
     answers.push(admin.get("/v1/admin/tokens").await);
 
@@ -119,7 +120,7 @@ async fn no_response_and_no_log_line_carries_a_secret() {
             json!({"pod_manager": pm_id, "image": {"url": "http://images.invalid/os.qcow2"}}),
         )
         .await;
-    let claim_id = claim.body["id"].as_str().unwrap().to_owned();
+    let claim_id = claim.view::<ClaimView>().id.to_string();
     answers.push(claim);
     answers.push(acme.get(&format!("/v1/claims/{claim_id}")).await);
     answers.push(acme.get("/v1/me").await);
