@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use podium_tests::sushy::{Sushy, SushyConfig};
+use podium_tests::sushy::{FakeSystem, Sushy, SushyConfig};
 use podium_tests::{Client, ProcessServer, TestServer, eventually};
 use podium_types::views::{HostView, List, OperationView};
 use podium_types::{OperationId, OperationKind, OperationStatus as Status, Timestamp};
@@ -72,6 +72,52 @@ async fn operation(admin: &Client, id: impl std::fmt::Display) -> OperationView 
     let reply = admin.get(&format!("/v1/operations/{id}")).await;
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
     reply.view()
+}
+
+/// `n` systems (101, 102, ...) of one emulator, each behind a proxy of its own answering in
+/// 300 ms: hosts with their own BMC at a BMC's latency. The emulator lives as long as the first.
+async fn own_bmcs(n: usize) -> (Sushy, Vec<podium_tests::FaultProxy>) {
+    let mut config = SushyConfig::with_systems(0);
+    config.systems = (1..=n as u32)
+        .map(|i| FakeSystem::numbered(100 + i))
+        .collect();
+    let own = Sushy::start(config).await.unwrap();
+    let mut proxies = Vec::new();
+    for i in 1..=n as u32 {
+        let system = FakeSystem::numbered(100 + i).uuid;
+        let proxy = podium_tests::FaultProxy::start_one_system(&own.url(), &system).await;
+        proxy
+            .delay_ms
+            .store(300, std::sync::atomic::Ordering::Release);
+        proxies.push(proxy);
+    }
+    (own, proxies)
+}
+
+/// Registers the system behind each of `proxies` (as `own_bmcs` made them) as a host of `pm`
+/// with its own BMC, and waits until every one is available; answers their ids.
+async fn register_own(
+    admin: &Client,
+    pm: &str,
+    proxies: &[podium_tests::FaultProxy],
+) -> Vec<String> {
+    let mut ids = Vec::new();
+    for (i, proxy) in proxies.iter().enumerate() {
+        let body = json!({"pod_manager": pm, "bmc": {"url": proxy.url(),
+            "system_id": FakeSystem::numbered(101 + i as u32).uuid}});
+        let host: HostView = admin.created("/v1/hosts", body).await.view();
+        ids.push(host.id.to_string());
+    }
+    eventually(Duration::from_secs(60), "own hosts available", || async {
+        let available = admin
+            .hosts_all(&format!("&pod_manager={pm}&state=available"))
+            .await;
+        ids.iter()
+            .all(|id| available.iter().any(|h| h.id.as_str() == id))
+            .then_some(())
+    })
+    .await;
+    ids
 }
 
 #[tokio::test]
@@ -439,27 +485,13 @@ fn most_at_once(ops: Vec<&OperationView>) -> (i32, Vec<(Timestamp, i32)>) {
 /// run side by side.
 #[tokio::test]
 async fn the_per_site_limit_holds_across_processes_and_spares_hosts_with_their_own_bmc() {
-    use podium_tests::sushy::FakeSystem;
     const HOSTS: usize = 12;
     const OWN: usize = 6;
     const LIMIT: usize = 2;
     let bmc = Sushy::start(SushyConfig::with_systems(HOSTS as u32))
         .await
         .unwrap();
-    let mut own = SushyConfig::with_systems(0);
-    own.systems = (1..=OWN as u32)
-        .map(|i| FakeSystem::numbered(100 + i))
-        .collect();
-    let own = Sushy::start(own).await.unwrap();
-    let mut proxies = Vec::new();
-    for i in 1..=OWN as u32 {
-        let system = FakeSystem::numbered(100 + i).uuid;
-        let proxy = podium_tests::FaultProxy::start_one_system(&own.url(), &system).await;
-        proxy
-            .delay_ms
-            .store(300, std::sync::atomic::Ordering::Release);
-        proxies.push(proxy);
-    }
+    let (_own, proxies) = own_bmcs(OWN).await;
     let data = tempfile::tempdir().unwrap();
     let database = podium_tests::PostgresDatabase::for_this_run().await;
     let url = database.as_ref().map(|d| d.url.as_str());
@@ -481,27 +513,7 @@ async fn the_per_site_limit_holds_across_processes_and_spares_hosts_with_their_o
         ),
         None => None,
     };
-    let mut own_ids = Vec::new();
-    for (i, proxy) in proxies.iter().enumerate() {
-        let body = json!({"pod_manager": pm, "bmc": {"url": proxy.url(),
-            "system_id": FakeSystem::numbered(101 + i as u32).uuid}});
-        let host = admin.created("/v1/hosts", body).await.body;
-        own_ids.push(host["id"].as_str().unwrap().to_owned());
-    }
-    eventually(Duration::from_secs(60), "own hosts available", || async {
-        let hosts = admin
-            .get(&format!(
-                "/v1/hosts?pod_manager={pm}&state=available&limit=1000"
-            ))
-            .await
-            .body;
-        let items = hosts["items"].as_array()?.clone();
-        own_ids
-            .iter()
-            .all(|id| items.iter().any(|h| h["id"] == id.as_str()))
-            .then_some(())
-    })
-    .await;
+    let own_ids = register_own(&admin, &pm, &proxies).await;
     for host in hosts.iter().map(|h| h.id.as_str()) {
         power(&admin, host, "on").await;
     }
@@ -543,23 +555,9 @@ async fn the_per_site_limit_holds_across_processes_and_spares_hosts_with_their_o
 /// goes back to the default (none: the same hosts then run side by side).
 #[tokio::test]
 async fn a_site_limit_the_admin_sets_holds_hosts_with_their_own_bmc_to_it() {
-    use podium_tests::sushy::FakeSystem;
     const OWN: usize = 6;
     const LIMIT: i32 = 2;
-    let mut own = SushyConfig::with_systems(0);
-    own.systems = (1..=OWN as u32)
-        .map(|i| FakeSystem::numbered(100 + i))
-        .collect();
-    let own = Sushy::start(own).await.unwrap();
-    let mut proxies = Vec::new();
-    for i in 1..=OWN as u32 {
-        let system = FakeSystem::numbered(100 + i).uuid;
-        let proxy = podium_tests::FaultProxy::start_one_system(&own.url(), &system).await;
-        proxy
-            .delay_ms
-            .store(300, std::sync::atomic::Ordering::Release);
-        proxies.push(proxy);
-    }
+    let (_own, proxies) = own_bmcs(OWN).await;
     let site = Sushy::start(SushyConfig::with_systems(0)).await.unwrap();
     let data = tempfile::tempdir().unwrap();
     let database = podium_tests::PostgresDatabase::for_this_run().await;
@@ -603,27 +601,7 @@ async fn a_site_limit_the_admin_sets_holds_hosts_with_their_own_bmc_to_it() {
         }
         None => None,
     };
-    let mut own_ids = Vec::new();
-    for (i, proxy) in proxies.iter().enumerate() {
-        let body = json!({"pod_manager": pm, "bmc": {"url": proxy.url(),
-            "system_id": FakeSystem::numbered(101 + i as u32).uuid}});
-        let host = admin.created("/v1/hosts", body).await.body;
-        own_ids.push(host["id"].as_str().unwrap().to_owned());
-    }
-    eventually(Duration::from_secs(60), "own hosts available", || async {
-        let hosts = admin
-            .get(&format!(
-                "/v1/hosts?pod_manager={pm}&state=available&limit=1000"
-            ))
-            .await
-            .body;
-        let items = hosts["items"].as_array()?.clone();
-        own_ids
-            .iter()
-            .all(|id| items.iter().any(|h| h["id"] == id.as_str()))
-            .then_some(())
-    })
-    .await;
+    let own_ids = register_own(&admin, &pm, &proxies).await;
     let set = admin.patch(&path, json!({"limits": {"site": LIMIT}})).await;
     assert_eq!(set.status, StatusCode::OK, "{}", set.text);
     assert_eq!(set.body["limits"], json!({"service": null, "site": LIMIT}));
