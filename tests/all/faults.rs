@@ -62,6 +62,17 @@ async fn process_server(
     (server, data, database)
 }
 
+/// The error of a `discover` call of `plugin` in `ctx`, which must fail.
+async fn discover_error(server: &TestServer, plugin: &Plugin, ctx: CallContext) -> CallError {
+    server
+        .podium
+        .runtime()
+        .driver(plugin, ctx)
+        .discover()
+        .await
+        .expect_err("the call must fail")
+}
+
 /// After a fault: the server answers and a well-behaved call succeeds.
 async fn still_healthy(server: &TestServer, plugin: &Plugin) {
     let health = server.client(None).get("/healthz").await;
@@ -82,13 +93,7 @@ async fn a_plugin_that_loops_forever_fails_at_its_deadline() {
     let server = server().await;
     let plugin = faulty(&server).await;
     let started = Instant::now();
-    let err = server
-        .podium
-        .runtime()
-        .driver(&plugin, context("spin", None))
-        .discover()
-        .await
-        .unwrap_err();
+    let err = discover_error(&server, &plugin, context("spin", None)).await;
     let elapsed = started.elapsed();
     assert!(matches!(err, CallError::Deadline { .. }), "{err:?}");
     assert!(err.to_string().contains("deadline of 1s"), "{err}");
@@ -183,13 +188,7 @@ async fn a_call_waiting_for_an_instance_keeps_its_deadline_and_fails_as_busy_pas
 async fn a_plugin_that_allocates_without_bound_fails_at_the_memory_limit() {
     let server = server().await;
     let plugin = faulty(&server).await;
-    let err = server
-        .podium
-        .runtime()
-        .driver(&plugin, context("hog", None))
-        .discover()
-        .await
-        .unwrap_err();
+    let err = discover_error(&server, &plugin, context("hog", None)).await;
     assert!(
         matches!(err, CallError::MemoryLimit { limit, .. } if limit == MEMORY),
         "{err:?}"
@@ -205,13 +204,7 @@ async fn a_plugin_that_allocates_without_bound_fails_at_the_memory_limit() {
 async fn a_plugin_that_panics_or_traps_fails_its_call_with_its_message() {
     let server = server().await;
     let plugin = faulty(&server).await;
-    let err = server
-        .podium
-        .runtime()
-        .driver(&plugin, context("trap", None))
-        .discover()
-        .await
-        .unwrap_err();
+    let err = discover_error(&server, &plugin, context("trap", None)).await;
     let CallError::Trap { message, .. } = &err else {
         panic!("expected a trap, got {err:?}")
     };
@@ -222,13 +215,7 @@ async fn a_plugin_that_panics_or_traps_fails_its_call_with_its_message() {
     );
     still_healthy(&server, &plugin).await;
 
-    let err = server
-        .podium
-        .runtime()
-        .driver(&plugin, context("abort", None))
-        .discover()
-        .await
-        .unwrap_err();
+    let err = discover_error(&server, &plugin, context("abort", None)).await;
     assert!(matches!(err, CallError::Trap { .. }), "{err:?}");
     still_healthy(&server, &plugin).await;
 }
@@ -258,13 +245,7 @@ async fn a_plugin_reaching_outside_its_endpoint_is_refused_before_anything_is_se
             endpoint: Some(endpoint.clone()),
             allocations: None,
         };
-        let err = server
-            .podium
-            .runtime()
-            .driver(&plugin, ctx)
-            .discover()
-            .await
-            .unwrap_err();
+        let err = discover_error(&server, &plugin, ctx).await;
         let CallError::Plugin { error, .. } = &err else {
             panic!("{target}: expected the plugin's error, got {err:?}")
         };
@@ -290,13 +271,7 @@ async fn a_plugin_without_an_endpoint_reaches_nothing() {
         endpoint: None,
         allocations: None,
     };
-    let err = server
-        .podium
-        .runtime()
-        .driver(&plugin, ctx)
-        .discover()
-        .await
-        .unwrap_err();
+    let err = discover_error(&server, &plugin, ctx).await;
     assert!(err.to_string().contains("denied"), "{err}");
     assert_eq!(counter.count(), 0);
 }
@@ -305,13 +280,7 @@ async fn a_plugin_without_an_endpoint_reaches_nothing() {
 async fn malformed_results_are_rejected_with_the_reason() {
     let server = server().await;
     let plugin = faulty(&server).await;
-    let err = server
-        .podium
-        .runtime()
-        .driver(&plugin, context("garbage", None))
-        .discover()
-        .await
-        .unwrap_err();
+    let err = discover_error(&server, &plugin, context("garbage", None)).await;
     let CallError::Malformed { reason, .. } = &err else {
         panic!("expected malformed, got {err:?}")
     };
@@ -337,13 +306,7 @@ async fn plugin_errors_keep_their_case_and_words() {
         endpoint: None,
         allocations: None,
     };
-    let err = server
-        .podium
-        .runtime()
-        .driver(&plugin, ctx)
-        .discover()
-        .await
-        .unwrap_err();
+    let err = discover_error(&server, &plugin, ctx).await;
     assert!(
         matches!(&err, CallError::Plugin { error: PluginError::InvalidConfig(m), .. } if m.contains("not JSON")),
         "{err:?}"
