@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use podium_tests::sushy::SushyConfig;
 use podium_tests::{EventStream, SentEvent, Site, TestServer, eventually};
+use podium_types::HostKind;
+use podium_types::views::ClaimView;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -84,9 +86,9 @@ async fn a_tenant_follows_its_claim_and_resumes_without_losing_an_event() {
             json!({"pod_manager": site.pm, "image": {"url": site.images.url("/os.iso")}}),
         )
         .await
-        .body;
-    let id = claim["id"].as_str().unwrap().to_owned();
-    let host = claim["host"]["id"].as_str().unwrap().to_owned();
+        .view::<ClaimView>();
+    let id = claim.id.to_string();
+    let host = claim.host.expect("bound").id.to_string();
 
     // One stream drops after its first event; the other follows the provisioning to its end.
     let first = alice_dropped
@@ -249,9 +251,9 @@ async fn a_stream_refuses_what_it_cannot_follow_and_ends_with_its_token() {
             json!({"pod_manager": site.pm, "image": {"url": site.images.url("/os.iso")}}),
         )
         .await
-        .body;
-    let id = claim["id"].as_str().unwrap();
-    let host = claim["host"]["id"].as_str().unwrap();
+        .view::<ClaimView>();
+    let id = claim.id.as_str();
+    let host = claim.host.as_ref().expect("bound").id.as_str();
 
     let refused = |reply: Result<EventStream, podium_tests::Reply>| match reply {
         Ok(_) => panic!("a stream was opened"),
@@ -448,14 +450,11 @@ async fn concurrent_changes_reach_a_live_watcher_exactly_as_they_read_afterwards
     // Six tenants claim five hosts each at once (three bind; the rest wait), while the admin
     // powers the hosts through maintenance: many writers, committing in any order.
     let hosts: Vec<String> = admin
-        .get(&format!("/v1/hosts?pod_manager={}", site.pm))
+        .hosts_all(&format!("&pod_manager={}", site.pm))
         .await
-        .body["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|h| h["kind"] == "system")
-        .map(|h| h["id"].as_str().unwrap().to_owned())
+        .into_iter()
+        .filter(|h| h.kind == HostKind::System)
+        .map(|h| h.id.to_string())
         .collect();
     let body = json!({"pod_manager": site.pm, "image": {"url": site.images.url("/os.iso")},
                       "online": false});
@@ -544,8 +543,8 @@ async fn a_change_committed_late_still_reaches_a_watcher_past_it() {
     let alice = site.server.client(Some(&token));
     let body = json!({"pod_manager": site.pm, "image": {"url": site.images.url("/os.iso")},
                       "online": false});
-    let first = alice.created("/v1/claims", body.clone()).await.body;
-    let second = alice.created("/v1/claims", body).await.body;
+    let first: ClaimView = alice.created("/v1/claims", body.clone()).await.view();
+    let second: ClaimView = alice.created("/v1/claims", body).await.view();
     let mut live = admin.events("/v1/events?kind=claim", None).await.unwrap();
 
     // The first claim changes in a transaction left open...
@@ -555,26 +554,26 @@ async fn a_change_committed_late_still_reaches_a_watcher_past_it() {
         .unwrap();
     let mut held = db.begin().await.unwrap();
     sqlx::query("UPDATE claims SET reason = 'held open by the test' WHERE id = $1")
-        .bind(first["id"].as_str().unwrap())
+        .bind(first.id.as_str())
         .execute(&mut *held)
         .await
         .unwrap();
     // ...while the second changes and commits, and the watcher reads it.
     let patched = alice
         .patch(
-            &format!("/v1/claims/{}", second["id"].as_str().unwrap()),
+            &format!("/v1/claims/{}", second.id),
             json!({"online": true}),
         )
         .await;
     assert!(patched.status.is_success(), "{}", patched.text);
     let seen = read_until(&mut live, "the second claim's change", |e| {
-        e.data["claim"]["id"] == second["id"]
+        e.data["claim"]["id"] == second.id.as_str()
     })
     .await;
     // Then the first commits: the watcher, past the second's event, still gets it.
     held.commit().await.unwrap();
     let later = read_until(&mut live, "the change committed late", |e| {
-        e.data["claim"]["id"] == first["id"]
+        e.data["claim"]["id"] == first.id.as_str()
     })
     .await;
     let before = seen.last().unwrap().data["seq"].as_i64().unwrap();
