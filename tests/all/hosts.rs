@@ -3,7 +3,7 @@
 
 use podium_tests::sushy::{FakeSystem, Sushy, SushyConfig};
 use podium_tests::{Client, ImageServer, Reply, TestServer};
-use podium_types::views::HostView;
+use podium_types::views::{HostView, List, OperationView};
 use podium_types::{PowerState, Timestamp};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -645,24 +645,29 @@ async fn a_host_with_its_own_bmc_is_driven_at_that_bmc() {
     );
     assert!(!created.text.contains("own-bmc-secret"));
     let expected = FakeSystem::numbered(42);
-    assert_eq!(created.body["uuid"], expected.uuid.as_str());
-    assert_eq!(created.body["nics"][0]["mac"], expected.nics[0].as_str());
-    assert_eq!(created.body["bmc"]["url"], own.url().trim_end_matches('/'));
-    assert_eq!(created.body["bmc"]["has_auth"], true);
-    assert_eq!(created.body["labels"]["rack"], "r42");
+    let host: HostView = created.view();
+    assert_eq!(host.uuid.as_deref(), Some(expected.uuid.as_str()));
+    assert_eq!(host.nics[0]["mac"], expected.nics[0].as_str());
+    let bmc = host.bmc.as_ref().expect("its own BMC");
+    assert_eq!(bmc.url, own.url().trim_end_matches('/'));
+    assert!(bmc.has_auth);
+    assert_eq!(host.labels["rack"], "r42");
     assert!(
-        ["registering", "inspecting", "available"]
-            .contains(&created.body["state"].as_str().unwrap()),
+        matches!(
+            host.state.as_str(),
+            "registering" | "inspecting" | "available"
+        ),
         "{}",
         created.text
     );
-    let id = created.body["id"].as_str().unwrap().to_owned();
+    let id = host.id.to_string();
     // Registered, then inspected, at its own BMC.
     wait_host(&admin, &id, "inspected", |h| h["state"] == "available").await;
-    let history = items(&admin.get(&format!("/v1/operations?host={id}")).await);
+    let history: List<OperationView> = admin.get(&format!("/v1/operations?host={id}")).await.view();
     let kinds: Vec<(&str, &str)> = history
+        .items
         .iter()
-        .map(|o| (o["kind"].as_str().unwrap(), o["status"].as_str().unwrap()))
+        .map(|o| (o.kind.as_str(), o.status.as_str()))
         .collect();
     assert_eq!(
         kinds,
@@ -670,7 +675,7 @@ async fn a_host_with_its_own_bmc_is_driven_at_that_bmc() {
         "{history:?}"
     );
     assert_eq!(
-        history[0]["result"]["inventory"]["nics"][0],
+        history.items[0].result["inventory"]["nics"][0],
         expected.nics[0].as_str()
     );
 
@@ -893,8 +898,8 @@ async fn hosts_with_their_own_bmc_are_read_in_turn_and_written_only_when_they_ch
     }
     // No operation was queued for any of it: the refresh reads, it does not act.
     for id in &ids {
-        let ops = items(&admin.get(&format!("/v1/operations?host={id}")).await);
-        let kinds: Vec<&str> = ops.iter().map(|o| o["kind"].as_str().unwrap()).collect();
+        let ops: List<OperationView> = admin.get(&format!("/v1/operations?host={id}")).await.view();
+        let kinds: Vec<&str> = ops.items.iter().map(|o| o.kind.as_str()).collect();
         assert_eq!(kinds, ["inspect", "register"], "{ops:?}");
     }
     let tasks = admin.get("/v1/admin/tasks").await;
