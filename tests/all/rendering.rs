@@ -95,6 +95,18 @@ fn template(n: u32) -> Value {
     })
 }
 
+/// Makes `owner` own the network config of the site's hosts (`network_config_owner`).
+async fn set_owner(site: &Site, owner: &str) {
+    let patched = site
+        .admin
+        .patch(
+            &format!("/v1/pod_managers/{}", site.pm),
+            json!({ "network_config_owner": owner }),
+        )
+        .await;
+    assert_eq!(patched.status, StatusCode::OK, "{}", patched.text);
+}
+
 fn claim_body(site: &Site, extra: Value) -> Value {
     let mut body = json!({"pod_manager": site.pm, "image": {"url": "http://images.invalid/os.qcow2"}, "online": false});
     for (k, v) in extra.as_object().unwrap() {
@@ -340,14 +352,7 @@ async fn the_sites_template_renders_bond_vlan_static_dhcp_and_dns_as_cloud_init_
 #[tokio::test]
 async fn consumer_and_layered_policies_take_only_what_fits_the_host_and_the_site() {
     let site = site(2).await;
-    let patched = site
-        .admin
-        .patch(
-            &format!("/v1/pod_managers/{}", site.pm),
-            json!({"network_config_owner": "consumer"}),
-        )
-        .await;
-    assert_eq!(patched.status, StatusCode::OK, "{}", patched.text);
+    set_owner(&site, "consumer").await;
     let alice = site.tenant("alice").await;
 
     // Invalid whatever the host: a 422 naming the field.
@@ -439,18 +444,10 @@ async fn consumer_and_layered_policies_take_only_what_fits_the_host_and_the_site
         waiting.text
     );
     let waiting_id = waiting.view::<ClaimView>().id;
-    let waiting_id = waiting_id.as_str();
     alice.delete(&format!("/v1/claims/{waiting_id}")).await;
 
     // Layered: the site's template, plus what tenants may add on bond0.
-    let patched = site
-        .admin
-        .patch(
-            &format!("/v1/pod_managers/{}", site.pm),
-            json!({"network_config_owner": "layered"}),
-        )
-        .await;
-    assert_eq!(patched.status, StatusCode::OK, "{}", patched.text);
+    set_owner(&site, "layered").await;
     let put = site
         .admin
         .put(
@@ -497,7 +494,6 @@ async fn consumer_and_layered_policies_take_only_what_fits_the_host_and_the_site
     let n = host_number(&layered.body);
     assert_eq!(n, 1, "node-2 is still claimed: {}", layered.text);
     let id = layered.view::<ClaimView>().id;
-    let id = id.as_str();
     // Rendered while its provisioning runs: an answer other than the documents (seen once on
     // PostgreSQL under CI's load, its body unrecorded) is shown if it lasts.
     let path = format!("/v1/claims/{id}/rendered");
@@ -546,14 +542,7 @@ async fn consumer_and_layered_policies_take_only_what_fits_the_host_and_the_site
 async fn after_the_upgrade_a_claim_finds_the_nics_of_hosts_an_earlier_release_wrote() {
     use sqlx::Connection;
     let site = site(2).await;
-    let patched = site
-        .admin
-        .patch(
-            &format!("/v1/pod_managers/{}", site.pm),
-            json!({"network_config_owner": "consumer"}),
-        )
-        .await;
-    assert_eq!(patched.status, StatusCode::OK, "{}", patched.text);
+    set_owner(&site, "consumer").await;
     // The database as the earlier release left it: no table of MACs, no triggers, the
     // migration not run.
     sqlx::any::install_default_drivers();

@@ -596,19 +596,7 @@ async fn ironic(
     }
     let turn = started.elapsed();
     let turn_cpu = tree_cpu(pid) - cpu_powered;
-    let peak = std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|status| {
-            status
-                .lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))?
-                .trim()
-                .trim_end_matches("kB")
-                .trim()
-                .parse::<u64>()
-                .ok()
-        })
-        .unwrap_or(0);
+    let peak = podium_tests::process_peak_rss(pid).unwrap_or(0);
     println!();
     println!(
         "Ironic's periodic power-state sync (interval {} s): every node read again {:.0} s after \

@@ -27,7 +27,7 @@ pub use client::{Body, Client, EventStream, Reply, SentEvent};
 pub use fault_proxy::FaultProxy;
 pub use images::ImageServer;
 pub use postgres::PostgresDatabase;
-pub use process::{ConnectionCounter, ProcessServer, process_usage};
+pub use process::{ConnectionCounter, ProcessServer, process_peak_rss, process_usage};
 pub use server::TestServer;
 pub use site::{BMC_PASSWORD, Site, Tenant};
 

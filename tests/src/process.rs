@@ -174,16 +174,7 @@ impl ProcessServer {
     /// The process's peak resident memory in KiB since it started or since
     /// [`ProcessServer::reset_peak`].
     pub fn peak_rss(&self) -> Option<u64> {
-        let pid = self.child.id()?;
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmHWM:"))?
-            .trim()
-            .trim_end_matches("kB")
-            .trim()
-            .parse()
-            .ok()
+        process_peak_rss(self.child.id()?)
     }
 
     /// Resets the peak resident memory to the current (Linux's `clear_refs`, value 5).
@@ -217,18 +208,15 @@ impl ProcessServer {
     }
 }
 
+/// A process's peak resident memory in KiB (`VmHWM`), by its pid; `None` once it is gone.
+pub fn process_peak_rss(pid: u32) -> Option<u64> {
+    status_kib(pid, "VmHWM:")
+}
+
 /// A process's resident memory in KiB (`VmRSS`) and the CPU time (user and system) it used so
 /// far, from `/proc`; `None` once it is gone.
 pub fn process_usage(pid: u32) -> Option<(u64, Duration)> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let rss = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))?
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
+    let rss = status_kib(pid, "VmRSS:")?;
     // utime and stime, fields 14 and 15 of /proc/PID/stat, in clock ticks (100 per second on
     // Linux); the command name (field 2) may hold spaces, so count after its `)`.
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
@@ -236,4 +224,17 @@ pub fn process_usage(pid: u32) -> Option<(u64, Duration)> {
     let fields: Vec<&str> = after.split(' ').collect();
     let ticks = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
     Some((rss, Duration::from_millis(ticks * 10)))
+}
+
+/// The `key` line (`VmRSS:`, `VmHWM:`) of `/proc/PID/status`, in KiB.
+fn status_kib(pid: u32, key: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(key))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()
 }
