@@ -374,3 +374,25 @@ fn no_row_keeps_a_state_status_kind_or_moment_as_a_string() {
         "rows with a string where an enum or a Timestamp belongs: {found:#?}"
     );
 }
+
+/// The application's features work with its own types: only its data layer (`data/`) names
+/// the store, so a change of a row's shape is one module's business.
+#[test]
+fn only_the_data_layer_of_the_app_names_the_store() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let app = root.join("crates/podium-app/src");
+    let mut files = Vec::new();
+    rust_files(&app, &mut files);
+    assert!(files.len() > 30, "found only {} files", files.len());
+    let naming: Vec<String> = files
+        .iter()
+        .filter(|f| !f.starts_with(app.join("data")))
+        .filter(|f| {
+            std::fs::read_to_string(f)
+                .unwrap_or_default()
+                .contains("podium_store")
+        })
+        .map(|f| f.strip_prefix(root).unwrap_or(f).display().to_string())
+        .collect();
+    assert!(naming.is_empty(), "these name podium_store: {naming:?}");
+}

@@ -5,11 +5,11 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::data::Datastore;
 use crate::ipam::cache::PoolLocks;
 use crate::plugins::cache::PluginCache;
 use crate::sealing::Sealer;
 use podium_runtime::Runtime;
-use podium_store::Datastore;
 use podium_types::{Page, Secret};
 
 use crate::error::Error;

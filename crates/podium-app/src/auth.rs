@@ -12,8 +12,8 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 
+use crate::data::{Datastore, TokenRow};
 use crate::error::Error;
-use podium_store::{Datastore, TokenRow};
 use podium_types::Role;
 use podium_types::Secret;
 use podium_types::views::MeView;

@@ -2,13 +2,13 @@
 //! one, else its pod manager's), with its plugin, its configuration and the endpoint it may
 //! reach, the BMC's credentials unsealed once, here, for as many calls as the work needs.
 
+use crate::data::Host;
 use podium_runtime::{CallContext, Credentials, DriverCall, Endpoint, Plugin, Runtime};
-use podium_store::HostRow;
 use podium_types::PodManagerId;
 use url::Url;
 
 use crate::app::Podium;
-use crate::bindings::PodManager;
+use crate::data::PodManager;
 use crate::endpoint::Bmc;
 use crate::error::Error;
 
@@ -37,7 +37,7 @@ impl<'a> Driver<'a> {
 impl Podium {
     /// The driver of a pod manager, at its own endpoint.
     pub(crate) async fn pod_manager_driver(&self, pm: &PodManager) -> Result<Driver<'_>, Error> {
-        let endpoint = self.endpoint(&pm.uuid, Bmc::of_pod_manager(pm))?;
+        let endpoint = self.endpoint(&pm.uuid, &pm.service)?;
         self.driver(pm, endpoint).await
     }
 
@@ -45,9 +45,14 @@ impl Podium {
     pub(crate) async fn host_driver(
         &self,
         pm: &PodManager,
-        host: &HostRow,
+        host: &Host,
     ) -> Result<Driver<'_>, Error> {
-        let bmc = Bmc::of_host(host).unwrap_or(Bmc::of_pod_manager(pm));
+        self.bmc_driver(pm, host.bmc.as_ref().unwrap_or(&pm.service))
+            .await
+    }
+
+    /// A pod manager's driver at a given BMC (a host's own, before the host is stored).
+    pub(crate) async fn bmc_driver(&self, pm: &PodManager, bmc: &Bmc) -> Result<Driver<'_>, Error> {
         let endpoint = self.endpoint(&pm.uuid, bmc)?;
         self.driver(pm, endpoint).await
     }
@@ -62,8 +67,8 @@ impl Podium {
     }
 
     /// A BMC's endpoint for a plugin call, its sealed credentials opened.
-    fn endpoint(&self, pod_manager: &PodManagerId, bmc: Bmc<'_>) -> Result<Endpoint, Error> {
-        let credentials = match bmc.sealed {
+    fn endpoint(&self, pod_manager: &PodManagerId, bmc: &Bmc) -> Result<Endpoint, Error> {
+        let credentials = match &bmc.auth_sealed {
             None => None,
             Some(sealed) => {
                 let opened = self
@@ -82,9 +87,9 @@ impl Podium {
             }
         };
         Ok(Endpoint {
-            base: Url::parse(bmc.url).map_err(|e| Error::Internal(e.into()))?,
+            base: Url::parse(&bmc.url).map_err(|e| Error::Internal(e.into()))?,
             credentials,
-            tls: bmc.tls(),
+            tls: bmc.tls.policy(),
             pod_manager: Some(pod_manager.clone()),
         })
     }

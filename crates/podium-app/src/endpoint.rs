@@ -1,9 +1,8 @@
 //! Checks of a BMC endpoint as an admin gives it (a pod manager's service, or a host's own
 //! BMC): its base URL, its credentials and its TLS settings. An error never echoes a password.
-//! And `Bmc`, such an endpoint as one value whichever record (a pod manager's, a host's) keeps it.
+//! And `Bmc`, such an endpoint as one value whichever record (a pod manager, a host) has it.
 
 use podium_runtime::TlsPolicy;
-use podium_store::{HostRow, PodManagerRow};
 use podium_types::views::{BmcView, TlsView};
 use url::Url;
 
@@ -137,67 +136,75 @@ mod tests {
 }
 
 /// A BMC as Podium reaches it, whichever record names it: a pod manager's service, or a host's
-/// own BMC. The store keeps its parts as columns of either record; the driver and the views
-/// read this one value.
-#[derive(Clone, Copy)]
-pub(crate) struct Bmc<'a> {
-    pub(crate) url: &'a str,
+/// own BMC. The driver and the views read this one value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Bmc {
+    /// The base URL, canonical (`normalize_url`).
+    pub(crate) url: String,
     /// The credentials, sealed; `None` where the BMC asks for none.
-    pub(crate) sealed: Option<&'a str>,
-    verify: bool,
-    ca_bundle: Option<&'a str>,
-    pinned_sha256: Option<&'a str>,
+    pub(crate) auth_sealed: Option<String>,
+    pub(crate) tls: Tls,
 }
 
-impl<'a> Bmc<'a> {
-    /// A pod manager's service.
-    pub(crate) fn of_pod_manager(pm: &'a PodManagerRow) -> Bmc<'a> {
-        Bmc {
-            url: &pm.url,
-            sealed: pm.auth_sealed.as_deref(),
-            verify: pm.tls_verify,
-            ca_bundle: pm.tls_ca_bundle.as_deref(),
-            pinned_sha256: pm.tls_pinned_sha256.as_deref(),
+/// What a BMC's certificate is held to, as the admin set it (`validate_tls`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Tls {
+    pub(crate) verify: bool,
+    pub(crate) ca_bundle: Option<String>,
+    /// Lower-case hex, no colons.
+    pub(crate) pinned_sha256: Option<String>,
+}
+
+impl Default for Tls {
+    /// Verified against the system's roots.
+    fn default() -> Tls {
+        Tls {
+            verify: true,
+            ca_bundle: None,
+            pinned_sha256: None,
         }
     }
+}
 
-    /// A host's own BMC, where it has one.
-    pub(crate) fn of_host(host: &'a HostRow) -> Option<Bmc<'a>> {
-        Some(Bmc {
-            url: host.bmc_url.as_deref()?,
-            sealed: host.bmc_auth_sealed.as_deref(),
-            verify: host.bmc_tls_verify,
-            ca_bundle: host.bmc_tls_ca_bundle.as_deref(),
-            pinned_sha256: host.bmc_tls_pinned_sha256.as_deref(),
+impl Tls {
+    /// Settings as the admin gave them, checked (`validate_tls`).
+    pub(crate) fn checked(params: TlsParams) -> Result<Tls, Error> {
+        let pinned_sha256 = validate_tls(&params)?;
+        Ok(Tls {
+            verify: params.verify,
+            ca_bundle: params.ca_bundle,
+            pinned_sha256,
         })
     }
 
-    /// What its certificate is held to: a pin over a CA bundle over the system's roots, and
-    /// nothing where the admin turned verification off.
-    pub(crate) fn tls(self) -> TlsPolicy {
-        match (self.verify, self.ca_bundle, self.pinned_sha256) {
+    /// As the runtime enforces it: a pin over a CA bundle over the system's roots, and nothing
+    /// where the admin turned verification off.
+    pub(crate) fn policy(&self) -> TlsPolicy {
+        match (self.verify, &self.ca_bundle, &self.pinned_sha256) {
             (false, _, _) => TlsPolicy::Insecure,
-            (true, _, Some(pin)) => TlsPolicy::Pinned(pin.to_owned()),
-            (true, Some(pem), None) => TlsPolicy::CaBundle(pem.to_owned()),
+            (true, _, Some(pin)) => TlsPolicy::Pinned(pin.clone()),
+            (true, Some(pem), None) => TlsPolicy::CaBundle(pem.clone()),
             (true, None, None) => TlsPolicy::System,
         }
     }
 
-    /// Its TLS settings as the API shows them (a CA bundle only as whether there is one).
-    pub(crate) fn tls_view(self) -> TlsView {
+    /// As the API shows it (a CA bundle only as whether there is one).
+    pub(crate) fn view(&self) -> TlsView {
         TlsView {
             verify: self.verify,
             ca_bundle: self.ca_bundle.is_some(),
-            pinned_sha256: self.pinned_sha256.map(str::to_owned),
+            pinned_sha256: self.pinned_sha256.clone(),
         }
     }
+}
 
+impl Bmc {
     /// As the API shows a host's own BMC: never its credentials, only whether there are any.
-    pub(crate) fn view(self) -> BmcView {
+    pub(crate) fn view(&self) -> BmcView {
         BmcView {
-            url: self.url.to_owned(),
-            has_auth: self.sealed.is_some(),
-            tls: self.tls_view(),
+            url: self.url.clone(),
+            has_auth: self.auth_sealed.is_some(),
+            tls: self.tls.view(),
         }
     }
 }

@@ -2,7 +2,6 @@
 //! API layer turns it into HTTP at the very edge (`api/error.rs`).
 
 use podium_runtime::{CallError, LoadError, PluginError};
-use podium_store::StoreError;
 
 /// Everything an application function can fail with.
 #[derive(Debug, thiserror::Error)]
@@ -200,20 +199,6 @@ impl Error {
             Error::InvalidPlugin(_) | Error::Internal(_) => {
                 Error::Internal(anyhow::anyhow!("{self:#}"))
             }
-        }
-    }
-}
-
-impl From<StoreError> for Error {
-    fn from(e: StoreError) -> Error {
-        match e {
-            StoreError::Busy(e) => {
-                tracing::warn!(error = %e, "the database is busy: a request is refused for now");
-                Error::Unavailable(
-                    "the database is busy: nothing was changed; try again shortly".to_owned(),
-                )
-            }
-            e => Error::Internal(e.into()),
         }
     }
 }

@@ -6,9 +6,9 @@ use podium_types::{GrantId, PodManagerId, TenantId};
 use crate::app::Podium;
 use crate::app::page;
 use crate::auth::Caller;
+use crate::data::GrantRow;
 use crate::error::Error;
 use crate::views;
-use podium_store::GrantRow;
 use podium_types::requests::{GrantCreate, GrantedPodManagerQuery};
 use podium_types::views::{GrantView, GrantedPodManagerView, List, TenantGrantView};
 use podium_types::{Page, PodManagerFilter};
@@ -27,12 +27,7 @@ impl Podium {
             ));
         }
         crate::tenants::refuse_if_deleting(self, &params.tenant).await?;
-        if self
-            .datastore()
-            .pod_manager_get(&params.pod_manager)
-            .await?
-            .is_none()
-        {
+        if self.pod_manager_find(&params.pod_manager).await?.is_none() {
             return Err(Error::invalid(
                 "pod_manager",
                 format!("no pod manager `{}`", params.pod_manager),
@@ -55,7 +50,7 @@ impl Podium {
         };
         match self.datastore().grant_create(&row).await {
             Ok(()) => Ok(views::grant(row)),
-            Err(podium_store::StoreError::Conflict(_)) => Err(Error::ConflictField {
+            Err(e) if crate::data::is_conflict(&e) => Err(Error::ConflictField {
                 code: "grant_exists",
                 field: "pod_manager".into(),
                 message:
@@ -131,7 +126,7 @@ impl Podium {
         let mut items = Vec::with_capacity(grants.items.len());
         for grant in grants.items {
             // A pod manager's grants go with it; one deleted meanwhile is not shown.
-            if let Some(pm) = self.datastore().pod_manager_get(&grant.pod_manager).await? {
+            if let Some(pm) = self.pod_manager_find(&grant.pod_manager).await? {
                 items.push(granted(pm, grant));
             }
         }
@@ -154,11 +149,7 @@ impl Podium {
             .grant_of(tenant, uuid)
             .await?
             .ok_or_else(missing)?;
-        let pm = self
-            .datastore()
-            .pod_manager_get(uuid)
-            .await?
-            .ok_or_else(missing)?;
+        let pm = self.pod_manager_find(uuid).await?.ok_or_else(missing)?;
         Ok(granted(pm, grant))
     }
 
@@ -183,7 +174,7 @@ fn granted_tenant(caller: &Caller) -> Result<&TenantId, Error> {
     }
 }
 
-fn granted(pm: podium_store::PodManagerRow, grant: GrantRow) -> GrantedPodManagerView {
+fn granted(pm: crate::data::PodManager, grant: GrantRow) -> GrantedPodManagerView {
     GrantedPodManagerView {
         uuid: pm.uuid,
         name: pm.name,

@@ -7,14 +7,13 @@ use podium_types::{ClaimId, HostId};
 use crate::app::Podium;
 use crate::auth::Caller;
 use crate::background::Outcome;
-use crate::bindings::PodManager;
+use crate::data::{Host, OperationRow, PodManager, host_from_system};
+use crate::endpoint::{Bmc, Tls};
 use crate::error::Error;
-use crate::inventory::host_row_from_system;
 use crate::labels::validate_labels;
 use crate::lifecycle::{HostAction, action_allowed};
 use crate::views;
 use podium_runtime::{CallError, PluginError, System, SystemKind};
-use podium_store::{HostRow, OperationRow};
 use podium_types::HostFilter;
 use podium_types::Page;
 use podium_types::requests::{BootParams, HostCreate, MediaParams, PowerParams};
@@ -50,10 +49,14 @@ enum Read {
 }
 
 impl Podium {
+    /// A host, if there is one.
+    pub(crate) async fn host_find(&self, id: &HostId) -> Result<Option<Host>, Error> {
+        Ok(self.datastore().host_get(id).await?.map(Host::from))
+    }
+
     /// A host by id, or `not_found`.
-    pub(crate) async fn host_load(&self, id: &HostId) -> Result<HostRow, Error> {
-        self.datastore()
-            .host_get(id)
+    pub(crate) async fn host_load(&self, id: &HostId) -> Result<Host, Error> {
+        self.host_find(id)
             .await?
             .ok_or_else(|| Error::not_found("host", id))
     }
@@ -68,9 +71,8 @@ impl Podium {
         params: HostCreate,
     ) -> Result<HostView, Error> {
         caller.require_admin()?;
-        let pm_row = self
-            .datastore()
-            .pod_manager_get(&params.pod_manager)
+        let pm = self
+            .pod_manager_find(&params.pod_manager)
             .await?
             .ok_or_else(|| {
                 Error::invalid(
@@ -78,33 +80,25 @@ impl Podium {
                     format!("no pod manager `{}`", params.pod_manager),
                 )
             })?;
-        let pm = pm_row;
         let bmc = params.bmc;
         let url = crate::endpoint::normalize_url("bmc.url", &bmc.url)?;
         let url = url.as_str().trim_end_matches('/').to_owned();
         if let Some(auth) = &bmc.auth {
             crate::endpoint::validate_auth(auth).map_err(prefix_field("bmc"))?;
         }
-        let tls = bmc.tls.unwrap_or(podium_types::requests::TlsParams {
-            verify: true,
-            ca_bundle: None,
-            pinned_sha256: None,
-        });
-        let pin = crate::endpoint::validate_tls(&tls).map_err(prefix_field("bmc"))?;
+        let tls = match bmc.tls {
+            Some(tls) => Tls::checked(tls).map_err(prefix_field("bmc"))?,
+            None => Tls::default(),
+        };
         let labels = params.labels.unwrap_or_default();
         validate_labels("labels", &labels)?;
-        let mut host = HostRow {
-            id: HostId::generate(),
-            pod_manager: pm.uuid.clone(),
-            bmc_url: Some(url),
-            bmc_auth_sealed: bmc.auth.as_ref().map(|a| self.seal_auth(a)),
-            bmc_tls_verify: tls.verify,
-            bmc_tls_ca_bundle: tls.ca_bundle,
-            bmc_tls_pinned_sha256: pin,
-            ..HostRow::default()
+        let own = Bmc {
+            url,
+            auth_sealed: bmc.auth.as_ref().map(|a| self.seal_auth(a)),
+            tls,
         };
         let systems = self
-            .host_driver(&pm, &host)
+            .bmc_driver(&pm, &own)
             .await?
             .call()
             .discover()
@@ -142,21 +136,10 @@ impl Podium {
                 });
             }
         }
-        let inventory = host_row_from_system(system);
+        let mut host = Host::from(host_from_system(system));
         let now = podium_types::Timestamp::now();
-        host.system_id = inventory.system_id;
-        host.kind = inventory.kind;
-        host.name = inventory.name;
-        host.uuid = inventory.uuid;
-        host.manufacturer = inventory.manufacturer;
-        host.model = inventory.model;
-        host.serial = inventory.serial;
-        host.cpu_count = inventory.cpu_count;
-        host.memory_mib = inventory.memory_mib;
-        host.nics = inventory.nics;
-        host.media_slots = inventory.media_slots;
-        host.boot = inventory.boot;
-        host.power_state = inventory.power_state;
+        host.pod_manager = pm.uuid.clone();
+        host.bmc = Some(own);
         host.state = podium_types::HostState::Registering;
         host.created_at = now;
         host.updated_at = now;
@@ -166,9 +149,13 @@ impl Podium {
             &host.pod_manager,
             Some(&host.id),
         );
-        match self.datastore().host_create(&host, &register).await {
+        match self
+            .datastore()
+            .host_create(&host.clone().into(), &register)
+            .await
+        {
             Ok(()) => {}
-            Err(podium_store::StoreError::Conflict(_)) => {
+            Err(e) if crate::data::is_conflict(&e) => {
                 return Err(Error::ConflictField {
                     code: "host_exists",
                     field: "bmc.system_id".into(),
@@ -196,7 +183,10 @@ impl Podium {
         let hosts = self.datastore().hosts_with_bmc_idle(&pm.uuid).await?;
         let at_once = self.runtime().config().max_instances as usize;
         let pm = std::sync::Arc::new(pm.clone());
-        let hosts = hosts.into_iter().map(|h| (pm.clone(), h)).collect();
+        let hosts = hosts
+            .into_iter()
+            .map(|h| (pm.clone(), Host::from(h)))
+            .collect();
         self.hosts_read(hosts, Reading::Inventory, at_once)
             .await
             .map(|_| ())
@@ -254,7 +244,7 @@ impl Podium {
                     pm
                 }
             };
-            with_pm.push((pm, host));
+            with_pm.push((pm, Host::from(host)));
         }
         let reading = std::time::Instant::now();
         let answered = self
@@ -269,7 +259,7 @@ impl Podium {
 
     /// Reads one host's power state at its BMC now and writes it if it changed; whether the BMC
     /// answered.
-    pub(crate) async fn host_power_refresh(&self, host: &HostRow) -> Result<bool, Error> {
+    pub(crate) async fn host_power_refresh(&self, host: &Host) -> Result<bool, Error> {
         let pm = std::sync::Arc::new(self.pod_manager_load(&host.pod_manager).await?);
         let answered = self
             .hosts_read(vec![(pm, host.clone())], Reading::Power, 1)
@@ -281,7 +271,7 @@ impl Podium {
     /// records all that answered. How many answered.
     async fn hosts_read(
         &self,
-        hosts: Vec<(std::sync::Arc<PodManager>, HostRow)>,
+        hosts: Vec<(std::sync::Arc<PodManager>, Host)>,
         reading: Reading,
         at_once: usize,
     ) -> Result<usize, Error> {
@@ -315,7 +305,7 @@ impl Podium {
 
     /// Reads the power state of one host at its own BMC (one request) and writes it if it
     /// changed; a BMC that no longer has the system marks the host `missing`.
-    async fn host_power_read(&self, pm: &PodManager, host: &HostRow) -> Result<Read, Error> {
+    async fn host_power_read(&self, pm: &PodManager, host: &Host) -> Result<Read, Error> {
         let read_from = podium_types::Timestamp::now();
         match self
             .host_driver(pm, host)
@@ -352,7 +342,7 @@ impl Podium {
     }
 
     /// Reads one host's inventory at its own BMC and writes what changed.
-    async fn host_inventory_read(&self, pm: &PodManager, host: &HostRow) -> Result<Read, Error> {
+    async fn host_inventory_read(&self, pm: &PodManager, host: &Host) -> Result<Read, Error> {
         let now = podium_types::Timestamp::now();
         // A sync someone asked for reads every host: where every plugin instance stayed busy (a
         // fleet larger than the instances, several syncs at once), the read waits its turn
@@ -369,7 +359,7 @@ impl Podium {
             Ok(systems) => match systems.iter().find(|s| s.id == host.system_id) {
                 Some(system) => {
                     self.datastore()
-                        .host_refresh(&host.id, &host_row_from_system(system), now)
+                        .host_refresh(&host.id, &host_from_system(system), now)
                         .await?;
                     Ok(Read::Seen(host.id.clone()))
                 }
@@ -386,7 +376,7 @@ impl Podium {
     }
 
     /// A host, for an admin.
-    pub(crate) async fn host_get(&self, caller: &Caller, id: &HostId) -> Result<HostRow, Error> {
+    pub(crate) async fn host_get(&self, caller: &Caller, id: &HostId) -> Result<Host, Error> {
         caller.require_admin_read()?;
         self.host_load(id).await
     }
@@ -403,7 +393,7 @@ impl Podium {
     ) -> Result<List<HostView>, Error> {
         caller.require_admin_read()?;
         let paged = self.datastore().host_list(&filter, &page).await?;
-        Ok(List::of(paged, views::host))
+        Ok(List::of(paged, |h| views::host(h.into())))
     }
 
     /// Replaces a host's labels and/or sets the NIC it boots from (checked against its NICs).
@@ -419,7 +409,7 @@ impl Podium {
             validate_labels("labels", labels)?;
         }
         if let Some(bmc) = &params.bmc {
-            if host.bmc_url.is_none() {
+            if host.bmc.is_none() {
                 return Err(Error::invalid(
                     "bmc",
                     "this host is reached through its pod manager's endpoint: change the pod \
@@ -543,7 +533,7 @@ impl Podium {
     /// host, at `claim`'s request): the same operation an admin's power action is.
     pub(crate) async fn host_power_queue(
         &self,
-        host: HostRow,
+        host: Host,
         action: PowerAction,
         claim: Option<&ClaimId>,
     ) -> Result<OperationRow, Error> {
@@ -553,7 +543,7 @@ impl Podium {
 
     pub(crate) async fn operation_start(
         &self,
-        host: &HostRow,
+        host: &Host,
         request: OperationRequest,
         claim: Option<&ClaimId>,
     ) -> Result<OperationRow, Error> {
@@ -570,7 +560,7 @@ impl Podium {
     pub(crate) async fn host_observe(
         &self,
         pm: &PodManager,
-        host: &HostRow,
+        host: &Host,
     ) -> Option<serde_json::Value> {
         let system = match self
             .host_driver(pm, host)
@@ -586,7 +576,7 @@ impl Podium {
                 return None;
             }
         };
-        let observed = host_row_from_system(&system);
+        let observed = host_from_system(&system);
         if let Err(e) = self
             .datastore()
             .host_set_observed(&host.id, &observed, podium_types::Timestamp::now())

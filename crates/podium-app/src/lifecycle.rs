@@ -9,13 +9,13 @@
 
 use crate::app::Podium;
 use crate::auth::Caller;
+use crate::data::{Host, OperationRow};
 use crate::error::Error;
-use podium_store::{HostRow, OperationRow};
 use podium_types::HostId;
 use podium_types::views::{HostView, OperationView};
 use podium_types::{HostErrorKind, HostState, OperationKind, OperationRequest};
 
-use podium_store::Transition;
+use crate::data::Transition;
 
 /// `register` succeeded.
 pub(crate) const REGISTERED: Transition<'static> = Transition {
@@ -150,7 +150,7 @@ use podium_types::ShownState;
 
 /// Whether `action` fits the host's state: a 409 that names the state and the states that
 /// allow it if not.
-pub(crate) fn action_allowed(host: &HostRow, action: HostAction) -> Result<(), Error> {
+pub(crate) fn action_allowed(host: &Host, action: HostAction) -> Result<(), Error> {
     let state = shown_state(host);
     let allowed = action.allowed_in();
     if !allowed.contains(&state) {
@@ -190,7 +190,8 @@ impl Podium {
         caller.require_admin()?;
         let host = self.host_get(caller, id).await?;
         action_allowed(&host, HostAction::Inspect)?;
-        let (transition, request) = if host.error_type == Some(HostErrorKind::Registration) {
+        let failed = host.error.as_ref().map(|e| e.kind);
+        let (transition, request) = if failed == Some(HostErrorKind::Registration) {
             (REREGISTER, OperationRequest::Register)
         } else {
             (REINSPECT, OperationRequest::Inspect)
@@ -254,12 +255,11 @@ impl Podium {
     }
 
     /// The host an operation acts on.
-    pub(crate) async fn operation_host(&self, op: &OperationRow) -> Result<HostRow, Error> {
+    pub(crate) async fn operation_host(&self, op: &OperationRow) -> Result<Host, Error> {
         let Some(id) = &op.host_id else {
             return Err(Error::not_found("host", "(none)"));
         };
-        self.datastore()
-            .host_get(id)
+        self.host_find(id)
             .await?
             .ok_or_else(|| Error::not_found("host", id))
     }
@@ -269,11 +269,11 @@ impl Podium {
 mod tests {
     use super::*;
 
-    fn host(state: &str) -> HostRow {
-        HostRow {
+    fn host(state: &str) -> Host {
+        Host {
             id: "h1".into(),
             state: state.parse().unwrap(),
-            ..HostRow::default()
+            ..Host::default()
         }
     }
 
@@ -305,7 +305,10 @@ mod tests {
     #[test]
     fn maintenance_lets_the_admin_act_and_holds_the_tenant_off() {
         let mut h = host("provisioning");
-        h.maintenance_since = Some(podium_types::Timestamp::now());
+        h.maintenance = Some(crate::data::host::Maintenance {
+            since: podium_types::Timestamp::now(),
+            reason: String::new(),
+        });
         assert_eq!(shown_state(&h), ShownState::Maintenance);
         assert!(action_allowed(&h, HostAction::Power).is_ok());
         let e = action_allowed(&h, HostAction::TenantPower).unwrap_err();

@@ -6,14 +6,14 @@ use podium_types::{OperationRequest, PodManagerId, PodManagerStatus};
 use crate::app::Podium;
 use crate::auth::Caller;
 use crate::background::Outcome;
-use crate::bindings::{DEFAULT_DRIVER, DEFAULT_IPAM, PluginBinding, PodManager};
-use crate::endpoint::{canonical, normalize_url, validate_auth, validate_tls};
+use crate::bindings::{DEFAULT_DRIVER, DEFAULT_IPAM, PluginBinding};
+use crate::data::{OperationRow, PodManager, PodManagerConflict, SyncSummary};
+use crate::endpoint::{Bmc, Tls, canonical, normalize_url, validate_auth};
 use crate::error::Error;
 use crate::labels::validate_name;
 use crate::plugins::PluginRef;
 use crate::views;
 use podium_runtime::{CallError, World};
-use podium_store::{HostRow, OperationRow, PodManagerConflict, PodManagerRow, SyncSummary};
 use podium_types::Page;
 use podium_types::PodManagerFilter;
 use podium_types::requests::{
@@ -63,10 +63,21 @@ pub(crate) enum OwnBmcs {
 }
 
 impl Podium {
+    /// A pod manager, if there is one.
+    pub(crate) async fn pod_manager_find(
+        &self,
+        uuid: &PodManagerId,
+    ) -> Result<Option<PodManager>, Error> {
+        Ok(self
+            .datastore()
+            .pod_manager_get(uuid)
+            .await?
+            .map(PodManager::from))
+    }
+
     /// A pod manager, or 404.
     pub(crate) async fn pod_manager_load(&self, uuid: &PodManagerId) -> Result<PodManager, Error> {
-        self.datastore()
-            .pod_manager_get(uuid)
+        self.pod_manager_find(uuid)
             .await?
             .ok_or_else(|| Error::not_found("pod manager", uuid))
     }
@@ -170,7 +181,7 @@ impl Podium {
             ca_bundle: None,
             pinned_sha256: None,
         });
-        let pin = validate_tls(&tls)?;
+        let tls = Tls::checked(tls)?;
         let limits = params.limits.unwrap_or_default();
         validate_limits(&limits)?;
         if let Some(url) = &params.preprovisioning_image {
@@ -194,24 +205,23 @@ impl Podium {
         };
         self.check_unique(&params.name, &url, None).await?;
         let now = podium_types::Timestamp::now();
-        let row = PodManagerRow {
+        let pm = PodManager {
             uuid: PodManagerId::generate(),
             name: params.name,
-            url,
-            auth_sealed: params.auth.map(|a| self.seal_auth(&a)),
+            service: Bmc {
+                url,
+                auth_sealed: params.auth.map(|a| self.seal_auth(&a)),
+                tls,
+            },
             description,
             location,
-            tls_verify: tls.verify,
-            tls_ca_bundle: tls.ca_bundle,
-            tls_pinned_sha256: pin,
             driver,
             ipam,
             renderer,
             network_config_owner: params
                 .network_config_owner
                 .unwrap_or(NetworkConfigOwner::Admin),
-            service_limit: limits.service.map(i64::from),
-            site_limit: limits.site.map(i64::from),
+            limits,
             preprovisioning_image: params.preprovisioning_image,
             status: PodManagerStatus::Unknown,
             status_message: None,
@@ -220,11 +230,15 @@ impl Podium {
             created_at: now,
             updated_at: now,
         };
-        match self.datastore().pod_manager_create(&row).await {
+        match self
+            .datastore()
+            .pod_manager_create(&pm.clone().into())
+            .await
+        {
             Ok(()) => {}
-            Err(podium_store::StoreError::Conflict(_)) => {
+            Err(e) if crate::data::is_conflict(&e) => {
                 // Another request took the name or url meanwhile.
-                self.check_unique(&row.name, &row.url, Some(&row.uuid))
+                self.check_unique(&pm.name, &pm.service.url, Some(&pm.uuid))
                     .await?;
                 return Err(Error::Conflict {
                     code: "conflict",
@@ -233,9 +247,9 @@ impl Podium {
             }
             Err(e) => return Err(e.into()),
         }
-        self.spawn_refresh(row.uuid.clone());
+        self.spawn_refresh(pm.uuid.clone());
         Ok(views::pod_manager(
-            row,
+            pm,
             self.renderer_default().await?.as_ref(),
         ))
     }
@@ -283,7 +297,7 @@ impl Podium {
         let rows = self.datastore().pod_manager_list(&filter, &page).await?;
         let renderer = self.renderer_default().await?;
         Ok(List::of(rows, |row| {
-            views::pod_manager(row, renderer.as_ref())
+            views::pod_manager(row.into(), renderer.as_ref())
         }))
     }
 
@@ -306,8 +320,8 @@ impl Podium {
         }
         if let Some(url) = params.url {
             let url = canonical(&normalize_url("url", &url)?);
-            endpoint_changed |= url != row.url;
-            row.url = url;
+            endpoint_changed |= url != row.service.url;
+            row.service.url = url;
         }
         if let Some(description) = params.description {
             validate_text("description", &description, DESCRIPTION_MAX)?;
@@ -321,13 +335,11 @@ impl Podium {
             if let Some(auth) = &auth {
                 validate_auth(auth)?;
             }
-            row.auth_sealed = auth.map(|a| self.seal_auth(&a));
+            row.service.auth_sealed = auth.map(|a| self.seal_auth(&a));
             endpoint_changed = true;
         }
         if let Some(tls) = params.tls {
-            row.tls_pinned_sha256 = validate_tls(&tls)?;
-            row.tls_verify = tls.verify;
-            row.tls_ca_bundle = tls.ca_bundle;
+            row.service.tls = Tls::checked(tls)?;
             endpoint_changed = true;
         }
         if let Some(driver) = params.driver {
@@ -353,8 +365,7 @@ impl Podium {
         }
         if let Some(limits) = params.limits {
             validate_limits(&limits)?;
-            row.service_limit = limits.service.map(i64::from);
-            row.site_limit = limits.site.map(i64::from);
+            row.limits = limits;
         }
         if let Some(image) = params.preprovisioning_image {
             if let Some(url) = &image {
@@ -362,13 +373,14 @@ impl Podium {
             }
             row.preprovisioning_image = image;
         }
-        self.check_unique(&row.name, &row.url, Some(uuid)).await?;
+        self.check_unique(&row.name, &row.service.url, Some(uuid))
+            .await?;
         row.updated_at = podium_types::Timestamp::now();
-        if !self.datastore().pod_manager_update(&row).await? {
+        if !self.datastore().pod_manager_update(&row.into()).await? {
             return Err(Error::not_found("pod manager", uuid));
         }
         if endpoint_changed {
-            self.spawn_refresh(row.uuid.clone());
+            self.spawn_refresh(uuid.clone());
         }
         let row = self.pod_manager_load(uuid).await?;
         Ok(views::pod_manager(
@@ -415,7 +427,7 @@ impl Podium {
     /// Probes a pod manager through its driver and records the result. Returns whether it is
     /// online, or `None` if it no longer exists.
     pub async fn pod_manager_probe(&self, uuid: &PodManagerId) -> Option<bool> {
-        let pm = match self.datastore().pod_manager_get(uuid).await {
+        let pm = match self.pod_manager_find(uuid).await {
             Ok(Some(pm)) => pm,
             Ok(None) => return None,
             Err(e) => {
@@ -435,7 +447,7 @@ impl Podium {
         let (status, message, link) = match &outcome {
             Ok(info) => {
                 let link = if info.root_link.starts_with('/') {
-                    format!("{}{}", pm.url, info.root_link)
+                    format!("{}{}", pm.service.url, info.root_link)
                 } else {
                     info.root_link.clone()
                 };
@@ -467,10 +479,7 @@ impl Podium {
         let driver = self.pod_manager_driver(&pm).await?;
         let discovered_at = podium_types::Timestamp::now();
         let systems = driver.call().discover().await.map_err(Error::from)?;
-        let hosts: Vec<HostRow> = systems
-            .iter()
-            .map(crate::inventory::host_row_from_system)
-            .collect();
+        let hosts: Vec<_> = systems.iter().map(crate::data::host_from_system).collect();
         let summary = self
             .datastore()
             .hosts_sync(
@@ -479,7 +488,7 @@ impl Podium {
                 discovered_at,
                 podium_types::Timestamp::now(),
                 &|h| {
-                    podium_store::OperationRow::queued(
+                    crate::data::OperationRow::queued(
                         podium_types::OperationRequest::Register,
                         uuid,
                         Some(&h.id),

@@ -5,9 +5,9 @@
 use crate::app::Podium;
 use crate::app::page;
 use crate::auth::{Caller, generate_token, hash_token};
+use crate::data::{TenantRow, TokenRow};
 use crate::error::Error;
 use crate::views;
-use podium_store::{TenantRow, TokenRow};
 use podium_types::Role;
 use podium_types::requests::{TenantCreate, TokenCreate};
 use podium_types::views::{List, MeView, TenantView, TokenCreatedView, TokenView};
@@ -85,7 +85,7 @@ impl Podium {
         };
         match self.datastore().tenant_create(&tenant).await {
             Ok(()) => Ok(views::tenant(tenant)),
-            Err(podium_store::StoreError::Conflict(_)) => Err(Error::ConflictField {
+            Err(e) if crate::data::is_conflict(&e) => Err(Error::ConflictField {
                 code: "name_taken",
                 field: "name".into(),
                 message: format!("a tenant named `{}` already exists", tenant.name),

@@ -1,15 +1,14 @@
-//! The application's answers: each stored record made the model's view of it
+//! The application's answers: each of the app's records made the model's view of it
 //! (`podium_types::views`), with the rules of what a caller sees (which state a host shows,
 //! when its error shows, what a tenant sees of its host). A leaf of the crate: the feature
 //! modules' own records (a pod manager with its bindings, a pool, a grant) make their views
 //! beside them. The API serializes these and
 //! nothing else, so no stored row reaches a response.
 
-use podium_store::{
-    ClaimRow, GrantRow, HostRow, OperationRow, PluginRow, PodManagerRow, StatusChange, TenantRow,
+use crate::data::{
+    ClaimRow, GrantRow, Host, OperationRow, PluginRow, PodManager, StatusChange, TenantRow,
     TokenRow,
 };
-use podium_types::requests::OperationLimits;
 use podium_types::views::{
     AddressView, ClaimView, ClaimedHostView, GrantView, HostErrorView, HostView, MaintenanceView,
     OperationView, PluginView, PodManagerView, StatusChangeView, TenantView, TokenCreatedView,
@@ -20,8 +19,8 @@ use podium_types::{HostState, MediaAction, OperationRequest, PluginBinding, Secr
 use crate::endpoint::Bmc;
 
 /// The state a host shows: `maintenance` while it lasts, else the stored one.
-pub(crate) fn shown_state(host: &HostRow) -> ShownState {
-    if host.maintenance_since.is_some() {
+pub(crate) fn shown_state(host: &Host) -> ShownState {
+    if host.maintenance.is_some() {
         ShownState::Maintenance
     } else {
         ShownState::In(host.state)
@@ -29,13 +28,13 @@ pub(crate) fn shown_state(host: &HostRow) -> ShownState {
 }
 
 /// Why a host is in `error`: shown only while it is (a host that recovered keeps no error).
-fn shown_error(host: &HostRow) -> Option<HostErrorView> {
-    let error_type = host.error_type?;
+fn shown_error(host: &Host) -> Option<HostErrorView> {
+    let error = host.error.as_ref()?;
     (host.state == HostState::Error).then(|| HostErrorView {
-        error_type,
-        message: host.error_message.clone().unwrap_or_default(),
-        at: host.error_at,
-        state: host.error_from,
+        error_type: error.kind,
+        message: error.message.clone(),
+        at: error.at,
+        state: error.from,
     })
 }
 
@@ -48,33 +47,29 @@ fn value<T: serde::Serialize>(v: &T) -> serde_json::Value {
 /// A pod manager; `default_renderer` is what renders its documents where the admin bound no
 /// renderer.
 pub(crate) fn pod_manager(
-    r: PodManagerRow,
+    r: PodManager,
     default_renderer: Option<&PluginBinding>,
 ) -> PodManagerView {
-    let tls = Bmc::of_pod_manager(&r).tls_view();
     PodManagerView {
         bookmark_link: format!("/v1/pod_managers/{}", r.uuid),
         uuid: r.uuid,
         name: r.name,
-        url: r.url,
+        has_auth: r.service.auth_sealed.is_some(),
+        tls: r.service.tls.view(),
+        url: r.service.url,
         description: r.description,
         location: r.location,
         status: r.status,
         status_message: r.status_message,
         last_probe_at: r.last_probe_at,
         redfish_link: r.redfish_link,
-        tls,
         driver: r.driver,
         ipam: r.ipam,
         renderer_default: r.renderer.is_none(),
         renderer: r.renderer.or_else(|| default_renderer.cloned()),
         network_config_owner: r.network_config_owner,
-        limits: OperationLimits {
-            service: r.service_limit.and_then(|n| u32::try_from(n).ok()),
-            site: r.site_limit.and_then(|n| u32::try_from(n).ok()),
-        },
+        limits: r.limits,
         preprovisioning_image: r.preprovisioning_image,
-        has_auth: r.auth_sealed.is_some(),
         created_at: r.created_at,
         updated_at: r.updated_at,
     }
@@ -88,10 +83,10 @@ pub(crate) fn status_change(s: StatusChange) -> StatusChangeView {
     }
 }
 
-pub(crate) fn host(h: HostRow) -> HostView {
+pub(crate) fn host(h: Host) -> HostView {
     let shown = shown_state(&h);
     let error = shown_error(&h);
-    let bmc = Bmc::of_host(&h).map(Bmc::view);
+    let bmc = h.bmc.as_ref().map(Bmc::view);
     HostView {
         nics: value(&h.nics),
         media_slots: value(&h.media_slots),
@@ -109,9 +104,9 @@ pub(crate) fn host(h: HostRow) -> HostView {
         memory_mib: h.memory_mib,
         power_state: h.power_state,
         error,
-        maintenance: h.maintenance_since.map(|since| MaintenanceView {
-            reason: h.maintenance_reason.unwrap_or_default(),
-            since,
+        maintenance: h.maintenance.map(|m| MaintenanceView {
+            reason: m.reason,
+            since: m.since,
             state: h.state,
         }),
         state: shown,
@@ -224,7 +219,7 @@ pub(crate) fn plugin(r: PluginRow) -> PluginView {
 
 /// A claim as its tenant sees it: of its host, the hardware, power and provisioning state and
 /// the addresses IPAM holds for it; never the BMC, the pod manager's URL or the system id.
-pub(crate) fn claim(c: ClaimRow, h: Option<HostRow>, addresses: Vec<AddressView>) -> ClaimView {
+pub(crate) fn claim(c: ClaimRow, h: Option<Host>, addresses: Vec<AddressView>) -> ClaimView {
     ClaimView {
         id: c.id,
         state: c.state,

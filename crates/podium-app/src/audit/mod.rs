@@ -7,7 +7,7 @@ pub(crate) mod writer;
 
 use std::time::Duration;
 
-use podium_store::AuditRow;
+use crate::data::AuditRow;
 use podium_types::views::{AuditEventView, List};
 use podium_types::{AuditFilter, Page, Role, Timestamp};
 
@@ -52,7 +52,7 @@ impl Podium {
             } => (token_id, Role::Tenant, Some(tenant_id.clone())),
         };
         let row = AuditRow {
-            id: podium_store::new_id(),
+            id: crate::data::new_id(),
             at: podium_types::Timestamp::now(),
             token_id: token_id.clone(),
             role,

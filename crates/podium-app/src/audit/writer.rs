@@ -4,7 +4,7 @@
 
 use std::sync::OnceLock;
 
-use podium_store::{AuditRow, Datastore};
+use crate::data::{AuditRow, Datastore};
 use tokio::sync::{mpsc, oneshot};
 
 /// The most events one transaction writes.

@@ -4,13 +4,13 @@
 //! candidates and makes the one conditional change, the bind, which holds only if the claim,
 //! the host and the grant are still as they were read; the rules and the tries are here.
 
+use crate::data::{Bind, BindOutcome, ClaimRow, HostCriteria};
 use podium_runtime::{ConsumerInput, NetworkPolicy};
-use podium_store::{Bind, BindOutcome, ClaimRow, HostCriteria};
 use podium_types::{ClaimId, ClaimState, HostId, TenantScope};
 
 use crate::app::Podium;
 use crate::background::Outcome;
-use crate::bindings::PodManager;
+use crate::data::PodManager;
 use crate::error::Error;
 
 /// The most hosts one bind checks a claim's networkData against.
@@ -293,7 +293,7 @@ impl Podium {
         let Some(network_data) = &claim.network_data else {
             return Ok(None);
         };
-        let Some(pm) = self.datastore().pod_manager_get(&claim.pod_manager).await? else {
+        let Some(pm) = self.pod_manager_find(&claim.pod_manager).await? else {
             return Ok(None);
         };
         if crate::rendering::policy_of(&pm) != NetworkPolicy::Consumer {
@@ -314,7 +314,7 @@ impl Podium {
         fit: &Fit,
         host: &HostId,
     ) -> Result<Option<String>, Error> {
-        let Some(host) = self.datastore().host_get(host).await? else {
+        let Some(host) = self.host_find(host).await? else {
             return Ok(Some("a candidate host is gone".to_owned()));
         };
         match self

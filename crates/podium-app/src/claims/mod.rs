@@ -10,10 +10,10 @@ mod bind;
 
 use crate::app::Podium;
 use crate::auth::Caller;
+use crate::data::{ClaimRow, Host, OperationRow};
 use crate::error::Error;
 use crate::ipam::IpClaim;
 use podium_runtime::PowerAction;
-use podium_store::{ClaimRow, HostRow, OperationRow};
 use podium_types::requests::{ClaimCreate, ClaimUpdate, NetworkConfigOwner};
 use podium_types::views::{ClaimView, List, OperationView};
 use podium_types::{ClaimId, PodManagerId, TenantId, TenantScope};
@@ -229,11 +229,7 @@ impl Podium {
         self.claim_shown(claim, host).await
     }
 
-    async fn claim_shown(
-        &self,
-        claim: ClaimRow,
-        host: Option<HostRow>,
-    ) -> Result<ClaimView, Error> {
+    async fn claim_shown(&self, claim: ClaimRow, host: Option<Host>) -> Result<ClaimView, Error> {
         let addresses = self.claim_addresses(&claim, host.as_ref()).await?;
         let addresses = addresses.into_iter().map(IpClaim::address).collect();
         Ok(crate::views::claim(claim, host, addresses))
@@ -244,14 +240,14 @@ impl Podium {
         &self,
         caller: &Caller,
         id: &ClaimId,
-    ) -> Result<(ClaimRow, Option<HostRow>), Error> {
+    ) -> Result<(ClaimRow, Option<Host>), Error> {
         let claim = self
             .datastore()
             .claim_get(caller.scope(), id)
             .await?
             .ok_or_else(|| Error::not_found("claim", id))?;
         let host = match &claim.host_id {
-            Some(h) => self.datastore().host_get(h).await?,
+            Some(h) => self.host_find(h).await?,
             None => None,
         };
         Ok((claim, host))
@@ -262,7 +258,7 @@ impl Podium {
         let mut out = Vec::with_capacity(claims.len());
         for claim in claims {
             let host = match &claim.host_id {
-                Some(h) => self.datastore().host_get(h).await?,
+                Some(h) => self.host_find(h).await?,
                 None => None,
             };
             out.push(self.claim_shown(claim, host).await?);
@@ -299,7 +295,7 @@ impl Podium {
                 });
             }
             let host = match &claim.host_id {
-                Some(h) => self.datastore().host_get(h).await?,
+                Some(h) => self.host_find(h).await?,
                 None => None,
             };
             let input = crate::rendering::consumer_input(
@@ -312,7 +308,7 @@ impl Podium {
         let online = params.online.unwrap_or(claim.online);
         // A change of power is checked against the host's state before anything is stored.
         let host = match &claim.host_id {
-            Some(h) if online != claim.online => self.datastore().host_get(h).await?,
+            Some(h) if online != claim.online => self.host_find(h).await?,
             _ => None,
         };
         if let Some(host) = &host {
@@ -341,7 +337,8 @@ impl Podium {
             // powers on, it is not installed again.
             let provisioned = host.is_some_and(|h| {
                 h.state == HostState::Provisioned
-                    || (h.state == HostState::Error && h.error_from == Some(HostState::Provisioned))
+                    || (h.state == HostState::Error
+                        && h.error.as_ref().and_then(|e| e.from) == Some(HostState::Provisioned))
             });
             if online && !provisioned && claim.state == ClaimState::Bound {
                 // Claimed offline: it was never provisioned; coming online provisions it.
@@ -384,7 +381,7 @@ impl Podium {
             self.datastore().config_drives_delete(h, Some(id)).await?;
         }
         let host = match &host_id {
-            Some(h) => self.datastore().host_get(h).await?,
+            Some(h) => self.host_find(h).await?,
             None => None,
         };
         let Some(host) = host else {
@@ -442,7 +439,7 @@ impl Podium {
         {
             // Two binds of one claim raced (its creation and the pending claims' timer): the
             // other one provisions it already.
-            if let Some(now) = self.datastore().host_get(host_id).await?
+            if let Some(now) = self.host_find(host_id).await?
                 && now.claim_id.as_ref() == Some(&claim.id)
                 && matches!(now.state, HostState::Provisioning | HostState::Provisioned)
             {

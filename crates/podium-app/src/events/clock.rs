@@ -5,7 +5,7 @@
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use podium_store::{Datastore, EventHorizon};
+use crate::data::{Datastore, EventHorizon};
 use tokio::sync::watch;
 
 /// How often the newest event is read while anyone watches, whatever this process writes.

@@ -12,9 +12,9 @@ use futures::future::BoxFuture;
 use podium_types::{IpClaimId, IpPoolId};
 
 use crate::app::Podium;
+use crate::data::{Backend, IpAllocationRow, Missed};
 use crate::error::Error;
 use podium_runtime::{Allocations, CallContext, CallError, IpamHost, IpamRequest, PluginError};
-use podium_store::{Backend, IpAllocationRow, Missed};
 
 use super::space::{Family, FreeSpace, parse_addr};
 

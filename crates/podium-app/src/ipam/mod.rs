@@ -26,9 +26,9 @@ use crate::app::Podium;
 use crate::app::page;
 use crate::auth::Caller;
 use crate::bindings::DEFAULT_IPAM;
+use crate::data::IpPoolRow;
 use crate::error::Error;
 use podium_runtime::{IpamHost, World};
-use podium_store::IpPoolRow;
 use podium_types::requests::{IpClaimCreate, IpPoolCreate, IpPoolUpdate, PluginBindingParams};
 use podium_types::views::{IpClaimView, IpPoolView, List};
 
@@ -37,7 +37,7 @@ use self::space::{Space, SpaceParams, parse_addr};
 const DNS_SERVERS_MAX: usize = 8;
 
 /// The facts an IPAM plugin gets about a host: its NICs and the one it boots from.
-fn host_facts(host: &podium_store::HostRow) -> Result<IpamHost, Error> {
+fn host_facts(host: &crate::data::Host) -> Result<IpamHost, Error> {
     let nics = &host.nics;
     Ok(IpamHost {
         id: host.id.to_string(),
@@ -84,13 +84,12 @@ impl Podium {
         for (i, dns) in def.dns_servers.iter().enumerate() {
             dns_servers.push(parse_addr(&format!("dns_servers[{i}]"), dns, None)?.to_string());
         }
-        let pod_manager =
-            match &def.pod_manager {
-                Some(uuid) => Some(self.datastore().pod_manager_get(uuid).await?.ok_or_else(
-                    || Error::invalid("pod_manager", format!("no pod manager `{uuid}`")),
-                )?),
-                None => None,
-            };
+        let pod_manager = match &def.pod_manager {
+            Some(uuid) => Some(self.pod_manager_find(uuid).await?.ok_or_else(|| {
+                Error::invalid("pod_manager", format!("no pod manager `{uuid}`"))
+            })?),
+            None => None,
+        };
         for (i, tenant) in def.tenants.iter().enumerate() {
             if self.datastore().tenant_get(tenant).await?.is_none() {
                 return Err(Error::invalid(
@@ -161,7 +160,7 @@ impl Podium {
                 pool.view(usage)
             }),
             // Two creations with one name racing: the unique index decides.
-            Err(podium_store::StoreError::Conflict(_)) => {
+            Err(e) if crate::data::is_conflict(&e) => {
                 self.ip_pool_name_free(&row.name, None).await?;
                 Err(Error::Conflict {
                     code: "conflict",
@@ -385,8 +384,7 @@ impl Podium {
         let host = match &owner {
             Owner::Host(id) => {
                 let host = self
-                    .datastore()
-                    .host_get(id)
+                    .host_find(id)
                     .await?
                     .ok_or_else(|| Error::invalid("owner", format!("no host `{id}`")))?;
                 Some(host_facts(&host)?)
@@ -424,7 +422,7 @@ impl Podium {
             .await?
             .ok_or_else(|| Error::not_found("IP claim", id))?;
         let host = match Owner::parse(&row.owner) {
-            Ok(Owner::Host(h)) => match self.datastore().host_get(&h).await? {
+            Ok(Owner::Host(h)) => match self.host_find(&h).await? {
                 Some(host) => Some(host_facts(&host)?),
                 None => None,
             },
@@ -526,7 +524,7 @@ impl Podium {
         &self,
         pool: &IpPool,
         owner: &str,
-        host: &podium_store::HostRow,
+        host: &crate::data::Host,
     ) -> Result<IpClaim, Error> {
         let (claim, _) = self
             .ip_allocate(&pool.row.id, owner, Some(host_facts(host)?), None)
@@ -540,7 +538,7 @@ impl Podium {
         &self,
         pool: &IpPool,
         owner: &str,
-        host: &podium_store::HostRow,
+        host: &crate::data::Host,
         network_data: bool,
     ) -> Result<Option<IpClaim>, Error> {
         let Some(row) = self
@@ -566,7 +564,7 @@ impl Podium {
     pub(crate) async fn ip_pool_preprovisions(
         &self,
         pool: &IpPool,
-        host: &podium_store::HostRow,
+        host: &crate::data::Host,
     ) -> Result<bool, Error> {
         let Some((first, _)) = pool.space.ranges_text().into_iter().next() else {
             return Ok(false);
@@ -582,8 +580,8 @@ impl Podium {
     /// The caller has been checked for the claim already.
     pub(crate) async fn claim_addresses(
         &self,
-        claim: &podium_store::ClaimRow,
-        host: Option<&podium_store::HostRow>,
+        claim: &crate::data::ClaimRow,
+        host: Option<&crate::data::Host>,
     ) -> Result<Vec<IpClaim>, Error> {
         let mut owners = vec![Owner::claim(&claim.id)];
         if let Some(h) = host {

@@ -1,9 +1,9 @@
 //! A pool as the application reads it (its stored definition decoded and checked), its usage,
 //! an address claimed from it, and who may own one.
 
+use crate::data::{IpAllocationRow, IpPoolRow};
 use crate::error::Error;
 use podium_runtime::{IpamHost, IpamPool, IpamRequest};
-use podium_store::{IpAllocationRow, IpPoolRow};
 use podium_types::views::{AddressView, IpClaimView, IpPoolView, UsageView};
 
 use super::space::{Space, SpaceParams};

@@ -73,7 +73,7 @@ pub(crate) struct Metrics {
 
 impl Metrics {
     pub(crate) fn new(
-        datastore: &podium_store::Datastore,
+        datastore: &crate::data::Datastore,
         runtime: &podium_runtime::Runtime,
     ) -> Metrics {
         let metrics = Metrics {

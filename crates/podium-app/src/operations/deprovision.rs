@@ -3,8 +3,8 @@
 //! and the claim gone.
 
 use crate::app::Podium;
+use crate::data::Host;
 use crate::error::Error;
-use podium_store::HostRow;
 use podium_types::{BootPersistence, BootSettings, BootTarget, HostState, PowerAction};
 use podium_types::{ClaimId, TenantScope};
 
@@ -13,7 +13,7 @@ impl Podium {
     /// claim (and the tenant, if it is being deleted), and binds whoever waits.
     pub(super) async fn deprovision_execute(
         &self,
-        op: &podium_store::OperationRow,
+        op: &crate::data::OperationRow,
     ) -> Result<Option<serde_json::Value>, Error> {
         let (Some(id), Some(host_id)) = (&op.claim_id, &op.host_id) else {
             return Ok(None);
@@ -41,7 +41,7 @@ impl Podium {
 
     /// Releases the claim's addresses and the host's preprovisioning address (unless its pool
     /// keeps it).
-    async fn deprovision_addresses(&self, claim_id: &ClaimId, host: &HostRow) -> Result<(), Error> {
+    async fn deprovision_addresses(&self, claim_id: &ClaimId, host: &Host) -> Result<(), Error> {
         self.ip_release_owner(&crate::ipam::Owner::claim(claim_id), |_| false)
             .await?;
         self.ip_release_owner(&crate::ipam::Owner::host(&host.id), |pool| {
@@ -57,11 +57,7 @@ impl Podium {
     /// same) does not hold the release: with the media out and the host off, the override
     /// points at an empty slot and the next boot falls through it. Why the override was kept,
     /// where it was.
-    async fn deprovision(
-        &self,
-        claim_id: &ClaimId,
-        host: &HostRow,
-    ) -> Result<Option<String>, Error> {
+    async fn deprovision(&self, claim_id: &ClaimId, host: &Host) -> Result<Option<String>, Error> {
         let pm = self.pod_manager_load(&host.pod_manager).await?;
         let driver = self.host_driver(&pm, host).await?;
         driver

@@ -2,14 +2,14 @@
 //! host, carried out through its driver, then what the BMC reports read back.
 
 use crate::app::Podium;
+use crate::data::Host;
 use crate::error::Error;
-use podium_store::HostRow;
 use podium_types::{MediaAction, OperationRequest};
 
 impl Podium {
     pub(super) async fn host_action_execute(
         &self,
-        host: &HostRow,
+        host: &Host,
         action: &OperationRequest,
     ) -> Result<Option<serde_json::Value>, Error> {
         let pm = self.pod_manager_load(&host.pod_manager).await?;

@@ -5,9 +5,9 @@
 use serde_json::{Value, json};
 
 use crate::app::Podium;
+use crate::data::{Host, OperationRow};
 use crate::error::Error;
 use crate::lifecycle::INSPECTED;
-use podium_store::{HostRow, OperationRow};
 
 /// How long the preprovisioning config drive an inspection prepares works.
 const PREPROVISIONING_DRIVE_TTL: u64 = crate::rendering::DRIVE_TTL_MAX;
@@ -41,11 +41,7 @@ impl Podium {
             .map_err(Error::from)?;
         let now = podium_types::Timestamp::now();
         self.datastore()
-            .host_refresh(
-                &host.id,
-                &crate::inventory::host_row_from_system(&system),
-                now,
-            )
+            .host_refresh(&host.id, &crate::data::host_from_system(&system), now)
             .await?;
         self.datastore()
             .hosts_seen(std::slice::from_ref(&host.id), now)
@@ -76,8 +72,8 @@ impl Podium {
     /// prepare.
     async fn preprovisioning_prepare(
         &self,
-        pm: &crate::bindings::PodManager,
-        host: &HostRow,
+        pm: &crate::data::PodManager,
+        host: &Host,
     ) -> Result<Option<(Value, String)>, Error> {
         // A chassis is not a machine that boots: it has no boot NIC to address.
         if host.kind != podium_types::HostKind::System {

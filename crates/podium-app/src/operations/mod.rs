@@ -35,9 +35,9 @@ use std::time::Duration;
 use crate::app::Podium;
 use crate::auth::Caller;
 use crate::background::Outcome;
+use crate::data::OperationRow;
 use crate::error::Error;
 use podium_runtime::CallError;
-use podium_store::OperationRow;
 use podium_types::views::{List, OperationView};
 use podium_types::{OperationFilter, OperationId, OperationRequest, Page};
 

@@ -37,8 +37,8 @@ impl Podium {
     /// the power. Every step is idempotent.
     pub(crate) async fn boot_from_media(
         &self,
-        pm: &crate::bindings::PodManager,
-        host: &podium_store::HostRow,
+        pm: &crate::data::PodManager,
+        host: &crate::data::Host,
         image_url: &str,
         drive_path: &str,
     ) -> Result<PowerAction, Error> {
@@ -130,7 +130,7 @@ impl Podium {
     /// on. Every step is idempotent, so a retry (or a run after a crash) ends the same.
     pub(crate) async fn provision_execute(
         &self,
-        op: &podium_store::OperationRow,
+        op: &crate::data::OperationRow,
     ) -> Result<Option<serde_json::Value>, Error> {
         let (Some(claim_id), Some(host_id)) = (&op.claim_id, &op.host_id) else {
             return Err(Error::Conflict {
@@ -179,7 +179,7 @@ impl Podium {
 /// nothing to eject there.
 pub(super) async fn eject_all(
     driver: &crate::drivers::Driver<'_>,
-    host: &podium_store::HostRow,
+    host: &crate::data::Host,
 ) -> Result<(), Error> {
     for media in [MediaType::Cd, MediaType::Usb, MediaType::Floppy] {
         match driver.call().eject_media(&host.system_id, media).await {

@@ -4,9 +4,9 @@
 use serde_json::{Value, json};
 
 use crate::app::Podium;
+use crate::data::OperationRow;
 use crate::error::Error;
 use crate::lifecycle::REGISTERED;
-use podium_store::OperationRow;
 use podium_types::OperationRequest;
 
 impl Podium {

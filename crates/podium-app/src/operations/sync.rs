@@ -1,8 +1,8 @@
 //! Operation `sync`: every system of a pod manager discovered and its hosts made to match.
 
 use crate::app::Podium;
+use crate::data::OperationRow;
 use crate::error::Error;
-use podium_store::OperationRow;
 
 impl Podium {
     pub(super) async fn sync_execute(

@@ -57,7 +57,7 @@ pub(crate) struct Operations {
 impl Default for Operations {
     fn default() -> Operations {
         Operations {
-            worker_id: format!("worker-{}", podium_store::new_id()),
+            worker_id: format!("worker-{}", crate::data::new_id()),
             settings: RwLock::new(OperationSettings::default()),
             running: AtomicUsize::new(0),
             tasks: Mutex::new(HashMap::new()),

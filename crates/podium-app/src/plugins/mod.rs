@@ -12,9 +12,9 @@ use std::sync::Arc;
 
 use crate::app::Podium;
 use crate::auth::Caller;
+use crate::data::PluginRow;
 use crate::error::Error;
 use podium_runtime::{Plugin, World};
-use podium_store::PluginRow;
 use podium_types::PluginSource;
 use podium_types::views::{PluginList, PluginView};
 
@@ -123,7 +123,7 @@ impl Podium {
         };
         let row = match self.datastore().plugin_create(&row, &bytes).await {
             Ok(row) => row,
-            Err(podium_store::StoreError::Conflict(_)) => {
+            Err(e) if crate::data::is_conflict(&e) => {
                 // Another process registered the same name and version meanwhile.
                 return Err(Error::Conflict {
                     code: "plugin_version_exists",

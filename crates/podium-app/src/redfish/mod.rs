@@ -5,7 +5,7 @@
 //! durable operation the API would queue and obeys the same state rules. The server only
 //! speaks Redfish.
 
-use podium_store::{HostRow, SessionRow};
+use crate::data::{Host, SessionRow};
 use podium_types::views::{
     OperationView, RedfishAccountView, RedfishRole, SessionView, SystemView,
 };
@@ -281,6 +281,7 @@ impl Podium {
                     out.extend(
                         got.items
                             .into_iter()
+                            .map(Host::from)
                             .filter(is_system)
                             .map(|h| system_view(h, None)),
                     );
@@ -299,7 +300,7 @@ impl Podium {
                     let Some(host_id) = &claim.host_id else {
                         continue;
                     };
-                    if let Some(host) = self.datastore().host_get(host_id).await?
+                    if let Some(host) = self.host_find(host_id).await?
                         && host.claim_id.as_ref() == Some(&claim.id)
                         && is_system(&host)
                     {
@@ -320,7 +321,7 @@ impl Podium {
     /// The host with its power state as its BMC reports it now, where the last reading is older
     /// than [`POWER_FRESH_SECS`]: one reader (of every process) asks the BMC, and the others, or
     /// a BMC that does not answer in time, answer the last reading.
-    async fn power_fresh(&self, host: HostRow) -> HostRow {
+    async fn power_fresh(&self, host: Host) -> Host {
         let due = seconds_ago(POWER_FRESH_SECS);
         if host.last_seen_at >= due || !self.inner.redfish_power_tried.try_now(&host.id) {
             return host;
@@ -334,7 +335,7 @@ impl Podium {
         }
         let read = tokio::time::timeout(POWER_READ_WAIT, self.host_power_refresh(&host)).await;
         match read {
-            Ok(Ok(true)) => match self.datastore().host_get(&host.id).await {
+            Ok(Ok(true)) => match self.host_find(&host.id).await {
                 Ok(Some(fresh)) => fresh,
                 _ => host,
             },
@@ -448,11 +449,10 @@ impl Podium {
         &self,
         caller: &Caller,
         id: &HostId,
-    ) -> Result<(HostRow, Option<ClaimId>), Error> {
+    ) -> Result<(Host, Option<ClaimId>), Error> {
         let not_found = || Error::not_found("system", id);
         let host = self
-            .datastore()
-            .host_get(id)
+            .host_find(id)
             .await?
             .filter(is_system)
             .ok_or_else(not_found)?;
@@ -476,7 +476,7 @@ impl Podium {
 
 /// Whether a host is a computer system (a chassis a driver reports is not one of the service's
 /// systems).
-fn is_system(host: &HostRow) -> bool {
+fn is_system(host: &Host) -> bool {
     host.kind == podium_types::HostKind::System
 }
 
@@ -494,7 +494,7 @@ fn session_view(row: SessionRow) -> SessionView {
     }
 }
 
-fn system_view(host: HostRow, claim: Option<ClaimId>) -> SystemView {
+fn system_view(host: Host, claim: Option<ClaimId>) -> SystemView {
     let power_state = host.power_state;
     let state = crate::views::shown_state(&host);
     SystemView {

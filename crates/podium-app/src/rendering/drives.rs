@@ -6,8 +6,8 @@ use sha2::{Digest, Sha256};
 
 use crate::app::Podium;
 use crate::auth::Caller;
+use crate::data::ConfigDriveRow;
 use crate::error::Error;
-use podium_store::ConfigDriveRow;
 use podium_types::views::ConfigDriveView;
 
 use super::{Documents, Hold};

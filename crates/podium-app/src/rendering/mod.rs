@@ -24,14 +24,14 @@ use serde_json::Value;
 
 use crate::app::Podium;
 use crate::auth::Caller;
-use crate::bindings::PodManager;
+use crate::data::PodManager;
+use crate::data::{ClaimRow, Host};
 use crate::error::Error;
 use crate::plugins::PluginRef;
 use podium_runtime::{
     CallContext, CallError, ConsumerInput, NetworkPolicy, Plugin, PluginError, PoolNeed,
     RenderAddress, RenderHost, RenderInput, World,
 };
-use podium_store::{ClaimRow, HostRow};
 use podium_types::requests::NetworkConfigOwner;
 
 /// The renderer a pod manager uses when the admin chose none.
@@ -108,7 +108,7 @@ pub(crate) fn policy_of(pm: &PodManager) -> NetworkPolicy {
 }
 
 /// The host as a renderer sees it.
-pub(crate) fn render_host(host: &HostRow) -> Result<RenderHost, Error> {
+pub(crate) fn render_host(host: &Host) -> Result<RenderHost, Error> {
     let nics = &host.nics;
     Ok(RenderHost {
         id: host.id.to_string(),
@@ -173,7 +173,7 @@ fn pool_gone(pm: &PodManager, pool: &str) -> Error {
 }
 
 /// A rendering that failed because the template, the host and IPAM do not fit together.
-fn render_failed(host: &HostRow, e: CallError) -> Error {
+fn render_failed(host: &Host, e: CallError) -> Error {
     match e {
         CallError::Plugin { plugin, error } => Error::Conflict {
             code: "render_failed",
@@ -231,7 +231,7 @@ impl Podium {
     pub(crate) async fn consumer_input_check(
         &self,
         pm: &PodManager,
-        host: Option<&HostRow>,
+        host: Option<&Host>,
         input: &ConsumerInput,
     ) -> Result<(), Error> {
         let policy = policy_of(pm);
@@ -281,7 +281,7 @@ impl Podium {
     }
 
     /// The claim bound to a host, if one is.
-    async fn bound_claim_of(&self, host: &HostRow) -> Result<Option<ClaimRow>, Error> {
+    async fn bound_claim_of(&self, host: &Host) -> Result<Option<ClaimRow>, Error> {
         Ok(match &host.claim_id {
             Some(c) => self
                 .datastore()
@@ -298,7 +298,7 @@ impl Podium {
         &self,
         host_id: &HostId,
         phase: Phase,
-    ) -> Result<(HostRow, Option<ClaimRow>), Error> {
+    ) -> Result<(Host, Option<ClaimRow>), Error> {
         let host = self.host_load(host_id).await?;
         if phase == Phase::Preprovisioning {
             return Ok((host, None));
@@ -335,7 +335,7 @@ impl Podium {
         &self,
         caller: &Caller,
         claim_id: &ClaimId,
-    ) -> Result<(ClaimRow, HostRow), Error> {
+    ) -> Result<(ClaimRow, Host), Error> {
         let (claim, host) = self.claim_get(caller, claim_id).await?;
         match host {
             Some(host) if claim.state == podium_types::ClaimState::Bound => Ok((claim, host)),
@@ -363,7 +363,7 @@ impl Podium {
             let Some(host) = claim.host_id.as_ref() else {
                 return Ok(());
             };
-            let Some(host) = self.datastore().host_get(host).await? else {
+            let Some(host) = self.host_find(host).await? else {
                 return Ok(());
             };
             self.render(&host, Some(&claim), Phase::Provisioning, Hold::Take)
@@ -382,7 +382,7 @@ impl Podium {
     /// those held already with `Hold::Peek`, which writes nothing.
     pub(crate) async fn render(
         &self,
-        host: &HostRow,
+        host: &Host,
         claim: Option<&ClaimRow>,
         phase: Phase,
         hold: Hold,
@@ -494,7 +494,7 @@ impl Podium {
     async fn render_addresses(
         &self,
         pm: &PodManager,
-        host: &HostRow,
+        host: &Host,
         owner: &str,
         pools: &[PoolNeed],
         hold: Hold,
@@ -533,7 +533,7 @@ impl Podium {
     async fn preprovisioning_network_data(
         &self,
         pm: &PodManager,
-        host: &HostRow,
+        host: &Host,
         hold: Hold,
     ) -> Result<Value, Error> {
         let owner = crate::ipam::Owner::host(&host.id);

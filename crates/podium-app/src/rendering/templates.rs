@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::refusal;
 use crate::app::Podium;
 use crate::auth::Caller;
-use crate::bindings::PodManager;
+use crate::data::PodManager;
 use crate::error::Error;
 use podium_runtime::{CallError, PluginError, PoolNeed};
 

@@ -5,7 +5,7 @@ use podium_store::HostRow;
 use podium_types::{HostId, HostKind};
 
 /// The stored form of a discovered system (the `id` is used only if the host is new).
-pub(crate) fn host_row_from_system(s: &System) -> HostRow {
+pub(crate) fn host_from_system(s: &System) -> HostRow {
     HostRow {
         id: HostId::generate(),
         system_id: s.id.clone(),
