@@ -5,32 +5,34 @@
 use std::time::Duration;
 
 use podium_tests::{ADMIN_TOKEN, Client, TestServer, eventually};
+use podium_types::Role;
+use podium_types::views::{AuditEventView, List, MeView, TenantView, TokenCreatedView};
 use reqwest::StatusCode;
-use serde_json::{Value, json};
+use serde_json::json;
 
-async fn audit(client: &Client, query: &str) -> Vec<Value> {
+async fn audit(client: &Client, query: &str) -> Vec<AuditEventView> {
     let reply = client.get(&format!("/v1/audit{query}")).await;
     assert_eq!(reply.status, StatusCode::OK, "{query}: {}", reply.text);
-    reply.body["items"].as_array().unwrap().clone()
+    reply.view::<List<AuditEventView>>().items
 }
 
 #[tokio::test]
 async fn changes_are_recorded_with_who_and_how_they_ended_and_never_a_secret() {
     let server = TestServer::start().await;
     let admin = server.admin();
-    let admin_token_id = admin.get("/v1/me").await.body["token_id"].clone();
+    let admin_token_id = admin.get("/v1/me").await.view::<MeView>().token_id;
 
     // A tenant, its token, a pod manager with a password: recorded, their secrets not.
-    let tenant = admin
+    let tenant_id = admin
         .created("/v1/tenants", json!({"name": "acme"}))
         .await
-        .body;
-    let tenant_id = tenant["id"].as_str().unwrap().to_owned();
+        .view::<TenantView>()
+        .id;
     let token = admin
         .created(&format!("/v1/tenants/{tenant_id}/tokens"), json!({}))
         .await
-        .body;
-    let secret_token = token["token"].as_str().unwrap().to_owned();
+        .view::<TokenCreatedView>();
+    let secret_token = token.token.clone();
     let pm = admin
         .post(
             "/v1/pod_managers",
@@ -64,53 +66,40 @@ async fn changes_are_recorded_with_who_and_how_they_ended_and_never_a_secret() {
         "a password in the audit log"
     );
     assert!(!text.contains(ADMIN_TOKEN));
-    let summary: Vec<(String, String, u64)> = events
+    let summary: Vec<(String, String, u16)> = events
         .iter()
         .rev()
-        .map(|e| {
-            (
-                e["method"].as_str().unwrap().to_owned(),
-                e["route"].as_str().unwrap().to_owned(),
-                e["status"].as_u64().unwrap(),
-            )
-        })
+        .map(|e| (e.method.clone(), e.route.clone(), e.status))
         .collect();
     assert_eq!(
         summary,
         [
             ("POST".to_owned(), "/v1/tenants".to_owned(), 201),
             ("POST".into(), "/v1/tenants/{id}/tokens".into(), 201),
-            (
-                "POST".into(),
-                "/v1/pod_managers".into(),
-                pm.status.as_u16() as u64
-            ),
+            ("POST".into(), "/v1/pod_managers".into(), pm.status.as_u16()),
             ("POST".into(), "/v1/tenants".into(), 403),
             ("POST".into(), "/v1/tenants".into(), 422),
         ],
         "{events:#?}"
     );
     let created = &events[4];
-    assert_eq!(created["role"], "admin");
-    assert_eq!(created["token_id"], admin_token_id);
-    assert_eq!(created["tenant"], Value::Null);
-    assert_eq!(created["resource"], tenant_id.as_str());
-    assert_eq!(created["outcome"], "succeeded");
-    assert_eq!(created["path"], "/v1/tenants");
+    assert_eq!(created.role, Role::Admin);
+    assert_eq!(created.token_id, admin_token_id);
+    assert_eq!(created.tenant, None);
+    assert_eq!(created.resource, Some(tenant_id.to_string()));
+    assert_eq!(created.outcome, "succeeded");
+    assert_eq!(created.path, "/v1/tenants");
     let token_event = &events[3];
-    assert_eq!(token_event["resource"], token["id"]);
-    assert_eq!(
-        token_event["path"],
-        format!("/v1/tenants/{tenant_id}/tokens")
-    );
+    assert_eq!(token_event.resource, Some(token.view.id.to_string()));
+    assert_eq!(token_event.path, format!("/v1/tenants/{tenant_id}/tokens"));
     let by_tenant = &events[1];
-    assert_eq!(by_tenant["role"], "tenant");
-    assert_eq!(by_tenant["tenant"], tenant_id.as_str());
-    assert_eq!(by_tenant["token_id"], token["id"]);
-    assert_eq!(by_tenant["outcome"], "failed");
-    assert_eq!(by_tenant["error_code"], "forbidden");
-    assert!(events[0]["error_code"].as_str().is_some(), "{}", events[0]);
-    let ids: Vec<&str> = events.iter().map(|e| e["id"].as_str().unwrap()).collect();
+    assert_eq!(by_tenant.role, Role::Tenant);
+    assert_eq!(by_tenant.tenant.as_ref(), Some(&tenant_id));
+    assert_eq!(by_tenant.token_id, token.view.id);
+    assert_eq!(by_tenant.outcome, "failed");
+    assert_eq!(by_tenant.error_code.as_deref(), Some("forbidden"));
+    assert!(events[0].error_code.is_some(), "{:?}", events[0]);
+    let ids: Vec<&str> = events.iter().map(|e| e.id.as_str()).collect();
     assert!(ids.windows(2).all(|w| w[0] > w[1]), "newest first: {ids:?}");
 
     // Filters: by tenant, by resource (created, or named in the path), by time; pages.
@@ -124,7 +113,7 @@ async fn changes_are_recorded_with_who_and_how_they_ended_and_never_a_secret() {
             .is_empty()
     );
     assert_eq!(audit(&admin, "?until=2999-01-01T00:00:00Z").await.len(), 5);
-    let since = events[2]["at"].as_str().unwrap();
+    let since = events[2].at;
     assert_eq!(audit(&admin, &format!("?since={since}")).await.len(), 3);
     let bad = admin.get("/v1/audit?since=yesterday").await;
     assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
@@ -132,32 +121,38 @@ async fn changes_are_recorded_with_who_and_how_they_ended_and_never_a_secret() {
     let bad = admin.get("/v1/audit?resource=%25").await;
     assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(bad.body["error"]["field"], "resource");
-    let first = admin.get("/v1/audit?limit=2").await.body;
-    let next = first["next"].as_str().unwrap();
+    let first = admin
+        .get("/v1/audit?limit=2")
+        .await
+        .view::<List<AuditEventView>>();
+    let next = first.next.expect("a next page");
     let second = audit(&admin, &format!("?limit=2&cursor={next}")).await;
-    assert_eq!(second[0]["id"], events[2]["id"]);
+    assert_eq!(second[0].id, events[2].id);
 
     // A tenant reads its own events and nobody else's.
     let own = audit(&acme, "").await;
     assert_eq!(own.len(), 1, "{own:#?}");
-    assert_eq!(own[0]["tenant"], tenant_id.as_str());
+    assert_eq!(own[0].tenant.as_ref(), Some(&tenant_id));
     let other = acme
         .get("/v1/audit?tenant=00000000-0000-0000-0000-000000000000")
         .await;
     assert_eq!(other.status, StatusCode::FORBIDDEN);
 
     // A token that revokes itself: recorded as its own, though gone once answered.
-    let second = admin.created("/v1/admin/tokens", json!({})).await.body;
-    let second_id = second["id"].as_str().unwrap();
-    let itself = server.client(Some(second["token"].as_str().unwrap()));
+    let second = admin
+        .created("/v1/admin/tokens", json!({}))
+        .await
+        .view::<TokenCreatedView>();
+    let second_id = second.view.id;
+    let itself = server.client(Some(&second.token));
     let revoked = itself
         .delete(&format!("/v1/admin/tokens/{second_id}"))
         .await;
     assert!(revoked.status.is_success(), "{}", revoked.text);
     let last = &audit(&admin, "?limit=1").await[0];
-    assert_eq!(last["method"], "DELETE", "{last}");
-    assert_eq!(last["token_id"], second_id, "{last}");
-    assert_eq!(last["resource"], second_id, "{last}");
+    assert_eq!(last.method, "DELETE", "{last:?}");
+    assert_eq!(last.token_id, second_id, "{last:?}");
+    assert_eq!(last.resource, Some(second_id.to_string()), "{last:?}");
 }
 
 #[tokio::test]
@@ -174,7 +169,7 @@ async fn events_past_the_retention_are_forgotten() {
         || async {
             admin.post("/v1/admin/tasks/expiry/run", json!({})).await;
             let now = audit(&admin, "").await;
-            (!now.iter().any(|e| e["id"] == old[0]["id"])).then_some(())
+            (!now.iter().any(|e| e.id == old[0].id)).then_some(())
         },
     )
     .await;

@@ -2,20 +2,19 @@
 //! revocation at once, and an authorization sweep over every route of the OpenAPI document.
 
 use podium_tests::{ADMIN_TOKEN, Client, TestServer};
+use podium_types::views::{GrantView, PodManagerView, TenantView, TokenCreatedView};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 async fn tenant(admin: &Client, name: &str) -> String {
     let reply = admin.created("/v1/tenants", json!({"name": name})).await;
-    reply.body["id"].as_str().unwrap().to_owned()
+    reply.view::<TenantView>().id.to_string()
 }
 
+/// A token made at `path`: its secret and its id.
 async fn token(admin: &Client, path: &str, body: Value) -> (String, String) {
-    let reply = admin.created(path, body).await;
-    (
-        reply.body["token"].as_str().unwrap().to_owned(),
-        reply.body["id"].as_str().unwrap().to_owned(),
-    )
+    let created = admin.created(path, body).await.view::<TokenCreatedView>();
+    (created.token, created.view.id.to_string())
 }
 
 #[tokio::test]
@@ -279,19 +278,20 @@ async fn grants_name_a_tenant_and_a_pod_manager_and_refuse_bad_references() {
     let tenant_id = tenant(&admin, "grantee").await;
     let pm = admin.created("/v1/pod_managers",
             json!({"name": "site", "url": "http://127.0.0.1:9", "auth": {"username": "u", "password": "p"}})).await;
-    let pm = pm.body["uuid"].as_str().unwrap().to_owned();
+    let pm = pm.view::<PodManagerView>().uuid.to_string();
 
     let minimal = admin
         .created(
             "/v1/grants",
             json!({"tenant": tenant_id, "pod_manager": pm}),
         )
-        .await;
-    assert_eq!(minimal.body["tenant"], tenant_id.as_str());
-    assert_eq!(minimal.body["pod_manager"], pm.as_str());
-    assert_eq!(minimal.body["selector"], json!({}));
-    assert_eq!(minimal.body["max_hosts"], Value::Null);
-    let id = minimal.body["id"].as_str().unwrap().to_owned();
+        .await
+        .view::<GrantView>();
+    assert_eq!(minimal.tenant.to_string(), tenant_id);
+    assert_eq!(minimal.pod_manager.to_string(), pm);
+    assert!(minimal.selector.is_empty());
+    assert_eq!(minimal.max_hosts, None);
+    let id = minimal.id.to_string();
 
     let again = admin
         .post(
@@ -366,7 +366,7 @@ async fn a_tenant_sees_the_pod_managers_it_was_granted_and_nothing_of_their_bmcs
                        "auth": {"username": "root", "password": "bmc-secret-91c2"}}),
             )
             .await;
-        uuids.push(pm.body["uuid"].as_str().unwrap().to_owned());
+        uuids.push(pm.view::<PodManagerView>().uuid.to_string());
     }
     let acme = tenant(&admin, "acme").await;
     let grant = admin
