@@ -8,8 +8,10 @@ use std::time::Duration;
 
 use podium_tests::sushy::{Sushy, SushyConfig};
 use podium_tests::{ADMIN_TOKEN, BMC_PASSWORD, Client, ProcessServer, eventually};
+use podium_types::views::{ClaimView, IpClaimView, OperationView};
+use podium_types::{ClaimState, HostKind, OperationStatus};
 use reqwest::StatusCode;
-use serde_json::{Value, json};
+use serde_json::json;
 
 const BIN: &str = env!("CARGO_BIN_EXE_podium-under-test");
 
@@ -78,7 +80,7 @@ async fn a_backup_taken_while_serving_restores_into_a_fresh_data_directory() {
             json!({"owner": "node-a"}),
         )
         .await
-        .body;
+        .view::<IpClaimView>();
     let (_, token) = admin.granted_tenant("alice", &pm).await;
     let alice = server.client(Some(&token));
     let claim = alice
@@ -87,8 +89,8 @@ async fn a_backup_taken_while_serving_restores_into_a_fresh_data_directory() {
             json!({"pod_manager": pm, "image": {"url": images.url("/os.iso")}}),
         )
         .await
-        .body;
-    assert_eq!(claim["state"], "bound", "{claim}");
+        .view::<ClaimView>();
+    assert_eq!(claim.state, ClaimState::Bound, "{claim:?}");
     let before: Vec<BTreeSet<String>> = vec![
         ids(&admin, "/v1/pod_managers", "uuid").await,
         ids(&admin, "/v1/hosts", "id").await,
@@ -164,7 +166,7 @@ async fn a_backup_taken_while_serving_restores_into_a_fresh_data_directory() {
         ids(&admin, &format!("/v1/ip_pools/{pool}/claims"), "address").await,
     ];
     assert_eq!(before, after);
-    assert!(after[4].contains(address["address"].as_str().unwrap()));
+    assert!(after[4].contains(&address.address));
     // Created one after another while the copy was taken: the copy holds the first k of them,
     // none missing between (one consistent moment, not a mix).
     let names = ids(&admin, "/v1/tenants", "name").await;
@@ -176,39 +178,42 @@ async fn a_backup_taken_while_serving_restores_into_a_fresh_data_directory() {
     assert_eq!(busy, expected);
     // The tenant's token still works and sees its claim, bound.
     let alice = restored.client(Some(&token));
-    let mine = alice
-        .get(&format!("/v1/claims/{}", claim["id"].as_str().unwrap()))
-        .await;
+    let mine = alice.get(&format!("/v1/claims/{}", claim.id)).await;
     assert_eq!(mine.status, StatusCode::OK, "{}", mine.text);
-    assert_eq!(mine.body["state"], "bound");
+    assert_eq!(mine.view::<ClaimView>().state, ClaimState::Bound);
     // The sealed BMC credentials open with the key: a power operation reaches the BMC.
-    let hosts: Vec<Value> = admin
-        .get(&format!("/v1/hosts?pod_manager={pm}&state=available"))
-        .await
-        .body["items"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
+    let hosts = admin
+        .hosts_all(&format!("&pod_manager={pm}&state=available"))
+        .await;
     let free = hosts
         .iter()
-        .find(|h| h["kind"] == "system")
+        .find(|h| h.kind == HostKind::System)
         .expect("the unclaimed host is still available");
     let op = admin
         .post(
-            &format!("/v1/hosts/{}/power", free["id"].as_str().unwrap()),
+            &format!("/v1/hosts/{}/power", free.id),
             json!({"action": "on"}),
         )
         .await;
     assert_eq!(op.status, StatusCode::ACCEPTED, "{}", op.text);
-    let op = op.body["id"].as_str().unwrap().to_owned();
+    let op = op.view::<OperationView>().id;
     let done = eventually(Duration::from_secs(30), "the power operation", || async {
-        let o = admin.get(&format!("/v1/operations/{op}")).await.body;
-        (o["status"] == "succeeded" || o["status"] == "failed").then_some(o)
+        let o = admin
+            .get(&format!("/v1/operations/{op}"))
+            .await
+            .view::<OperationView>();
+        matches!(
+            o.status,
+            OperationStatus::Succeeded | OperationStatus::Failed
+        )
+        .then_some(o)
     })
     .await;
-    assert_eq!(done["status"], "succeeded", "{done}");
-    let system = free["system_id"].as_str().unwrap();
-    assert_eq!(bmc.get_json(system).await.unwrap()["PowerState"], "On");
+    assert_eq!(done.status, OperationStatus::Succeeded, "{done:?}");
+    assert_eq!(
+        bmc.get_json(&free.system_id).await.unwrap()["PowerState"],
+        "On"
+    );
 
     // On PostgreSQL, the answer says what to use instead.
     if let Some(database) = podium_tests::PostgresDatabase::for_this_run().await {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use podium_tests::{BMC_PASSWORD, Site, eventually};
 use podium_types::ClaimState;
-use podium_types::views::ClaimView;
+use podium_types::views::{ClaimView, List, TokenCreatedView};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -130,14 +130,13 @@ async fn racing_claims_never_share_a_host_and_none_is_lost() {
     for task in tasks {
         let (owner, reply) = task.await.unwrap();
         assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.text);
-        match reply.body["state"].as_str().unwrap() {
-            "bound" => bound.push((
-                owner,
-                reply.body["id"].as_str().unwrap().to_owned(),
-                reply.body["host"]["id"].as_str().unwrap().to_owned(),
-            )),
-            "pending" => pending += 1,
-            other => panic!("unexpected state {other}: {}", reply.text),
+        let claim = reply.view::<ClaimView>();
+        match (claim.state, claim.host) {
+            (ClaimState::Bound, Some(host)) => {
+                bound.push((owner, claim.id.to_string(), host.id.to_string()))
+            }
+            (ClaimState::Pending, None) => pending += 1,
+            (other, _) => panic!("unexpected state {other:?}: {}", reply.text),
         }
     }
     let hosts = |bound: &[(usize, String, String)]| {
@@ -150,12 +149,8 @@ async fn racing_claims_never_share_a_host_and_none_is_lost() {
     assert_eq!(hosts(&bound), 3, "each host bound at most once");
     assert_eq!(pending, 27);
     let admin = site.server.admin();
-    let all = admin.get("/v1/claims").await;
-    assert_eq!(
-        all.body["items"].as_array().unwrap().len(),
-        30,
-        "no claim lost"
-    );
+    let all = admin.get("/v1/claims").await.view::<List<ClaimView>>();
+    assert_eq!(all.items.len(), 30, "no claim lost");
 
     // Released, the hosts go to waiting claims, again each to one.
     for (owner, id, _) in &bound {
@@ -163,19 +158,15 @@ async fn racing_claims_never_share_a_host_and_none_is_lost() {
         assert_eq!(r.status, StatusCode::ACCEPTED, "{}", r.text);
     }
     let rebound = eventually(Duration::from_secs(30), "waiting claims bind", || async {
-        let items = admin.get("/v1/claims").await.body["items"]
-            .as_array()
-            .cloned()?;
+        let items = admin
+            .get("/v1/claims")
+            .await
+            .view::<List<ClaimView>>()
+            .items;
         let bound: Vec<(usize, String, String)> = items
             .iter()
-            .filter(|c| c["state"] == "bound")
-            .map(|c| {
-                (
-                    0,
-                    c["id"].as_str().unwrap().to_owned(),
-                    c["host"]["id"].as_str().unwrap().to_owned(),
-                )
-            })
+            .filter(|c| c.state == ClaimState::Bound)
+            .filter_map(|c| Some((0, c.id.to_string(), c.host.as_ref()?.id.to_string())))
             .collect();
         (items.len() == 27 && bound.len() == 3).then_some(bound)
     })
@@ -211,7 +202,7 @@ async fn a_claim_nothing_could_match_fails_with_the_reason_and_read_only_tokens_
         .await;
     let reader = site
         .server
-        .client(Some(reader.body["token"].as_str().unwrap()));
+        .client(Some(&reader.view::<TokenCreatedView>().token));
     assert_eq!(reader.get("/v1/claims").await.status, StatusCode::OK);
     let refused = reader.post("/v1/claims", site.claim(json!({}))).await;
     assert_eq!(refused.status, StatusCode::FORBIDDEN, "{}", refused.text);
@@ -410,19 +401,23 @@ async fn a_claims_addresses_show_in_its_view_and_go_with_its_release() {
     );
     assert_eq!(named.field(), "owner");
 
-    let view = alice.get(&format!("/v1/claims/{claim_id}")).await;
-    let mut addresses: Vec<&str> = view.body["host"]["addresses"]
-        .as_array()
-        .unwrap()
+    let view = alice
+        .get(&format!("/v1/claims/{claim_id}"))
+        .await
+        .view::<ClaimView>();
+    let mut addresses: Vec<&str> = view
+        .host
+        .as_ref()
+        .expect("the claim is bound")
+        .addresses
         .iter()
-        .map(|a| a["address"].as_str().unwrap())
+        .map(|a| a.address.as_str())
         .collect();
     addresses.sort();
     assert_eq!(
         addresses,
         ["10.20.0.2", "10.21.0.2", "10.22.0.2", "2001:db8:21::2"],
-        "{}",
-        view.text
+        "{view:?}"
     );
 
     // Released: the claim's address and the host's preprovisioning address go; a pool set to

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use podium_tests::sushy::{FakeSystem, Sushy, SushyConfig};
 use podium_tests::{Client, ProcessServer, TestServer, eventually};
-use podium_types::views::{HostView, List, OperationView};
+use podium_types::views::{HostView, List, OperationView, PodManagerView};
 use podium_types::{OperationId, OperationKind, OperationStatus as Status, Timestamp};
 use reqwest::StatusCode;
 use serde_json::json;
@@ -135,18 +135,10 @@ async fn a_bmc_down_for_a_while_is_retried_one_down_for_good_or_refusing_fails_w
     let admin = server.admin();
     let pm = admin.created("/v1/pod_managers",
             json!({"name": "site", "url": bmc.url(), "auth": {"username": "admin", "password": "right-password"}})).await;
-    let pm = pm.body["uuid"].as_str().unwrap().to_owned();
-    let host = eventually(Duration::from_secs(20), "host synced", || async {
-        let hosts = admin.get(&format!("/v1/hosts?pod_manager={pm}")).await.body["items"]
-            .as_array()
-            .cloned()?;
-        hosts
-            .into_iter()
-            .find(|h| h["kind"] == "system" && h["state"] == "available")
-    })
-    .await;
-    let host_id = host["id"].as_str().unwrap().to_owned();
-    let system = host["system_id"].as_str().unwrap().to_owned();
+    let pm = pm.view::<PodManagerView>().uuid.to_string();
+    let host = admin.systems_in_state(&pm, 1, "available").await.remove(0);
+    let host_id = host.id.to_string();
+    let system = host.system_id;
 
     // Down for a while: the operation waits in the queue between tries, saying why.
     bmc.stop().await;
@@ -422,21 +414,13 @@ async fn a_bmc_answering_500_for_a_while_is_retried_until_it_recovers() {
     let proxy = podium_tests::FaultProxy::start(&bmc.url()).await;
     let admin = server.admin();
     let pm = admin.create_site(&proxy.url()).await;
-    let host = eventually(Duration::from_secs(20), "host synced", || async {
-        let hosts = admin.get(&format!("/v1/hosts?pod_manager={pm}")).await.body["items"]
-            .as_array()
-            .cloned()?;
-        hosts
-            .into_iter()
-            .find(|h| h["kind"] == "system" && h["state"] == "available")
-    })
-    .await;
-    let system = host["system_id"].as_str().unwrap().to_owned();
+    let host = admin.systems_in_state(&pm, 1, "available").await.remove(0);
+    let system = host.system_id.clone();
 
     proxy
         .failing
         .store(true, std::sync::atomic::Ordering::Release);
-    let op = power(&admin, host["id"].as_str().unwrap(), "on").await;
+    let op = power(&admin, host.id.as_ref(), "on").await;
     let waiting = eventually(Duration::from_secs(20), "tries that got a 500", || async {
         let o = operation(&admin, &op).await;
         (o.status == Status::Queued && o.attempts >= 2).then_some(o)

@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use podium_tests::sushy::{Sushy, SushyConfig};
 use podium_tests::{ADMIN_TOKEN, BMC_PASSWORD, ProcessServer, Reply, eventually};
-use podium_types::views::{ClaimView, TenantView, TokenCreatedView};
+use podium_types::views::{
+    ClaimView, HostView, List, PodManagerView, TenantView, TokenCreatedView,
+};
 use reqwest::StatusCode;
 use serde_json::json;
 
@@ -36,7 +38,7 @@ async fn no_response_and_no_log_line_carries_a_secret() {
 
     let pm = admin.created("/v1/pod_managers",
             json!({"name": "site", "url": bmc.url(), "auth": {"username": "admin", "password": BMC_PASSWORD}})).await;
-    let pm_id = pm.body["uuid"].as_str().unwrap().to_owned();
+    let pm_id = pm.view::<PodManagerView>().uuid.to_string();
     answers.push(pm);
     // The same BMC with a wrong password: refused by the BMC, reported without the password.
     let wrong = admin
@@ -55,7 +57,7 @@ async fn no_response_and_no_log_line_carries_a_secret() {
         (hosts.body["items"].as_array()?.len() >= 2).then_some(hosts)
     })
     .await;
-    let host_id = hosts.body["items"][0]["id"].as_str().unwrap().to_owned();
+    let host_id = hosts.view::<List<HostView>>().items[0].id.to_string();
     answers.push(hosts);
     if let Some(id) = wrong_id {
         let offline = eventually(
@@ -104,8 +106,11 @@ async fn no_response_and_no_log_line_carries_a_secret() {
     let made = admin
         .post(&format!("/v1/tenants/{tenant_id}/tokens"), json!({}))
         .await;
-    let tenant_token = made.view::<TokenCreatedView>().token;
-    let tenant_token_id = made.body["id"].as_str().unwrap().to_owned();
+    let TokenCreatedView {
+        token: tenant_token,
+        view: tenant_token_view,
+    } = made.view();
+    let tenant_token_id = tenant_token_view.id.to_string();
     let made = admin
         .post("/v1/admin/tokens", json!({"read_only": true}))
         .await;

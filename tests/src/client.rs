@@ -8,7 +8,9 @@ use serde_json::Value;
 
 use crate::eventually;
 use podium_types::HostKind;
-use podium_types::views::{EventView, HostView, List};
+use podium_types::views::{
+    EventView, HostView, List, PodManagerView, TenantView, TokenCreatedView,
+};
 
 /// A small JSON client for the API.
 #[derive(Debug, Clone)]
@@ -200,10 +202,9 @@ impl Client {
         let tenant = self
             .created("/v1/tenants", serde_json::json!({ "name": name }))
             .await
-            .body["id"]
-            .as_str()
-            .unwrap()
-            .to_owned();
+            .view::<TenantView>()
+            .id
+            .to_string();
         self.created(
             "/v1/grants",
             serde_json::json!({"tenant": tenant, "pod_manager": pm}),
@@ -215,14 +216,11 @@ impl Client {
                 serde_json::json!({}),
             )
             .await
-            .body["token"]
-            .as_str()
-            .unwrap()
-            .to_owned();
+            .view::<TokenCreatedView>()
+            .token;
         (tenant, token)
     }
 
-    /// Registers a pod manager named `site` at `url`; answers its uuid.
     /// Every host `query` selects (`&state=available`, or empty for all), page after page.
     pub async fn hosts_all(&self, query: &str) -> Vec<HostView> {
         let mut all = Vec::new();
@@ -261,6 +259,7 @@ impl Client {
         .await
     }
 
+    /// Registers a pod manager named `site` at `url`; answers its uuid.
     pub async fn create_site(&self, url: &str) -> String {
         let pm = self
             .created(
@@ -268,7 +267,7 @@ impl Client {
                 serde_json::json!({"name": "site", "url": url}),
             )
             .await;
-        pm.body["uuid"].as_str().unwrap().to_owned()
+        pm.view::<PodManagerView>().uuid.to_string()
     }
 
     /// Opens `GET path` as a stream of server-sent events (parsed by `eventsource-stream`, a

@@ -13,10 +13,29 @@ const REPOSITORY: &str = env!("CARGO_PKG_REPOSITORY");
 const CARGO_TOML: &str = include_str!("../templates/Cargo.toml.tmpl");
 const README: &str = include_str!("../templates/README.md.tmpl");
 
+/// The world a new plugin is written for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum World {
+    HardwareDriver,
+    Ipam,
+    Renderer,
+}
+
+impl World {
+    /// Its name in `wit/` and in the SDK.
+    fn name(self) -> &'static str {
+        match self {
+            World::HardwareDriver => "hardware-driver",
+            World::Ipam => "ipam",
+            World::Renderer => "renderer",
+        }
+    }
+}
+
 /// A world's files: (path in the new crate, contents).
-fn files(world: &str) -> [(&'static str, &'static str); 3] {
+fn files(world: World) -> [(&'static str, &'static str); 3] {
     match world {
-        "hardware-driver" => [
+        World::HardwareDriver => [
             (
                 "src/lib.rs",
                 include_str!("../templates/hardware-driver/src/lib.rs"),
@@ -30,7 +49,7 @@ fn files(world: &str) -> [(&'static str, &'static str); 3] {
                 include_str!("../templates/hardware-driver/usage.md"),
             ),
         ],
-        "ipam" => [
+        World::Ipam => [
             ("src/lib.rs", include_str!("../templates/ipam/src/lib.rs")),
             (
                 "tests/strategy.rs",
@@ -38,7 +57,7 @@ fn files(world: &str) -> [(&'static str, &'static str); 3] {
             ),
             ("usage", include_str!("../templates/ipam/usage.md")),
         ],
-        "renderer" => [
+        World::Renderer => [
             (
                 "src/lib.rs",
                 include_str!("../templates/renderer/src/lib.rs"),
@@ -49,12 +68,11 @@ fn files(world: &str) -> [(&'static str, &'static str); 3] {
             ),
             ("usage", include_str!("../templates/renderer/usage.md")),
         ],
-        other => unreachable!("clap allows no world {other}"),
     }
 }
 
 /// Writes the crate `name` of `world` into the new folder `name`; returns the folder.
-pub(crate) fn new_plugin(name: &str, world: &str, sdk: Option<&str>) -> anyhow::Result<PathBuf> {
+pub(crate) fn new_plugin(name: &str, world: World, sdk: Option<&str>) -> anyhow::Result<PathBuf> {
     check_name(name)?;
     let dir = PathBuf::from(name);
     if dir.exists() {
@@ -75,7 +93,7 @@ pub(crate) fn new_plugin(name: &str, world: &str, sdk: Option<&str>) -> anyhow::
     let fill = |text: &str| {
         text.replace("{{name}}", name)
             .replace("{{crate_name}}", &crate_name)
-            .replace("{{world}}", world)
+            .replace("{{world}}", world.name())
             .replace("{{sdk}}", &sdk)
     };
     let [lib, test, usage] = files(world);

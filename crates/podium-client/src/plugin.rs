@@ -24,8 +24,8 @@ pub(super) enum PluginCommand {
     New {
         /// The plugin's name: the folder, the crate and the name it registers under.
         name: String,
-        #[arg(long, value_parser = ["hardware-driver", "ipam", "renderer"])]
-        world: String,
+        #[arg(long, value_enum)]
+        world: new::World,
         /// Where the SDK is: a path to `sdk/podium-plugin` or a git URL of Podium's
         /// repository (default: the SDK of the source tree this binary was built from, where it
         /// still is, else the repository).
@@ -72,7 +72,7 @@ pub(super) async fn run(
         }
         // Needs no server, so no client.
         PluginCommand::New { name, world, sdk } => {
-            let dir = new::new_plugin(&name, &world, sdk.as_deref())?;
+            let dir = new::new_plugin(&name, world, sdk.as_deref())?;
             eprintln!(
                 "wrote {}: `cargo build --target wasm32-wasip2 --release` there builds the \
                  component (see its README.md)",
