@@ -313,20 +313,27 @@ fn the_application_crate_has_no_import_cycle() {
 /// a type of the plugin runtime (the server's start-up, outside `api/`, configures it).
 #[test]
 fn the_http_api_names_nothing_of_the_plugin_runtime() {
+    let naming = files_naming("crates/podium-server/src/api", None, "podium_runtime", 10);
+    assert!(naming.is_empty(), "these name podium_runtime: {naming:?}");
+}
+
+/// The `.rs` files under `dir` (from the repository root), but those under `except`, whose
+/// text contains `needle`; at least `least` files must be read, so that a moved folder fails.
+fn files_naming(dir: &str, except: Option<&str>, needle: &str, least: usize) -> Vec<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let mut files = Vec::new();
-    rust_files(&root.join("crates/podium-server/src/api"), &mut files);
-    assert!(files.len() > 10, "found only {} files", files.len());
-    let naming: Vec<String> = files
+    rust_files(&root.join(dir), &mut files);
+    assert!(files.len() > least, "found only {} files", files.len());
+    files
         .iter()
+        .filter(|f| except.is_none_or(|e| !f.starts_with(root.join(e))))
         .filter(|f| {
             std::fs::read_to_string(f)
                 .unwrap_or_default()
-                .contains("podium_runtime")
+                .contains(needle)
         })
         .map(|f| f.strip_prefix(root).unwrap_or(f).display().to_string())
-        .collect();
-    assert!(naming.is_empty(), "these name podium_runtime: {naming:?}");
+        .collect()
 }
 
 /// The store's rows carry the model's enums for what has a fixed set of values (states,
@@ -379,20 +386,11 @@ fn no_row_keeps_a_state_status_kind_or_moment_as_a_string() {
 /// the store, so a change of a row's shape is one module's business.
 #[test]
 fn only_the_data_layer_of_the_app_names_the_store() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    let app = root.join("crates/podium-app/src");
-    let mut files = Vec::new();
-    rust_files(&app, &mut files);
-    assert!(files.len() > 30, "found only {} files", files.len());
-    let naming: Vec<String> = files
-        .iter()
-        .filter(|f| !f.starts_with(app.join("data")))
-        .filter(|f| {
-            std::fs::read_to_string(f)
-                .unwrap_or_default()
-                .contains("podium_store")
-        })
-        .map(|f| f.strip_prefix(root).unwrap_or(f).display().to_string())
-        .collect();
+    let naming = files_naming(
+        "crates/podium-app/src",
+        Some("crates/podium-app/src/data"),
+        "podium_store",
+        30,
+    );
     assert!(naming.is_empty(), "these name podium_store: {naming:?}");
 }
