@@ -18,13 +18,9 @@ async fn a_tenant_claims_sees_its_host_and_releases_it_through_deprovisioning() 
     let eve = site.tenant_without_grant("eve").await;
 
     let claim = alice.created("/v1/claims", site.claim(json!({}))).await;
-    assert_eq!(
-        claim.view::<ClaimView>().state,
-        ClaimState::Bound,
-        "{}",
-        claim.text
-    );
-    let id = claim.view::<ClaimView>().id.to_string();
+    let view = claim.view::<ClaimView>();
+    assert_eq!(view.state, ClaimState::Bound, "{}", claim.text);
+    let id = view.id.to_string();
     let host = &claim.body["host"];
     assert_eq!(
         host["nics"][0]["mac"], "52:54:00:00:00:01",
@@ -65,17 +61,14 @@ async fn a_tenant_claims_sees_its_host_and_releases_it_through_deprovisioning() 
     let mut bob_body = site.claim(json!({}));
     bob_body["online"] = json!(false);
     let waiting = bob.created("/v1/claims", bob_body).await;
-    assert_eq!(waiting.view::<ClaimView>().state, ClaimState::Pending);
+    let view = waiting.view::<ClaimView>();
+    assert_eq!(view.state, ClaimState::Pending);
     assert!(
-        waiting
-            .view::<ClaimView>()
-            .reason
-            .unwrap_or_default()
-            .contains("waiting"),
+        view.reason.unwrap_or_default().contains("waiting"),
         "{}",
         waiting.text
     );
-    let bob_claim = waiting.view::<ClaimView>().id.to_string();
+    let bob_claim = view.id.to_string();
 
     // Site-owned network config: a claim cannot bring its own.
     let mut with_network = site.claim(json!({}));
@@ -182,13 +175,10 @@ async fn a_claim_nothing_could_match_fails_with_the_reason_and_read_only_tokens_
     let mut body = site.claim(json!({}));
     body["min_cpu"] = json!(4096);
     let claim = alice.created("/v1/claims", body).await;
-    assert_eq!(claim.view::<ClaimView>().state, ClaimState::Failed);
+    let view = claim.view::<ClaimView>();
+    assert_eq!(view.state, ClaimState::Failed);
     assert!(
-        claim
-            .view::<ClaimView>()
-            .reason
-            .unwrap_or_default()
-            .contains("no host"),
+        view.reason.unwrap_or_default().contains("no host"),
         "{}",
         claim.text
     );
@@ -247,17 +237,13 @@ async fn a_tenant_holding_claims_cannot_be_deleted() {
     let mut body = site.claim(json!({}));
     body["online"] = json!(false);
     let claim = alice.post("/v1/claims", body).await;
-    assert_eq!(
-        claim.view::<ClaimView>().state,
-        ClaimState::Bound,
-        "{}",
-        claim.text
-    );
+    let view = claim.view::<ClaimView>();
+    assert_eq!(view.state, ClaimState::Bound, "{}", claim.text);
     let admin = site.server.admin();
     let refused = admin.delete(&format!("/v1/tenants/{tenant_id}")).await;
     assert_eq!(refused.status, StatusCode::CONFLICT, "{}", refused.text);
     assert_eq!(refused.code(), "tenant_has_claims");
-    let id = claim.view::<ClaimView>().id.to_string();
+    let id = view.id.to_string();
     assert_eq!(
         alice.delete(&format!("/v1/claims/{id}")).await.status,
         StatusCode::ACCEPTED
@@ -281,19 +267,10 @@ async fn a_claims_addresses_show_in_its_view_and_go_with_its_release() {
     let admin = site.server.admin();
     let alice = site.tenant("alice").await;
     let claim = alice.post("/v1/claims", site.claim(json!({}))).await;
-    assert_eq!(
-        claim.view::<ClaimView>().state,
-        ClaimState::Bound,
-        "{}",
-        claim.text
-    );
-    let claim_id = claim.view::<ClaimView>().id.to_string();
-    let host_id = claim
-        .view::<ClaimView>()
-        .host
-        .expect("bound")
-        .id
-        .to_string();
+    let view = claim.view::<ClaimView>();
+    assert_eq!(view.state, ClaimState::Bound, "{}", claim.text);
+    let claim_id = view.id.to_string();
+    let host_id = view.host.expect("bound").id.to_string();
     let boot_mac = claim.body["host"]["nics"][0]["mac"]
         .as_str()
         .unwrap()
@@ -453,24 +430,11 @@ async fn deleting_a_tenant_with_release_deprovisions_its_hosts_first() {
     let tenant_id = alice.id.clone();
     let bob = site.tenant("bob").await;
     let bound = alice.post("/v1/claims", site.claim(json!({}))).await;
-    assert_eq!(
-        bound.view::<ClaimView>().state,
-        ClaimState::Bound,
-        "{}",
-        bound.text
-    );
-    let host_id = bound
-        .view::<ClaimView>()
-        .host
-        .expect("bound")
-        .id
-        .to_string();
-    let uuid = bound
-        .view::<ClaimView>()
-        .host
-        .expect("bound")
-        .uuid
-        .expect("a uuid");
+    let view = bound.view::<ClaimView>();
+    assert_eq!(view.state, ClaimState::Bound, "{}", bound.text);
+    let host = view.host.expect("bound");
+    let host_id = host.id.to_string();
+    let uuid = host.uuid.expect("a uuid");
     // Bob takes the other host, so Alice's second claim waits.
     let bobs = bob.post("/v1/claims", site.claim(json!({}))).await;
     assert_eq!(bobs.body["state"], "bound", "{}", bobs.text);

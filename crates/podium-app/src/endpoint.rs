@@ -71,7 +71,7 @@ pub(crate) fn validate_auth(auth: &AuthParams) -> Result<(), Error> {
 }
 
 /// Checks TLS settings and returns the pin in canonical form (lower-case hex, no colons).
-pub(crate) fn validate_tls(tls: &TlsParams) -> Result<Option<String>, Error> {
+fn validate_tls(tls: &TlsParams) -> Result<Option<String>, Error> {
     if let Some(pem) = &tls.ca_bundle {
         if !tls.verify {
             return Err(Error::invalid(
@@ -167,6 +167,11 @@ impl Default for Tls {
 }
 
 impl Tls {
+    /// Settings as the admin gave them, checked (`validate_tls`); none given is the default.
+    pub(crate) fn checked_or_default(params: Option<TlsParams>) -> Result<Tls, Error> {
+        params.map_or(Ok(Tls::default()), Tls::checked)
+    }
+
     /// Settings as the admin gave them, checked (`validate_tls`).
     pub(crate) fn checked(params: TlsParams) -> Result<Tls, Error> {
         let pinned_sha256 = validate_tls(&params)?;

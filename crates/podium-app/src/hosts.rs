@@ -8,7 +8,7 @@ use crate::app::Podium;
 use crate::auth::Caller;
 use crate::background::Outcome;
 use crate::data::{Host, OperationRow, PodManager, host_from_system};
-use crate::endpoint::{Bmc, Tls};
+use crate::endpoint::{Bmc, Tls, canonical};
 use crate::error::Error;
 use crate::labels::validate_labels;
 use crate::lifecycle::{HostAction, action_allowed};
@@ -81,15 +81,11 @@ impl Podium {
                 )
             })?;
         let bmc = params.bmc;
-        let url = crate::endpoint::normalize_url("bmc.url", &bmc.url)?;
-        let url = url.as_str().trim_end_matches('/').to_owned();
+        let url = canonical(&crate::endpoint::normalize_url("bmc.url", &bmc.url)?);
         if let Some(auth) = &bmc.auth {
             crate::endpoint::validate_auth(auth).map_err(prefix_field("bmc"))?;
         }
-        let tls = match bmc.tls {
-            Some(tls) => Tls::checked(tls).map_err(prefix_field("bmc"))?,
-            None => Tls::default(),
-        };
+        let tls = Tls::checked_or_default(bmc.tls).map_err(prefix_field("bmc"))?;
         let labels = params.labels.unwrap_or_default();
         validate_labels("labels", &labels)?;
         let own = Bmc {

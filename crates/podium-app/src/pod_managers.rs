@@ -18,7 +18,7 @@ use podium_types::Page;
 use podium_types::PodManagerFilter;
 use podium_types::requests::{
     AuthParams, NetworkConfigOwner, OperationLimits, PluginBindingParams, PodManagerCreate,
-    PodManagerUpdate, TlsParams,
+    PodManagerUpdate,
 };
 use podium_types::views::{List, OperationView, PodManagerView, StatusChangeView};
 
@@ -176,12 +176,7 @@ impl Podium {
         if let Some(auth) = &params.auth {
             validate_auth(auth)?;
         }
-        let tls = params.tls.unwrap_or(TlsParams {
-            verify: true,
-            ca_bundle: None,
-            pinned_sha256: None,
-        });
-        let tls = Tls::checked(tls)?;
+        let tls = Tls::checked_or_default(params.tls)?;
         let limits = params.limits.unwrap_or_default();
         validate_limits(&limits)?;
         if let Some(url) = &params.preprovisioning_image {
