@@ -40,8 +40,9 @@ pub(crate) struct ServeArgs {
     /// The private key of --tls-cert (PEM).
     #[arg(long, env = "PODIUM_TLS_KEY", requires = "tls_cert")]
     tls_key: Option<PathBuf>,
-    /// Also listen on this address over plain HTTP for BMCs downloading config drives, and serve
-    /// nothing else there; config drive URLs then point at it (unless --public-url is set).
+    /// Also listen on this address over plain HTTP for BMCs downloading config drives and for
+    /// the hosts' deploy agents, and serve nothing else there; config drive URLs and the agents'
+    /// API URL then point at it (unless --public-url is set).
     #[arg(long, env = "PODIUM_CONFIG_DRIVE_LISTEN")]
     config_drive_listen: Option<SocketAddr>,
     /// Accept bearer tokens over plain HTTP on an address that is not loopback (refused by

@@ -1,6 +1,7 @@
 //! Podium's integration tests: one binary, one file per area. Every test starts its own Podium
 //! on a free loopback port over a fresh database, and talks to real peers.
 
+mod agent;
 mod audit;
 mod backup;
 mod claims;

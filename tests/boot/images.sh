@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
-# Builds the boot test's two ISOs from Debian's packages and caches them, each keyed by its
-# inputs (this script, the files of tests/boot/ it packs, the kernel package's version and the
-# live image's package list); prints where they are:
+# Builds the boot tests' two ISOs from Debian's packages (and the deploy agent from PyPI) and
+# caches them, each keyed by its inputs (this script, the files of tests/boot/ it packs, the
+# kernel package's version, the package lists and the agent's versions); prints where they are:
 #
 #   tests/boot/images.sh     # ramdisk=~/.cache/podium/vm-images/ramdisk-<key>.iso
 #                            # live=~/.cache/podium/vm-images/live-<key>.iso
+#                            # disk=~/.cache/podium/vm-images/live-<key>.qcow2
 #
-# - ramdisk.iso stands for the deploy ramdisk (Ironic's IPA, Metal3's preprovisioning image): a
-#   busybox initramfs whose init finds the `config-2` drive, applies its network_data.json
-#   statically (it has no DHCP client at all) and prints its addresses, routes and the documents
-#   it read to the serial console, then stays up as a ramdisk does until it is power cycled.
+# - ramdisk.iso is the deploy ramdisk, built as Metal3's and Ironic's users build theirs: a
+#   debootstrapped bookworm with OpenStack's Ironic Python Agent and glean from PyPI, unmodified,
+#   in a venv. glean brings the network up from the `config-2` drive's network_data.json (there
+#   is no DHCP client at all); the agent reads its settings (`api_url`: where Podium answers it)
+#   from the drive's `etc/ironic-python-agent.d/` as IPA does from virtual media
+#   (ramdisk-agent-pre.sh, which also prints the network on the serial console).
 # - live.iso stands for the tenant's image: a debootstrapped bookworm with cloud-init
 #   (ConfigDrive only) in a squashfs; its first boot prints its hostname, addresses, routes, DNS
-#   servers and what the user data left to the serial console.
+#   servers and what the user data left to the serial console. The same image as a qcow2
+#   (live-<key>.qcow2) is the tenant's disk image: the ISO is a hybrid, bootable from a disk by
+#   the GRUB in its MBR, and its initramfs finds its root by label on a CD or a virtio disk.
 #
 # Both boot with BIOS GRUB, the kernel on the serial console. The cache folder is
 # $PODIUM_VM_CACHE, else $XDG_CACHE_HOME/podium/vm-images, else ~/.cache/podium/vm-images; a
@@ -28,9 +33,17 @@ SUITE=bookworm
 # debootstrap cannot resolve itself; net-tools gives a clean cloud-init run (its ENI renderer
 # uses `route`); resolvconf makes ifupdown apply the DNS servers cloud-init writes.
 LIVE_PACKAGES=systemd-sysv,udev,cloud-init,ifupdown,iproute2,python3-cffi-backend,net-tools,resolvconf
-# Modules each initramfs loads: the disks, the CD and floppy and their file systems, the NIC.
-RAMDISK_MODULES="ata_piix ahci sr_mod isofs floppy vfat nls_cp437 nls_ascii nls_utf8 nls_iso8859_1 virtio_pci virtio_net"
-LIVE_MODULES="ata_piix ahci sr_mod isofs floppy loop squashfs overlay virtio_pci virtio_net nls_cp437 nls_ascii vfat"
+# The deploy ramdisk's packages: what IPA 13 shells out to (lsblk, wipefs, blockdev, findmnt:
+# util-linux; sgdisk: gdisk; parted, partprobe; qemu-img; lshw, without which its inventory and
+# so its lookup fail; hexdump: bsdextrautils; fuser: psmisc; ip; udevadm), its Python (3.11: IPA
+# 13 needs 3.11 or later) and ifupdown, which glean writes for.
+RAMDISK_PACKAGES=systemd-sysv,udev,kmod,python3,python3-venv,qemu-utils,util-linux,parted,gdisk,e2fsprogs,dosfstools,iproute2,ifupdown,lshw,bsdextrautils,psmisc
+IPA_VERSION=13.0.0
+GLEAN_VERSION=1.25.1
+# Modules each initramfs loads to reach its squashfs root on the CD (and, in the live image, the
+# config drive and the NIC; the ramdisk's udev loads the rest from its root's /lib/modules).
+RAMDISK_MODULES="ata_piix ahci sr_mod isofs loop squashfs overlay virtio_pci virtio_blk virtio_net"
+LIVE_MODULES="ata_piix ahci sr_mod isofs floppy loop squashfs overlay virtio_pci virtio_blk virtio_net nls_cp437 nls_ascii vfat"
 
 mkdir -p "$CACHE"
 exec 9>"$CACHE/.lock"
@@ -38,11 +51,21 @@ flock 9
 
 KPKG="$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')"
 KVER="$(apt-cache policy "$KPKG" | awk '/Candidate:/ {print $2}')"
-key() { (cat "${BASH_SOURCE[0]}" "$@"; echo "$KPKG $KVER $SUITE $LIVE_PACKAGES") | sha256sum | cut -c1-16; }
-RAMDISK="$CACHE/ramdisk-$(key "$HERE/ramdisk-init.sh").iso"
-LIVE="$CACHE/live-$(key "$HERE/live-init.sh" "$HERE/live-report.sh").iso"
-report() { printf 'ramdisk=%s\nlive=%s\n' "$RAMDISK" "$LIVE"; }
-if [[ -f "$RAMDISK" && -f "$LIVE" ]]; then
+# An image's key: this script without the other image's section, the files it packs, the kernel.
+key() {
+    local image=$1
+    shift
+    (awk -v image="$image" '/^# --- image: / {section = $4} /^# --- end of image/ {section = ""}
+        section == "" || section == image' "${BASH_SOURCE[0]}"
+     cat "$@"; echo "$KPKG $KVER $SUITE") | sha256sum | cut -c1-16
+}
+RAMDISK="$CACHE/ramdisk-$(key ramdisk "$HERE/live-init.sh" "$HERE/ramdisk-floppy.sh" \
+    "$HERE/ramdisk-agent-pre.sh").iso"
+LIVE="$CACHE/live-$(key live "$HERE/live-init.sh" "$HERE/live-report.sh").iso"
+# The live image as a disk image too (its ISO is a hybrid: GRUB in its MBR boots it from a disk).
+DISK="${LIVE%.iso}.qcow2"
+report() { printf 'ramdisk=%s\nlive=%s\ndisk=%s\n' "$RAMDISK" "$LIVE" "$DISK"; }
+if [[ -f "$RAMDISK" && -f "$LIVE" && -f "$DISK" ]]; then
     report
     exit 0
 fi
@@ -108,25 +131,126 @@ GRUB
         || { cat "$W/mkrescue.log" >&2; exit 1; }
 }
 
-# --- ramdisk.iso -----------------------------------------------------------------------------
+# Packs a root file system as a squashfs on a BIOS-bootable ISO whose busybox initramfs
+# (live-init.sh) mounts it under a tmpfs overlay and hands over to systemd.
+make_squashfs_iso() {
+    local root=$1 iso=$2 volid=$3 entry=$4 cmdline=$5 modules=$6 overlay=$7 level=$8
+    local tree="$W/$volid-iso" initrd="$W/$volid-initrd"
+    mkdir -p "$tree/live" "$tree/boot" "$initrd"/{bin,dev,proc,sys,run,newroot}
+    log "$entry: squashfs"
+    mksquashfs "$root" "$tree/live/root.sfs" -comp zstd -Xcompression-level "$level" \
+        -no-progress -quiet -no-xattrs -e proc sys dev run tmp
+    cp /bin/busybox "$initrd/bin/busybox"
+    add_modules "$initrd" $modules
+    sed -e "s/@MODULES@/$modules/" -e "s/@LABEL@/$volid/" -e "s/@OVERLAY@/$overlay/" \
+        "$HERE/live-init.sh" >"$initrd/init"
+    chmod +x "$initrd/init"
+    (cd "$initrd" && find . | cpio -o -H newc --quiet | gzip -6 >"$tree/boot/initrd.gz")
+    make_iso "$tree" "$iso" "$volid" "$entry" "$cmdline"
+}
+
+# What neither image needs at run time.
+slim() {
+    local root=$1
+    rm -rf "$root"/usr/share/{doc,man,info,lintian,linda} "$root"/var/cache/apt/archives/*.deb \
+        "$root"/var/lib/apt/lists/* "$root"/var/log/*.log "$root"/var/cache/debconf/*-old
+    # No login prompt on the serial console: the log holds only the boot and the reports; no
+    # timers that wake apt or scrub file systems.
+    for unit in serial-getty@ttyS0.service apt-daily.timer apt-daily-upgrade.timer \
+        e2scrub_all.timer e2scrub_reap.service fstrim.timer; do
+        ln -sf /dev/null "$root/etc/systemd/system/$unit"
+    done
+    rm -f "$root/etc/machine-id"
+    : >"$root/etc/machine-id"
+}
+
+# --- image: ramdisk (Ironic Python Agent and glean, from PyPI) -------------------------------
 if [[ ! -f "$RAMDISK" ]]; then
-log "ramdisk"
-R="$W/ramdisk"
-mkdir -p "$R"/{bin,dev,etc,proc,sys,mnt/cfg,tmp}
-cp /bin/busybox "$R/bin/busybox"
-add_program "$R" "$(command -v jq)"
-add_modules "$R" $RAMDISK_MODULES
-cp "$HERE/ramdisk-init.sh" "$R/init"
-sed -i "s/@MODULES@/$RAMDISK_MODULES/" "$R/init"
-chmod +x "$R/init"
-(cd "$R" && find . | cpio -o -H newc --quiet | gzip -6 >"$W/ramdisk-initrd.gz")
-mkdir -p "$W/ramdisk-iso/boot"
-mv "$W/ramdisk-initrd.gz" "$W/ramdisk-iso/boot/initrd.gz"
-make_iso "$W/ramdisk-iso" "$W/ramdisk.iso" PODIUMRAMDISK "podium test ramdisk" "printk.time=1"
+log "ramdisk: debootstrap $SUITE"
+R="$W/ramdisk-root"
+debootstrap --variant=minbase --include="$RAMDISK_PACKAGES" "$SUITE" "$R" "$MIRROR" \
+    >"$W/debootstrap-ramdisk.log" 2>&1 || { tail -30 "$W/debootstrap-ramdisk.log" >&2; exit 1; }
+log "ramdisk: ironic-python-agent $IPA_VERSION, glean $GLEAN_VERSION"
+# Downloaded by the host's pip (Python 3.11 on x86_64 glibc, as bookworm's), installed offline.
+env -u PIP_FIND_LINKS python3 -m pip download -q --only-binary=:all: -d "$R/tmp/wheels" \
+    "ironic-python-agent==$IPA_VERSION" "glean==$GLEAN_VERSION"
+chroot "$R" /usr/bin/python3 -m venv /opt/ipa
+chroot "$R" env -u PIP_CERT -u PIP_FIND_LINKS /opt/ipa/bin/pip install -q --no-index \
+    --find-links /tmp/wheels "ironic-python-agent==$IPA_VERSION" "glean==$GLEAN_VERSION"
+# glean's own installer: glean-early.service (mounts config-2 on /mnt/config, sets the
+# hostname) and, per NIC with a permanent MAC, glean@.service (writes the NIC's ifupdown
+# stanza from network_data.json, then ifup). No DHCP fallback: a NIC the drive does not name
+# stays down.
+chroot "$R" /opt/ipa/bin/glean-install --no-dhcp-fallback >"$W/glean-install.log" 2>&1 \
+    || { cat "$W/glean-install.log" >&2; exit 1; }
+rm -rf "$R/tmp/wheels"
+# A BMC's virtual floppy, made visible to glean (ramdisk-floppy.sh).
+install -m 0755 "$HERE/ramdisk-floppy.sh" "$R/usr/local/sbin/podium-floppy"
+cat >"$R/etc/systemd/system/podium-floppy.service" <<'UNIT'
+[Unit]
+Description=Podium ramdisk: the config drive on a virtual floppy, for glean
+DefaultDependencies=no
+After=systemd-udevd.service
+Before=glean-early.service
+[Service]
+Type=oneshot
+ExecStart=/usr/local/sbin/podium-floppy
+StandardOutput=journal+console
+[Install]
+WantedBy=sysinit.target
+UNIT
+ln -sf /etc/systemd/system/podium-floppy.service \
+    "$R/etc/systemd/system/sysinit.target.wants/podium-floppy.service"
+install -m 0755 "$HERE/ramdisk-agent-pre.sh" "$R/usr/local/sbin/podium-agent-pre"
+cat >"$R/etc/systemd/system/ironic-python-agent.service" <<'UNIT'
+[Unit]
+Description=Ironic Python Agent
+After=network-online.target glean-early.service systemd-udev-trigger.service
+Wants=network-online.target
+[Service]
+ExecStartPre=/usr/local/sbin/podium-agent-pre
+TimeoutStartSec=infinity
+ExecStart=/opt/ipa/bin/ironic-python-agent --config-dir /etc/ironic-python-agent.d/
+Restart=always
+RestartSec=5
+StandardOutput=journal+console
+StandardError=journal+console
+[Install]
+WantedBy=multi-user.target
+UNIT
+ln -sf /etc/systemd/system/ironic-python-agent.service \
+    "$R/etc/systemd/system/multi-user.target.wants/ironic-python-agent.service"
+echo podium-ramdisk >"$R/etc/hostname"
+# debootstrap copied the build machine's resolver; the ramdisk's comes from its config drive.
+: >"$R/etc/resolv.conf"
+slim "$R"
+SP="$(echo "$R"/opt/ipa/lib/python3*/site-packages)"
+# pip and setuptools were needed to install only (glean-install uses pkg_resources).
+rm -rf "$SP"/ironic_python_agent/tests "$SP"/glean/tests "$SP"/pip "$SP"/pip-* "$R"/opt/ipa/bin/pip* \
+    "$SP"/setuptools "$SP"/setuptools-* "$SP"/pkg_resources "$SP"/_distutils_hack \
+    "$SP"/distutils-precedence.pth
+find "$R/usr/share/locale" -mindepth 1 -maxdepth 1 ! -name locale.alias -exec rm -rf {} +
+# The kernel's modules, for udev: all but what a deploy ramdisk never needs (graphics, sound,
+# radios, sensors, network file systems, netfilter). NIC and storage drivers stay.
+mkdir -p "$R/lib/modules"
+cp -a "$W/kernel/lib/modules/$KV" "$R/lib/modules/"
+M="$R/lib/modules/$KV/kernel"
+rm -rf "$M"/sound "$M"/drivers/{gpu,media,staging,infiniband,iio,bluetooth,isdn,comedi,hwmon,mtd,target,video,platform} \
+    "$M"/drivers/net/wireless "$M"/drivers/input/touchscreen "$M"/net/{wireless,mac80211,bluetooth,netfilter,sunrpc,ceph} \
+    "$M"/fs/{nfs,nfsd,ocfs2,smb,ceph,gfs2,afs,coda,cifs}
+chroot "$R" /sbin/depmod "$KV"
+# Everything the journal gets goes to the serial console too: a test that fails shows why.
+mkdir -p "$R/etc/systemd/journald.conf.d"
+printf '[Journal]\nForwardToConsole=yes\nTTYPath=/dev/ttyS0\nMaxLevelConsole=info\n' \
+    >"$R/etc/systemd/journald.conf.d/podium-console.conf"
+make_squashfs_iso "$R" "$W/ramdisk.iso" PODIUMRAMDISK "podium deploy ramdisk" \
+    "printk.time=1 loglevel=4 net.ifnames=1 boot_method=vmedia" "$RAMDISK_MODULES" 50% 15
 mv "$W/ramdisk.iso" "$RAMDISK"
 fi
 
-# --- live.iso --------------------------------------------------------------------------------
+# --- end of image ----------------------------------------------------------------------------
+
+# --- image: live ------------------------------------------------------------------------------
 if [[ ! -f "$LIVE" ]]; then
 log "live image: debootstrap $SUITE"
 ROOTFS="$W/rootfs"
@@ -157,29 +281,19 @@ WantedBy=multi-user.target
 UNIT
 ln -sf /etc/systemd/system/podium-report.service \
     "$ROOTFS/etc/systemd/system/multi-user.target.wants/podium-report.service"
-# No login prompt on the serial console: the log holds only the boot and the report.
-ln -sf /dev/null "$ROOTFS/etc/systemd/system/serial-getty@ttyS0.service"
-rm -f "$ROOTFS/etc/machine-id"
-: >"$ROOTFS/etc/machine-id"
-rm -rf "$ROOTFS"/var/cache/apt/archives/*.deb "$ROOTFS"/var/lib/apt/lists/*
-mkdir -p "$W/live-iso/live" "$W/live-initrd"/{bin,dev,proc,sys,run,newroot}
-log "live image: squashfs"
-mksquashfs "$ROOTFS" "$W/live-iso/live/root.sfs" -comp zstd -Xcompression-level 6 \
-    -no-progress -quiet -no-xattrs -e proc sys dev run tmp
-cp /bin/busybox "$W/live-initrd/bin/busybox"
-add_modules "$W/live-initrd" $LIVE_MODULES
-cp "$HERE/live-init.sh" "$W/live-initrd/init"
-sed -i "s/@MODULES@/$LIVE_MODULES/" "$W/live-initrd/init"
-chmod +x "$W/live-initrd/init"
-mkdir -p "$W/live-iso/boot"
-(cd "$W/live-initrd" && find . | cpio -o -H newc --quiet | gzip -6 >"$W/live-iso/boot/initrd.gz")
-make_iso "$W/live-iso" "$W/live.iso" PODIUMLIVE "podium test live image" "loglevel=4 net.ifnames=1"
-
+slim "$ROOTFS"
+make_squashfs_iso "$ROOTFS" "$W/live.iso" PODIUMLIVE "podium test live image" \
+    "loglevel=4 net.ifnames=1" "$LIVE_MODULES" 256m 6
 mv "$W/live.iso" "$LIVE"
 fi
+if [[ ! -f "$DISK" ]]; then
+    qemu-img convert -f raw -O qcow2 "$LIVE" "$W/disk.qcow2"
+    mv "$W/disk.qcow2" "$DISK"
+fi
+# --- end of image ----------------------------------------------------------------------------
 
 log "built in $((SECONDS - t0)) s: $(du -h "$RAMDISK" | cut -f1) ramdisk, $(du -h "$LIVE" | cut -f1) live"
 # Older builds go: only the current inputs' images are kept.
 find "$CACHE" -mindepth 1 -maxdepth 1 ! -name .lock ! -name '.build.*' \
-    ! -path "$RAMDISK" ! -path "$LIVE" -exec rm -rf {} +
+    ! -path "$RAMDISK" ! -path "$LIVE" ! -path "$DISK" -exec rm -rf {} +
 report

@@ -16,4 +16,8 @@ echo "--- user data"
 cat /run/podium-user-data 2>/dev/null || echo "(the user data left nothing)"
 echo "--- interfaces"
 cat /etc/network/interfaces.d/* 2>/dev/null
+echo "--- block devices"
+blkid -c /dev/null
+echo "--- cloud-init's data source"
+grep -iE 'devices=|failed to mount' /var/log/cloud-init.log | head -n 5
 echo "PODIUM-LIVE-REPORT-END uptime $(cut -d' ' -f1 /proc/uptime)s"

@@ -2,19 +2,22 @@
 //! DHCP-less way, end to end.
 //!
 //! sushy-tools' libvirt driver fronts a QEMU domain ([`podium_tests::vm::Lab`]) on a network
-//! with no DHCP server. Podium registers and inspects it and boots the site's ramdisk with the
-//! preprovisioning config drive; a tenant claims it with a live image and user data; the
-//! guest's serial console shows what each boot came up with, and `tcpdump` on the bridge shows
-//! no DHCP packet all along. The two ISOs are built by `tests/boot/images.sh` from Debian's
-//! packages and cached between runs.
+//! with no DHCP server. Podium registers and inspects it and boots the site's deploy ramdisk
+//! (OpenStack's Ironic Python Agent and glean, from PyPI) with the preprovisioning config drive:
+//! glean brings its network up from the drive and the agent finds Podium through it, looks up,
+//! and heartbeats until Podium reaches it over TLS. A tenant claims it with a live image and
+//! user data; the guest's serial console shows what each boot came up with, and `tcpdump` on
+//! the bridge shows no DHCP packet all along. The two ISOs are built by `tests/boot/images.sh`
+//! from Debian's packages and cached between runs.
 //!
 //! Prints the time from claim to cloud-init done and Podium's share of it (BENCHMARKS.md).
 
 use std::time::{Duration, Instant};
 
 use podium_tests::sushy::{LibvirtBackend, Sushy, SushyConfig};
-use podium_tests::vm::{LIBVIRT_URI, Lab};
+use podium_tests::vm::{DISKS, HOST_ADDRESS, LIBVIRT_URI, Lab};
 use podium_tests::{Client, FaultProxy, ImageServer, TestServer};
+use podium_types::views::{AgentState, AgentView};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -24,10 +27,12 @@ const RAMDISK_NETWORK: (&str, &str) =
     ("PODIUM-RAMDISK-NETWORK-BEGIN", "PODIUM-RAMDISK-NETWORK-END");
 const LIVE_REPORT: (&str, &str) = ("PODIUM-LIVE-REPORT-BEGIN", "PODIUM-LIVE-REPORT-END");
 
-/// The two ISOs, built (or found in the cache) by `tests/boot/images.sh`.
+/// The two ISOs, built (or found in the cache) by `tests/boot/images.sh`, and the live image
+/// as a qcow2 disk image.
 struct Images {
     ramdisk: Vec<u8>,
     live: Vec<u8>,
+    disk: Vec<u8>,
 }
 
 fn images() -> Images {
@@ -48,6 +53,7 @@ fn images() -> Images {
     Images {
         ramdisk: path("ramdisk"),
         live: path("live"),
+        disk: path("disk"),
     }
 }
 
@@ -109,6 +115,93 @@ async fn eventually_json(
     }
 }
 
+/// How many times the live image reported so far (once per boot).
+fn reports(log: &str) -> usize {
+    log.matches(LIVE_REPORT.0).count()
+}
+
+/// Whether every byte of a disk file is zero. Only its data extents are read (`SEEK_DATA`,
+/// `SEEK_HOLE`), so a sparse disk of gigabytes costs what was written to it (QEMU allocates a
+/// first block of zeros when it opens one).
+fn blank(path: &std::path::Path) -> bool {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = std::fs::File::open(path).unwrap();
+    let mut at = 0;
+    loop {
+        let Ok(data) = rustix::fs::seek(&file, rustix::fs::SeekFrom::Data(at)) else {
+            return true;
+        };
+        let hole = rustix::fs::seek(&file, rustix::fs::SeekFrom::Hole(data)).unwrap();
+        file.seek(SeekFrom::Start(data)).unwrap();
+        let mut extent = (&mut file).take(hole - data);
+        let mut chunk = vec![0; 1 << 20];
+        loop {
+            let n = extent.read(&mut chunk).unwrap();
+            if n == 0 {
+                break;
+            }
+            if chunk[..n].iter().any(|b| *b != 0) {
+                return false;
+            }
+        }
+        at = hole;
+    }
+}
+
+/// The first `n` bytes of a disk file.
+fn head(path: &std::path::Path, n: usize) -> Vec<u8> {
+    use std::io::Read;
+    let mut bytes = vec![0; n];
+    std::fs::File::open(path)
+        .unwrap()
+        .read_exact(&mut bytes)
+        .unwrap();
+    bytes
+}
+
+/// Waits for the live image's next report (the `seen`-th and one more) and checks that it came
+/// up as the claim says: hostname, address, route, DNS servers, user data.
+async fn next_report(
+    lab: &Lab,
+    seen: usize,
+    hostname: &str,
+    address: &str,
+    marker: &str,
+) -> String {
+    let report = on_console(
+        lab,
+        Duration::from_secs(600),
+        "cloud-init's report",
+        |log| {
+            (reports(log) > seen)
+                .then(|| section(log, LIVE_REPORT))
+                .flatten()
+        },
+    )
+    .await;
+    assert!(
+        report.contains(&format!("hostname: {hostname}\n")),
+        "hostname {hostname}:\n{report}"
+    );
+    assert!(
+        report.contains("status: done"),
+        "cloud-init finished without errors:\n{report}"
+    );
+    assert!(
+        report.contains(&format!("inet {address}/24")),
+        "{address}/24:\n{report}"
+    );
+    assert!(report.contains("default via 203.0.113.1"), "{report}");
+    for dns in ["203.0.113.53", "203.0.113.54"] {
+        assert!(
+            report.contains(&format!("nameserver {dns}")),
+            "{dns}:\n{report}"
+        );
+    }
+    assert!(report.contains(marker), "the user data ran:\n{report}");
+    report
+}
+
 /// Who the pool holds `address` for, where it holds it (`GET /v1/ip_pools/{id}/claims`).
 async fn holder(admin: &Client, pool: &str, address: &str) -> Option<Value> {
     let held = admin.get(&format!("/v1/ip_pools/{pool}/claims")).await;
@@ -138,12 +231,14 @@ async fn a_virtual_machine_boots_the_ramdisk_dhcp_less_then_the_tenants_image_th
     .await
     .expect("sushy-tools in front of libvirt");
     let ramdisk = ImageServer::start(images.ramdisk).await;
-    let live = ImageServer::start(images.live).await;
+    let live = ImageServer::start(images.live.clone()).await;
     let ramdisk_url = ramdisk.url("/ramdisk.iso");
     let live_url = live.url("/live.iso");
     let server = TestServer::start_with(|c| {
         c.probe_interval = Duration::from_millis(500);
         c.sync_interval = Duration::from_secs(2);
+        // Where the guest's agent (and the BMC) reach Podium: the host's address on the bridge.
+        c.config_drive_listen = Some(format!("{HOST_ADDRESS}:0").parse().unwrap());
     })
     .await;
     let admin = server.admin();
@@ -275,11 +370,179 @@ async fn a_virtual_machine_boots_the_ramdisk_dhcp_less_then_the_tenants_image_th
         "no DHCP while preprovisioning"
     );
 
-    // Provisioning: a tenant claims the host with the live image and user data.
+    // The deploy agent found Podium through the drive, looked up by its MACs and heartbeats;
+    // Podium reached it at the address it gave the ramdisk, over TLS with the certificate the
+    // agent made itself and announced.
+    let agent_path = format!("/v1/hosts/{host_id}/agent");
+    let agent: AgentView = serde_json::from_value(
+        eventually_json(
+            Duration::from_secs(300),
+            "the agent connected",
+            &admin,
+            &agent_path,
+            |a| a["state"] == "connected",
+        )
+        .await,
+    )
+    .unwrap();
+    eprintln!(
+        "boot: the agent connected {:.1} s after the site became reachable: {agent:?}",
+        reachable_at.elapsed().as_secs_f64()
+    );
+    assert_eq!(agent.state, AgentState::Connected);
+    assert_eq!(agent.address, address);
+    assert_eq!(
+        agent.url.as_deref(),
+        Some(format!("https://{address}:9999").as_str())
+    );
+    assert_eq!(agent.version.as_deref(), Some("13.0.0"));
+    assert!(
+        agent.heartbeats >= 1 && agent.verified_at.is_some(),
+        "{agent:?}"
+    );
+
     let (_, token) = admin.granted_tenant("alice", &pm).await;
     let alice = server.client(Some(&token));
+
+    // Install to disk, on the fast track: the agent the inspection booted writes the tenant's
+    // qcow2 image, and the claim's config drive, to the disk the hints name; the host then
+    // boots from that disk, with no media inserted.
+    let disk_image =
+        ImageServer::start_on(HOST_ADDRESS.parse().unwrap(), images.disk.clone()).await;
+    let disk_sha256 = {
+        use sha2::Digest;
+        hex::encode(sha2::Sha256::digest(&images.disk))
+    };
+    let [(small, _), (large, _)] = DISKS;
+    let disk_marker = format!("PODIUM-DISK-USER-DATA-{:016x}", fastrand::u64(..));
+    let seen = reports(&lab.serial());
+    let installing_at = Instant::now();
+    let claim = alice
+        .created(
+            "/v1/claims",
+            json!({"pod_manager": pm,
+                   "image": {"url": disk_image.url("/disk.qcow2"), "format": "qcow2",
+                             "checksum": disk_sha256, "checksum_type": "sha256",
+                             "root_device": {"serial": small}},
+                   "user_data": format!("#!/bin/sh\necho {disk_marker} > /run/podium-user-data\n")}),
+        )
+        .await;
+    let claim_id = claim.body["id"].as_str().unwrap().to_owned();
+    let installed = eventually_json(
+        Duration::from_secs(600),
+        "the claim installed",
+        &alice,
+        &format!("/v1/claims/{claim_id}"),
+        |c| c["host"]["provisioning_state"] == "provisioned",
+    )
+    .await;
+    let install_share = installing_at.elapsed();
+    let claim_address = installed["host"]["addresses"][0]["address"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let ops = admin
+        .get(&format!("/v1/operations?host={host_id}&kind=provision"))
+        .await;
+    let provision = ops.body["items"][0].clone();
+    assert_eq!(provision["status"], "succeeded", "{provision}");
+    let result = &provision["result"]["installed"];
+    assert_eq!(result["fast_track"], true, "{provision}");
+    assert_eq!(result["root_device"]["serial"], small, "{provision}");
+    // The image is on the hinted disk (past its first sector, where the agent added the config
+    // drive's partition); nothing was written to the other one.
+    let written = head(&lab.disk_path(small), 1 << 20);
+    assert_eq!(
+        written[32 << 10..],
+        images.live[32 << 10..1 << 20],
+        "the image is on {small}"
+    );
+    assert!(
+        blank(&lab.disk_path(large)),
+        "nothing was written to {large}"
+    );
+    let hostname = alice
+        .get(&format!("/v1/claims/{claim_id}/rendered"))
+        .await
+        .body["meta_data"]["hostname"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let report = next_report(&lab, seen, &hostname, &claim_address, &disk_marker).await;
+    let installed_at = installing_at.elapsed();
+    eprintln!(
+        "boot: installed to disk: claim to provisioned (agent write and reboot) {:.1} s, claim \
+         to cloud-init done from disk {:.1} s; the agent: {result}\n{report}",
+        install_share.as_secs_f64(),
+        installed_at.as_secs_f64()
+    );
+    let xml = lab.domain_xml_now().unwrap();
+    assert!(
+        !xml.contains("podium-config") && !xml.contains(".iso"),
+        "nothing inserted: the system came up from its disk:\n{xml}"
+    );
+
+    // A power cycle through the API: it boots from its disk again.
+    let seen = reports(&lab.serial());
+    for online in [false, true] {
+        let switched = alice
+            .patch(
+                &format!("/v1/claims/{claim_id}"),
+                json!({ "online": online }),
+            )
+            .await;
+        assert_eq!(switched.status, StatusCode::OK, "{}", switched.text);
+        let power = if online { "on" } else { "off" };
+        eventually_json(
+            Duration::from_secs(120),
+            "the claim's power",
+            &alice,
+            &format!("/v1/claims/{claim_id}"),
+            |c| c["host"]["power_state"] == power,
+        )
+        .await;
+    }
+    next_report(&lab, seen, &hostname, &claim_address, &disk_marker).await;
+
+    // Release: the disks are cleaned by the agent of a ramdisk booted again, before the host
+    // is free: no partition table and no file system signature is left for the next tenant.
+    let released = alice.delete(&format!("/v1/claims/{claim_id}")).await;
+    assert_eq!(released.status, StatusCode::ACCEPTED, "{}", released.text);
+    eventually_json(
+        Duration::from_secs(600),
+        "the host cleaned and available again",
+        &admin,
+        &format!("/v1/hosts/{host_id}"),
+        |h| h["state"] == "available",
+    )
+    .await;
+    let ops = admin
+        .get(&format!("/v1/operations?host={host_id}&kind=deprovision"))
+        .await;
+    let deprovision = ops.body["items"][0].clone();
+    let cleaned = &deprovision["result"]["cleaned"];
+    assert_eq!(cleaned["step"], "erase_devices_metadata", "{deprovision}");
+    let wiped = head(&lab.disk_path(small), 1 << 20);
+    assert_ne!(
+        wiped[510..512],
+        [0x55, 0xAA],
+        "no partition table left on {small}"
+    );
+    assert_ne!(
+        &wiped[0x8001..0x8006],
+        b"CD001",
+        "no ISO 9660 signature left on {small}"
+    );
+    assert!(
+        blank(&lab.disk_path(large)),
+        "nothing was written to {large}"
+    );
+    eprintln!("boot: cleaned on release: {cleaned}");
+
+    // Provisioning a live image: a tenant claims the host with the live image and user data.
     let marker = format!("PODIUM-USER-DATA-{:016x}", fastrand::u64(..));
     let user_data = format!("#!/bin/sh\necho {marker} > /run/podium-user-data\n");
+    let seen = reports(&lab.serial());
     let claimed_at = Instant::now();
     let claim = alice
         .created(
@@ -298,6 +561,11 @@ async fn a_virtual_machine_boots_the_ramdisk_dhcp_less_then_the_tenants_image_th
     )
     .await;
     let podium_share = claimed_at.elapsed();
+    assert_eq!(
+        admin.get(&agent_path).await.status,
+        StatusCode::NOT_FOUND,
+        "the ramdisk's agent no longer answers for the host"
+    );
     assert_eq!(provisioned["host"]["power_state"], "on", "{provisioned}");
     let claim_address = provisioned["host"]["addresses"][0]["address"]
         .as_str()
@@ -314,35 +582,9 @@ async fn a_virtual_machine_boots_the_ramdisk_dhcp_less_then_the_tenants_image_th
         .as_str()
         .unwrap_or_else(|| panic!("{}", rendered.text))
         .to_owned();
-    let report = on_console(
-        &lab,
-        Duration::from_secs(300),
-        "cloud-init's report",
-        |log| section(log, LIVE_REPORT),
-    )
-    .await;
+    let report = next_report(&lab, seen, &hostname, &claim_address, &marker).await;
     let cloud_init_done = claimed_at.elapsed();
     eprintln!("boot: the live image came up with\n{report}");
-    assert!(
-        report.contains(&format!("hostname: {hostname}\n")),
-        "hostname {hostname}:\n{report}"
-    );
-    assert!(
-        report.contains("status: done"),
-        "cloud-init finished without errors:\n{report}"
-    );
-    assert!(
-        report.contains(&format!("inet {claim_address}/24")),
-        "{claim_address}/24:\n{report}"
-    );
-    assert!(report.contains("default via 203.0.113.1"), "{report}");
-    for dns in ["203.0.113.53", "203.0.113.54"] {
-        assert!(
-            report.contains(&format!("nameserver {dns}")),
-            "{dns}:\n{report}"
-        );
-    }
-    assert!(report.contains(&marker), "the user data ran:\n{report}");
     assert!(
         !report.contains(&address),
         "the ramdisk's address is gone:\n{report}"
@@ -396,6 +638,53 @@ async fn a_virtual_machine_boots_the_ramdisk_dhcp_less_then_the_tenants_image_th
         None,
         "the host's preprovisioning address is freed"
     );
+
+    // A disk image whose checksum is not the claim's: the host boots the ramdisk (its agent is
+    // gone since the release), the agent refuses the image, and the provisioning fails saying
+    // so; nothing is written.
+    let before = head(&lab.disk_path(small), 1 << 20);
+    let claim = alice
+        .created(
+            "/v1/claims",
+            json!({"pod_manager": pm,
+                   "image": {"url": disk_image.url("/disk.qcow2"), "format": "qcow2",
+                             "checksum": "0".repeat(64), "checksum_type": "sha256",
+                             "root_device": {"serial": small}}}),
+        )
+        .await;
+    let claim_id = claim.body["id"].as_str().unwrap().to_owned();
+    let failed = eventually_json(
+        Duration::from_secs(600),
+        "the provisioning failed",
+        &admin,
+        &format!("/v1/hosts/{host_id}"),
+        |h| h["state"] == "error",
+    )
+    .await;
+    let message = failed["error"]["message"].as_str().unwrap_or_default();
+    assert_eq!(failed["error"]["type"], "provisioning", "{failed}");
+    assert!(
+        message.contains("writing the image failed") && message.to_lowercase().contains("checksum"),
+        "the error names the checksum: {failed}"
+    );
+    assert!(
+        head(&lab.disk_path(small), 1 << 20) == before,
+        "nothing was written to {small}"
+    );
+    assert!(
+        blank(&lab.disk_path(large)),
+        "nothing was written to {large}"
+    );
+    let released = alice.delete(&format!("/v1/claims/{claim_id}")).await;
+    assert_eq!(released.status, StatusCode::ACCEPTED, "{}", released.text);
+    eventually_json(
+        Duration::from_secs(600),
+        "the host cleaned and available again",
+        &admin,
+        &format!("/v1/hosts/{host_id}"),
+        |h| h["state"] == "available",
+    )
+    .await;
     assert!(lab.dhcp_packets().unwrap().is_empty(), "no DHCP at all");
     drop(server);
     drop(bmc);

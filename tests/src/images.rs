@@ -1,9 +1,10 @@
 //! `ImageServer`: serves the images claims boot from, and counts what it answers.
 
-/// An HTTP server on 127.0.0.1 that answers every request with `body` (the "image" a BMC
-/// downloads), stopped when dropped.
+/// An HTTP server on 127.0.0.1 (or another address of this machine's) that answers every
+/// request with `body` (the "image" a BMC or a deploy agent downloads), stopped when dropped.
 #[derive(Debug)]
 pub struct ImageServer {
+    address: std::net::IpAddr,
     port: u16,
     hits: std::sync::Arc<std::sync::atomic::AtomicUsize>,
     task: tokio::task::JoinHandle<()>,
@@ -11,8 +12,13 @@ pub struct ImageServer {
 
 impl ImageServer {
     pub async fn start(body: Vec<u8>) -> ImageServer {
+        ImageServer::start_on(std::net::Ipv4Addr::LOCALHOST.into(), body).await
+    }
+
+    /// Serves on `address` (one of this machine's), on a free port.
+    pub async fn start_on(address: std::net::IpAddr, body: Vec<u8>) -> ImageServer {
         use tokio::io::{AsyncReadExt, AsyncWriteExt};
-        let listener = tokio::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0))
+        let listener = tokio::net::TcpListener::bind((address, 0))
             .await
             .expect("bind the image server");
         let port = listener.local_addr().expect("addr").port();
@@ -47,11 +53,16 @@ impl ImageServer {
                 });
             }
         });
-        ImageServer { port, hits, task }
+        ImageServer {
+            address,
+            port,
+            hits,
+            task,
+        }
     }
 
     pub fn url(&self, path: &str) -> String {
-        format!("http://127.0.0.1:{}{path}", self.port)
+        format!("http://{}:{}{path}", self.address, self.port)
     }
 
     /// Requests answered so far.

@@ -2,11 +2,13 @@
 //! sushy-tools' libvirt driver fronts as a Redfish system, as Ironic's and Metal3's CI do.
 //!
 //! - Software emulation (`type='qemu'`): `/dev/kvm` does not work on these machines.
-//! - Its NIC is on an isolated libvirt network of its own: no forwarding, no DHCP server, no
-//!   address on the host side, so no packet leaves the bridge. What the guest did is read from
-//!   its serial console, written to a file; `tcpdump` on the bridge records any DHCP packet.
+//! - Its NIC is on an isolated libvirt network of its own: no forwarding, no DHCP server, and
+//!   on the host side one address, [`HOST_ADDRESS`], where the guest's deploy agent reaches
+//!   Podium (nothing is routed beyond the bridge). What the guest did is read from its serial
+//!   console, written to a file; `tcpdump` on the bridge records any DHCP packet.
 //! - It has an empty CD and an empty floppy drive for Redfish virtual media, and boots from
-//!   the CD once the driver sets the boot override.
+//!   the CD once the driver sets the boot override; and two blank disks of different sizes and
+//!   serials ([`DISKS`]), sparse files in the lab's folder.
 //! - Dropping the [`Lab`] cleans up whatever happened: the domain destroyed and undefined, the
 //!   storage pool and network removed, `tcpdump` stopped and, where this process started them,
 //!   the libvirt daemons stopped by pid and the firewall tables libvirt made deleted. A test
@@ -24,6 +26,14 @@ use anyhow::{Context, Result, bail};
 
 /// libvirt's URI for the system daemon.
 pub const LIBVIRT_URI: &str = "qemu:///system";
+
+/// The host's address on the lab's bridge (a /24 of TEST-NET-2): where the guest reaches servers
+/// of the test (Podium's agent API and downloads). One lab at a time per machine uses it.
+pub const HOST_ADDRESS: &str = "198.51.100.1";
+
+/// The guest's disks: serial (as `lsblk` shows it) and size in GiB. Both are at least the 4 GiB
+/// the deploy agent looks for before it looks up.
+pub const DISKS: [(&str, u64); 2] = [("PODIUM-SMALL", 5), ("PODIUM-LARGE", 7)];
 
 /// The virtual machine and everything around it.
 #[derive(Debug)]
@@ -68,6 +78,10 @@ impl Lab {
         reap_orphans();
         std::fs::create_dir(lab.pool_dir())?;
         set_mode(&lab.pool_dir(), 0o755)?;
+        for (serial, gib) in DISKS {
+            std::fs::File::create(lab.disk_path(serial))?.set_len(gib << 30)?;
+            set_mode(&lab.disk_path(serial), 0o666)?;
+        }
         lab.define("net", &lab.network_xml())?;
         lab.define("pool", &lab.pool_xml())?;
         lab.define("domain", &lab.domain_xml())?;
@@ -146,6 +160,11 @@ impl Lab {
             .collect())
     }
 
+    /// The file behind the guest's disk of this serial (one of [`DISKS`]).
+    pub fn disk_path(&self, serial: &str) -> PathBuf {
+        self.dir.path().join(format!("{serial}.img"))
+    }
+
     fn pool_dir(&self) -> PathBuf {
         self.dir.path().join("pool")
     }
@@ -168,10 +187,11 @@ impl Lab {
     }
 
     fn network_xml(&self) -> String {
-        // No <forward> (isolated), no <ip> (no host address, no dnsmasq, no DHCP server).
+        // No <forward> (isolated); the host's address with no <dhcp> and no DNS (no dnsmasq, no
+        // DHCP server).
         format!(
             "<network>\n  <name>{}</name>\n  <bridge name='{}' stp='off' delay='0'/>\n  \
-             <dns enable='no'/>\n</network>\n",
+             <dns enable='no'/>\n  <ip address='{HOST_ADDRESS}' prefix='24'/>\n</network>\n",
             self.name, self.bridge
         )
     }
@@ -189,7 +209,7 @@ impl Lab {
             r#"<domain type='qemu'>
   <name>{name}</name>
   <uuid>{uuid}</uuid>
-  <memory unit='MiB'>768</memory>
+  <memory unit='MiB'>1536</memory>
   <vcpu>1</vcpu>
   <os>
     <type arch='x86_64' machine='pc'>hvm</type>
@@ -211,7 +231,7 @@ impl Lab {
       <driver name='qemu' type='raw'/>
       <target dev='fda' bus='fdc'/>
     </disk>
-    <controller type='ide' index='0'/>
+{disks}    <controller type='ide' index='0'/>
     <controller type='fdc' index='0'/>
     <serial type='file'>
       <source path='{serial}' append='on'/>
@@ -230,12 +250,29 @@ impl Lab {
             uuid = self.uuid,
             mac = self.mac,
             serial = self.serial_path().display(),
+            disks = DISKS
+                .iter()
+                .zip(["vda", "vdb"])
+                .map(|((serial, _), dev)| format!(
+                    "    <disk type='file' device='disk'>\n      <driver name='qemu' type='raw'/>\n      \
+                     <source file='{}'/>\n      <target dev='{dev}' bus='virtio'/>\n      \
+                     <serial>{serial}</serial>\n    </disk>\n",
+                    self.disk_path(serial).display()
+                ))
+                .collect::<String>(),
         )
     }
 }
 
 impl Drop for Lab {
     fn drop(&mut self) {
+        // A test that failed keeps the guest's whole serial console for whoever looks into it.
+        if std::thread::panicking() {
+            let kept = std::env::temp_dir().join(format!("{}-serial.log", self.name));
+            if std::fs::copy(self.serial_path(), &kept).is_ok() {
+                eprintln!("the guest's serial console is kept in {}", kept.display());
+            }
+        }
         for (kind, name) in self.defined.iter().rev() {
             let steps: &[&[&str]] = match *kind {
                 "domain" => &[&["destroy"], &["undefine", "--nvram"]],

@@ -55,6 +55,8 @@ pub(crate) struct Inner {
     /// When this process last tried to read each host's power for a Redfish client
     /// (`redfish.rs`), so a host whose BMC does not answer is not asked on every read.
     pub(crate) redfish_power_tried: crate::redfish::tried::PowerTried,
+    /// How many lookups and heartbeats each host's deploy agent sent this minute.
+    pub(crate) agent_windows: crate::agent::windows::Windows,
 }
 
 /// Where a process serves config drive downloads: the API's own listener (`http` or `https`),
@@ -118,6 +120,7 @@ impl Podium {
                 events: crate::events::clock::EventClock::default(),
                 refresh_took_ms: std::sync::atomic::AtomicU64::new(0),
                 redfish_power_tried: crate::redfish::tried::PowerTried::default(),
+                agent_windows: crate::agent::windows::Windows::default(),
             }),
         }
     }

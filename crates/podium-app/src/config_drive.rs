@@ -53,6 +53,9 @@ pub(crate) struct Contents<'a> {
     pub meta_data: &'a [u8],
     pub network_data: &'a [u8],
     pub user_data: Option<&'a [u8]>,
+    /// The deploy agent's settings, written as `etc/ironic-python-agent.d/podium.conf`: where
+    /// the Ironic Python Agent reads them from a `config-2` drive on virtual media.
+    pub agent_config: Option<&'a [u8]>,
 }
 
 /// A built image with its digest.
@@ -67,7 +70,8 @@ pub(crate) struct Image {
 pub(crate) fn build(contents: &Contents<'_>) -> std::io::Result<Image> {
     let needed = contents.meta_data.len()
         + contents.network_data.len()
-        + contents.user_data.map_or(0, <[u8]>::len);
+        + contents.user_data.map_or(0, <[u8]>::len)
+        + contents.agent_config.map_or(0, <[u8]>::len);
     if needed > FLOPPY_BYTES - (64 << 10) {
         return Err(std::io::Error::other(format!(
             "{needed} bytes of documents do not fit a config drive"
@@ -103,6 +107,16 @@ pub(crate) fn build(contents: &Contents<'_>) -> std::io::Result<Image> {
             file.flush()?;
         }
         drop(latest);
+        if let Some(config) = contents.agent_config {
+            let mut file = fs
+                .root_dir()
+                .create_dir("etc")?
+                .create_dir("ironic-python-agent.d")?
+                .create_file("podium.conf")?;
+            file.truncate()?;
+            file.write_all(config)?;
+            file.flush()?;
+        }
         fs.unmount()?;
     }
     let bytes = disk.into_inner();
@@ -137,11 +151,21 @@ mod tests {
             meta_data: br#"{"uuid":"u"}"#,
             network_data: br#"{"links":[]}"#,
             user_data: Some(&[0, 159, 146, 150, 255]),
+            agent_config: Some(b"[DEFAULT]\napi_url = http://198.51.100.1:8080/agent\n"),
         };
         let a = build(&contents).unwrap();
         let b = build(&contents).unwrap();
         assert_eq!(a.sha256, b.sha256);
         assert_eq!(a.bytes.len(), FLOPPY_BYTES);
+        let fs =
+            fatfs::FileSystem::new(Cursor::new(a.bytes.clone()), fatfs::FsOptions::new()).unwrap();
+        assert_eq!(fs.volume_label(), "config-2");
+        // In the root directory too: blkid's `LABEL` (glean's question) reads it there.
+        assert_eq!(
+            fs.read_volume_label_from_root_dir().unwrap().as_deref(),
+            Some("config-2")
+        );
+        drop(fs);
         assert_eq!(
             read(&a.bytes, &["openstack", "latest", "user_data"]),
             [0, 159, 146, 150, 255]
@@ -156,5 +180,9 @@ mod tests {
         })
         .unwrap();
         assert_ne!(other.sha256, a.sha256);
+        assert_eq!(
+            read(&a.bytes, &["etc", "ironic-python-agent.d", "podium.conf"]),
+            b"[DEFAULT]\napi_url = http://198.51.100.1:8080/agent\n"
+        );
     }
 }

@@ -4,6 +4,7 @@
 //! `Podium` that takes the caller first, and policy is decided here. The HTTP API
 //! (`podium-server`) calls these. `ARCHITECTURE.md` at the repository root is the map.
 
+pub mod agent;
 pub mod app;
 pub mod audit;
 pub mod auth;

@@ -68,8 +68,14 @@ pub(super) struct ClaimCreateArgs {
     checksum: Option<String>,
     #[arg(long)]
     checksum_type: Option<podium_types::ChecksumType>,
-    #[arg(long)]
+    /// How the image is put on the host: `raw` or `qcow2` (written to disk by the deploy
+    /// agent, `--checksum` and `--checksum-type` required) or `live-iso`.
+    #[arg(long = "image-format", alias = "format")]
     format: Option<podium_types::ImageFormat>,
+    /// A root device hint, `key=value`, repeatable: `size` (GiB), `serial`, `wwn`, `name`,
+    /// `model`, `vendor`, `rotational` (true or false). The disk a raw or qcow2 image goes to.
+    #[arg(long = "root-device", value_parser = key_value)]
+    root_device: Vec<(String, String)>,
     /// `key=value`, repeatable.
     #[arg(long = "selector", value_parser = key_value)]
     selector: Vec<(String, String)>,
@@ -203,6 +209,7 @@ async fn create(c: &Client, format: Format, a: ClaimCreateArgs) -> anyhow::Resul
             checksum: a.checksum,
             checksum_type: a.checksum_type,
             format: a.format,
+            root_device: root_device_hints(a.root_device)?,
         },
         user_data: None,
         user_data_base64,
@@ -225,6 +232,36 @@ async fn create(c: &Client, format: Format, a: ClaimCreateArgs) -> anyhow::Resul
     print(output::object(format, &serde_json::to_value(&claim)?));
     settled_well(&claim)?;
     Ok(())
+}
+
+/// The hints of `--root-device key=value`: `size` a number, `rotational` a boolean, the rest
+/// strings; an unknown key is an error naming it.
+fn root_device_hints(
+    pairs: Vec<(String, String)>,
+) -> anyhow::Result<Option<podium_types::requests::RootDeviceHints>> {
+    if pairs.is_empty() {
+        return Ok(None);
+    }
+    let mut hints = serde_json::Map::new();
+    for (key, value) in pairs {
+        let value = match key.as_str() {
+            "size" => json!(
+                value
+                    .parse::<u64>()
+                    .with_context(|| format!("--root-device size={value}: a size in GiB"))?
+            ),
+            "rotational" => json!(
+                value
+                    .parse::<bool>()
+                    .with_context(|| format!("--root-device rotational={value}: true or false"))?
+            ),
+            _ => json!(value),
+        };
+        hints.insert(key, value);
+    }
+    serde_json::from_value(serde_json::Value::Object(hints))
+        .map(Some)
+        .context("--root-device")
 }
 
 /// `podium claim power`: with `wait`, follows the power operation it queued until it ends.

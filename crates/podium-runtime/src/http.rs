@@ -473,6 +473,31 @@ impl wit_http::Host for PluginState {
     }
 }
 
+/// A client of its own (no plugin's budget or grant) that trusts exactly one certificate, by the
+/// SHA-256 of its DER, and follows no redirect: how Podium calls a deploy agent, whose
+/// self-signed certificate came with its heartbeat.
+pub fn pinned_client(sha256: &str, timeout: Duration) -> Result<reqwest::Client, String> {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .connect_timeout(Duration::from_secs(5))
+        .timeout(timeout)
+        .user_agent(concat!("podium/", env!("CARGO_PKG_VERSION")))
+        .use_preconfigured_tls(pinned_tls(sha256)?)
+        .build()
+        .map_err(|e| e.to_string())
+}
+
+/// The SHA-256 (lower-case hex) of the DER of the first certificate in `pem`: what
+/// [`pinned_client`] pins.
+pub fn certificate_sha256(pem: &str) -> Result<String, String> {
+    use rustls::pki_types::CertificateDer;
+    use rustls::pki_types::pem::PemObject;
+    use sha2::{Digest, Sha256};
+    let der = CertificateDer::from_pem_slice(pem.as_bytes())
+        .map_err(|e| format!("not a PEM certificate: {e}"))?;
+    Ok(hex::encode(Sha256::digest(der.as_ref())))
+}
+
 /// A TLS client configuration that accepts exactly one certificate, by its SHA-256.
 fn pinned_tls(sha256: &str) -> Result<rustls::ClientConfig, String> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());

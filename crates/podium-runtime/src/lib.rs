@@ -38,7 +38,10 @@ pub use call::{
     SystemKind,
 };
 pub use detect::LoadError;
-pub use http::{BudgetSpent, Credentials, Endpoint, HttpBudget, HttpStub, TlsPolicy};
+pub use http::{
+    BudgetSpent, Credentials, Endpoint, HttpBudget, HttpStub, TlsPolicy, certificate_sha256,
+    pinned_client,
+};
 pub use imports::{LOG_BUDGET, LOG_LINE_MAX};
 pub use metrics::latency_histogram;
 

@@ -547,6 +547,9 @@ async function claimsPage() {
     }),
     field('Image URL', 'image', { required: true, type: 'url' }),
     field('Image format', 'format', { type: 'select', options: [['', 'default'], ['raw', 'raw'], ['qcow2', 'qcow2'], ['live-iso', 'live-iso']] }),
+    field('Checksum (a raw or qcow2 image)', 'checksum'),
+    field('Checksum type', 'checksum_type', { type: 'select', options: [['', 'none'], ['sha256', 'sha256'], ['sha512', 'sha512']] }),
+    field('Root device hints (key=value, one per line: size, serial, wwn, name, model, vendor, rotational)', 'root_device', { type: 'textarea' }),
     field('Selector (key=value, one per line)', 'selector', { type: 'textarea' }),
     field('User data', 'user_data', { type: 'textarea' }),
     field('Network data (JSON, where the site lets tenants bring it)', 'network_data', { type: 'textarea' }),
@@ -561,6 +564,23 @@ async function claimsPage() {
     const body = { image: { url: v.image ?? '' }, selector };
     // The form's select offers the API's formats only.
     if (v.format) body.image.format = /** @type {S['ImageParams']['format']} */ (v.format);
+    if (v.checksum) body.image.checksum = v.checksum.trim();
+    if (v.checksum_type) body.image.checksum_type = /** @type {S['ImageParams']['checksum_type']} */ (v.checksum_type);
+    if (v.root_device && v.root_device.trim()) {
+      /** @type {S['RootDeviceHints']} */
+      const hints = {};
+      for (const line of v.root_device.split('\n')) {
+        const [key, ...rest] = line.split('=');
+        const name = (key ?? '').trim();
+        const value = rest.join('=').trim();
+        if (!name) continue;
+        if (name === 'size') hints.size = Number(value);
+        else if (name === 'rotational') hints.rotational = value === 'true';
+        else if (name === 'serial' || name === 'wwn' || name === 'name' || name === 'model' || name === 'vendor') hints[name] = value;
+        else throw new Error(`Unknown root device hint \`${name}\`: size, serial, wwn, name, model, vendor or rotational`);
+      }
+      body.image.root_device = hints;
+    }
     if (v.pod_manager) body.pod_manager = v.pod_manager;
     if (v.user_data) body.user_data = v.user_data;
     if (v.network_data) {

@@ -8,6 +8,7 @@
 //! called after the application layer checked it); queries of tenant-owned rows filter by tenant
 //! here, never in handlers.
 
+mod agents;
 mod audit;
 mod backup;
 mod claims;
@@ -25,6 +26,7 @@ mod rendering;
 mod tenants;
 mod tokens;
 
+pub use agents::{AgentRow, Heartbeat, LOOKUP_MACS_MAX};
 pub use audit::AuditRow;
 pub use claims::{Bind, BindOutcome, ClaimRow, HostCriteria};
 pub use events::{EventHorizon, EventRow};

@@ -71,6 +71,7 @@ const FILES: &[File] = &[
     migration!("0019_redfish_sessions.sql"),
     migration!("0020_preprovisioning_image.sql"),
     migration!("0021_host_nics.sql", per_database),
+    migration!("0022_agents.sql"),
 ];
 
 /// The migrator of Podium's schema on `backend`.

@@ -20,6 +20,9 @@ pub struct ConfigDriveRow {
     pub meta_data: String,
     pub network_data: String,
     pub user_data: Option<Vec<u8>>,
+    /// The deploy agent's settings (`etc/ironic-python-agent.d/podium.conf` on the drive), on a
+    /// preprovisioning drive.
+    pub agent_config: Option<String>,
     pub sha256: String,
     pub size: i64,
     pub created_at: Timestamp,
@@ -27,7 +30,7 @@ pub struct ConfigDriveRow {
 }
 
 const COLUMNS: &str = "id, token_hash, host_id, claim_id, phase, meta_data, network_data, \
-    user_data, sha256, size, created_at, expires_at";
+    user_data, sha256, size, created_at, expires_at, agent_config";
 
 fn row(r: &sqlx::any::AnyRow) -> Result<ConfigDriveRow, StoreError> {
     Ok(ConfigDriveRow {
@@ -39,6 +42,7 @@ fn row(r: &sqlx::any::AnyRow) -> Result<ConfigDriveRow, StoreError> {
         meta_data: r.try_get("meta_data")?,
         network_data: r.try_get("network_data")?,
         user_data: r.try_get("user_data")?,
+        agent_config: r.try_get("agent_config")?,
         sha256: r.try_get("sha256")?,
         size: r.try_get("size")?,
         created_at: moment(r, "created_at")?,
@@ -94,7 +98,7 @@ impl Datastore {
             .execute(&mut *tx)
             .await?;
         sqlx::query(&format!(
-            "INSERT INTO config_drives ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
+            "INSERT INTO config_drives ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
         ))
         .bind(d.id.as_str())
         .bind(&d.token_hash)
@@ -108,6 +112,7 @@ impl Datastore {
         .bind(d.size)
         .bind(d.created_at.to_string())
         .bind(d.expires_at.to_string())
+        .bind(&d.agent_config)
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;

@@ -507,6 +507,35 @@ pub struct ImageParams {
     /// `raw`, `qcow2` or `live-iso`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<crate::ImageFormat>,
+    /// The disk a `raw` or `qcow2` image is written to (`docs/deploy.md`); the smallest disk of
+    /// at least 4 GiB when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root_device: Option<RootDeviceHints>,
+}
+
+/// Which disk an image is written to, as Ironic's root device hints: every hint given must
+/// match the disk (strings compared without case).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, serde::Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RootDeviceHints {
+    /// The disk's size in GiB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serial: Option<String>,
+    /// World Wide Name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wwn: Option<String>,
+    /// The device's name: `/dev/sda`, or a `/dev/disk/by-path/` link.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vendor: Option<String>,
+    /// Whether the disk spins.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rotational: Option<bool>,
 }
 
 /// `POST /v1/claims`.

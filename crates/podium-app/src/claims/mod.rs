@@ -131,6 +131,73 @@ fn writable(caller: &Caller) -> Result<(), Error> {
     }
 }
 
+/// What a claim's image must say beyond its URL: a `raw` or `qcow2` image, which the deploy
+/// agent writes to disk, needs a sha256 or sha512 checksum (the agent checks the image against
+/// it before the host boots it; md5 is refused); root device hints go with those formats only.
+fn validate_image(image: &podium_types::requests::ImageParams) -> Result<(), Error> {
+    use podium_types::{ChecksumType, ImageFormat};
+    let to_disk = matches!(image.format, Some(ImageFormat::Raw | ImageFormat::Qcow2));
+    if !to_disk {
+        if image.root_device.is_some() {
+            return Err(Error::invalid(
+                "image.root_device",
+                "root device hints choose the disk a raw or qcow2 image is written to; a live ISO \
+                 is booted, not written",
+            ));
+        }
+        return Ok(());
+    }
+    let digits = match image.checksum_type {
+        Some(ChecksumType::Sha256) => 64,
+        Some(ChecksumType::Sha512) => 128,
+        Some(ChecksumType::Md5) => {
+            return Err(Error::invalid(
+                "image.checksum_type",
+                "md5 is refused for an image written to disk: give its sha256 or sha512",
+            ));
+        }
+        None => {
+            return Err(Error::invalid(
+                "image.checksum_type",
+                "a raw or qcow2 image is written to disk and checked first: give `checksum_type` \
+                 (sha256 or sha512) and `checksum`",
+            ));
+        }
+    };
+    let checksum = image.checksum.as_deref().unwrap_or("");
+    if checksum.len() != digits || !checksum.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(Error::invalid(
+            "image.checksum",
+            format!("must be the image's digest: {digits} hexadecimal digits"),
+        ));
+    }
+    if let Some(hints) = &image.root_device {
+        if hints.size == Some(0) {
+            return Err(Error::invalid(
+                "image.root_device.size",
+                "a disk's size in GiB, at least 1",
+            ));
+        }
+        for (name, value) in [
+            ("serial", &hints.serial),
+            ("wwn", &hints.wwn),
+            ("name", &hints.name),
+            ("model", &hints.model),
+            ("vendor", &hints.vendor),
+        ] {
+            if let Some(value) = value
+                && (value.is_empty() || value.len() > 255 || value.chars().any(char::is_control))
+            {
+                return Err(Error::invalid(
+                    format!("image.root_device.{name}"),
+                    "1 to 255 characters, none of them a control character",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 impl Podium {
     pub async fn claim_create(
         &self,
@@ -144,6 +211,7 @@ impl Podium {
         if !matches!(url.scheme(), "http" | "https") {
             return Err(Error::invalid("image.url", "must be an http or https URL"));
         }
+        validate_image(&params.image)?;
         let user_data = user_data_bytes(params.user_data, params.user_data_base64.as_deref())?;
         let meta_data = meta_data_text(params.meta_data)?;
         let network_data = network_data_text(params.network_data)?;

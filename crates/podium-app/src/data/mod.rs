@@ -21,13 +21,13 @@ pub(crate) use pod_manager::PodManager;
 
 /// The store's records the app uses as they are.
 pub(crate) use podium_store::{
-    AuditRow, ClaimRow, ConfigDriveRow, EventRow, GrantRow, IpAllocationRow, IpPoolRow,
+    AgentRow, AuditRow, ClaimRow, ConfigDriveRow, EventRow, GrantRow, IpAllocationRow, IpPoolRow,
     OperationRow, PluginRow, SessionRow, StatusChange, TenantRow, TokenRow,
 };
 /// The store's questions and their answers.
 pub(crate) use podium_store::{
-    Backend, Bind, BindOutcome, Datastore, EventHorizon, HostCriteria, Missed, PodManagerConflict,
-    SyncSummary, Transition, new_id,
+    Backend, Bind, BindOutcome, Datastore, EventHorizon, Heartbeat, HostCriteria, LOOKUP_MACS_MAX,
+    Missed, PodManagerConflict, SyncSummary, Transition, new_id,
 };
 
 use crate::error::Error;

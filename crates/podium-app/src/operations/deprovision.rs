@@ -1,11 +1,13 @@
-//! Operation `deprovision`: a released claim's host powered off, its media ejected, its boot
-//! override cleared (where the BMC lets it) and its addresses released; then the host is free
-//! and the claim gone.
+//! Operation `deprovision`: a released claim's host cleaned where a disk image was written to
+//! it (`install.rs`), powered off, its media ejected, its boot override cleared (where the BMC
+//! lets it) and its addresses released; then the host is free and the claim gone.
 
 use crate::app::Podium;
 use crate::data::Host;
 use crate::error::Error;
-use podium_types::{BootPersistence, BootSettings, BootTarget, HostState, PowerAction};
+use podium_types::{
+    BootPersistence, BootSettings, BootTarget, HostState, ImageFormat, PowerAction,
+};
 use podium_types::{ClaimId, TenantScope};
 
 impl Podium {
@@ -22,13 +24,25 @@ impl Podium {
             return Ok(None);
         };
         let host = self.host_load(host_id).await?;
-        let mut result = None;
+        let mut result = serde_json::Map::new();
+        // A disk image was (or may have been) written: the disks are cleaned before anything
+        // else, by the deploy agent; a cleaning that fails leaves the host in `error`.
+        let on_disk = matches!(
+            claim.image.format,
+            Some(ImageFormat::Raw | ImageFormat::Qcow2)
+        );
+        if on_disk && host.state != HostState::Missing {
+            let pm = self.pod_manager_load(&host.pod_manager).await?;
+            result.insert("cleaned".into(), self.clean(&pm, &host).await?);
+        }
+        self.agent_forget(&host.id).await?;
         if host.state == HostState::Missing {
             // Nothing to power off or eject: only the addresses go.
             self.deprovision_addresses(id, &host).await?;
         } else if let Some(kept) = self.deprovision(id, &host).await? {
-            result = Some(serde_json::json!({ "boot_override_kept": kept }));
+            result.insert("boot_override_kept".into(), kept.into());
         }
+        let result = (!result.is_empty()).then_some(serde_json::Value::Object(result));
         self.datastore()
             .claim_finish_release(id, crate::lifecycle::DEPROVISIONED.to)
             .await?;

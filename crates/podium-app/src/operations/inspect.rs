@@ -24,6 +24,10 @@ impl Podium {
         let mut preprovisioning = Value::Null;
         if let Some((mut prepared, drive_path)) = self.preprovisioning_prepare(&pm, &host).await? {
             if let Some(ramdisk) = &pm.preprovisioning_image {
+                // Its agent is expected from now on, at the first address the ramdisk is given.
+                if let Some(address) = prepared["addresses"][0]["address"].as_str() {
+                    self.agent_expect(&host.id, address).await?;
+                }
                 let action = self
                     .boot_from_media(&pm, &host, ramdisk, &drive_path)
                     .await?;
@@ -70,7 +74,7 @@ impl Podium {
     /// each (the same one on every inspection) and builds its preprovisioning config drive.
     /// What was prepared and the drive's download path, or `None` where there is nothing to
     /// prepare.
-    async fn preprovisioning_prepare(
+    pub(super) async fn preprovisioning_prepare(
         &self,
         pm: &crate::data::PodManager,
         host: &Host,

@@ -20,6 +20,7 @@
 mod deprovision;
 mod host_action;
 mod inspect;
+mod install;
 mod provision;
 mod register;
 mod sync;

@@ -1,7 +1,9 @@
 //! Provisioning a claimed host the DHCP-less way, as the `provision` operation: the claim's
-//! documents and config drive rendered, the image (CD) and the config drive (USB stick, else
-//! floppy) inserted as virtual media, a one-time boot from CD, power on; the host is then
-//! `provisioned`. Deprovisioning (`deprovision.rs`) undoes it before the host is free again.
+//! documents and config drive rendered; a live ISO and the config drive (USB stick, else
+//! floppy) inserted as virtual media, a one-time boot from CD, power on; a disk image
+//! (`raw`, `qcow2`) written with the config drive by the deploy agent (`install.rs`) and booted
+//! from disk. The host is then `provisioned`. Deprovisioning (`deprovision.rs`) undoes it before
+//! the host is free again.
 
 use crate::app::Podium;
 use crate::error::Error;
@@ -10,8 +12,8 @@ use podium_runtime::{
     BootPersistence, BootSettings, BootTarget, CallError, MediaRequest, MediaType, PluginError,
     PowerAction, PowerState,
 };
-use podium_types::Phase;
 use podium_types::TenantScope;
+use podium_types::{ImageFormat, Phase};
 
 /// How long the config drive of a provisioning works: the whole boot, however slow.
 const PROVISIONING_DRIVE_TTL: u64 = DRIVE_TTL_MAX;
@@ -156,6 +158,25 @@ impl Podium {
             .config_drive_store(documents, PROVISIONING_DRIVE_TTL)
             .await?;
         let pm = self.pod_manager_load(&host.pod_manager).await?;
+        if matches!(image.format, Some(ImageFormat::Raw | ImageFormat::Qcow2)) {
+            let bytes = self.config_drive_bytes(&drive.row)?;
+            let mut installed = self.install(&pm, &host, &claim, &bytes).await?;
+            let observed = self.host_observe(&pm, &host).await;
+            self.datastore()
+                .host_transition(
+                    &host.id,
+                    crate::lifecycle::PROVISIONED,
+                    podium_types::Timestamp::now(),
+                )
+                .await?;
+            tracing::info!(claim = %claim_id, host = %host.id, "provisioned from disk");
+            installed["config_drive"] = serde_json::json!({"id": drive.row.id, "sha256": drive.row.sha256, "size": drive.row.size});
+            installed["power_state"] =
+                serde_json::json!(observed.as_ref().and_then(|o| o.get("power_state")));
+            return Ok(Some(installed));
+        }
+        // The ramdisk goes: whatever agent ran there no longer answers for the host.
+        self.agent_forget(&host.id).await?;
         let action = self
             .boot_from_media(&pm, &host, &image.url, &drive.path)
             .await?;

@@ -100,10 +100,19 @@ impl Podium {
     ) -> Result<ConfigDrive, Error> {
         let meta_data = documents.meta_data.to_string();
         let network_data = documents.network_data.to_string();
+        // A ramdisk's drive tells its agent where Podium answers it (`docs/deploy.md`).
+        let agent_config = match documents.phase {
+            Phase::Preprovisioning => self
+                .download_base()
+                .ok()
+                .map(|base| format!("[DEFAULT]\napi_url = {base}{}\n", crate::agent::API_PATH)),
+            _ => None,
+        };
         let image = crate::config_drive::build(&crate::config_drive::Contents {
             meta_data: meta_data.as_bytes(),
             network_data: network_data.as_bytes(),
             user_data: documents.user_data.as_deref(),
+            agent_config: agent_config.as_deref().map(str::as_bytes),
         })
         .map_err(|e| Error::Internal(anyhow::anyhow!("building a config drive: {e}")))?;
         let token = format!("cd_{}", hex::encode(rand::random::<[u8; 32]>()));
@@ -118,6 +127,7 @@ impl Podium {
             meta_data,
             network_data,
             user_data: documents.user_data,
+            agent_config,
             sha256: image.sha256,
             size: i64::try_from(image.bytes.len()).unwrap_or(i64::MAX),
             created_at: now,
@@ -149,10 +159,18 @@ impl Podium {
             .config_drive_by_token(&hash, podium_types::Timestamp::now())
             .await?
             .ok_or_else(not_found)?;
+        let bytes = self.config_drive_bytes(&row)?;
+        Ok((row.sha256, bytes))
+    }
+
+    /// A stored config drive's image, rebuilt from its documents (and checked against the
+    /// digest it was announced with).
+    pub(crate) fn config_drive_bytes(&self, row: &ConfigDriveRow) -> Result<Vec<u8>, Error> {
         let image = crate::config_drive::build(&crate::config_drive::Contents {
             meta_data: row.meta_data.as_bytes(),
             network_data: row.network_data.as_bytes(),
             user_data: row.user_data.as_deref(),
+            agent_config: row.agent_config.as_deref().map(str::as_bytes),
         })
         .map_err(|e| Error::Internal(anyhow::anyhow!("rebuilding config drive {}: {e}", row.id)))?;
         if image.sha256 != row.sha256 {
@@ -161,6 +179,6 @@ impl Podium {
                 row.id
             )));
         }
-        Ok((row.sha256, image.bytes))
+        Ok(image.bytes)
     }
 }

@@ -4,6 +4,7 @@
 //! The router and the OpenAPI document come from the same `routes!` declarations, so the
 //! document cannot drift from the routes (and the authorization sweep test walks it).
 
+mod agent;
 mod audit;
 mod backup;
 mod claims;
@@ -100,6 +101,7 @@ pub(crate) fn routes() -> (Router<Podium>, utoipa::openapi::OpenApi) {
         .routes(routes!(hosts::host_boot))
         .routes(routes!(hosts::host_media))
         .routes(routes!(hosts::host_inspect))
+        .routes(routes!(agent::host_agent))
         .routes(routes!(
             hosts::host_maintenance_set,
             hosts::host_maintenance_end
@@ -245,6 +247,7 @@ pub(crate) fn router(podium: Podium, options: RouterOptions) -> Router {
     let routes = routes
         .merge(redfish::router())
         .merge(console::router())
+        .merge(agent::router())
         .route(
             "/openapi.json",
             get(move || {
@@ -303,13 +306,15 @@ async fn refuse_token_in_clear(
 }
 
 /// The application of the plain-HTTP listener for BMCs (`--config-drive-listen`): config drive
-/// downloads, and nothing else.
+/// downloads and the deploy agent's API, and nothing else.
 pub(crate) fn config_drive_router(podium: Podium) -> Router {
     Router::new()
         .route(
             "/v1/config_drives/{name}",
             get(rendering::config_drive_download),
         )
+        .merge(agent::router())
+        .layer(axum::extract::DefaultBodyLimit::max(extract::MAX_JSON_BODY))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(podium)

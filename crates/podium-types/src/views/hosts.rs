@@ -78,3 +78,35 @@ pub struct BmcView {
     pub has_auth: bool,
     pub tls: TlsView,
 }
+
+/// The deploy agent (the Ironic Python Agent in the ramdisk) a host runs or is booting
+/// (`GET /v1/hosts/{id}/agent`, `docs/deploy.md`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct AgentView {
+    /// `booting` (no lookup yet), `looked_up` (its token issued) or `connected` (it heartbeats,
+    /// and Podium reached it at `address` over TLS with the certificate it announced).
+    pub state: AgentState,
+    /// The address Podium gave the host's ramdisk; the only one it calls the agent at.
+    pub address: String,
+    /// When Podium booted the ramdisk.
+    pub expected_since: crate::Timestamp,
+    /// When the agent looked up and was issued its token.
+    pub looked_up_at: Option<crate::Timestamp>,
+    /// The agent's API, as its latest heartbeat announced it.
+    pub url: Option<String>,
+    /// The agent's version, from its heartbeat.
+    pub version: Option<String>,
+    pub last_heartbeat_at: Option<crate::Timestamp>,
+    pub heartbeats: u64,
+    /// When Podium last reached the agent as announced.
+    pub verified_at: Option<crate::Timestamp>,
+}
+
+/// How far a host's agent got.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentState {
+    Booting,
+    LookedUp,
+    Connected,
+}

@@ -24,7 +24,7 @@ pub use claims::{AddressView, ClaimView, ClaimedHostView};
 pub use events::{
     ClaimEventView, EventView, HostEventView, OperationEventView, ReadyData, ResetData,
 };
-pub use hosts::{BmcView, HostErrorView, HostView, MaintenanceView};
+pub use hosts::{AgentState, AgentView, BmcView, HostErrorView, HostView, MaintenanceView};
 pub use ipam::{IpClaimView, IpPoolView, UsageView};
 pub use operations::OperationView;
 pub use plugins::{PluginList, PluginView};

@@ -1,0 +1,308 @@
+//! Installing a claim's disk image (`raw`, `qcow2`) in operation `provision`: the host's deploy
+//! agent (IPA in the pod manager's ramdisk, `agent/`) writes the image and the claim's config
+//! drive to the disk the root device hints name, then the host boots from that disk
+//! (`docs/deploy.md`). And cleaning, in operation `deprovision` of such a claim: the agent
+//! erases every disk's partition tables and file system signatures before the host is free
+//! again, so nothing of a tenant's reaches the next.
+//!
+//! Where the host already runs the ramdisk with a connected agent (it booted it at inspection),
+//! the agent is used at once (Ironic's fast track); otherwise the ramdisk is booted first. Each
+//! step can be run again: a provisioning run again after a restart of Podium finds the agent
+//! (which heartbeats on) and its command, and waits for it or starts it.
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use serde_json::{Value, json};
+
+use crate::agent::client::{AgentClient, Command};
+use crate::app::Podium;
+use crate::data::{ClaimRow, Host, PodManager};
+use crate::error::Error;
+use podium_types::{BootPersistence, BootSettings, BootTarget, ImageFormat, PowerAction};
+
+/// How long a host's agent has to look up and be reached after its ramdisk was booted.
+const AGENT_DEADLINE: Duration = Duration::from_secs(20 * 60);
+/// How long the agent has to write an image.
+const WRITE_DEADLINE: Duration = Duration::from_secs(60 * 60);
+/// How often Podium looks for the agent, and at its command.
+const POLL: Duration = Duration::from_secs(2);
+/// An agent that heartbeat this recently is taken to run still (IPA heartbeats every 30 % to
+/// 60 % of the 300 s timeout it was given).
+const ALIVE: Duration = Duration::from_secs(300);
+/// How long a running command may go unanswered (the agent unreachable) before it is given up.
+const SILENCE: Duration = Duration::from_secs(120);
+
+/// A failed install, in words the tenant can act on.
+fn failed(message: String) -> Error {
+    Error::Conflict {
+        code: "deploy_failed",
+        message,
+    }
+}
+
+impl Podium {
+    /// Writes the claim's image and `drive` (the config drive's bytes) to the host's disk with
+    /// its agent, then boots the host from that disk. What happened, for the operation's result.
+    pub(super) async fn install(
+        &self,
+        pm: &PodManager,
+        host: &Host,
+        claim: &ClaimRow,
+        drive: &[u8],
+    ) -> Result<Value, Error> {
+        let started = Instant::now();
+        let (agent, fast_track) = self.deploy_agent(pm, host).await?;
+        let agent_ready = started.elapsed();
+        let format = match claim.image.format {
+            Some(ImageFormat::Qcow2) => "qcow2",
+            _ => "raw",
+        };
+        let hints = claim
+            .image
+            .root_device
+            .as_ref()
+            .map(|h| serde_json::to_value(h).expect("hints serialize"))
+            .unwrap_or_else(|| json!({}));
+        let node = json!({
+            "uuid": host.id,
+            "properties": {"root_device": hints},
+            "instance_info": {},
+            "driver_internal_info": {},
+        });
+        let image_info = json!({
+            "id": claim.id,
+            "node_uuid": host.id,
+            "urls": [claim.image.url],
+            "disk_format": format,
+            "stream_raw_images": true,
+            "image_type": "whole-disk",
+            "os_hash_algo": claim.image.checksum_type.map(|t| t.as_str()),
+            "os_hash_value": claim.image.checksum,
+        });
+        let written_started = Instant::now();
+        let write = self
+            .agent_command(
+                &agent,
+                "writing the image",
+                "deploy.execute_deploy_step",
+                json!({
+                    "step": {
+                        "interface": "deploy",
+                        "step": "write_image",
+                        "priority": 80,
+                        "args": {"image_info": image_info, "configdrive": gzip_base64(drive)?},
+                    },
+                    "node": node,
+                    "ports": [],
+                }),
+            )
+            .await?;
+        let written = written_started.elapsed();
+        // The disk's caches flushed before the power goes.
+        self.agent_command(&agent, "flushing the disks", "standby.sync", json!({}))
+            .await?;
+        let driver = self.host_driver(pm, host).await?;
+        driver
+            .call()
+            .set_power(&host.system_id, PowerAction::ForceOff)
+            .await
+            .map_err(Error::from)?;
+        self.agent_forget(&host.id).await?;
+        super::provision::eject_all(&driver, host).await?;
+        driver
+            .call()
+            .set_boot_override(
+                &host.system_id,
+                BootSettings {
+                    target: BootTarget::Hdd,
+                    persistence: BootPersistence::Continuous,
+                    mode: None,
+                },
+            )
+            .await
+            .map_err(Error::from)?;
+        driver
+            .call()
+            .set_power(&host.system_id, PowerAction::On)
+            .await
+            .map_err(Error::from)?;
+        tracing::info!(host = %host.id, claim = %claim.id, fast_track, "installed; booting from disk");
+        Ok(json!({
+            "installed": {
+                "image": claim.image.url,
+                "format": format,
+                "root_device": hints,
+                "fast_track": fast_track,
+                "agent_ready_seconds": agent_ready.as_secs_f64(),
+                "write_seconds": written.as_secs_f64(),
+                "agent_result": write.command_result,
+            },
+            "boot": "hdd",
+        }))
+    }
+
+    /// Erases the metadata of every disk of the host (partition tables, file system
+    /// signatures: IPA's clean step `erase_devices_metadata`) with its agent, booting the
+    /// ramdisk first unless it runs. What happened, for the operation's result.
+    pub(super) async fn clean(&self, pm: &PodManager, host: &Host) -> Result<Value, Error> {
+        let started = Instant::now();
+        let (agent, fast_track) = self.deploy_agent(pm, host).await?;
+        let erase_started = Instant::now();
+        let erased = self
+            .agent_command(
+                &agent,
+                "erasing the disks' metadata",
+                "clean.execute_clean_step",
+                json!({
+                    "step": {
+                        "interface": "deploy",
+                        "step": "erase_devices_metadata",
+                        "priority": 99,
+                        "args": {},
+                    },
+                    "node": {
+                        "uuid": host.id,
+                        "properties": {},
+                        "instance_info": {},
+                        "driver_internal_info": {},
+                    },
+                    "ports": [],
+                }),
+            )
+            .await?;
+        tracing::info!(host = %host.id, fast_track, "disks cleaned");
+        Ok(json!({
+            "step": "erase_devices_metadata",
+            "fast_track": fast_track,
+            "erase_seconds": erase_started.elapsed().as_secs_f64(),
+            "seconds": started.elapsed().as_secs_f64(),
+            "agent_result": erased.command_result,
+        }))
+    }
+
+    /// The host's agent, connected: the one running now (fast track: `true`), else one the
+    /// ramdisk it boots now brings up.
+    pub(super) async fn deploy_agent(
+        &self,
+        pm: &PodManager,
+        host: &Host,
+    ) -> Result<(AgentClient, bool), Error> {
+        if let Some(agent) = self.agent_connected(&host.id, ALIVE).await? {
+            return Ok((agent, true));
+        }
+        let Some(ramdisk) = &pm.preprovisioning_image else {
+            return Err(failed(format!(
+                "pod manager `{}` has no deploy ramdisk (`preprovisioning_image`) to write a disk \
+                 image with",
+                pm.name
+            )));
+        };
+        let Some((prepared, drive_path)) = self.preprovisioning_prepare(pm, host).await? else {
+            return Err(failed(format!(
+                "pod manager `{}` has no DHCP-less pool to give host `{}`'s deploy ramdisk an \
+                 address from",
+                pm.name, host.id
+            )));
+        };
+        let address = prepared["addresses"][0]["address"]
+            .as_str()
+            .ok_or_else(|| failed("the deploy ramdisk was given no address".into()))?;
+        self.agent_expect(&host.id, address).await?;
+        self.boot_from_media(pm, host, ramdisk, &drive_path).await?;
+        let deadline = Instant::now() + AGENT_DEADLINE;
+        loop {
+            if let Some(agent) = self.agent_connected(&host.id, ALIVE).await? {
+                return Ok((agent, false));
+            }
+            if Instant::now() >= deadline {
+                let seen = self.datastore().agent_get(&host.id).await?;
+                let how = match seen {
+                    Some(a) if a.token_hash.is_some() => {
+                        "looked up but Podium could not reach it at the address it was given"
+                    }
+                    _ => "never looked up (did the ramdisk boot, and can it reach Podium?)",
+                };
+                return Err(failed(format!(
+                    "the deploy agent of host `{}` {how} within {} s of booting {ramdisk}",
+                    host.id,
+                    AGENT_DEADLINE.as_secs()
+                )));
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
+    /// Runs a command on the agent and waits for its end: its last status when it succeeded,
+    /// a `deploy_failed` error saying `what` failed, in the agent's words, when not.
+    async fn agent_command(
+        &self,
+        agent: &AgentClient,
+        what: &str,
+        name: &str,
+        params: Value,
+    ) -> Result<Command, Error> {
+        // The same command running or done on this agent (a provisioning run again after a
+        // restart of Podium, which the agent outlived) is followed, not started twice: the
+        // agent runs one command at a time, and a successful write is never undone before the
+        // host leaves the ramdisk.
+        let earlier = agent
+            .commands()
+            .await
+            .map_err(|e| failed(format!("{what}: {e}")))?
+            .into_iter()
+            .filter_map(|c| serde_json::from_value::<Command>(c).ok())
+            .rfind(|c| c.command_name == name.rsplit('.').next().unwrap_or(name));
+        let mut command = match earlier {
+            Some(c) if c.running() || c.succeeded() => {
+                tracing::info!(command = %c.command_name, status = %c.command_status, "following the agent's command");
+                c
+            }
+            _ => agent
+                .start(name, params)
+                .await
+                .map_err(|e| failed(format!("{what}: {e}")))?,
+        };
+        let deadline = Instant::now() + WRITE_DEADLINE;
+        let mut answered = Instant::now();
+        while command.running() {
+            if Instant::now() >= deadline {
+                return Err(failed(format!(
+                    "{what}: the agent did not finish within {} s",
+                    WRITE_DEADLINE.as_secs()
+                )));
+            }
+            tokio::time::sleep(POLL).await;
+            match agent.command(&command.id).await {
+                Ok(now) => {
+                    command = now;
+                    answered = Instant::now();
+                }
+                Err(e) if answered.elapsed() > SILENCE => {
+                    return Err(failed(format!(
+                        "{what}: the deploy agent stopped answering: {e}"
+                    )));
+                }
+                Err(e) => tracing::info!(error = %e, "the agent did not answer; asking again"),
+            }
+        }
+        if command.succeeded() {
+            Ok(command)
+        } else {
+            Err(failed(format!(
+                "{what} failed: {}",
+                command.error_message()
+            )))
+        }
+    }
+}
+
+/// The config drive as IPA takes it inline: gzipped, then base64.
+fn gzip_base64(drive: &[u8]) -> Result<String, Error> {
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(drive)
+        .and_then(|()| gz.finish())
+        .map(|bytes| base64::engine::general_purpose::STANDARD.encode(bytes))
+        .map_err(|e| Error::Internal(anyhow::anyhow!("compressing the config drive: {e}")))
+}
