@@ -99,15 +99,7 @@ async fn an_agent_is_answered_only_on_a_host_booting_its_ramdisk_and_only_with_i
         .await;
     assert_eq!(drive.status, StatusCode::CREATED, "{}", drive.text);
     let url = drive.body["url"].as_str().unwrap();
-    let (status, _, bytes) = server
-        .client(None)
-        .get_bytes(&url[url.find("/v1/").unwrap()..])
-        .await;
-    assert_eq!(status, StatusCode::OK);
-    let dir = tempfile::tempdir().unwrap();
-    let image = dir.path().join("drive.img");
-    std::fs::write(&image, &bytes).unwrap();
-    let files = vfat::files(&image, dir.path()).await.unwrap();
+    let files = vfat::drive_files(&server.client(None), url).await;
     let config = String::from_utf8(files["etc/ironic-python-agent.d/podium.conf"].clone()).unwrap();
     assert!(
         config.contains(&format!(

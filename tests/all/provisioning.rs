@@ -141,12 +141,7 @@ async fn a_claim_is_provisioned_from_virtual_media_with_its_config_drive_and_rel
     // The drive the BMC holds carries the claim's address.
     let anonymous = server.client(None);
     let drive_path = &drive_url[drive_url.find("/v1/").unwrap()..];
-    let (status, _, bytes) = anonymous.get_bytes(drive_path).await;
-    assert_eq!(status, StatusCode::OK);
-    let dir = tempfile::tempdir().unwrap();
-    let image = dir.path().join("drive.img");
-    std::fs::write(&image, &bytes).unwrap();
-    let files = vfat::files(&image, dir.path()).await.unwrap();
+    let files = vfat::drive_files(&anonymous, &drive_url).await;
     let nd: Value = serde_json::from_slice(&files["openstack/latest/network_data.json"]).unwrap();
     assert_eq!(nd["networks"][0]["ip_address"], "10.30.0.2", "{nd}");
 
@@ -265,15 +260,7 @@ async fn a_site_with_a_preprovisioning_image_boots_it_with_the_dhcpless_drive_wh
         booted["result"]["inventory"]["power_state"], "on",
         "{booted}"
     );
-    let (status, _, bytes) = server
-        .client(None)
-        .get_bytes(&drive_url[drive_url.find("/v1/").unwrap()..])
-        .await;
-    assert_eq!(status, StatusCode::OK);
-    let dir = tempfile::tempdir().unwrap();
-    let image = dir.path().join("drive.img");
-    std::fs::write(&image, &bytes).unwrap();
-    let files = vfat::files(&image, dir.path()).await.unwrap();
+    let files = vfat::drive_files(&server.client(None), &drive_url).await;
     let nd: Value = serde_json::from_slice(&files["openstack/latest/network_data.json"]).unwrap();
     assert_eq!(
         nd["networks"][0]["ip_address"], prepared["addresses"][0]["address"],

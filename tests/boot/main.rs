@@ -202,6 +202,37 @@ async fn next_report(
     report
 }
 
+/// Releases the claim and waits (up to `timeout`: a cleaning boots the ramdisk) until its host
+/// is `available` again.
+async fn release(tenant: &Client, admin: &Client, claim: &str, host: &str, timeout: Duration) {
+    let released = tenant.delete(&format!("/v1/claims/{claim}")).await;
+    assert_eq!(released.status, StatusCode::ACCEPTED, "{}", released.text);
+    eventually_json(
+        timeout,
+        "the host released and available again",
+        admin,
+        &format!("/v1/hosts/{host}"),
+        |h| h["kind"] == "system" && h["state"] == "available",
+    )
+    .await;
+}
+
+/// Claims a host with `body` and waits (up to `timeout`) until it is provisioned: the claim's
+/// id and its view then.
+async fn claim_provisioned(tenant: &Client, body: Value, timeout: Duration) -> (String, Value) {
+    let claim = tenant.created("/v1/claims", body).await;
+    let id = claim.body["id"].as_str().unwrap().to_owned();
+    let provisioned = eventually_json(
+        timeout,
+        "the claim provisioned",
+        tenant,
+        &format!("/v1/claims/{id}"),
+        |c| c["host"]["provisioning_state"] == "provisioned",
+    )
+    .await;
+    (id, provisioned)
+}
+
 /// Who the pool holds `address` for, where it holds it (`GET /v1/ip_pools/{id}/claims`).
 async fn holder(admin: &Client, pool: &str, address: &str) -> Option<Value> {
     let held = admin.get(&format!("/v1/ip_pools/{pool}/claims")).await;
@@ -417,23 +448,14 @@ async fn a_virtual_machine_boots_the_ramdisk_dhcp_less_then_the_tenants_image_th
     let disk_marker = format!("PODIUM-DISK-USER-DATA-{:016x}", fastrand::u64(..));
     let seen = reports(&lab.serial());
     let installing_at = Instant::now();
-    let claim = alice
-        .created(
-            "/v1/claims",
-            json!({"pod_manager": pm,
+    let (claim_id, installed) = claim_provisioned(
+        &alice,
+        json!({"pod_manager": pm,
                    "image": {"url": disk_image.url("/disk.qcow2"), "format": "qcow2",
                              "checksum": disk_sha256, "checksum_type": "sha256",
                              "root_device": {"serial": small}},
                    "user_data": format!("#!/bin/sh\necho {disk_marker} > /run/podium-user-data\n")}),
-        )
-        .await;
-    let claim_id = claim.body["id"].as_str().unwrap().to_owned();
-    let installed = eventually_json(
         Duration::from_secs(600),
-        "the claim installed",
-        &alice,
-        &format!("/v1/claims/{claim_id}"),
-        |c| c["host"]["provisioning_state"] == "provisioned",
     )
     .await;
     let install_share = installing_at.elapsed();
@@ -506,14 +528,12 @@ async fn a_virtual_machine_boots_the_ramdisk_dhcp_less_then_the_tenants_image_th
 
     // Release: the disks are cleaned by the agent of a ramdisk booted again, before the host
     // is free: no partition table and no file system signature is left for the next tenant.
-    let released = alice.delete(&format!("/v1/claims/{claim_id}")).await;
-    assert_eq!(released.status, StatusCode::ACCEPTED, "{}", released.text);
-    eventually_json(
-        Duration::from_secs(600),
-        "the host cleaned and available again",
+    release(
+        &alice,
         &admin,
-        &format!("/v1/hosts/{host_id}"),
-        |h| h["state"] == "available",
+        &claim_id,
+        &host_id,
+        Duration::from_secs(600),
     )
     .await;
     let ops = admin
@@ -544,20 +564,11 @@ async fn a_virtual_machine_boots_the_ramdisk_dhcp_less_then_the_tenants_image_th
     let user_data = format!("#!/bin/sh\necho {marker} > /run/podium-user-data\n");
     let seen = reports(&lab.serial());
     let claimed_at = Instant::now();
-    let claim = alice
-        .created(
-            "/v1/claims",
-            json!({"pod_manager": pm, "image": {"url": live_url, "format": "live-iso"},
-                   "user_data": user_data}),
-        )
-        .await;
-    let claim_id = claim.body["id"].as_str().unwrap().to_owned();
-    let provisioned = eventually_json(
-        Duration::from_secs(120),
-        "the claim provisioned",
+    let (claim_id, provisioned) = claim_provisioned(
         &alice,
-        &format!("/v1/claims/{claim_id}"),
-        |c| c["host"]["provisioning_state"] == "provisioned",
+        json!({"pod_manager": pm, "image": {"url": live_url, "format": "live-iso"},
+                   "user_data": user_data}),
+        Duration::from_secs(120),
     )
     .await;
     let podium_share = claimed_at.elapsed();
@@ -600,14 +611,12 @@ async fn a_virtual_machine_boots_the_ramdisk_dhcp_less_then_the_tenants_image_th
     );
 
     // Release: powered off, both media ejected (libvirt's own XML), the addresses freed.
-    let released = alice.delete(&format!("/v1/claims/{claim_id}")).await;
-    assert_eq!(released.status, StatusCode::ACCEPTED, "{}", released.text);
-    eventually_json(
-        Duration::from_secs(120),
-        "the host available again",
+    release(
+        &alice,
         &admin,
-        &format!("/v1/hosts/{host_id}"),
-        |h| h["kind"] == "system" && h["state"] == "available",
+        &claim_id,
+        &host_id,
+        Duration::from_secs(120),
     )
     .await;
     assert_eq!(lab.state().unwrap(), "shut off");
@@ -675,14 +684,12 @@ async fn a_virtual_machine_boots_the_ramdisk_dhcp_less_then_the_tenants_image_th
         blank(&lab.disk_path(large)),
         "nothing was written to {large}"
     );
-    let released = alice.delete(&format!("/v1/claims/{claim_id}")).await;
-    assert_eq!(released.status, StatusCode::ACCEPTED, "{}", released.text);
-    eventually_json(
-        Duration::from_secs(600),
-        "the host cleaned and available again",
+    release(
+        &alice,
         &admin,
-        &format!("/v1/hosts/{host_id}"),
-        |h| h["state"] == "available",
+        &claim_id,
+        &host_id,
+        Duration::from_secs(600),
     )
     .await;
     assert!(lab.dhcp_packets().unwrap().is_empty(), "no DHCP at all");

@@ -61,3 +61,19 @@ fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) -> Result<
     }
     Ok(())
 }
+
+/// The files of the config drive behind `url` (a config drive URL Podium gave), downloaded
+/// with no token as a BMC does; panics, naming what, when the download or the image fails.
+pub async fn drive_files(client: &crate::Client, url: &str) -> BTreeMap<String, Vec<u8>> {
+    let path = &url[url
+        .find("/v1/")
+        .unwrap_or_else(|| panic!("not a Podium URL: {url}"))..];
+    let (status, _, bytes) = client.get_bytes(path).await;
+    assert_eq!(status, reqwest::StatusCode::OK, "downloading {path}");
+    let dir = tempfile::tempdir().unwrap();
+    let image = dir.path().join("drive.img");
+    std::fs::write(&image, &bytes).unwrap();
+    files(&image, dir.path())
+        .await
+        .unwrap_or_else(|e| panic!("the drive at {path}: {e:#}"))
+}
