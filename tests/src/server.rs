@@ -34,6 +34,11 @@ impl TestServer {
         TestServer::start_with(|_| {}).await
     }
 
+    /// One compile cache for the whole run: the bundled plugins compiled once, not per test.
+    pub fn compile_cache() -> std::path::PathBuf {
+        std::path::Path::new(env!("OUT_DIR")).join("compiled-plugins")
+    }
+
     /// Starts a server after `adjust` changed its configuration.
     pub async fn start_with(adjust: impl FnOnce(&mut ServeConfig)) -> TestServer {
         init_tracing();
@@ -44,8 +49,7 @@ impl TestServer {
         );
         config.bundled = podium::bundled::PLUGINS;
         config.admin_token = Some(Secret::new(ADMIN_TOKEN));
-        // One compile cache for the whole run: compiling the bundled plugins once, not per test.
-        config.compiled_dir = Some(std::path::Path::new(env!("OUT_DIR")).join("compiled-plugins"));
+        config.compiled_dir = Some(TestServer::compile_cache());
         let database = PostgresDatabase::for_this_run().await;
         if let Some(db) = &database {
             config.database_url = Some(Secret::new(db.url.clone()));
@@ -94,7 +98,13 @@ impl TestServer {
 
     /// Stops this server and starts another on the same data directory and database (and a
     /// compile cache of its own in the data directory), as a restart of Podium would.
-    pub async fn restart(mut self) -> TestServer {
+    pub async fn restart(self) -> TestServer {
+        self.restart_with(|_| {}).await
+    }
+
+    /// [`TestServer::restart`], the new server's configuration changed by `adjust` (the one it
+    /// started with, for a restart that keeps its addresses).
+    pub async fn restart_with(mut self, adjust: impl FnOnce(&mut ServeConfig)) -> TestServer {
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }
@@ -109,6 +119,7 @@ impl TestServer {
         config.bundled = podium::bundled::PLUGINS;
         config.admin_token = Some(Secret::new(ADMIN_TOKEN));
         config.database_url = database.as_ref().map(|db| Secret::new(db.url.clone()));
+        adjust(&mut config);
         TestServer::launch(config, data_dir, database).await
     }
 
