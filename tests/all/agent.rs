@@ -73,7 +73,7 @@ async fn an_agent_is_answered_only_on_a_host_booting_its_ramdisk_and_only_with_i
     let set = admin
         .patch(
             &format!("/v1/pod_managers/{pm}"),
-            json!({ "preprovisioning_image": ramdisk }),
+            json!({ "preprovisioning_image": ramdisk, "deploy": {"allow_md5": true} }),
         )
         .await;
     assert_eq!(set.status, StatusCode::OK, "{}", set.text);
@@ -124,6 +124,8 @@ async fn an_agent_is_answered_only_on_a_host_booting_its_ramdisk_and_only_with_i
         .to_owned();
     assert!(token.len() >= 32, "{token}");
     assert_eq!(first.body["config"]["agent_token_required"], true);
+    // md5 checksums as the pod manager allows them (IPA refuses them unless told).
+    assert_eq!(first.body["config"]["agent_md5_checksum_enable"], true);
     let again = lookup(mac.clone()).await;
     assert_eq!(
         again.body["config"]["agent_token"], "******",

@@ -227,9 +227,17 @@ async fn a_tenant_claims_with_wait_and_follows_its_provisioning() {
             &bmc.url(),
             "--preprovisioning-image",
             ramdisk,
+            "--cleaning",
+            "full",
+            "--allow-md5",
         ])
         .await;
     assert_eq!(pm["preprovisioning_image"], ramdisk, "{pm}");
+    assert_eq!(
+        pm["deploy"],
+        json!({"cleaning": "full", "allow_md5": true}),
+        "{pm}"
+    );
     let pm = pm["uuid"].as_str().unwrap().to_owned();
     let sync = cli.json(&["podm", "sync", &pm, "--wait"]).await;
     assert_eq!(sync["status"], "succeeded", "{sync}");
@@ -274,6 +282,37 @@ async fn a_tenant_claims_with_wait_and_follows_its_provisioning() {
     assert_eq!(held["maintenance"]["reason"], "fan swap", "{held}");
     let freed = cli.json(&["host", "maintenance", &host, "--off"]).await;
     assert_eq!(freed["state"], "available", "{freed}");
+    let hinted = cli
+        .json(&[
+            "host",
+            "root-device",
+            &host,
+            "--hint",
+            "serial=S3Z1",
+            "--hint",
+            "size=100",
+        ])
+        .await;
+    assert_eq!(
+        hinted["root_device"],
+        json!({"serial": "S3Z1", "size": 100}),
+        "{hinted}"
+    );
+    let bad = cli
+        .run(
+            &["host", "root-device", &host, "--hint", "colour=red"],
+            "",
+            None,
+        )
+        .await;
+    assert!(!bad.status.success());
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("colour"),
+        "{}",
+        String::from_utf8_lossy(&bad.stderr)
+    );
+    let cleared = cli.json(&["host", "root-device", &host, "--clear"]).await;
+    assert_eq!(cleared["root_device"], Value::Null, "{cleared}");
 
     // A tenant (made through the API), then the CLI with its token.
     let tenant = admin.post("/v1/tenants", json!({"name": "acme"})).await;

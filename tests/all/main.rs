@@ -9,6 +9,7 @@ mod cli;
 mod config;
 mod contract;
 mod contract_0_1_0;
+mod deploy;
 mod events;
 mod faults;
 mod hosts;

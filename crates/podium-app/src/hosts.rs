@@ -416,6 +416,9 @@ impl Podium {
             // New credentials: the host registers again, from a state that allows it.
             action_allowed(&host, HostAction::Inspect)?;
         }
+        if let Some(Some(hints)) = &params.root_device {
+            crate::claims::validate_root_device("root_device", hints)?;
+        }
         let boot_mac = match &params.boot_mac {
             Some(Some(mac)) => {
                 let nics = &host.nics;
@@ -466,6 +469,14 @@ impl Podium {
             && !self
                 .datastore()
                 .host_set_boot_mac(id, boot_mac.as_deref(), now)
+                .await?
+        {
+            return Err(Error::not_found("host", id));
+        }
+        if let Some(hints) = &params.root_device
+            && !self
+                .datastore()
+                .host_set_root_device(id, hints.as_ref(), now)
                 .await?
         {
             return Err(Error::not_found("host", id));

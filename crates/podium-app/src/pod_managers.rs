@@ -218,6 +218,7 @@ impl Podium {
                 .unwrap_or(NetworkConfigOwner::Admin),
             limits,
             preprovisioning_image: params.preprovisioning_image,
+            deploy: params.deploy.unwrap_or_default(),
             status: PodManagerStatus::Unknown,
             status_message: None,
             last_probe_at: None,
@@ -367,6 +368,9 @@ impl Podium {
                 crate::hosts::image_url_check("preprovisioning_image", url)?;
             }
             row.preprovisioning_image = image;
+        }
+        if let Some(deploy) = params.deploy {
+            row.deploy = deploy;
         }
         self.check_unique(&row.name, &row.service.url, Some(uuid))
             .await?;

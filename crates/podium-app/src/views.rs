@@ -70,6 +70,7 @@ pub(crate) fn pod_manager(
         network_config_owner: r.network_config_owner,
         limits: r.limits,
         preprovisioning_image: r.preprovisioning_image,
+        deploy: r.deploy,
         created_at: r.created_at,
         updated_at: r.updated_at,
     }
@@ -112,6 +113,7 @@ pub(crate) fn host(h: Host) -> HostView {
         state: shown,
         labels: h.labels,
         boot_mac: h.boot_mac,
+        root_device: h.root_device,
         bmc,
         created_at: h.created_at,
         updated_at: h.updated_at,

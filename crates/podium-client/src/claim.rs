@@ -209,7 +209,7 @@ async fn create(c: &Client, format: Format, a: ClaimCreateArgs) -> anyhow::Resul
             checksum: a.checksum,
             checksum_type: a.checksum_type,
             format: a.format,
-            root_device: root_device_hints(a.root_device)?,
+            root_device: root_device_hints("--root-device", a.root_device)?,
         },
         user_data: None,
         user_data_base64,
@@ -234,9 +234,10 @@ async fn create(c: &Client, format: Format, a: ClaimCreateArgs) -> anyhow::Resul
     Ok(())
 }
 
-/// The hints of `--root-device key=value`: `size` a number, `rotational` a boolean, the rest
-/// strings; an unknown key is an error naming it.
-fn root_device_hints(
+/// The hints of `--root-device key=value` (`flag`): `size` a number, `rotational` a boolean,
+/// the rest strings; an unknown key is an error naming it.
+pub(super) fn root_device_hints(
+    flag: &str,
     pairs: Vec<(String, String)>,
 ) -> anyhow::Result<Option<podium_types::requests::RootDeviceHints>> {
     if pairs.is_empty() {
@@ -248,12 +249,12 @@ fn root_device_hints(
             "size" => json!(
                 value
                     .parse::<u64>()
-                    .with_context(|| format!("--root-device size={value}: a size in GiB"))?
+                    .with_context(|| format!("{flag} size={value}: a size in GiB"))?
             ),
             "rotational" => json!(
                 value
                     .parse::<bool>()
-                    .with_context(|| format!("--root-device rotational={value}: true or false"))?
+                    .with_context(|| format!("{flag} rotational={value}: true or false"))?
             ),
             _ => json!(value),
         };
@@ -261,7 +262,7 @@ fn root_device_hints(
     }
     serde_json::from_value(serde_json::Value::Object(hints))
         .map(Some)
-        .context("--root-device")
+        .with_context(|| flag.to_owned())
 }
 
 /// `podium claim power`: with `wait`, follows the power operation it queued until it ends.

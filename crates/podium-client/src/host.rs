@@ -56,6 +56,17 @@ pub(super) enum HostCommand {
         #[arg(long)]
         off: bool,
     },
+    /// Set the disk a raw or qcow2 image is written to when the claim names none, or remove
+    /// it with --clear.
+    RootDevice {
+        id: String,
+        /// A root device hint, `key=value`, repeatable: `size` (GiB), `serial`, `wwn`, `name`,
+        /// `model`, `vendor`, `rotational` (true or false).
+        #[arg(long = "hint", value_parser = super::input::key_value, required_unless_present = "clear")]
+        hints: Vec<(String, String)>,
+        #[arg(long, conflicts_with = "hints")]
+        clear: bool,
+    },
     /// The meta_data.json and network_data.json the host boots with in a phase.
     Rendered {
         id: String,
@@ -97,6 +108,7 @@ impl HostCommand {
             | HostCommand::Operations { id }
             | HostCommand::Inspect { id, .. }
             | HostCommand::Maintenance { id, .. }
+            | HostCommand::RootDevice { id, .. }
             | HostCommand::Rendered { id, .. }
             | HostCommand::ConfigDrive { id, .. } => vec![(Named::Host, id)],
         }
@@ -149,6 +161,25 @@ pub(super) async fn run(url: Option<&str>, format: Format, cmd: HostCommand) -> 
                 c.send(Method::PUT, &path, Some(&MaintenanceParams { reason }))
                     .await?
             };
+            print(output::object(format, &host));
+        }
+        HostCommand::RootDevice { id, hints, clear } => {
+            let hints = if clear {
+                None
+            } else {
+                super::claim::root_device_hints("--hint", hints)?
+            };
+            let body = podium_types::requests::HostUpdate {
+                root_device: Some(hints),
+                ..Default::default()
+            };
+            let host = c
+                .send(
+                    Method::PATCH,
+                    &format!("/v1/hosts/{}", seg(&id)?),
+                    Some(&body),
+                )
+                .await?;
             print(output::object(format, &host));
         }
         HostCommand::Operations { id } => {

@@ -93,6 +93,13 @@ pub(super) struct PodmCreate {
     /// pools.
     #[arg(long, value_name = "URL")]
     preprovisioning_image: Option<String>,
+    /// What releasing a disk-deployed host erases: `metadata` (default: partition tables and
+    /// file system signatures) or `full` (every byte).
+    #[arg(long, value_parser = ["metadata", "full"])]
+    cleaning: Option<String>,
+    /// Take claims whose image checksum is md5 (refused by default).
+    #[arg(long)]
+    allow_md5: bool,
 }
 
 impl PodmCreate {
@@ -114,6 +121,8 @@ impl PodmCreate {
             driver_config,
             renderer,
             preprovisioning_image,
+            cleaning,
+            allow_md5,
         } = self;
         let driver_config = driver_config
             .map(|c| {
@@ -160,6 +169,13 @@ impl PodmCreate {
                 site: site_limit,
             }),
             preprovisioning_image,
+            deploy: Some(podium_types::DeploySettings {
+                cleaning: cleaning
+                    .map(|c| parsed("--cleaning", &c))
+                    .transpose()?
+                    .unwrap_or_default(),
+                allow_md5,
+            }),
         })
     }
 }

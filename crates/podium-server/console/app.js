@@ -217,11 +217,23 @@ async function podManagerPage(id) {
       field('New BMC user (leave empty to keep the credentials)', 'username', { autocomplete: 'off' }),
       field('New BMC password', 'password', { type: 'password', autocomplete: 'new-password' }),
       field('Preprovisioning image', 'preprovisioning_image', { value: pm.preprovisioning_image ?? '' }),
+      field('Cleaning between tenants (disk images)', 'cleaning', {
+        type: 'select', value: pm.deploy.cleaning,
+        options: [['metadata', 'metadata: partition tables and signatures'], ['full', 'full: every byte']],
+      }),
+      field('md5 image checksums', 'allow_md5', {
+        type: 'select', value: pm.deploy.allow_md5 ? 'allowed' : 'refused',
+        options: [['refused', 'refused'], ['allowed', 'allowed']],
+      }),
     ], 'Save', async (v, el) => {
       /** @type {S['PodManagerUpdate']} */
       const body = {
         name: v.name, url: v.url, location: v.location ?? '',
         preprovisioning_image: v.preprovisioning_image ?? null,
+        deploy: {
+          cleaning: /** @type {S['Cleaning']} */ (v.cleaning ?? 'metadata'),
+          allow_md5: v.allow_md5 === 'allowed',
+        },
       };
       if (v.username) body.auth = { username: v.username, password: v.password ?? '' };
       await api.podManagerUpdate(id, body);
@@ -236,6 +248,8 @@ async function podManagerPage(id) {
       ['Credentials', now.has_auth ? 'set (never shown)' : 'none'],
       ['Network config owner', now.network_config_owner],
       ['Preprovisioning image', now.preprovisioning_image ?? 'none'],
+      ['Cleaning', now.deploy.cleaning],
+      ['md5 checksums', now.deploy.allow_md5 ? 'allowed' : 'refused'],
     ], (row) => row);
   live(summary, async () => drawPm(await api.podManager(id)), drawPm(pm));
   live(history, async () => table('Status changes', ['At', 'Status', 'Message'],
@@ -548,7 +562,7 @@ async function claimsPage() {
     field('Image URL', 'image', { required: true, type: 'url' }),
     field('Image format', 'format', { type: 'select', options: [['', 'default'], ['raw', 'raw'], ['qcow2', 'qcow2'], ['live-iso', 'live-iso']] }),
     field('Checksum (a raw or qcow2 image)', 'checksum'),
-    field('Checksum type', 'checksum_type', { type: 'select', options: [['', 'none'], ['sha256', 'sha256'], ['sha512', 'sha512']] }),
+    field('Checksum type', 'checksum_type', { type: 'select', options: [['', 'none'], ['sha256', 'sha256'], ['sha512', 'sha512'], ['md5', 'md5 (where the site allows it)']] }),
     field('Root device hints (key=value, one per line: size, serial, wwn, name, model, vendor, rotational)', 'root_device', { type: 'textarea' }),
     field('Selector (key=value, one per line)', 'selector', { type: 'textarea' }),
     field('User data', 'user_data', { type: 'textarea' }),

@@ -58,9 +58,10 @@ export function field(label, name, attrs = {}) {
   const control = attrs.type === 'textarea'
     ? h('textarea', { id, name, ...attrs, type: null })
     : attrs.type === 'select'
-      ? h('select', { id, name, ...attrs, type: null, options: null },
+      // The option of `attrs.value` selected (a select's value set before its options is lost).
+      ? h('select', { id, name, ...attrs, type: null, options: null, value: null },
         (attrs.options ?? []).map((/** @type {[string, string]} */ [value, text]) =>
-          h('option', { value }, text)))
+          h('option', { value, selected: value === attrs.value }, text)))
       : h('input', { id, name, type: 'text', ...attrs });
   return h('div', null, h('label', { for: id }, label), control);
 }

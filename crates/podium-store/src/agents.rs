@@ -94,6 +94,36 @@ impl Datastore {
         Ok(done.rows_affected() == 1)
     }
 
+    /// Records that a tenant's image is being written to the host's disks (`Some`), or that
+    /// they were cleaned (`None`).
+    pub async fn host_disks_written(
+        &self,
+        host: &HostId,
+        at: Option<Timestamp>,
+    ) -> Result<(), StoreError> {
+        sqlx::query("UPDATE hosts SET disks_written_at = $2 WHERE id = $1")
+            .bind(host.as_str())
+            .bind(at.map(|t| t.to_string()))
+            .execute(&mut *self.writer().await?)
+            .await?;
+        Ok(())
+    }
+
+    /// Since when the host's disks may hold a tenant's data, not cleaned since.
+    pub async fn host_disks_written_at(
+        &self,
+        host: &HostId,
+    ) -> Result<Option<Timestamp>, StoreError> {
+        let r = sqlx::query("SELECT disks_written_at FROM hosts WHERE id = $1")
+            .bind(host.as_str())
+            .fetch_optional(&mut *self.reader().await?)
+            .await?;
+        Ok(r.as_ref()
+            .map(|r| moment_opt(r, "disks_written_at"))
+            .transpose()?
+            .flatten())
+    }
+
     pub async fn agent_get(&self, host: &HostId) -> Result<Option<AgentRow>, StoreError> {
         let r = sqlx::query(&format!("SELECT {COLUMNS} FROM agents WHERE host_id = $1"))
             .bind(host.as_str())

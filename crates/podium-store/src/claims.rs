@@ -313,8 +313,32 @@ impl Datastore {
         Ok(())
     }
 
+    /// Fails a bound claim whose provisioning failed for good, only while it is still bound to
+    /// `host`: `false` when a release or another end changed it meanwhile.
+    pub async fn claim_fail_bound(
+        &self,
+        id: &ClaimId,
+        host: &HostId,
+        reason: &str,
+        now: Timestamp,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(
+            "UPDATE claims SET state = 'failed', reason = $3, updated_at = $4 \
+             WHERE id = $1 AND state = 'bound' AND host_id = $2",
+        )
+        .bind(id.as_str())
+        .bind(host.as_str())
+        .bind(reason)
+        .bind(now.to_string())
+        .execute(&mut *self.writer().await?)
+        .await?
+        .rows_affected();
+        Ok(done == 1)
+    }
+
     /// Frees the claim's host (it moves to `to`, underneath a `missing`) and deletes the claim,
-    /// in one transaction.
+    /// in one transaction; a `failed` claim (its provisioning failed for good, and this freed
+    /// its host) stays, unbound, with its reason, until its tenant deletes it.
     pub async fn claim_finish_release(
         &self,
         id: &ClaimId,
@@ -334,7 +358,11 @@ impl Datastore {
         .bind(to.as_str())
         .execute(&mut *tx)
         .await?;
-        sqlx::query("DELETE FROM claims WHERE id = $1")
+        sqlx::query("DELETE FROM claims WHERE id = $1 AND state <> 'failed'")
+            .bind(id.as_str())
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("UPDATE claims SET host_id = NULL WHERE id = $1")
             .bind(id.as_str())
             .execute(&mut *tx)
             .await?;

@@ -9,6 +9,7 @@ use podium_types::{BootSettings, HostErrorKind, HostKind, HostState, MediaSlot, 
 use sqlx::Row;
 
 use super::{Datastore, StoreError, json};
+use podium_types::requests::RootDeviceHints;
 use podium_types::{HostFilter, Page, Paged};
 
 /// A host as the store reads and writes it. Its NICs, media slots and boot override are kept as
@@ -58,6 +59,9 @@ pub struct HostRow {
     /// Set while the host is in maintenance (the admin's reason, possibly empty).
     pub maintenance_since: Option<Timestamp>,
     pub maintenance_reason: Option<String>,
+    /// The disk a disk image is written to when the claim names none, as the admin set it.
+    #[serde(default, deserialize_with = "json_text_or_null")]
+    pub root_device: Option<RootDeviceHints>,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
     pub last_seen_at: Timestamp,
@@ -89,7 +93,7 @@ const COLUMNS: &str = "id, pod_manager, system_id, kind, name, uuid, manufacture
     cpu_count, memory_mib, nics, media_slots, boot, power_state, state, claim_id, created_at, \
     updated_at, last_seen_at, bmc_url, bmc_auth_sealed, bmc_tls_verify, bmc_tls_ca_bundle, \
     bmc_tls_pinned_sha256, boot_mac, error_type, error_message, error_at, error_from, missing_from, \
-    maintenance_since, maintenance_reason";
+    maintenance_since, maintenance_reason, root_device";
 
 /// Hosts a sync writes per transaction.
 const SYNC_BATCH: usize = 256;
@@ -201,7 +205,7 @@ impl Datastore {
         let mut tx = writer.begin().await?;
         bind_inventory(
             sqlx::query(&format!(
-                "INSERT INTO hosts ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33)"
+                "INSERT INTO hosts ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34)"
             ))
             .bind(h.id.as_str())
             .bind(h.pod_manager.as_str())
@@ -226,6 +230,7 @@ impl Datastore {
         .bind(h.missing_from.map(HostState::as_str))
         .bind(h.maintenance_since.map(|t| t.to_string()))
         .bind(&h.maintenance_reason)
+        .bind(h.root_device.as_ref().map(json))
         .execute(&mut *tx)
         .await?;
         super::operations::insert(register, queues)
@@ -440,6 +445,22 @@ impl Datastore {
         let done = sqlx::query("UPDATE hosts SET boot_mac = $2, updated_at = $3 WHERE id = $1")
             .bind(id.as_str())
             .bind(boot_mac)
+            .bind(now.to_string())
+            .execute(&mut *self.writer().await?)
+            .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Sets (or, `None`, removes) the disk a disk image is written to when a claim names none.
+    pub async fn host_set_root_device(
+        &self,
+        id: &HostId,
+        hints: Option<&RootDeviceHints>,
+        now: Timestamp,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query("UPDATE hosts SET root_device = $2, updated_at = $3 WHERE id = $1")
+            .bind(id.as_str())
+            .bind(hints.map(json))
             .bind(now.to_string())
             .execute(&mut *self.writer().await?)
             .await?;

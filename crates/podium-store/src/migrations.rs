@@ -72,6 +72,7 @@ const FILES: &[File] = &[
     migration!("0020_preprovisioning_image.sql"),
     migration!("0021_host_nics.sql", per_database),
     migration!("0022_agents.sql"),
+    migration!("0023_deploy_settings.sql"),
 ];
 
 /// The migrator of Podium's schema on `backend`.

@@ -1,7 +1,7 @@
 //! Stored pod managers and their status history.
 
 use podium_types::Timestamp;
-use podium_types::{PodManagerId, PodManagerStatus};
+use podium_types::{DeploySettings, PodManagerId, PodManagerStatus};
 use sqlx::Row;
 
 use super::{Datastore, StoreError, decode, json, moment, moment_opt};
@@ -32,6 +32,8 @@ pub struct PodManagerRow {
     pub site_limit: Option<i64>,
     /// The ramdisk's URL an inspection boots where the site has DHCP-less pools.
     pub preprovisioning_image: Option<String>,
+    /// How the site's hosts take disk images and are cleaned after them.
+    pub deploy: DeploySettings,
     pub status: PodManagerStatus,
     pub status_message: Option<String>,
     pub last_probe_at: Option<Timestamp>,
@@ -49,7 +51,7 @@ pub struct StatusChange {
 
 const COLUMNS: &str = "uuid, name, url, auth_sealed, description, location, tls_verify, tls_ca_bundle, \
     driver, ipam, renderer, network_config_owner, status, status_message, last_probe_at, \
-    redfish_link, created_at, updated_at, tls_pinned_sha256, service_limit, site_limit, preprovisioning_image";
+    redfish_link, created_at, updated_at, tls_pinned_sha256, service_limit, site_limit, preprovisioning_image, deploy";
 
 fn row(r: &sqlx::any::AnyRow) -> Result<PodManagerRow, StoreError> {
     Ok(PodManagerRow {
@@ -72,6 +74,12 @@ fn row(r: &sqlx::any::AnyRow) -> Result<PodManagerRow, StoreError> {
         service_limit: r.try_get("service_limit")?,
         site_limit: r.try_get("site_limit")?,
         preprovisioning_image: r.try_get("preprovisioning_image")?,
+        // Absent: a pod manager from before the setting, with the defaults.
+        deploy: r
+            .try_get::<Option<String>, _>("deploy")?
+            .map(|text| decode("deploy settings", &text))
+            .transpose()?
+            .unwrap_or_default(),
         status: r.try_get::<String, _>("status")?.parse()?,
         status_message: r.try_get("status_message")?,
         last_probe_at: moment_opt(r, "last_probe_at")?,
@@ -134,7 +142,7 @@ impl Datastore {
 
     pub async fn pod_manager_create(&self, pm: &PodManagerRow) -> Result<(), StoreError> {
         let sql = format!(
-            "INSERT INTO pod_managers ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)"
+            "INSERT INTO pod_managers ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)"
         );
         bind_settings(sqlx::query(&sql), pm)
             .bind(pm.status.as_str())
@@ -147,6 +155,7 @@ impl Datastore {
             .bind(pm.service_limit)
             .bind(pm.site_limit)
             .bind(&pm.preprovisioning_image)
+            .bind(json(&pm.deploy))
             .execute(&mut *self.writer().await?)
             .await?;
         Ok(())
@@ -159,7 +168,8 @@ impl Datastore {
                 "UPDATE pod_managers SET name = $2, url = $3, auth_sealed = $4, description = $5, \
              location = $6, tls_verify = $7, tls_ca_bundle = $8, driver = $9, ipam = $10, \
              renderer = $11, network_config_owner = $12, updated_at = $13, tls_pinned_sha256 = $14, \
-             service_limit = $15, site_limit = $16, preprovisioning_image = $17 WHERE uuid = $1",
+             service_limit = $15, site_limit = $16, preprovisioning_image = $17, \
+             deploy = $18 WHERE uuid = $1",
             ),
             pm,
         )
@@ -168,6 +178,7 @@ impl Datastore {
         .bind(pm.service_limit)
         .bind(pm.site_limit)
         .bind(&pm.preprovisioning_image)
+        .bind(json(&pm.deploy))
         .execute(&mut *self.writer().await?)
         .await?;
         Ok(done.rows_affected() == 1)

@@ -22,3 +22,42 @@ names! {
         Sha512 => "sha512",
     }
 }
+
+names! {
+    /// What cleaning a host's disks between tenants erases (`docs/deploy.md`).
+    #[derive(Default)]
+    pub enum Cleaning ("a cleaning") {
+        /// Every disk's partition tables and file system signatures (IPA's
+        /// `erase_devices_metadata`): seconds. The default.
+        #[default]
+        Metadata => "metadata",
+        /// Every byte of every disk (IPA's `erase_devices`: the disk's own secure erase where it
+        /// has one, else overwritten with random data and then zeros): hours on large disks.
+        Full => "full",
+    }
+}
+
+/// How a pod manager's hosts take disk images (`raw`, `qcow2`) and are cleaned after them
+/// (`docs/deploy.md`). Every field absent is its default.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Deserialize,
+    serde::Serialize,
+    utoipa::ToSchema,
+)]
+#[serde(deny_unknown_fields)]
+pub struct DeploySettings {
+    /// What a release of a disk-deployed host erases before the host is free again. Default:
+    /// `metadata`.
+    #[serde(default)]
+    pub cleaning: Cleaning,
+    /// Whether claims may give an md5 checksum (weak: anyone can make an image with the same
+    /// md5). Default: `false`, md5 refused; sha256 and sha512 are always taken.
+    #[serde(default)]
+    pub allow_md5: bool,
+}

@@ -40,7 +40,7 @@ pub use ids::{
     ClaimId, ConfigDriveId, GrantId, HostId, Id, IpClaimId, IpPoolId, MalformedId, OperationId,
     PluginId, PodManagerId, SessionId, TenantId, TenantScope, TokenId,
 };
-pub use image::{ChecksumType, ImageFormat};
+pub use image::{ChecksumType, Cleaning, DeploySettings, ImageFormat};
 pub use names::{Named, UnknownName};
 pub use operations::{OperationKind, OperationRequest, OperationStatus};
 pub use owner::{BadOwner, OWNER_MAX, Owner};

@@ -118,6 +118,10 @@ pub struct PodManagerCreate {
     /// none (nothing is booted before provisioning).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preprovisioning_image: Option<String>,
+    /// How the site's hosts take disk images and are cleaned after them (`docs/deploy.md`).
+    /// Default: a metadata erase, md5 refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deploy: Option<crate::DeploySettings>,
 }
 
 /// How many operations of a site run at once, counted across every Podium process on the
@@ -187,6 +191,9 @@ pub struct PodManagerUpdate {
         skip_serializing_if = "Option::is_none"
     )]
     pub preprovisioning_image: Option<Option<String>>,
+    /// Replaces the settings: a field absent goes back to its default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deploy: Option<crate::DeploySettings>,
 }
 
 /// Paging of every list.
@@ -241,7 +248,7 @@ pub struct BmcParams {
 }
 
 /// `PATCH /v1/hosts/{id}`.
-#[derive(Clone, Debug, Deserialize, serde::Serialize, ToSchema)]
+#[derive(Clone, Debug, Default, Deserialize, serde::Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HostUpdate {
     /// Replaces every label.
@@ -258,6 +265,14 @@ pub struct HostUpdate {
     /// New credentials for the host's own BMC: the host registers again with them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bmc: Option<BmcUpdate>,
+    /// The disk a `raw` or `qcow2` image is written to when the claim names none
+    /// (`docs/deploy.md`); `null` removes it.
+    #[serde(
+        default,
+        deserialize_with = "double_option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub root_device: Option<Option<RootDeviceHints>>,
 }
 
 /// What of a host's own BMC can change.

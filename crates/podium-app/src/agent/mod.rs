@@ -94,6 +94,17 @@ impl Podium {
             }
         };
         self.inner.agent_windows.count(&agent.host_id, "lookup")?;
+        // md5 checksums as the host's pod manager allows them (IPA refuses them unless told),
+        // read before a token is issued: one issued is never shown again.
+        let allow_md5 = match self.host_find(&agent.host_id).await? {
+            Some(host) => {
+                self.pod_manager_load(&host.pod_manager)
+                    .await?
+                    .deploy
+                    .allow_md5
+            }
+            None => false,
+        };
         let token = match agent.token_hash {
             Some(_) => None,
             None => {
@@ -124,7 +135,7 @@ impl Podium {
                 // Ironic's answer once the token was issued: the agent keeps the one it has.
                 "agent_token": token.as_ref().map_or("******", Secret::expose),
                 "agent_token_required": true,
-                "agent_md5_checksum_enable": false,
+                "agent_md5_checksum_enable": allow_md5,
             },
         }))
     }

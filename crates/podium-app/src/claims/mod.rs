@@ -16,7 +16,7 @@ use crate::ipam::IpClaim;
 use podium_runtime::PowerAction;
 use podium_types::requests::{ClaimCreate, ClaimUpdate, NetworkConfigOwner};
 use podium_types::views::{ClaimView, List, OperationView};
-use podium_types::{ClaimId, PodManagerId, TenantId, TenantScope};
+use podium_types::{ClaimId, HostId, PodManagerId, TenantId, TenantScope};
 use podium_types::{ClaimState, HostState};
 
 /// Largest `user_data` accepted: it is handed to the host as bytes, never parsed.
@@ -133,8 +133,12 @@ fn writable(caller: &Caller) -> Result<(), Error> {
 
 /// What a claim's image must say beyond its URL: a `raw` or `qcow2` image, which the deploy
 /// agent writes to disk, needs a sha256 or sha512 checksum (the agent checks the image against
-/// it before the host boots it; md5 is refused); root device hints go with those formats only.
-fn validate_image(image: &podium_types::requests::ImageParams) -> Result<(), Error> {
+/// it before the host boots it; md5 only where the pod manager allows it); root device hints go
+/// with those formats only.
+fn validate_image(
+    image: &podium_types::requests::ImageParams,
+    deploy: &podium_types::DeploySettings,
+) -> Result<(), Error> {
     use podium_types::{ChecksumType, ImageFormat};
     let to_disk = matches!(image.format, Some(ImageFormat::Raw | ImageFormat::Qcow2));
     if !to_disk {
@@ -150,10 +154,12 @@ fn validate_image(image: &podium_types::requests::ImageParams) -> Result<(), Err
     let digits = match image.checksum_type {
         Some(ChecksumType::Sha256) => 64,
         Some(ChecksumType::Sha512) => 128,
+        Some(ChecksumType::Md5) if deploy.allow_md5 => 32,
         Some(ChecksumType::Md5) => {
             return Err(Error::invalid(
                 "image.checksum_type",
-                "md5 is refused for an image written to disk: give its sha256 or sha512",
+                "md5 is refused for an image written to disk on this pod manager: give its \
+                 sha256 or sha512",
             ));
         }
         None => {
@@ -171,28 +177,38 @@ fn validate_image(image: &podium_types::requests::ImageParams) -> Result<(), Err
             format!("must be the image's digest: {digits} hexadecimal digits"),
         ));
     }
-    if let Some(hints) = &image.root_device {
-        if hints.size == Some(0) {
+    match &image.root_device {
+        Some(hints) => validate_root_device("image.root_device", hints),
+        None => Ok(()),
+    }
+}
+
+/// Root device hints (a claim's, or a host's default) as the deploy agent can match them:
+/// `field` names them in an error.
+pub(crate) fn validate_root_device(
+    field: &str,
+    hints: &podium_types::requests::RootDeviceHints,
+) -> Result<(), Error> {
+    if hints.size == Some(0) {
+        return Err(Error::invalid(
+            format!("{field}.size"),
+            "a disk's size in GiB, at least 1",
+        ));
+    }
+    for (name, value) in [
+        ("serial", &hints.serial),
+        ("wwn", &hints.wwn),
+        ("name", &hints.name),
+        ("model", &hints.model),
+        ("vendor", &hints.vendor),
+    ] {
+        if let Some(value) = value
+            && (value.is_empty() || value.len() > 255 || value.chars().any(char::is_control))
+        {
             return Err(Error::invalid(
-                "image.root_device.size",
-                "a disk's size in GiB, at least 1",
+                format!("{field}.{name}"),
+                "1 to 255 characters, none of them a control character",
             ));
-        }
-        for (name, value) in [
-            ("serial", &hints.serial),
-            ("wwn", &hints.wwn),
-            ("name", &hints.name),
-            ("model", &hints.model),
-            ("vendor", &hints.vendor),
-        ] {
-            if let Some(value) = value
-                && (value.is_empty() || value.len() > 255 || value.chars().any(char::is_control))
-            {
-                return Err(Error::invalid(
-                    format!("image.root_device.{name}"),
-                    "1 to 255 characters, none of them a control character",
-                ));
-            }
         }
     }
     Ok(())
@@ -211,7 +227,6 @@ impl Podium {
         if !matches!(url.scheme(), "http" | "https") {
             return Err(Error::invalid("image.url", "must be an http or https URL"));
         }
-        validate_image(&params.image)?;
         let user_data = user_data_bytes(params.user_data, params.user_data_base64.as_deref())?;
         let meta_data = meta_data_text(params.meta_data)?;
         let network_data = network_data_text(params.network_data)?;
@@ -238,6 +253,7 @@ impl Podium {
             })?,
         };
         let pm = self.pod_manager_load(&pod_manager).await?;
+        validate_image(&params.image, &pm.deploy)?;
         if network_data.is_some() && pm.network_config_owner == NetworkConfigOwner::Admin {
             return Err(Error::Conflict {
                 code: "network_config_owned_by_site",
@@ -464,10 +480,53 @@ impl Podium {
             }
             return Ok(());
         };
-        // What was still queued for the claim (a provisioning waiting for a retry) will not run;
-        // the host's operations run in order, so deprovisioning comes after anything running.
+        self.claim_deprovision(id, &host, "cancelled: the claim was released", now)
+            .await
+    }
+
+    /// A provisioning that failed for good (`message`): the claim fails with the reason, its
+    /// host is deprovisioned (its disks cleaned first where a disk image was being written) and
+    /// freed, and the failed claim stays, unbound, until its tenant deletes it. Nothing
+    /// half-done stays bound. A claim no longer bound to `host_id` (released meanwhile) is left
+    /// as it is.
+    pub(crate) async fn claim_fail_provisioning(
+        &self,
+        id: &ClaimId,
+        host_id: &HostId,
+        message: &str,
+    ) -> Result<(), Error> {
+        let now = podium_types::Timestamp::now();
+        let reason = format!("provisioning failed: {message}");
+        if !self
+            .datastore()
+            .claim_fail_bound(id, host_id, &reason, now)
+            .await?
+        {
+            return Ok(());
+        }
         self.datastore()
-            .operations_cancel_for_claim(id, "cancelled: the claim was released", now)
+            .config_drives_delete(host_id, Some(id))
+            .await?;
+        let Some(host) = self.host_find(host_id).await? else {
+            return Ok(());
+        };
+        self.claim_deprovision(id, &host, "cancelled: the provisioning failed", now)
+            .await
+    }
+
+    /// Queues the deprovisioning of the claim's host (operation `deprovision`, which frees the
+    /// host at its end). What was still queued for the claim (a provisioning waiting for a
+    /// retry) will not run (`why`); the host's operations run in order, so deprovisioning comes
+    /// after anything running.
+    async fn claim_deprovision(
+        &self,
+        id: &ClaimId,
+        host: &Host,
+        why: &str,
+        now: podium_types::Timestamp,
+    ) -> Result<(), Error> {
+        self.datastore()
+            .operations_cancel_for_claim(id, why, now)
             .await?;
         let mut op = OperationRow::queued(
             podium_types::OperationRequest::Deprovision,

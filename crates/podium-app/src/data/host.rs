@@ -43,6 +43,8 @@ pub(crate) struct Host {
     pub(crate) missing_from: Option<HostState>,
     /// Set while the host is in maintenance.
     pub(crate) maintenance: Option<Maintenance>,
+    /// The disk a disk image is written to when the claim names none, as the admin set it.
+    pub(crate) root_device: Option<podium_types::requests::RootDeviceHints>,
     pub(crate) created_at: Timestamp,
     pub(crate) updated_at: Timestamp,
     pub(crate) last_seen_at: Timestamp,
@@ -109,6 +111,7 @@ impl From<HostRow> for Host {
             error,
             missing_from: r.missing_from,
             maintenance,
+            root_device: r.root_device,
             created_at: r.created_at,
             updated_at: r.updated_at,
             last_seen_at: r.last_seen_at,
@@ -162,6 +165,7 @@ impl From<Host> for HostRow {
             missing_from: h.missing_from,
             maintenance_since,
             maintenance_reason,
+            root_device: h.root_device,
             created_at: h.created_at,
             updated_at: h.updated_at,
             last_seen_at: h.last_seen_at,

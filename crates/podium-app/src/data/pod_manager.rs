@@ -26,6 +26,8 @@ pub(crate) struct PodManager {
     pub(crate) limits: OperationLimits,
     /// The ramdisk's URL an inspection boots where the site has DHCP-less pools.
     pub(crate) preprovisioning_image: Option<String>,
+    /// How its hosts take disk images and are cleaned after them.
+    pub(crate) deploy: podium_types::DeploySettings,
     pub(crate) status: PodManagerStatus,
     pub(crate) status_message: Option<String>,
     pub(crate) last_probe_at: Option<Timestamp>,
@@ -65,6 +67,7 @@ impl From<PodManagerRow> for PodManager {
                 site: limit(r.site_limit),
             },
             preprovisioning_image: r.preprovisioning_image,
+            deploy: r.deploy,
             status: r.status,
             status_message: r.status_message,
             last_probe_at: r.last_probe_at,
@@ -94,6 +97,7 @@ impl From<PodManager> for PodManagerRow {
             service_limit: p.limits.service.map(i64::from),
             site_limit: p.limits.site.map(i64::from),
             preprovisioning_image: p.preprovisioning_image,
+            deploy: p.deploy,
             status: p.status,
             status_message: p.status_message,
             last_probe_at: p.last_probe_at,

@@ -5,9 +5,7 @@
 use crate::app::Podium;
 use crate::data::Host;
 use crate::error::Error;
-use podium_types::{
-    BootPersistence, BootSettings, BootTarget, HostState, ImageFormat, PowerAction,
-};
+use podium_types::{BootPersistence, BootSettings, BootTarget, HostState, PowerAction};
 use podium_types::{ClaimId, TenantScope};
 
 impl Podium {
@@ -27,11 +25,8 @@ impl Podium {
         let mut result = serde_json::Map::new();
         // A disk image was (or may have been) written: the disks are cleaned before anything
         // else, by the deploy agent; a cleaning that fails leaves the host in `error`.
-        let on_disk = matches!(
-            claim.image.format,
-            Some(ImageFormat::Raw | ImageFormat::Qcow2)
-        );
-        if on_disk && host.state != HostState::Missing {
+        let written = self.datastore().host_disks_written_at(&host.id).await?;
+        if written.is_some() && host.state != HostState::Missing {
             let pm = self.pod_manager_load(&host.pod_manager).await?;
             result.insert("cleaned".into(), self.clean(&pm, &host).await?);
         }

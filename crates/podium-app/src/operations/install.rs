@@ -20,14 +20,17 @@ use crate::agent::client::{AgentClient, Command};
 use crate::app::Podium;
 use crate::data::{ClaimRow, Host, PodManager};
 use crate::error::Error;
-use podium_types::{BootPersistence, BootSettings, BootTarget, ImageFormat, PowerAction};
+use podium_types::{BootPersistence, BootSettings, BootTarget, Cleaning, ImageFormat, PowerAction};
 
 /// How long a host's agent has to look up and be reached after its ramdisk was booted.
 const AGENT_DEADLINE: Duration = Duration::from_secs(20 * 60);
 /// How long the agent has to write an image.
 const WRITE_DEADLINE: Duration = Duration::from_secs(60 * 60);
-/// How often Podium looks for the agent, and at its command.
+/// How often Podium looks (in the database) for the agent to connect.
 const POLL: Duration = Duration::from_secs(2);
+/// How often Podium asks the agent about a running command: what a step's end waits for at
+/// most (a write of a few seconds is not made to wait two more).
+const COMMAND_POLL: Duration = Duration::from_millis(500);
 /// An agent that heartbeat this recently is taken to run still (IPA heartbeats every 30 % to
 /// 60 % of the 300 s timeout it was given).
 const ALIVE: Duration = Duration::from_secs(300);
@@ -59,10 +62,13 @@ impl Podium {
             Some(ImageFormat::Qcow2) => "qcow2",
             _ => "raw",
         };
+        // The claim's hints, else the host's default the admin set, else the agent's choice
+        // (the smallest disk of at least 4 GiB).
         let hints = claim
             .image
             .root_device
             .as_ref()
+            .or(host.root_device.as_ref())
             .map(|h| serde_json::to_value(h).expect("hints serialize"))
             .unwrap_or_else(|| json!({}));
         let node = json!({
@@ -81,6 +87,11 @@ impl Podium {
             "os_hash_algo": claim.image.checksum_type.map(|t| t.as_str()),
             "os_hash_value": claim.image.checksum,
         });
+        // From here the disks may hold the tenant's data, whatever becomes of the write: they
+        // are cleaned before the host is free again.
+        self.datastore()
+            .host_disks_written(&host.id, Some(podium_types::Timestamp::now()))
+            .await?;
         let written_started = Instant::now();
         let write = self
             .agent_command(
@@ -100,6 +111,7 @@ impl Podium {
             )
             .await?;
         let written = written_started.elapsed();
+        let rebooting = Instant::now();
         // The disk's caches flushed before the power goes.
         self.agent_command(&agent, "flushing the disks", "standby.sync", json!({}))
             .await?;
@@ -137,28 +149,35 @@ impl Podium {
                 "fast_track": fast_track,
                 "agent_ready_seconds": agent_ready.as_secs_f64(),
                 "write_seconds": written.as_secs_f64(),
+                // Flush, power off, eject, boot from disk, power on: the BMC's round trips.
+                "reboot_seconds": rebooting.elapsed().as_secs_f64(),
                 "agent_result": write.command_result,
             },
             "boot": "hdd",
         }))
     }
 
-    /// Erases the metadata of every disk of the host (partition tables, file system
-    /// signatures: IPA's clean step `erase_devices_metadata`) with its agent, booting the
-    /// ramdisk first unless it runs. What happened, for the operation's result.
+    /// Cleans every disk of the host with its agent, booting the ramdisk first unless it runs:
+    /// as the pod manager's `deploy.cleaning` says, their metadata (partition tables, file
+    /// system signatures: IPA's clean step `erase_devices_metadata`) or every byte
+    /// (`erase_devices`). What happened, for the operation's result.
     pub(super) async fn clean(&self, pm: &PodManager, host: &Host) -> Result<Value, Error> {
         let started = Instant::now();
         let (agent, fast_track) = self.deploy_agent(pm, host).await?;
         let erase_started = Instant::now();
+        let (what, step) = match pm.deploy.cleaning {
+            Cleaning::Metadata => ("erasing the disks' metadata", "erase_devices_metadata"),
+            Cleaning::Full => ("erasing the disks", "erase_devices"),
+        };
         let erased = self
             .agent_command(
                 &agent,
-                "erasing the disks' metadata",
+                what,
                 "clean.execute_clean_step",
                 json!({
                     "step": {
                         "interface": "deploy",
-                        "step": "erase_devices_metadata",
+                        "step": step,
                         "priority": 99,
                         "args": {},
                     },
@@ -172,9 +191,10 @@ impl Podium {
                 }),
             )
             .await?;
+        self.datastore().host_disks_written(&host.id, None).await?;
         tracing::info!(host = %host.id, fast_track, "disks cleaned");
         Ok(json!({
-            "step": "erase_devices_metadata",
+            "step": step,
             "fast_track": fast_track,
             "erase_seconds": erase_started.elapsed().as_secs_f64(),
             "seconds": started.elapsed().as_secs_f64(),
@@ -191,6 +211,23 @@ impl Podium {
     ) -> Result<(AgentClient, bool), Error> {
         if let Some(agent) = self.agent_connected(&host.id, ALIVE).await? {
             return Ok((agent, true));
+        }
+        // A ramdisk booted for an agent that has not connected yet, within its deadline (this
+        // operation run again after a restart of Podium while the ramdisk booted): waited for,
+        // not booted again.
+        let now = podium_types::Timestamp::now();
+        if let Some(booting) = self.datastore().agent_get(&host.id).await?
+            && booting.heartbeat_at.is_none()
+            && booting.expected_at > now.before(AGENT_DEADLINE)
+        {
+            tracing::info!(host = %host.id, since = %booting.expected_at, "waiting for the agent of the ramdisk booted before");
+            let left = (booting.expected_at.get() - now.get()) + AGENT_DEADLINE;
+            let left = Duration::try_from(left).unwrap_or_default();
+            let ramdisk = pm.preprovisioning_image.as_deref().unwrap_or("the ramdisk");
+            return self
+                .agent_wait(host, ramdisk, left)
+                .await
+                .map(|a| (a, false));
         }
         let Some(ramdisk) = &pm.preprovisioning_image else {
             return Err(failed(format!(
@@ -211,10 +248,22 @@ impl Podium {
             .ok_or_else(|| failed("the deploy ramdisk was given no address".into()))?;
         self.agent_expect(&host.id, address).await?;
         self.boot_from_media(pm, host, ramdisk, &drive_path).await?;
-        let deadline = Instant::now() + AGENT_DEADLINE;
+        self.agent_wait(host, ramdisk, AGENT_DEADLINE)
+            .await
+            .map(|a| (a, false))
+    }
+
+    /// Waits up to `within` for the agent of the ramdisk booted on the host to connect.
+    async fn agent_wait(
+        &self,
+        host: &Host,
+        ramdisk: &str,
+        within: Duration,
+    ) -> Result<AgentClient, Error> {
+        let deadline = Instant::now() + within;
         loop {
             if let Some(agent) = self.agent_connected(&host.id, ALIVE).await? {
-                return Ok((agent, false));
+                return Ok(agent);
             }
             if Instant::now() >= deadline {
                 let seen = self.datastore().agent_get(&host.id).await?;
@@ -273,7 +322,7 @@ impl Podium {
                     WRITE_DEADLINE.as_secs()
                 )));
             }
-            tokio::time::sleep(POLL).await;
+            tokio::time::sleep(COMMAND_POLL).await;
             match agent.command(&command.id).await {
                 Ok(now) => {
                     command = now;

@@ -344,6 +344,12 @@ impl Podium {
                 {
                     tracing::error!(host = %host, error = %e, "cannot record the host's error");
                 }
+                if op.kind() == podium_types::OperationKind::Provision
+                    && let (Some(claim), Some(host)) = (&op.claim_id, &op.host_id)
+                    && let Err(e) = self.claim_fail_provisioning(claim, host, &message).await
+                {
+                    tracing::error!(claim = %claim, error = %e, "cannot release the host of a failed provisioning");
+                }
                 if op.kind() == podium_types::OperationKind::Deprovision
                     && let Some(claim) = &op.claim_id
                 {

@@ -71,6 +71,15 @@ impl Podium {
         let mut inserted = false;
         let mut refusals = Vec::new();
         for media in [MediaType::Usb, MediaType::Floppy] {
+            if !offers(host, media) {
+                let kind = if media == MediaType::Usb {
+                    "USB"
+                } else {
+                    "floppy"
+                };
+                refusals.push(format!("its inventory shows no {kind} slot"));
+                continue;
+            }
             match driver
                 .call()
                 .insert_media(
@@ -196,6 +205,17 @@ impl Podium {
     }
 }
 
+/// Whether the host has a slot for `media`, as its inventory says; a host whose inventory lists
+/// no slots may have any. (A call for a kind of slot the BMC lacks is a round trip that only
+/// says so: BMC round trips are most of what a deploy's own steps take.)
+fn offers(host: &crate::data::Host, media: MediaType) -> bool {
+    host.media_slots.is_empty()
+        || host
+            .media_slots
+            .iter()
+            .any(|slot| slot.media_types.contains(&media))
+}
+
 /// Ejects whatever is in the host's CD, USB and floppy slots; a BMC without one kind of slot has
 /// nothing to eject there.
 pub(super) async fn eject_all(
@@ -203,6 +223,9 @@ pub(super) async fn eject_all(
     host: &crate::data::Host,
 ) -> Result<(), Error> {
     for media in [MediaType::Cd, MediaType::Usb, MediaType::Floppy] {
+        if !offers(host, media) {
+            continue;
+        }
         match driver.call().eject_media(&host.system_id, media).await {
             Ok(())
             | Err(CallError::Plugin {

@@ -41,6 +41,9 @@ pub struct HostView {
     pub labels: BTreeMap<String, String>,
     /// The NIC the host boots from, as the admin set it; `null`: the first of `nics`.
     pub boot_mac: Option<String>,
+    /// The disk a `raw` or `qcow2` image is written to when the claim names none, as the admin
+    /// set it; `null`: the claim's hints, else the smallest disk of at least 4 GiB.
+    pub root_device: Option<crate::requests::RootDeviceHints>,
     /// The host's own BMC, where it has one (its credentials are write-only).
     pub bmc: Option<BmcView>,
     pub created_at: crate::Timestamp,

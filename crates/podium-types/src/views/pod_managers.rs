@@ -46,6 +46,8 @@ pub struct PodManagerView {
     pub limits: OperationLimits,
     /// The ramdisk an inspection boots where the site has DHCP-less pools; `null`: none.
     pub preprovisioning_image: Option<String>,
+    /// How the site's hosts take disk images and are cleaned after them.
+    pub deploy: crate::DeploySettings,
     pub has_auth: bool,
     pub created_at: crate::Timestamp,
     pub updated_at: crate::Timestamp,
