@@ -5,10 +5,14 @@
 //! with no DHCP server. Podium registers and inspects it and boots the site's deploy ramdisk
 //! (OpenStack's Ironic Python Agent and glean, from PyPI) with the preprovisioning config drive:
 //! glean brings its network up from the drive and the agent finds Podium through it, looks up,
-//! and heartbeats until Podium reaches it over TLS. A tenant claims it with a live image and
-//! user data; the guest's serial console shows what each boot came up with, and `tcpdump` on
-//! the bridge shows no DHCP packet all along. The two ISOs are built by `tests/boot/images.sh`
-//! from Debian's packages and cached between runs.
+//! and heartbeats until Podium reaches it over TLS. A tenant claims it with a qcow2 image the
+//! agent writes to the hinted disk (fast track), the host boots it from disk and survives a
+//! power cycle; the release cleans the disks across a restart of Podium. Then a live image with
+//! user data; then a wrong checksum and an agent that dies mid-write, each failing its claim
+//! with the cause and leaving the host cleaned and free. The guest's serial console shows what
+//! each boot came up with, and `tcpdump` on the bridge shows no DHCP packet all along. The
+//! images are built by `tests/boot/images.sh` from Debian's packages and PyPI, and cached
+//! between runs.
 //!
 //! Prints the time from claim to cloud-init done and Podium's share of it (BENCHMARKS.md).
 
@@ -739,6 +743,73 @@ async fn a_virtual_machine_boots_the_ramdisk_dhcp_less_then_the_tenants_image_th
     assert!(
         head(&lab.disk_path(small), 1 << 20) == before,
         "no image on {small}"
+    );
+    assert!(
+        blank(&lab.disk_path(large)),
+        "nothing was written to {large}"
+    );
+    let deleted = alice.delete(&format!("/v1/claims/{claim_id}")).await;
+    assert!(deleted.status.is_success(), "{}", deleted.text);
+
+    // An agent that dies mid-write (the machine loses its power behind Podium's back): Podium
+    // finds the agent silent and fails the provisioning saying so; the cleaning does not take
+    // the dead agent for a running one (it heartbeat a minute ago) but boots the ramdisk again,
+    // erases the half-written disk and frees the host.
+    let claim = alice
+        .created(
+            "/v1/claims",
+            json!({"pod_manager": pm,
+                   "image": {"url": disk_image.url("/disk.qcow2"), "format": "qcow2",
+                             "checksum": disk_sha256, "checksum_type": "sha256",
+                             "root_device": {"serial": small}}}),
+        )
+        .await;
+    let claim_id = claim.body["id"].as_str().unwrap().to_owned();
+    eventually_json(
+        Duration::from_secs(300),
+        "the agent connected for the write",
+        &admin,
+        &agent_path,
+        |a| a["state"] == "connected",
+    )
+    .await;
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    lab.pull_the_plug().unwrap();
+    let failed = eventually_json(
+        Duration::from_secs(600),
+        "the provisioning failed",
+        &alice,
+        &format!("/v1/claims/{claim_id}"),
+        |c| c["state"] == "failed" && c["host"].is_null(),
+    )
+    .await;
+    let reason = failed["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("writing the image: the deploy agent stopped answering"),
+        "the claim says the agent died: {failed}"
+    );
+    eventually_json(
+        Duration::from_secs(300),
+        "the host cleaned and free again",
+        &admin,
+        &format!("/v1/hosts/{host_id}"),
+        |h| h["state"] == "available",
+    )
+    .await;
+    let ops = admin
+        .get(&format!("/v1/operations?host={host_id}&kind=deprovision"))
+        .await;
+    let cleaned = &ops.body["items"][0];
+    assert_eq!(cleaned["status"], "succeeded", "{cleaned}");
+    assert_eq!(
+        cleaned["result"]["cleaned"]["fast_track"], false,
+        "the ramdisk was booted again for the cleaning: {cleaned}"
+    );
+    let wiped = head(&lab.disk_path(small), 1 << 20);
+    assert_ne!(
+        wiped[510..512],
+        [0x55, 0xAA],
+        "no partition table left of the half-written image on {small}"
     );
     assert!(
         blank(&lab.disk_path(large)),

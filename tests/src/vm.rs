@@ -136,6 +136,11 @@ impl Lab {
         Ok(virsh(&["domstate", &self.name])?.trim().to_owned())
     }
 
+    /// The machine loses its power behind its BMC's back: libvirt destroys the running domain.
+    pub fn pull_the_plug(&self) -> Result<()> {
+        virsh(&["destroy", &self.name]).map(drop)
+    }
+
     /// The domain's XML as libvirt holds it now (the running domain's where it runs).
     pub fn domain_xml_now(&self) -> Result<String> {
         virsh(&["dumpxml", &self.name])

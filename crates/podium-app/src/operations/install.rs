@@ -210,7 +210,15 @@ impl Podium {
         host: &Host,
     ) -> Result<(AgentClient, bool), Error> {
         if let Some(agent) = self.agent_connected(&host.id, ALIVE).await? {
-            return Ok((agent, true));
+            // It heartbeat lately, but may have died since (the host lost power mid-write):
+            // asked first, and booted again when it does not answer.
+            match agent.commands().await {
+                Ok(_) => return Ok((agent, true)),
+                Err(e) => {
+                    tracing::info!(host = %host.id, error = %e, "the agent does not answer; booting the ramdisk again");
+                    self.agent_forget(&host.id).await?;
+                }
+            }
         }
         // A ramdisk booted for an agent that has not connected yet, within its deadline (this
         // operation run again after a restart of Podium while the ramdisk booted): waited for,
