@@ -23,19 +23,23 @@ impl Podium {
         };
         let host = self.host_load(host_id).await?;
         let mut result = serde_json::Map::new();
-        // A disk image was (or may have been) written: the disks are cleaned before anything
-        // else, by the deploy agent; a cleaning that fails leaves the host in `error`.
-        let written = self.datastore().host_disks_written_at(&host.id).await?;
-        if written.is_some() && host.state != HostState::Missing {
-            let pm = self.pod_manager_load(&host.pod_manager).await?;
-            result.insert("cleaned".into(), self.clean(&pm, &host).await?);
-        }
-        self.agent_forget(&host.id).await?;
         if host.state == HostState::Missing {
-            // Nothing to power off or eject: only the addresses go.
+            // Nothing to clean, power off or eject: only the addresses go.
+            self.agent_forget(&host.id).await?;
             self.deprovision_addresses(id, &host).await?;
-        } else if let Some(kept) = self.deprovision(id, &host).await? {
-            result.insert("boot_override_kept".into(), kept.into());
+        } else {
+            let pm = self.pod_manager_load(&host.pod_manager).await?;
+            // A disk image was (or may have been) written: the disks are cleaned before
+            // anything else, by the deploy agent; a cleaning that fails leaves the host in
+            // `error`.
+            let written = self.datastore().host_disks_written_at(&host.id).await?;
+            if written.is_some() {
+                result.insert("cleaned".into(), self.clean(&pm, &host).await?);
+            }
+            self.agent_forget(&host.id).await?;
+            if let Some(kept) = self.deprovision(&pm, id, &host).await? {
+                result.insert("boot_override_kept".into(), kept.into());
+            }
         }
         let result = (!result.is_empty()).then_some(serde_json::Value::Object(result));
         self.datastore()
@@ -66,9 +70,13 @@ impl Podium {
     /// same) does not hold the release: with the media out and the host off, the override
     /// points at an empty slot and the next boot falls through it. Why the override was kept,
     /// where it was.
-    async fn deprovision(&self, claim_id: &ClaimId, host: &Host) -> Result<Option<String>, Error> {
-        let pm = self.pod_manager_load(&host.pod_manager).await?;
-        let driver = self.host_driver(&pm, host).await?;
+    async fn deprovision(
+        &self,
+        pm: &crate::data::PodManager,
+        claim_id: &ClaimId,
+        host: &Host,
+    ) -> Result<Option<String>, Error> {
+        let driver = self.host_driver(pm, host).await?;
         driver
             .call()
             .set_power(&host.system_id, PowerAction::ForceOff)
@@ -95,7 +103,7 @@ impl Podium {
             }
         };
         self.deprovision_addresses(claim_id, host).await?;
-        self.host_observe(&pm, host).await;
+        self.host_observe(pm, host).await;
         Ok(kept)
     }
 }

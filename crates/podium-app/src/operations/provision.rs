@@ -167,41 +167,34 @@ impl Podium {
             .config_drive_store(documents, PROVISIONING_DRIVE_TTL)
             .await?;
         let pm = self.pod_manager_load(&host.pod_manager).await?;
-        if matches!(image.format, Some(ImageFormat::Raw | ImageFormat::Qcow2)) {
+        let mut result = if matches!(image.format, Some(ImageFormat::Raw | ImageFormat::Qcow2)) {
             let bytes = self.config_drive_bytes(&drive.row)?;
-            let mut installed = self.install(&pm, &host, &claim, &bytes).await?;
-            let observed = self.host_observe(&pm, &host).await;
-            self.datastore()
-                .host_transition(
-                    &host.id,
-                    crate::lifecycle::PROVISIONED,
-                    podium_types::Timestamp::now(),
-                )
+            self.install(&pm, &host, &claim, &bytes).await?
+        } else {
+            // The ramdisk goes: whatever agent ran there no longer answers for the host.
+            self.agent_forget(&host.id).await?;
+            let action = self
+                .boot_from_media(&pm, &host, &image.url, &drive.path)
                 .await?;
-            tracing::info!(claim = %claim_id, host = %host.id, "provisioned from disk");
-            installed["config_drive"] = serde_json::json!({"id": drive.row.id, "sha256": drive.row.sha256, "size": drive.row.size});
-            installed["power_state"] =
-                serde_json::json!(observed.as_ref().and_then(|o| o.get("power_state")));
-            return Ok(Some(installed));
-        }
-        // The ramdisk goes: whatever agent ran there no longer answers for the host.
-        self.agent_forget(&host.id).await?;
-        let action = self
-            .boot_from_media(&pm, &host, &image.url, &drive.path)
-            .await?;
+            serde_json::json!({
+                "image": image.url,
+                "power": if action == PowerAction::On { "on" } else { "force_restart" },
+            })
+        };
         // What the BMC reports now is what the claim and the host show.
         let observed = self.host_observe(&pm, &host).await;
-        let t = crate::lifecycle::PROVISIONED;
         self.datastore()
-            .host_transition(&host.id, t, podium_types::Timestamp::now())
+            .host_transition(
+                &host.id,
+                crate::lifecycle::PROVISIONED,
+                podium_types::Timestamp::now(),
+            )
             .await?;
-        tracing::info!(claim = %claim_id, host = %host.id, "provisioned");
-        Ok(Some(serde_json::json!({
-            "image": image.url,
-            "config_drive": {"id": drive.row.id, "sha256": drive.row.sha256, "size": drive.row.size},
-            "power": if action == PowerAction::On { "on" } else { "force_restart" },
-            "power_state": observed.as_ref().and_then(|o| o.get("power_state")),
-        })))
+        tracing::info!(claim = %claim_id, host = %host.id, format = ?image.format, "provisioned");
+        result["config_drive"] = serde_json::json!({"id": drive.row.id, "sha256": drive.row.sha256, "size": drive.row.size});
+        result["power_state"] =
+            serde_json::json!(observed.as_ref().and_then(|o| o.get("power_state")));
+        Ok(Some(result))
     }
 }
 
