@@ -222,3 +222,67 @@ async fn a_provisioning_that_fails_for_good_fails_its_claim_and_frees_the_host()
     )
     .await;
 }
+
+#[tokio::test]
+async fn a_host_whose_disks_hold_another_claims_image_is_cleaned_before_it_is_provisioned() {
+    use sqlx::Connection;
+    let site = Site::start(1).await;
+    let admin = site.server.admin();
+    let alice = site.tenant("alice").await;
+    let host = admin
+        .systems_in_state(&site.pm, 1, "available")
+        .await
+        .remove(0);
+    // What a release while the host was missing leaves: its disks marked as holding another
+    // claim's image, never cleaned (there was no machine to reach).
+    sqlx::any::install_default_drivers();
+    let mut db = sqlx::AnyConnection::connect(&site.server.database_url())
+        .await
+        .unwrap();
+    sqlx::query("UPDATE hosts SET disks_written_for = $1 WHERE id = $2")
+        .bind("01a24100-0000-7000-8000-000000000001")
+        .bind(host.id.to_string())
+        .execute(&mut db)
+        .await
+        .unwrap();
+    db.close().await.unwrap();
+
+    // A live ISO claim: its system would see the disks, so they are cleaned first. This site
+    // has no deploy ramdisk to clean them with: the provisioning fails saying so, the claim's
+    // release fails the same way, and the host is held in `error`, never back in the pool
+    // with another tenant's data on it.
+    let claim = alice.created("/v1/claims", site.claim(json!({}))).await;
+    let claim_id = claim.body["id"].as_str().unwrap().to_owned();
+    eventually(
+        Duration::from_secs(60),
+        "the host held in error",
+        || async {
+            let h = admin.get(&format!("/v1/hosts/{}", host.id)).await;
+            (h.body["state"] == "error" && h.body["error"]["type"] == "deprovisioning").then_some(h)
+        },
+    )
+    .await;
+    let ops = admin
+        .get(&format!("/v1/operations?host={}&kind=provision", host.id))
+        .await;
+    let provision = &ops.body["items"][0];
+    assert_eq!(provision["status"], "failed", "{provision}");
+    assert!(
+        provision["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("no deploy ramdisk"),
+        "the provisioning cleaned first: {provision}"
+    );
+    let claim = alice.get(&format!("/v1/claims/{claim_id}")).await;
+    assert!(
+        claim.body["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("no deploy ramdisk"),
+        "{}",
+        claim.text
+    );
+    let other = alice.post("/v1/claims", site.claim(json!({}))).await;
+    assert_eq!(other.body["state"], "pending", "{}", other.text);
+}

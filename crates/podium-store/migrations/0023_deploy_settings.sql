@@ -1,11 +1,12 @@
--- When a deploy agent was last told to write a tenant's image to the host's disks, until a
--- cleaning of them succeeds: while it is set, the host's disks are cleaned before it is free
--- for anyone else, whatever became of the provisioning (one that failed mid-write too).
-ALTER TABLE hosts ADD COLUMN disks_written_at TEXT;
+-- The claim whose image a deploy agent was last told to write to the host's disks, until a
+-- cleaning of them succeeds: while it is set, the host's disks are cleaned before it is free for
+-- anyone else (whatever became of the provisioning: one that failed mid-write too), and before
+-- another claim's provisioning.
+ALTER TABLE hosts ADD COLUMN disks_written_for TEXT;
 
 -- Hosts holding a disk image's claim from before this column: cleaned at their release, as
 -- they were.
-UPDATE hosts SET disks_written_at = updated_at
+UPDATE hosts SET disks_written_for = claim_id
 WHERE claim_id IN (
     SELECT id FROM claims
     WHERE image LIKE '%"format":"raw"%' OR image LIKE '%"format":"qcow2"%'

@@ -2,7 +2,7 @@
 //! the ramdisk's boot until the host boots anything else), its token (hashed, and sealed for
 //! Podium's own calls) and what its heartbeats announced.
 
-use podium_types::{HostId, Timestamp};
+use podium_types::{ClaimId, HostId, Timestamp};
 use sqlx::Row;
 
 use super::{Datastore, StoreError, moment, moment_opt};
@@ -94,34 +94,36 @@ impl Datastore {
         Ok(done.rows_affected() == 1)
     }
 
-    /// Records that a tenant's image is being written to the host's disks (`Some`), or that
-    /// they were cleaned (`None`).
+    /// Records that claim `written_for`'s image is being written to the host's disks (`Some`),
+    /// or that they were cleaned (`None`).
     pub async fn host_disks_written(
         &self,
         host: &HostId,
-        at: Option<Timestamp>,
+        written_for: Option<&ClaimId>,
     ) -> Result<(), StoreError> {
-        sqlx::query("UPDATE hosts SET disks_written_at = $2 WHERE id = $1")
+        sqlx::query("UPDATE hosts SET disks_written_for = $2 WHERE id = $1")
             .bind(host.as_str())
-            .bind(at.map(|t| t.to_string()))
+            .bind(written_for.map(ClaimId::as_str))
             .execute(&mut *self.writer().await?)
             .await?;
         Ok(())
     }
 
-    /// Since when the host's disks may hold a tenant's data, not cleaned since.
-    pub async fn host_disks_written_at(
+    /// The claim whose image may be on the host's disks, not cleaned since.
+    pub async fn host_disks_written_for(
         &self,
         host: &HostId,
-    ) -> Result<Option<Timestamp>, StoreError> {
-        let r = sqlx::query("SELECT disks_written_at FROM hosts WHERE id = $1")
+    ) -> Result<Option<ClaimId>, StoreError> {
+        let r = sqlx::query("SELECT disks_written_for FROM hosts WHERE id = $1")
             .bind(host.as_str())
             .fetch_optional(&mut *self.reader().await?)
             .await?;
-        Ok(r.as_ref()
-            .map(|r| moment_opt(r, "disks_written_at"))
-            .transpose()?
-            .flatten())
+        Ok(
+            r.map(|r| r.try_get::<Option<String>, _>("disks_written_for"))
+                .transpose()?
+                .flatten()
+                .map(ClaimId::from),
+        )
     }
 
     pub async fn agent_get(&self, host: &HostId) -> Result<Option<AgentRow>, StoreError> {

@@ -32,7 +32,7 @@ impl Podium {
             // A disk image was (or may have been) written: the disks are cleaned before
             // anything else, by the deploy agent; a cleaning that fails leaves the host in
             // `error`.
-            let written = self.datastore().host_disks_written_at(&host.id).await?;
+            let written = self.datastore().host_disks_written_for(&host.id).await?;
             if written.is_some() {
                 result.insert("cleaned".into(), self.clean(&pm, &host).await?);
             }

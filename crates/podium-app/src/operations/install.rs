@@ -90,7 +90,7 @@ impl Podium {
         // From here the disks may hold the tenant's data, whatever becomes of the write: they
         // are cleaned before the host is free again.
         self.datastore()
-            .host_disks_written(&host.id, Some(podium_types::Timestamp::now()))
+            .host_disks_written(&host.id, Some(&claim.id))
             .await?;
         let written_started = Instant::now();
         let write = self

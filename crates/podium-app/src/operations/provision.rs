@@ -167,6 +167,12 @@ impl Podium {
             .config_drive_store(documents, PROVISIONING_DRIVE_TTL)
             .await?;
         let pm = self.pod_manager_load(&host.pod_manager).await?;
+        // Another claim's image still on the disks (its host was released while missing, with
+        // no machine to clean): cleaned before this claim's system sees them.
+        let cleaned = match self.datastore().host_disks_written_for(&host.id).await? {
+            Some(other) if other != claim.id => Some(self.clean(&pm, &host).await?),
+            _ => None,
+        };
         let mut result = if matches!(image.format, Some(ImageFormat::Raw | ImageFormat::Qcow2)) {
             let bytes = self.config_drive_bytes(&drive.row)?;
             self.install(&pm, &host, &claim, &bytes).await?
@@ -191,6 +197,9 @@ impl Podium {
             )
             .await?;
         tracing::info!(claim = %claim_id, host = %host.id, format = ?image.format, "provisioned");
+        if let Some(cleaned) = cleaned {
+            result["cleaned_first"] = cleaned;
+        }
         result["config_drive"] = serde_json::json!({"id": drive.row.id, "sha256": drive.row.sha256, "size": drive.row.size});
         result["power_state"] =
             serde_json::json!(observed.as_ref().and_then(|o| o.get("power_state")));
