@@ -221,6 +221,26 @@ async fn release(tenant: &Client, admin: &Client, claim: &str, host: &str, timeo
     .await;
 }
 
+/// Waits (up to five minutes: a cleaning boots the ramdisk) until the host is `available` with
+/// no error, and answers its last deprovisioning, which succeeded.
+async fn freed(admin: &Client, host: &str) -> Value {
+    let freed = eventually_json(
+        Duration::from_secs(300),
+        "the host cleaned and free again",
+        admin,
+        &format!("/v1/hosts/{host}"),
+        |h| h["state"] == "available",
+    )
+    .await;
+    assert_eq!(freed["error"], Value::Null, "{freed}");
+    let ops = admin
+        .get(&format!("/v1/operations?host={host}&kind=deprovision"))
+        .await;
+    let last = ops.body["items"][0].clone();
+    assert_eq!(last["status"], "succeeded", "{last}");
+    last
+}
+
 /// Claims a host with `body` and waits (up to `timeout`) until it is provisioned: the claim's
 /// id and its view then.
 async fn claim_provisioned(tenant: &Client, body: Value, timeout: Duration) -> (String, Value) {
@@ -565,19 +585,7 @@ async fn a_virtual_machine_boots_the_ramdisk_dhcp_less_then_the_tenants_image_th
     .await;
     tokio::time::sleep(Duration::from_secs(3)).await;
     server = server.restart_with(configure).await;
-    eventually_json(
-        Duration::from_secs(300),
-        "the host released and available again",
-        &admin,
-        &format!("/v1/hosts/{host_id}"),
-        |h| h["state"] == "available",
-    )
-    .await;
-    let ops = admin
-        .get(&format!("/v1/operations?host={host_id}&kind=deprovision"))
-        .await;
-    let deprovision = ops.body["items"][0].clone();
-    assert_eq!(deprovision["status"], "succeeded", "{deprovision}");
+    let deprovision = freed(&admin, &host_id).await;
     // Handed back at the restart (an attempt stopped by a shutdown is not counted) and run
     // again: the agent the first run booted was connected, so the second used it (its result
     // says fast track, where the release itself had to boot the ramdisk: the agent was forgotten
@@ -722,20 +730,7 @@ async fn a_virtual_machine_boots_the_ramdisk_dhcp_less_then_the_tenants_image_th
         reason.contains("writing the image failed") && reason.to_lowercase().contains("checksum"),
         "the claim names the checksum: {failed}"
     );
-    let freed = eventually_json(
-        Duration::from_secs(300),
-        "the host cleaned and free again",
-        &admin,
-        &format!("/v1/hosts/{host_id}"),
-        |h| h["state"] == "available",
-    )
-    .await;
-    assert_eq!(freed["error"], Value::Null, "{freed}");
-    let ops = admin
-        .get(&format!("/v1/operations?host={host_id}&kind=deprovision"))
-        .await;
-    let cleaned = &ops.body["items"][0];
-    assert_eq!(cleaned["status"], "succeeded", "{cleaned}");
+    let cleaned = &freed(&admin, &host_id).await;
     assert_eq!(
         cleaned["result"]["cleaned"]["fast_track"], true,
         "the agent that refused the image cleans: {cleaned}"
@@ -788,19 +783,7 @@ async fn a_virtual_machine_boots_the_ramdisk_dhcp_less_then_the_tenants_image_th
         reason.contains("writing the image: the deploy agent stopped answering"),
         "the claim says the agent died: {failed}"
     );
-    eventually_json(
-        Duration::from_secs(300),
-        "the host cleaned and free again",
-        &admin,
-        &format!("/v1/hosts/{host_id}"),
-        |h| h["state"] == "available",
-    )
-    .await;
-    let ops = admin
-        .get(&format!("/v1/operations?host={host_id}&kind=deprovision"))
-        .await;
-    let cleaned = &ops.body["items"][0];
-    assert_eq!(cleaned["status"], "succeeded", "{cleaned}");
+    let cleaned = &freed(&admin, &host_id).await;
     assert_eq!(
         cleaned["result"]["cleaned"]["fast_track"], false,
         "the ramdisk was booted again for the cleaning: {cleaned}"

@@ -5,7 +5,7 @@
 use crate::app::Podium;
 use crate::data::Host;
 use crate::error::Error;
-use podium_types::{BootPersistence, BootSettings, BootTarget, HostState, PowerAction};
+use podium_types::{BootPersistence, BootSettings, BootTarget, HostState};
 use podium_types::{ClaimId, TenantScope};
 
 impl Podium {
@@ -77,12 +77,7 @@ impl Podium {
         host: &Host,
     ) -> Result<Option<String>, Error> {
         let driver = self.host_driver(pm, host).await?;
-        driver
-            .call()
-            .set_power(&host.system_id, PowerAction::ForceOff)
-            .await
-            .map_err(Error::from)?;
-        super::provision::eject_all(&driver, host).await?;
+        super::provision::power_off_and_eject(&driver, host).await?;
         let kept = match driver
             .call()
             .set_boot_override(

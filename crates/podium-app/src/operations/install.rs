@@ -116,13 +116,8 @@ impl Podium {
         self.agent_command(&agent, "flushing the disks", "standby.sync", json!({}))
             .await?;
         let driver = self.host_driver(pm, host).await?;
-        driver
-            .call()
-            .set_power(&host.system_id, PowerAction::ForceOff)
-            .await
-            .map_err(Error::from)?;
+        super::provision::power_off_and_eject(&driver, host).await?;
         self.agent_forget(&host.id).await?;
-        super::provision::eject_all(&driver, host).await?;
         driver
             .call()
             .set_boot_override(

@@ -220,6 +220,20 @@ fn offers(host: &crate::data::Host, media: MediaType) -> bool {
 
 /// Ejects whatever is in the host's CD, USB and floppy slots; a BMC without one kind of slot has
 /// nothing to eject there.
+/// Powers the host off hard and ejects every medium: what comes before pointing its next boot
+/// elsewhere (the disk after an install, nothing after a release).
+pub(super) async fn power_off_and_eject(
+    driver: &crate::drivers::Driver<'_>,
+    host: &crate::data::Host,
+) -> Result<(), Error> {
+    driver
+        .call()
+        .set_power(&host.system_id, PowerAction::ForceOff)
+        .await
+        .map_err(Error::from)?;
+    eject_all(driver, host).await
+}
+
 pub(super) async fn eject_all(
     driver: &crate::drivers::Driver<'_>,
     host: &crate::data::Host,
