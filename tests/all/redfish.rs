@@ -1,16 +1,110 @@
-//! The bundled Redfish driver against a real BMC (sushy-tools): discovery with the right MACs,
-//! power, boot override, and the errors of wrong credentials and a stopped BMC.
+//! The bundled Redfish driver against real BMCs: its conformance tests, each run against
+//! sushy-tools' emulator and against the scale simulator (`podium_tests::bmc_sim`), which must
+//! answer as sushy-tools does (discovery with the right MACs, power, boot override, media,
+//! inspection, and the errors of a missing system, wrong credentials and a stopped BMC); and TLS,
+//! against sushy-tools.
 
 use podium_runtime::{
     BootPersistence, BootSettings, BootTarget, CallContext, CallError, Credentials, Endpoint,
-    Plugin, PluginError, PowerAction, PowerState, TlsPolicy,
+    MediaRequest, MediaType, Plugin, PluginError, PowerAction, PowerState, TlsPolicy,
 };
-use podium_tests::TestServer;
+use podium_tests::bmc_sim::{BmcSim, SimConfig};
 use podium_tests::sushy::{FakeSystem, Sushy, SushyConfig};
+use podium_tests::{ImageServer, TestServer};
 use podium_types::Secret;
+use serde_json::Value;
 
 const USER: &str = "admin";
 const PASSWORD: &str = "s3cret-bmc-password";
+
+/// Runs each named test (an `async fn(Peer)`) against both peers, as `NAME::sushy_tools` and
+/// `NAME::simulator`.
+macro_rules! conformance {
+    ($($test:ident),* $(,)?) => {$(
+        mod $test {
+            #[tokio::test]
+            async fn sushy_tools() {
+                super::$test(super::Peer::SushyTools).await
+            }
+            #[tokio::test]
+            async fn simulator() {
+                super::$test(super::Peer::Simulator).await
+            }
+        }
+    )*};
+}
+
+conformance!(
+    discover_finds_every_system_with_its_macs,
+    power_on_reaches_the_bmc_and_reads_back,
+    boot_override_is_written_to_the_bmc,
+    media_inserted_and_ejected_show_at_the_bmc,
+    inspect_reads_a_system_and_a_missing_one_is_not_found,
+    wrong_credentials_are_unauthorized_and_never_echo_the_password,
+    a_stopped_bmc_is_unreachable_and_transient,
+);
+
+#[derive(Debug, Clone, Copy)]
+enum Peer {
+    SushyTools,
+    Simulator,
+}
+
+/// A BMC of either peer, with `USER` / `PASSWORD` as its credentials.
+enum Bmc {
+    Sushy(Box<Sushy>),
+    Sim(BmcSim),
+}
+
+impl Bmc {
+    async fn start(peer: Peer, systems: u32) -> Bmc {
+        let auth = Some((USER.to_owned(), PASSWORD.to_owned()));
+        match peer {
+            Peer::SushyTools => {
+                let mut config = SushyConfig::with_systems(systems);
+                config.basic_auth = auth;
+                Bmc::Sushy(Box::new(
+                    Sushy::start(config).await.expect("sushy-tools starts"),
+                ))
+            }
+            Peer::Simulator => {
+                let mut config = SimConfig::with_systems(systems as usize);
+                config.basic_auth = auth;
+                Bmc::Sim(BmcSim::start(config).await)
+            }
+        }
+    }
+
+    fn url(&self) -> String {
+        match self {
+            Bmc::Sushy(bmc) => bmc.url(),
+            Bmc::Sim(sim) => sim.url(0),
+        }
+    }
+
+    fn cert_pem(&self) -> Option<&str> {
+        match self {
+            Bmc::Sushy(bmc) => bmc.cert_pem(),
+            Bmc::Sim(_) => None,
+        }
+    }
+
+    /// What the BMC itself reports at `path`.
+    async fn get_json(&self, path: &str) -> Value {
+        match self {
+            Bmc::Sushy(bmc) => bmc.get_json(path).await,
+            Bmc::Sim(sim) => sim.get_json(0, path).await,
+        }
+        .unwrap()
+    }
+
+    async fn stop(&mut self) {
+        match self {
+            Bmc::Sushy(bmc) => bmc.stop().await,
+            Bmc::Sim(sim) => sim.stop(0),
+        }
+    }
+}
 
 async fn redfish(server: &TestServer) -> Plugin {
     let reference = podium_app::plugins::PluginRef {
@@ -24,40 +118,33 @@ async fn redfish(server: &TestServer) -> Plugin {
         .expect("the bundled redfish plugin")
 }
 
-fn endpoint(bmc: &Sushy, password: &str) -> Endpoint {
+fn endpoint(url: String, cert_pem: Option<&str>, password: &str) -> Endpoint {
     Endpoint {
-        base: bmc.url().parse().unwrap(),
+        base: url.parse().unwrap(),
         credentials: Some(Credentials {
             username: USER.into(),
             password: Secret::new(password),
         }),
         pod_manager: None,
-        tls: match bmc.cert_pem() {
+        tls: match cert_pem {
             Some(pem) => TlsPolicy::CaBundle(pem.to_owned()),
             None => TlsPolicy::System,
         },
     }
 }
 
-fn ctx(bmc: &Sushy) -> CallContext {
+fn ctx(bmc: &Bmc) -> CallContext {
     CallContext {
         config: "{}".into(),
-        endpoint: Some(endpoint(bmc, PASSWORD)),
+        endpoint: Some(endpoint(bmc.url(), bmc.cert_pem(), PASSWORD)),
         allocations: None,
     }
 }
 
-async fn bmc(systems: u32) -> Sushy {
-    let mut config = SushyConfig::with_systems(systems);
-    config.basic_auth = Some((USER.into(), PASSWORD.into()));
-    Sushy::start(config).await.expect("sushy-tools starts")
-}
-
-#[tokio::test]
-async fn discover_finds_every_system_with_its_macs() {
+async fn discover_finds_every_system_with_its_macs(peer: Peer) {
     let server = TestServer::start().await;
     let plugin = redfish(&server).await;
-    let bmc = bmc(3).await;
+    let bmc = Bmc::start(peer, 3).await;
     let systems = server
         .podium
         .runtime()
@@ -70,6 +157,8 @@ async fn discover_finds_every_system_with_its_macs() {
         .filter(|s| s.kind == podium_runtime::SystemKind::System)
         .collect();
     assert_eq!(machines.len(), 3, "{systems:#?}");
+    let chassis = systems.len() - machines.len();
+    assert_eq!(chassis, 1, "the BMC's one chassis: {systems:#?}");
     for n in 1..=3 {
         let expected = FakeSystem::numbered(n);
         let found = machines
@@ -87,11 +176,10 @@ async fn discover_finds_every_system_with_its_macs() {
     }
 }
 
-#[tokio::test]
-async fn power_on_reaches_the_bmc_and_reads_back() {
+async fn power_on_reaches_the_bmc_and_reads_back(peer: Peer) {
     let server = TestServer::start().await;
     let plugin = redfish(&server).await;
-    let bmc = bmc(1).await;
+    let bmc = Bmc::start(peer, 1).await;
     let runtime = server.podium.runtime();
     let system = &runtime.driver(&plugin, ctx(&bmc)).discover().await.unwrap()[0];
     runtime
@@ -99,7 +187,7 @@ async fn power_on_reaches_the_bmc_and_reads_back() {
         .set_power(&system.id, PowerAction::On)
         .await
         .unwrap();
-    let emulated = bmc.get_json(&system.id).await.unwrap();
+    let emulated = bmc.get_json(&system.id).await;
     assert_eq!(emulated["PowerState"], "On", "the emulator's own view");
     let power = runtime
         .driver(&plugin, ctx(&bmc))
@@ -113,14 +201,13 @@ async fn power_on_reaches_the_bmc_and_reads_back() {
         .set_power(&system.id, PowerAction::ForceOff)
         .await
         .unwrap();
-    assert_eq!(bmc.get_json(&system.id).await.unwrap()["PowerState"], "Off");
+    assert_eq!(bmc.get_json(&system.id).await["PowerState"], "Off");
 }
 
-#[tokio::test]
-async fn boot_override_is_written_to_the_bmc() {
+async fn boot_override_is_written_to_the_bmc(peer: Peer) {
     let server = TestServer::start().await;
     let plugin = redfish(&server).await;
-    let bmc = bmc(1).await;
+    let bmc = Bmc::start(peer, 1).await;
     let runtime = server.podium.runtime();
     let system = &runtime.driver(&plugin, ctx(&bmc)).discover().await.unwrap()[0];
     runtime
@@ -135,19 +222,113 @@ async fn boot_override_is_written_to_the_bmc() {
         )
         .await
         .unwrap();
-    let emulated = bmc.get_json(&system.id).await.unwrap();
+    let emulated = bmc.get_json(&system.id).await;
     assert_eq!(emulated["Boot"]["BootSourceOverrideTarget"], "Cd");
     assert_eq!(emulated["Boot"]["BootSourceOverrideEnabled"], "Continuous");
 }
 
-#[tokio::test]
-async fn wrong_credentials_are_unauthorized_and_never_echo_the_password() {
+async fn media_inserted_and_ejected_show_at_the_bmc(peer: Peer) {
     let server = TestServer::start().await;
     let plugin = redfish(&server).await;
-    let bmc = bmc(1).await;
+    let bmc = Bmc::start(peer, 1).await;
+    let runtime = server.podium.runtime();
+    let system = &runtime.driver(&plugin, ctx(&bmc)).discover().await.unwrap()[0];
+    // sushy-tools downloads what is inserted (the simulator does not).
+    let images = ImageServer::start(b"an ISO".to_vec()).await;
+    let image = &images.url("/ramdisk.iso");
+    runtime
+        .driver(&plugin, ctx(&bmc))
+        .insert_media(
+            &system.id,
+            MediaRequest {
+                image_url: image.clone(),
+                media_type: MediaType::Cd,
+                write_protected: true,
+            },
+        )
+        .await
+        .unwrap();
+    let cd = bmc
+        .get_json(&format!("{}/VirtualMedia/Cd", system.id))
+        .await;
+    assert_eq!(cd["Inserted"], true, "{cd}");
+    assert_eq!(cd["Image"], image.as_str(), "{cd}");
+    assert_eq!(cd["WriteProtected"], true, "{cd}");
+    let inspected = runtime
+        .driver(&plugin, ctx(&bmc))
+        .inspect(&system.id)
+        .await
+        .unwrap();
+    let slot = inspected
+        .media_slots
+        .iter()
+        .find(|s| s.media_types.contains(&MediaType::Cd))
+        .expect("a CD slot");
+    assert!(slot.inserted, "{slot:?}");
+    assert_eq!(slot.image.as_deref(), Some(image.as_str()));
+
+    runtime
+        .driver(&plugin, ctx(&bmc))
+        .eject_media(&system.id, MediaType::Cd)
+        .await
+        .unwrap();
+    let cd = bmc
+        .get_json(&format!("{}/VirtualMedia/Cd", system.id))
+        .await;
+    assert_eq!(cd["Inserted"], false, "{cd}");
+    assert_eq!(cd["Image"], "", "{cd}");
+}
+
+async fn inspect_reads_a_system_and_a_missing_one_is_not_found(peer: Peer) {
+    let server = TestServer::start().await;
+    let plugin = redfish(&server).await;
+    let bmc = Bmc::start(peer, 2).await;
+    let runtime = server.podium.runtime();
+    let expected = FakeSystem::numbered(2);
+    let id = format!("/redfish/v1/Systems/{}", expected.uuid);
+    let system = runtime
+        .driver(&plugin, ctx(&bmc))
+        .inspect(&id)
+        .await
+        .unwrap();
+    assert_eq!(system.kind, podium_runtime::SystemKind::System);
+    assert_eq!(system.name, expected.name);
+    assert_eq!(system.uuid.as_deref(), Some(expected.uuid.as_str()));
+    assert_eq!(system.manufacturer.as_deref(), Some("Sushy Emulator"));
+    assert_eq!(system.power, PowerState::Off);
+    let macs: Vec<_> = system.nics.iter().map(|n| n.mac.clone()).collect();
+    assert_eq!(macs, expected.nics);
+    let mut slots: Vec<_> = system.media_slots.iter().map(|s| s.id.as_str()).collect();
+    slots.sort();
+    assert_eq!(slots.len(), 2, "Cd and Floppy: {:?}", system.media_slots);
+    assert!(system.media_slots.iter().all(|s| !s.inserted));
+
+    let gone = "/redfish/v1/Systems/27946b59-9e44-4fa7-8e91-0000000000ff";
+    let err = runtime
+        .driver(&plugin, ctx(&bmc))
+        .inspect(gone)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            CallError::Plugin {
+                error: PluginError::NotFound(_),
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(!err.is_transient());
+}
+
+async fn wrong_credentials_are_unauthorized_and_never_echo_the_password(peer: Peer) {
+    let server = TestServer::start().await;
+    let plugin = redfish(&server).await;
+    let bmc = Bmc::start(peer, 1).await;
     let wrong = CallContext {
         config: "{}".into(),
-        endpoint: Some(endpoint(&bmc, "not-the-password")),
+        endpoint: Some(endpoint(bmc.url(), bmc.cert_pem(), "not-the-password")),
         allocations: None,
     };
     let err = server
@@ -171,11 +352,10 @@ async fn wrong_credentials_are_unauthorized_and_never_echo_the_password() {
     assert!(!err.is_transient());
 }
 
-#[tokio::test]
-async fn a_stopped_bmc_is_unreachable_and_transient() {
+async fn a_stopped_bmc_is_unreachable_and_transient(peer: Peer) {
     let server = TestServer::start().await;
     let plugin = redfish(&server).await;
-    let mut bmc = bmc(1).await;
+    let mut bmc = Bmc::start(peer, 1).await;
     let info = server
         .podium
         .runtime()
@@ -212,7 +392,7 @@ async fn tls_with_the_bmc_certificate_as_ca_works_and_system_roots_refuse_it() {
     let mut config = SushyConfig::with_systems(1);
     config.basic_auth = Some((USER.into(), PASSWORD.into()));
     config.tls = true;
-    let bmc = Sushy::start(config).await.unwrap();
+    let bmc = Bmc::Sushy(Box::new(Sushy::start(config).await.unwrap()));
     let systems = server
         .podium
         .runtime()
@@ -222,7 +402,7 @@ async fn tls_with_the_bmc_certificate_as_ca_works_and_system_roots_refuse_it() {
         .unwrap();
     assert!(!systems.is_empty());
 
-    let mut untrusted = endpoint(&bmc, PASSWORD);
+    let mut untrusted = endpoint(bmc.url(), bmc.cert_pem(), PASSWORD);
     untrusted.tls = TlsPolicy::System;
     let err = server
         .podium
@@ -240,7 +420,7 @@ async fn tls_with_the_bmc_certificate_as_ca_works_and_system_roots_refuse_it() {
         .unwrap_err();
     assert!(err.to_string().contains("TLS"), "{err}");
 
-    let mut insecure = endpoint(&bmc, PASSWORD);
+    let mut insecure = endpoint(bmc.url(), bmc.cert_pem(), PASSWORD);
     insecure.tls = TlsPolicy::Insecure;
     server
         .podium
@@ -256,4 +436,109 @@ async fn tls_with_the_bmc_certificate_as_ca_works_and_system_roots_refuse_it() {
         .probe()
         .await
         .expect("verification explicitly off");
+}
+
+/// Every property the simulator answers, sushy-tools answers too, with the same value, for every
+/// resource the driver reads (the simulator leaves out what the driver does not read): a system
+/// powered on, with a boot override and a CD inserted, and every resource around it.
+#[tokio::test]
+async fn the_simulator_answers_as_sushy_tools_does() {
+    let sushy = Bmc::start(Peer::SushyTools, 2).await;
+    let sim = Bmc::start(Peer::Simulator, 2).await;
+    let images = ImageServer::start(b"an ISO".to_vec()).await;
+    let system = format!("/redfish/v1/Systems/{}", FakeSystem::numbered(2).uuid);
+    for bmc in [&sushy, &sim] {
+        let client = reqwest::Client::new();
+        let send = |method: reqwest::Method, path: String, body: Value| {
+            client
+                .request(method, format!("{}{path}", bmc.url()))
+                .basic_auth(USER, Some(PASSWORD))
+                .json(&body)
+                .send()
+        };
+        let answers = [
+            send(
+                reqwest::Method::POST,
+                format!("{system}/Actions/ComputerSystem.Reset"),
+                serde_json::json!({"ResetType": "On"}),
+            )
+            .await,
+            send(
+                reqwest::Method::PATCH,
+                system.clone(),
+                serde_json::json!({"Boot": {"BootSourceOverrideTarget": "Cd",
+                                            "BootSourceOverrideEnabled": "Continuous"}}),
+            )
+            .await,
+            send(
+                reqwest::Method::POST,
+                format!("{system}/VirtualMedia/Cd/Actions/VirtualMedia.InsertMedia"),
+                serde_json::json!({"Image": images.url("/boot.iso"), "WriteProtected": true}),
+            )
+            .await,
+        ];
+        for answer in answers {
+            assert_eq!(answer.unwrap().status(), reqwest::StatusCode::NO_CONTENT);
+        }
+    }
+    let mut paths = vec!["/redfish/v1/".to_owned()];
+    let mut seen = std::collections::BTreeSet::new();
+    let mut compared = 0;
+    let mut differences = Vec::new();
+    while let Some(path) = paths.pop() {
+        if !seen.insert(path.clone()) {
+            continue;
+        }
+        let ours = sim.get_json(&path).await;
+        let theirs = sushy.get_json(&path).await;
+        subset(&ours, &theirs, &path, &mut differences);
+        compared += 1;
+        // Follow the links both answer, within what the driver reads.
+        links(&ours, &mut paths);
+    }
+    assert!(
+        differences.is_empty(),
+        "the simulator differs from sushy-tools:\n{}",
+        differences.join("\n")
+    );
+    assert!(compared >= 12, "walked {seen:?}");
+}
+
+/// Where `ours` holds something `theirs` does not, or holds it otherwise (a list: element by
+/// element; an object: key by key).
+fn subset(ours: &Value, theirs: &Value, at: &str, out: &mut Vec<String>) {
+    match (ours, theirs) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (key, value) in a {
+                match b.get(key) {
+                    Some(other) => subset(value, other, &format!("{at}/{key}"), out),
+                    None => out.push(format!("{at}/{key}: sushy-tools has none")),
+                }
+            }
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                subset(x, y, &format!("{at}/{i}"), out);
+            }
+        }
+        (a, b) if a == b => {}
+        (a, b) => out.push(format!("{at}: simulator {a}, sushy-tools {b}")),
+    }
+}
+
+/// Every `@odata.id` under `value` (the resource's own excepted), and action targets not.
+fn links(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, value) in map {
+                match (key.as_str(), value) {
+                    ("@odata.id", Value::String(link)) => out.push(link.clone()),
+                    ("Actions", _) => {}
+                    _ => links(value, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| links(v, out)),
+        _ => {}
+    }
 }

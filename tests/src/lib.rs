@@ -10,6 +10,7 @@
 //! gets its own database, dropped afterwards.
 
 pub mod api_tools;
+pub mod bmc_sim;
 mod client;
 pub mod cloud_init;
 mod fault_proxy;
