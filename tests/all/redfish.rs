@@ -1,14 +1,13 @@
 //! The bundled Redfish driver against real BMCs: its conformance tests, each run against
 //! sushy-tools' emulator and against the scale simulator (`podium_tests::bmc_sim`), which must
 //! answer as sushy-tools does (discovery with the right MACs, power, boot override, media,
-//! inspection, and the errors of a missing system, wrong credentials and a stopped BMC); and TLS,
-//! against sushy-tools.
+//! inspection, TLS, and the errors of a missing system, wrong credentials and a stopped BMC).
 
 use podium_runtime::{
     BootPersistence, BootSettings, BootTarget, CallContext, CallError, Credentials, Endpoint,
     MediaRequest, MediaType, Plugin, PluginError, PowerAction, PowerState, TlsPolicy,
 };
-use podium_tests::bmc_sim::{BmcSim, SimConfig};
+use podium_tests::bmc_sim::{BmcSim, SimConfig, SimTls};
 use podium_tests::sushy::{FakeSystem, Sushy, SushyConfig};
 use podium_tests::{ImageServer, TestServer};
 use podium_types::Secret;
@@ -42,6 +41,7 @@ conformance!(
     inspect_reads_a_system_and_a_missing_one_is_not_found,
     wrong_credentials_are_unauthorized_and_never_echo_the_password,
     a_stopped_bmc_is_unreachable_and_transient,
+    tls_with_the_bmc_certificate_as_ca_works_and_system_roots_refuse_it,
 );
 
 #[derive(Debug, Clone, Copy)]
@@ -58,11 +58,17 @@ enum Bmc {
 
 impl Bmc {
     async fn start(peer: Peer, systems: u32) -> Bmc {
+        Bmc::start_with(peer, systems, false).await
+    }
+
+    /// Over HTTPS where `tls`, with a fresh self-signed certificate.
+    async fn start_with(peer: Peer, systems: u32, tls: bool) -> Bmc {
         let auth = Some((USER.to_owned(), PASSWORD.to_owned()));
         match peer {
             Peer::SushyTools => {
                 let mut config = SushyConfig::with_systems(systems);
                 config.basic_auth = auth;
+                config.tls = tls;
                 Bmc::Sushy(Box::new(
                     Sushy::start(config).await.expect("sushy-tools starts"),
                 ))
@@ -70,6 +76,7 @@ impl Bmc {
             Peer::Simulator => {
                 let mut config = SimConfig::with_systems(systems as usize);
                 config.basic_auth = auth;
+                config.tls = tls.then(SimTls::generate);
                 Bmc::Sim(BmcSim::start(config).await)
             }
         }
@@ -85,7 +92,7 @@ impl Bmc {
     fn cert_pem(&self) -> Option<&str> {
         match self {
             Bmc::Sushy(bmc) => bmc.cert_pem(),
-            Bmc::Sim(_) => None,
+            Bmc::Sim(sim) => sim.cert_pem(),
         }
     }
 
@@ -385,14 +392,10 @@ async fn a_stopped_bmc_is_unreachable_and_transient(peer: Peer) {
     assert!(err.is_transient());
 }
 
-#[tokio::test]
-async fn tls_with_the_bmc_certificate_as_ca_works_and_system_roots_refuse_it() {
+async fn tls_with_the_bmc_certificate_as_ca_works_and_system_roots_refuse_it(peer: Peer) {
     let server = TestServer::start().await;
     let plugin = redfish(&server).await;
-    let mut config = SushyConfig::with_systems(1);
-    config.basic_auth = Some((USER.into(), PASSWORD.into()));
-    config.tls = true;
-    let bmc = Bmc::Sushy(Box::new(Sushy::start(config).await.unwrap()));
+    let bmc = Bmc::start_with(peer, 1, true).await;
     let systems = server
         .podium
         .runtime()

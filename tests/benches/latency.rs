@@ -29,6 +29,13 @@
 //! reads each system as it verifies the BMC), then powered on, then one turn of its periodic
 //! power-state sync (`sync_power_state_interval` = the same 60 s) is timed as Podium's is.
 //!
+//! With `PODIUM_BENCH_BMCS=simulator`, the BMCs are the scale simulator's instead
+//! (`podium_tests::bmc_sim`: one port per host, the delay and jitter its own, a few microseconds
+//! of CPU a request, in processes of its own): past a thousand hosts, sushy-tools' CPU, not
+//! Podium, would set every wall time. `PER_EMULATOR` is then unused. With
+//! `PODIUM_BENCH_BMC_TLS=1` as well, every simulated BMC serves HTTPS with one certificate, which
+//! each host is registered to trust (BMCs signed by a site's CA).
+//!
 //! `cargo bench -p podium-tests --bench latency [-- HOSTS DELAY_MS JITTER_MS PER_EMULATOR
 //! SITES PROCESSES]`; defaults 40, 400, 0, 100, 1, 1.
 
@@ -37,11 +44,13 @@ use std::sync::atomic::Ordering;
 use futures::{StreamExt, TryStreamExt};
 use std::time::{Duration, Instant};
 
+use podium_tests::bmc_sim::{BmcFleet, BmcSim, SimConfig, SimTls};
 use podium_tests::sushy::{FakeSystem, Sushy, SushyConfig};
 use podium_tests::{FaultProxy, ProcessServer};
 use serde_json::json;
 
 const BIN: &str = env!("CARGO_BIN_EXE_podium-under-test");
+const BMC_SIM: &str = env!("CARGO_BIN_EXE_bmc-sim");
 
 /// Requests the benchmark has in flight at once, as a tool driving a large fleet would bound
 /// them (and the file descriptors of both processes with them).
@@ -53,21 +62,208 @@ const EMULATORS_STARTING_AT_ONCE: usize = 8;
 /// The sync interval the server runs with: the periodic refresh reads every host once in it.
 const SYNC_INTERVAL: Duration = Duration::from_secs(60);
 
-/// Requests each proxy has received so far.
-fn counts(proxies: &[FaultProxy]) -> Vec<u64> {
-    proxies
-        .iter()
-        .map(|p| p.requests.load(Ordering::Acquire))
-        .collect()
+/// The hosts' BMCs, and the shared service every site stands for.
+enum Bmcs {
+    /// sushy-tools processes, each host's system behind a latency proxy of its own; each site a
+    /// proxy without delay in front of one more emulator.
+    Emulated {
+        emulators: Vec<Sushy>,
+        per_emulator: usize,
+        proxies: Vec<FaultProxy>,
+        site: Box<Sushy>,
+        sites: Vec<FaultProxy>,
+    },
+    /// The simulator: one BMC per host, in processes of their own; each site a BMC without
+    /// systems or delay.
+    Simulated { hosts: BmcFleet, sites: BmcSim },
 }
 
-/// CPU time the emulators used so far, all together.
-fn emulators_cpu(emulators: &[Sushy]) -> Duration {
-    emulators
-        .iter()
-        .filter_map(|e| podium_tests::process_usage(e.pid()?))
-        .map(|(_, cpu)| cpu)
-        .sum()
+impl Bmcs {
+    async fn start(
+        simulated: bool,
+        hosts: usize,
+        sites: usize,
+        per_emulator: usize,
+        delay: Duration,
+        jitter: Duration,
+    ) -> Bmcs {
+        if simulated {
+            return Bmcs::Simulated {
+                hosts: BmcFleet::start(
+                    BMC_SIM,
+                    SimConfig {
+                        bmcs: hosts,
+                        latency: delay,
+                        jitter,
+                        tls: std::env::var_os("PODIUM_BENCH_BMC_TLS").map(|_| SimTls::generate()),
+                        ..SimConfig::with_systems(1)
+                    },
+                )
+                .await,
+                sites: BmcSim::start(SimConfig {
+                    bmcs: sites,
+                    ..SimConfig::with_systems(0)
+                })
+                .await,
+            };
+        }
+        let numbers: Vec<u32> = (1..=hosts as u32).collect();
+        // Started a few at a time: a hundred Python processes starting at once on two cores
+        // take longer than an emulator is given to answer.
+        let emulators: Vec<Sushy> = futures::stream::iter(numbers.chunks(per_emulator))
+            .map(|chunk| {
+                let mut config = SushyConfig::with_systems(0);
+                config.systems = chunk.iter().copied().map(FakeSystem::numbered).collect();
+                Sushy::start(config)
+            })
+            .buffered(EMULATORS_STARTING_AT_ONCE)
+            .try_collect()
+            .await
+            .expect("the emulators");
+        let site = Sushy::start(SushyConfig::with_systems(0))
+            .await
+            .expect("an emulator");
+        let mut proxies = Vec::new();
+        for (i, n) in numbers.iter().enumerate() {
+            let bmcs = &emulators[i / per_emulator];
+            let proxy =
+                FaultProxy::start_one_system(&bmcs.url(), &FakeSystem::numbered(*n).uuid).await;
+            proxy
+                .delay_ms
+                .store(delay.as_millis() as u64, Ordering::Release);
+            proxy
+                .jitter_ms
+                .store(jitter.as_millis() as u64, Ordering::Release);
+            proxies.push(proxy);
+        }
+        let mut site_proxies = Vec::new();
+        for _ in 0..sites {
+            site_proxies.push(FaultProxy::start(&site.url()).await);
+        }
+        Bmcs::Emulated {
+            emulators,
+            per_emulator,
+            proxies,
+            site: Box::new(site),
+            sites: site_proxies,
+        }
+    }
+
+    /// Host `i`'s BMC.
+    fn host_url(&self, i: usize) -> String {
+        match self {
+            Bmcs::Emulated { proxies, .. } => proxies[i].url(),
+            Bmcs::Simulated { hosts, .. } => hosts.url(i),
+        }
+    }
+
+    /// Host `i`'s BMC as a host is registered with it: its URL, and the certificate to trust
+    /// where it serves HTTPS (every BMC the same one, as BMCs signed by a site's CA).
+    fn host_bmc(&self, i: usize) -> serde_json::Value {
+        match self {
+            Bmcs::Simulated { hosts, .. } if hosts.cert_pem().is_some() => json!({
+                "url": self.host_url(i),
+                "tls": {"ca_bundle": hosts.cert_pem()},
+            }),
+            _ => json!({"url": self.host_url(i)}),
+        }
+    }
+
+    /// Site `i`'s shared service, each at a URL of its own (a pod manager's URL is unique).
+    fn site_url(&self, i: usize) -> String {
+        match self {
+            Bmcs::Emulated { sites, .. } => sites[i].url(),
+            Bmcs::Simulated { sites, .. } => sites.url(i),
+        }
+    }
+
+    /// Requests each host's BMC has received so far.
+    async fn counts(&self) -> Vec<u64> {
+        match self {
+            Bmcs::Emulated { proxies, .. } => proxies
+                .iter()
+                .map(|p| p.requests.load(Ordering::Acquire))
+                .collect(),
+            Bmcs::Simulated { hosts, .. } => hosts.requests().await,
+        }
+    }
+
+    /// CPU time the emulator (or simulator) processes used so far.
+    fn emulators_cpu(&self) -> Duration {
+        match self {
+            Bmcs::Emulated {
+                emulators, site, ..
+            } => emulators
+                .iter()
+                .chain([&**site])
+                .filter_map(|e| podium_tests::process_usage(e.pid()?))
+                .map(|(_, cpu)| cpu)
+                .sum(),
+            Bmcs::Simulated { hosts, .. } => hosts
+                .pids()
+                .into_iter()
+                .filter_map(podium_tests::process_usage)
+                .map(|(_, cpu)| cpu)
+                .sum(),
+        }
+    }
+
+    /// Every host's system off again, at its emulator (not through the proxies' delay).
+    async fn power_off_all(&self, systems: &[FakeSystem]) {
+        let (emulators, per_emulator) = match self {
+            Bmcs::Emulated {
+                emulators,
+                per_emulator,
+                ..
+            } => (emulators, *per_emulator),
+            Bmcs::Simulated { hosts, .. } => return hosts.power_off_all().await,
+        };
+        let http = reqwest::Client::new();
+        let off: Vec<_> = futures::stream::iter(systems.iter().enumerate())
+            .map(|(i, system)| {
+                let url = format!(
+                    "{}/redfish/v1/Systems/{}/Actions/ComputerSystem.Reset",
+                    emulators[i / per_emulator].url(),
+                    system.uuid
+                );
+                let http = http.clone();
+                async move {
+                    http.post(url)
+                        .json(&json!({"ResetType": "ForceOff"}))
+                        .send()
+                        .await
+                        .map(|r| r.status())
+                }
+            })
+            .buffer_unordered(50)
+            .collect()
+            .await;
+        assert!(
+            off.iter().all(|s| s.as_ref().is_ok_and(|s| s.is_success())),
+            "powering the systems off at the emulators failed: {off:?}"
+        );
+    }
+
+    /// What stands for the BMCs, for the figures' caption.
+    fn describe(&self, delay_ms: usize, jitter_ms: usize) -> String {
+        match self {
+            Bmcs::Emulated { emulators, .. } => format!(
+                "a proxy adding {delay_ms} ms + up to {jitter_ms} ms per request in front of {} \
+                 sushy-tools processes",
+                emulators.len()
+            ),
+            Bmcs::Simulated { hosts, .. } => format!(
+                "the BMC simulator over {}, {delay_ms} ms + up to {jitter_ms} ms per request, \
+                 in {} processes of its own",
+                if hosts.cert_pem().is_some() {
+                    "HTTPS"
+                } else {
+                    "HTTP"
+                },
+                hosts.pids().len()
+            ),
+        }
+    }
 }
 
 /// CPU time this benchmark's own process used so far: its proxies (a thousand BMCs' latency)
@@ -102,30 +298,16 @@ fn main() {
         .unwrap();
     rt.block_on(async {
         let numbers: Vec<u32> = (1..=hosts as u32).collect();
-        // Started a few at a time: a hundred Python processes starting at once on two cores
-        // take longer than an emulator is given to answer.
-        let emulators: Vec<Sushy> = futures::stream::iter(numbers.chunks(per_emulator))
-            .map(|chunk| {
-                let mut config = SushyConfig::with_systems(0);
-                config.systems = chunk.iter().copied().map(FakeSystem::numbered).collect();
-                Sushy::start(config)
-            })
-            .buffered(EMULATORS_STARTING_AT_ONCE)
-            .try_collect()
-            .await
-            .expect("the emulators");
-        let site = Sushy::start(SushyConfig::with_systems(0))
-            .await
-            .expect("an emulator");
-        let mut proxies = Vec::new();
-        for (i, n) in numbers.iter().enumerate() {
-            let bmcs = &emulators[i / per_emulator];
-            let proxy =
-                FaultProxy::start_one_system(&bmcs.url(), &FakeSystem::numbered(*n).uuid).await;
-            proxy.delay_ms.store(delay_ms as u64, Ordering::Release);
-            proxy.jitter_ms.store(jitter_ms as u64, Ordering::Release);
-            proxies.push(proxy);
-        }
+        let simulated = std::env::var("PODIUM_BENCH_BMCS").is_ok_and(|v| v == "simulator");
+        let bmcs = Bmcs::start(
+            simulated,
+            hosts,
+            sites,
+            per_emulator,
+            Duration::from_millis(delay_ms as u64),
+            Duration::from_millis(jitter_ms as u64),
+        )
+        .await;
         let database = podium_tests::PostgresDatabase::for_this_run().await;
         assert!(
             processes == 1 || database.is_some(),
@@ -151,32 +333,27 @@ fn main() {
                 .map(|s| s.usage().expect("a Podium process's usage").1)
                 .sum()
         };
-        // Each site at a URL of its own (a pod manager's URL is unique): a proxy without delay in
-        // front of the one emulator that stands for every site's shared service.
         let mut pms = Vec::new();
-        let mut site_proxies = Vec::new();
         for i in 0..sites {
-            let proxy = FaultProxy::start(&site.url()).await;
             let pm = admin
                 .created(
                     "/v1/pod_managers",
-                    json!({"name": format!("site-{i}"), "url": proxy.url()}),
+                    json!({"name": format!("site-{i}"), "url": bmcs.site_url(i)}),
                 )
                 .await;
-            site_proxies.push(proxy);
             pms.push(pm.body["uuid"].as_str().unwrap().to_owned());
         }
         let podium_before = podium_cpu();
-        let emulators_before = emulators_cpu(&emulators);
+        let emulators_before = bmcs.emulators_cpu();
         let bench_before = bench_cpu();
 
         // Every host registered at once, each at its own BMC.
-        let start = counts(&proxies);
+        let start = bmcs.counts().await;
         let started = Instant::now();
-        let created: Vec<_> = futures::stream::iter(proxies.iter().enumerate())
-            .map(|(i, p)| {
+        let created: Vec<_> = futures::stream::iter(0..hosts)
+            .map(|i| {
                 let admin = admins[i % processes].clone();
-                let body = json!({"pod_manager": pms[i % sites], "bmc": {"url": p.url()}});
+                let body = json!({"pod_manager": pms[i % sites], "bmc": bmcs.host_bmc(i)});
                 async move { admin.post("/v1/hosts", body).await }
             })
             .buffer_unordered(ASK_AT_ONCE)
@@ -205,13 +382,13 @@ fn main() {
             tokio::time::sleep(poll).await;
         }
         let registered = started.elapsed();
-        let registered_limit = limit(&start, &counts(&proxies), delay_ms);
+        let registered_limit = limit(&start, &bmcs.counts().await, delay_ms);
         let podium_registered = podium_cpu();
-        let emulators_registered = emulators_cpu(&emulators);
+        let emulators_registered = bmcs.emulators_cpu();
         let bench_registered = bench_cpu();
 
         // Every host powered on at once (asked all at once, as a tool driving a rack would).
-        let start = counts(&proxies);
+        let start = bmcs.counts().await;
         let started = Instant::now();
         let asked: Vec<_> = futures::stream::iter(ids.iter().enumerate())
             .map(|(i, id)| {
@@ -236,13 +413,13 @@ fn main() {
             tokio::time::sleep(poll).await;
         }
         let powered = started.elapsed();
-        let powered_limit = limit(&start, &counts(&proxies), delay_ms);
+        let powered_limit = limit(&start, &bmcs.counts().await, delay_ms);
         let podium_powered = podium_cpu();
-        let emulators_powered = emulators_cpu(&emulators);
+        let emulators_powered = bmcs.emulators_cpu();
         let bench_powered = bench_cpu();
 
         // A full refresh: every site's sync reads every host's own BMC again.
-        let start = counts(&proxies);
+        let start = bmcs.counts().await;
         let started = Instant::now();
         let mut syncs = Vec::new();
         for pm in &pms {
@@ -264,9 +441,9 @@ fn main() {
             }
         }
         let refreshed = started.elapsed();
-        let refreshed_limit = limit(&start, &counts(&proxies), delay_ms);
+        let refreshed_limit = limit(&start, &bmcs.counts().await, delay_ms);
         let podium_refreshed = podium_cpu();
-        let emulators_refreshed = emulators_cpu(&emulators);
+        let emulators_refreshed = bmcs.emulators_cpu();
         let bench_refreshed = bench_cpu();
 
         // One turn of the periodic refresh: every host's power read again, spread over the
@@ -305,10 +482,9 @@ fn main() {
             ),
         };
         println!(
-            "{hosts} hosts across {sites} pod managers, each host with its own BMC endpoint (a \
-             proxy adding {delay_ms} ms + up to {jitter_ms} ms per request in front of {} \
-             sushy-tools processes), {database}; {peak_of} peak resident memory {:.0} MiB",
-            emulators.len(),
+            "{hosts} hosts across {sites} pod managers, each host with its own BMC endpoint ({}), \
+             {database}; {peak_of} peak resident memory {:.0} MiB",
+            bmcs.describe(delay_ms, jitter_ms),
             peak as f64 / 1024.0
         );
         println!();
@@ -381,7 +557,7 @@ fn main() {
         if std::env::var_os("PODIUM_BENCH_IRONIC").is_some() {
             let systems: Vec<FakeSystem> =
                 numbers.iter().copied().map(FakeSystem::numbered).collect();
-            ironic(&emulators, per_emulator, &systems, &proxies, delay_ms).await;
+            ironic(&bmcs, &systems, delay_ms).await;
         }
     });
 }
@@ -428,48 +604,18 @@ where
 /// (at 50, its API stopped accepting connections).
 const IRONIC_AT_ONCE: usize = 8;
 
-/// The same work by OpenStack Ironic, against the same emulators and proxies.
-async fn ironic(
-    emulators: &[Sushy],
-    per_emulator: usize,
-    systems: &[FakeSystem],
-    proxies: &[FaultProxy],
-    delay_ms: usize,
-) {
+/// The same work by OpenStack Ironic, against the same BMCs.
+async fn ironic(bmcs: &Bmcs, systems: &[FakeSystem], delay_ms: usize) {
     use podium_tests::ironic::Ironic;
     let hosts = systems.len();
-    // Every system off again, at its emulator (not through the proxies' delay).
-    let http = reqwest::Client::new();
-    let off: Vec<_> = futures::stream::iter(systems.iter().enumerate())
-        .map(|(i, system)| {
-            let url = format!(
-                "{}/redfish/v1/Systems/{}/Actions/ComputerSystem.Reset",
-                emulators[i / per_emulator].url(),
-                system.uuid
-            );
-            let http = http.clone();
-            async move {
-                http.post(url)
-                    .json(&json!({"ResetType": "ForceOff"}))
-                    .send()
-                    .await
-                    .map(|r| r.status())
-            }
-        })
-        .buffer_unordered(50)
-        .collect()
-        .await;
-    assert!(
-        off.iter().all(|s| s.as_ref().is_ok_and(|s| s.is_success())),
-        "powering the systems off at the emulators failed: {off:?}"
-    );
+    bmcs.power_off_all(systems).await;
     let ironic = Ironic::start(SYNC_INTERVAL).await.expect("starting Ironic");
     let pid = ironic.pid().expect("Ironic's pid");
     println!();
     println!(
         "OpenStack Ironic in the same run (PyPI `ironic` 39.0.0, standalone: one process, \
          SQLite, noauth, `rpc_transport = none`, the `redfish` hardware type), the same {hosts} \
-         systems behind the same proxies"
+         systems behind the same BMCs"
     );
     println!();
     println!("| work | wall time | physical limit | Ironic CPU | emulators' CPU |");
@@ -489,17 +635,17 @@ async fn ironic(
         )
     };
     let cpu_before = tree_cpu(pid);
-    let emulators_before = emulators_cpu(emulators);
+    let emulators_before = bmcs.emulators_cpu();
 
-    let start = counts(proxies);
+    let start = bmcs.counts().await;
     let started = Instant::now();
-    let nodes: Vec<String> = futures::stream::iter(systems.iter().zip(proxies))
-        .map(|(system, proxy)| {
+    let nodes: Vec<String> = futures::stream::iter(systems.iter().enumerate())
+        .map(|(i, system)| {
             let ironic = &ironic;
             async move {
                 ironic
                     .node_create(
-                        &proxy.url(),
+                        &bmcs.host_url(i),
                         &format!("/redfish/v1/Systems/{}", system.uuid),
                     )
                     .await
@@ -534,9 +680,9 @@ async fn ironic(
         tokio::time::sleep(poll).await;
     }
     let registered = started.elapsed();
-    let registered_limit = limit(&start, &counts(proxies), delay_ms);
+    let registered_limit = limit(&start, &bmcs.counts().await, delay_ms);
     let cpu_registered = tree_cpu(pid);
-    let emulators_registered = emulators_cpu(emulators);
+    let emulators_registered = bmcs.emulators_cpu();
     row(
         &format!("enroll and manage {hosts} nodes"),
         registered,
@@ -545,7 +691,7 @@ async fn ironic(
         emulators_registered - emulators_before,
     );
 
-    let start = counts(proxies);
+    let start = bmcs.counts().await;
     let started = Instant::now();
     each(&nodes, "power on", |node| ironic.power(node, "power on")).await;
     loop {
@@ -566,9 +712,9 @@ async fn ironic(
         tokio::time::sleep(poll).await;
     }
     let powered = started.elapsed();
-    let powered_limit = limit(&start, &counts(proxies), delay_ms);
+    let powered_limit = limit(&start, &bmcs.counts().await, delay_ms);
     let cpu_powered = tree_cpu(pid);
-    let emulators_powered = emulators_cpu(emulators);
+    let emulators_powered = bmcs.emulators_cpu();
     row(
         &format!("power on {hosts} nodes"),
         powered,
@@ -578,11 +724,13 @@ async fn ironic(
     );
 
     // One turn of the periodic power-state sync: until every BMC was asked again.
-    let before = counts(proxies);
+    let before = bmcs.counts().await;
     let started = Instant::now();
     loop {
         tokio::time::sleep(Duration::from_secs(1)).await;
-        if counts(proxies)
+        if bmcs
+            .counts()
+            .await
             .iter()
             .zip(&before)
             .all(|(now, then)| now > then)
