@@ -5,7 +5,6 @@
 //! target) was checked to have the endpoint's scheme, host and port. Credentials are attached
 //! here and never pass through the plugin.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -164,15 +163,34 @@ impl Budget {
     }
 }
 
-/// Clients shared across calls, one per TLS policy, so connections are reused.
-#[derive(Default)]
+/// Clients shared across calls, one per TLS policy, so connections are reused: the
+/// [`CLIENTS_KEPT`] policies used last (a host whose BMC's own certificate is pinned or trusted is
+/// a policy of its own, so a site of such hosts has one per host; see BENCHMARKS.md for what a
+/// client and its connections hold).
 pub(super) struct Clients {
-    by_policy: Mutex<HashMap<TlsPolicy, reqwest::Client>>,
+    by_policy: Mutex<hashlink::LruCache<TlsPolicy, reqwest::Client>>,
+}
+
+/// TLS policies whose clients (and idle connections) are kept; the one used longest ago goes
+/// first. A fleet of hosts each trusting its own BMC's certificate, read in turn by the periodic
+/// refresh, keeps a client per host up to this many.
+pub(super) const CLIENTS_KEPT: usize = 16_384;
+
+impl Default for Clients {
+    fn default() -> Self {
+        Clients::keeping(CLIENTS_KEPT)
+    }
 }
 
 const MAX_REDIRECTS: usize = 5;
 
 impl Clients {
+    fn keeping(kept: usize) -> Clients {
+        Clients {
+            by_policy: Mutex::new(hashlink::LruCache::new(kept)),
+        }
+    }
+
     pub(super) fn get(&self, policy: &TlsPolicy) -> Result<reqwest::Client, String> {
         let mut map = self.by_policy.lock().expect("http client map poisoned");
         if let Some(client) = map.get(policy) {
@@ -202,10 +220,6 @@ impl Clients {
             }
         }
         let client = builder.build().map_err(|e| e.to_string())?;
-        // Bounded: policies are per pod manager, and a map of a few hundred clients is fine.
-        if map.len() > 1024 {
-            map.clear();
-        }
         map.insert(policy.clone(), client.clone());
         Ok(client)
     }
@@ -572,5 +586,33 @@ impl rustls::client::danger::ServerCertVerifier for PinnedVerifier {
         self.provider
             .signature_verification_algorithms
             .supported_schemes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pinned(n: u8) -> TlsPolicy {
+        TlsPolicy::Pinned(format!("{n:064x}"))
+    }
+
+    /// Past the bound, the policy used longest ago loses its client, and only it: the others
+    /// keep theirs and their connections (the map was once cleared whole at its bound, so a
+    /// fleet of more hosts than that, each with its own certificate, never reused a connection).
+    #[test]
+    fn past_the_bound_the_least_recently_used_client_goes() {
+        let clients = Clients::keeping(3);
+        for n in [1, 2, 3] {
+            clients.get(&pinned(n)).unwrap();
+        }
+        clients.get(&pinned(1)).unwrap();
+        clients.get(&pinned(4)).unwrap();
+        let kept = clients.by_policy.lock().unwrap();
+        let kept: Vec<_> = [1, 2, 3, 4]
+            .into_iter()
+            .filter(|n| kept.contains_key(&pinned(*n)))
+            .collect();
+        assert_eq!(kept, [1, 3, 4]);
     }
 }
