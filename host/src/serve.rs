@@ -156,8 +156,27 @@ fn url_text<S: serde::Serializer>(url: &Option<url::Url>, s: S) -> Result<S::Ok,
     }
 }
 
+/// Raises the soft limit of open files to the hard one, as servers holding a connection per
+/// peer do (Go's runtime does it for every program since 1.19): each host's BMC and each API
+/// client is a file descriptor, and the usual soft limit of 1,024 is reached at a few hundred
+/// hosts with their own BMC.
+fn raise_open_files_limit() {
+    use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+    let limit = getrlimit(Resource::Nofile);
+    let raised = Rlimit {
+        current: limit.maximum,
+        maximum: limit.maximum,
+    };
+    match setrlimit(Resource::Nofile, raised) {
+        Ok(()) => tracing::debug!(limit = ?limit.maximum, "open files limit raised"),
+        Err(e) => tracing::warn!(error = %e, limit = ?limit.current,
+            "the open files limit could not be raised"),
+    }
+}
+
 pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<()> {
     init_tracing(args.log_json);
+    raise_open_files_limit();
     anyhow::ensure!(
         args.plugin_timeout > 0.0 && args.plugin_timeout <= 3600.0,
         "--plugin-timeout must be between 0 and 3600 seconds"
