@@ -145,3 +145,46 @@ async fn podium_serves_from_an_empty_directory_with_only_a_config_file() {
         "the database is in the data-dir the file named"
     );
 }
+
+/// The soft and hard limits of open files of process `pid`, from `/proc/PID/limits`.
+fn open_files_limits(pid: &str) -> (String, String) {
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .expect("a limit of open files");
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    (fields[3].to_owned(), fields[4].to_owned())
+}
+
+/// Started with the usual soft limit of open files (1,024), `podium serve` raises it to the hard
+/// limit: each host's BMC and each API client is a file descriptor.
+#[tokio::test]
+async fn serve_raises_its_open_files_limit_to_the_hard_limit() {
+    let (_, hard) = open_files_limits("self");
+    let dir = tempfile::tempdir().unwrap();
+    let mut command = tokio::process::Command::new("prlimit");
+    command
+        .arg(format!("--nofile=1024:{hard}"))
+        .arg("--")
+        .arg(BIN)
+        .args([
+            "serve",
+            "--log-json",
+            "--listen",
+            "127.0.0.1:0",
+            "--data-dir",
+        ])
+        .arg(dir.path())
+        .arg("--compiled-dir")
+        .arg(std::path::Path::new(env!("OUT_DIR")).join("compiled-plugins"));
+    for (key, _) in std::env::vars() {
+        if key.starts_with("PODIUM_") {
+            command.env_remove(key);
+        }
+    }
+    command.env("PODIUM_ADMIN_TOKEN", ADMIN_TOKEN);
+    let server = ProcessServer::spawn(command).await;
+    let pid = server.pid().expect("running").to_string();
+    assert_eq!(open_files_limits(&pid), (hard.clone(), hard));
+}
