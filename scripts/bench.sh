@@ -2,9 +2,9 @@
 # Runs Podium's benchmark suite and writes the figures into BENCHMARKS.md, between the
 # `<!-- bench:NAME -->` markers of each section, with the machine and the commit they ran on.
 #
-#   scripts/bench.sh            # everything (about 45 minutes on 2 cores, after the build)
+#   scripts/bench.sh            # everything (about 80 minutes on 2 cores, after the build)
 #   scripts/bench.sh api ipam   # some: plugin_call, ipam, api, scale, latency, latency_postgres,
-#                               # shared_service, ironic_redfish
+#                               # shared_service, ironic_redfish, bmc_sim, latency_simulator
 #
 # Installs what it needs first (the test peers: sushy-tools, PostgreSQL, and Ironic for the
 # latency benchmark), like scripts/test.sh.
@@ -18,7 +18,7 @@ if ! command -v wrk >/dev/null 2>&1; then # the API benchmark's load generator
 fi
 
 which=("$@")
-[ ${#which[@]} -eq 0 ] && which=(plugin_call ipam api scale latency latency_postgres shared_service ironic_redfish)
+[ ${#which[@]} -eq 0 ] && which=(plugin_call ipam api scale latency latency_postgres shared_service ironic_redfish bmc_sim latency_simulator)
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 
@@ -57,9 +57,16 @@ for b in "${which[@]}"; do
       { cat "$out/latency_postgres.one"; echo; cat "$out/latency_postgres.two"; } >"$out/latency_postgres" ;;
     # The same 1,000 hosts behind one shared Redfish service.
     shared_service) run shared_service cargo bench -q -p podium-tests --bench shared_service -- 1000 500 >/dev/null ;;
+    # What the BMC simulator costs a request, over HTTP and HTTPS.
+    bmc_sim) run bmc_sim cargo bench -q -p podium-tests --bench bmc_sim >/dev/null ;;
+    # 10,000 hosts, each with its own simulated BMC at 500 ms, over HTTP and then HTTPS.
+    latency_simulator)
+      PODIUM_BENCH_BMCS=simulator run latency_simulator.http cargo bench -q -p podium-tests --bench latency -- 10000 500 0 100 1 1 >/dev/null
+      PODIUM_BENCH_BMCS=simulator PODIUM_BENCH_BMC_TLS=1 run latency_simulator.https cargo bench -q -p podium-tests --bench latency -- 10000 500 0 100 1 1 >/dev/null
+      { cat "$out/latency_simulator.http"; echo; cat "$out/latency_simulator.https"; } >"$out/latency_simulator" ;;
     # Ironic's manage and power on of 20 nodes, straight at the BMC and through Podium's Redfish service.
     ironic_redfish) run ironic_redfish cargo bench -q -p podium-tests --bench ironic_redfish -- 20 >/dev/null ;;
-    *) echo "unknown benchmark: $b (plugin_call, ipam, api, scale, latency, latency_postgres, shared_service, ironic_redfish)" >&2; exit 2 ;;
+    *) echo "unknown benchmark: $b (plugin_call, ipam, api, scale, latency, latency_postgres, shared_service, ironic_redfish, bmc_sim, latency_simulator)" >&2; exit 2 ;;
   esac
   python3 - "$b" "$out/$b" "$machine" <<'EOF'
 import re, sys
