@@ -92,7 +92,7 @@ impl Bmc {
     fn cert_pem(&self) -> Option<&str> {
         match self {
             Bmc::Sushy(bmc) => bmc.cert_pem(),
-            Bmc::Sim(sim) => sim.cert_pem(),
+            Bmc::Sim(sim) => sim.cert_pem(0),
         }
     }
 

@@ -34,7 +34,8 @@
 //! of CPU a request, in processes of its own): past a thousand hosts, sushy-tools' CPU, not
 //! Podium, would set every wall time. `PER_EMULATOR` is then unused. With
 //! `PODIUM_BENCH_BMC_TLS=1` as well, every simulated BMC serves HTTPS with one certificate, which
-//! each host is registered to trust (BMCs signed by a site's CA).
+//! each host is registered to trust (BMCs signed by a site's CA); with `PODIUM_BENCH_BMC_TLS=own`,
+//! each BMC serves a certificate of its own, which its host trusts (a TLS policy per host).
 //!
 //! `cargo bench -p podium-tests --bench latency [-- HOSTS DELAY_MS JITTER_MS PER_EMULATOR
 //! SITES PROCESSES]`; defaults 40, 400, 0, 100, 1, 1.
@@ -96,6 +97,8 @@ impl Bmcs {
                         latency: delay,
                         jitter,
                         tls: std::env::var_os("PODIUM_BENCH_BMC_TLS").map(|_| SimTls::generate()),
+                        own_certificates: std::env::var("PODIUM_BENCH_BMC_TLS")
+                            .is_ok_and(|v| v == "own"),
                         ..SimConfig::with_systems(1)
                     },
                 )
@@ -161,9 +164,9 @@ impl Bmcs {
     /// where it serves HTTPS (every BMC the same one, as BMCs signed by a site's CA).
     fn host_bmc(&self, i: usize) -> serde_json::Value {
         match self {
-            Bmcs::Simulated { hosts, .. } if hosts.cert_pem().is_some() => json!({
+            Bmcs::Simulated { hosts, .. } if hosts.cert_pem(i).is_some() => json!({
                 "url": self.host_url(i),
-                "tls": {"ca_bundle": hosts.cert_pem()},
+                "tls": {"ca_bundle": hosts.cert_pem(i)},
             }),
             _ => json!({"url": self.host_url(i)}),
         }
@@ -255,10 +258,10 @@ impl Bmcs {
             Bmcs::Simulated { hosts, .. } => format!(
                 "the BMC simulator over {}, {delay_ms} ms + up to {jitter_ms} ms per request, \
                  in {} processes of its own",
-                if hosts.cert_pem().is_some() {
-                    "HTTPS"
-                } else {
-                    "HTTP"
+                match std::env::var("PODIUM_BENCH_BMC_TLS").as_deref() {
+                    _ if hosts.cert_pem(0).is_none() => "HTTP",
+                    Ok("own") => "HTTPS, each BMC with a certificate of its own",
+                    _ => "HTTPS, every BMC with the same certificate",
                 },
                 hosts.pids().len()
             ),

@@ -63,6 +63,9 @@ pub struct SimConfig {
     pub first_bmc: usize,
     /// Serve HTTPS with this identity instead of HTTP.
     pub tls: Option<SimTls>,
+    /// Serve HTTPS, each BMC with a self-signed certificate of its own (as BMCs out of the box:
+    /// a fleet whose hosts each trust their own BMC's certificate); `tls` is then unused.
+    pub own_certificates: bool,
 }
 
 /// A certificate and its key, PEM.
@@ -116,6 +119,7 @@ impl SimConfig {
             basic_auth: None,
             first_bmc: 0,
             tls: None,
+            own_certificates: false,
         }
     }
 }
@@ -125,6 +129,8 @@ impl SimConfig {
 pub struct BmcSim {
     sim: Arc<Sim>,
     ports: Vec<u16>,
+    /// The certificate each BMC serves, where it serves HTTPS.
+    certs: Vec<Option<String>>,
     stops: Vec<watch::Sender<bool>>,
 }
 
@@ -199,7 +205,13 @@ impl BmcSim {
                 base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
             format!("Basic {token}")
         });
-        let acceptor = config.tls.as_ref().map(SimTls::acceptor);
+        let identities: Vec<Option<SimTls>> = (0..config.bmcs)
+            .map(|_| match (&config.tls, config.own_certificates) {
+                (_, true) => Some(SimTls::generate()),
+                (tls, false) => tls.clone(),
+            })
+            .collect();
+        let shared = config.tls.as_ref().map(SimTls::acceptor);
         let sim = Arc::new(Sim {
             requests: (0..config.bmcs).map(|_| AtomicU64::new(0)).collect(),
             latency_us: AtomicU64::new(config.latency.as_micros() as u64),
@@ -214,14 +226,27 @@ impl BmcSim {
             ports.push(listener.local_addr().expect("addr").port());
             let (stop, stopped) = watch::channel(false);
             stops.push(stop);
-            tokio::spawn(serve(sim.clone(), bmc, listener, acceptor.clone(), stopped));
+            let acceptor = match &identities[bmc] {
+                Some(own) if sim.config.own_certificates => Some(own.acceptor()),
+                _ => shared.clone(),
+            };
+            tokio::spawn(serve(sim.clone(), bmc, listener, acceptor, stopped));
         }
-        BmcSim { sim, ports, stops }
+        let certs = identities
+            .into_iter()
+            .map(|tls| tls.map(|t| t.cert_pem))
+            .collect();
+        BmcSim {
+            sim,
+            ports,
+            certs,
+            stops,
+        }
     }
 
     /// BMC `bmc`'s base URL.
     pub fn url(&self, bmc: usize) -> String {
-        let scheme = if self.sim.config.tls.is_some() {
+        let scheme = if self.certs[bmc].is_some() {
             "https"
         } else {
             "http"
@@ -229,9 +254,14 @@ impl BmcSim {
         format!("{scheme}://127.0.0.1:{}", self.ports[bmc])
     }
 
-    /// The certificate every BMC serves, where they serve HTTPS.
-    pub fn cert_pem(&self) -> Option<&str> {
-        self.sim.config.tls.as_ref().map(|t| t.cert_pem.as_str())
+    /// The certificate BMC `bmc` serves, where it serves HTTPS.
+    pub fn cert_pem(&self, bmc: usize) -> Option<&str> {
+        self.certs[bmc].as_deref()
+    }
+
+    /// Every BMC's certificate, in order, where they serve HTTPS.
+    pub fn certs(&self) -> &[Option<String>] {
+        &self.certs
     }
 
     /// Every BMC's port, in order.
@@ -262,7 +292,7 @@ impl BmcSim {
     /// BMC itself reports. Fails on a non-2xx answer.
     pub async fn get_json(&self, bmc: usize, path: &str) -> anyhow::Result<Value> {
         let mut client = reqwest::Client::builder();
-        if let Some(pem) = self.cert_pem() {
+        if let Some(pem) = self.cert_pem(bmc) {
             client = client.add_root_certificate(reqwest::Certificate::from_pem(pem.as_bytes())?);
         }
         let mut request = client.build()?.get(format!("{}{path}", self.url(bmc)));
@@ -747,7 +777,6 @@ pub const BMCS_PER_PROCESS: usize = 4000;
 pub struct BmcFleet {
     processes: Vec<SimProcess>,
     client: reqwest::Client,
-    tls: Option<SimTls>,
 }
 
 #[derive(Debug)]
@@ -755,6 +784,7 @@ struct SimProcess {
     child: tokio::process::Child,
     control: u16,
     ports: Vec<u16>,
+    certs: Vec<Option<String>>,
 }
 
 /// What a `bmc-sim` process prints once it serves: one line of JSON.
@@ -764,6 +794,8 @@ pub struct SimReady {
     pub control: u16,
     /// Every BMC's port, in order.
     pub ports: Vec<u16>,
+    /// Every BMC's certificate, in order, where they serve HTTPS.
+    pub certs: Vec<Option<String>>,
 }
 
 impl BmcFleet {
@@ -786,6 +818,7 @@ impl BmcFleet {
                     "--jitter-us".to_owned(),
                     config.jitter.as_micros().to_string(),
                 ])
+                .args(config.own_certificates.then_some("--own-certificates"))
                 .stdin(std::process::Stdio::piped())
                 .stdout(std::process::Stdio::piped())
                 .kill_on_drop(true);
@@ -812,13 +845,13 @@ impl BmcFleet {
                 child,
                 control: ready.control,
                 ports: ready.ports,
+                certs: ready.certs,
             });
             first += bmcs;
         }
         BmcFleet {
             processes,
             client: reqwest::Client::new(),
-            tls: config.tls,
         }
     }
 
@@ -826,13 +859,17 @@ impl BmcFleet {
     pub fn url(&self, bmc: usize) -> String {
         let process = &self.processes[bmc / BMCS_PER_PROCESS];
         let port = process.ports[bmc % BMCS_PER_PROCESS];
-        let scheme = if self.tls.is_some() { "https" } else { "http" };
+        let scheme = if self.cert_pem(bmc).is_some() {
+            "https"
+        } else {
+            "http"
+        };
         format!("{scheme}://127.0.0.1:{port}")
     }
 
-    /// The certificate every BMC serves, where they serve HTTPS.
-    pub fn cert_pem(&self) -> Option<&str> {
-        self.tls.as_ref().map(|t| t.cert_pem.as_str())
+    /// The certificate BMC `bmc` serves, where it serves HTTPS.
+    pub fn cert_pem(&self, bmc: usize) -> Option<&str> {
+        self.processes[bmc / BMCS_PER_PROCESS].certs[bmc % BMCS_PER_PROCESS].as_deref()
     }
 
     /// The processes' ids, to read their CPU time.

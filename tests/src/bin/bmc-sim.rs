@@ -2,7 +2,8 @@
 //! `BmcFleet` starts it: serves `--bmcs` BMCs numbered from `--first-bmc`, each holding
 //! `--systems-per-bmc` systems and answering after `--latency-us` plus up to `--jitter-us`
 //! (credentials from `BMC_SIM_USER` / `BMC_SIM_PASSWORD`, HTTPS with `BMC_SIM_TLS_CERT` /
-//! `BMC_SIM_TLS_KEY`, PEM, if set); prints one line of JSON with
+//! `BMC_SIM_TLS_KEY`, PEM, if set, or each with a certificate of its own with
+//! `--own-certificates`); prints one line of JSON with
 //! its control port and the BMCs' ports, and exits when its standard input closes. One thread:
 //! a process is a core's worth of BMCs, and its CPU time is theirs alone.
 
@@ -36,6 +37,7 @@ async fn main() {
             .ok()
             .zip(std::env::var("BMC_SIM_TLS_KEY").ok())
             .map(|(cert_pem, key_pem)| SimTls { cert_pem, key_pem }),
+        own_certificates: args.iter().any(|a| a == "--own-certificates"),
     };
     let sim = Arc::new(BmcSim::start(config).await);
     let control = tokio::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0))
@@ -44,6 +46,7 @@ async fn main() {
     let ready = SimReady {
         control: control.local_addr().expect("addr").port(),
         ports: sim.ports().to_vec(),
+        certs: sim.certs().to_vec(),
     };
     println!("{}", serde_json::to_string(&ready).expect("JSON"));
     tokio::spawn(serve_control(sim, control));
