@@ -305,9 +305,13 @@ async fn inspect_reads_a_system_and_a_missing_one_is_not_found(peer: Peer) {
     assert_eq!(system.power, PowerState::Off);
     let macs: Vec<_> = system.nics.iter().map(|n| n.mac.clone()).collect();
     assert_eq!(macs, expected.nics);
-    let mut slots: Vec<_> = system.media_slots.iter().map(|s| s.id.as_str()).collect();
+    let mut slots: Vec<_> = system
+        .media_slots
+        .iter()
+        .map(|s| last_segment(&s.id))
+        .collect();
     slots.sort();
-    assert_eq!(slots.len(), 2, "Cd and Floppy: {:?}", system.media_slots);
+    assert_eq!(slots, ["Cd", "Floppy"], "{:?}", system.media_slots);
     assert!(system.media_slots.iter().all(|s| !s.inserted));
 
     let gone = "/redfish/v1/Systems/27946b59-9e44-4fa7-8e91-0000000000ff";
@@ -441,6 +445,11 @@ async fn tls_with_the_bmc_certificate_as_ca_works_and_system_roots_refuse_it(pee
         .expect("verification explicitly off");
 }
 
+/// The last segment of a path: a slot's name.
+fn last_segment(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
 /// Every property the simulator answers, sushy-tools answers too, with the same value, for every
 /// resource the driver reads (the simulator leaves out what the driver does not read): a system
 /// powered on, with a boot override and a CD inserted, and every resource around it.
@@ -469,8 +478,10 @@ async fn the_simulator_answers_as_sushy_tools_does() {
             send(
                 reqwest::Method::PATCH,
                 system.clone(),
+                // `Once` as Podium provisions: sushy-tools answers `Continuous` whatever it is
+                // told (its libvirt driver knows no other), and so must the simulator.
                 serde_json::json!({"Boot": {"BootSourceOverrideTarget": "Cd",
-                                            "BootSourceOverrideEnabled": "Continuous"}}),
+                                            "BootSourceOverrideEnabled": "Once"}}),
             )
             .await,
             send(

@@ -71,7 +71,8 @@ enum Bmcs {
         emulators: Vec<Sushy>,
         per_emulator: usize,
         proxies: Vec<FaultProxy>,
-        site: Box<Sushy>,
+        /// Kept running: the sites' shared service.
+        _site: Box<Sushy>,
         sites: Vec<FaultProxy>,
     },
     /// The simulator: one BMC per host, in processes of their own; each site a BMC without
@@ -89,6 +90,11 @@ impl Bmcs {
         jitter: Duration,
     ) -> Bmcs {
         if simulated {
+            let tls = std::env::var("PODIUM_BENCH_BMC_TLS").unwrap_or_default();
+            assert!(
+                matches!(tls.as_str(), "" | "1" | "own"),
+                "PODIUM_BENCH_BMC_TLS is 1 (one certificate) or own (one per BMC)"
+            );
             return Bmcs::Simulated {
                 hosts: BmcFleet::start(
                     BMC_SIM,
@@ -96,9 +102,8 @@ impl Bmcs {
                         bmcs: hosts,
                         latency: delay,
                         jitter,
-                        tls: std::env::var_os("PODIUM_BENCH_BMC_TLS").map(|_| SimTls::generate()),
-                        own_certificates: std::env::var("PODIUM_BENCH_BMC_TLS")
-                            .is_ok_and(|v| v == "own"),
+                        tls: (tls == "1").then(SimTls::generate),
+                        own_certificates: tls == "own",
                         ..SimConfig::with_systems(1)
                     },
                 )
@@ -147,7 +152,7 @@ impl Bmcs {
             emulators,
             per_emulator,
             proxies,
-            site: Box::new(site),
+            _site: Box::new(site),
             sites: site_proxies,
         }
     }
@@ -161,7 +166,7 @@ impl Bmcs {
     }
 
     /// Host `i`'s BMC as a host is registered with it: its URL, and the certificate to trust
-    /// where it serves HTTPS (every BMC the same one, as BMCs signed by a site's CA).
+    /// where it serves HTTPS (the site's, or the BMC's own).
     fn host_bmc(&self, i: usize) -> serde_json::Value {
         match self {
             Bmcs::Simulated { hosts, .. } if hosts.cert_pem(i).is_some() => json!({
@@ -191,14 +196,12 @@ impl Bmcs {
         }
     }
 
-    /// CPU time the emulator (or simulator) processes used so far.
+    /// CPU time the hosts' emulator (or simulator) processes used so far (the sites' one, which
+    /// only answers the syncs' empty listings, not counted).
     fn emulators_cpu(&self) -> Duration {
         match self {
-            Bmcs::Emulated {
-                emulators, site, ..
-            } => emulators
+            Bmcs::Emulated { emulators, .. } => emulators
                 .iter()
-                .chain([&**site])
                 .filter_map(|e| podium_tests::process_usage(e.pid()?))
                 .map(|(_, cpu)| cpu)
                 .sum(),

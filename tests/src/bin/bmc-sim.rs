@@ -21,8 +21,23 @@ fn arg(args: &[String], name: &str) -> usize {
         .unwrap_or_else(|| panic!("bmc-sim: {name} N is required"))
 }
 
+/// A BMC is a listener and, under load, a connection: thousands of them need the soft limit of
+/// open files raised to the hard one (the usual soft limit is 1,024).
+fn raise_open_files_limit() {
+    use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+    let limit = getrlimit(Resource::Nofile);
+    let _ = setrlimit(
+        Resource::Nofile,
+        Rlimit {
+            current: limit.maximum,
+            maximum: limit.maximum,
+        },
+    );
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
+    raise_open_files_limit();
     let args: Vec<String> = std::env::args().collect();
     let config = SimConfig {
         bmcs: arg(&args, "--bmcs"),

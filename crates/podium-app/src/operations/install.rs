@@ -116,8 +116,11 @@ impl Podium {
         self.agent_command(&agent, "flushing the disks", "standby.sync", json!({}))
             .await?;
         let driver = self.host_driver(pm, host).await?;
-        super::provision::power_off_and_eject(&driver, host).await?;
+        let off = super::provision::power_off_and_eject(&driver, host).await;
+        // Forgotten whatever became of the power-off and the ejects: a retry boots the ramdisk
+        // again rather than wait on an agent that may be gone.
         self.agent_forget(&host.id).await?;
+        off?;
         driver
             .call()
             .set_boot_override(

@@ -218,8 +218,6 @@ fn offers(host: &crate::data::Host, media: MediaType) -> bool {
             .any(|slot| slot.media_types.contains(&media))
 }
 
-/// Ejects whatever is in the host's CD, USB and floppy slots; a BMC without one kind of slot has
-/// nothing to eject there.
 /// Powers the host off hard and ejects every medium: what comes before pointing its next boot
 /// elsewhere (the disk after an install, nothing after a release).
 pub(super) async fn power_off_and_eject(
@@ -234,7 +232,9 @@ pub(super) async fn power_off_and_eject(
     eject_all(driver, host).await
 }
 
-pub(super) async fn eject_all(
+/// Ejects whatever is in the host's CD, USB and floppy slots; a BMC without one kind of slot has
+/// nothing to eject there.
+async fn eject_all(
     driver: &crate::drivers::Driver<'_>,
     host: &crate::data::Host,
 ) -> Result<(), Error> {
