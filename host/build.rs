@@ -10,5 +10,5 @@ const BUNDLED: &[(&str, &str)] = &[
 
 fn main() {
     // The plugins are built on the SDK (`sdk/`): an edit there rebuilds them too.
-    wasm_build::build_for_crate(&["plugins", "sdk"], BUNDLED);
+    wasm_build::build_for_crate(&["plugins", "sdk", "wit"], BUNDLED);
 }

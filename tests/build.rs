@@ -3,6 +3,7 @@
 
 const GUESTS: &[(&str, &str)] = &[
     ("guest-faulty", "GUEST_FAULTY"),
+    ("guest-faulty-exchange", "GUEST_FAULTY_EXCHANGE"),
     ("guest-wrong-version", "GUEST_WRONG_VERSION"),
     ("guest-missing-export", "GUEST_MISSING_EXPORT"),
     ("guest-other-world", "GUEST_OTHER_WORLD"),

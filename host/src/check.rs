@@ -65,7 +65,7 @@ fn check(file: &Path, bytes: Arc<[u8]>) -> anyhow::Result<Vec<String>> {
         format!("  name         {}", info.name),
         format!("  version      {}", info.version),
         format!("  world        {}", plugin.world().as_str()),
-        format!("  contract     {}", podium_runtime::WIT_PACKAGE),
+        format!("  contract     {}", plugin.contract()),
         format!("  description  {}", info.description),
         format!(
             "  size         {} bytes (at most {})",

@@ -1,7 +1,8 @@
 //! The released contract, `podium:plugin@0.1.0`, does not change: its WIT is pinned by digest,
 //! and a driver built against it (`tests/guests/contract-0.1.0`, from its own copy of the WIT,
 //! with wit-bindgen alone) loads and does its work after every change to the host. A breaking
-//! change goes to `wit/podium-plugin@0.2.0/`, beside this one, and the host serves both.
+//! change goes to a new version beside it (`wit/podium-plugin@0.2.0/`, the sans-IO driver
+//! world, is the first), and the host serves both.
 
 use std::path::Path;
 

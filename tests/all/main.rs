@@ -11,6 +11,7 @@ mod contract;
 mod contract_0_1_0;
 mod deploy;
 mod events;
+mod exchange;
 mod faults;
 mod hosts;
 mod ipam;

@@ -37,6 +37,8 @@ use std::time::Duration;
 /// The bytes of a test guest built by `tests/build.rs`.
 pub mod guests {
     pub static FAULTY: &[u8] = include_bytes!(env!("GUEST_FAULTY"));
+    /// A `podium:plugin@0.2.0` driver that misbehaves in the steps of its calls.
+    pub static FAULTY_EXCHANGE: &[u8] = include_bytes!(env!("GUEST_FAULTY_EXCHANGE"));
     pub static WRONG_VERSION: &[u8] = include_bytes!(env!("GUEST_WRONG_VERSION"));
     pub static MISSING_EXPORT: &[u8] = include_bytes!(env!("GUEST_MISSING_EXPORT"));
     pub static OTHER_WORLD: &[u8] = include_bytes!(env!("GUEST_OTHER_WORLD"));

@@ -1,7 +1,11 @@
-//! Host bindings generated from `wit/podium-plugin@0.1.0`: one `bindgen!` per world.
+//! Host bindings generated from `wit/podium-plugin@0.1.0` and `@0.2.0`: one `bindgen!` per world.
 //!
-//! The hardware-driver world generates the shared interfaces (`types`, `plugin`, `http`, `log`,
-//! `config`); the other worlds reuse them through `with:` so every world sees the same Rust types.
+//! The 0.1.0 hardware-driver world generates the shared interfaces (`types`, `plugin`, `http`,
+//! `log`, `config`); the other worlds reuse them through `with:` so every world sees the same Rust
+//! types. 0.2.0's driver world reuses 0.1.0's types the same way (`types`, `http`'s records and
+//! its `hardware` interface, which are 0.1.0's `driver` types unchanged; wasmtime checks them
+//! structurally), so one `validate`/`convert` serves both contracts. Its imports (`log`, `config`)
+//! are its own, linked under 0.2.0's names.
 
 pub(crate) mod driver {
     wasmtime::component::bindgen!({
@@ -40,10 +44,71 @@ pub(crate) mod renderer {
     });
 }
 
+/// `podium:plugin@0.2.0`'s sans-IO hardware driver (`call/exchange.rs`).
+pub(crate) mod driver_0_2 {
+    wasmtime::component::bindgen!({
+        path: "../../wit/podium-plugin@0.2.0",
+        world: "hardware-driver",
+        imports: { default: async },
+        exports: { default: async },
+        with: {
+            "podium:plugin/types@0.2.0": self::types_0_2,
+            "podium:plugin/http@0.2.0": self::http_0_2,
+            "podium:plugin/hardware@0.2.0": self::hardware_0_2,
+        },
+    });
+
+    /// 0.2.0's interfaces of types only, as 0.1.0's Rust types: what `with:` above names. Each
+    /// links an empty instance under its 0.2.0 name (what bindgen would have written for an
+    /// interface without functions).
+    macro_rules! types_only {
+        ($module:ident, $name:literal, $($types:tt)*) => {
+            #[allow(unreachable_pub, reason = "bindgen's code re-exports them with `pub`")]
+            pub mod $module {
+                #[allow(unused_imports, reason = "bindgen names what it uses")]
+                pub use $($types)*;
+
+                pub trait Host {}
+                impl<T: ?Sized> Host for T {}
+                pub trait HostWithStore<T>: wasmtime::component::HasData {}
+                impl<T, D: wasmtime::component::HasData> HostWithStore<T> for D {}
+
+                pub fn add_to_linker<T, D: HostWithStore<T>>(
+                    linker: &mut wasmtime::component::Linker<T>,
+                    _host_getter: fn(&mut T) -> D::Data<'_>,
+                ) -> wasmtime::Result<()> {
+                    linker.instance($name)?;
+                    Ok(())
+                }
+            }
+        };
+    }
+
+    types_only!(
+        types_0_2,
+        "podium:plugin/types@0.2.0",
+        super::super::driver::podium::plugin::types::{Error, PluginInfo, RemoteError}
+    );
+    types_only!(
+        http_0_2,
+        "podium:plugin/http@0.2.0",
+        super::super::driver::podium::plugin::http::{HttpError, Method, Request, Response}
+    );
+    types_only!(
+        hardware_0_2,
+        "podium:plugin/hardware@0.2.0",
+        super::super::driver::exports::podium::plugin::driver::{
+            BootMode, BootPersistence, BootSettings, BootTarget, CapabilitySet, MediaRequest,
+            MediaSlot, MediaType, Nic, PowerAction, PowerState, ServiceInfo, System, SystemKind,
+        }
+    );
+}
+
 pub(crate) use driver::exports::podium::plugin::driver as wit_driver;
 pub(crate) use driver::podium::plugin::http as wit_http;
 pub(crate) use driver::podium::plugin::log as wit_log;
 pub(crate) use driver::podium::plugin::types as wit_types;
+pub(crate) use driver_0_2::exports::podium::plugin::driver as wit_exchange;
 pub(crate) use ipam::exports::podium::plugin::allocator as wit_allocator;
 pub(crate) use ipam::podium::plugin::allocations as wit_allocations;
 pub(crate) use renderer::exports::podium::plugin::render as wit_render;

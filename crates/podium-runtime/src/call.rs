@@ -205,8 +205,34 @@ impl Runtime {
         context: CallContext,
         bounds: Bounds,
     ) -> Result<Prepared, CallError> {
+        let (limit, budget, copy_limit) = self.bounds(bounds);
+        let label = plugin.label();
+        let slot = self.slot(&label, None).await?;
+        let deadline = Instant::now() + limit;
+        let http = self.grant(&label, context.endpoint, deadline, budget)?;
+        let store = self.store(
+            &label,
+            context.config,
+            http,
+            context.allocations,
+            deadline,
+            copy_limit,
+        );
+        Ok(Prepared {
+            store,
+            deadline,
+            label,
+            limit,
+            memory_limit: self.inner.config.memory_limit,
+            copy_limit,
+            _slot: slot,
+        })
+    }
+
+    /// A call's deadline, HTTP budget and copy limit.
+    fn bounds(&self, bounds: Bounds) -> (Duration, Option<super::HttpBudget>, usize) {
         let config = &self.inner.config;
-        let (limit, budget, copy_limit) = match bounds {
+        match bounds {
             Bounds::Call => (
                 config.call_timeout,
                 config.http_budget,
@@ -217,55 +243,87 @@ impl Runtime {
                 config.discover_http_budget,
                 config.memory_limit,
             ),
-        };
-        let label = plugin.label();
-        // An exhausted pool fails instantiation instead of waiting, so wait here. The wait is
-        // not the plugin's time: its deadline starts with its instance, and a call that waits
-        // too long fails as `Busy`, which is worth trying again.
-        let waited = config.slot_wait;
+        }
+    }
+
+    /// A slot for one instance. An exhausted pool fails instantiation instead of waiting, so
+    /// wait here. The wait is not the plugin's time: a call's deadline starts with its first
+    /// instance, and a call that waits too long (`slot_wait`, or past `deadline` where the call
+    /// has one already) fails as `Busy`, which is worth trying again.
+    async fn slot(
+        &self,
+        label: &str,
+        deadline: Option<Instant>,
+    ) -> Result<tokio::sync::OwnedSemaphorePermit, CallError> {
+        let mut waited = self.inner.config.slot_wait;
+        if let Some(deadline) = deadline {
+            waited = waited.min(deadline.saturating_duration_since(Instant::now()));
+        }
         let slot = tokio::time::timeout(waited, self.inner.slots.clone().acquire_owned())
             .await
             .map_err(|_| CallError::Busy {
-                plugin: label.clone(),
+                plugin: label.to_owned(),
                 waited,
             })?
             .expect("the slot semaphore is never closed");
-        let started = Instant::now();
-        let deadline = started + limit;
-        let http = match context.endpoint {
-            Some(endpoint) => {
-                let client = self.inner.http.get(&endpoint.tls).map_err(|message| {
-                    CallError::Instantiate {
-                        plugin: label.clone(),
-                        message: format!("TLS settings of the endpoint: {message}"),
-                    }
-                })?;
-                Some(HttpGrant::new(
-                    endpoint,
-                    client,
-                    self.inner.metrics.clone(),
-                    config.http_stub.clone(),
-                    GrantLimits {
-                        deadline,
-                        max_request: config.max_http_request,
-                        max_response: config.max_http_response,
-                        budget,
-                    },
-                ))
-            }
-            None => None,
+        Ok(slot)
+    }
+
+    /// The `http` grant of a call to `endpoint`; none without one.
+    fn grant(
+        &self,
+        label: &str,
+        endpoint: Option<Endpoint>,
+        deadline: Instant,
+        budget: Option<super::HttpBudget>,
+    ) -> Result<Option<HttpGrant>, CallError> {
+        let Some(endpoint) = endpoint else {
+            return Ok(None);
         };
-        let config_text = if context.config.is_empty() {
+        let config = &self.inner.config;
+        let client =
+            self.inner
+                .http
+                .get(&endpoint.tls)
+                .map_err(|message| CallError::Instantiate {
+                    plugin: label.to_owned(),
+                    message: format!("TLS settings of the endpoint: {message}"),
+                })?;
+        Ok(Some(HttpGrant::new(
+            endpoint,
+            client,
+            self.inner.metrics.clone(),
+            config.http_stub.clone(),
+            GrantLimits {
+                deadline,
+                max_request: config.max_http_request,
+                max_response: config.max_http_response,
+                budget,
+            },
+        )))
+    }
+
+    /// A store for one instance: the memory limit, the copy limit, the deadline, the imports.
+    fn store(
+        &self,
+        label: &str,
+        config_text: String,
+        http: Option<HttpGrant>,
+        allocations: Option<Box<dyn Allocations>>,
+        deadline: Instant,
+        copy_limit: usize,
+    ) -> Store<PluginState> {
+        let config_text = if config_text.is_empty() {
             "{}".to_owned()
         } else {
-            context.config
+            config_text
         };
         let state = PluginState::new(
-            Arc::from(label.as_str()),
-            config.memory_limit,
+            Arc::from(label),
+            self.inner.config.memory_limit,
             config_text,
             http,
-            context.allocations,
+            allocations,
         );
         let mut store = Store::new(&self.inner.engine, state);
         store.limiter(|state| &mut state.limiter);
@@ -281,15 +339,7 @@ impl Runtime {
                 Ok(UpdateDeadline::Yield(1))
             }
         });
-        Ok(Prepared {
-            store,
-            deadline,
-            label,
-            limit,
-            memory_limit: config.memory_limit,
-            copy_limit,
-            _slot: slot,
-        })
+        store
     }
 }
 
@@ -314,40 +364,43 @@ impl Prepared {
         }
     }
 
-    fn stderr_tail(&self) -> String {
-        let bytes = self.store.data().stderr.contents();
-        String::from_utf8_lossy(&bytes).trim().to_owned()
-    }
-
-    /// Says what a trap was: more to copy than the host lifts from one call, or the plugin's
-    /// own failure, with its stderr (usually its panic message).
     fn explain(&self, e: CallError) -> CallError {
-        match e {
-            // wasmtime's error for it is private: its words are all there is to match (pinned by
-            // the `bulky` fault test).
-            CallError::Trap { plugin, message }
-                if message.contains("fuel allocated for hostcalls has been exhausted") =>
-            {
-                CallError::Malformed {
-                    plugin,
-                    reason: format!(
-                        "it gave the host more than {} bytes to copy at once, the limit of one call",
-                        self.copy_limit
-                    ),
-                }
-            }
-            CallError::Trap { plugin, message } => {
-                let stderr = self.stderr_tail();
-                let message = if stderr.is_empty() {
-                    message
-                } else {
-                    format!("{message}; it wrote: {}", plugin_text(&stderr, 1024))
-                };
-                CallError::Trap { plugin, message }
-            }
-            other => other,
-        }
+        explain(&self.store, self.copy_limit, e)
     }
+}
+
+/// Says what a trap was: more to copy than the host lifts from one call, or the plugin's own
+/// failure, with its stderr (usually its panic message).
+fn explain(store: &Store<PluginState>, copy_limit: usize, e: CallError) -> CallError {
+    match e {
+        // wasmtime's error for it is private: its words are all there is to match (pinned by
+        // the `bulky` fault test).
+        CallError::Trap { plugin, message }
+            if message.contains("fuel allocated for hostcalls has been exhausted") =>
+        {
+            CallError::Malformed {
+                plugin,
+                reason: format!(
+                    "it gave the host more than {copy_limit} bytes to copy at once, the limit of one call"
+                ),
+            }
+        }
+        CallError::Trap { plugin, message } => {
+            let stderr = stderr_tail(store);
+            let message = if stderr.is_empty() {
+                message
+            } else {
+                format!("{message}; it wrote: {}", plugin_text(&stderr, 1024))
+            };
+            CallError::Trap { plugin, message }
+        }
+        other => other,
+    }
+}
+
+fn stderr_tail(store: &Store<PluginState>) -> String {
+    let bytes = store.data().stderr.contents();
+    String::from_utf8_lossy(&bytes).trim().to_owned()
 }
 
 fn trap_error(label: &str, limit: Duration, memory_limit: usize, e: wasmtime::Error) -> CallError {
@@ -453,6 +506,7 @@ macro_rules! call_export {
 }
 
 mod driver;
+mod exchange;
 mod ipam;
 mod render;
 pub use driver::DriverCall;
@@ -470,6 +524,14 @@ pub(super) async fn info(runtime: &Runtime, plugin: &Plugin) -> Result<PluginInf
             plugin,
             context,
             Driver,
+            "hardware-driver",
+            |b, s| b.podium_plugin_plugin().call_info(s)
+        ),
+        Pre::Exchange(_) => call_export!(
+            runtime,
+            plugin,
+            context,
+            Exchange,
             "hardware-driver",
             |b, s| b.podium_plugin_plugin().call_info(s)
         ),
@@ -498,6 +560,16 @@ impl Runtime {
                 call_export!(self, plugin, context, Driver, "hardware-driver", |b, s| b
                     .podium_plugin_plugin()
                     .call_validate_config(s, &config))
+            }
+            Pre::Exchange(_) => {
+                call_export!(
+                    self,
+                    plugin,
+                    context,
+                    Exchange,
+                    "hardware-driver",
+                    |b, s| b.podium_plugin_plugin().call_validate_config(s, &config)
+                )
             }
             Pre::Ipam(_) => call_export!(self, plugin, context, Ipam, "ipam", |b, s| b
                 .podium_plugin_plugin()

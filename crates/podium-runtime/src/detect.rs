@@ -5,7 +5,7 @@
 use wasmtime::Engine;
 use wasmtime::component::Component;
 
-use super::{PluginInfo, WIT_PACKAGE, World};
+use super::{Contract, PluginInfo, World};
 
 /// Why a binary could not be loaded as a plugin.
 #[derive(Debug, thiserror::Error)]
@@ -19,11 +19,11 @@ pub enum LoadError {
     #[error("not a valid component: {0}")]
     Invalid(String),
     #[error(
-        "targets the WIT package {found}, but this host implements {WIT_PACKAGE}; rebuild the plugin against wit/podium-plugin@0.1.0"
+        "targets the WIT package {found}, but this host implements podium:plugin@0.1.0 (every world) and podium:plugin@0.2.0 (hardware-driver); rebuild the plugin against wit/podium-plugin@0.2.0 (a driver) or wit/podium-plugin@0.1.0"
     )]
     IncompatibleVersion { found: String },
     #[error(
-        "implements none of Podium's worlds: it must export `podium:plugin/driver@0.1.0` (hardware-driver), `podium:plugin/allocator@0.1.0` (ipam) or `podium:plugin/render@0.1.0` (renderer), together with `podium:plugin/plugin@0.1.0`; it exports {exports}"
+        "implements none of Podium's worlds: it must export `podium:plugin/driver@0.2.0` or `podium:plugin/driver@0.1.0` (hardware-driver), `podium:plugin/allocator@0.1.0` (ipam) or `podium:plugin/render@0.1.0` (renderer), together with `podium:plugin/plugin` of the same version; it exports {exports}"
     )]
     NoWorld { exports: String },
     #[error("exports more than one of Podium's worlds ({0}); a plugin implements exactly one")]
@@ -62,36 +62,52 @@ pub(super) fn check_header(bytes: &[u8]) -> Result<(), LoadError> {
 
 pub(super) const PLUGIN_EXPORT: &str = "podium:plugin/plugin@0.1.0";
 
-fn world_export(world: World) -> &'static str {
-    match world {
-        World::HardwareDriver => "podium:plugin/driver@0.1.0",
-        World::Ipam => "podium:plugin/allocator@0.1.0",
-        World::Renderer => "podium:plugin/render@0.1.0",
+/// The `plugin` interface a component of `contract` exports.
+pub(super) fn plugin_export(contract: Contract) -> &'static str {
+    match contract {
+        Contract::V0_1_0 => PLUGIN_EXPORT,
+        Contract::V0_2_0 => "podium:plugin/plugin@0.2.0",
     }
 }
 
-/// Which world a component implements, judged by its exports.
-pub(super) fn world(engine: &Engine, component: &Component) -> Result<World, LoadError> {
+/// The interface that marks a world of a contract, where the contract has that world.
+fn world_export(world: World, contract: Contract) -> Option<&'static str> {
+    match (contract, world) {
+        (Contract::V0_1_0, World::HardwareDriver) => Some("podium:plugin/driver@0.1.0"),
+        (Contract::V0_1_0, World::Ipam) => Some("podium:plugin/allocator@0.1.0"),
+        (Contract::V0_1_0, World::Renderer) => Some("podium:plugin/render@0.1.0"),
+        (Contract::V0_2_0, World::HardwareDriver) => Some("podium:plugin/driver@0.2.0"),
+        (Contract::V0_2_0, _) => None,
+    }
+}
+
+/// Which world of which contract a component implements, judged by its exports.
+pub(super) fn world(
+    engine: &Engine,
+    component: &Component,
+) -> Result<(World, Contract), LoadError> {
     let ty = component.component_type();
     let exports: Vec<String> = ty
         .exports(engine)
         .map(|(name, _)| name.to_owned())
         .collect();
-    let worlds: Vec<World> = World::ALL
+    let worlds: Vec<(World, Contract)> = Contract::ALL
         .into_iter()
-        .filter(|w| exports.iter().any(|e| e == world_export(*w)))
+        .flat_map(|c| World::ALL.into_iter().map(move |w| (w, c)))
+        .filter(|(w, c)| world_export(*w, *c).is_some_and(|name| exports.iter().any(|e| e == name)))
         .collect();
     match worlds.as_slice() {
-        [world] => {
-            if !exports.iter().any(|e| e == PLUGIN_EXPORT) {
+        [(world, contract)] => {
+            let plugin = plugin_export(*contract);
+            if !exports.iter().any(|e| e == plugin) {
                 return Err(LoadError::MissingExport {
                     world: *world,
                     detail: format!(
-                        "the interface `{PLUGIN_EXPORT}` (info, validate-config) is not exported"
+                        "the interface `{plugin}` (info, validate-config) is not exported"
                     ),
                 });
             }
-            Ok(*world)
+            Ok((*world, *contract))
         }
         [] => {
             if let Some(other) = exports.iter().find(|e| e.starts_with("podium:plugin/")) {
@@ -113,7 +129,7 @@ pub(super) fn world(engine: &Engine, component: &Component) -> Result<World, Loa
         }
         many => Err(LoadError::ManyWorlds(
             many.iter()
-                .map(|w| w.as_str())
+                .map(|(w, c)| format!("{w} of {c}"))
                 .collect::<Vec<_>>()
                 .join(", "),
         )),
@@ -127,10 +143,11 @@ pub(super) fn link_error(e: wasmtime::Error) -> LoadError {
 pub(super) fn export_error(e: wasmtime::Error) -> LoadError {
     // The bindings name the missing or mistyped export; find the world from the message.
     let detail = format!("{e:#}");
-    let world = World::ALL
+    let world = Contract::ALL
         .into_iter()
-        .find(|w| detail.contains(world_export(*w)))
-        .unwrap_or(World::HardwareDriver);
+        .flat_map(|c| World::ALL.into_iter().map(move |w| (w, c)))
+        .find(|(w, c)| world_export(*w, *c).is_some_and(|name| detail.contains(name)))
+        .map_or(World::HardwareDriver, |(w, _)| w);
     LoadError::MissingExport { world, detail }
 }
 

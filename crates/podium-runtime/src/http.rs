@@ -471,6 +471,23 @@ fn error_chain(e: &reqwest::Error) -> String {
     }
 }
 
+impl HttpGrant {
+    /// Sends one request of `plugin`'s, counted in the endpoint's metrics: a 0.1.0 plugin's
+    /// `http.send`, or a request of a 0.2.0 driver's step.
+    pub(crate) async fn carry(
+        &self,
+        plugin: &str,
+        request: Request,
+    ) -> Result<Response, HttpError> {
+        let result = self.send(request).await;
+        if let Err(e) = &result {
+            tracing::debug!(plugin, error = ?e, "a plugin's request was refused or failed");
+        }
+        self.count(&result);
+        result
+    }
+}
+
 impl wit_http::Host for PluginState {
     async fn send(&mut self, request: Request) -> Result<Response, HttpError> {
         let Some(grant) = &self.http else {
@@ -478,12 +495,7 @@ impl wit_http::Host for PluginState {
                 "this call was given no endpoint to reach".into(),
             ));
         };
-        let result = grant.send(request).await;
-        if let Err(e) = &result {
-            tracing::debug!(plugin = &*self.plugin, error = ?e, "http import refused or failed");
-        }
-        grant.count(&result);
-        result
+        grant.carry(&self.plugin, request).await
     }
 }
 

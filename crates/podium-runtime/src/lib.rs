@@ -45,7 +45,7 @@ pub use http::{
 pub use imports::{LOG_BUDGET, LOG_LINE_MAX};
 pub use metrics::latency_histogram;
 
-use self::bindings::{driver, ipam, renderer};
+use self::bindings::{driver, driver_0_2, ipam, renderer};
 use self::imports::PluginState;
 
 /// The component-model world a plugin implements.
@@ -79,8 +79,35 @@ impl std::fmt::Display for World {
     }
 }
 
-/// The WIT package version this host implements.
-pub const WIT_PACKAGE: &str = "podium:plugin@0.1.0";
+/// A version of the plugin contract (`wit/podium-plugin@VERSION`) this host serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Contract {
+    /// Every world; a driver's call holds its instance while its BMC answers.
+    V0_1_0,
+    /// The hardware-driver world only, sans-IO: a driver's call is an exchange of steps that
+    /// holds no instance while its BMC answers (`call/exchange.rs`).
+    V0_2_0,
+}
+
+impl Contract {
+    pub const ALL: [Contract; 2] = [Contract::V0_1_0, Contract::V0_2_0];
+    /// What `podium plugin new` builds and the SDK speaks, for drivers.
+    pub const NEWEST: Contract = Contract::V0_2_0;
+
+    /// The WIT package: `podium:plugin@0.2.0`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Contract::V0_1_0 => "podium:plugin@0.1.0",
+            Contract::V0_2_0 => "podium:plugin@0.2.0",
+        }
+    }
+}
+
+impl std::fmt::Display for Contract {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// Limits applied to every plugin call.
 #[derive(Clone, Debug)]
@@ -105,6 +132,9 @@ pub struct RuntimeConfig {
     pub http_budget: Option<HttpBudget>,
     /// The same for a driver's `discover`, which reads every system behind the endpoint.
     pub discover_http_budget: Option<HttpBudget>,
+    /// Requests of one step of a 0.2.0 driver's exchange in flight at once (a step may ask for
+    /// a collection's thousand members): what one call asks of its BMC at a time.
+    pub parallel_requests: usize,
     /// Where compiled components are cached; `None` compiles on every start.
     pub cache_dir: Option<PathBuf>,
     /// Answer the `http` import in-process (benchmarks only).
@@ -123,6 +153,7 @@ impl Default for RuntimeConfig {
             max_http_response: 16 << 20,
             http_budget: Some(HttpBudget::CALL),
             discover_http_budget: Some(HttpBudget::DISCOVERY),
+            parallel_requests: 16,
             cache_dir: None,
             http_stub: None,
         }
@@ -142,6 +173,7 @@ struct Inner {
     slots: Arc<Semaphore>,
     http: http::Clients,
     driver_linker: Linker<PluginState>,
+    exchange_linker: Linker<PluginState>,
     ipam_linker: Linker<PluginState>,
     renderer_linker: Linker<PluginState>,
     metrics: metrics::Metrics,
@@ -167,6 +199,12 @@ impl Runtime {
         let driver_linker = imports::linker(&engine, |l| {
             driver::HardwareDriver::add_to_linker::<_, wasmtime::component::HasSelf<_>>(l, |s| s)
         })?;
+        let exchange_linker = imports::linker(&engine, |l| {
+            driver_0_2::HardwareDriver::add_to_linker::<_, wasmtime::component::HasSelf<_>>(
+                l,
+                |s| s,
+            )
+        })?;
         let ipam_linker = imports::linker(&engine, |l| {
             ipam::Ipam::add_to_linker::<_, wasmtime::component::HasSelf<_>>(l, |s| s)
         })?;
@@ -184,6 +222,7 @@ impl Runtime {
                 config,
                 pooling,
                 driver_linker,
+                exchange_linker,
                 ipam_linker,
                 renderer_linker,
                 metrics: metrics::Metrics::default(),
@@ -211,17 +250,18 @@ impl Runtime {
         let sha256 = hex::encode(Sha256::digest(&bytes));
         detect::check_header(&bytes)?;
         let component = self.compile(&sha256, &bytes).await?;
-        let world = detect::world(&self.inner.engine, &component)?;
+        let (world, contract) = detect::world(&self.inner.engine, &component)?;
         let pre = self
-            .linker(world)
+            .linker(world, contract)
             .instantiate_pre(&component)
             .map_err(detect::link_error)?;
-        let pre = typed_pre(world, pre)?;
+        let pre = typed_pre(world, contract, pre)?;
         let mut plugin = Plugin {
             inner: Arc::new(PluginInner {
                 sha256,
                 size: bytes.len(),
                 world,
+                contract,
                 info: PluginInfo::default(),
                 pre,
             }),
@@ -250,15 +290,20 @@ impl Runtime {
             Err(e) => return vec![e],
         };
         let mut problems = Vec::new();
-        let world = match detect::world(&self.inner.engine, &component) {
-            Ok(world) => world,
+        let (world, contract) = match detect::world(&self.inner.engine, &component) {
+            Ok(found) => found,
             Err(LoadError::MissingExport { world, detail }) => {
+                let contract = if detail.contains("@0.2.0") {
+                    Contract::V0_2_0
+                } else {
+                    Contract::V0_1_0
+                };
                 problems.push(LoadError::MissingExport { world, detail });
-                world
+                (world, contract)
             }
             Err(e) => return vec![e],
         };
-        let linker = self.linker(world);
+        let linker = self.linker(world, contract);
         let pre = match linker.instantiate_pre(&component) {
             Ok(pre) => Some(pre),
             Err(e) => {
@@ -271,10 +316,10 @@ impl Runtime {
             }
         };
         if let Some(pre) = pre
-            && let Err(e) = typed_pre(world, pre)
+            && let Err(e) = typed_pre(world, contract, pre)
         {
             // The world's check above already named a missing `plugin` interface.
-            if problems.is_empty() || !e.to_string().contains(detect::PLUGIN_EXPORT) {
+            if problems.is_empty() || !e.to_string().contains(detect::plugin_export(contract)) {
                 problems.push(e);
             }
         }
@@ -290,11 +335,12 @@ impl Runtime {
             .map_err(|e| LoadError::Internal(e.to_string()))?
     }
 
-    fn linker(&self, world: World) -> &Linker<PluginState> {
-        match world {
-            World::HardwareDriver => &self.inner.driver_linker,
-            World::Ipam => &self.inner.ipam_linker,
-            World::Renderer => &self.inner.renderer_linker,
+    fn linker(&self, world: World, contract: Contract) -> &Linker<PluginState> {
+        match (world, contract) {
+            (World::HardwareDriver, Contract::V0_2_0) => &self.inner.exchange_linker,
+            (World::HardwareDriver, Contract::V0_1_0) => &self.inner.driver_linker,
+            (World::Ipam, _) => &self.inner.ipam_linker,
+            (World::Renderer, _) => &self.inner.renderer_linker,
         }
     }
 
@@ -313,6 +359,7 @@ struct PluginInner {
     sha256: String,
     size: usize,
     world: World,
+    contract: Contract,
     info: PluginInfo,
     pre: Pre,
 }
@@ -320,14 +367,18 @@ struct PluginInner {
 /// The world's typed pre-instance: checks the component's exports against the world.
 fn typed_pre(
     world: World,
+    contract: Contract,
     pre: wasmtime::component::InstancePre<PluginState>,
 ) -> Result<Pre, LoadError> {
-    Ok(match world {
-        World::HardwareDriver => {
+    Ok(match (world, contract) {
+        (World::HardwareDriver, Contract::V0_2_0) => {
+            Pre::Exchange(driver_0_2::HardwareDriverPre::new(pre).map_err(detect::export_error)?)
+        }
+        (World::HardwareDriver, Contract::V0_1_0) => {
             Pre::Driver(driver::HardwareDriverPre::new(pre).map_err(detect::export_error)?)
         }
-        World::Ipam => Pre::Ipam(ipam::IpamPre::new(pre).map_err(detect::export_error)?),
-        World::Renderer => {
+        (World::Ipam, _) => Pre::Ipam(ipam::IpamPre::new(pre).map_err(detect::export_error)?),
+        (World::Renderer, _) => {
             Pre::Renderer(renderer::RendererPre::new(pre).map_err(detect::export_error)?)
         }
     })
@@ -335,6 +386,8 @@ fn typed_pre(
 
 enum Pre {
     Driver(driver::HardwareDriverPre<PluginState>),
+    /// A 0.2.0 driver: its calls are exchanges of steps.
+    Exchange(driver_0_2::HardwareDriverPre<PluginState>),
     Ipam(ipam::IpamPre<PluginState>),
     Renderer(renderer::RendererPre<PluginState>),
 }
@@ -356,6 +409,10 @@ impl Plugin {
     }
     pub fn world(&self) -> World {
         self.inner.world
+    }
+    /// The contract the component speaks.
+    pub fn contract(&self) -> Contract {
+        self.inner.contract
     }
     pub fn info(&self) -> &PluginInfo {
         &self.inner.info

@@ -3,9 +3,10 @@
 
 use podium_types::{BootSettings, MediaRequest, MediaType, PowerAction, PowerState};
 
-use super::super::bindings::wit_driver as wd;
+use super::super::bindings::{wit_driver as wd, wit_exchange as wx};
 use super::super::system::{Capabilities, ServiceInfo, System};
-use super::super::{Plugin, Pre, Runtime};
+use super::super::{Contract, Plugin, Pre, Runtime};
+use super::exchange::{self, expect};
 use super::{Bounds, CallContext, CallError, Prepared, clip, plugin_err};
 
 /// `call_export!` of this call's plugin, a hardware driver.
@@ -44,7 +45,9 @@ impl Runtime {
     }
 }
 
-/// One call to a hardware-driver plugin. Each method consumes it: one call, one instance.
+/// One call to a hardware-driver plugin. Each method consumes it: one call, one instance (0.1.0),
+/// or one exchange of steps, an instance each (0.2.0: `exchange.rs`); which, the plugin's
+/// contract says, and nothing above this type sees it.
 #[derive(Debug)]
 pub struct DriverCall<'a> {
     runtime: &'a Runtime,
@@ -52,9 +55,64 @@ pub struct DriverCall<'a> {
     context: CallContext,
 }
 
+/// The 0.2.0 outcome a call must finish with: `finished!(self, bounds, call, Case, "case")` runs
+/// the exchange and takes `outcome::Case(value)`, or `finished!(.., Done)`.
+macro_rules! finished {
+    ($call:ident, $bounds:expr, $wit_call:expr, Done) => {
+        expect(
+            exchange::run(
+                $call.runtime,
+                &$call.plugin,
+                $call.context,
+                $bounds,
+                $wit_call,
+            )
+            .await?,
+            "done",
+            |o| match o {
+                wx::Outcome::Done => Some(()),
+                _ => None,
+            },
+        )?
+    };
+    ($call:ident, $bounds:expr, $wit_call:expr, $case:ident, $name:literal) => {
+        expect(
+            exchange::run(
+                $call.runtime,
+                &$call.plugin,
+                $call.context,
+                $bounds,
+                $wit_call,
+            )
+            .await?,
+            $name,
+            |o| match o {
+                wx::Outcome::$case(value) => Some(value),
+                _ => None,
+            },
+        )?
+    };
+}
+
 impl DriverCall<'_> {
+    fn exchanges(&self) -> bool {
+        self.plugin.contract() == Contract::V0_2_0
+    }
+
     pub async fn capabilities(self) -> Result<Capabilities, CallError> {
-        let (_, caps) = driver_export!(self, |b, s| b.podium_plugin_driver().call_capabilities(s));
+        let caps = if self.exchanges() {
+            call_export!(
+                self.runtime,
+                &self.plugin,
+                self.context,
+                Exchange,
+                "hardware-driver",
+                |b, s| b.podium_plugin_driver().call_capabilities(s)
+            )
+            .1
+        } else {
+            driver_export!(self, |b, s| b.podium_plugin_driver().call_capabilities(s)).1
+        };
         Ok(Capabilities {
             discover: caps.contains(wd::CapabilitySet::DISCOVER),
             power: caps.contains(wd::CapabilitySet::POWER),
@@ -64,7 +122,17 @@ impl DriverCall<'_> {
     }
 
     pub async fn probe(self) -> Result<ServiceInfo, CallError> {
-        let (label, result) = driver_export!(self, |b, s| b.podium_plugin_driver().call_probe(s));
+        let (label, result) = if self.exchanges() {
+            finished!(
+                self,
+                Bounds::Call,
+                wx::Call::Probe,
+                ServiceInfo,
+                "service-info"
+            )
+        } else {
+            driver_export!(self, |b, s| b.podium_plugin_driver().call_probe(s))
+        };
         let info = result.map_err(plugin_err(label.clone()))?;
         let malformed = |reason: String| CallError::Malformed {
             plugin: label.clone(),
@@ -87,9 +155,19 @@ impl DriverCall<'_> {
 
     /// Every system behind the endpoint, under the longer `discover_timeout`.
     pub async fn discover(self) -> Result<Vec<System>, CallError> {
-        let (label, result) = driver_export!(bounds = Bounds::Discovery, self, |b, s| b
-            .podium_plugin_driver()
-            .call_discover(s));
+        let (label, result) = if self.exchanges() {
+            finished!(
+                self,
+                Bounds::Discovery,
+                wx::Call::Discover,
+                Systems,
+                "systems"
+            )
+        } else {
+            driver_export!(bounds = Bounds::Discovery, self, |b, s| b
+                .podium_plugin_driver()
+                .call_discover(s))
+        };
         let systems = result.map_err(plugin_err(label.clone()))?;
         super::super::validate::systems(systems).map_err(|reason| CallError::Malformed {
             plugin: label,
@@ -100,8 +178,11 @@ impl DriverCall<'_> {
     /// One system's inventory, checked as `discover`'s are; it must be the system asked for.
     pub async fn inspect(self, system_id: &str) -> Result<System, CallError> {
         let id = system_id.to_owned();
-        let (label, result) =
-            driver_export!(self, |b, s| b.podium_plugin_driver().call_inspect(s, &id));
+        let (label, result) = if self.exchanges() {
+            finished!(self, Bounds::Call, wx::Call::Inspect(id), System, "system")
+        } else {
+            driver_export!(self, |b, s| b.podium_plugin_driver().call_inspect(s, &id))
+        };
         let system = result.map_err(plugin_err(label.clone()))?;
         let malformed = |reason: String| CallError::Malformed {
             plugin: label.clone(),
@@ -121,18 +202,30 @@ impl DriverCall<'_> {
 
     pub async fn get_power(self, system_id: &str) -> Result<PowerState, CallError> {
         let id = system_id.to_owned();
-        let (label, result) =
-            driver_export!(self, |b, s| b.podium_plugin_driver().call_get_power(s, &id));
+        let (label, result) = if self.exchanges() {
+            finished!(self, Bounds::Call, wx::Call::GetPower(id), Power, "power")
+        } else {
+            driver_export!(self, |b, s| b.podium_plugin_driver().call_get_power(s, &id))
+        };
         result.map(PowerState::from).map_err(plugin_err(label))
     }
 
     pub async fn set_power(self, system_id: &str, action: PowerAction) -> Result<(), CallError> {
         let id = system_id.to_owned();
-        let (label, result) = driver_export!(self, |b, s| b.podium_plugin_driver().call_set_power(
-            s,
-            &id,
-            action.into()
-        ));
+        let (label, result) = if self.exchanges() {
+            finished!(
+                self,
+                Bounds::Call,
+                wx::Call::SetPower((id, action.into())),
+                Done
+            )
+        } else {
+            driver_export!(self, |b, s| b.podium_plugin_driver().call_set_power(
+                s,
+                &id,
+                action.into()
+            ))
+        };
         result.map_err(plugin_err(label))
     }
 
@@ -142,10 +235,19 @@ impl DriverCall<'_> {
         settings: BootSettings,
     ) -> Result<(), CallError> {
         let id = system_id.to_owned();
-        let settings = settings.into();
-        let (label, result) = driver_export!(self, |b, s| b
-            .podium_plugin_driver()
-            .call_set_boot_override(s, &id, settings));
+        let settings: wd::BootSettings = settings.into();
+        let (label, result) = if self.exchanges() {
+            finished!(
+                self,
+                Bounds::Call,
+                wx::Call::SetBootOverride((id, settings)),
+                Done
+            )
+        } else {
+            driver_export!(self, |b, s| b
+                .podium_plugin_driver()
+                .call_set_boot_override(s, &id, settings))
+        };
         result.map_err(plugin_err(label))
     }
 
@@ -160,9 +262,18 @@ impl DriverCall<'_> {
             media_type: request.media_type.into(),
             write_protected: request.write_protected,
         };
-        let (label, result) = driver_export!(self, |b, s| b
-            .podium_plugin_driver()
-            .call_insert_media(s, &id, &request));
+        let (label, result) = if self.exchanges() {
+            finished!(
+                self,
+                Bounds::Call,
+                wx::Call::InsertMedia((id, request)),
+                Done
+            )
+        } else {
+            driver_export!(self, |b, s| b
+                .podium_plugin_driver()
+                .call_insert_media(s, &id, &request))
+        };
         result.map_err(plugin_err(label))
     }
 
@@ -172,9 +283,20 @@ impl DriverCall<'_> {
         media_type: MediaType,
     ) -> Result<(), CallError> {
         let id = system_id.to_owned();
-        let (label, result) = driver_export!(self, |b, s| b
-            .podium_plugin_driver()
-            .call_eject_media(s, &id, media_type.into()));
+        let (label, result) = if self.exchanges() {
+            finished!(
+                self,
+                Bounds::Call,
+                wx::Call::EjectMedia((id, media_type.into())),
+                Done
+            )
+        } else {
+            driver_export!(self, |b, s| b.podium_plugin_driver().call_eject_media(
+                s,
+                &id,
+                media_type.into()
+            ))
+        };
         result.map_err(plugin_err(label))
     }
 }

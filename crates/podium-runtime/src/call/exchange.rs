@@ -1,0 +1,193 @@
+//! A call to a `podium:plugin@0.2.0` driver: an exchange of steps.
+//!
+//! The driver never waits on its BMC. Each step runs in a fresh instance (a slot of the pool,
+//! taken for that step only) and answers either the requests it wants sent with an opaque state,
+//! or the call's outcome. Between steps the host sends the requests through the call's one
+//! [`HttpGrant`] (the same checks, credentials, budget and deadline as 0.1.0's `http` import),
+//! at most [`RuntimeConfig::parallel_requests`](crate::RuntimeConfig) at once, and resumes the
+//! driver with the state and the answers in order. An exchange waiting on its BMC holds its
+//! state and its sockets, no instance and no stack.
+//!
+//! The limits of a 0.1.0 call hold for the exchange as a whole: one deadline from its first
+//! instance, one budget of requests; and for each step as they hold for one call: the memory
+//! limit, the copy limit. A step that asks for nothing is malformed (every step then spends at
+//! least one request of the budget, so the budget bounds the steps too).
+
+use std::time::Instant;
+
+use futures::StreamExt;
+
+use super::super::bindings::{wit_exchange as wx, wit_http, wit_types};
+use super::super::{Plugin, Pre, Runtime};
+use super::{Bounds, CallContext, CallError, Prepared, explain};
+
+/// The outcome a call finished with, and the plugin's label.
+pub(super) type Finished = (String, Result<wx::Outcome, wit_types::Error>);
+
+/// The answers to a step's requests, in their order.
+type Answers = Vec<Result<wit_http::Response, wit_http::HttpError>>;
+
+/// Runs `call` on a 0.2.0 driver to its end.
+pub(super) async fn run(
+    runtime: &Runtime,
+    plugin: &Plugin,
+    context: CallContext,
+    bounds: Bounds,
+    call: wx::Call,
+) -> Result<Finished, CallError> {
+    let started = Instant::now();
+    let outcome = steps(runtime, plugin, context, bounds, &call).await;
+    runtime.inner.metrics.call(
+        &plugin.info().name,
+        call_name(&call),
+        started.elapsed(),
+        outcome.as_ref().err(),
+    );
+    outcome
+}
+
+async fn steps(
+    runtime: &Runtime,
+    plugin: &Plugin,
+    context: CallContext,
+    bounds: Bounds,
+    call: &wx::Call,
+) -> Result<Finished, CallError> {
+    let Pre::Exchange(pre) = &plugin.inner.pre else {
+        return Err(CallError::WrongWorld {
+            plugin: plugin.label(),
+            expected: "hardware-driver (podium:plugin@0.2.0)",
+        });
+    };
+    let label = plugin.label();
+    let memory_limit = runtime.inner.config.memory_limit;
+    let parallel = runtime.inner.config.parallel_requests.max(1);
+    let (limit, budget, copy_limit) = runtime.bounds(bounds);
+    // The first step's slot starts the deadline, as a 0.1.0 call's instance does.
+    let mut slot = Some(runtime.slot(&label, None).await?);
+    let deadline = Instant::now() + limit;
+    let grant = runtime.grant(&label, context.endpoint, deadline, budget)?;
+    let mut resume: Option<(Vec<u8>, Answers)> = None;
+    loop {
+        let slot = match slot.take() {
+            Some(slot) => slot,
+            None => runtime.slot(&label, Some(deadline)).await?,
+        };
+        let mut store = runtime.store(
+            &label,
+            context.config.clone(),
+            None,
+            None,
+            deadline,
+            copy_limit,
+        );
+        let step = Prepared::guard(&label, limit, memory_limit, deadline, async {
+            let bindings = pre.instantiate_async(&mut store).await?;
+            let driver = bindings.podium_plugin_driver();
+            match resume.take() {
+                None => driver.call_start(&mut store, call).await,
+                Some((state, answers)) => {
+                    driver.call_resume(&mut store, call, &state, &answers).await
+                }
+            }
+        })
+        .await;
+        if store.data().limiter.memory_exceeded {
+            return Err(CallError::MemoryLimit {
+                plugin: label,
+                limit: memory_limit,
+            });
+        }
+        let step = step.map_err(|e| explain(&store, copy_limit, e))?;
+        // The instance and its slot go before a single request is sent.
+        drop(store);
+        drop(slot);
+        let pending = match step {
+            wx::Step::Finished(result) => return Ok((label, result)),
+            wx::Step::Send(pending) => pending,
+        };
+        if pending.requests.is_empty() {
+            return Err(CallError::Malformed {
+                plugin: label,
+                reason: "a step asked for no request and gave no outcome".into(),
+            });
+        }
+        let answers = match &grant {
+            Some(grant) => {
+                futures::stream::iter(pending.requests)
+                    .map(|request| grant.carry(&label, request))
+                    .buffered(parallel)
+                    .collect()
+                    .await
+            }
+            None => pending
+                .requests
+                .iter()
+                .map(|_| {
+                    Err(wit_http::HttpError::Denied(
+                        "this call was given no endpoint to reach".into(),
+                    ))
+                })
+                .collect(),
+        };
+        if let Some(spent) = grant.as_ref().and_then(|g| g.budget_spent()) {
+            return Err(CallError::HttpBudget {
+                plugin: label,
+                spent,
+            });
+        }
+        if Instant::now() >= deadline {
+            return Err(CallError::Deadline {
+                plugin: label,
+                limit,
+            });
+        }
+        resume = Some((pending.state, answers));
+    }
+}
+
+/// The call's name as the metrics and the 0.1.0 export call it.
+fn call_name(call: &wx::Call) -> &'static str {
+    match call {
+        wx::Call::Probe => "probe",
+        wx::Call::Discover => "discover",
+        wx::Call::Inspect(_) => "inspect",
+        wx::Call::GetPower(_) => "get_power",
+        wx::Call::SetPower(_) => "set_power",
+        wx::Call::SetBootOverride(_) => "set_boot_override",
+        wx::Call::InsertMedia(_) => "insert_media",
+        wx::Call::EjectMedia(_) => "eject_media",
+    }
+}
+
+/// The outcome of a call that must finish with `expected`: `take` picks it, any other is
+/// malformed.
+pub(super) fn expect<T>(
+    (label, result): Finished,
+    expected: &str,
+    take: impl FnOnce(wx::Outcome) -> Option<T>,
+) -> Result<(String, Result<T, wit_types::Error>), CallError> {
+    match result {
+        Err(e) => Ok((label, Err(e))),
+        Ok(outcome) => {
+            let found = outcome_name(&outcome);
+            match take(outcome) {
+                Some(value) => Ok((label, Ok(value))),
+                None => Err(CallError::Malformed {
+                    reason: format!("the call finished with {found}, where {expected} was due"),
+                    plugin: label,
+                }),
+            }
+        }
+    }
+}
+
+fn outcome_name(outcome: &wx::Outcome) -> &'static str {
+    match outcome {
+        wx::Outcome::ServiceInfo(_) => "service-info",
+        wx::Outcome::Systems(_) => "systems",
+        wx::Outcome::System(_) => "system",
+        wx::Outcome::Power(_) => "power",
+        wx::Outcome::Done => "done",
+    }
+}

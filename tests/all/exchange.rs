@@ -1,0 +1,297 @@
+//! `podium:plugin@0.2.0`'s exchanges, from the host's side: a driver whose call waits on its BMC
+//! holds no instance, a step's requests are sent together and answered in order, and a driver
+//! that misbehaves in any step (`tests/guests/faulty-exchange`) fails its own call with an error
+//! that says which, the next call succeeding.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use http_body_util::Full;
+use hyper::body::Bytes;
+use podium_runtime::{
+    CallContext, CallError, Contract, Endpoint, HttpBudget, Plugin, PluginError, PowerState,
+    Runtime, RuntimeConfig, TlsPolicy,
+};
+use podium_tests::guests;
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+
+/// A BMC of a few lines: `/hold` answers when the test releases it, every other path at once
+/// with 200 and the path as its body. Counts the requests it read.
+struct Bmc {
+    addr: SocketAddr,
+    release: Arc<Semaphore>,
+    requests: Arc<AtomicUsize>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Bmc {
+    async fn start() -> Bmc {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let release = Arc::new(Semaphore::new(0));
+        let requests = Arc::new(AtomicUsize::new(0));
+        let (held, counted) = (release.clone(), requests.clone());
+        let task = tokio::spawn(async move {
+            loop {
+                let Ok((stream, _)) = listener.accept().await else {
+                    return;
+                };
+                let (held, counted) = (held.clone(), counted.clone());
+                tokio::spawn(async move {
+                    let service = hyper::service::service_fn(move |request| {
+                        let (held, counted) = (held.clone(), counted.clone());
+                        async move {
+                            counted.fetch_add(1, Ordering::SeqCst);
+                            let path = request.uri().path().to_owned();
+                            if path == "/hold" {
+                                held.acquire().await.unwrap().forget();
+                            }
+                            Ok::<_, Infallible>(hyper::Response::new(Full::new(Bytes::from(path))))
+                        }
+                    });
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                        .await;
+                });
+            }
+        });
+        Bmc {
+            addr,
+            release,
+            requests,
+            task,
+        }
+    }
+
+    fn endpoint(&self) -> Endpoint {
+        Endpoint {
+            base: format!("http://{}", self.addr).parse().unwrap(),
+            credentials: None,
+            tls: TlsPolicy::System,
+            pod_manager: None,
+        }
+    }
+}
+
+impl Drop for Bmc {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+fn runtime(instances: u32) -> Runtime {
+    Runtime::new(RuntimeConfig {
+        max_instances: instances,
+        call_timeout: Duration::from_secs(5),
+        discover_timeout: Duration::from_secs(5),
+        memory_limit: 32 << 20,
+        slot_wait: Duration::from_secs(1),
+        http_budget: Some(HttpBudget {
+            requests: 50,
+            bytes: 1 << 20,
+        }),
+        ..RuntimeConfig::default()
+    })
+    .unwrap()
+}
+
+async fn faulty(runtime: &Runtime) -> Plugin {
+    let plugin = runtime
+        .load(guests::FAULTY_EXCHANGE.into())
+        .await
+        .expect("the 0.2.0 guest loads");
+    assert_eq!(plugin.contract(), Contract::V0_2_0);
+    plugin
+}
+
+fn context(config: serde_json::Value, bmc: &Bmc) -> CallContext {
+    CallContext {
+        config: config.to_string(),
+        endpoint: Some(bmc.endpoint()),
+        allocations: None,
+    }
+}
+
+async fn get_power(
+    runtime: &Runtime,
+    plugin: &Plugin,
+    config: serde_json::Value,
+    bmc: &Bmc,
+) -> Result<PowerState, CallError> {
+    runtime
+        .driver(plugin, context(config, bmc))
+        .get_power("/redfish/v1/Systems/0")
+        .await
+}
+
+#[tokio::test]
+async fn a_call_waiting_on_its_bmc_holds_no_instance() {
+    // One instance for the whole process: under 0.1.0 the held call would keep it, and the
+    // second would wait for it and fail as busy.
+    let runtime = runtime(1);
+    let plugin = faulty(&runtime).await;
+    let bmc = Bmc::start().await;
+    let held = {
+        let (runtime, plugin) = (runtime.clone(), plugin.clone());
+        let context = context(serde_json::json!({"target": "/hold"}), &bmc);
+        tokio::spawn(async move {
+            runtime
+                .driver(&plugin, context)
+                .get_power("/redfish/v1/Systems/0")
+                .await
+        })
+    };
+    while bmc.requests.load(Ordering::SeqCst) == 0 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // The held call's request is at the BMC: other calls run on the one instance meanwhile.
+    for _ in 0..3 {
+        assert_eq!(
+            get_power(&runtime, &plugin, serde_json::json!({}), &bmc)
+                .await
+                .unwrap(),
+            PowerState::On
+        );
+    }
+    assert!(
+        !held.is_finished(),
+        "the held call ended before its BMC answered"
+    );
+    bmc.release.add_permits(1);
+    assert_eq!(held.await.unwrap().unwrap(), PowerState::On);
+}
+
+#[tokio::test]
+async fn a_steps_requests_are_sent_together_and_answered_in_order() {
+    let runtime = runtime(4);
+    let plugin = faulty(&runtime).await;
+    let bmc = Bmc::start().await;
+    let power = get_power(
+        &runtime,
+        &plugin,
+        serde_json::json!({"fault": "fan", "requests": 40}),
+        &bmc,
+    )
+    .await;
+    assert_eq!(
+        power.unwrap(),
+        PowerState::On,
+        "40 answers, each its own request's"
+    );
+    assert_eq!(bmc.requests.load(Ordering::SeqCst), 40);
+}
+
+#[tokio::test]
+async fn a_discovery_of_a_0_2_0_driver_is_checked_as_any() {
+    let runtime = runtime(4);
+    let plugin = faulty(&runtime).await;
+    let bmc = Bmc::start().await;
+    let systems = runtime
+        .driver(&plugin, context(serde_json::json!({}), &bmc))
+        .discover()
+        .await
+        .unwrap();
+    assert_eq!(systems.len(), 1);
+    assert_eq!(systems[0].nics[0].mac, "52:54:00:00:00:02");
+}
+
+/// Runs `fault` and answers its error; then a well-behaved call of the same plugin succeeds.
+async fn fails(fault: &str) -> CallError {
+    let runtime = runtime(2);
+    let plugin = faulty(&runtime).await;
+    let bmc = Bmc::start().await;
+    let error = get_power(
+        &runtime,
+        &plugin,
+        serde_json::json!({"fault": fault, "target": "http://127.0.0.1:9/"}),
+        &bmc,
+    )
+    .await
+    .expect_err("the faulty call must fail");
+    let after = get_power(&runtime, &plugin, serde_json::json!({}), &bmc).await;
+    assert!(
+        matches!(after, Ok(PowerState::On)),
+        "a well-behaved call after {fault}: {after:?}"
+    );
+    error
+}
+
+#[tokio::test]
+async fn a_step_that_loops_fails_at_the_calls_deadline() {
+    let error = fails("spin").await;
+    assert!(matches!(error, CallError::Deadline { .. }), "{error:?}");
+}
+
+#[tokio::test]
+async fn a_step_that_eats_memory_fails_at_the_limit() {
+    let error = fails("hog").await;
+    assert!(matches!(error, CallError::MemoryLimit { .. }), "{error:?}");
+}
+
+#[tokio::test]
+async fn a_step_that_traps_fails_with_its_panic_message() {
+    let error = fails("trap").await;
+    let CallError::Trap { message, .. } = &error else {
+        panic!("{error:?}");
+    };
+    assert!(
+        message.contains("trap requested by the config"),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+async fn a_step_asking_for_nothing_is_malformed() {
+    let error = fails("empty").await;
+    assert!(
+        matches!(&error, CallError::Malformed { reason, .. } if reason.contains("asked for no request")),
+        "{error:?}"
+    );
+}
+
+#[tokio::test]
+async fn an_outcome_of_the_wrong_case_is_malformed() {
+    let error = fails("wrong-outcome").await;
+    assert!(
+        matches!(&error, CallError::Malformed { reason, .. } if reason.contains("finished with done, where power was due")),
+        "{error:?}"
+    );
+}
+
+#[tokio::test]
+async fn endless_steps_end_at_the_request_budget() {
+    let error = fails("endless").await;
+    let CallError::HttpBudget { spent, .. } = &error else {
+        panic!("{error:?}");
+    };
+    assert_eq!(spent.limit.requests, 50);
+}
+
+#[tokio::test]
+async fn a_request_outside_the_endpoint_is_refused_and_never_sent() {
+    let error = fails("escape").await;
+    let CallError::Plugin {
+        error: PluginError::Internal(message),
+        ..
+    } = &error
+    else {
+        panic!("{error:?}");
+    };
+    assert!(
+        message.contains("denied") && message.contains("outside"),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+async fn a_state_larger_than_the_host_copies_out_is_malformed() {
+    let error = fails("bulky-state").await;
+    assert!(
+        matches!(&error, CallError::Malformed { reason, .. } if reason.contains("to copy at once")),
+        "{error:?}"
+    );
+}
