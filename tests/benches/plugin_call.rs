@@ -2,9 +2,11 @@
 //! call (`get-power`) and one `http` import round trip, answered by an in-process stub; beside
 //! it, the same driver logic compiled natively and called directly, for the ratio.
 //!
-//! Two guests: `faulty` in its well-behaved mode (its `get-power` is one GET and a substring
-//! check: the platform's own cost) and the bundled Redfish driver (its `get-power` parses the
-//! configuration and the ComputerSystem JSON: a realistic call).
+//! Three guests: `faulty` in its well-behaved mode (a 0.1.0 driver: its `get-power` is one GET
+//! and a substring check, the platform's own cost), `faulty-exchange` in its (a 0.2.0 driver:
+//! the same GET as two steps, `start` and `resume`, each a fresh instance: what a step costs),
+//! and the bundled Redfish driver (0.2.0 on the SDK, its `get-power` parses the configuration
+//! and the ComputerSystem JSON, and replays the first step in the second: a realistic call).
 //!
 //! And one rendering: `render-network-data` of the example template of
 //! `docs/network-config.md` (a bond, a VLAN, static IPv4 and IPv6, DHCP, DNS) through the bundled
@@ -92,6 +94,20 @@ fn driver_call(c: &mut Criterion) {
         PowerState::On
     );
 
+    let exchange = rt
+        .block_on(runtime.load(podium_tests::guests::FAULTY_EXCHANGE.into()))
+        .unwrap();
+    let exchange_call = || CallContext {
+        config: format!(r#"{{"target": "{SYSTEM}"}}"#),
+        endpoint: Some(endpoint.clone()),
+        allocations: None,
+    };
+    assert_eq!(
+        rt.block_on(runtime.driver(&exchange, exchange_call()).get_power(SYSTEM))
+            .unwrap(),
+        PowerState::On
+    );
+
     let mut group = c.benchmark_group("driver_call");
     // The runtime's own floor: a fresh instance and one export call that imports nothing.
     group.bench_function(
@@ -119,11 +135,20 @@ fn driver_call(c: &mut Criterion) {
             })
         },
     );
+    group.bench_function(
+        "minimal 0.2.0 guest get-power (two steps, an instance each, one request)",
+        |b| {
+            b.iter(|| {
+                rt.block_on(runtime.driver(&exchange, exchange_call()).get_power(SYSTEM))
+                    .unwrap()
+            })
+        },
+    );
     let minimal_native = |get: &dyn Fn(&str) -> (u16, Vec<u8>)| {
         let (_, body) = get(SYSTEM);
         String::from_utf8_lossy(&body).contains("\"On\"")
     };
-    group.bench_function("redfish get-power (instance + call + http import)", |b| {
+    group.bench_function("redfish get-power (0.2.0: two steps, one request)", |b| {
         b.iter(|| {
             rt.block_on(runtime.driver(&plugin, call()).get_power(SYSTEM))
                 .unwrap()

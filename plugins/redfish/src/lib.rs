@@ -54,36 +54,36 @@ impl HardwareDriver for Redfish {
     /// `root-link` is the service root's path (`/redfish/v1/` as the service names it, else the
     /// configured root): the plugin only knows paths, the host makes it absolute against the
     /// endpoint's base URL.
-    fn probe(&self) -> Result<ServiceInfo> {
-        self.0.probe()
+    async fn probe(&self) -> Result<ServiceInfo> {
+        self.0.probe().await
     }
 
-    fn discover(&self) -> Result<Vec<System>> {
-        self.0.discover()
+    async fn discover(&self) -> Result<Vec<System>> {
+        self.0.discover().await
     }
 
-    fn inspect(&self, system_id: &str) -> Result<System> {
-        self.0.inspect(system_id)
+    async fn inspect(&self, system_id: &str) -> Result<System> {
+        self.0.inspect(system_id).await
     }
 
-    fn get_power(&self, system_id: &str) -> Result<PowerState> {
-        self.0.get_power(system_id)
+    async fn get_power(&self, system_id: &str) -> Result<PowerState> {
+        self.0.get_power(system_id).await
     }
 
-    fn set_power(&self, system_id: &str, action: PowerAction) -> Result<()> {
-        self.0.set_power(system_id, action)
+    async fn set_power(&self, system_id: &str, action: PowerAction) -> Result<()> {
+        self.0.set_power(system_id, action).await
     }
 
-    fn set_boot_override(&self, system_id: &str, settings: BootSettings) -> Result<()> {
-        self.0.set_boot_override(system_id, &settings)
+    async fn set_boot_override(&self, system_id: &str, settings: BootSettings) -> Result<()> {
+        self.0.set_boot_override(system_id, &settings).await
     }
 
-    fn insert_media(&self, system_id: &str, request: MediaRequest) -> Result<()> {
-        self.0.insert_media(system_id, &request)
+    async fn insert_media(&self, system_id: &str, request: MediaRequest) -> Result<()> {
+        self.0.insert_media(system_id, &request).await
     }
 
-    fn eject_media(&self, system_id: &str, media_type: MediaType) -> Result<()> {
-        self.0.eject_media(system_id, media_type)
+    async fn eject_media(&self, system_id: &str, media_type: MediaType) -> Result<()> {
+        self.0.eject_media(system_id, media_type).await
     }
 }
 

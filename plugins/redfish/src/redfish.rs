@@ -1,10 +1,16 @@
 //! The Redfish client: everything the driver does, on the SDK's `http` and `log` (the host's
 //! imports in the component, the SDK's test harness in the native tests).
 //!
+//! Every method is straight-line async code over `Request::send().await`: the SDK runs it as the
+//! steps of a `podium:plugin@0.2.0` exchange, and what is awaited together (`try_join!`,
+//! `try_join_all`) is sent together: a discovery reads every system in one step, then every
+//! system's NICs and media in the next.
+//!
 //! Every URL it sends is the configured root path or a link the service handed out
 //! (`@odata.id`, `Members@odata.nextLink`, an action `target`); the host resolves it against the
 //! endpoint and adds the credentials. A system id is the system's `@odata.id` path.
 
+use futures::future::try_join_all;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
@@ -45,9 +51,9 @@ impl Client {
     ///
     /// `root-link` is the root's path (its `@odata.id`, else the configured root); the host makes
     /// it absolute against the endpoint.
-    pub(crate) fn probe(&self) -> Result<ServiceInfo, Error> {
+    pub(crate) async fn probe(&self) -> Result<ServiceInfo, Error> {
         let root_path = &self.config.root;
-        let root: ServiceRoot = self.get(root_path, UrlSource::Service)?;
+        let root: ServiceRoot = self.get(root_path, UrlSource::Service).await?;
         if root.systems.is_none() && root.redfish_version.is_none() {
             return Err(Error::Protocol(format!(
                 "GET {root_path}: not a Redfish service root (no Systems link, no RedfishVersion)"
@@ -55,7 +61,7 @@ impl Client {
         }
         if let Some(systems) = &root.systems {
             let path = link_path(systems, &format!("GET {root_path}: Systems"))?;
-            self.get_object(&path, UrlSource::Service)?;
+            self.get_object(&path, UrlSource::Service).await?;
         }
         Ok(ServiceInfo {
             root_link: root.odata_id.unwrap_or_else(|| root_path.clone()),
@@ -66,31 +72,45 @@ impl Client {
 
     /// Every system, then every chassis (where the service has a `Chassis` collection), with
     /// their inventory; restricted to `system_ids` when the configuration has them.
-    pub(crate) fn discover(&self) -> Result<Vec<System>, Error> {
+    pub(crate) async fn discover(&self) -> Result<Vec<System>, Error> {
         let root_path = &self.config.root;
-        let root: ServiceRoot = self.get(root_path, UrlSource::Service)?;
-        let mut found = Vec::new();
-        let mut seen_paths = Vec::new();
-        if let Some(systems) = &root.systems {
-            let path = link_path(systems, &format!("GET {root_path}: Systems"))?;
-            for member in self.members(&path)? {
-                if self.config.selects(&member) {
-                    found.push(self.system_inventory(&member)?);
+        let root: ServiceRoot = self.get(root_path, UrlSource::Service).await?;
+        let collection = |link: &Option<Link>, what: &str| {
+            let path = link
+                .as_ref()
+                .map(|link| link_path(link, &format!("GET {root_path}: {what}")))
+                .transpose();
+            async move {
+                match path? {
+                    Some(path) => self.members(&path).await,
+                    None => Ok(Vec::new()),
                 }
-                seen_paths.push(member);
             }
-        }
-        if let Some(chassis) = &root.chassis {
-            let path = link_path(chassis, &format!("GET {root_path}: Chassis"))?;
-            for member in self.members(&path)? {
-                if self.config.selects(&member) {
-                    found.push(self.chassis_inventory(&member)?);
-                }
-                seen_paths.push(member);
-            }
-        }
+        };
+        // Both collections, then every selected member, each in one step.
+        let (systems, chassis) = futures::try_join!(
+            collection(&root.systems, "Systems"),
+            collection(&root.chassis, "Chassis")
+        )?;
+        let selected = |paths: &[String]| -> Vec<String> {
+            paths
+                .iter()
+                .filter(|p| self.config.selects(p))
+                .cloned()
+                .collect()
+        };
+        let (selected_systems, selected_chassis) = (selected(&systems), selected(&chassis));
+        let (mut found, found_chassis) = futures::try_join!(
+            try_join_all(selected_systems.iter().map(|p| self.system_inventory(p))),
+            try_join_all(selected_chassis.iter().map(|p| self.chassis_inventory(p)))
+        )?;
+        found.extend(found_chassis);
         for id in self.config.system_ids.iter().flatten() {
-            if !seen_paths.iter().any(|path| matches_id(id, path)) {
+            if !systems
+                .iter()
+                .chain(&chassis)
+                .any(|path| matches_id(id, path))
+            {
                 log::warn(&format!(
                     "system_ids: {id} matches no system or chassis of the service"
                 ));
@@ -101,9 +121,9 @@ impl Client {
 
     /// One system's (or chassis') inventory, as `discover` reads it: a resource whose
     /// `@odata.type` names a `Chassis` is read as one, anything else as a `ComputerSystem`.
-    pub(crate) fn inspect(&self, system_id: &str) -> Result<System, Error> {
+    pub(crate) async fn inspect(&self, system_id: &str) -> Result<System, Error> {
         check_system_id(system_id)?;
-        let resource = self.get_object(system_id, UrlSource::Caller)?;
+        let resource = self.get_object(system_id, UrlSource::Caller).await?;
         let chassis = resource
             .get("@odata.type")
             .and_then(Value::as_str)
@@ -119,20 +139,25 @@ impl Client {
                 system_id,
                 serde_json::from_value(resource).map_err(protocol)?,
             )
+            .await
         }
     }
 
-    pub(crate) fn get_power(&self, system_id: &str) -> Result<PowerState, Error> {
+    pub(crate) async fn get_power(&self, system_id: &str) -> Result<PowerState, Error> {
         check_system_id(system_id)?;
-        let system: ComputerSystem = self.get(system_id, UrlSource::Caller)?;
+        let system: ComputerSystem = self.get(system_id, UrlSource::Caller).await?;
         Ok(power_state(system.power_state.as_deref()))
     }
 
     /// POSTs `ComputerSystem.Reset` to the target the system advertises, after checking the
     /// reset type against `ResetType@Redfish.AllowableValues` where the service lists them.
-    pub(crate) fn set_power(&self, system_id: &str, action: PowerAction) -> Result<(), Error> {
+    pub(crate) async fn set_power(
+        &self,
+        system_id: &str,
+        action: PowerAction,
+    ) -> Result<(), Error> {
         check_system_id(system_id)?;
-        let system: ComputerSystem = self.get(system_id, UrlSource::Caller)?;
+        let system: ComputerSystem = self.get(system_id, UrlSource::Caller).await?;
         let reset_type = reset_type(action);
         let reset = system.actions.and_then(|a| a.reset.or(a.chassis_reset));
         if let Some(allowed) = reset
@@ -153,17 +178,18 @@ impl Client {
             )
         });
         self.send_json(Method::Post, &target, &json!({ "ResetType": reset_type }))
+            .await
     }
 
     /// PATCHes the system's `Boot`, after checking the target against
     /// `BootSourceOverrideTarget@Redfish.AllowableValues` where the service lists them.
-    pub(crate) fn set_boot_override(
+    pub(crate) async fn set_boot_override(
         &self,
         system_id: &str,
         settings: &BootSettings,
     ) -> Result<(), Error> {
         check_system_id(system_id)?;
-        let system: ComputerSystem = self.get(system_id, UrlSource::Caller)?;
+        let system: ComputerSystem = self.get(system_id, UrlSource::Caller).await?;
         let target = boot_target_name(settings.target);
         if let Some(allowed) = system
             .boot
@@ -189,12 +215,13 @@ impl Client {
         }
         let body = json!({ "Boot": boot });
         self.request(Method::Patch, system_id, UrlSource::Caller, Some(&body))
+            .await
             .map(drop)
     }
 
     /// Inserts into the first free slot that takes the media type (CD and DVD slots stand in for
     /// each other), looking at the system's virtual media, else its managers'.
-    pub(crate) fn insert_media(
+    pub(crate) async fn insert_media(
         &self,
         system_id: &str,
         request: &MediaRequest,
@@ -203,8 +230,8 @@ impl Client {
         if request.image_url.trim().is_empty() {
             return Err(Error::InvalidInput("image-url: empty".to_owned()));
         }
-        let system: ComputerSystem = self.get(system_id, UrlSource::Caller)?;
-        let slots = self.media_slots(system_id, &system)?;
+        let system: ComputerSystem = self.get(system_id, UrlSource::Caller).await?;
+        let slots = self.media_slots(system_id, &system).await?;
         let wanted = request.media_type;
         let matching: Vec<&Slot> = slots.iter().filter(|s| takes(&s.slot, wanted)).collect();
         let Some(first) = matching.first() else {
@@ -226,40 +253,49 @@ impl Client {
             "WriteProtected": request.write_protected,
         });
         self.send_json(Method::Post, &slot.insert_target, &body)
+            .await
     }
 
     /// Ejects every inserted slot that takes the media type; nothing inserted is success.
-    pub(crate) fn eject_media(&self, system_id: &str, media_type: MediaType) -> Result<(), Error> {
+    pub(crate) async fn eject_media(
+        &self,
+        system_id: &str,
+        media_type: MediaType,
+    ) -> Result<(), Error> {
         check_system_id(system_id)?;
-        let system: ComputerSystem = self.get(system_id, UrlSource::Caller)?;
-        for slot in self.media_slots(system_id, &system)? {
+        let system: ComputerSystem = self.get(system_id, UrlSource::Caller).await?;
+        for slot in self.media_slots(system_id, &system).await? {
             if slot.slot.inserted && takes(&slot.slot, media_type) {
-                self.send_json(Method::Post, &slot.eject_target, &json!({}))?;
+                self.send_json(Method::Post, &slot.eject_target, &json!({}))
+                    .await?;
             }
         }
         Ok(())
     }
 
-    fn system_inventory(&self, path: &str) -> Result<System, Error> {
-        let system: ComputerSystem = self.get(path, UrlSource::Service)?;
-        self.system_of(path, system)
+    async fn system_inventory(&self, path: &str) -> Result<System, Error> {
+        let system: ComputerSystem = self.get(path, UrlSource::Service).await?;
+        self.system_of(path, system).await
     }
 
     /// A system's inventory from its resource, reading its NICs and media slots.
-    fn system_of(&self, path: &str, system: ComputerSystem) -> Result<System, Error> {
+    async fn system_of(&self, path: &str, system: ComputerSystem) -> Result<System, Error> {
         let id = system.odata_id.clone().unwrap_or_else(|| path.to_owned());
-        let nics = match &system.ethernet_interfaces {
-            Some(link) => self.nics(&link_path(
-                link,
-                &format!("GET {path}: EthernetInterfaces"),
-            )?)?,
-            None => Vec::new(),
+        // The NICs and the media slots in the same steps.
+        let nics = async {
+            match &system.ethernet_interfaces {
+                Some(link) => {
+                    self.nics(&link_path(
+                        link,
+                        &format!("GET {path}: EthernetInterfaces"),
+                    )?)
+                    .await
+                }
+                None => Ok(Vec::new()),
+            }
         };
-        let media_slots = self
-            .media_slots(path, &system)?
-            .into_iter()
-            .map(|s| s.slot)
-            .collect();
+        let (nics, slots) = futures::try_join!(nics, self.media_slots(path, &system))?;
+        let media_slots = slots.into_iter().map(|s| s.slot).collect();
         let cpu_count = system
             .processor_summary
             .as_ref()
@@ -290,16 +326,22 @@ impl Client {
         })
     }
 
-    fn chassis_inventory(&self, path: &str) -> Result<System, Error> {
-        Ok(chassis_of(path, self.get(path, UrlSource::Service)?))
+    async fn chassis_inventory(&self, path: &str) -> Result<System, Error> {
+        Ok(chassis_of(path, self.get(path, UrlSource::Service).await?))
     }
 
     /// The NICs of an `EthernetInterfaces` collection; an interface without a usable MAC is left
     /// out (and logged).
-    fn nics(&self, collection: &str) -> Result<Vec<Nic>, Error> {
+    async fn nics(&self, collection: &str) -> Result<Vec<Nic>, Error> {
+        let paths = self.members(collection).await?;
+        let interfaces = try_join_all(
+            paths
+                .iter()
+                .map(|path| self.get::<EthernetInterface>(path, UrlSource::Service)),
+        )
+        .await?;
         let mut nics = Vec::new();
-        for path in self.members(collection)? {
-            let interface: EthernetInterface = self.get(&path, UrlSource::Service)?;
+        for (path, interface) in paths.into_iter().zip(interfaces) {
             let raw = [&interface.mac_address, &interface.permanent_mac_address];
             let Some(mac) = raw
                 .iter()
@@ -323,26 +365,36 @@ impl Client {
     }
 
     /// The system's virtual media slots, else those of the first of its managers that has any.
-    fn media_slots(&self, system_path: &str, system: &ComputerSystem) -> Result<Vec<Slot>, Error> {
+    async fn media_slots(
+        &self,
+        system_path: &str,
+        system: &ComputerSystem,
+    ) -> Result<Vec<Slot>, Error> {
         let collection = match &system.virtual_media {
             Some(link) => Some(link_path(
                 link,
                 &format!("GET {system_path}: VirtualMedia"),
             )?),
-            None => self.manager_virtual_media(system_path, system)?,
+            None => self.manager_virtual_media(system_path, system).await?,
         };
         let Some(collection) = collection else {
             return Ok(Vec::new());
         };
-        let mut slots = Vec::new();
-        for path in self.members(&collection)? {
-            let media: VirtualMedia = self.get(&path, UrlSource::Service)?;
-            slots.push(slot(&path, media));
-        }
-        Ok(slots)
+        let paths = self.members(&collection).await?;
+        let media = try_join_all(
+            paths
+                .iter()
+                .map(|path| self.get::<VirtualMedia>(path, UrlSource::Service)),
+        )
+        .await?;
+        Ok(paths
+            .iter()
+            .zip(media)
+            .map(|(path, media)| slot(path, media))
+            .collect())
     }
 
-    fn manager_virtual_media(
+    async fn manager_virtual_media(
         &self,
         system_path: &str,
         system: &ComputerSystem,
@@ -354,7 +406,7 @@ impl Client {
             .unwrap_or_default();
         for (i, link) in managers.iter().enumerate() {
             let path = link_path(link, &format!("GET {system_path}: Links.ManagedBy[{i}]"))?;
-            let manager: Manager = self.get(&path, UrlSource::Service)?;
+            let manager: Manager = self.get(&path, UrlSource::Service).await?;
             if let Some(media) = &manager.virtual_media {
                 return link_path(media, &format!("GET {path}: VirtualMedia")).map(Some);
             }
@@ -363,12 +415,12 @@ impl Client {
     }
 
     /// Every member path of a collection, following `Members@odata.nextLink` page by page.
-    fn members(&self, collection: &str) -> Result<Vec<String>, Error> {
-        podium_plugin::http::collection_members(collection)
+    async fn members(&self, collection: &str) -> Result<Vec<String>, Error> {
+        podium_plugin::http::collection_members(collection).await
     }
 
-    fn get<T: DeserializeOwned>(&self, url: &str, source: UrlSource) -> Result<T, Error> {
-        let body = self.request(Method::Get, url, source, None)?;
+    async fn get<T: DeserializeOwned>(&self, url: &str, source: UrlSource) -> Result<T, Error> {
+        let body = self.request(Method::Get, url, source, None).await?;
         // Straight into `T` when the document is an object (a struct would also take an array,
         // field by field): a tree first would allocate every key and value twice. Any failure
         // goes the slow way, which says what is wrong. Fields the driver does not read are
@@ -384,20 +436,21 @@ impl Client {
     }
 
     /// GETs a resource that must be a JSON object.
-    fn get_object(&self, url: &str, source: UrlSource) -> Result<Value, Error> {
-        let body = self.request(Method::Get, url, source, None)?;
+    async fn get_object(&self, url: &str, source: UrlSource) -> Result<Value, Error> {
+        let body = self.request(Method::Get, url, source, None).await?;
         json_object(url, &body)
     }
 
     /// Sends to a URL the service linked to; the response body is not needed.
-    fn send_json(&self, method: Method, url: &str, body: &Value) -> Result<(), Error> {
+    async fn send_json(&self, method: Method, url: &str, body: &Value) -> Result<(), Error> {
         self.request(method, url, UrlSource::Service, Some(body))
+            .await
             .map(drop)
     }
 
     /// One request; a non-2xx status is an error. A 202 (a task the service runs on) counts as
     /// done: the driver does not follow task monitors.
-    fn request(
+    async fn request(
         &self,
         method: Method,
         url: &str,
@@ -412,6 +465,7 @@ impl Client {
         }
         let response = request
             .send()
+            .await
             .map_err(|e| error::from_transport(method, url, source, e))?;
         if !(200..300).contains(&response.status) {
             return Err(Error::from_status(

@@ -1,9 +1,15 @@
-//! The `hardware-driver` world: power, boot and inventory of machines through their BMC.
+//! The `hardware-driver` world: power, boot and inventory of machines through their BMC, as a
+//! `podium:plugin@0.2.0` driver: each method is an `async fn` whose requests the host sends
+//! between steps ([`exchange`](crate::exchange)).
 
 use std::marker::PhantomData;
 
-use crate::wit::hardware_driver::exports::podium::plugin::{driver, plugin};
+use crate::exchange::{self, Step};
+use crate::http::{HttpError, Response};
+use crate::wit::exchange::exports::podium::plugin::{driver, plugin};
 use crate::{Error, Plugin, PluginInfo, Result};
+
+pub use crate::wit::exchange::exports::podium::plugin::driver::{Call, Outcome};
 
 pub use crate::wit::hardware_driver::exports::podium::plugin::driver::{
     BootMode, BootPersistence, BootSettings, BootTarget, CapabilitySet, MediaRequest, MediaSlot,
@@ -11,7 +17,9 @@ pub use crate::wit::hardware_driver::exports::podium::plugin::driver::{
 };
 
 /// A hardware driver. Every call builds the plugin from the pod manager's configuration
-/// ([`Plugin::from_config`]) and then calls one method; nothing is kept between calls.
+/// ([`Plugin::from_config`]) and then calls one method; nothing is kept between calls, nor
+/// between the steps of one (each step builds the plugin again and replays the method: it must
+/// send the same requests given the same answers, see [`exchange`](crate::exchange)).
 ///
 /// Idempotency the host expects: `probe`, `discover`, `inspect` and `get_power` change nothing;
 /// `set_power`, `set_boot_override`, `insert_media` and `eject_media` may be called again after a
@@ -21,39 +29,43 @@ pub use crate::wit::hardware_driver::exports::podium::plugin::driver::{
 /// The methods with a default answer `unsupported`: leave them out of [`capabilities`] too.
 ///
 /// [`capabilities`]: HardwareDriver::capabilities
+#[allow(
+    async_fn_in_trait,
+    reason = "the SDK drives these futures on one thread; no caller needs them Send"
+)]
 pub trait HardwareDriver: Plugin {
     /// What this driver can do.
     fn capabilities() -> CapabilitySet;
 
     /// Checks that the endpoint answers and accepts the credentials.
-    fn probe(&self) -> Result<ServiceInfo>;
+    async fn probe(&self) -> Result<ServiceInfo>;
 
     /// Every system (and chassis, where reported) behind the endpoint, with its inventory.
-    fn discover(&self) -> Result<Vec<System>>;
+    async fn discover(&self) -> Result<Vec<System>>;
 
     /// The inventory of one system `discover` reported; `not-found` when it is gone.
-    fn inspect(&self, system_id: &str) -> Result<System>;
+    async fn inspect(&self, system_id: &str) -> Result<System>;
 
-    fn get_power(&self, system_id: &str) -> Result<PowerState>;
+    async fn get_power(&self, system_id: &str) -> Result<PowerState>;
 
-    fn set_power(&self, system_id: &str, action: PowerAction) -> Result<()> {
+    async fn set_power(&self, system_id: &str, action: PowerAction) -> Result<()> {
         let _ = (system_id, action);
         Err(unsupported::<Self>("power control"))
     }
 
-    fn set_boot_override(&self, system_id: &str, settings: BootSettings) -> Result<()> {
+    async fn set_boot_override(&self, system_id: &str, settings: BootSettings) -> Result<()> {
         let _ = (system_id, settings);
         Err(unsupported::<Self>("boot override"))
     }
 
     /// Inserts an image into a free slot that takes `request.media_type`.
-    fn insert_media(&self, system_id: &str, request: MediaRequest) -> Result<()> {
+    async fn insert_media(&self, system_id: &str, request: MediaRequest) -> Result<()> {
         let _ = (system_id, request);
         Err(unsupported::<Self>("virtual media"))
     }
 
     /// Ejects whatever is inserted in the slots that take `media_type`.
-    fn eject_media(&self, system_id: &str, media_type: MediaType) -> Result<()> {
+    async fn eject_media(&self, system_id: &str, media_type: MediaType) -> Result<()> {
         let _ = (system_id, media_type);
         Err(unsupported::<Self>("virtual media"))
     }
@@ -74,6 +86,7 @@ impl<T: HardwareDriver> plugin::Guest for Export<T> {
     }
 
     fn validate_config(config: String) -> Result<()> {
+        crate::host::bind_0_2();
         T::from_config(&config).map(drop)
     }
 }
@@ -83,35 +96,64 @@ impl<T: HardwareDriver> driver::Guest for Export<T> {
         T::capabilities()
     }
 
-    fn probe() -> Result<ServiceInfo> {
-        crate::with_config(T::probe)
+    fn start(call: Call) -> driver::Step {
+        crate::host::bind_0_2();
+        wit_step(exchange::step(None, Vec::new(), run::<T>(call)))
     }
 
-    fn discover() -> Result<Vec<System>> {
-        crate::with_config(T::discover)
+    fn resume(
+        call: Call,
+        state: Vec<u8>,
+        answers: Vec<std::result::Result<Response, HttpError>>,
+    ) -> driver::Step {
+        crate::host::bind_0_2();
+        wit_step(exchange::step(Some(&state), answers, run::<T>(call)))
     }
+}
 
-    fn inspect(system_id: String) -> Result<System> {
-        crate::with_config(|t: &T| t.inspect(&system_id))
+fn wit_step(step: Step<Result<Outcome>>) -> driver::Step {
+    match step {
+        Step::Finished(result) => driver::Step::Finished(result),
+        Step::Send(requests, state) => driver::Step::Send(driver::Pending {
+            requests: requests
+                .into_iter()
+                .map(
+                    |r| crate::wit::hardware_driver::podium::plugin::http::Request {
+                        method: r.method,
+                        url: r.url,
+                        headers: r.headers,
+                        body: r.body,
+                    },
+                )
+                .collect(),
+            state,
+        }),
     }
+}
 
-    fn get_power(system_id: String) -> Result<PowerState> {
-        crate::with_config(|t: &T| t.get_power(&system_id))
-    }
-
-    fn set_power(system_id: String, action: PowerAction) -> Result<()> {
-        crate::with_config(|t: &T| t.set_power(&system_id, action))
-    }
-
-    fn set_boot_override(system_id: String, settings: BootSettings) -> Result<()> {
-        crate::with_config(|t: &T| t.set_boot_override(&system_id, settings))
-    }
-
-    fn insert_media(system_id: String, request: MediaRequest) -> Result<()> {
-        crate::with_config(|t: &T| t.insert_media(&system_id, request))
-    }
-
-    fn eject_media(system_id: String, media_type: MediaType) -> Result<()> {
-        crate::with_config(|t: &T| t.eject_media(&system_id, media_type))
-    }
+/// One call, from the configuration to its outcome.
+pub(crate) async fn run<T: HardwareDriver>(call: Call) -> Result<Outcome> {
+    let driver = T::from_config(&crate::host::config())?;
+    Ok(match call {
+        Call::Probe => Outcome::ServiceInfo(driver.probe().await?),
+        Call::Discover => Outcome::Systems(driver.discover().await?),
+        Call::Inspect(id) => Outcome::System(driver.inspect(&id).await?),
+        Call::GetPower(id) => Outcome::Power(driver.get_power(&id).await?),
+        Call::SetPower((id, action)) => {
+            driver.set_power(&id, action).await?;
+            Outcome::Done
+        }
+        Call::SetBootOverride((id, settings)) => {
+            driver.set_boot_override(&id, settings).await?;
+            Outcome::Done
+        }
+        Call::InsertMedia((id, request)) => {
+            driver.insert_media(&id, request).await?;
+            Outcome::Done
+        }
+        Call::EjectMedia((id, media_type)) => {
+            driver.eject_media(&id, media_type).await?;
+            Outcome::Done
+        }
+    })
 }

@@ -1,9 +1,13 @@
-//! Outbound HTTP to the one endpoint the plugin acts for (the `http` import; drivers only).
+//! Requests to the one endpoint a driver acts for, sent by the host between the steps of a call
+//! (`podium:plugin@0.2.0`; see [`exchange`](crate::exchange) for how `.await` becomes a step).
 //!
 //! The host resolves a path (`/redfish/v1/Systems`) against the endpoint's base URL, refuses any
 //! other scheme, host or port (also after redirects), attaches the credentials and applies the
 //! site's TLS trust; the plugin never sees a password and may not set `Authorization`, `Host`,
 //! `Cookie`, `Proxy-Authorization`, `Connection`, `Transfer-Encoding` or `Content-Length`.
+//!
+//! Requests awaited together (`futures::future::join_all`, or several futures joined by hand)
+//! are sent together.
 //!
 //! [`Request::send`] answers whatever status came back; [`get_json`], [`send_json`] and
 //! [`Request::send_ok`] turn a non-2xx status into the contract's error
@@ -83,14 +87,15 @@ impl Request {
     }
 
     /// Sends the request; any status is an answer.
-    pub fn send(&self) -> std::result::Result<Response, HttpError> {
-        crate::host::send(self)
+    pub async fn send(&self) -> std::result::Result<Response, HttpError> {
+        crate::exchange::Send::new(self).await
     }
 
     /// Sends the request; a non-2xx status and a transport failure are the contract's errors.
-    pub fn send_ok(&self) -> Result<Response> {
+    pub async fn send_ok(&self) -> Result<Response> {
         let response = self
             .send()
+            .await
             .map_err(|e| from_http_error(self.method, &self.url, e))?;
         if !(200..300).contains(&response.status) {
             return Err(Error::from_status(
@@ -106,19 +111,25 @@ impl Request {
 
 /// `GET url` (with `Accept: application/json`) into `T`; a body that is not a `T` is
 /// `protocol`, naming the field.
-pub fn get_json<T: DeserializeOwned>(url: &str) -> Result<T> {
+pub async fn get_json<T: DeserializeOwned>(url: &str) -> Result<T> {
     let response = Request::get(url)
         .header("Accept", "application/json")
-        .send_ok()?;
+        .send_ok()
+        .await?;
     parse_json(Method::Get, url, &response.body)
 }
 
 /// `method url` with a JSON body; the response's body is handed back as it came (often empty).
-pub fn send_json<B: Serialize + ?Sized>(method: Method, url: &str, body: &B) -> Result<Response> {
+pub async fn send_json<B: Serialize + ?Sized>(
+    method: Method,
+    url: &str,
+    body: &B,
+) -> Result<Response> {
     Request::new(method, url)
         .header("Accept", "application/json")
         .json(body)
         .send_ok()
+        .await
 }
 
 /// `body` as a `T`, or a `protocol` error that names the field and the request.
@@ -144,7 +155,7 @@ pub const MAX_PAGES: usize = 10_000;
 /// `Members@odata.nextLink` is followed (a path or an absolute URL on the endpoint), at most
 /// [`MAX_PAGES`] pages, and a link back to a page already read is `protocol`, as are a page with
 /// no `Members` list and a member with no `@odata.id`.
-pub fn collection_members(url: &str) -> Result<Vec<String>> {
+pub async fn collection_members(url: &str) -> Result<Vec<String>> {
     let mut members = Vec::new();
     let mut pages = std::collections::BTreeSet::new();
     let mut next = Some(url.to_owned());
@@ -159,7 +170,7 @@ pub fn collection_members(url: &str) -> Result<Vec<String>> {
                 "GET {url}: more than {MAX_PAGES} pages"
             )));
         }
-        let page: Value = get_json(&page_url)?;
+        let page: Value = get_json(&page_url).await?;
         let Some(list) = page.get("Members").and_then(Value::as_array) else {
             return Err(Error::Protocol(format!("GET {page_url}: no Members list")));
         };

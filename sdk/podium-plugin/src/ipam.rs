@@ -62,6 +62,7 @@ impl<T: Ipam> plugin::Guest for Export<T> {
     }
 
     fn validate_config(config: String) -> Result<()> {
+        crate::host::bind_0_1();
         T::from_config(&config).map(drop)
     }
 }

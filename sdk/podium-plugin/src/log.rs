@@ -2,12 +2,17 @@
 //!
 //! The host keeps 1,000 lines and 256 KiB per call (past either, lines are dropped with one
 //! notice) and clips a line at 4,096 bytes; control characters are escaped.
+//!
+//! In a driver's call, which replays its method at every step, a line reaches the host once:
+//! the step that first comes to it (see [`exchange`](crate::exchange)).
 
 pub use crate::wit::hardware_driver::podium::plugin::log::Level;
 
 /// Logs `message` at `level`.
 pub fn log(level: Level, message: &str) {
-    crate::host::log(level, message);
+    if crate::exchange::first_time(level, message) {
+        crate::host::log(level, message);
+    }
 }
 
 pub fn debug(message: &str) {

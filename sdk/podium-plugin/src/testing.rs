@@ -44,11 +44,13 @@ use crate::driver::{
     BootSettings, CapabilitySet, MediaRequest, MediaType, PowerAction, PowerState, ServiceInfo,
     System,
 };
+use crate::driver::{Call as DriverCall, Outcome};
+use crate::exchange::{self, Step};
 use crate::http::{HOST_OWNED_HEADERS, HttpError, Method, Request, Response};
 use crate::ipam::AllocationRequest;
 use crate::log::Level;
 use crate::render::{ConsumerInput, HostFacts, NetworkPolicy, RenderInput, TemplateNeeds};
-use crate::wit::hardware_driver::exports::podium::plugin::{driver, plugin as driver_plugin};
+use crate::wit::exchange::exports::podium::plugin::{driver, plugin as driver_plugin};
 use crate::wit::ipam::exports::podium::plugin::{allocator, plugin as ipam_plugin};
 use crate::wit::renderer::exports::podium::plugin::{plugin as render_plugin, render};
 use crate::{HardwareDriver, Ipam, PluginInfo, Renderer, Result};
@@ -691,53 +693,92 @@ impl<T: HardwareDriver> DriverCalls<'_, T> {
         )
     }
 
+    /// Runs `call` as the host does, step by step, each step's requests sent before the next;
+    /// every step runs twice, and panics if the two runs differ (the driver is not
+    /// deterministic: replay would answer it wrong in the host).
+    pub fn exchange(&self, kind: CallKind, call: DriverCall) -> Result<Outcome> {
+        self.host.call(kind, || {
+            let mut state: Option<Vec<u8>> = None;
+            let mut answers: Vec<std::result::Result<Response, HttpError>> = Vec::new();
+            for step in 1.. {
+                let once = |muted| {
+                    exchange::step_with(
+                        state.as_deref(),
+                        answers.clone(),
+                        crate::driver::run::<T>(call.clone()),
+                        muted,
+                    )
+                };
+                let (first, second) = (once(false), once(true));
+                assert!(
+                    first == second,
+                    "the driver is not deterministic: step {step} of {call:?} run twice on the                      same answers came to {first:?} and then to {second:?}"
+                );
+                match first {
+                    Step::Finished(result) => return result,
+                    Step::Send(requests, next) => {
+                        answers = requests.iter().map(imports::send).collect();
+                        state = Some(next);
+                    }
+                }
+            }
+            unreachable!("the steps are counted without end")
+        })
+    }
+
     pub fn probe(&self) -> Result<ServiceInfo> {
-        self.host
-            .call(CallKind::Call, <DriverExport<T> as driver::Guest>::probe)
+        match self.exchange(CallKind::Call, DriverCall::Probe)? {
+            Outcome::ServiceInfo(info) => Ok(info),
+            other => panic!("probe finished with {other:?}"),
+        }
     }
 
     /// Under the deadline and budget of a discovery.
     pub fn discover(&self) -> Result<Vec<System>> {
-        self.host.call(
-            CallKind::Discover,
-            <DriverExport<T> as driver::Guest>::discover,
-        )
+        match self.exchange(CallKind::Discover, DriverCall::Discover)? {
+            Outcome::Systems(systems) => Ok(systems),
+            other => panic!("discover finished with {other:?}"),
+        }
     }
 
     pub fn inspect(&self, system_id: &str) -> Result<System> {
-        self.host.call(CallKind::Call, || {
-            <DriverExport<T> as driver::Guest>::inspect(system_id.to_owned())
-        })
+        match self.exchange(CallKind::Call, DriverCall::Inspect(system_id.to_owned()))? {
+            Outcome::System(system) => Ok(system),
+            other => panic!("inspect finished with {other:?}"),
+        }
     }
 
     pub fn get_power(&self, system_id: &str) -> Result<PowerState> {
-        self.host.call(CallKind::Call, || {
-            <DriverExport<T> as driver::Guest>::get_power(system_id.to_owned())
-        })
+        match self.exchange(CallKind::Call, DriverCall::GetPower(system_id.to_owned()))? {
+            Outcome::Power(power) => Ok(power),
+            other => panic!("get-power finished with {other:?}"),
+        }
     }
 
     pub fn set_power(&self, system_id: &str, action: PowerAction) -> Result<()> {
-        self.host.call(CallKind::Call, || {
-            <DriverExport<T> as driver::Guest>::set_power(system_id.to_owned(), action)
-        })
+        self.done(DriverCall::SetPower((system_id.to_owned(), action)))
     }
 
     pub fn set_boot_override(&self, system_id: &str, settings: BootSettings) -> Result<()> {
-        self.host.call(CallKind::Call, || {
-            <DriverExport<T> as driver::Guest>::set_boot_override(system_id.to_owned(), settings)
-        })
+        self.done(DriverCall::SetBootOverride((
+            system_id.to_owned(),
+            settings,
+        )))
     }
 
     pub fn insert_media(&self, system_id: &str, request: MediaRequest) -> Result<()> {
-        self.host.call(CallKind::Call, || {
-            <DriverExport<T> as driver::Guest>::insert_media(system_id.to_owned(), request)
-        })
+        self.done(DriverCall::InsertMedia((system_id.to_owned(), request)))
     }
 
     pub fn eject_media(&self, system_id: &str, media_type: MediaType) -> Result<()> {
-        self.host.call(CallKind::Call, || {
-            <DriverExport<T> as driver::Guest>::eject_media(system_id.to_owned(), media_type)
-        })
+        self.done(DriverCall::EjectMedia((system_id.to_owned(), media_type)))
+    }
+
+    fn done(&self, call: DriverCall) -> Result<()> {
+        match self.exchange(CallKind::Call, call)? {
+            Outcome::Done => Ok(()),
+            other => panic!("the call finished with {other:?}"),
+        }
     }
 }
 
@@ -989,6 +1030,17 @@ impl Lifted for crate::driver::Nic {
 impl Lifted for crate::driver::MediaSlot {
     fn lifted(&self) -> usize {
         self.id.lifted() + self.media_types.len() + 8 + 1 + self.image.lifted()
+    }
+}
+
+impl Lifted for Outcome {
+    fn lifted(&self) -> usize {
+        match self {
+            Outcome::ServiceInfo(info) => info.lifted(),
+            Outcome::Systems(systems) => systems.lifted(),
+            Outcome::System(system) => system.lifted(),
+            Outcome::Power(_) | Outcome::Done => 1,
+        }
     }
 }
 

@@ -55,15 +55,15 @@ impl HardwareDriver for Probe {
         CapabilitySet::POWER
     }
 
-    fn probe(&self) -> Result<ServiceInfo> {
+    async fn probe(&self) -> Result<ServiceInfo> {
         Err(Error::Unsupported("probe".into()))
     }
 
-    fn discover(&self) -> Result<Vec<System>> {
+    async fn discover(&self) -> Result<Vec<System>> {
         Ok(Vec::new())
     }
 
-    fn inspect(&self, id: &str) -> Result<System> {
+    async fn inspect(&self, id: &str) -> Result<System> {
         Ok(System {
             id: id.to_owned(),
             kind: podium_plugin::driver::SystemKind::System,
@@ -81,7 +81,7 @@ impl HardwareDriver for Probe {
         })
     }
 
-    fn get_power(&self, _: &str) -> Result<PowerState> {
+    async fn get_power(&self, _: &str) -> Result<PowerState> {
         for i in 0..self.log_lines {
             log::info(&format!("line {i}"));
         }
@@ -94,7 +94,7 @@ impl HardwareDriver for Probe {
                 if let Some(h) = &self.header {
                     request = request.header(h.clone(), "x");
                 }
-                match request.send() {
+                match request.send().await {
                     Ok(_) => {}
                     Err(HttpError::Denied(m)) => {
                         return Err(Error::Protocol(format!("denied: {m}")));

@@ -1,4 +1,4 @@
-//! `wrong-version`: a hardware driver built against `podium:plugin@0.2.0` (a copy of the WIT in
+//! `wrong-version`: a hardware driver built against `podium:plugin@0.9.0` (a copy of the WIT in
 //! `wit/` with only the version changed), for the host's test that a plugin of another contract
 //! version is refused.
 //!

@@ -2,7 +2,13 @@
 //!
 //! Every call is a fresh instance: the host hands the configuration to `from_config`, then calls
 //! one method. URLs are paths on the pod manager's endpoint; the host adds the credentials.
+//!
+//! The methods are `async`: the host sends what they await between the steps of the call
+//! (`podium:plugin@0.2.0`), and what they await together (`try_join_all`) is sent together. A
+//! method must send the same requests when given the same answers (no clock, no randomness):
+//! each step replays it from the start, and the tests fail one that does not.
 
+use podium_plugin::exchange::try_join_all;
 use podium_plugin::driver::{
     CapabilitySet, Nic, PowerAction, PowerState, ServiceInfo, System, SystemKind,
 };
@@ -45,8 +51,8 @@ impl HardwareDriver for Driver {
         CapabilitySet::DISCOVER | CapabilitySet::POWER
     }
 
-    fn probe(&self) -> Result<ServiceInfo> {
-        let root: Value = http::get_json(&self.root)?;
+    async fn probe(&self) -> Result<ServiceInfo> {
+        let root: Value = http::get_json(&self.root).await?;
         Ok(ServiceInfo {
             root_link: self.root.clone(),
             product: text(&root, "Product"),
@@ -54,20 +60,20 @@ impl HardwareDriver for Driver {
         })
     }
 
-    fn discover(&self) -> Result<Vec<System>> {
+    async fn discover(&self) -> Result<Vec<System>> {
         let systems = format!("{}/Systems", self.root);
-        http::collection_members(&systems)?
-            .iter()
-            .map(|path| self.inspect(path))
-            .collect()
+        let members = http::collection_members(&systems).await?;
+        // Every system in the same steps.
+        try_join_all(members.iter().map(|path| self.inspect(path))).await
     }
 
-    fn inspect(&self, system_id: &str) -> Result<System> {
-        let system: Value = http::get_json(system_id)?;
+    async fn inspect(&self, system_id: &str) -> Result<System> {
+        let system: Value = http::get_json(system_id).await?;
         let mut nics = Vec::new();
         if let Some(link) = system["EthernetInterfaces"]["@odata.id"].as_str() {
-            for path in http::collection_members(link)? {
-                let nic: Value = http::get_json(&path)?;
+            let paths = http::collection_members(link).await?;
+            let read = try_join_all(paths.iter().map(|path| http::get_json::<Value>(path))).await?;
+            for (path, nic) in paths.into_iter().zip(read) {
                 if let Some(mac) = text(&nic, "MACAddress") {
                     nics.push(Nic {
                         id: path,
@@ -98,12 +104,12 @@ impl HardwareDriver for Driver {
         })
     }
 
-    fn get_power(&self, system_id: &str) -> Result<PowerState> {
-        let system: Value = http::get_json(system_id)?;
+    async fn get_power(&self, system_id: &str) -> Result<PowerState> {
+        let system: Value = http::get_json(system_id).await?;
         Ok(power_state(&system))
     }
 
-    fn set_power(&self, system_id: &str, action: PowerAction) -> Result<()> {
+    async fn set_power(&self, system_id: &str, action: PowerAction) -> Result<()> {
         let reset_type = match action {
             PowerAction::On => "On",
             PowerAction::Off | PowerAction::ForceOff => "ForceOff",
@@ -112,7 +118,7 @@ impl HardwareDriver for Driver {
             PowerAction::ForceRestart => "ForceRestart",
         };
         let target = format!("{system_id}/Actions/ComputerSystem.Reset");
-        http::send_json(Method::Post, &target, &json!({ "ResetType": reset_type }))?;
+        http::send_json(Method::Post, &target, &json!({ "ResetType": reset_type })).await?;
         Ok(())
     }
 }
