@@ -67,12 +67,17 @@ pub(crate) struct ServeArgs {
     /// Memory limit of one plugin call, in MiB.
     #[arg(long, default_value_t = 64, env = "PODIUM_PLUGIN_MEMORY_MIB")]
     plugin_memory_mib: usize,
-    /// Plugin instances alive at once in this process: how many calls (and BMC exchanges) run
-    /// at once. Each holds its memory (about 0.25 MiB for the bundled driver, measured) while
-    /// it waits on its endpoint; further calls wait for one, up to a minute, then fail as busy.
-    /// Also the most operations this process runs at once.
+    /// Plugin instances alive at once in this process; further calls wait for one, up to a
+    /// minute, then fail as busy. A driver of contract 0.1.0 holds one (about 0.25 MiB for a
+    /// driver like the bundled one, measured) for its whole call, while it waits on its
+    /// endpoint; a 0.2.0 driver, such as the bundled one, only while one step of its call runs.
     #[arg(long, default_value_t = 256, env = "PODIUM_PLUGIN_INSTANCES")]
     plugin_instances: u32,
+    /// Driver calls (of contract 0.2.0) in flight at once in this process, each waiting on its
+    /// BMC with its state and its sockets, no instance: the most BMC exchanges, and so the most
+    /// operations, this process runs at once.
+    #[arg(long, default_value_t = 4096, env = "PODIUM_PLUGIN_CALLS")]
+    plugin_calls: u32,
     /// Requests one plugin call may send to its endpoint (a discovery of every system: a
     /// million); past it the call fails.
     #[arg(long, default_value_t = podium_runtime::HttpBudget::CALL.requests, env = "PODIUM_PLUGIN_HTTP_REQUESTS")]
@@ -202,6 +207,11 @@ pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<()> {
         "--plugin-instances must be between 1 and 10000"
     );
     config.plugin_instances = args.plugin_instances;
+    anyhow::ensure!(
+        (1..=1_000_000).contains(&args.plugin_calls),
+        "--plugin-calls must be between 1 and 1000000"
+    );
+    config.plugin_calls = args.plugin_calls;
     anyhow::ensure!(
         args.plugin_http_requests >= 1 && (1..=1 << 20).contains(&args.plugin_http_mib),
         "--plugin-http-requests must be at least 1 and --plugin-http-mib between 1 and 1048576"

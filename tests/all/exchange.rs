@@ -19,8 +19,9 @@ use podium_tests::guests;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
-/// A BMC of a few lines: `/hold` answers when the test releases it, every other path at once
-/// with 200 and the path as its body. Counts the requests it read.
+/// A BMC of a few lines: a path under `/hold` answers when the test releases it (a permit a
+/// request), every other path at once; each with 200 and the path as its body. Counts the
+/// requests it read.
 struct Bmc {
     addr: SocketAddr,
     release: Arc<Semaphore>,
@@ -47,7 +48,7 @@ impl Bmc {
                         async move {
                             counted.fetch_add(1, Ordering::SeqCst);
                             let path = request.uri().path().to_owned();
-                            if path == "/hold" {
+                            if path.starts_with("/hold") {
                                 held.acquire().await.unwrap().forget();
                             }
                             Ok::<_, Infallible>(hyper::Response::new(Full::new(Bytes::from(path))))
@@ -65,6 +66,17 @@ impl Bmc {
             requests,
             task,
         }
+    }
+
+    /// Waits until the BMC has read `n` requests (a minute at most: the test fails then).
+    async fn wait_for(&self, n: usize) {
+        tokio::time::timeout(Duration::from_secs(60), async {
+            while self.requests.load(Ordering::SeqCst) < n {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        })
+        .await
+        .unwrap_or_else(|_| panic!("the BMC never read {n} requests"));
     }
 
     fn endpoint(&self) -> Endpoint {
@@ -145,9 +157,7 @@ async fn a_call_waiting_on_its_bmc_holds_no_instance() {
                 .await
         })
     };
-    while bmc.requests.load(Ordering::SeqCst) == 0 {
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    bmc.wait_for(1).await;
     // The held call's request is at the BMC: other calls run on the one instance meanwhile.
     for _ in 0..3 {
         assert_eq!(
@@ -166,27 +176,39 @@ async fn a_call_waiting_on_its_bmc_holds_no_instance() {
 }
 
 #[tokio::test]
-async fn a_steps_requests_are_sent_together_and_answered_in_order() {
+async fn a_steps_requests_are_sent_together_sixteen_at_a_time_and_answered_in_order() {
     let runtime = runtime(4);
     let plugin = faulty(&runtime).await;
     let bmc = Bmc::start().await;
-    let power = get_power(
-        &runtime,
-        &plugin,
-        serde_json::json!({"fault": "fan", "requests": 40}),
-        &bmc,
-    )
-    .await;
+    let call = {
+        let (runtime, plugin) = (runtime.clone(), plugin.clone());
+        let context = context(
+            serde_json::json!({"fault": "fan", "requests": 40, "target": "/hold"}),
+            &bmc,
+        );
+        tokio::spawn(async move {
+            runtime
+                .driver(&plugin, context)
+                .get_power("/redfish/v1/Systems/0")
+                .await
+        })
+    };
+    // Sixteen at once (`parallel_requests`), none of them answered yet: the step's requests went
+    // out together, and the seventeenth waits for one of them.
+    bmc.wait_for(16).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(bmc.requests.load(Ordering::SeqCst), 16);
+    bmc.release.add_permits(40);
     assert_eq!(
-        power.unwrap(),
+        call.await.unwrap().unwrap(),
         PowerState::On,
-        "40 answers, each its own request's"
+        "40 answers, each its own request's, in order"
     );
     assert_eq!(bmc.requests.load(Ordering::SeqCst), 40);
 }
 
 #[tokio::test]
-async fn a_discovery_of_a_0_2_0_driver_is_checked_as_any() {
+async fn a_0_2_0_driver_discovers_through_the_host() {
     let runtime = runtime(4);
     let plugin = faulty(&runtime).await;
     let bmc = Bmc::start().await;
@@ -263,16 +285,65 @@ async fn an_outcome_of_the_wrong_case_is_malformed() {
 }
 
 #[tokio::test]
-async fn endless_steps_end_at_the_request_budget() {
+async fn endless_steps_end_at_the_request_budget_even_when_their_requests_are_refused() {
+    // `fails` points the requests outside the endpoint: refused, never spent, and still the
+    // steps are counted.
     let error = fails("endless").await;
     let CallError::HttpBudget { spent, .. } = &error else {
         panic!("{error:?}");
     };
     assert_eq!(spent.limit.requests, 50);
+    assert_eq!(spent.requests, 51, "the 51st step");
+}
+
+#[tokio::test]
+async fn endless_steps_end_at_the_calls_deadline_where_the_budget_allows_them() {
+    let runtime = Runtime::new(RuntimeConfig {
+        call_timeout: Duration::from_secs(1),
+        http_budget: None,
+        ..RuntimeConfig::default()
+    })
+    .unwrap();
+    let plugin = faulty(&runtime).await;
+    let bmc = Bmc::start().await;
+    let error = get_power(
+        &runtime,
+        &plugin,
+        serde_json::json!({"fault": "endless"}),
+        &bmc,
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        matches!(error, CallError::Deadline { .. }),
+        "one deadline for all the steps: {error:?}"
+    );
+    assert!(bmc.requests.load(Ordering::SeqCst) > 1, "several steps ran");
 }
 
 #[tokio::test]
 async fn a_request_outside_the_endpoint_is_refused_and_never_sent() {
+    let elsewhere = Bmc::start().await;
+    let runtime = runtime(2);
+    let plugin = faulty(&runtime).await;
+    let bmc = Bmc::start().await;
+    let target = format!("http://{}/", elsewhere.addr);
+    let escaped = get_power(
+        &runtime,
+        &plugin,
+        serde_json::json!({"fault": "escape", "target": target}),
+        &bmc,
+    )
+    .await;
+    assert!(
+        matches!(&escaped, Err(CallError::Plugin { error: PluginError::Internal(m), .. }) if m.contains("denied") && m.contains("outside")),
+        "{escaped:?}"
+    );
+    assert_eq!(
+        elsewhere.requests.load(Ordering::SeqCst),
+        0,
+        "nothing reached it"
+    );
     let error = fails("escape").await;
     let CallError::Plugin {
         error: PluginError::Internal(message),

@@ -172,12 +172,12 @@ impl Podium {
     }
 
     /// Refreshes the inventory of the hosts of a pod manager that have their own BMC, as many
-    /// at once as there are plugin instances (a sync someone asked for: each BMC is its own
-    /// endpoint, one exchange at a time with each), skipping those with an operation queued or
-    /// running. Writes only what changed.
+    /// at once as there may be driver calls in flight (a sync someone asked for: each BMC is its
+    /// own endpoint, one exchange at a time with each), skipping those with an operation queued
+    /// or running. Writes only what changed.
     pub(crate) async fn hosts_with_bmc_refresh(&self, pm: &PodManager) -> Result<(), Error> {
         let hosts = self.datastore().hosts_with_bmc_idle(&pm.uuid).await?;
-        let at_once = self.runtime().config().max_instances as usize;
+        let at_once = self.runtime().config().max_calls as usize;
         let pm = std::sync::Arc::new(pm.clone());
         let hosts = hosts
             .into_iter()

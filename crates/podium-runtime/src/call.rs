@@ -247,18 +247,19 @@ impl Runtime {
     }
 
     /// A slot for one instance. An exhausted pool fails instantiation instead of waiting, so
-    /// wait here. The wait is not the plugin's time: a call's deadline starts with its first
-    /// instance, and a call that waits too long (`slot_wait`, or past `deadline` where the call
-    /// has one already) fails as `Busy`, which is worth trying again.
+    /// wait here. The first wait is not the plugin's time: a call's deadline starts with its
+    /// first instance, and a call that waits past `slot_wait` for it fails as `Busy`, which is
+    /// worth trying again. A later step of an exchange, whose call has begun, waits until the
+    /// call's `deadline`.
     async fn slot(
         &self,
         label: &str,
         deadline: Option<Instant>,
     ) -> Result<tokio::sync::OwnedSemaphorePermit, CallError> {
-        let mut waited = self.inner.config.slot_wait;
-        if let Some(deadline) = deadline {
-            waited = waited.min(deadline.saturating_duration_since(Instant::now()));
-        }
+        let waited = match deadline {
+            Some(deadline) => deadline.saturating_duration_since(Instant::now()),
+            None => self.inner.config.slot_wait,
+        };
         let slot = tokio::time::timeout(waited, self.inner.slots.clone().acquire_owned())
             .await
             .map_err(|_| CallError::Busy {
@@ -267,6 +268,23 @@ impl Runtime {
             })?
             .expect("the slot semaphore is never closed");
         Ok(slot)
+    }
+
+    /// One of the process's `max_calls` driver calls in flight, waited for as a slot is (and a
+    /// call that does not get one in `slot_wait` never ran: `Busy`).
+    pub(super) async fn call_permit(
+        &self,
+        label: &str,
+    ) -> Result<tokio::sync::OwnedSemaphorePermit, CallError> {
+        let waited = self.inner.config.slot_wait;
+        let permit = tokio::time::timeout(waited, self.inner.calls.clone().acquire_owned())
+            .await
+            .map_err(|_| CallError::Busy {
+                plugin: label.to_owned(),
+                waited,
+            })?
+            .expect("the call semaphore is never closed");
+        Ok(permit)
     }
 
     /// The `http` grant of a call to `endpoint`; none without one.

@@ -481,7 +481,9 @@ impl HttpGrant {
     ) -> Result<Response, HttpError> {
         let result = self.send(request).await;
         if let Err(e) = &result {
-            tracing::debug!(plugin, error = ?e, "a plugin's request was refused or failed");
+            // The plugin's URL may be in it: escaped and clipped as any plugin text.
+            let error = super::text::plugin_text(&format!("{e:?}"), 512);
+            tracing::debug!(plugin, error, "a plugin's request was refused or failed");
         }
         self.count(&result);
         result

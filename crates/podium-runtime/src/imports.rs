@@ -25,8 +25,9 @@ pub(crate) struct PluginState {
     pub(super) allocations: Option<Box<dyn Allocations>>,
     /// What the plugin wrote to stderr (a panic message, usually), bounded.
     pub(super) stderr: MemoryOutputPipe,
-    /// Bytes and lines of log this call may still write.
-    log_budget: (usize, usize),
+    /// Bytes and lines of log this call may still write (an exchange carries it from step to
+    /// step).
+    pub(super) log_budget: (usize, usize),
 }
 
 /// Bytes and lines of log one call may write; past either, messages are dropped with one

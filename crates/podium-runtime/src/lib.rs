@@ -119,8 +119,14 @@ pub struct RuntimeConfig {
     pub discover_timeout: Duration,
     /// Linear memory a call may grow to, all memories of the component together.
     pub memory_limit: usize,
-    /// Plugin instances alive at once, process-wide; further calls wait for a slot.
+    /// Plugin instances alive at once, process-wide; further calls wait for a slot. A 0.1.0
+    /// driver's call holds one while it waits on its endpoint; a 0.2.0 driver's, only while a
+    /// step runs.
     pub max_instances: u32,
+    /// 0.2.0 driver calls in flight at once, process-wide, each waiting on its endpoint with
+    /// its state and sockets (and at most `parallel_requests` requests): what bounds the BMC
+    /// exchanges of a process, and the operations it runs at once.
+    pub max_calls: u32,
     /// How long a call waits for a slot before it fails as `Busy` (not counted in its
     /// deadline, which starts with its instance).
     pub slot_wait: Duration,
@@ -148,6 +154,7 @@ impl Default for RuntimeConfig {
             discover_timeout: Duration::from_secs(600),
             memory_limit: 64 << 20,
             max_instances: 256,
+            max_calls: 4096,
             slot_wait: Duration::from_secs(60),
             max_http_request: 1 << 20,
             max_http_response: 16 << 20,
@@ -171,6 +178,8 @@ struct Inner {
     config: RuntimeConfig,
     pooling: bool,
     slots: Arc<Semaphore>,
+    /// Driver calls of 0.2.0 in flight (`max_calls`).
+    calls: Arc<Semaphore>,
     http: http::Clients,
     driver_linker: Linker<PluginState>,
     exchange_linker: Linker<PluginState>,
@@ -217,6 +226,7 @@ impl Runtime {
         Ok(Runtime {
             inner: Arc::new(Inner {
                 slots: Arc::new(Semaphore::new(config.max_instances as usize)),
+                calls: Arc::new(Semaphore::new(config.max_calls.max(1) as usize)),
                 http: http::Clients::default(),
                 engine,
                 config,

@@ -26,6 +26,9 @@ pub struct ServeConfig {
     /// Plugin instances alive at once in this process (each holds its memory while its call
     /// waits on its endpoint); further calls wait for one.
     pub plugin_instances: u32,
+    /// 0.2.0 driver calls in flight at once (each waits on its endpoint holding no instance):
+    /// also the most operations this process runs at once.
+    pub plugin_calls: u32,
     /// How long a call waits for an instance before it fails as busy (not part of its deadline).
     pub plugin_slot_wait: Duration,
     /// What one plugin call may send to its endpoint (a discovery: `HttpBudget::DISCOVERY`).
@@ -78,6 +81,7 @@ impl ServeConfig {
             discover_timeout: defaults.discover_timeout,
             plugin_memory: defaults.memory_limit,
             plugin_instances: defaults.max_instances,
+            plugin_calls: defaults.max_calls,
             plugin_slot_wait: defaults.slot_wait,
             plugin_http_budget: podium_runtime::HttpBudget::CALL,
             bundled: &[],
@@ -134,6 +138,7 @@ pub async fn start(config: &ServeConfig) -> anyhow::Result<Started> {
         discover_timeout: config.discover_timeout,
         memory_limit: config.plugin_memory,
         max_instances: config.plugin_instances,
+        max_calls: config.plugin_calls,
         slot_wait: config.plugin_slot_wait,
         http_budget: Some(config.plugin_http_budget),
         cache_dir: Some(

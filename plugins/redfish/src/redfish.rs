@@ -1,5 +1,6 @@
-//! The Redfish client: everything the driver does, on the SDK's `http` and `log` (the host's
-//! imports in the component, the SDK's test harness in the native tests).
+//! The Redfish client: everything the driver does, on the SDK's `http` and `log` (requests the
+//! host sends between the steps of a call in the component, the SDK's test harness in the
+//! native tests).
 //!
 //! Every method is straight-line async code over `Request::send().await`: the SDK runs it as the
 //! steps of a `podium:plugin@0.2.0` exchange, and what is awaited together (`try_join!`,

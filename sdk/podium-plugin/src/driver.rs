@@ -82,6 +82,7 @@ pub struct Export<T>(PhantomData<T>);
 
 impl<T: HardwareDriver> plugin::Guest for Export<T> {
     fn info() -> PluginInfo {
+        crate::host::bind_0_2();
         T::info()
     }
 
@@ -93,6 +94,7 @@ impl<T: HardwareDriver> plugin::Guest for Export<T> {
 
 impl<T: HardwareDriver> driver::Guest for Export<T> {
     fn capabilities() -> CapabilitySet {
+        crate::host::bind_0_2();
         T::capabilities()
     }
 

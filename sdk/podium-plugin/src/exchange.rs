@@ -161,10 +161,20 @@ pub(crate) fn step_with<T>(
         })
     });
     assert!(previous.is_none(), "a step runs inside another step");
+    /// Takes the run down whatever becomes of the step (a driver's panic, caught by a test,
+    /// leaves no run behind).
+    struct Clear;
+    impl Drop for Clear {
+        fn drop(&mut self) {
+            let _ = RUN.try_with(|r| r.borrow_mut().take());
+        }
+    }
+    let clear = Clear;
     let outcome = poll_to_rest(method);
     let run = RUN
         .with(|r| r.borrow_mut().take())
         .expect("the run is in place");
+    drop(clear);
     match outcome {
         Some(result) => Step::Finished(result),
         None if run.asked.is_empty() => Step::Finished(Err(Error::Internal(

@@ -60,10 +60,9 @@ pub use render::Renderer;
 /// What a plugin says about itself (`info`): see [`info!`].
 pub use wit::hardware_driver::podium::plugin::types::PluginInfo;
 
-/// The version of the contract this SDK builds drivers against.
+/// The version of the contract this SDK builds drivers against (IPAM strategies and renderers:
+/// `podium:plugin@0.1.0`, whose worlds 0.2.0 left as they were).
 pub const WIT_PACKAGE: &str = "podium:plugin@0.2.0";
-/// The version of the contract this SDK builds IPAM strategies and renderers against.
-pub const WIT_PACKAGE_0_1: &str = "podium:plugin@0.1.0";
 
 /// What every plugin is, whatever its world.
 pub trait Plugin: Sized {

@@ -53,6 +53,7 @@ pub struct Export<T>(PhantomData<T>);
 
 impl<T: Renderer> plugin::Guest for Export<T> {
     fn info() -> PluginInfo {
+        crate::host::bind_0_1();
         T::info()
     }
 

@@ -1,5 +1,8 @@
 //! The native test harness: a plugin's code, the same that runs in the component, run by
-//! `cargo test` with the host's imports answered here, under the limits the host enforces.
+//! `cargo test` with the host's imports answered here, under the limits the host enforces. A
+//! driver's call runs as the host runs it, step by step (see [`exchange`](crate::exchange)),
+//! each step twice: a driver that does not send the same requests the second time fails the
+//! test, as replay would answer it wrongly in the host.
 //!
 //! ```ignore
 //! use podium_plugin::testing::Host;
@@ -18,8 +21,9 @@
 //! the only origin a request may reach (`denied` otherwise, redirects included); the host's own
 //! headers are refused (`invalid-request`); request and response bodies are bounded
 //! (`too-large`); the requests and bytes of one call are bounded (`denied`, and the call fails);
-//! the call's deadline bounds every request (`timeout`) and the call itself; an answer is
-//! bounded by what the host copies out of one call; log lines past the budget are dropped with
+//! the call's deadline bounds every request (`timeout`) and the call itself; an answer (and
+//! each step of a driver's call: its requests and its state) is bounded by what the host copies
+//! out of one call; log lines past the budget are dropped with
 //! one notice, a line is clipped. With [`CountingAllocator`] installed as the test binary's
 //! global allocator, what a call allocates is held to the memory limit. A call the host would
 //! fail (past its deadline, its HTTP budget, its memory limit, or answering more than the host
@@ -481,7 +485,7 @@ pub(crate) mod imports {
 
     pub(crate) fn send(request: &Request) -> std::result::Result<Response, HttpError> {
         // Checks first, and the budget, under the context; the request itself outside it.
-        let (endpoint, url, timeout, max_response) = with_context("http.send", |c| {
+        let (endpoint, url, timeout, max_response) = with_context("a request", |c| {
             let limits = c.host.limits.clone();
             if request.body.len() > limits.max_request_body {
                 return Err(HttpError::TooLarge(format!(
@@ -549,7 +553,7 @@ pub(crate) mod imports {
                 response.body.len()
             )));
         }
-        with_context("http.send", |c| {
+        with_context("a request", |c| {
             c.bytes += response.body.len() as u64;
             if c.bytes > c.budget.1 {
                 c.overspent = true;
@@ -712,11 +716,34 @@ impl<T: HardwareDriver> DriverCalls<'_, T> {
                 let (first, second) = (once(false), once(true));
                 assert!(
                     first == second,
-                    "the driver is not deterministic: step {step} of {call:?} run twice on the                      same answers came to {first:?} and then to {second:?}"
+                    "the driver is not deterministic: step {step} of {call:?} run twice on the same answers came to {first:?} and then to {second:?}"
                 );
                 match first {
                     Step::Finished(result) => return result,
                     Step::Send(requests, next) => {
+                        let lifted = next.len()
+                            + requests
+                                .iter()
+                                .map(|r| {
+                                    r.url.len()
+                                        + r.body.len()
+                                        + r.headers
+                                            .iter()
+                                            .map(|(n, v)| n.len() + v.len() + 16)
+                                            .sum::<usize>()
+                                        + 32
+                                })
+                                .sum::<usize>();
+                        let limit = match kind {
+                            CallKind::Call => self.host.limits.memory_limit / 4,
+                            CallKind::Discover => self.host.limits.memory_limit,
+                        };
+                        assert!(
+                            lifted <= limit,
+                            "the host would fail this call: step {step} holds about {lifted} \
+                             bytes of requests and state to copy, more than the {limit} the host \
+                             copies out of one step"
+                        );
                         answers = requests.iter().map(imports::send).collect();
                         state = Some(next);
                     }

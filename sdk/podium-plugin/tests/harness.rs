@@ -38,6 +38,9 @@ struct Probe {
     /// `inspect` answers a system whose name is this many MiB.
     #[serde(default)]
     bulky_mib: usize,
+    /// `discover` GETs a URL that changes at every run: what replay cannot answer.
+    #[serde(default)]
+    nondeterministic: bool,
 }
 
 impl Plugin for Probe {
@@ -60,6 +63,14 @@ impl HardwareDriver for Probe {
     }
 
     async fn discover(&self) -> Result<Vec<System>> {
+        if self.nondeterministic {
+            static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+            let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Request::get(format!("/run/{run}"))
+                .send()
+                .await
+                .map_err(|e| http::from_http_error(http::Method::Get, "/run", e))?;
+        }
         Ok(Vec::new())
     }
 
@@ -224,4 +235,21 @@ fn an_answer_larger_than_the_host_copies_out_fails() {
         .config(r#"{"bulky_mib": 17}"#)
         .driver::<Probe>()
         .inspect("/x");
+}
+
+#[test]
+#[should_panic(expected = "the driver is not deterministic: step 1")]
+fn a_driver_that_sends_other_requests_when_replayed_fails() {
+    let _ = service(2)
+        .config(r#"{"nondeterministic": true}"#)
+        .driver::<Probe>()
+        .discover();
+}
+
+#[test]
+fn the_second_run_of_a_step_logs_nothing() {
+    let host = service(2);
+    get_power(&host, r#"{"log_lines": 3, "url": "/"}"#).unwrap();
+    let lines: Vec<String> = host.logs().into_iter().map(|(_, line)| line).collect();
+    assert_eq!(lines, ["line 0", "line 1", "line 2"], "each line once");
 }

@@ -168,10 +168,9 @@ impl Podium {
     async fn operations_lease_due(&self) {
         let settings = self.operation_settings();
         let per_pod_manager = i64::try_from(settings.per_pod_manager).unwrap_or(i64::MAX);
-        // The most this process runs at once: as many as it has plugin instances (a running
-        // operation waits on its BMC inside a plugin call, one at a time), so neither waits for
-        // the other while BMCs are slow.
-        let running_max = self.runtime().config().max_instances as usize;
+        // The most this process runs at once: as many as it has driver calls in flight (a
+        // running operation waits on its BMC inside a driver call, one at a time).
+        let running_max = self.runtime().config().max_calls as usize;
         loop {
             let _leasing = self.inner.operations.leasing.read().await;
             if self.inner.operations.running.load(Ordering::Acquire) >= running_max

@@ -9,15 +9,20 @@
 //! state and its sockets, no instance and no stack.
 //!
 //! The limits of a 0.1.0 call hold for the exchange as a whole: one deadline from its first
-//! instance, one budget of requests; and for each step as they hold for one call: the memory
-//! limit, the copy limit. A step that asks for nothing is malformed (every step then spends at
-//! least one request of the budget, so the budget bounds the steps too).
+//! instance (a later step that cannot have an instance before it fails at the deadline), one
+//! budget of requests (which bounds the steps too: no more than it has requests), one log
+//! budget; and for each step as they hold for one call: the memory limit, the copy limit. The
+//! answers of one step may not add up to more than the memory limit: the driver could not take
+//! them, so the host stops reading there. A step that asks for nothing is malformed. The whole
+//! call holds one of the process's `max_calls` permits.
 
 use std::time::Instant;
 
 use futures::StreamExt;
 
 use super::super::bindings::{wit_exchange as wx, wit_http, wit_types};
+use super::super::http::BudgetSpent;
+use super::super::imports::LOG_BUDGET;
 use super::super::{Plugin, Pre, Runtime};
 use super::{Bounds, CallContext, CallError, Prepared, explain};
 
@@ -36,7 +41,9 @@ pub(super) async fn run(
     call: wx::Call,
 ) -> Result<Finished, CallError> {
     let started = Instant::now();
-    let outcome = steps(runtime, plugin, context, bounds, &call).await;
+    let outcome = steps(runtime, plugin, context, bounds, &call)
+        .await
+        .and_then(|finished| checked(finished, &call));
     runtime.inner.metrics.call(
         &plugin.info().name,
         call_name(&call),
@@ -63,15 +70,40 @@ async fn steps(
     let memory_limit = runtime.inner.config.memory_limit;
     let parallel = runtime.inner.config.parallel_requests.max(1);
     let (limit, budget, copy_limit) = runtime.bounds(bounds);
+    let _call = runtime.call_permit(&label).await?;
     // The first step's slot starts the deadline, as a 0.1.0 call's instance does.
     let mut slot = Some(runtime.slot(&label, None).await?);
     let deadline = Instant::now() + limit;
     let grant = runtime.grant(&label, context.endpoint, deadline, budget)?;
     let mut resume: Option<(Vec<u8>, Answers)> = None;
+    let mut log_budget = LOG_BUDGET;
+    let mut steps = 0u64;
     loop {
+        steps += 1;
+        if let Some(limit) = budget
+            && steps > limit.requests
+        {
+            return Err(CallError::HttpBudget {
+                plugin: label,
+                spent: BudgetSpent {
+                    limit,
+                    requests: steps,
+                    bytes: 0,
+                },
+            });
+        }
         let slot = match slot.take() {
             Some(slot) => slot,
-            None => runtime.slot(&label, Some(deadline)).await?,
+            // Past the first step the call has begun: waiting for an instance is its time.
+            None => match runtime.slot(&label, Some(deadline)).await {
+                Ok(slot) => slot,
+                Err(_) => {
+                    return Err(CallError::Deadline {
+                        plugin: label,
+                        limit,
+                    });
+                }
+            },
         };
         let mut store = runtime.store(
             &label,
@@ -81,6 +113,7 @@ async fn steps(
             deadline,
             copy_limit,
         );
+        store.data_mut().log_budget = log_budget;
         let step = Prepared::guard(&label, limit, memory_limit, deadline, async {
             let bindings = pre.instantiate_async(&mut store).await?;
             let driver = bindings.podium_plugin_driver();
@@ -98,6 +131,7 @@ async fn steps(
                 limit: memory_limit,
             });
         }
+        log_budget = store.data().log_budget;
         let step = step.map_err(|e| explain(&store, copy_limit, e))?;
         // The instance and its slot go before a single request is sent.
         drop(store);
@@ -114,11 +148,23 @@ async fn steps(
         }
         let answers = match &grant {
             Some(grant) => {
-                futures::stream::iter(pending.requests)
+                let mut answers = Vec::with_capacity(pending.requests.len());
+                let mut sent = futures::stream::iter(pending.requests)
                     .map(|request| grant.carry(&label, request))
-                    .buffered(parallel)
-                    .collect()
-                    .await
+                    .buffered(parallel);
+                let mut bytes = 0usize;
+                while let Some(answer) = sent.next().await {
+                    bytes += answer_size(&answer);
+                    if bytes > memory_limit {
+                        // The rest are dropped unsent (or unread).
+                        return Err(CallError::MemoryLimit {
+                            plugin: label.clone(),
+                            limit: memory_limit,
+                        });
+                    }
+                    answers.push(answer);
+                }
+                answers
             }
             None => pending
                 .requests
@@ -143,6 +189,46 @@ async fn steps(
             });
         }
         resume = Some((pending.state, answers));
+    }
+}
+
+/// What an answer takes of the driver's memory when handed to it, roughly.
+fn answer_size(answer: &Result<wit_http::Response, wit_http::HttpError>) -> usize {
+    match answer {
+        Ok(response) => {
+            response.body.len()
+                + response
+                    .headers
+                    .iter()
+                    .map(|(name, value)| name.len() + value.len() + 16)
+                    .sum::<usize>()
+                + 16
+        }
+        Err(_) => 256,
+    }
+}
+
+/// A finished call whose outcome is the case its call returns, or `Malformed`.
+fn checked((label, result): Finished, call: &wx::Call) -> Result<Finished, CallError> {
+    let expected = match call {
+        wx::Call::Probe => "service-info",
+        wx::Call::Discover => "systems",
+        wx::Call::Inspect(_) => "system",
+        wx::Call::GetPower(_) => "power",
+        wx::Call::SetPower(_)
+        | wx::Call::SetBootOverride(_)
+        | wx::Call::InsertMedia(_)
+        | wx::Call::EjectMedia(_) => "done",
+    };
+    match &result {
+        Ok(outcome) if outcome_name(outcome) != expected => Err(CallError::Malformed {
+            reason: format!(
+                "the call finished with {}, where {expected} was due",
+                outcome_name(outcome)
+            ),
+            plugin: label,
+        }),
+        _ => Ok((label, result)),
     }
 }
 

@@ -4,12 +4,13 @@
 //!
 //! - `"ok"` (default): `discover` GETs `/` and answers one system if it got a 200;
 //!   `get-power` GETs `/power` (or `"target"`, a path) and answers `on` if it got a 200.
-//! - `"fan"`: `get-power` asks for `"requests"` GETs of `/fan/0`, `/fan/1`... in one step and
-//!   answers `on` if every one got a 200 and they came back in order (each body is its path).
+//! - `"fan"`: `get-power` asks for `"requests"` GETs of `/fan/0`, `/fan/1`... (under `"target"`
+//!   when given: `/hold/fan/0`...) in one step and answers `on` if every one got a 200 and they
+//!   came back in order (each body is its path).
 //! - `"spin"`, `"hog"`, `"trap"`: loop, allocate without bound, or panic when resumed.
 //! - `"empty"`: the first step asks for no request.
 //! - `"wrong-outcome"`: `get-power` finishes with `done`.
-//! - `"endless"`: every step asks for one more GET of `/`.
+//! - `"endless"`: every step asks for one more GET of `/` (of `"target"` when given).
 //! - `"escape"`: GETs the absolute URL in `"target"`; answers the host's refusal as `internal`.
 //! - `"bulky-state"`: the first step's state is 12 MiB (more than a quarter of the tests' 32 MiB
 //!   memory limit, what the host copies out of one step).
@@ -99,6 +100,10 @@ fn system() -> System {
     }
 }
 
+fn fan_path(config: &Config, i: usize) -> String {
+    format!("{}/fan/{i}", config.target.as_deref().unwrap_or(""))
+}
+
 fn ok(answer: &Result<Response, HttpError>) -> bool {
     matches!(answer, Ok(r) if r.status == 200)
 }
@@ -113,7 +118,7 @@ fn first_step(config: &Config, call: &Call) -> Step {
         "escape" => send(vec![get(config.target.clone().unwrap_or_default())], 1),
         "fan" => send(
             (0..config.requests)
-                .map(|i| get(format!("/fan/{i}")))
+                .map(|i| get(fan_path(config, i)))
                 .collect(),
             1,
         ),
@@ -155,7 +160,10 @@ fn next_step(
             }
         }
         "trap" => panic!("faulty-exchange: trap requested by the config"),
-        "endless" => send(vec![get("/")], step.wrapping_add(1)),
+        "endless" => send(
+            vec![get(config.target.clone().unwrap_or_else(|| "/".into()))],
+            step.wrapping_add(1),
+        ),
         "wrong-outcome" => finished(Ok(Outcome::Done)),
         "escape" => finished(match &answers[0] {
             Err(HttpError::Denied(m)) => Err(Error::Internal(format!("denied: {m}"))),
@@ -163,7 +171,7 @@ fn next_step(
         }),
         "fan" => {
             let in_order = answers.iter().enumerate().all(|(i, answer)| {
-                matches!(answer, Ok(r) if r.status == 200 && r.body == format!("/fan/{i}").as_bytes())
+                matches!(answer, Ok(r) if r.status == 200 && r.body == fan_path(config, i).as_bytes())
             });
             finished(if answers.len() == config.requests && in_order {
                 Ok(Outcome::Power(PowerState::On))
