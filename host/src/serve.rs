@@ -165,23 +165,31 @@ fn url_text<S: serde::Serializer>(url: &Option<url::Url>, s: S) -> Result<S::Ok,
 /// peer do (Go's runtime does it for every program since 1.19): each host's BMC and each API
 /// client is a file descriptor, and the usual soft limit of 1,024 is reached at a few hundred
 /// hosts with their own BMC.
-fn raise_open_files_limit() {
+fn raise_open_files_limit() -> u64 {
     use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
     let limit = getrlimit(Resource::Nofile);
     let raised = Rlimit {
         current: limit.maximum,
         maximum: limit.maximum,
     };
-    match setrlimit(Resource::Nofile, raised) {
-        Ok(()) => tracing::debug!(limit = ?limit.maximum, "open files limit raised"),
-        Err(e) => tracing::warn!(error = %e, limit = ?limit.current,
-            "the open files limit could not be raised"),
-    }
+    let now = match setrlimit(Resource::Nofile, raised) {
+        Ok(()) => {
+            tracing::debug!(limit = ?limit.maximum, "open files limit raised");
+            limit.maximum
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, limit = ?limit.current,
+                "the open files limit could not be raised");
+            limit.current
+        }
+    };
+    // None means no limit.
+    now.unwrap_or(1 << 20)
 }
 
 pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<()> {
     init_tracing(args.log_json);
-    raise_open_files_limit();
+    let open_files = raise_open_files_limit();
     anyhow::ensure!(
         args.plugin_timeout > 0.0 && args.plugin_timeout <= 3600.0,
         "--plugin-timeout must be between 0 and 3600 seconds"
@@ -212,6 +220,11 @@ pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<()> {
         "--plugin-calls must be between 1 and 1000000"
     );
     config.plugin_calls = args.plugin_calls;
+    // Half the open files for plugins' requests in flight (a socket each), the rest for the
+    // idle connections kept (one a BMC), the database, the listeners and the compiled plugins.
+    config.plugin_requests = usize::try_from(open_files.saturating_sub(1024) / 2)
+        .unwrap_or(usize::MAX)
+        .clamp(16, 1 << 16);
     anyhow::ensure!(
         args.plugin_http_requests >= 1 && (1..=1 << 20).contains(&args.plugin_http_mib),
         "--plugin-http-requests must be at least 1 and --plugin-http-mib between 1 and 1048576"

@@ -208,6 +208,45 @@ async fn a_steps_requests_are_sent_together_sixteen_at_a_time_and_answered_in_or
 }
 
 #[tokio::test]
+async fn the_process_bounds_its_requests_in_flight_across_calls() {
+    // A socket each: `podium serve` sets half its open files limit.
+    let runtime = Runtime::new(RuntimeConfig {
+        max_requests: 4,
+        ..RuntimeConfig::default()
+    })
+    .unwrap();
+    let plugin = faulty(&runtime).await;
+    let bmc = Bmc::start().await;
+    let calls: Vec<_> = (0..2)
+        .map(|_| {
+            let (runtime, plugin) = (runtime.clone(), plugin.clone());
+            let context = context(
+                serde_json::json!({"fault": "fan", "requests": 10, "target": "/hold"}),
+                &bmc,
+            );
+            tokio::spawn(async move {
+                runtime
+                    .driver(&plugin, context)
+                    .get_power("/redfish/v1/Systems/0")
+                    .await
+            })
+        })
+        .collect();
+    bmc.wait_for(4).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(
+        bmc.requests.load(Ordering::SeqCst),
+        4,
+        "two calls of ten requests each, four at a time in the process"
+    );
+    bmc.release.add_permits(20);
+    for call in calls {
+        assert_eq!(call.await.unwrap().unwrap(), PowerState::On);
+    }
+    assert_eq!(bmc.requests.load(Ordering::SeqCst), 20);
+}
+
+#[tokio::test]
 async fn a_0_2_0_driver_discovers_through_the_host() {
     let runtime = runtime(4);
     let plugin = faulty(&runtime).await;

@@ -365,8 +365,13 @@ fn main() {
             .buffer_unordered(ASK_AT_ONCE)
             .collect()
             .await;
-        for reply in &created {
-            assert!(reply.status.is_success(), "{}", reply.text);
+        if let Some(failed) = created.iter().find(|r| !r.status.is_success()) {
+            for server in &servers {
+                for line in server.log().lines().filter(|l| l.contains("ERROR")).take(5) {
+                    eprintln!("podium: {line}");
+                }
+            }
+            panic!("registering a host: {}", failed.text);
         }
         let ids: Vec<String> = created
             .iter()

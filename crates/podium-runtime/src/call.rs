@@ -310,6 +310,7 @@ impl Runtime {
         Ok(Some(HttpGrant::new(
             endpoint,
             client,
+            self.inner.requests.clone(),
             self.inner.metrics.clone(),
             config.http_stub.clone(),
             GrantLimits {

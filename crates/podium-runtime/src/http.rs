@@ -65,6 +65,8 @@ impl std::fmt::Debug for HttpStub {
 pub(crate) struct HttpGrant {
     endpoint: Endpoint,
     client: reqwest::Client,
+    /// The process's requests in flight (`max_requests`): a socket each.
+    in_flight: Arc<tokio::sync::Semaphore>,
     metrics: crate::metrics::Metrics,
     stub: Option<HttpStub>,
     deadline: Instant,
@@ -200,7 +202,10 @@ impl Clients {
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(Duration::from_secs(5))
             .pool_idle_timeout(Duration::from_secs(30))
-            .pool_max_idle_per_host(8)
+            // One warm connection a BMC: a fleet of BMCs each keeps one socket idle, not one per
+            // request of its last fan-out (10,000 BMCs at 8 each would be past the open files
+            // a process has).
+            .pool_max_idle_per_host(1)
             .user_agent(concat!("podium/", env!("CARGO_PKG_VERSION")));
         match policy {
             TlsPolicy::System => {}
@@ -229,6 +234,7 @@ impl HttpGrant {
     pub(super) fn new(
         endpoint: Endpoint,
         client: reqwest::Client,
+        in_flight: Arc<tokio::sync::Semaphore>,
         metrics: crate::metrics::Metrics,
         stub: Option<HttpStub>,
         limits: GrantLimits,
@@ -236,6 +242,7 @@ impl HttpGrant {
         HttpGrant {
             endpoint,
             client,
+            in_flight,
             metrics,
             stub,
             deadline: limits.deadline,
@@ -479,7 +486,24 @@ impl HttpGrant {
         plugin: &str,
         request: Request,
     ) -> Result<Response, HttpError> {
-        let result = self.send(request).await;
+        // A socket is a file: the process's requests in flight are bounded below its open files
+        // limit, and a request waits for its turn, until the call's deadline.
+        let result = match tokio::time::timeout_at(
+            self.deadline.into(),
+            self.in_flight.clone().acquire_owned(),
+        )
+        .await
+        {
+            Ok(permit) => {
+                let _permit = permit.expect("the request semaphore is never closed");
+                self.send(request).await
+            }
+            Err(_) => Err(HttpError::Timeout(
+                "every request this process may have in flight was in flight until the call's \
+                 deadline"
+                    .into(),
+            )),
+        };
         if let Err(e) = &result {
             // The plugin's URL may be in it: escaped and clipped as any plugin text.
             let error = super::text::plugin_text(&format!("{e:?}"), 512);

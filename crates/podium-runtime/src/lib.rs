@@ -127,6 +127,10 @@ pub struct RuntimeConfig {
     /// its state and sockets (and at most `parallel_requests` requests): what bounds the BMC
     /// exchanges of a process, and the operations it runs at once.
     pub max_calls: u32,
+    /// Plugins' requests to their endpoints in flight at once, process-wide: a socket each, so
+    /// a bound below the open files limit (`podium serve` sets half of it, the other half for
+    /// the idle connections kept, one a BMC, the database and the listeners).
+    pub max_requests: usize,
     /// How long a call waits for a slot before it fails as `Busy` (not counted in its
     /// deadline, which starts with its instance).
     pub slot_wait: Duration,
@@ -155,6 +159,7 @@ impl Default for RuntimeConfig {
             memory_limit: 64 << 20,
             max_instances: 256,
             max_calls: 4096,
+            max_requests: 4096,
             slot_wait: Duration::from_secs(60),
             max_http_request: 1 << 20,
             max_http_response: 16 << 20,
@@ -180,6 +185,8 @@ struct Inner {
     slots: Arc<Semaphore>,
     /// Driver calls of 0.2.0 in flight (`max_calls`).
     calls: Arc<Semaphore>,
+    /// Requests of plugins in flight (`max_requests`).
+    requests: Arc<Semaphore>,
     http: http::Clients,
     driver_linker: Linker<PluginState>,
     exchange_linker: Linker<PluginState>,
@@ -227,6 +234,7 @@ impl Runtime {
             inner: Arc::new(Inner {
                 slots: Arc::new(Semaphore::new(config.max_instances as usize)),
                 calls: Arc::new(Semaphore::new(config.max_calls.max(1) as usize)),
+                requests: Arc::new(Semaphore::new(config.max_requests.max(1))),
                 http: http::Clients::default(),
                 engine,
                 config,

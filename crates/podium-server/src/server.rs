@@ -29,6 +29,9 @@ pub struct ServeConfig {
     /// 0.2.0 driver calls in flight at once (each waits on its endpoint holding no instance):
     /// also the most operations this process runs at once.
     pub plugin_calls: u32,
+    /// Plugins' requests in flight at once (a socket each): `podium serve` sets half its open
+    /// files limit.
+    pub plugin_requests: usize,
     /// How long a call waits for an instance before it fails as busy (not part of its deadline).
     pub plugin_slot_wait: Duration,
     /// What one plugin call may send to its endpoint (a discovery: `HttpBudget::DISCOVERY`).
@@ -82,6 +85,7 @@ impl ServeConfig {
             plugin_memory: defaults.memory_limit,
             plugin_instances: defaults.max_instances,
             plugin_calls: defaults.max_calls,
+            plugin_requests: defaults.max_requests,
             plugin_slot_wait: defaults.slot_wait,
             plugin_http_budget: podium_runtime::HttpBudget::CALL,
             bundled: &[],
@@ -139,6 +143,7 @@ pub async fn start(config: &ServeConfig) -> anyhow::Result<Started> {
         memory_limit: config.plugin_memory,
         max_instances: config.plugin_instances,
         max_calls: config.plugin_calls,
+        max_requests: config.plugin_requests,
         slot_wait: config.plugin_slot_wait,
         http_budget: Some(config.plugin_http_budget),
         cache_dir: Some(

@@ -14,7 +14,9 @@
 //! the native harness ([`testing`](crate::testing)) replays every step twice and fails a
 //! method that is not. An answer is matched to a request by the request itself (method, URL,
 //! headers, body) and the order of identical requests, not by the order futures are polled in,
-//! so fan-out interleaves freely.
+//! so fan-out interleaves freely. One case it does not serve: the same request sent in two
+//! branches awaited together, where a replay may hand one branch's answer to the other and ask
+//! again (a GET read twice; a POST sent twice): send such a request once and share its answer.
 //!
 //! A log line is a side effect replay would repeat: the state keeps a digest of each line
 //! logged, and a replayed line (the same level and words, as often as before) is not sent again.
