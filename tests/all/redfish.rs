@@ -556,3 +556,32 @@ fn links(value: &Value, out: &mut Vec<String>) {
         _ => {}
     }
 }
+
+/// A pod manager of thousands of systems, discovered in one call under the default limits (a
+/// 64 MiB plugin memory): the SDK keeps what the driver parsed of each resource between the
+/// steps (`exchange::memo`), not the payloads, so the state grows by a few hundred bytes a
+/// system. On the simulator, which answers a system as sushy-tools does.
+#[tokio::test]
+async fn a_discovery_of_3000_systems_fits_the_default_memory_limit() {
+    let server = TestServer::start().await;
+    assert_eq!(server.podium.runtime().config().memory_limit, 64 << 20);
+    let plugin = redfish(&server).await;
+    let bmc = Bmc::start(Peer::Simulator, 3000).await;
+    let systems = server
+        .podium
+        .runtime()
+        .driver(&plugin, ctx(&bmc))
+        .discover()
+        .await
+        .unwrap();
+    let machines = systems
+        .iter()
+        .filter(|s| s.kind == podium_runtime::SystemKind::System)
+        .count();
+    assert_eq!(machines, 3000);
+    assert!(
+        systems
+            .iter()
+            .all(|s| s.kind != podium_runtime::SystemKind::System || !s.nics.is_empty())
+    );
+}

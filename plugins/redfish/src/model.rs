@@ -1,4 +1,6 @@
-//! The parts of Redfish payloads the driver reads, as serde types.
+//! The parts of Redfish payloads the driver reads, as serde types. They serialize back to JSON
+//! under the same names, which is how a call keeps what it parsed between its steps (the SDK's
+//! `exchange::memo`) instead of the payloads.
 //!
 //! BMCs differ widely in what they fill in, so every field is optional and read leniently: a
 //! field of the wrong type, `null` or an empty string reads as absent instead of failing the
@@ -6,18 +8,18 @@
 //! link's `@odata.id`) is checked where it is used, so the error can name it.
 
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Deserializer};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 /// `{"@odata.id": "/redfish/v1/Systems"}`.
-#[derive(Debug, Default, Clone, Deserialize)]
+#[derive(Debug, Default, Clone, Deserialize, Serialize)]
 pub(crate) struct Link {
     #[serde(rename = "@odata.id", default, deserialize_with = "text")]
     pub(crate) odata_id: Option<String>,
 }
 
 /// `GET /redfish/v1`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 pub(crate) struct ServiceRoot {
     #[serde(rename = "@odata.id", default, deserialize_with = "text")]
     pub(crate) odata_id: Option<String>,
@@ -34,7 +36,7 @@ pub(crate) struct ServiceRoot {
 }
 
 /// `GET /redfish/v1/Systems/{id}`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 pub(crate) struct ComputerSystem {
     #[serde(rename = "@odata.id", default, deserialize_with = "text")]
     pub(crate) odata_id: Option<String>,
@@ -68,19 +70,19 @@ pub(crate) struct ComputerSystem {
     pub(crate) actions: Option<SystemActions>,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 pub(crate) struct ProcessorSummary {
     #[serde(rename = "Count", default, deserialize_with = "number")]
     pub(crate) count: Option<f64>,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 pub(crate) struct MemorySummary {
     #[serde(rename = "TotalSystemMemoryGiB", default, deserialize_with = "number")]
     pub(crate) total_system_memory_gib: Option<f64>,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 pub(crate) struct Boot {
     #[serde(
         rename = "BootSourceOverrideTarget",
@@ -104,13 +106,13 @@ pub(crate) struct Boot {
     pub(crate) allowed_targets: Option<Vec<String>>,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 pub(crate) struct SystemLinks {
     #[serde(rename = "ManagedBy", default, deserialize_with = "links")]
     pub(crate) managed_by: Option<Vec<Link>>,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 pub(crate) struct SystemActions {
     #[serde(
         rename = "#ComputerSystem.Reset",
@@ -123,7 +125,7 @@ pub(crate) struct SystemActions {
     pub(crate) chassis_reset: Option<ResetAction>,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 pub(crate) struct ResetAction {
     #[serde(default, deserialize_with = "text")]
     pub(crate) target: Option<String>,
@@ -136,7 +138,7 @@ pub(crate) struct ResetAction {
 }
 
 /// A member of a system's `EthernetInterfaces`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 pub(crate) struct EthernetInterface {
     #[serde(rename = "Id", default, deserialize_with = "text")]
     pub(crate) id: Option<String>,
@@ -151,14 +153,14 @@ pub(crate) struct EthernetInterface {
 }
 
 /// `GET /redfish/v1/Managers/{id}`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 pub(crate) struct Manager {
     #[serde(rename = "VirtualMedia", default, deserialize_with = "lenient")]
     pub(crate) virtual_media: Option<Link>,
 }
 
 /// A member of a `VirtualMedia` collection: one slot.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 pub(crate) struct VirtualMedia {
     #[serde(rename = "Id", default, deserialize_with = "text")]
     pub(crate) id: Option<String>,
@@ -172,7 +174,7 @@ pub(crate) struct VirtualMedia {
     pub(crate) actions: Option<VirtualMediaActions>,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 pub(crate) struct VirtualMediaActions {
     #[serde(
         rename = "#VirtualMedia.InsertMedia",
@@ -188,14 +190,14 @@ pub(crate) struct VirtualMediaActions {
     pub(crate) eject: Option<ActionTarget>,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 pub(crate) struct ActionTarget {
     #[serde(default, deserialize_with = "text")]
     pub(crate) target: Option<String>,
 }
 
 /// `GET /redfish/v1/Chassis/{id}`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 pub(crate) struct Chassis {
     #[serde(rename = "@odata.id", default, deserialize_with = "text")]
     pub(crate) odata_id: Option<String>,

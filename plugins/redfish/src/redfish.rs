@@ -12,6 +12,8 @@
 //! endpoint and adds the credentials. A system id is the system's `@odata.id` path.
 
 use futures::future::try_join_all;
+use podium_plugin::exchange::memo;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
@@ -420,7 +422,22 @@ impl Client {
         podium_plugin::http::collection_members(collection).await
     }
 
-    async fn get<T: DeserializeOwned>(&self, url: &str, source: UrlSource) -> Result<T, Error> {
+    /// GETs a resource into `T`, kept parsed in the call's state (`memo`): the steps after the
+    /// one that read it take `T`, not the payload.
+    async fn get<T: DeserializeOwned + Serialize>(
+        &self,
+        url: &str,
+        source: UrlSource,
+    ) -> Result<T, Error> {
+        let key = format!("{}:{url}", std::any::type_name::<T>());
+        memo(key, self.get_parsed(url, source)).await
+    }
+
+    async fn get_parsed<T: DeserializeOwned>(
+        &self,
+        url: &str,
+        source: UrlSource,
+    ) -> Result<T, Error> {
         let body = self.request(Method::Get, url, source, None).await?;
         // Straight into `T` when the document is an object (a struct would also take an array,
         // field by field): a tree first would allocate every key and value twice. Any failure

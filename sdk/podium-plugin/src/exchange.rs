@@ -21,6 +21,12 @@
 //! A log line is a side effect replay would repeat: the state keeps a digest of each line
 //! logged, and a replayed line (the same level and words, as often as before) is not sent again.
 //!
+//! What a call keeps between steps can be the result of a piece of work instead of the answers
+//! it took: [`memo`] keeps a result (as JSON) in the state and drops the answers it came from,
+//! so a discovery carries its parsed systems, not their payloads, and later steps replay none of
+//! that work. The SDK's `collection_members` is one; the bundled Redfish driver keeps every
+//! resource it reads as the fields it parsed.
+//!
 //! The cost: a step re-runs the method from its start, so a call of `n` steps parses its first
 //! answers `n` times, and the state carries every answer (a discovery of a thousand systems
 //! carries their JSON). The bundled Redfish driver's calls take two to six steps.
@@ -75,13 +81,15 @@ enum Answer {
     InvalidRequest(String),
 }
 
-/// The state between two steps: every answer so far, the requests the last step asked for, and
-/// the digests of the lines logged so far.
+/// The state between two steps: every answer so far (but those a finished [`memo`] took), the
+/// requests the last step asked for, the digests of the lines logged so far, and the results of
+/// the memos finished so far (JSON).
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct State {
     answered: Vec<(Key, Answer)>,
     asked: Vec<Key>,
     logged: Vec<u64>,
+    memos: Vec<(String, Vec<u8>)>,
 }
 
 /// One run of the method: the answers it may take, and what it asked that none answers.
@@ -98,6 +106,14 @@ struct Run {
     logged: Vec<u64>,
     /// Log nothing (the native harness's second run of a step, which checks determinism).
     muted: bool,
+    /// The results of the memos finished, by key: earlier steps' and this one's.
+    memos: HashMap<String, Vec<u8>>,
+    /// The answers taken by each memo being polled, innermost last.
+    frames: Vec<Vec<usize>>,
+    /// The answers taken by memos that finished: the next state leaves them out.
+    taken: std::collections::HashSet<usize>,
+    /// How many memos of each key this run came to.
+    memo_seen: HashMap<String, usize>,
 }
 
 thread_local! {
@@ -160,6 +176,10 @@ pub(crate) fn step_with<T>(
             logged_before,
             logged: state.logged,
             muted,
+            memos: state.memos.into_iter().collect(),
+            frames: Vec::new(),
+            taken: std::collections::HashSet::new(),
+            memo_seen: HashMap::new(),
         })
     });
     assert!(previous.is_none(), "a step runs inside another step");
@@ -186,10 +206,22 @@ pub(crate) fn step_with<T>(
         ))),
         None => {
             let requests = run.asked.iter().map(Key::request).collect();
+            let taken = run.taken;
+            let answered = run
+                .answers
+                .into_iter()
+                .enumerate()
+                .filter(|(i, _)| !taken.contains(i))
+                .map(|(_, answer)| answer)
+                .collect();
+            let mut memos: Vec<(String, Vec<u8>)> = run.memos.into_iter().collect();
+            // The same state for the same step, whatever the map's order.
+            memos.sort_unstable_by(|a, b| a.0.cmp(&b.0));
             let state = State {
-                answered: run.answers,
+                answered,
                 asked: run.asked,
                 logged: run.logged,
+                memos,
             };
             let bytes = postcard::to_allocvec(&state).expect("the state serializes");
             Step::Send(requests, bytes)
@@ -210,6 +242,84 @@ fn poll_to_rest<T>(method: impl Future<Output = T>) -> Option<T> {
         if !RUN.with(|r| r.borrow().as_ref().expect("in a run").progressed) {
             return None;
         }
+    }
+}
+
+/// Runs `work` once for the whole call, its result kept in the call's state (as JSON) in place
+/// of the answers it took: later steps take the result and replay none of it. What a driver
+/// keeps of a large discovery is then what it parsed (a system's few fields), not the JSON it
+/// came from, and later steps do not parse it again.
+///
+/// `key` names the work within the call (`"system:/redfish/v1/Systems/1"`): the n-th memo of a
+/// key in the call is the n-th result kept under it, so two different pieces of work must not
+/// share one, and the same work done again (a resource read again to see it change) is done
+/// again. An error is not kept (the
+/// work runs again at the next step, on the answers it took, which are kept then).
+pub async fn memo<T, F>(key: impl Into<String>, work: F) -> Result<T>
+where
+    T: Serialize + serde::de::DeserializeOwned,
+    F: Future<Output = Result<T>>,
+{
+    // The n-th memo of a key in the call is the n-th piece of work: reading a resource again
+    // (to see it change) is not answered by the first reading.
+    let key = key.into();
+    let (key, kept) = RUN.with(|r| {
+        let mut run = r.borrow_mut();
+        let Some(run) = run.as_mut() else {
+            return (key, None);
+        };
+        let seen = run.memo_seen.entry(key.clone()).or_default();
+        *seen += 1;
+        let key = format!("{key}#{seen}");
+        let kept = run.memos.get(&key).cloned();
+        (key, kept)
+    });
+    if let Some(bytes) = kept {
+        return serde_json::from_slice(&bytes).map_err(|e| {
+            Error::Internal(format!("memo {key}: the result kept cannot be read: {e}"))
+        });
+    }
+    let mut taken = Vec::new();
+    let result = Framed {
+        work: std::pin::pin!(work),
+        taken: &mut taken,
+    }
+    .await;
+    if let Ok(value) = &result {
+        let bytes = serde_json::to_vec(value)
+            .map_err(|e| Error::Internal(format!("memo {key}: the result cannot be kept: {e}")))?;
+        RUN.with(|r| {
+            if let Some(run) = r.borrow_mut().as_mut() {
+                run.taken.extend(taken);
+                run.memos.insert(key, bytes);
+            }
+        });
+    }
+    result
+}
+
+/// A memo's work, polled within a frame that records the answers it takes.
+struct Framed<'a, F> {
+    work: std::pin::Pin<&'a mut F>,
+    taken: &'a mut Vec<usize>,
+}
+
+impl<F: Future> Future for Framed<'_, F> {
+    type Output = F::Output;
+
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let in_run = RUN.with(|r| {
+            r.borrow_mut()
+                .as_mut()
+                .map(|run| run.frames.push(Vec::new()))
+                .is_some()
+        });
+        let poll = self.work.as_mut().poll(cx);
+        if in_run {
+            let frame = RUN.with(|r| r.borrow_mut().as_mut().and_then(|run| run.frames.pop()));
+            self.taken.extend(frame.into_iter().flatten());
+        }
+        poll
     }
 }
 
@@ -275,7 +385,12 @@ impl Future for Send {
             });
             run.progressed = true;
             match run.by_key.get_mut(&key).and_then(VecDeque::pop_front) {
-                Some(i) => Poll::Ready(run.answers[i].1.clone().into()),
+                Some(i) => {
+                    for frame in &mut run.frames {
+                        frame.push(i);
+                    }
+                    Poll::Ready(run.answers[i].1.clone().into())
+                }
                 None => {
                     run.asked.push(key);
                     Poll::Pending
@@ -507,5 +622,79 @@ mod tests {
             message.contains("answered 2 requests where this call asked 1"),
             "{message}"
         );
+    }
+
+    #[test]
+    fn a_memo_keeps_its_result_in_place_of_its_answers_and_is_not_replayed() {
+        let runs = std::cell::Cell::new(0);
+        let work = || async {
+            runs.set(runs.get() + 1);
+            chain("x").await
+        };
+        let mut states = Vec::new();
+        let (mut state, mut answers) = (None::<Vec<u8>>, Vec::new());
+        let result = loop {
+            let method = async {
+                let kept = memo("chain:x", work()).await?;
+                let after = Request::get("/after").send().await.unwrap();
+                Ok(format!("{kept} {}", body(after)))
+            };
+            match step(state.as_deref(), answers, method) {
+                Step::Finished(result) => break result,
+                Step::Send(requests, next) => {
+                    states.push(postcard::from_bytes::<State>(&next).unwrap());
+                    answers = echo(&requests);
+                    state = Some(next);
+                }
+            }
+        };
+        assert_eq!(result.unwrap(), "/x/1/2 /after");
+        // Asked /x/1, asked /x/1/2, finished: three runs; the fourth step (after /after) took the
+        // kept result (without the memo the work would have run four times).
+        assert_eq!(runs.get(), 3, "the work was not replayed once it finished");
+        let last = states.last().unwrap();
+        assert!(
+            last.answered.is_empty(),
+            "the memo's two answers left the state: {:?}",
+            last.answered
+        );
+        assert_eq!(last.memos.len(), 1);
+        assert_eq!(last.memos[0].1, br#""/x/1/2""#);
+    }
+
+    #[test]
+    fn the_same_memo_key_twice_is_two_pieces_of_work() {
+        let (result, asked) = drive(
+            || async {
+                let read = || async {
+                    let r = Request::get("/state").send().await.unwrap();
+                    Ok(body(r))
+                };
+                let first = memo("state", read()).await?;
+                let second = memo("state", read()).await?;
+                Ok((first, second))
+            },
+            {
+                let n = std::cell::Cell::new(0);
+                move |requests: &[Request]| {
+                    n.set(n.get() + 1);
+                    requests
+                        .iter()
+                        .map(|_| {
+                            Ok(Response {
+                                status: 200,
+                                headers: Vec::new(),
+                                body: format!("reading {}", n.get()).into_bytes(),
+                            })
+                        })
+                        .collect()
+                }
+            },
+        );
+        assert_eq!(
+            result.unwrap(),
+            ("reading 1".to_owned(), "reading 2".to_owned())
+        );
+        assert_eq!(asked, [vec!["/state"], vec!["/state"]]);
     }
 }

@@ -156,6 +156,11 @@ pub const MAX_PAGES: usize = 10_000;
 /// [`MAX_PAGES`] pages, and a link back to a page already read is `protocol`, as are a page with
 /// no `Members` list and a member with no `@odata.id`.
 pub async fn collection_members(url: &str) -> Result<Vec<String>> {
+    // Kept as the list in the call's state, not as its pages.
+    crate::exchange::memo(format!("members:{url}"), collection_pages(url)).await
+}
+
+async fn collection_pages(url: &str) -> Result<Vec<String>> {
     let mut members = Vec::new();
     let mut pages = std::collections::BTreeSet::new();
     let mut next = Some(url.to_owned());
