@@ -186,6 +186,9 @@ impl Default for Clients {
 
 const MAX_REDIRECTS: usize = 5;
 
+/// How long a connection to a BMC is kept once idle.
+const IDLE_CONNECTION_TIMEOUT: Duration = Duration::from_secs(5);
+
 impl Clients {
     fn keeping(kept: usize) -> Clients {
         Clients {
@@ -201,7 +204,14 @@ impl Clients {
         let mut builder = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(Duration::from_secs(5))
-            .pool_idle_timeout(Duration::from_secs(30))
+            // An idle connection serves the next step of a call and the next operation on
+            // the same BMC, milliseconds later; the periodic refresh comes back after a whole
+            // sync interval, when any idle timeout worth keeping has expired. A connection kept
+            // idle holds its buffers and its dispatch channel (about half of Podium's heap at
+            // 2,000 hosts registering, BENCHMARKS.md), so it goes after a few seconds: open
+            // connections are at most the requests in flight plus one a BMC read in the last
+            // `IDLE_CONNECTION_TIMEOUT`.
+            .pool_idle_timeout(IDLE_CONNECTION_TIMEOUT)
             // One warm connection a BMC: a fleet of BMCs each keeps one socket idle, not one per
             // request of its last fan-out (10,000 BMCs at 8 each would be past the open files
             // a process has).
