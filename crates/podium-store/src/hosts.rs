@@ -337,37 +337,13 @@ impl Datastore {
         h: &HostRow,
         now: Timestamp,
     ) -> Result<bool, StoreError> {
-        let written = bind_inventory(
-            sqlx::query(
-                "UPDATE hosts SET kind = $2, name = $3, uuid = $4, manufacturer = $5, model = $6, serial = $7, \
-                 cpu_count = $8, memory_mib = $9, nics = $10, media_slots = $11, boot = $12, power_state = $13, \
-                 state = CASE WHEN state = 'missing' AND maintenance_since IS NULL \
-                     THEN COALESCE(missing_from, 'available') ELSE state END, \
-                 missing_from = CASE WHEN state = 'missing' AND maintenance_since IS NULL \
-                     THEN NULL ELSE missing_from END, \
-                 updated_at = $14, last_seen_at = $14 \
-                 WHERE id = $1 AND (state = 'missing' OR kind IS DISTINCT FROM $2 \
-                     OR name IS DISTINCT FROM $3 OR uuid IS DISTINCT FROM $4 \
-                     OR manufacturer IS DISTINCT FROM $5 OR model IS DISTINCT FROM $6 \
-                     OR serial IS DISTINCT FROM $7 OR cpu_count IS DISTINCT FROM $8 \
-                     OR memory_mib IS DISTINCT FROM $9 OR nics IS DISTINCT FROM $10 \
-                     OR media_slots IS DISTINCT FROM $11 OR boot IS DISTINCT FROM $12 \
-                     OR power_state IS DISTINCT FROM $13)",
-            )
-            .bind(id.as_str()),
-            h,
-        )
-        .bind(now.to_string())
-        .execute(&mut *self.writer().await?)
-        .await?
-        .rows_affected();
+        let written = refresh(id, h, now)
+            .execute(&mut *self.writer().await?)
+            .await?
+            .rows_affected();
         Ok(written > 0)
     }
 
-    /// Records a host's power state as its BMC reported it in a read begun at `read_from`, only
-    /// where it changed (or the host was `missing`: it returns to the state it had, unless in
-    /// maintenance), and never over a write made since the read began (an operation that acted
-    /// meanwhile knows better). Whether it wrote.
     /// Takes one host's power reading for a reader that found it older than `due_before`: marks
     /// its turn taken (as [`Datastore::hosts_refresh_take`] does), unless it was seen or taken
     /// since, an operation of it is queued or running (which reads it back itself), or its pod
@@ -395,6 +371,10 @@ impl Datastore {
         Ok(taken == 1)
     }
 
+    /// Records a host's power state as its BMC reported it in a read begun at `read_from`, only
+    /// where it changed (or the host was `missing`: it returns to the state it had, unless in
+    /// maintenance), and never over a write made since the read began (an operation that acted
+    /// meanwhile knows better). Whether it wrote.
     pub async fn host_power_read(
         &self,
         id: &HostId,
@@ -662,6 +642,59 @@ impl Datastore {
         Ok(moved)
     }
 
+    /// A registration's end: records the power state its BMC reported and moves the host as
+    /// `host_transition_queue` does, with the inspection that follows, in one transaction.
+    /// Whether it moved (the power state is recorded either way).
+    pub async fn host_registered(
+        &self,
+        id: &HostId,
+        power_state: PowerState,
+        t: Transition<'_>,
+        inspect: &super::OperationRow,
+    ) -> Result<bool, StoreError> {
+        let mut writer = self.writer().await?;
+        let queues = writer.queues(self);
+        let mut tx = writer.begin().await?;
+        sqlx::query("UPDATE hosts SET power_state = $2, updated_at = $3 WHERE id = $1")
+            .bind(id.as_str())
+            .bind(power_state.as_str())
+            .bind(inspect.created_at.to_string())
+            .execute(&mut *tx)
+            .await?;
+        let moved = transition(&mut tx, id, t.from, t.to, t.unclaimed, inspect.created_at).await?;
+        if moved {
+            super::operations::insert(inspect, queues)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(moved)
+    }
+
+    /// An inspection's end: records the inventory as `host_refresh` does (or only that the BMC
+    /// answered, where nothing changed) and moves the host as `host_transition` does, in one
+    /// transaction. Whether it moved.
+    pub async fn host_inspected(
+        &self,
+        id: &HostId,
+        h: &HostRow,
+        t: Transition<'_>,
+        now: Timestamp,
+    ) -> Result<bool, StoreError> {
+        let mut writer = self.writer().await?;
+        let mut tx = writer.begin().await?;
+        if refresh(id, h, now).execute(&mut *tx).await?.rows_affected() == 0 {
+            sqlx::query("UPDATE hosts SET last_seen_at = $1 WHERE id = $2 AND last_seen_at < $1")
+                .bind(now.to_string())
+                .bind(id.as_str())
+                .execute(&mut *tx)
+                .await?;
+        }
+        let moved = transition(&mut tx, id, t.from, t.to, t.unclaimed, now).await?;
+        tx.commit().await?;
+        Ok(moved)
+    }
+
     /// Replaces the sealed credentials of a host's own BMC and moves it as `host_transition`
     /// does, with the operation that registers it again, in one transaction; `false` (nothing
     /// changed) when it is in none of the states `from`.
@@ -875,6 +908,35 @@ fn host_from_doc(doc: &str) -> Result<HostRow, StoreError> {
 
 /// Binds what a driver reports of a system, `kind` to `power_state` in the order of
 /// `COLUMNS`, to the next parameters of `q`.
+/// `Datastore::host_refresh`'s statement: the inventory written only where something changed.
+fn refresh<'q>(
+    id: &'q HostId,
+    h: &'q HostRow,
+    now: Timestamp,
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
+    bind_inventory(
+        sqlx::query(
+                "UPDATE hosts SET kind = $2, name = $3, uuid = $4, manufacturer = $5, model = $6, serial = $7, \
+                 cpu_count = $8, memory_mib = $9, nics = $10, media_slots = $11, boot = $12, power_state = $13, \
+                 state = CASE WHEN state = 'missing' AND maintenance_since IS NULL \
+                     THEN COALESCE(missing_from, 'available') ELSE state END, \
+                 missing_from = CASE WHEN state = 'missing' AND maintenance_since IS NULL \
+                     THEN NULL ELSE missing_from END, \
+                 updated_at = $14, last_seen_at = $14 \
+                 WHERE id = $1 AND (state = 'missing' OR kind IS DISTINCT FROM $2 \
+                     OR name IS DISTINCT FROM $3 OR uuid IS DISTINCT FROM $4 \
+                     OR manufacturer IS DISTINCT FROM $5 OR model IS DISTINCT FROM $6 \
+                     OR serial IS DISTINCT FROM $7 OR cpu_count IS DISTINCT FROM $8 \
+                     OR memory_mib IS DISTINCT FROM $9 OR nics IS DISTINCT FROM $10 \
+                     OR media_slots IS DISTINCT FROM $11 OR boot IS DISTINCT FROM $12 \
+                     OR power_state IS DISTINCT FROM $13)",
+            )
+        .bind(id.as_str()),
+        h,
+    )
+    .bind(now.to_string())
+}
+
 fn bind_inventory<'q>(
     q: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>,
     h: &'q HostRow,
@@ -1132,5 +1194,85 @@ mod tests {
         let h = state(&store).await;
         assert_eq!(h.state, HostState::Provisioned);
         assert_eq!(h.error_type, None);
+    }
+
+    async fn inspections_queued(store: &Datastore) -> i64 {
+        sqlx::query_scalar(
+            "SELECT COUNT(*) FROM operations WHERE host_id = 'h' AND kind = 'inspect' \
+             AND status = 'queued'",
+        )
+        .fetch_one(&mut *store.reader().await.unwrap())
+        .await
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_registration_records_the_power_and_queues_the_inspection_with_the_move() {
+        let (_dir, store) = one_host("registering").await;
+        let inspect = crate::OperationRow::queued(
+            podium_types::OperationRequest::Inspect,
+            &"pm".into(),
+            Some(&host_id()),
+        );
+        assert!(
+            store
+                .host_registered(&host_id(), PowerState::On, REGISTERED, &inspect)
+                .await
+                .unwrap()
+        );
+        let h = state(&store).await;
+        assert_eq!(
+            (h.state, h.power_state),
+            (HostState::Inspecting, PowerState::On)
+        );
+        assert_eq!(inspections_queued(&store).await, 1);
+        // Ended again (a registration that raced another): the power is recorded, no second
+        // inspection is queued.
+        assert!(
+            !store
+                .host_registered(&host_id(), PowerState::Off, REGISTERED, &inspect)
+                .await
+                .unwrap()
+        );
+        assert_eq!(state(&store).await.power_state, PowerState::Off);
+        assert_eq!(inspections_queued(&store).await, 1);
+    }
+
+    #[tokio::test]
+    async fn an_inspection_records_the_inventory_or_the_answer_and_moves_the_host() {
+        const INSPECTED: Transition<'static> = Transition {
+            from: &[HostState::Inspecting],
+            to: HostState::Available,
+            unclaimed: false,
+        };
+        let (_dir, store) = one_host("inspecting").await;
+        let later: Timestamp = "2026-12-01T00:00:05.000000Z".parse().unwrap();
+        let read = HostRow {
+            cpu_count: 8,
+            memory_mib: 16384,
+            ..state(&store).await
+        };
+        assert!(
+            store
+                .host_inspected(&host_id(), &read, INSPECTED, later)
+                .await
+                .unwrap()
+        );
+        let h = state(&store).await;
+        assert_eq!(h.state, HostState::Available);
+        assert_eq!((h.cpu_count, h.memory_mib), (8, 16384));
+        assert_eq!((h.updated_at, h.last_seen_at), (later, later));
+        // Inspected again with nothing changed: only the answer is recorded, and a host no
+        // longer inspecting does not move.
+        let latest: Timestamp = "2026-12-01T00:00:09.000000Z".parse().unwrap();
+        assert!(
+            !store
+                .host_inspected(&host_id(), &read, INSPECTED, latest)
+                .await
+                .unwrap()
+        );
+        let h = state(&store).await;
+        assert_eq!(h.state, HostState::Available);
+        assert_eq!((h.updated_at, h.last_seen_at), (later, latest));
     }
 }

@@ -44,15 +44,10 @@ impl Podium {
             .await
             .map_err(Error::from)?;
         let now = podium_types::Timestamp::now();
-        self.datastore()
-            .host_refresh(&host.id, &crate::data::host_from_system(&system), now)
-            .await?;
-        self.datastore()
-            .hosts_seen(std::slice::from_ref(&host.id), now)
-            .await?;
+        let inventory = crate::data::host_from_system(&system);
         if self
             .datastore()
-            .host_transition(&host.id, INSPECTED, now)
+            .host_inspected(&host.id, &inventory, INSPECTED, now)
             .await?
         {
             self.inner.background.run_now(crate::background::Job::Bind);

@@ -22,13 +22,10 @@ impl Podium {
             .get_power(&host.system_id)
             .await
             .map_err(Error::from)?;
-        self.datastore()
-            .host_set_power(&host.id, power, podium_types::Timestamp::now())
-            .await?;
         let inspect =
             OperationRow::queued(OperationRequest::Inspect, &host.pod_manager, Some(&host.id));
         self.datastore()
-            .host_transition_queue(&host.id, REGISTERED, &inspect)
+            .host_registered(&host.id, power, REGISTERED, &inspect)
             .await?;
         Ok(Some(json!({ "power_state": power })))
     }
