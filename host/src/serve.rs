@@ -78,6 +78,11 @@ pub(crate) struct ServeArgs {
     /// operations, this process runs at once.
     #[arg(long, default_value_t = 4096, env = "PODIUM_PLUGIN_CALLS")]
     plugin_calls: u32,
+    /// Requests one driver call (of contract 0.2.0) sends its BMC at once: how far a step's
+    /// reads fan out (a sync's reads of a service's systems). A pod manager's
+    /// `limits.requests` sets it for its shared service.
+    #[arg(long, default_value_t = 16, env = "PODIUM_PLUGIN_PARALLEL_REQUESTS")]
+    plugin_parallel_requests: usize,
     /// Requests one plugin call may send to its endpoint (a discovery of every system: a
     /// million); past it the call fails.
     #[arg(long, default_value_t = podium_runtime::HttpBudget::CALL.requests, env = "PODIUM_PLUGIN_HTTP_REQUESTS")]
@@ -220,6 +225,11 @@ pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<()> {
         "--plugin-calls must be between 1 and 1000000"
     );
     config.plugin_calls = args.plugin_calls;
+    anyhow::ensure!(
+        (1..=10_000).contains(&args.plugin_parallel_requests),
+        "--plugin-parallel-requests must be between 1 and 10000"
+    );
+    config.plugin_parallel_requests = args.plugin_parallel_requests;
     // Half the open files for plugins' requests in flight (a socket each), the rest for the
     // idle connections kept (one a BMC), the database, the listeners and the compiled plugins.
     config.plugin_requests = usize::try_from(open_files.saturating_sub(1024) / 2)

@@ -516,15 +516,21 @@ async fn names_stand_for_ids_and_help_is_per_command() {
             "http://127.0.0.1:9",
             "--site-limit",
             "50",
+            "--request-limit",
+            "64",
         ])
         .await;
-    assert_eq!(pm["limits"], json!({"service": null, "site": 50}), "{pm}");
+    assert_eq!(
+        pm["limits"],
+        json!({"service": null, "site": 50, "requests": 64}),
+        "{pm}"
+    );
     let limited = cli
         .json(&["podm", "limits", "lab1", "--service", "4"])
         .await;
     assert_eq!(
         limited["limits"],
-        json!({"service": 4, "site": null}),
+        json!({"service": 4, "site": null, "requests": null}),
         "{limited}"
     );
     let refused = cli

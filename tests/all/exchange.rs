@@ -85,6 +85,7 @@ impl Bmc {
             credentials: None,
             tls: TlsPolicy::System,
             pod_manager: None,
+            parallel_requests: None,
         }
     }
 }
@@ -205,6 +206,39 @@ async fn a_steps_requests_are_sent_together_sixteen_at_a_time_and_answered_in_or
         "40 answers, each its own request's, in order"
     );
     assert_eq!(bmc.requests.load(Ordering::SeqCst), 40);
+}
+
+/// An endpoint that says how many requests a call sends it at once (a pod manager's
+/// `limits.requests`) is sent that many, above the runtime's sixteen and below.
+#[tokio::test]
+async fn an_endpoints_own_bound_on_a_steps_requests_holds() {
+    let runtime = runtime(4);
+    let plugin = faulty(&runtime).await;
+    for bound in [5, 24] {
+        let bmc = Bmc::start().await;
+        let call = {
+            let (runtime, plugin) = (runtime.clone(), plugin.clone());
+            let mut context = context(
+                serde_json::json!({"fault": "fan", "requests": 40, "target": "/hold"}),
+                &bmc,
+            );
+            if let Some(endpoint) = &mut context.endpoint {
+                endpoint.parallel_requests = Some(bound);
+            }
+            tokio::spawn(async move {
+                runtime
+                    .driver(&plugin, context)
+                    .get_power("/redfish/v1/Systems/0")
+                    .await
+            })
+        };
+        bmc.wait_for(bound).await;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert_eq!(bmc.requests.load(Ordering::SeqCst), bound);
+        bmc.release.add_permits(40);
+        assert_eq!(call.await.unwrap().unwrap(), PowerState::On);
+        assert_eq!(bmc.requests.load(Ordering::SeqCst), 40);
+    }
 }
 
 #[tokio::test]

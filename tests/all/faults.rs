@@ -230,6 +230,7 @@ async fn a_plugin_reaching_outside_its_endpoint_is_refused_before_anything_is_se
         base: format!("http://127.0.0.1:{}", own.port).parse().unwrap(),
         credentials: None,
         pod_manager: None,
+        parallel_requests: None,
         tls: TlsPolicy::System,
     };
     let targets = [
@@ -331,6 +332,7 @@ async fn a_plugin_that_floods_its_endpoint_fails_at_its_request_budget() {
         base: bmc.url("/").parse().unwrap(),
         credentials: None,
         pod_manager: None,
+        parallel_requests: None,
         tls: TlsPolicy::System,
     };
     let started = Instant::now();

@@ -556,12 +556,14 @@ async fn a_site_limit_the_admin_sets_holds_hosts_with_their_own_bmc_to_it() {
     .await;
     assert_eq!(
         admin.get(&path).await.body["limits"],
-        json!({"service": null, "site": null})
+        json!({"service": null, "site": null, "requests": null})
     );
     for (limits, field) in [
         (json!({"site": 0}), "limits.site"),
         (json!({"service": 10001}), "limits.service"),
         (json!({"site": -1}), "limits.site"),
+        (json!({"requests": 0}), "limits.requests"),
+        (json!({"requests": 10001}), "limits.requests"),
         (json!({"site": 2, "sites": 3}), "limits"),
     ] {
         let refused = admin.patch(&path, json!({ "limits": limits })).await;
@@ -588,7 +590,10 @@ async fn a_site_limit_the_admin_sets_holds_hosts_with_their_own_bmc_to_it() {
     let own_ids = register_own(&admin, &pm, &proxies).await;
     let set = admin.patch(&path, json!({"limits": {"site": LIMIT}})).await;
     assert_eq!(set.status, StatusCode::OK, "{}", set.text);
-    assert_eq!(set.body["limits"], json!({"service": null, "site": LIMIT}));
+    assert_eq!(
+        set.body["limits"],
+        json!({"service": null, "site": LIMIT, "requests": null})
+    );
     // Powers every host on (then off), and answers the most that ran at once.
     let round = |action: &'static str| {
         let (admin, pm, own_ids) = (&admin, &pm, &own_ids);
@@ -617,11 +622,60 @@ async fn a_site_limit_the_admin_sets_holds_hosts_with_their_own_bmc_to_it() {
 
     let unset = admin.patch(&path, json!({"limits": {"site": null}})).await;
     assert_eq!(unset.status, StatusCode::OK, "{}", unset.text);
-    assert_eq!(unset.body["limits"], json!({"service": null, "site": null}));
+    assert_eq!(
+        unset.body["limits"],
+        json!({"service": null, "site": null, "requests": null})
+    );
     let (most, events) = round("off").await;
     assert!(
         most > LIMIT,
         "the site stayed limited after its limit was removed: {events:?}"
+    );
+}
+
+/// A site's `limits.requests` bounds how many requests one call sends its shared service at
+/// once, so how far a sync's reads of its systems fan out: with 4, a sync of 30 systems behind a
+/// proxy answering in 150 ms never has more than 4 requests at the proxy and reaches 4; with 24,
+/// it goes past the server's default of 16. (Nothing else reads the service meanwhile: the
+/// periodic probe and refresh are an hour apart.)
+#[tokio::test]
+async fn a_sites_request_limit_bounds_how_far_its_sync_fans_out() {
+    use std::sync::atomic::Ordering;
+    const SYSTEMS: usize = 30;
+    let bmc = Sushy::start(SushyConfig::with_systems(SYSTEMS as u32))
+        .await
+        .unwrap();
+    let proxy = podium_tests::FaultProxy::start(&bmc.url()).await;
+    let data = tempfile::tempdir().unwrap();
+    let options = ["--sync-interval", "3600", "--probe-interval", "3600"];
+    let server = ProcessServer::start_logging(BIN, data.path(), None, "info", &options).await;
+    let admin = server.admin();
+    let (pm, _) = register(&admin, "site", &proxy.url(), SYSTEMS).await;
+    let path = format!("/v1/pod_managers/{pm}");
+    proxy.delay_ms.store(150, Ordering::Release);
+    let mut most = Vec::new();
+    for limit in [4, 24] {
+        let set = admin
+            .patch(&path, json!({"limits": {"requests": limit}}))
+            .await;
+        assert_eq!(set.status, StatusCode::OK, "{}", set.text);
+        assert_eq!(set.body["limits"]["requests"], limit);
+        proxy.most_at_once.store(0, Ordering::Release);
+        let sync = admin.post(&format!("{path}/sync"), json!({})).await;
+        assert_eq!(sync.status, StatusCode::ACCEPTED, "{}", sync.text);
+        let op = sync.view::<OperationView>().id;
+        eventually(Duration::from_secs(120), "the sync finished", || async {
+            let op: OperationView = admin.get(&format!("/v1/operations/{op}")).await.view();
+            assert_ne!(op.status, Status::Failed, "{:?}", op.error);
+            (op.status == Status::Succeeded).then_some(())
+        })
+        .await;
+        most.push(proxy.most_at_once.load(Ordering::Acquire));
+    }
+    assert_eq!(most[0], 4, "with a limit of 4: {most:?}");
+    assert!(
+        (17..=24).contains(&most[1]),
+        "with a limit of 24, past the default 16: {most:?}"
     );
 }
 

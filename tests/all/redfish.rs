@@ -133,6 +133,7 @@ fn endpoint(url: String, cert_pem: Option<&str>, password: &str) -> Endpoint {
             password: Secret::new(password),
         }),
         pod_manager: None,
+        parallel_requests: None,
         tls: match cert_pem {
             Some(pem) => TlsPolicy::CaBundle(pem.to_owned()),
             None => TlsPolicy::System,

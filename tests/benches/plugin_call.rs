@@ -67,6 +67,7 @@ fn driver_call(c: &mut Criterion) {
             password: Secret::new("password"),
         }),
         pod_manager: None,
+        parallel_requests: None,
         tls: TlsPolicy::System,
     };
     let call = || CallContext {

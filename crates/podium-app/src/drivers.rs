@@ -37,7 +37,7 @@ impl<'a> Driver<'a> {
 impl Podium {
     /// The driver of a pod manager, at its own endpoint.
     pub(crate) async fn pod_manager_driver(&self, pm: &PodManager) -> Result<Driver<'_>, Error> {
-        let endpoint = self.endpoint(&pm.uuid, &pm.service)?;
+        let endpoint = self.endpoint(&pm.uuid, &pm.service, pm.limits.requests)?;
         self.driver(pm, endpoint).await
     }
 
@@ -47,13 +47,15 @@ impl Podium {
         pm: &PodManager,
         host: &Host,
     ) -> Result<Driver<'_>, Error> {
-        self.bmc_driver(pm, host.bmc.as_ref().unwrap_or(&pm.service))
-            .await
+        match &host.bmc {
+            Some(own) => self.bmc_driver(pm, own).await,
+            None => self.pod_manager_driver(pm).await,
+        }
     }
 
-    /// A pod manager's driver at a given BMC (a host's own, before the host is stored).
+    /// A pod manager's driver at a host's own BMC (before the host is stored, too).
     pub(crate) async fn bmc_driver(&self, pm: &PodManager, bmc: &Bmc) -> Result<Driver<'_>, Error> {
-        let endpoint = self.endpoint(&pm.uuid, bmc)?;
+        let endpoint = self.endpoint(&pm.uuid, bmc, None)?;
         self.driver(pm, endpoint).await
     }
 
@@ -66,8 +68,14 @@ impl Podium {
         })
     }
 
-    /// A BMC's endpoint for a plugin call, its sealed credentials opened.
-    fn endpoint(&self, pod_manager: &PodManagerId, bmc: &Bmc) -> Result<Endpoint, Error> {
+    /// A BMC's endpoint for a plugin call, its sealed credentials opened; `requests`: what one
+    /// call sends it at once (`None`: the runtime's default).
+    fn endpoint(
+        &self,
+        pod_manager: &PodManagerId,
+        bmc: &Bmc,
+        requests: Option<u32>,
+    ) -> Result<Endpoint, Error> {
         let credentials = match &bmc.auth_sealed {
             None => None,
             Some(sealed) => {
@@ -91,6 +99,7 @@ impl Podium {
             credentials,
             tls: bmc.tls.policy(),
             pod_manager: Some(pod_manager.clone()),
+            parallel_requests: requests.map(|n| n as usize),
         })
     }
 }

@@ -42,6 +42,7 @@ fn validate_limits(limits: &OperationLimits) -> Result<(), Error> {
     for (field, limit) in [
         ("limits.service", limits.service),
         ("limits.site", limits.site),
+        ("limits.requests", limits.requests),
     ] {
         if limit.is_some_and(|n| !(1..=LIMIT_MAX).contains(&n)) {
             return Err(Error::invalid(

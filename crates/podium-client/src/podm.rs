@@ -26,8 +26,9 @@ pub(super) enum PodmCommand {
     Show { uuid: String },
     /// Register a pod manager; the BMC password is read from stdin with --password-stdin.
     Create(Box<PodmCreate>),
-    /// Set how many operations of a pod manager (by uuid or name) run at once; a limit not
-    /// given goes back to its default.
+    /// Set how many operations of a pod manager (by uuid or name) run at once, and how many
+    /// requests a call sends its shared service at once; a limit not given goes back to its
+    /// default.
     Limits {
         uuid: String,
         /// At its shared Redfish service (default: the server's).
@@ -36,6 +37,10 @@ pub(super) enum PodmCommand {
         /// At the whole site, hosts with their own BMC included (default: none).
         #[arg(long, value_name = "N")]
         site: Option<u32>,
+        /// Requests one driver call sends its shared Redfish service at once (default: the
+        /// server's).
+        #[arg(long, value_name = "N")]
+        requests: Option<u32>,
     },
     /// Delete a pod manager (by uuid or name) and forget its hosts.
     Delete { uuid: String },
@@ -80,6 +85,10 @@ pub(super) struct PodmCreate {
     /// none).
     #[arg(long, value_name = "N")]
     site_limit: Option<u32>,
+    /// Requests one driver call sends its shared Redfish service at once (default: the
+    /// server's).
+    #[arg(long, value_name = "N")]
+    request_limit: Option<u32>,
     /// The hardware driver plugin, by name (default: the bundled `redfish`).
     #[arg(long, value_name = "PLUGIN")]
     driver: Option<String>,
@@ -117,6 +126,7 @@ impl PodmCreate {
             location,
             service_limit,
             site_limit,
+            request_limit,
             driver,
             driver_config,
             renderer,
@@ -167,6 +177,7 @@ impl PodmCreate {
             limits: Some(OperationLimits {
                 service: service_limit,
                 site: site_limit,
+                requests: request_limit,
             }),
             preprovisioning_image,
             deploy: Some(podium_types::DeploySettings {
@@ -264,9 +275,14 @@ pub(super) async fn run(url: Option<&str>, format: Format, cmd: PodmCommand) -> 
             uuid,
             service,
             site,
+            requests,
         } => {
             let body = PodManagerUpdate {
-                limits: Some(OperationLimits { service, site }),
+                limits: Some(OperationLimits {
+                    service,
+                    site,
+                    requests,
+                }),
                 ..Default::default()
             };
             let path = format!("/v1/pod_managers/{}", seg(&uuid)?);

@@ -25,6 +25,9 @@ pub struct Endpoint {
     /// Whose endpoint this is (the pod manager's, or that of one of its hosts), for the
     /// request metrics.
     pub pod_manager: Option<podium_types::PodManagerId>,
+    /// Requests one call of a 0.2.0 driver sends it at once (a step's fan-out); `None`: the
+    /// runtime's [`RuntimeConfig::parallel_requests`](crate::RuntimeConfig).
+    pub parallel_requests: Option<usize>,
 }
 
 /// Basic-auth credentials for an endpoint. The password never leaves the host.

@@ -73,6 +73,7 @@ const FILES: &[File] = &[
     migration!("0021_host_nics.sql", per_database),
     migration!("0022_agents.sql"),
     migration!("0023_deploy_settings.sql"),
+    migration!("0024_request_limit.sql"),
 ];
 
 /// The migrator of Podium's schema on `backend`.

@@ -30,6 +30,9 @@ pub struct PodManagerRow {
     pub service_limit: Option<i64>,
     /// Operations at once at the whole site, hosts with their own BMC included (`None`: none).
     pub site_limit: Option<i64>,
+    /// Requests one driver call sends the site's shared service at once (`None`: the
+    /// server's default).
+    pub request_limit: Option<i64>,
     /// The ramdisk's URL an inspection boots where the site has DHCP-less pools.
     pub preprovisioning_image: Option<String>,
     /// How the site's hosts take disk images and are cleaned after them.
@@ -51,7 +54,8 @@ pub struct StatusChange {
 
 const COLUMNS: &str = "uuid, name, url, auth_sealed, description, location, tls_verify, tls_ca_bundle, \
     driver, ipam, renderer, network_config_owner, status, status_message, last_probe_at, \
-    redfish_link, created_at, updated_at, tls_pinned_sha256, service_limit, site_limit, preprovisioning_image, deploy";
+    redfish_link, created_at, updated_at, tls_pinned_sha256, service_limit, site_limit, preprovisioning_image, deploy, \
+    request_limit";
 
 fn row(r: &sqlx::any::AnyRow) -> Result<PodManagerRow, StoreError> {
     Ok(PodManagerRow {
@@ -73,6 +77,7 @@ fn row(r: &sqlx::any::AnyRow) -> Result<PodManagerRow, StoreError> {
         network_config_owner: r.try_get::<String, _>("network_config_owner")?.parse()?,
         service_limit: r.try_get("service_limit")?,
         site_limit: r.try_get("site_limit")?,
+        request_limit: r.try_get("request_limit")?,
         preprovisioning_image: r.try_get("preprovisioning_image")?,
         // Absent: a pod manager from before the setting, with the defaults.
         deploy: r
@@ -142,7 +147,7 @@ impl Datastore {
 
     pub async fn pod_manager_create(&self, pm: &PodManagerRow) -> Result<(), StoreError> {
         let sql = format!(
-            "INSERT INTO pod_managers ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)"
+            "INSERT INTO pod_managers ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)"
         );
         bind_settings(sqlx::query(&sql), pm)
             .bind(pm.status.as_str())
@@ -156,6 +161,7 @@ impl Datastore {
             .bind(pm.site_limit)
             .bind(&pm.preprovisioning_image)
             .bind(json(&pm.deploy))
+            .bind(pm.request_limit)
             .execute(&mut *self.writer().await?)
             .await?;
         Ok(())
@@ -169,7 +175,7 @@ impl Datastore {
              location = $6, tls_verify = $7, tls_ca_bundle = $8, driver = $9, ipam = $10, \
              renderer = $11, network_config_owner = $12, updated_at = $13, tls_pinned_sha256 = $14, \
              service_limit = $15, site_limit = $16, preprovisioning_image = $17, \
-             deploy = $18 WHERE uuid = $1",
+             deploy = $18, request_limit = $19 WHERE uuid = $1",
             ),
             pm,
         )
@@ -179,6 +185,7 @@ impl Datastore {
         .bind(pm.site_limit)
         .bind(&pm.preprovisioning_image)
         .bind(json(&pm.deploy))
+        .bind(pm.request_limit)
         .execute(&mut *self.writer().await?)
         .await?;
         Ok(done.rows_affected() == 1)

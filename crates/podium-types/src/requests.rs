@@ -141,6 +141,13 @@ pub struct OperationLimits {
     #[serde(default)]
     #[schema(minimum = 1, maximum = 10000)]
     pub site: Option<u32>,
+    /// Requests one call of the driver sends the site's shared Redfish service at once: how
+    /// far a sync's reads of its systems fan out (a service in front of a thousand systems
+    /// answers many at once; a single BMC, a few). Hosts with their own BMC are not held to
+    /// it. 1 to 10000; default: the server's `--plugin-parallel-requests` (16).
+    #[serde(default)]
+    #[schema(minimum = 1, maximum = 10000)]
+    pub requests: Option<u32>,
 }
 
 /// `PATCH /v1/pod_managers/{uuid}`: any field of the create body; absent fields are kept.

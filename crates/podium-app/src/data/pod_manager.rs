@@ -65,6 +65,7 @@ impl From<PodManagerRow> for PodManager {
             limits: OperationLimits {
                 service: limit(r.service_limit),
                 site: limit(r.site_limit),
+                requests: limit(r.request_limit),
             },
             preprovisioning_image: r.preprovisioning_image,
             deploy: r.deploy,
@@ -96,6 +97,7 @@ impl From<PodManager> for PodManagerRow {
             network_config_owner: p.network_config_owner,
             service_limit: p.limits.service.map(i64::from),
             site_limit: p.limits.site.map(i64::from),
+            request_limit: p.limits.requests.map(i64::from),
             preprovisioning_image: p.preprovisioning_image,
             deploy: p.deploy,
             status: p.status,

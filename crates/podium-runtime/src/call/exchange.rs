@@ -4,7 +4,8 @@
 //! taken for that step only) and answers either the requests it wants sent with an opaque state,
 //! or the call's outcome. Between steps the host sends the requests through the call's one
 //! [`HttpGrant`] (the same checks, credentials, budget and deadline as 0.1.0's `http` import),
-//! at most [`RuntimeConfig::parallel_requests`](crate::RuntimeConfig) at once, and resumes the
+//! at most the endpoint's `parallel_requests` at once (by default the runtime's
+//! [`RuntimeConfig::parallel_requests`](crate::RuntimeConfig)), and resumes the
 //! driver with the state and the answers in order. An exchange waiting on its BMC holds its
 //! state and its sockets, no instance and no stack.
 //!
@@ -68,7 +69,12 @@ async fn steps(
     };
     let label = plugin.label();
     let memory_limit = runtime.inner.config.memory_limit;
-    let parallel = runtime.inner.config.parallel_requests.max(1);
+    let parallel = context
+        .endpoint
+        .as_ref()
+        .and_then(|e| e.parallel_requests)
+        .unwrap_or(runtime.inner.config.parallel_requests)
+        .max(1);
     let (limit, budget, copy_limit) = runtime.bounds(bounds);
     let _call = runtime.call_permit(&label).await?;
     // The first step's slot starts the deadline, as a 0.1.0 call's instance does.
