@@ -4,7 +4,8 @@
 #
 #   scripts/bench.sh            # everything (about 80 minutes on 2 cores, after the build)
 #   scripts/bench.sh api ipam   # some: plugin_call, ipam, api, scale, latency, latency_postgres,
-#                               # shared_service, ironic_redfish, bmc_sim, latency_simulator
+#                               # shared_service, ironic_redfish, bmc_sim, latency_simulator,
+#                               # scale_simulator
 #
 # Installs what it needs first (the test peers: sushy-tools, PostgreSQL, and Ironic for the
 # latency benchmark), like scripts/test.sh.
@@ -18,7 +19,7 @@ if ! command -v wrk >/dev/null 2>&1; then # the API benchmark's load generator
 fi
 
 which=("$@")
-[ ${#which[@]} -eq 0 ] && which=(plugin_call ipam api scale latency latency_postgres shared_service ironic_redfish bmc_sim latency_simulator)
+[ ${#which[@]} -eq 0 ] && which=(plugin_call ipam api scale latency latency_postgres shared_service ironic_redfish bmc_sim latency_simulator scale_simulator)
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 
@@ -64,9 +65,15 @@ for b in "${which[@]}"; do
       PODIUM_BENCH_BMCS=simulator run latency_simulator.http cargo bench -q -p podium-tests --bench latency -- 10000 500 0 100 1 1 >/dev/null
       PODIUM_BENCH_BMCS=simulator PODIUM_BENCH_BMC_TLS=1 run latency_simulator.https cargo bench -q -p podium-tests --bench latency -- 10000 500 0 100 1 1 >/dev/null
       { cat "$out/latency_simulator.http"; echo; cat "$out/latency_simulator.https"; } >"$out/latency_simulator" ;;
+    # 100 pod managers of 1,000 simulated systems each at 500 ms a request, each letting a call
+    # send 256 requests at once: SQLite, then PostgreSQL with two processes.
+    scale_simulator)
+      PODIUM_BENCH_BMCS=simulator run scale_simulator.sqlite cargo bench -q -p podium-tests --bench scale -- 100 1000 1000 500 1 0 256 >/dev/null
+      PODIUM_TEST_DATABASE=postgres PODIUM_BENCH_BMCS=simulator run scale_simulator.postgres cargo bench -q -p podium-tests --bench scale -- 100 1000 1000 500 2 0 256 >/dev/null
+      { cat "$out/scale_simulator.sqlite"; echo; cat "$out/scale_simulator.postgres"; } >"$out/scale_simulator" ;;
     # Ironic's manage and power on of 20 nodes, straight at the BMC and through Podium's Redfish service.
     ironic_redfish) run ironic_redfish cargo bench -q -p podium-tests --bench ironic_redfish -- 20 >/dev/null ;;
-    *) echo "unknown benchmark: $b (plugin_call, ipam, api, scale, latency, latency_postgres, shared_service, ironic_redfish, bmc_sim, latency_simulator)" >&2; exit 2 ;;
+    *) echo "unknown benchmark: $b (plugin_call, ipam, api, scale, latency, latency_postgres, shared_service, ironic_redfish, bmc_sim, latency_simulator, scale_simulator)" >&2; exit 2 ;;
   esac
   python3 - "$b" "$out/$b" "$machine" <<'EOF'
 import re, sys

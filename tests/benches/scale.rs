@@ -19,14 +19,16 @@
 //! others are registered.
 //!
 //! `SERVICE_LIMIT` is the pod managers' `limits.service` (how many operations of one run at
-//! once); 0 leaves the default (8), which a real service of hundreds of BMCs behind it asks for.
+//! once) and `REQUEST_LIMIT` their `limits.requests` (how many requests one call, a sync, sends
+//! the service at once); 0 leaves the defaults (8 and 16), which suit a single BMC.
 //!
 //! With `PODIUM_TEST_DATABASE=postgres`, on PostgreSQL, and then `PROCESSES` Podium processes
 //! share the database and the work (the pod managers created through each in turn); their CPU is
 //! added up, their memory is the most any one of them held.
 //!
 //! `cargo bench -p podium-tests --bench scale [-- POD_MANAGERS SYSTEMS POWER_ON DELAY_MS
-//! PROCESSES SERVICE_LIMIT]`; defaults 10, 1000, 1000 (100 per pod manager), 0, 1, 0.
+//! PROCESSES SERVICE_LIMIT REQUEST_LIMIT]`; defaults 10, 1000, 1000 (100 per pod manager), 0,
+//! 1, 0, 0.
 
 use std::time::{Duration, Instant};
 
@@ -142,11 +144,9 @@ async fn sync_all(admins: &[Client], pms: &[String]) {
 }
 
 /// Creates a pod manager and returns its uuid.
-async fn pod_manager(admin: &Client, name: &str, url: &str, service_limit: usize) -> String {
-    let limits = match service_limit {
-        0 => json!({}),
-        n => json!({"service": n}),
-    };
+async fn pod_manager(admin: &Client, name: &str, url: &str, limits: [usize; 2]) -> String {
+    let limit = |n: usize| (n > 0).then_some(n);
+    let limits = json!({"service": limit(limits[0]), "requests": limit(limits[1])});
     let pm = admin
         .created(
             "/v1/pod_managers",
@@ -157,8 +157,15 @@ async fn pod_manager(admin: &Client, name: &str, url: &str, service_limit: usize
 }
 
 fn main() {
-    let [pods, systems, power_on, delay_ms, processes, service_limit] =
-        podium_tests::bench_args([10, 1000, 1000, 0, 1, 0]);
+    let [
+        pods,
+        systems,
+        power_on,
+        delay_ms,
+        processes,
+        service_limit,
+        request_limit,
+    ] = podium_tests::bench_args([10, 1000, 1000, 0, 1, 0, 0]);
     let power_on = power_on.min(pods * systems);
     let processes = processes.max(1);
     let simulated = std::env::var("PODIUM_BENCH_BMCS").is_ok_and(|v| v == "simulator");
@@ -224,7 +231,7 @@ fn main() {
             ..SimConfig::with_systems(1)
         })
         .await;
-        let chain_pm = pod_manager(admin, "chain", &single.url(0), 0).await;
+        let chain_pm = pod_manager(admin, "chain", &single.url(0), [0, 0]).await;
         wait_for(&servers, &mut peak, "the one host available", async || {
             hosts_counted(admin, &["kind=\"system\"", "state=\"available\""]).await == 1
         })
@@ -242,7 +249,8 @@ fn main() {
         let mut pms = Vec::new();
         for i in 0..pods {
             let admin = &admins[i % processes];
-            pms.push(pod_manager(admin, &format!("site-{i}"), &services.url(i), service_limit).await);
+            let limits = [service_limit, request_limit];
+            pms.push(pod_manager(admin, &format!("site-{i}"), &services.url(i), limits).await);
         }
         let total = (pods * systems) as u64;
         wait_for(&servers, &mut peak, "every host available", async || {
@@ -309,13 +317,21 @@ fn main() {
                 "each Podium process's",
             ),
         };
-        println!(
-            "{pods} pod managers of {}, {}; {database}; {peak_of} peak resident memory {:.0} MiB",
-            services.describe(systems, delay_ms),
+        let limits = format!(
+            "{} operations and {} requests a call at once a pod manager",
             match service_limit {
-                0 => "the default limit of operations at once a pod manager".to_owned(),
-                n => format!("{n} operations at once a pod manager"),
+                0 => "the default 8".to_owned(),
+                n => n.to_string(),
             },
+            match request_limit {
+                0 => "the default 16".to_owned(),
+                n => n.to_string(),
+            },
+        );
+        println!(
+            "{pods} pod managers of {}, {limits}; {database}; {peak_of} peak resident memory \
+             {:.0} MiB",
+            services.describe(systems, delay_ms),
             peak as f64 / 1024.0
         );
         println!();
