@@ -74,6 +74,7 @@ const FILES: &[File] = &[
     migration!("0022_agents.sql"),
     migration!("0023_deploy_settings.sql"),
     migration!("0024_request_limit.sql"),
+    migration!("0025_leasing_indexes.sql"),
 ];
 
 /// The migrator of Podium's schema on `backend`.

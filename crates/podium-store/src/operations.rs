@@ -74,9 +74,9 @@ const DUE: [&str; 2] = [
     "o.status = 'queued' AND COALESCE(o.next_attempt_at, o.created_at) <= $3",
 ];
 
-/// Whether `o` runs at a host's own BMC (not at its pod manager's shared service).
-const OWN_BMC: &str =
-    "EXISTS (SELECT 1 FROM hosts h WHERE h.id = o.host_id AND h.bmc_url IS NOT NULL)";
+/// Whether `o` runs at a host's own BMC (not at its pod manager's shared service): its
+/// `own_bmc`, set when it is stored from its host's `bmc_url` (which never changes).
+const OWN_BMC: &str = "o.own_bmc = 1";
 
 /// The operations of one host run one at a time, in the order they were queued: none of `o`'s
 /// host is running under a live lease, and none queued before it is still waiting. A host in
@@ -146,8 +146,11 @@ pub(super) fn insert(
 }
 
 const INSERT: &str = "INSERT INTO operations (id, kind, status, pod_manager, host_id, request, \
-    error, created_at, started_at, finished_at, attempts, next_attempt_at, claim_id, result) \
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)";
+    error, created_at, started_at, finished_at, attempts, next_attempt_at, claim_id, result, \
+    own_bmc) \
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, \
+    CASE WHEN EXISTS (SELECT 1 FROM hosts h WHERE h.id = $5 AND h.bmc_url IS NOT NULL) \
+    THEN 1 ELSE 0 END)";
 
 impl Datastore {
     pub async fn operation_create(&self, op: &OperationRow) -> Result<(), StoreError> {
