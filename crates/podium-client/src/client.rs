@@ -192,10 +192,19 @@ impl Client {
         if let Some(token) = &self.token {
             request = request.bearer_auth(token.expose());
         }
-        let response = request
-            .send()
-            .await
-            .with_context(|| format!("cannot reach {}", self.base))?;
+        let (http, request) = request.build_split();
+        let request = request.with_context(|| format!("a request to {}", self.base))?;
+        // A read is sent again once when its connection broke before any answer came: a
+        // kept-alive connection the server closed as the request went out (as when it restarts)
+        // says nothing about the server, and a GET or HEAD changes nothing to send twice.
+        let again = matches!(*request.method(), Method::GET | Method::HEAD)
+            .then(|| request.try_clone())
+            .flatten();
+        let response = match (http.execute(request).await, again) {
+            (Err(e), Some(again)) if e.is_request() && !e.is_timeout() => http.execute(again).await,
+            (result, _) => result,
+        }
+        .with_context(|| format!("cannot reach {}", self.base))?;
         let status = response.status();
         if status.is_success() {
             return Ok(response);
@@ -460,4 +469,73 @@ pub(super) fn view<T: serde::de::DeserializeOwned>(answer: Value) -> anyhow::Res
             .unwrap_or("view");
         anyhow::anyhow!("the server answered something that is not a {name}: {e}")
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// A server whose first connection answers one request with keep-alive, then closes as the
+    /// second request arrives, answering nothing: the race a restarted server leaves a client's
+    /// pooled connection in. Every later connection answers each request.
+    async fn closing_server() -> (String, tokio::task::JoinHandle<()>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let server = tokio::spawn(async move {
+            let mut first = true;
+            loop {
+                let (mut socket, _) = listener.accept().await.unwrap();
+                let closes = std::mem::take(&mut first);
+                tokio::spawn(async move {
+                    let mut buf = vec![0; 4096];
+                    let mut answered = 0;
+                    loop {
+                        match socket.read(&mut buf).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(_) => {}
+                        }
+                        if closes && answered == 1 {
+                            return;
+                        }
+                        let body = r#"{"ok":true}"#;
+                        let head = format!(
+                            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+                            body.len()
+                        );
+                        socket.write_all(head.as_bytes()).await.unwrap();
+                        socket.write_all(body.as_bytes()).await.unwrap();
+                        answered += 1;
+                    }
+                });
+            }
+        });
+        (url, server)
+    }
+
+    #[tokio::test]
+    async fn a_read_is_sent_again_when_its_kept_alive_connection_closes_unanswered() {
+        let (url, server) = closing_server().await;
+        let client = Client::new(&url, None).unwrap();
+        assert_eq!(client.get("/a").await.unwrap()["ok"], true);
+        let again = client.get("/b").await;
+        assert_eq!(again.unwrap()["ok"], true);
+        server.abort();
+    }
+
+    #[tokio::test]
+    async fn a_change_is_never_sent_twice() {
+        let (url, server) = closing_server().await;
+        let client = Client::new(&url, None).unwrap();
+        assert_eq!(client.get("/a").await.unwrap()["ok"], true);
+        let error = client
+            .send(Method::POST, "/b", Some(&serde_json::json!({})))
+            .await
+            .unwrap_err();
+        assert!(
+            format!("{error:#}").starts_with(&format!("cannot reach {url}")),
+            "{error:#}"
+        );
+        server.abort();
+    }
 }
