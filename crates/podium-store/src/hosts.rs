@@ -632,12 +632,7 @@ impl Datastore {
         let mut writer = self.writer().await?;
         let queues = writer.queues(self);
         let mut tx = writer.begin().await?;
-        let moved = transition(&mut tx, id, t.from, t.to, t.unclaimed, op.created_at).await?;
-        if moved {
-            super::operations::insert(op, queues)
-                .execute(&mut *tx)
-                .await?;
-        }
+        let moved = transition_queue(&mut tx, id, t, op, queues).await?;
         tx.commit().await?;
         Ok(moved)
     }
@@ -661,12 +656,7 @@ impl Datastore {
             .bind(inspect.created_at.to_string())
             .execute(&mut *tx)
             .await?;
-        let moved = transition(&mut tx, id, t.from, t.to, t.unclaimed, inspect.created_at).await?;
-        if moved {
-            super::operations::insert(inspect, queues)
-                .execute(&mut *tx)
-                .await?;
-        }
+        let moved = transition_queue(&mut tx, id, t, inspect, queues).await?;
         tx.commit().await?;
         Ok(moved)
     }
@@ -858,6 +848,24 @@ impl Datastore {
         .await?;
         Ok(())
     }
+}
+
+/// Moves a host as `transition` does and, where it moved, queues `op` (the move dated when
+/// `op` was made): the shared part of `host_transition_queue` and `host_registered`.
+async fn transition_queue(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    id: &HostId,
+    t: Transition<'_>,
+    op: &super::OperationRow,
+    queues: crate::Queues,
+) -> Result<bool, StoreError> {
+    let moved = transition(tx, id, t.from, t.to, t.unclaimed, op.created_at).await?;
+    if moved {
+        super::operations::insert(op, queues)
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok(moved)
 }
 
 /// `host_transition` inside a transaction. A host that went `missing` meanwhile moves
