@@ -432,25 +432,7 @@ fn main() {
         // A full refresh: every site's sync reads every host's own BMC again.
         let start = bmcs.counts().await;
         let started = Instant::now();
-        let mut syncs = Vec::new();
-        for pm in &pms {
-            let sync = admin
-                .post(&format!("/v1/pod_managers/{pm}/sync"), json!({}))
-                .await;
-            assert!(sync.status.is_success(), "{}", sync.text);
-            syncs.push(sync.body["id"].as_str().unwrap().to_owned());
-        }
-        for op in &syncs {
-            loop {
-                let status =
-                    admin.get(&format!("/v1/operations/{op}")).await.body["status"].clone();
-                assert_ne!(status, "failed", "the sync failed");
-                if status == "succeeded" {
-                    break;
-                }
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-        }
+        admin.sync_all(&pms).await;
         let refreshed = started.elapsed();
         let refreshed_limit = limit(&start, &bmcs.counts().await, delay_ms);
         let podium_refreshed = podium_cpu();

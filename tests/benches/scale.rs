@@ -121,28 +121,6 @@ async fn wait_for(
     }
 }
 
-/// Asks every pod manager in `pms` to sync, at once, and waits until every sync succeeded.
-async fn sync_all(admins: &[Client], pms: &[String]) {
-    let mut syncs = Vec::new();
-    for (i, pm) in pms.iter().enumerate() {
-        let sync = admins[i % admins.len()]
-            .post(&format!("/v1/pod_managers/{pm}/sync"), json!({}))
-            .await;
-        assert!(sync.status.is_success(), "{}", sync.text);
-        syncs.push(sync.body["id"].as_str().unwrap().to_owned());
-    }
-    for op in &syncs {
-        loop {
-            let op = admins[0].get(&format!("/v1/operations/{op}")).await;
-            assert_ne!(op.body["status"], "failed", "a sync failed: {}", op.text);
-            if op.body["status"] == "succeeded" {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    }
-}
-
 /// Creates a pod manager and returns its uuid.
 async fn pod_manager(admin: &Client, name: &str, url: &str, limits: [usize; 2]) -> String {
     let limit = |n: usize| (n > 0).then_some(n);
@@ -237,7 +215,7 @@ fn main() {
         })
         .await;
         let started = Instant::now();
-        sync_all(&admins, std::slice::from_ref(&chain_pm)).await;
+        admins[0].sync_all(std::slice::from_ref(&chain_pm)).await;
         let chain = started.elapsed();
 
         let podium_before = podium_cpu();
@@ -299,7 +277,7 @@ fn main() {
 
         // A full sync of every pod manager at once.
         let started = Instant::now();
-        sync_all(&admins, &pms).await;
+        admins[0].sync_all(&pms).await;
         let synced = started.elapsed();
         let podium_synced = podium_cpu();
         let services_synced = services.cpu();

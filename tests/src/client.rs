@@ -239,6 +239,32 @@ impl Client {
         }
     }
 
+    /// Syncs every pod manager of `uuids` at once and waits, without a deadline (benchmarks run
+    /// for as long as they take), until every sync has succeeded; a failed sync panics.
+    pub async fn sync_all(&self, uuids: &[String]) {
+        let mut syncs = Vec::new();
+        for uuid in uuids {
+            let sync = self
+                .post(
+                    &format!("/v1/pod_managers/{uuid}/sync"),
+                    serde_json::json!({}),
+                )
+                .await;
+            assert!(sync.status.is_success(), "{}", sync.text);
+            syncs.push(sync.body["id"].as_str().unwrap().to_owned());
+        }
+        for op in &syncs {
+            loop {
+                let op = self.get(&format!("/v1/operations/{op}")).await;
+                assert_ne!(op.body["status"], "failed", "a sync failed: {}", op.text);
+                if op.body["status"] == "succeeded" {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    }
+
     /// Waits (up to 60 s) until pod manager `uuid` has `n` hosts of kind `system` in `state`,
     /// and answers them.
     pub async fn systems_in_state(&self, uuid: &str, n: usize, state: &str) -> Vec<HostView> {
