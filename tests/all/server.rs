@@ -159,3 +159,36 @@ async fn a_write_the_database_cannot_take_in_time_is_503_with_retry_after_and_ch
         "{documented}"
     );
 }
+
+/// On PostgreSQL (the run with `PODIUM_TEST_DATABASE=postgres`), the log says at start where
+/// the server's autovacuum is off (the queue's dead rows would pile up), and says nothing where
+/// it is on.
+#[tokio::test]
+async fn podium_on_postgresql_warns_at_start_where_autovacuum_is_off() {
+    use sqlx::Connection;
+    let Some(database) = podium_tests::PostgresDatabase::for_this_run().await else {
+        return;
+    };
+    sqlx::any::install_default_drivers();
+    let mut conn = sqlx::AnyConnection::connect(&database.url).await.unwrap();
+    let autovacuum: String = sqlx::query_scalar("SELECT current_setting('autovacuum')")
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let server = podium_tests::ProcessServer::start(
+        env!("CARGO_BIN_EXE_podium-under-test"),
+        data.path(),
+        Some(&database.url),
+    )
+    .await;
+    let log = server.log();
+    let warned = log
+        .lines()
+        .any(|l| l.contains(r#""level":"WARN""#) && l.contains("autovacuum is off"));
+    assert_eq!(
+        warned,
+        autovacuum == "off",
+        "autovacuum {autovacuum}:\n{log}"
+    );
+}

@@ -109,8 +109,11 @@ impl ProcessServer {
         let mut child = command.spawn().expect("starting podium serve");
         let stderr = child.stderr.take().expect("piped stderr");
         let mut lines = tokio::io::BufReader::new(stderr).lines();
+        let mut early = String::new();
         let url = tokio::time::timeout(Duration::from_secs(120), async {
             while let Some(line) = lines.next_line().await.expect("reading podium's log") {
+                early.push_str(&line);
+                early.push('\n');
                 if line.contains("podium is serving")
                     && let Ok(event) = serde_json::from_str::<Value>(&line)
                     && let Some(url) = event["fields"]["url"].as_str()
@@ -124,7 +127,7 @@ impl ProcessServer {
         .expect("podium did not start within 2 minutes")
         .expect("podium exited before serving");
         // Keep reading the log, so the child never blocks on a full pipe and tests can grep it.
-        let log = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let log = std::sync::Arc::new(std::sync::Mutex::new(early));
         let sink = log.clone();
         let reader = tokio::spawn(async move {
             while let Ok(Some(line)) = lines.next_line().await {
@@ -141,7 +144,7 @@ impl ProcessServer {
         }
     }
 
-    /// Everything the server logged so far (after it started serving).
+    /// Everything the server logged so far.
     pub fn log(&self) -> String {
         self.log.lock().expect("log poisoned").clone()
     }

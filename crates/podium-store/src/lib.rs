@@ -419,7 +419,28 @@ impl Datastore {
             queued: Default::default(),
         };
         store.migrate().await?;
+        if backend == Backend::Postgres {
+            store.check_vacuuming().await?;
+        }
         Ok(store)
+    }
+
+    /// Warns where PostgreSQL's autovacuum is off: every lease and end of an operation leaves a
+    /// dead row in `operations` (and its indexes) that only a vacuum reclaims, and leasing reads
+    /// them all, slower and slower. Seen on a server configured for tests: 100,000 operations
+    /// ran 6 times slower than on SQLite, each lease walking 76,000 dead index entries.
+    async fn check_vacuuming(&self) -> Result<(), StoreError> {
+        let autovacuum: String = sqlx::query_scalar("SELECT current_setting('autovacuum')")
+            .fetch_one(&mut *self.reader().await?)
+            .await?;
+        if autovacuum == "off" {
+            tracing::warn!(
+                "PostgreSQL's autovacuum is off: the operation queue's dead rows are never \
+                 reclaimed and leasing slows as they pile up; turn autovacuum on, or VACUUM \
+                 the operations, hosts and events tables often"
+            );
+        }
+        Ok(())
     }
 
     async fn migrate(&self) -> Result<(), StoreError> {
