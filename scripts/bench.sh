@@ -21,11 +21,32 @@ fi
 which=("$@")
 [ ${#which[@]} -eq 0 ] && which=(plugin_call ipam api scale latency latency_postgres shared_service ironic_redfish bmc_sim latency_simulator scale_simulator)
 out="$(mktemp -d)"
-trap 'rm -rf "$out"' EXIT
 
 machine="$(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), \
 $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr); \
 $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD)"
+
+# The PostgreSQL benchmarks run on a server of their own with PostgreSQL's defaults: this
+# machine's shared server is set up for tests (autovacuum off), and a queue without vacuum
+# slows as dead rows pile up (docs/operations.md), which is not what a deployment sees.
+pg_cluster=""
+stop_postgres() {
+  [ -n "$pg_cluster" ] && runuser -u postgres -- "$pg_bin/pg_ctl" -D "$pg_cluster/data" -m fast stop >/dev/null 2>&1 || true
+  rm -rf "$pg_cluster" "$out"
+}
+trap stop_postgres EXIT
+private_postgres() { # starts it once, and points the benchmarks at it
+  [ -n "$pg_cluster" ] && return
+  pg_bin="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)"
+  pg_cluster="$(mktemp -d)"
+  chown postgres "$pg_cluster"
+  local port
+  port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+  runuser -u postgres -- "$pg_bin/initdb" -D "$pg_cluster/data" -A trust -U postgres >/dev/null
+  runuser -u postgres -- "$pg_bin/pg_ctl" -D "$pg_cluster/data" -l "$pg_cluster/log" -w \
+    -o "-p $port -k $pg_cluster -c listen_addresses=127.0.0.1" start >/dev/null
+  export PODIUM_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:$port/postgres"
+}
 
 run() { # NAME COMMAND...: runs a benchmark, its output into $out/NAME
   local name="$1"; shift
@@ -41,6 +62,7 @@ for b in "${which[@]}"; do
       python3 scripts/criterion_table.py target/criterion >"$out/plugin_call"
       cat "$out/plugin_call" ;;
     ipam)
+      private_postgres
       run ipam.sqlite cargo bench -q -p podium-tests --bench ipam -- 10000 >/dev/null
       PODIUM_TEST_DATABASE=postgres run ipam.postgres cargo bench -q -p podium-tests --bench ipam -- 5000 >/dev/null
       { cat "$out/ipam.sqlite"; echo; cat "$out/ipam.postgres"; } >"$out/ipam" ;;
@@ -53,6 +75,7 @@ for b in "${which[@]}"; do
       PODIUM_BENCH_IRONIC=1 run latency cargo bench -q -p podium-tests --bench latency -- 1000 500 0 100 >/dev/null ;;
     # The same on PostgreSQL: one Podium process, then two sharing the work.
     latency_postgres)
+      private_postgres
       PODIUM_TEST_DATABASE=postgres run latency_postgres.one cargo bench -q -p podium-tests --bench latency -- 1000 500 0 100 1 1 >/dev/null
       PODIUM_TEST_DATABASE=postgres run latency_postgres.two cargo bench -q -p podium-tests --bench latency -- 1000 500 0 100 1 2 >/dev/null
       { cat "$out/latency_postgres.one"; echo; cat "$out/latency_postgres.two"; } >"$out/latency_postgres" ;;
@@ -68,6 +91,7 @@ for b in "${which[@]}"; do
     # 100 pod managers of 1,000 simulated systems each at 500 ms a request, each letting a call
     # send 256 requests at once: SQLite, then PostgreSQL with two processes.
     scale_simulator)
+      private_postgres
       PODIUM_BENCH_BMCS=simulator run scale_simulator.sqlite cargo bench -q -p podium-tests --bench scale -- 100 1000 1000 500 1 0 256 >/dev/null
       PODIUM_TEST_DATABASE=postgres PODIUM_BENCH_BMCS=simulator run scale_simulator.postgres cargo bench -q -p podium-tests --bench scale -- 100 1000 1000 500 2 0 256 >/dev/null
       { cat "$out/scale_simulator.sqlite"; echo; cat "$out/scale_simulator.postgres"; } >"$out/scale_simulator" ;;
