@@ -472,7 +472,9 @@ macro_rules! call_export {
         let plugin: &Plugin = $plugin;
         let runtime: &Runtime = &$runtime;
         let started = std::time::Instant::now();
-        let outcome = async {
+        // Boxed, as the 0.2.0 exchange is (`finished!`): neither path's future makes the
+        // other's caller larger.
+        let outcome = Box::pin(async {
             let Pre::$variant(pre) = &plugin.inner.pre else {
                 return Err(CallError::WrongWorld {
                     plugin: plugin.label(),
@@ -512,7 +514,7 @@ macro_rules! call_export {
             }
             let result = result.map_err(|e| prepared.explain(e))?;
             Ok((label, result))
-        }
+        })
         .await;
         runtime.inner.metrics.call(
             &plugin.info().name,

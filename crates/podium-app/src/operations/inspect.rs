@@ -22,7 +22,11 @@ impl Podium {
         let host = self.operation_host(op).await?;
         let pm = self.pod_manager_load(&host.pod_manager).await?;
         let mut preprovisioning = Value::Null;
-        if let Some((mut prepared, drive_path)) = self.preprovisioning_prepare(&pm, &host).await? {
+        // Boxed: the preprovisioning (IPAM and rendering calls, only where the site has DHCP-less
+        // pools) would otherwise make every inspection's future as large as its own.
+        if let Some((mut prepared, drive_path)) =
+            Box::pin(self.preprovisioning_prepare(&pm, &host)).await?
+        {
             if let Some(ramdisk) = &pm.preprovisioning_image {
                 // Its agent is expected from now on, at the first address the ramdisk is given.
                 if let Some(address) = prepared["addresses"][0]["address"].as_str() {

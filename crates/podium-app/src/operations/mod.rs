@@ -107,12 +107,16 @@ impl Podium {
         &self,
         op: &OperationRow,
     ) -> Result<Option<serde_json::Value>, Error> {
+        // Provisioning's futures are the largest by far: boxed, every running operation's task
+        // is not as large as theirs (5.4 KiB instead of 13 KiB).
         let action = match &op.request {
             OperationRequest::Sync => return self.sync_execute(op).await,
             OperationRequest::Register => return self.register_execute(op).await,
             OperationRequest::Inspect => return self.inspect_execute(op).await,
-            OperationRequest::Provision { .. } => return self.provision_execute(op).await,
-            OperationRequest::Deprovision => return self.deprovision_execute(op).await,
+            OperationRequest::Provision { .. } => {
+                return Box::pin(self.provision_execute(op)).await;
+            }
+            OperationRequest::Deprovision => return Box::pin(self.deprovision_execute(op)).await,
             OperationRequest::Power(_) | OperationRequest::Boot(_) | OperationRequest::Media(_) => {
                 &op.request
             }

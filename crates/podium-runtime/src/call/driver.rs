@@ -57,16 +57,19 @@ pub struct DriverCall<'a> {
 
 /// The 0.2.0 outcome a call must finish with: `finished!(self, bounds, call, Case, "case")` runs
 /// the exchange and takes `outcome::Case(value)`, or `finished!(.., Done)`.
+///
+/// The exchange is boxed: a call's future is as large as the largest path it may take, and a
+/// running operation holds its call's future for as long as the BMC takes to answer.
 macro_rules! finished {
     ($call:ident, $bounds:expr, $wit_call:expr, Done) => {
         expect(
-            exchange::run(
+            Box::pin(exchange::run(
                 $call.runtime,
                 &$call.plugin,
                 $call.context,
                 $bounds,
                 $wit_call,
-            )
+            ))
             .await?,
             "done",
             |o| match o {
@@ -77,13 +80,13 @@ macro_rules! finished {
     };
     ($call:ident, $bounds:expr, $wit_call:expr, $case:ident, $name:literal) => {
         expect(
-            exchange::run(
+            Box::pin(exchange::run(
                 $call.runtime,
                 &$call.plugin,
                 $call.context,
                 $bounds,
                 $wit_call,
-            )
+            ))
             .await?,
             $name,
             |o| match o {

@@ -120,16 +120,24 @@ async fn steps(
             copy_limit,
         );
         store.data_mut().log_budget = log_budget;
-        let step = Prepared::guard(&label, limit, memory_limit, deadline, async {
-            let bindings = pre.instantiate_async(&mut store).await?;
-            let driver = bindings.podium_plugin_driver();
-            match resume.take() {
-                None => driver.call_start(&mut store, call).await,
-                Some((state, answers)) => {
-                    driver.call_resume(&mut store, call, &state, &answers).await
+        // Boxed, for the step alone: an exchange's future is what it holds while its requests
+        // wait on the BMC, not the instance's (about 1.7 KiB instead of 4.5 KiB).
+        let step = Box::pin(Prepared::guard(
+            &label,
+            limit,
+            memory_limit,
+            deadline,
+            async {
+                let bindings = pre.instantiate_async(&mut store).await?;
+                let driver = bindings.podium_plugin_driver();
+                match resume.take() {
+                    None => driver.call_start(&mut store, call).await,
+                    Some((state, answers)) => {
+                        driver.call_resume(&mut store, call, &state, &answers).await
+                    }
                 }
-            }
-        })
+            },
+        ))
         .await;
         if store.data().limiter.memory_exceeded {
             return Err(CallError::MemoryLimit {
