@@ -83,6 +83,12 @@ pub(crate) struct ServeArgs {
     /// `limits.requests` sets it for its shared service.
     #[arg(long, default_value_t = 16, env = "PODIUM_PLUGIN_PARALLEL_REQUESTS")]
     plugin_parallel_requests: usize,
+    /// Connections to BMCs kept open idle at once, process-wide, so a BMC's next request (the
+    /// next step of a call, the next operation) reuses its connection: one a BMC, closed after 5 s
+    /// idle. Past the bound, a BMC without one has its connection closed after each answer
+    /// (a socket and about 25 KiB of buffers each, BENCHMARKS.md).
+    #[arg(long, default_value_t = 1024, env = "PODIUM_PLUGIN_IDLE_CONNECTIONS")]
+    plugin_idle_connections: usize,
     /// Requests one plugin call may send to its endpoint (a discovery of every system: a
     /// million); past it the call fails.
     #[arg(long, default_value_t = podium_runtime::HttpBudget::CALL.requests, env = "PODIUM_PLUGIN_HTTP_REQUESTS")]
@@ -231,10 +237,14 @@ pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<()> {
     );
     config.plugin_parallel_requests = args.plugin_parallel_requests;
     // Half the open files for plugins' requests in flight (a socket each), the rest for the
-    // idle connections kept (one a BMC), the database, the listeners and the compiled plugins.
-    config.plugin_requests = usize::try_from(open_files.saturating_sub(1024) / 2)
-        .unwrap_or(usize::MAX)
-        .clamp(16, 1 << 16);
+    // idle connections kept, the database, the listeners and the compiled plugins.
+    let half = usize::try_from(open_files.saturating_sub(1024) / 2).unwrap_or(usize::MAX);
+    config.plugin_requests = half.clamp(16, 1 << 16);
+    anyhow::ensure!(
+        args.plugin_idle_connections <= 1 << 20,
+        "--plugin-idle-connections must be at most 1048576"
+    );
+    config.plugin_idle_connections = args.plugin_idle_connections.min(half.max(64));
     anyhow::ensure!(
         args.plugin_http_requests >= 1 && (1..=1 << 20).contains(&args.plugin_http_mib),
         "--plugin-http-requests must be at least 1 and --plugin-http-mib between 1 and 1048576"

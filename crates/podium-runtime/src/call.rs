@@ -311,6 +311,7 @@ impl Runtime {
             endpoint,
             client,
             self.inner.requests.clone(),
+            self.inner.idle.clone(),
             self.inner.metrics.clone(),
             config.http_stub.clone(),
             GrantLimits {

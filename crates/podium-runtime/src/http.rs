@@ -70,6 +70,8 @@ pub(crate) struct HttpGrant {
     client: reqwest::Client,
     /// The process's requests in flight (`max_requests`): a socket each.
     in_flight: Arc<tokio::sync::Semaphore>,
+    /// The process's connections kept open idle.
+    idle: Arc<IdleConnections>,
     metrics: crate::metrics::Metrics,
     stub: Option<HttpStub>,
     deadline: Instant,
@@ -192,6 +194,48 @@ const MAX_REDIRECTS: usize = 5;
 /// How long a connection to a BMC is kept once idle.
 const IDLE_CONNECTION_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// The BMCs whose connection is kept open idle, as far as the host can tell (the connection
+/// pool has no bound of its own across origins): an origin answered within the last
+/// [`IDLE_CONNECTION_TIMEOUT`] over a connection the host let stay open. At most `bound`: past
+/// it, a request to a BMC without one asks its BMC to close the connection after the answer
+/// (`Connection: close`), so a fleet of 10,000 BMCs read at once does not keep 10,000 sockets
+/// and their buffers (about 25 KiB each, BENCHMARKS.md) for the next seconds. A BMC with a
+/// connection kept reuses it whatever the bound. Open connections are then at most the
+/// requests in flight (`max_requests`) plus `bound`.
+pub(super) struct IdleConnections {
+    bound: usize,
+    /// Origin to when its last answer came, oldest first.
+    warm: Mutex<hashlink::LinkedHashMap<String, Instant>>,
+}
+
+impl IdleConnections {
+    pub(super) fn new(bound: usize) -> IdleConnections {
+        IdleConnections {
+            bound,
+            warm: Mutex::new(hashlink::LinkedHashMap::new()),
+        }
+    }
+
+    /// Whether a request to `origin` may leave its connection open for the next one.
+    fn may_keep(&self, origin: &str, now: Instant) -> bool {
+        let mut warm = self.warm.lock().expect("idle connections poisoned");
+        while let Some((_, at)) = warm.front()
+            && now.saturating_duration_since(*at) >= IDLE_CONNECTION_TIMEOUT
+        {
+            warm.pop_front();
+        }
+        warm.contains_key(origin) || warm.len() < self.bound
+    }
+
+    /// `origin` answered over a connection kept open.
+    fn answered(&self, origin: String, now: Instant) {
+        self.warm
+            .lock()
+            .expect("idle connections poisoned")
+            .insert(origin, now);
+    }
+}
+
 impl Clients {
     fn keeping(kept: usize) -> Clients {
         Clients {
@@ -211,9 +255,9 @@ impl Clients {
             // the same BMC, milliseconds later; the periodic refresh comes back after a whole
             // sync interval, when any idle timeout worth keeping has expired. A connection kept
             // idle holds its buffers and its dispatch channel (about half of Podium's heap at
-            // 2,000 hosts registering, BENCHMARKS.md), so it goes after a few seconds: open
-            // connections are at most the requests in flight plus one a BMC read in the last
-            // `IDLE_CONNECTION_TIMEOUT`.
+            // 2,000 hosts registering, BENCHMARKS.md), so it goes after a few seconds, and no
+            // more than `IdleConnections`' bound are kept across BMCs: open connections are at
+            // most the requests in flight plus that bound.
             .pool_idle_timeout(IDLE_CONNECTION_TIMEOUT)
             // One warm connection a BMC: a fleet of BMCs each keeps one socket idle, not one per
             // request of its last fan-out (10,000 BMCs at 8 each would be past the open files
@@ -248,6 +292,7 @@ impl HttpGrant {
         endpoint: Endpoint,
         client: reqwest::Client,
         in_flight: Arc<tokio::sync::Semaphore>,
+        idle: Arc<IdleConnections>,
         metrics: crate::metrics::Metrics,
         stub: Option<HttpStub>,
         limits: GrantLimits,
@@ -256,6 +301,7 @@ impl HttpGrant {
             endpoint,
             client,
             in_flight,
+            idle,
             metrics,
             stub,
             deadline: limits.deadline,
@@ -357,6 +403,11 @@ impl HttpGrant {
                 builder =
                     builder.basic_auth(&credentials.username, Some(credentials.password.expose()));
             }
+            let target = origin(&url);
+            let keep = self.idle.may_keep(&target, Instant::now());
+            if !keep {
+                builder = builder.header(reqwest::header::CONNECTION, "close");
+            }
             if let Some(body) = &body
                 && !body.is_empty()
             {
@@ -393,7 +444,11 @@ impl HttpGrant {
                 url = next;
                 continue;
             }
-            return self.read(response).await;
+            let answer = self.read(response).await;
+            if keep && answer.is_ok() {
+                self.idle.answered(target, Instant::now());
+            }
+            return answer;
         }
         Err(HttpError::InvalidRequest(format!(
             "more than {MAX_REDIRECTS} redirects"
@@ -665,5 +720,86 @@ mod tests {
             .filter(|n| kept.contains_key(&pinned(*n)))
             .collect();
         assert_eq!(kept, [1, 3, 4]);
+    }
+
+    /// A server that answers every request of a connection (HTTP/1.1, kept alive unless the
+    /// request says `Connection: close`) and counts the connections it accepted.
+    async fn counting_server() -> (Url, Arc<AtomicU64>) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = Url::parse(&format!("http://{}/", listener.local_addr().unwrap())).unwrap();
+        let accepted = Arc::new(AtomicU64::new(0));
+        let counted = accepted.clone();
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                counted.fetch_add(1, Ordering::SeqCst);
+                tokio::spawn(async move {
+                    let mut read = Vec::new();
+                    let mut buf = [0u8; 1024];
+                    while let Ok(n) = socket.read(&mut buf).await {
+                        if n == 0 {
+                            return;
+                        }
+                        read.extend_from_slice(&buf[..n]);
+                        while let Some(end) = read.windows(4).position(|w| w == b"\r\n\r\n") {
+                            let head = String::from_utf8_lossy(&read[..end]).to_lowercase();
+                            read.drain(..end + 4);
+                            let answer = b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok";
+                            if socket.write_all(answer).await.is_err()
+                                || head.contains("connection: close")
+                            {
+                                return;
+                            }
+                        }
+                    }
+                });
+            }
+        });
+        (url, accepted)
+    }
+
+    /// Past the bound of connections kept idle, a BMC without one has its connection closed
+    /// after each answer; a BMC with one keeps reusing it.
+    #[tokio::test]
+    async fn past_the_bound_of_idle_connections_a_bmc_without_one_connects_for_each_request() {
+        let idle = Arc::new(IdleConnections::new(1));
+        let client = Clients::default().get(&TlsPolicy::System).unwrap();
+        let grant = |base: &Url| {
+            HttpGrant::new(
+                Endpoint {
+                    base: base.clone(),
+                    credentials: None,
+                    tls: TlsPolicy::System,
+                    pod_manager: None,
+                    parallel_requests: None,
+                },
+                client.clone(),
+                Arc::new(tokio::sync::Semaphore::new(16)),
+                idle.clone(),
+                crate::metrics::Metrics::default(),
+                None,
+                GrantLimits {
+                    deadline: Instant::now() + Duration::from_secs(30),
+                    max_request: 1 << 10,
+                    max_response: 1 << 10,
+                    budget: None,
+                },
+            )
+        };
+        let get = || Request {
+            method: Method::Get,
+            url: "/redfish/v1".into(),
+            headers: Vec::new(),
+            body: Vec::new(),
+        };
+        let (first, first_accepted) = counting_server().await;
+        let (second, second_accepted) = counting_server().await;
+        let (first, second) = (grant(&first), grant(&second));
+        for _ in 0..3 {
+            assert_eq!(first.carry("test", get()).await.unwrap().body, b"ok");
+            assert_eq!(second.carry("test", get()).await.unwrap().body, b"ok");
+        }
+        assert_eq!(first_accepted.load(Ordering::SeqCst), 1);
+        assert_eq!(second_accepted.load(Ordering::SeqCst), 3);
     }
 }

@@ -131,6 +131,10 @@ pub struct RuntimeConfig {
     /// a bound below the open files limit (`podium serve` sets half of it, the other half for
     /// the idle connections kept, one a BMC, the database and the listeners).
     pub max_requests: usize,
+    /// Connections to endpoints kept open idle, process-wide, for an endpoint's next request
+    /// (one an endpoint at most, for a few seconds): past it, an endpoint without one has its
+    /// connection closed after each answer.
+    pub idle_connections: usize,
     /// How long a call waits for a slot before it fails as `Busy` (not counted in its
     /// deadline, which starts with its instance).
     pub slot_wait: Duration,
@@ -160,6 +164,7 @@ impl Default for RuntimeConfig {
             max_instances: 256,
             max_calls: 4096,
             max_requests: 4096,
+            idle_connections: 1024,
             slot_wait: Duration::from_secs(60),
             max_http_request: 1 << 20,
             max_http_response: 16 << 20,
@@ -187,6 +192,8 @@ struct Inner {
     calls: Arc<Semaphore>,
     /// Requests of plugins in flight (`max_requests`).
     requests: Arc<Semaphore>,
+    /// Connections kept open idle (`idle_connections`).
+    idle: Arc<http::IdleConnections>,
     http: http::Clients,
     driver_linker: Linker<PluginState>,
     exchange_linker: Linker<PluginState>,
@@ -235,6 +242,7 @@ impl Runtime {
                 slots: Arc::new(Semaphore::new(config.max_instances as usize)),
                 calls: Arc::new(Semaphore::new(config.max_calls.max(1) as usize)),
                 requests: Arc::new(Semaphore::new(config.max_requests.max(1))),
+                idle: Arc::new(http::IdleConnections::new(config.idle_connections)),
                 http: http::Clients::default(),
                 engine,
                 config,

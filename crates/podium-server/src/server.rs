@@ -32,6 +32,9 @@ pub struct ServeConfig {
     /// Plugins' requests in flight at once (a socket each): `podium serve` sets half its open
     /// files limit.
     pub plugin_requests: usize,
+    /// Connections to BMCs kept open idle at once, for a BMC's next request (one a BMC, for
+    /// a few seconds); past it, a BMC without one has its connection closed after each answer.
+    pub plugin_idle_connections: usize,
     /// Requests one 0.2.0 driver call sends its endpoint at once (a step's fan-out), where its
     /// pod manager's `limits.requests` does not say.
     pub plugin_parallel_requests: usize,
@@ -89,6 +92,7 @@ impl ServeConfig {
             plugin_instances: defaults.max_instances,
             plugin_calls: defaults.max_calls,
             plugin_requests: defaults.max_requests,
+            plugin_idle_connections: defaults.idle_connections,
             plugin_parallel_requests: defaults.parallel_requests,
             plugin_slot_wait: defaults.slot_wait,
             plugin_http_budget: podium_runtime::HttpBudget::CALL,
@@ -148,6 +152,7 @@ pub async fn start(config: &ServeConfig) -> anyhow::Result<Started> {
         max_instances: config.plugin_instances,
         max_calls: config.plugin_calls,
         max_requests: config.plugin_requests,
+        idle_connections: config.plugin_idle_connections,
         parallel_requests: config.plugin_parallel_requests,
         slot_wait: config.plugin_slot_wait,
         http_budget: Some(config.plugin_http_budget),
