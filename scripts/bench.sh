@@ -30,11 +30,11 @@ $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD)"
 # machine's shared server is set up for tests (autovacuum off), and a queue without vacuum
 # slows as dead rows pile up (docs/operations.md), which is not what a deployment sees.
 pg_cluster=""
-stop_postgres() {
+cleanup() { # the private PostgreSQL server, if started, and the scratch output
   [ -n "$pg_cluster" ] && runuser -u postgres -- "$pg_bin/pg_ctl" -D "$pg_cluster/data" -m fast stop >/dev/null 2>&1 || true
   rm -rf "$pg_cluster" "$out"
 }
-trap stop_postgres EXIT
+trap cleanup EXIT
 private_postgres() { # starts it once, and points the benchmarks at it
   [ -n "$pg_cluster" ] && return
   pg_bin="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)"
