@@ -237,14 +237,12 @@ pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<()> {
     );
     config.plugin_parallel_requests = args.plugin_parallel_requests;
     // Half the open files for plugins' requests in flight (a socket each), the rest for the
-    // idle connections kept, the database, the listeners and the compiled plugins.
-    let half = usize::try_from(open_files.saturating_sub(1024) / 2).unwrap_or(usize::MAX);
-    config.plugin_requests = half.clamp(16, 1 << 16);
-    anyhow::ensure!(
-        args.plugin_idle_connections <= 1 << 20,
-        "--plugin-idle-connections must be at most 1048576"
-    );
-    config.plugin_idle_connections = args.plugin_idle_connections.min(half.max(64));
+    // idle connections kept (no more than the requests' half), the database, the listeners and
+    // the compiled plugins.
+    config.plugin_requests = usize::try_from(open_files.saturating_sub(1024) / 2)
+        .unwrap_or(usize::MAX)
+        .clamp(16, 1 << 16);
+    config.plugin_idle_connections = args.plugin_idle_connections.min(config.plugin_requests);
     anyhow::ensure!(
         args.plugin_http_requests >= 1 && (1..=1 << 20).contains(&args.plugin_http_mib),
         "--plugin-http-requests must be at least 1 and --plugin-http-mib between 1 and 1048576"

@@ -129,7 +129,7 @@ pub struct RuntimeConfig {
     pub max_calls: u32,
     /// Plugins' requests to their endpoints in flight at once, process-wide: a socket each, so
     /// a bound below the open files limit (`podium serve` sets half of it, the other half for
-    /// the idle connections kept, one a BMC, the database and the listeners).
+    /// the idle connections kept, `idle_connections`, the database and the listeners).
     pub max_requests: usize,
     /// Connections to endpoints kept open idle, process-wide, for an endpoint's next request
     /// (one an endpoint at most, for a few seconds): past it, an endpoint without one has its
