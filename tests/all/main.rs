@@ -6,6 +6,7 @@ mod audit;
 mod backup;
 mod claims;
 mod cli;
+mod composition;
 mod config;
 mod contract;
 mod contract_0_1_0;

@@ -2,7 +2,8 @@
 //! (`server.rs`: a real Podium per test on a free loopback port, over a fresh SQLite file or a
 //! fresh PostgreSQL database, `postgres.rs`), the client of its API (`client.rs`), the site most
 //! tests start from with its tenants (`site.rs`), processes of their own (`process.rs`), the
-//! image server (`images.rs`) and the faulty proxy (`fault_proxy.rs`), the real peers (`sushy`,
+//! image server (`images.rs`), the faulty proxy (`fault_proxy.rs`) and the composition service
+//! (`composition.rs`), the real peers (`sushy`,
 //! `ironic`, `cloud_init`, `vfat`, `vm`, `api_tools`) and the test guests' component bytes.
 //!
 //! `PODIUM_TEST_DATABASE=postgres` runs every test on PostgreSQL
@@ -13,6 +14,7 @@ pub mod api_tools;
 pub mod bmc_sim;
 mod client;
 pub mod cloud_init;
+pub mod composition;
 mod fault_proxy;
 mod images;
 pub mod ironic;
