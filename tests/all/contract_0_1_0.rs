@@ -100,4 +100,36 @@ async fn a_driver_built_for_0_1_0_loads_discovers_and_powers_on() {
         )
         .await;
     assert_eq!(refused.status.as_u16(), 422, "{}", refused.body);
+
+    // It knows no chassis: `unsupported`, as a 0.2.0 driver without them answers.
+    let reference = podium_app::plugins::PluginRef {
+        name: "contract-0-1-0".into(),
+        ..Default::default()
+    };
+    let resolved = server
+        .podium
+        .plugin_resolve(&reference, podium_runtime::World::HardwareDriver, "driver")
+        .await
+        .expect("the uploaded driver");
+    let context = podium_runtime::CallContext {
+        config: "{}".into(),
+        ..Default::default()
+    };
+    let refused = server
+        .podium
+        .runtime()
+        .driver(&resolved, context)
+        .discover_chassis()
+        .await
+        .expect_err("no chassis from 0.1.0");
+    assert!(
+        matches!(
+            &refused,
+            podium_runtime::CallError::Plugin {
+                error: podium_runtime::PluginError::Unsupported(_),
+                ..
+            }
+        ),
+        "{refused}"
+    );
 }

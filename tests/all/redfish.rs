@@ -4,11 +4,13 @@
 //! inspection, TLS, and the errors of a missing system, wrong credentials and a stopped BMC).
 
 use podium_runtime::{
-    BootPersistence, BootSettings, BootTarget, CallContext, CallError, Credentials, Endpoint,
-    MediaRequest, MediaType, Plugin, PluginError, PowerAction, PowerState, TlsPolicy,
+    BootPersistence, BootSettings, BootTarget, CallContext, CallError, ChassisType, Credentials,
+    Endpoint, Health, MediaRequest, MediaType, Plugin, PluginError, PowerAction, PowerState,
+    TlsPolicy,
 };
 use podium_tests::bmc_sim::{BmcSim, SimConfig, SimTls};
-use podium_tests::sushy::{FakeSystem, Sushy, SushyConfig};
+use podium_tests::composition::mockup;
+use podium_tests::sushy::{FakeSystem, Sushy, SushyConfig, SushyStatic};
 use podium_tests::{ImageServer, TestServer};
 use podium_types::Secret;
 use serde_json::Value;
@@ -42,6 +44,7 @@ conformance!(
     wrong_credentials_are_unauthorized_and_never_echo_the_password,
     a_stopped_bmc_is_unreachable_and_transient,
     tls_with_the_bmc_certificate_as_ca_works_and_system_roots_refuse_it,
+    the_chassis_tree_holds_every_system_discover_reports,
 );
 
 #[derive(Debug, Clone, Copy)]
@@ -444,6 +447,146 @@ async fn tls_with_the_bmc_certificate_as_ca_works_and_system_roots_refuse_it(pee
         .probe()
         .await
         .expect("verification explicitly off");
+}
+
+async fn the_chassis_tree_holds_every_system_discover_reports(peer: Peer) {
+    let server = TestServer::start().await;
+    let plugin = redfish(&server).await;
+    let bmc = Bmc::start(peer, 3).await;
+    let runtime = server.podium.runtime();
+    let tree = runtime
+        .driver(&plugin, ctx(&bmc))
+        .discover_chassis()
+        .await
+        .expect("the chassis tree");
+    let collection = bmc.get_json("/redfish/v1/Chassis").await;
+    let listed: Vec<&str> = collection["Members"]
+        .as_array()
+        .expect("the BMC's chassis")
+        .iter()
+        .map(|m| m["@odata.id"].as_str().expect("a link"))
+        .collect();
+    assert_eq!(
+        tree.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(),
+        listed,
+        "{tree:#?}"
+    );
+    let systems = runtime.driver(&plugin, ctx(&bmc)).discover().await.unwrap();
+    for system in systems
+        .iter()
+        .filter(|s| s.kind == podium_runtime::SystemKind::System)
+    {
+        let holders: Vec<&str> = tree
+            .iter()
+            .filter(|c| c.systems.contains(&system.id))
+            .map(|c| c.id.as_str())
+            .collect();
+        assert_eq!(holders.len(), 1, "{}: {tree:#?}", system.id);
+        let holder = bmc.get_json(holders[0]).await;
+        let read = tree.iter().find(|c| c.id == holders[0]).expect("held");
+        assert_eq!(read.name, holder["Name"].as_str().expect("a name"));
+    }
+}
+
+/// sushy-tools' `sushy-static` serving DMTF's blade enclosure mockup as it is: the tree the
+/// driver reads is the one the mockup's own links draw (each blade in the enclosure, each holding
+/// its system), with each chassis' type, place, power and health.
+#[tokio::test]
+async fn a_blade_enclosures_tree_is_read_as_the_mockup_links_it() {
+    let server = TestServer::start().await;
+    let plugin = redfish(&server).await;
+    let folder = mockup("public-bladed");
+    let bmc = SushyStatic::start(&folder)
+        .await
+        .expect("sushy-static starts");
+    let context = || CallContext {
+        config: "{}".into(),
+        endpoint: Some(endpoint(bmc.url(), None, PASSWORD)),
+        allocations: None,
+    };
+    let runtime = server.podium.runtime();
+    let tree = runtime
+        .driver(&plugin, context())
+        .discover_chassis()
+        .await
+        .expect("the chassis tree");
+    let file = |path: &str| -> Value {
+        let relative = path.trim_start_matches("/redfish/v1/");
+        serde_json::from_str(
+            &std::fs::read_to_string(folder.join(relative).join("index.json"))
+                .expect("the mockup has it"),
+        )
+        .expect("the mockup's JSON")
+    };
+    let ids = |list: &Value| -> Vec<String> {
+        list.as_array()
+            .into_iter()
+            .flatten()
+            .map(|l| l["@odata.id"].as_str().expect("a link").to_owned())
+            .collect()
+    };
+    let members = ids(&file("/redfish/v1/Chassis")["Members"]);
+    assert_eq!(members.len(), 5);
+    assert_eq!(
+        tree.iter().map(|c| c.id.clone()).collect::<Vec<_>>(),
+        members
+    );
+    for chassis in &tree {
+        let expected = file(&chassis.id);
+        assert_eq!(chassis.name, expected["Name"], "{}", chassis.id);
+        assert_eq!(
+            chassis.contained_by,
+            expected["Links"]["ContainedBy"]["@odata.id"]
+                .as_str()
+                .map(str::to_owned),
+            "{}",
+            chassis.id
+        );
+        assert_eq!(
+            chassis.systems,
+            ids(&expected["Links"]["ComputerSystems"]),
+            "{}",
+            chassis.id
+        );
+        // What the parent says it contains, the children say they are in.
+        for child in ids(&expected["Links"]["Contains"]) {
+            let child = tree.iter().find(|c| c.id == child).expect("a listed child");
+            assert_eq!(child.contained_by.as_deref(), Some(chassis.id.as_str()));
+        }
+        assert_eq!(chassis.power, Some(PowerState::On), "{}", chassis.id);
+        assert_eq!(chassis.health, Some(Health::Ok), "{}", chassis.id);
+        assert_eq!(chassis.serial.as_deref(), expected["SerialNumber"].as_str());
+    }
+    let enclosure = &tree[members
+        .iter()
+        .position(|m| m.ends_with("/MultiBladeEncl"))
+        .expect("the enclosure")];
+    assert_eq!(enclosure.chassis_type, ChassisType::Enclosure);
+    assert_eq!(enclosure.contained_by, None);
+    assert_eq!(
+        enclosure.location.as_deref(),
+        Some("row North, rack WEB43, U12")
+    );
+    let blades: Vec<_> = tree
+        .iter()
+        .filter(|c| c.chassis_type == ChassisType::Blade)
+        .collect();
+    assert_eq!(blades.len(), 4);
+    for (n, blade) in blades.iter().enumerate() {
+        assert_eq!(blade.contained_by.as_deref(), Some(enclosure.id.as_str()));
+        assert_eq!(blade.location, Some(format!("Blade {}", n + 1)));
+        assert_eq!(blade.systems.len(), 1);
+    }
+    // Each system a blade holds is one `discover` reports, by the same id.
+    let systems = runtime.driver(&plugin, context()).discover().await.unwrap();
+    for blade in &blades {
+        assert!(
+            systems.iter().any(|s| s.id == blade.systems[0]),
+            "{}: {:?}",
+            blade.systems[0],
+            systems.iter().map(|s| &s.id).collect::<Vec<_>>()
+        );
+    }
 }
 
 /// The last segment of a path: a slot's name.

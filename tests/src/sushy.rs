@@ -367,6 +367,96 @@ impl Drop for Sushy {
     }
 }
 
+/// sushy-tools' `sushy-static`: one of DMTF's mockups (`tests/peers/dmtf-mockups/`, see
+/// [`crate::composition::mockup`]) served as it is, read-only (a POST or PATCH changes nothing),
+/// by a peer nobody here wrote. It takes no credentials and ignores any sent. Dropping it kills
+/// the process; it dies with the test process too (`setpriv --pdeathsig`).
+#[derive(Debug)]
+pub struct SushyStatic {
+    port: u16,
+    child: Child,
+    log: tempfile::NamedTempFile,
+}
+
+impl SushyStatic {
+    /// Serves `mockup` on a free 127.0.0.1 port; ready once its service root answers.
+    pub async fn start(mockup: &Path) -> Result<SushyStatic> {
+        let root = repo_root();
+        {
+            let root = root.clone();
+            tokio::task::spawn_blocking(move || ensure_peers(&root))
+                .await
+                .context("setup-peers task")??;
+        }
+        let client = http_client(None)?;
+        let mut attempt = 1;
+        loop {
+            let port = free_port();
+            let log = tempfile::Builder::new()
+                .prefix("podium-sushy-static-")
+                .suffix(".log")
+                .tempfile()?;
+            let child = Command::new("setpriv")
+                .args(["--pdeathsig", "KILL", "--"])
+                .arg(venv_python(&root))
+                .arg(root.join(".venv-peers/bin/sushy-static"))
+                .args(["-i", "127.0.0.1", "-p"])
+                .arg(port.to_string())
+                .arg("-m")
+                .arg(mockup)
+                .stdin(Stdio::null())
+                .stdout(Stdio::from(log.reopen()?))
+                .stderr(Stdio::from(log.reopen()?))
+                .env("PYTHONUNBUFFERED", "1")
+                .spawn()
+                .context("spawning sushy-static")?;
+            let mut server = SushyStatic { port, child, log };
+            match server.wait_ready(&client).await {
+                Ok(()) => return Ok(server),
+                Err(e) => {
+                    let log = fs::read_to_string(server.log.path()).unwrap_or_default();
+                    if attempt < PORT_ATTEMPTS && log.contains("Address already in use") {
+                        attempt += 1;
+                        continue;
+                    }
+                    return Err(e.context(format!("sushy-static did not start; its log:\n{log}")));
+                }
+            }
+        }
+    }
+
+    async fn wait_ready(&mut self, client: &reqwest::Client) -> Result<()> {
+        let deadline = Instant::now() + START_TIMEOUT;
+        let root = format!("{}/redfish/v1", self.url());
+        loop {
+            if let Some(status) = self.child.try_wait()? {
+                bail!("sushy-static exited ({status}) before it was ready");
+            }
+            if let Ok(answer) = client.get(&root).send().await
+                && answer.status().is_success()
+            {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                bail!("sushy-static did not answer {root} within {START_TIMEOUT:?}");
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
+
+    /// `http://127.0.0.1:PORT`, the service root at `/redfish/v1`.
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for SushyStatic {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// A TCP port on 127.0.0.1 that was free a moment ago.
 pub fn free_port() -> u16 {
     TcpListener::bind((Ipv4Addr::LOCALHOST, 0))

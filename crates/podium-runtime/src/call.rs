@@ -16,7 +16,9 @@ use super::bindings::wit_types;
 use super::http::{Endpoint, GrantLimits, HttpGrant};
 use super::imports::PluginState;
 use super::limits::MemoryLimitExceeded;
-pub use super::system::{Capabilities, MediaSlot, Nic, ServiceInfo, System, SystemKind};
+pub use super::system::{
+    Capabilities, Chassis, ChassisType, Health, MediaSlot, Nic, ServiceInfo, System, SystemKind,
+};
 use super::text::plugin_text;
 use super::{Plugin, PluginInfo, Pre, Runtime};
 pub use podium_types::{

@@ -32,10 +32,10 @@ use wasmtime::{Config, Enabled, Engine, InstanceAllocationStrategy, PoolingAlloc
 
 pub use call::{
     Allocations, BootMode, BootPersistence, BootSettings, BootTarget, CallContext, CallError,
-    Capabilities, ConsumerInput, DriverCall, IpamCall, IpamHost, IpamPool, IpamRequest,
-    MediaRequest, MediaSlot, MediaType, NetworkPolicy, Nic, PluginError, PoolNeed, PowerAction,
-    PowerState, RenderAddress, RenderCall, RenderHost, RenderInput, ServiceInfo, System,
-    SystemKind,
+    Capabilities, Chassis, ChassisType, ConsumerInput, DriverCall, Health, IpamCall, IpamHost,
+    IpamPool, IpamRequest, MediaRequest, MediaSlot, MediaType, NetworkPolicy, Nic, PluginError,
+    PoolNeed, PowerAction, PowerState, RenderAddress, RenderCall, RenderHost, RenderInput,
+    ServiceInfo, System, SystemKind,
 };
 pub use detect::LoadError;
 pub use http::{

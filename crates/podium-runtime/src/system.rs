@@ -46,3 +46,47 @@ pub struct System {
     pub boot: Option<BootSettings>,
     pub media_slots: Vec<MediaSlot>,
 }
+
+/// DMTF's `ChassisType`, as far as the host tells them apart.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChassisType {
+    Rack,
+    RackGroup,
+    Enclosure,
+    Blade,
+    Sled,
+    RackMount,
+    StandAlone,
+    Drawer,
+    Module,
+    Zone,
+    /// Any other type, by the name the endpoint gave it.
+    Other(String),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Health {
+    Ok,
+    Warning,
+    Critical,
+}
+
+/// A chassis as a driver reported it (`discover-chassis`), checked: its `contained_by` names a
+/// chassis of the same answer, and no chassis is in itself however far the links go.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Chassis {
+    pub id: String,
+    pub name: String,
+    pub chassis_type: ChassisType,
+    pub manufacturer: Option<String>,
+    pub model: Option<String>,
+    pub serial: Option<String>,
+    pub location: Option<String>,
+    pub power: Option<PowerState>,
+    pub health: Option<Health>,
+    pub contained_by: Option<String>,
+    /// The ids of the systems it holds.
+    pub systems: Vec<String>,
+}

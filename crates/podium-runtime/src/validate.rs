@@ -9,6 +9,7 @@
 //! | MAC | NIC `mac` | six octets (`:`, `-`, `.` or no separator), unicast, not all zeros; kept as `aa:bb:cc:dd:ee:ff`; each MAC once in one answer |
 //! | count | `cpu-count`, `memory-mib` | at most 1,048,576 CPUs and 2^32 MiB (4 PiB) |
 //! | list | systems, a system's NICs, its media slots | at most 100,000, 1,024, 64; ids unique within the list |
+//! | chassis | `discover-chassis`'s answer | at most 100,000 chassis (ids unique), each in a chassis of the same answer or in none, no loop; at most 100,000 systems in one, each once; `location` and an `other` type are text |
 //!
 //! "Invisible" are the characters that change how text reads without showing: bidirectional
 //! overrides, zero-width characters ([`super::text::is_invisible`]). The first problem found
@@ -16,8 +17,9 @@
 
 use std::collections::HashSet;
 
+use super::bindings::wit_components as wc;
 use super::bindings::wit_driver as wd;
-use super::system::{MediaSlot, Nic, System, SystemKind};
+use super::system::{Chassis, ChassisType, Health, MediaSlot, Nic, System, SystemKind};
 use super::text::{is_plain, plugin_text};
 
 const MAX_SYSTEMS: usize = 100_000;
@@ -215,6 +217,128 @@ pub(super) fn systems(systems: Vec<wd::System>) -> Result<Vec<System>, String> {
     Ok(out)
 }
 
+const MAX_CHASSIS: usize = 100_000;
+
+/// Checks what `discover-chassis` returned: each chassis as a system's fields are checked, and
+/// the tree: `contained-by` names another chassis of the answer, and following it from any
+/// chassis ends at the top (no loop).
+pub(super) fn chassis(chassis: Vec<wc::Chassis>) -> Result<Vec<Chassis>, String> {
+    if chassis.len() > MAX_CHASSIS {
+        return Err(format!(
+            "{} chassis, more than the limit of {MAX_CHASSIS}",
+            chassis.len()
+        ));
+    }
+    let mut ids = HashSet::new();
+    let mut out = Vec::with_capacity(chassis.len());
+    for (i, c) in chassis.into_iter().enumerate() {
+        let at = |field: &str| format!("chassis[{i}].{field}");
+        unique_id(&at("id"), &c.id, &mut ids)?;
+        text(&at("name"), &c.name, MAX_TEXT)?;
+        for (field, value) in [
+            ("manufacturer", &c.manufacturer),
+            ("model", &c.model),
+            ("serial", &c.serial),
+            ("location", &c.location),
+        ] {
+            if let Some(v) = value {
+                text(&at(field), v, MAX_TEXT)?;
+            }
+        }
+        if let Some(parent) = &c.contained_by {
+            id(&at("contained-by"), parent)?;
+        }
+        if c.systems.len() > MAX_SYSTEMS {
+            return Err(format!(
+                "{} holds {} systems, more than {MAX_SYSTEMS}",
+                at("systems"),
+                c.systems.len()
+            ));
+        }
+        let mut system_ids = HashSet::new();
+        for (j, system) in c.systems.iter().enumerate() {
+            unique_id(&at(&format!("systems[{j}]")), system, &mut system_ids)?;
+        }
+        let chassis_type = match c.chassis_type {
+            wc::ChassisType::Rack => ChassisType::Rack,
+            wc::ChassisType::RackGroup => ChassisType::RackGroup,
+            wc::ChassisType::Enclosure => ChassisType::Enclosure,
+            wc::ChassisType::Blade => ChassisType::Blade,
+            wc::ChassisType::Sled => ChassisType::Sled,
+            wc::ChassisType::RackMount => ChassisType::RackMount,
+            wc::ChassisType::StandAlone => ChassisType::StandAlone,
+            wc::ChassisType::Drawer => ChassisType::Drawer,
+            wc::ChassisType::Module => ChassisType::Module,
+            wc::ChassisType::Zone => ChassisType::Zone,
+            wc::ChassisType::Other(name) => {
+                if name.is_empty() {
+                    return Err(format!("{} is empty", at("chassis-type")));
+                }
+                text(&at("chassis-type"), &name, MAX_TEXT)?;
+                ChassisType::Other(name)
+            }
+        };
+        out.push(Chassis {
+            id: c.id,
+            name: c.name,
+            chassis_type,
+            manufacturer: c.manufacturer,
+            model: c.model,
+            serial: c.serial,
+            location: c.location,
+            power: c.power.map(Into::into),
+            health: c.health.map(|h| match h {
+                wc::Health::Ok => Health::Ok,
+                wc::Health::Warning => Health::Warning,
+                wc::Health::Critical => Health::Critical,
+            }),
+            contained_by: c.contained_by,
+            systems: c.systems,
+        });
+    }
+    // The tree: every parent is in the answer, and no chassis is its own ancestor. Each chassis
+    // is walked up once: a walk stops at a chassis already known to reach the top, and one
+    // that meets a chassis of its own walk found a loop.
+    let index: std::collections::HashMap<&str, usize> = out
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.id.as_str(), i))
+        .collect();
+    // 0: not walked yet; 1: on the walk under way; 2: reaches the top.
+    let mut state = vec![0u8; out.len()];
+    for start in 0..out.len() {
+        let mut path = Vec::new();
+        let mut at = start;
+        while state[at] != 2 {
+            if state[at] == 1 {
+                return Err(format!(
+                    "chassis[{at}].contained-by: `{}` is in itself, through {} chassis",
+                    shown(&out[at].id),
+                    path.len()
+                ));
+            }
+            state[at] = 1;
+            path.push(at);
+            match out[at].contained_by.as_deref() {
+                None => break,
+                Some(parent) => match index.get(parent) {
+                    Some(&p) => at = p,
+                    None => {
+                        return Err(format!(
+                            "chassis[{at}].contained-by `{}` is no chassis of this answer",
+                            shown(parent)
+                        ));
+                    }
+                },
+            }
+        }
+        for i in path {
+            state[i] = 2;
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -328,5 +452,85 @@ mod tests {
             l.push(other);
         });
         assert!(r.contains("is reported twice"), "{r}");
+    }
+
+    fn chassis(id: &str, parent: Option<&str>) -> wc::Chassis {
+        wc::Chassis {
+            id: id.into(),
+            name: id.into(),
+            chassis_type: wc::ChassisType::Blade,
+            manufacturer: None,
+            model: None,
+            serial: None,
+            location: Some("Slot 1".into()),
+            power: Some(wd::PowerState::On),
+            health: Some(wc::Health::Ok),
+            contained_by: parent.map(Into::into),
+            systems: vec!["/redfish/v1/Systems/1".into()],
+        }
+    }
+
+    #[test]
+    fn a_tree_passes_in_any_order_and_keeps_what_it_says() {
+        let tree = super::chassis(vec![
+            chassis("blade", Some("enclosure")),
+            chassis("enclosure", Some("rack")),
+            chassis("rack", None),
+        ])
+        .unwrap();
+        assert_eq!(tree[0].contained_by.as_deref(), Some("enclosure"));
+        assert_eq!(tree[0].chassis_type, ChassisType::Blade);
+        assert_eq!(tree[0].power, Some(podium_types::PowerState::On));
+        assert_eq!(tree[0].health, Some(Health::Ok));
+        assert_eq!(tree[2].contained_by, None);
+    }
+
+    #[test]
+    fn a_chassis_in_no_chassis_of_the_answer_or_in_itself_is_refused_naming_it() {
+        let reason = |list| super::chassis(list).unwrap_err();
+        assert_eq!(
+            reason(vec![chassis("a", Some("gone"))]),
+            "chassis[0].contained-by `gone` is no chassis of this answer"
+        );
+        assert!(
+            reason(vec![chassis("a", Some("a"))])
+                .starts_with("chassis[0].contained-by: `a` is in itself"),
+        );
+        let looped = reason(vec![
+            chassis("top", None),
+            chassis("a", Some("b")),
+            chassis("b", Some("c")),
+            chassis("c", Some("a")),
+        ]);
+        assert!(looped.contains("is in itself"), "{looped}");
+        assert_eq!(
+            reason(vec![chassis("a", None), chassis("a", None)]),
+            "chassis[1].id `a` is reported twice"
+        );
+        let mut twice = chassis("a", None);
+        twice.systems = vec!["s".into(), "s".into()];
+        assert_eq!(
+            reason(vec![twice]),
+            "chassis[0].systems[1] `s` is reported twice"
+        );
+        let mut unnamed = chassis("a", None);
+        unnamed.chassis_type = wc::ChassisType::Other(String::new());
+        assert_eq!(reason(vec![unnamed]), "chassis[0].chassis-type is empty");
+        let mut hidden = chassis("a", None);
+        hidden.location = Some("Slot\u{202e}1".into());
+        assert!(reason(vec![hidden]).starts_with("chassis[0].location"));
+    }
+
+    #[test]
+    fn a_long_chain_of_chassis_is_walked_once() {
+        // 100,000 chassis each in the next: checked in linear time, not quadratic.
+        let n = 100_000;
+        let list = (0..n)
+            .map(|i| {
+                let parent = (i + 1 < n).then(|| format!("c{}", i + 1));
+                chassis(&format!("c{i}"), parent.as_deref())
+            })
+            .collect();
+        assert_eq!(super::chassis(list).unwrap().len(), n);
     }
 }

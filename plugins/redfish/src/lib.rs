@@ -17,8 +17,8 @@ mod redfish;
 mod tests;
 
 use podium_plugin::driver::{
-    BootSettings, CapabilitySet, MediaRequest, MediaType, PowerAction, PowerState, ServiceInfo,
-    System,
+    BootSettings, CapabilitySet, Chassis, MediaRequest, MediaType, PowerAction, PowerState,
+    ServiceInfo, System,
 };
 use podium_plugin::{HardwareDriver, Plugin, PluginInfo, Result};
 
@@ -84,6 +84,10 @@ impl HardwareDriver for Redfish {
 
     async fn eject_media(&self, system_id: &str, media_type: MediaType) -> Result<()> {
         self.0.eject_media(system_id, media_type).await
+    }
+
+    async fn discover_chassis(&self) -> Result<Vec<Chassis>> {
+        self.0.discover_chassis().await
     }
 }
 

@@ -215,6 +215,63 @@ pub(crate) struct Chassis {
     pub(crate) serial_number: Option<String>,
     #[serde(rename = "PowerState", default, deserialize_with = "text")]
     pub(crate) power_state: Option<String>,
+    #[serde(rename = "ChassisType", default, deserialize_with = "text")]
+    pub(crate) chassis_type: Option<String>,
+    #[serde(rename = "Status", default, deserialize_with = "lenient")]
+    pub(crate) status: Option<Status>,
+    #[serde(rename = "Location", default, deserialize_with = "lenient")]
+    pub(crate) location: Option<Location>,
+    #[serde(rename = "Links", default, deserialize_with = "lenient")]
+    pub(crate) links: Option<ChassisLinks>,
+}
+
+/// `Status` of a resource.
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub(crate) struct Status {
+    #[serde(rename = "Health", default, deserialize_with = "text")]
+    pub(crate) health: Option<String>,
+}
+
+/// A chassis' `Location` (Resource.Location): where it stands in a rack, where it sits in its
+/// parent, or (before Redfish 1.5) a line of `Info`.
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub(crate) struct Location {
+    #[serde(rename = "Placement", default, deserialize_with = "lenient")]
+    pub(crate) placement: Option<Placement>,
+    #[serde(rename = "PartLocation", default, deserialize_with = "lenient")]
+    pub(crate) part_location: Option<PartLocation>,
+    #[serde(rename = "Info", default, deserialize_with = "text")]
+    pub(crate) info: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub(crate) struct Placement {
+    #[serde(rename = "Row", default, deserialize_with = "text")]
+    pub(crate) row: Option<String>,
+    #[serde(rename = "Rack", default, deserialize_with = "text")]
+    pub(crate) rack: Option<String>,
+    #[serde(rename = "RackOffset", default, deserialize_with = "number")]
+    pub(crate) rack_offset: Option<f64>,
+}
+
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub(crate) struct PartLocation {
+    #[serde(rename = "ServiceLabel", default, deserialize_with = "text")]
+    pub(crate) service_label: Option<String>,
+    #[serde(rename = "LocationType", default, deserialize_with = "text")]
+    pub(crate) location_type: Option<String>,
+    #[serde(rename = "LocationOrdinalValue", default, deserialize_with = "number")]
+    pub(crate) ordinal: Option<f64>,
+}
+
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub(crate) struct ChassisLinks {
+    #[serde(rename = "ContainedBy", default, deserialize_with = "lenient")]
+    pub(crate) contained_by: Option<Link>,
+    #[serde(rename = "Contains", default, deserialize_with = "links")]
+    pub(crate) contains: Option<Vec<Link>>,
+    #[serde(rename = "ComputerSystems", default, deserialize_with = "links")]
+    pub(crate) computer_systems: Option<Vec<Link>>,
 }
 
 /// Any value that does not deserialize as `T` reads as absent.

@@ -20,14 +20,14 @@ use serde_json::{Map, Value, json};
 use crate::config::{Config, matches_id};
 use crate::error::{self, UrlSource};
 use podium_plugin::driver::{
-    BootMode, BootPersistence, BootSettings, BootTarget, MediaRequest, MediaSlot, MediaType, Nic,
-    PowerAction, PowerState, ServiceInfo, System, SystemKind,
+    BootMode, BootPersistence, BootSettings, BootTarget, ChassisType, Health, MediaRequest,
+    MediaSlot, MediaType, Nic, PowerAction, PowerState, ServiceInfo, System, SystemKind,
 };
 use podium_plugin::http::{Method, Request};
 use podium_plugin::{Error, ErrorExt, log};
 
 use crate::model::{
-    Chassis, ComputerSystem, EthernetInterface, Link, Manager, ServiceRoot, VirtualMedia,
+    Chassis, ComputerSystem, EthernetInterface, Link, Location, Manager, ServiceRoot, VirtualMedia,
 };
 
 /// The Redfish logic, for one call of the host.
@@ -120,6 +120,96 @@ impl Client {
             }
         }
         Ok(found)
+    }
+
+    /// The component tree: every chassis of the service's `Chassis` collection, all read in one
+    /// step, with the chassis it stands in (its `Links.ContainedBy`, else the chassis whose
+    /// `Links.Contains` names it) and the systems it holds (`Links.ComputerSystems`). A link to a
+    /// chassis the collection does not list, or to the chassis itself, is left out with a
+    /// warning. A service without a `Chassis` collection has none. Chassis ids are their
+    /// `@odata.id` paths, as system ids are.
+    pub(crate) async fn discover_chassis(
+        &self,
+    ) -> Result<Vec<podium_plugin::driver::Chassis>, Error> {
+        let root_path = &self.config.root;
+        let root: ServiceRoot = self.get(root_path, UrlSource::Service).await?;
+        let Some(link) = &root.chassis else {
+            return Ok(Vec::new());
+        };
+        let collection = link_path(link, &format!("GET {root_path}: Chassis"))?;
+        let paths = self.members(&collection).await?;
+        let read: Vec<Chassis> =
+            try_join_all(paths.iter().map(|p| self.get(p, UrlSource::Service))).await?;
+        let key = |path: &str| path.trim_end_matches('/').to_owned();
+        let ids: Vec<String> = paths
+            .iter()
+            .zip(&read)
+            .map(|(path, c)| c.odata_id.clone().unwrap_or_else(|| path.clone()))
+            .collect();
+        let known: std::collections::HashMap<String, &str> =
+            ids.iter().map(|id| (key(id), id.as_str())).collect();
+        // Where a child names no parent, the parent that lists it in `Contains`.
+        let mut listed_in = std::collections::HashMap::new();
+        for (id, c) in ids.iter().zip(&read) {
+            let contains = c.links.as_ref().and_then(|l| l.contains.as_deref());
+            for child in contains.unwrap_or_default() {
+                if let Some(child) = &child.odata_id {
+                    listed_in.entry(key(child)).or_insert_with(|| id.clone());
+                }
+            }
+        }
+        let mut tree = Vec::with_capacity(read.len());
+        for (id, c) in ids.iter().zip(read) {
+            let links = c.links.unwrap_or_default();
+            let named = links
+                .contained_by
+                .and_then(|l| l.odata_id)
+                .or_else(|| listed_in.get(&key(id)).cloned());
+            let contained_by = match named {
+                Some(parent) if key(&parent) == key(id) => {
+                    log::warn(&format!("{id}: Links.ContainedBy names the chassis itself"));
+                    None
+                }
+                Some(parent) => match known.get(&key(&parent)) {
+                    Some(parent) => Some((*parent).to_owned()),
+                    None => {
+                        log::warn(&format!(
+                            "{id}: Links.ContainedBy {parent} is not in {collection}"
+                        ));
+                        None
+                    }
+                },
+                None => None,
+            };
+            let mut systems: Vec<String> = Vec::new();
+            for system in links.computer_systems.unwrap_or_default() {
+                if let Some(system) = system.odata_id
+                    && !systems.contains(&system)
+                {
+                    systems.push(system);
+                }
+            }
+            tree.push(podium_plugin::driver::Chassis {
+                name: c
+                    .name
+                    .or(c.id)
+                    .unwrap_or_else(|| last_segment(id).to_owned()),
+                chassis_type: chassis_type(c.chassis_type.as_deref()),
+                manufacturer: c.manufacturer,
+                model: c.model,
+                serial: c.serial_number,
+                location: c.location.as_ref().and_then(location_line),
+                power: c.power_state.as_deref().map(|p| power_state(Some(p))),
+                health: c
+                    .status
+                    .and_then(|s| s.health)
+                    .and_then(|h| lookup(HEALTH, Some(&h))),
+                contained_by,
+                systems,
+                id: id.clone(),
+            });
+        }
+        Ok(tree)
     }
 
     /// One system's (or chassis') inventory, as `discover` reads it: a resource whose
@@ -733,6 +823,58 @@ fn gib_to_mib(gib: f64) -> u64 {
     }
     // `as` saturates at u64::MAX; the value is finite (see `model::number`).
     (gib * 1024.0).round() as u64
+}
+
+const HEALTH: &[(Health, &str)] = &[
+    (Health::Ok, "OK"),
+    (Health::Warning, "Warning"),
+    (Health::Critical, "Critical"),
+];
+
+/// DMTF's `ChassisType`; one the contract has no case for is `other`, by its name.
+fn chassis_type(redfish: Option<&str>) -> ChassisType {
+    let Some(name) = redfish else {
+        return ChassisType::Other("Other".to_owned());
+    };
+    [
+        (ChassisType::Rack, "Rack"),
+        (ChassisType::RackGroup, "RackGroup"),
+        (ChassisType::Enclosure, "Enclosure"),
+        (ChassisType::Blade, "Blade"),
+        (ChassisType::Sled, "Sled"),
+        (ChassisType::RackMount, "RackMount"),
+        (ChassisType::StandAlone, "StandAlone"),
+        (ChassisType::Drawer, "Drawer"),
+        (ChassisType::Module, "Module"),
+        (ChassisType::Zone, "Zone"),
+    ]
+    .into_iter()
+    .find(|(_, n)| n.eq_ignore_ascii_case(name))
+    .map_or_else(|| ChassisType::Other(name.to_owned()), |(t, _)| t)
+}
+
+/// A chassis' `Location` in one line: its place in a rack (`row North, rack WEB43, U12`), then
+/// in its parent (its service label, else `Slot 2`); else the older `Info`.
+fn location_line(location: &Location) -> Option<String> {
+    let mut parts = Vec::new();
+    if let Some(placement) = &location.placement {
+        parts.extend(placement.row.as_ref().map(|row| format!("row {row}")));
+        parts.extend(placement.rack.as_ref().map(|rack| format!("rack {rack}")));
+        parts.extend(placement.rack_offset.map(|u| format!("U{}", to_u32(u))));
+    }
+    if let Some(part) = &location.part_location {
+        match (&part.service_label, &part.location_type, part.ordinal) {
+            (Some(label), _, _) => parts.push(label.clone()),
+            (None, Some(kind), Some(n)) => parts.push(format!("{kind} {}", to_u32(n))),
+            (None, Some(kind), None) => parts.push(kind.clone()),
+            (None, None, _) => {}
+        }
+    }
+    if parts.is_empty() {
+        location.info.clone()
+    } else {
+        Some(parts.join(", "))
+    }
 }
 
 fn to_u32(n: f64) -> u32 {

@@ -16,12 +16,16 @@ pub use crate::wit::hardware_driver::exports::podium::plugin::driver::{
     MediaType, Nic, PowerAction, PowerState, ServiceInfo, System, SystemKind,
 };
 
+/// The component tree: chassis, new in `podium:plugin@0.2.0`.
+pub use crate::wit::exchange::podium::plugin::components::{Chassis, ChassisType, Health};
+
 /// A hardware driver. Every call builds the plugin from the pod manager's configuration
 /// ([`Plugin::from_config`]) and then calls one method; nothing is kept between calls, nor
 /// between the steps of one (each step builds the plugin again and replays the method: it must
 /// send the same requests given the same answers, see [`exchange`](crate::exchange)).
 ///
-/// Idempotency the host expects: `probe`, `discover`, `inspect` and `get_power` change nothing;
+/// Idempotency the host expects: `probe`, `discover`, `inspect`, `get_power` and
+/// `discover_chassis` change nothing;
 /// `set_power`, `set_boot_override`, `insert_media` and `eject_media` may be called again after a
 /// failure or a crash and must then do no harm (powering on a machine that is on succeeds,
 /// inserting the image already inserted succeeds).
@@ -68,6 +72,13 @@ pub trait HardwareDriver: Plugin {
     async fn eject_media(&self, system_id: &str, media_type: MediaType) -> Result<()> {
         let _ = (system_id, media_type);
         Err(unsupported::<Self>("virtual media"))
+    }
+
+    /// Every chassis behind the endpoint (racks, enclosures, blades), each with the chassis it
+    /// stands in and the systems it holds, by the ids [`discover`](Self::discover) reports. Read
+    /// as `discover` is, under its bounds; it changes nothing.
+    async fn discover_chassis(&self) -> Result<Vec<Chassis>> {
+        Err(unsupported::<Self>("chassis"))
     }
 }
 
@@ -157,5 +168,6 @@ pub(crate) async fn run<T: HardwareDriver>(call: Call) -> Result<Outcome> {
             driver.eject_media(&id, media_type).await?;
             Outcome::Done
         }
+        Call::DiscoverChassis => Outcome::Chassis(driver.discover_chassis().await?),
     })
 }

@@ -768,6 +768,14 @@ impl<T: HardwareDriver> DriverCalls<'_, T> {
         }
     }
 
+    /// Under the deadline and budget of a discovery, as the host runs it.
+    pub fn discover_chassis(&self) -> Result<Vec<crate::driver::Chassis>> {
+        match self.exchange(CallKind::Discover, DriverCall::DiscoverChassis)? {
+            Outcome::Chassis(chassis) => Ok(chassis),
+            other => panic!("discover-chassis finished with {other:?}"),
+        }
+    }
+
     pub fn inspect(&self, system_id: &str) -> Result<System> {
         match self.exchange(CallKind::Call, DriverCall::Inspect(system_id.to_owned()))? {
             Outcome::System(system) => Ok(system),
@@ -1067,7 +1075,27 @@ impl Lifted for Outcome {
             Outcome::Systems(systems) => systems.lifted(),
             Outcome::System(system) => system.lifted(),
             Outcome::Power(_) | Outcome::Done => 1,
+            Outcome::Chassis(chassis) => chassis.lifted(),
         }
+    }
+}
+
+impl Lifted for crate::driver::Chassis {
+    fn lifted(&self) -> usize {
+        let other = match &self.chassis_type {
+            crate::driver::ChassisType::Other(name) => name.lifted(),
+            _ => 0,
+        };
+        self.id.lifted()
+            + self.name.lifted()
+            + other
+            + self.manufacturer.lifted()
+            + self.model.lifted()
+            + self.serial.lifted()
+            + self.location.lifted()
+            + self.contained_by.lifted()
+            + self.systems.lifted()
+            + 32
     }
 }
 

@@ -4,10 +4,10 @@
 use podium_types::{BootSettings, MediaRequest, MediaType, PowerAction, PowerState};
 
 use super::super::bindings::{wit_driver as wd, wit_exchange as wx};
-use super::super::system::{Capabilities, ServiceInfo, System};
+use super::super::system::{Capabilities, Chassis, ServiceInfo, System};
 use super::super::{Contract, Plugin, Pre, Runtime};
 use super::exchange::{self, expect};
-use super::{Bounds, CallContext, CallError, Prepared, clip, plugin_err};
+use super::{Bounds, CallContext, CallError, PluginError, Prepared, clip, plugin_err};
 
 /// `call_export!` of this call's plugin, a hardware driver.
 macro_rules! driver_export {
@@ -173,6 +173,31 @@ impl DriverCall<'_> {
         };
         let systems = result.map_err(plugin_err(label.clone()))?;
         super::super::validate::systems(systems).map_err(|reason| CallError::Malformed {
+            plugin: label,
+            reason,
+        })
+    }
+
+    /// Every chassis behind the endpoint, with the systems each holds, under `discover`'s bounds.
+    /// A 0.1.0 driver knows no chassis: `unsupported`, as a 0.2.0 driver without them answers.
+    pub async fn discover_chassis(self) -> Result<Vec<Chassis>, CallError> {
+        if !self.exchanges() {
+            return Err(CallError::Plugin {
+                plugin: self.plugin.label(),
+                error: PluginError::Unsupported(
+                    "chassis: a podium:plugin@0.1.0 driver reports none".into(),
+                ),
+            });
+        }
+        let (label, result) = finished!(
+            self,
+            Bounds::Discovery,
+            wx::Call::DiscoverChassis,
+            Chassis,
+            "chassis"
+        );
+        let chassis = result.map_err(plugin_err(label.clone()))?;
+        super::super::validate::chassis(chassis).map_err(|reason| CallError::Malformed {
             plugin: label,
             reason,
         })

@@ -233,6 +233,7 @@ fn checked((label, result): Finished, call: &wx::Call) -> Result<Finished, CallE
         | wx::Call::SetBootOverride(_)
         | wx::Call::InsertMedia(_)
         | wx::Call::EjectMedia(_) => "done",
+        wx::Call::DiscoverChassis => "chassis",
     };
     match &result {
         Ok(outcome) if outcome_name(outcome) != expected => Err(CallError::Malformed {
@@ -257,6 +258,7 @@ fn call_name(call: &wx::Call) -> &'static str {
         wx::Call::SetBootOverride(_) => "set_boot_override",
         wx::Call::InsertMedia(_) => "insert_media",
         wx::Call::EjectMedia(_) => "eject_media",
+        wx::Call::DiscoverChassis => "discover_chassis",
     }
 }
 
@@ -289,5 +291,6 @@ fn outcome_name(outcome: &wx::Outcome) -> &'static str {
         wx::Outcome::System(_) => "system",
         wx::Outcome::Power(_) => "power",
         wx::Outcome::Done => "done",
+        wx::Outcome::Chassis(_) => "chassis",
     }
 }
