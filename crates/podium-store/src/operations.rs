@@ -232,31 +232,27 @@ impl Datastore {
         Ok(super::paged(items, page.limit, |o| o.id.to_string()))
     }
 
-    /// Leases up to `at_most` operations for `owner`, each for `lease`, in the order they are
-    /// due: each is `running`, its attempt counted. Concurrency is limited where the bottleneck
-    /// is, the BMC endpoint: a pod manager's shared Redfish service runs at most its
-    /// `service_limit` operations at once (`per_pod_manager` where the admin set none; under a
-    /// live lease, in any process), counting those of its hosts without a BMC of their own and
-    /// its own (a sync); a host with its own BMC runs one operation at a time (as every host
-    /// does) and is not counted against the service, so a site of independent BMCs runs as wide
-    /// as it has hosts, or as its `site_limit` allows where the admin set one (every operation
-    /// of the site counted). What is due at a pod manager running nothing goes first (oldest
-    /// first), then what is due at a host with its own BMC, then at the pod managers with room
-    /// left. Empty when nothing may run.
+    /// Leases the operation due first for `owner` until `until`: it is `running`, its attempt
+    /// counted. Concurrency is limited where the bottleneck is, the BMC endpoint: a pod
+    /// manager's shared Redfish service runs at most its `service_limit` operations at once
+    /// (`per_pod_manager` where the admin set none; under a live lease, in any process),
+    /// counting those of its hosts without a BMC of their own and its own (a sync); a host with
+    /// its own BMC runs one operation at a time (as every host does) and is not counted against
+    /// the service, so a site of independent BMCs runs as wide as it has hosts, or as its
+    /// `site_limit` allows where the admin set one (every operation of the site counted). What
+    /// is due at a pod manager running nothing goes first (oldest first), then what is due at a
+    /// host with its own BMC, then at the pod managers with room left. `None` when nothing may
+    /// run.
     ///
     /// Leasing is serialized across processes (SQLite's write lock; on PostgreSQL, an advisory
     /// lock held for the transaction), so the count of running operations a lease reads is the
-    /// one it commits against: the limits hold across every process on the database. The
-    /// operations of one call are leased in one transaction, one after the other, each counting
-    /// those before it (the transaction reads its own writes): a batch is leased exactly as the
-    /// same leases one by one would be, for one commit and one lock.
+    /// one it commits against: the limits hold across every process on the database.
     pub async fn operation_lease(
         &self,
         owner: &str,
         lease: std::time::Duration,
         per_pod_manager: i64,
-        at_most: usize,
-    ) -> Result<Vec<OperationRow>, StoreError> {
+    ) -> Result<Option<OperationRow>, StoreError> {
         let mut writer = self.writer().await?;
         let mut tx = writer.begin().await?;
         if self.backend == super::Backend::Postgres {
@@ -264,16 +260,117 @@ impl Datastore {
                 .execute(&mut *tx)
                 .await?;
         }
-        let mut leased = Vec::new();
-        while leased.len() < at_most {
-            match lease_one(&mut tx, owner, lease, per_pod_manager).await? {
-                Some(op) => leased.push(op),
-                None => break,
+        // The pod managers running operations now: how many at their shared service, how many
+        // in all, and their limits.
+        let running: Vec<(String, i64, i64, i64, Option<i64>)> = sqlx::query_as(&format!(
+            "SELECT o.pod_manager, \
+             CAST(SUM(CASE WHEN {OWN_BMC} THEN 0 ELSE 1 END) AS BIGINT), CAST(COUNT(*) AS BIGINT), \
+             CAST(COALESCE(MAX(p.service_limit), $2) AS BIGINT), CAST(MAX(p.site_limit) AS BIGINT) \
+             FROM operations o JOIN pod_managers p ON p.uuid = o.pod_manager \
+             WHERE o.status = 'running' AND o.lease_expires_at > $1 GROUP BY o.pod_manager"
+        ))
+        .bind(Timestamp::now().to_string())
+        .bind(per_pod_manager)
+        .fetch_all(&mut *tx)
+        .await?;
+        // The lease's time is read after the count: it begins after every end the count saw.
+        let now = Timestamp::now();
+        let until = now.after(lease).to_string();
+        let now = now.to_string();
+        // Fair across pod managers: after a lease that expired (its holder died), what is due at
+        // a pod manager running nothing at its service, oldest first; only then what is due at
+        // one with room left. However much one site queues, the first due operation of a site
+        // with nothing running is leased next.
+        let pms = |keep: &dyn Fn(i64, i64, i64, Option<i64>) -> bool| -> Vec<&str> {
+            running
+                .iter()
+                .filter(|(_, shared, all, service, site)| keep(*shared, *all, *service, *site))
+                .map(|(pm, ..)| pm.as_str())
+                .collect()
+        };
+        let site_full = pms(&|_, all, _, site| site.is_some_and(|site| all >= site));
+        // Busy at its service, or with no room left at the site.
+        let busy = pms(&|shared, all, _, site| shared > 0 || site.is_some_and(|site| all >= site));
+        // No room left at its service, or at the site.
+        let full = pms(&|shared, all, service, site| {
+            shared >= service || site.is_some_and(|site| all >= site)
+        });
+        // `column NOT IN` the pod managers `excluded`, their parameters numbered from `first`.
+        let not_in = |column: &str, excluded: &[&str], first: usize| {
+            if excluded.is_empty() {
+                String::new()
+            } else {
+                let params: Vec<String> = (first..first + excluded.len())
+                    .map(|i| format!("${i}"))
+                    .collect();
+                format!(" AND {column} NOT IN ({})", params.join(", "))
+            }
+        };
+        // A pod manager full at its service still runs what is due at its hosts with their own
+        // BMC, unless its site is full too.
+        let not_full = || {
+            let service = not_in("o.pod_manager", &full, 4);
+            let service = match service.strip_prefix(" AND ") {
+                Some(clause) => format!(" AND ({OWN_BMC} OR {clause})"),
+                None => String::new(),
+            };
+            service + &not_in("o.pod_manager", &site_full, 4 + full.len())
+        };
+        let [expired, queued] = DUE;
+        // The oldest due operation of the pod managers not `excluded`, found through each one's
+        // `operations_pm_queue`: one index seek per pod manager, never a walk past the queue of
+        // another (a site with 50,000 queued costs the others nothing).
+        let oldest_of = |excluded: &[&str]| {
+            format!(
+                "SELECT MIN(first) FROM (SELECT (SELECT o.id FROM operations o \
+                 WHERE o.pod_manager = p.uuid AND {queued} AND {HOST_FREE} ORDER BY o.id LIMIT 1) AS first \
+                 FROM pod_managers p WHERE TRUE{}) firsts",
+                not_in("p.uuid", excluded, 4)
+            )
+        };
+        let expired_binds: Vec<&str> = full.iter().chain(&site_full).copied().collect();
+        let mut candidates = vec![
+            (
+                format!(
+                    "SELECT o.id FROM operations o WHERE {expired}{} AND {HOST_FREE} ORDER BY o.id LIMIT 1",
+                    not_full()
+                ),
+                &expired_binds,
+            ),
+            (oldest_of(&busy), &busy),
+            // Walks the queue in id order past what waits at shared services and at full sites.
+            (
+                format!(
+                    "SELECT o.id FROM operations o WHERE {queued} AND {OWN_BMC}{} AND {HOST_FREE} \
+                     ORDER BY o.id LIMIT 1",
+                    not_in("o.pod_manager", &site_full, 4)
+                ),
+                &site_full,
+            ),
+        ];
+        if !busy.is_empty() {
+            candidates.push((oldest_of(&full), &full));
+        }
+        let mut leased = None;
+        for (candidate, excluded) in candidates {
+            let sql = format!(
+                "UPDATE operations SET status = 'running', lease_owner = $1, lease_expires_at = $2, \
+                 attempts = attempts + 1, started_at = COALESCE(started_at, $3), error = NULL \
+                 WHERE id = ({candidate}) RETURNING {COLUMNS}"
+            );
+            let mut q = sqlx::query(&sql).bind(owner).bind(&until).bind(&now);
+            for pm in excluded.iter() {
+                q = q.bind(*pm);
+            }
+            leased = q.fetch_optional(&mut *tx).await?;
+            if leased.is_some() {
+                break;
             }
         }
         tx.commit().await?;
-        leased.iter().map(row).collect()
+        leased.as_ref().map(row).transpose()
     }
+
     /// Fails what is still queued for a claim (it was released), with `why`.
     pub async fn operations_cancel_for_claim(
         &self,
@@ -382,122 +479,4 @@ impl Datastore {
         .await?;
         Ok(ids.into_iter().map(|(id,)| id.into()).collect())
     }
-}
-
-/// Leases the operation due first (`Datastore::operation_lease`), in the leasing transaction
-/// `conn`; `None` when nothing may run.
-async fn lease_one(
-    conn: &mut sqlx::AnyConnection,
-    owner: &str,
-    lease: std::time::Duration,
-    per_pod_manager: i64,
-) -> Result<Option<sqlx::any::AnyRow>, StoreError> {
-    // The pod managers running operations now: how many at their shared service, how many
-    // in all, and their limits.
-    let running: Vec<(String, i64, i64, i64, Option<i64>)> = sqlx::query_as(&format!(
-        "SELECT o.pod_manager, \
-         CAST(SUM(CASE WHEN {OWN_BMC} THEN 0 ELSE 1 END) AS BIGINT), CAST(COUNT(*) AS BIGINT), \
-         CAST(COALESCE(MAX(p.service_limit), $2) AS BIGINT), CAST(MAX(p.site_limit) AS BIGINT) \
-         FROM operations o JOIN pod_managers p ON p.uuid = o.pod_manager \
-         WHERE o.status = 'running' AND o.lease_expires_at > $1 GROUP BY o.pod_manager"
-    ))
-    .bind(Timestamp::now().to_string())
-    .bind(per_pod_manager)
-    .fetch_all(&mut *conn)
-    .await?;
-    // The lease's time is read after the count: it begins after every end the count saw.
-    let now = Timestamp::now();
-    let until = now.after(lease).to_string();
-    let now = now.to_string();
-    // Fair across pod managers: after a lease that expired (its holder died), what is due at
-    // a pod manager running nothing at its service, oldest first; only then what is due at
-    // one with room left. However much one site queues, the first due operation of a site
-    // with nothing running is leased next.
-    let pms = |keep: &dyn Fn(i64, i64, i64, Option<i64>) -> bool| -> Vec<&str> {
-        running
-            .iter()
-            .filter(|(_, shared, all, service, site)| keep(*shared, *all, *service, *site))
-            .map(|(pm, ..)| pm.as_str())
-            .collect()
-    };
-    let site_full = pms(&|_, all, _, site| site.is_some_and(|site| all >= site));
-    // Busy at its service, or with no room left at the site.
-    let busy = pms(&|shared, all, _, site| shared > 0 || site.is_some_and(|site| all >= site));
-    // No room left at its service, or at the site.
-    let full = pms(&|shared, all, service, site| {
-        shared >= service || site.is_some_and(|site| all >= site)
-    });
-    // `column NOT IN` the pod managers `excluded`, their parameters numbered from `first`.
-    let not_in = |column: &str, excluded: &[&str], first: usize| {
-        if excluded.is_empty() {
-            String::new()
-        } else {
-            let params: Vec<String> = (first..first + excluded.len())
-                .map(|i| format!("${i}"))
-                .collect();
-            format!(" AND {column} NOT IN ({})", params.join(", "))
-        }
-    };
-    // A pod manager full at its service still runs what is due at its hosts with their own
-    // BMC, unless its site is full too.
-    let not_full = || {
-        let service = not_in("o.pod_manager", &full, 4);
-        let service = match service.strip_prefix(" AND ") {
-            Some(clause) => format!(" AND ({OWN_BMC} OR {clause})"),
-            None => String::new(),
-        };
-        service + &not_in("o.pod_manager", &site_full, 4 + full.len())
-    };
-    let [expired, queued] = DUE;
-    // The oldest due operation of the pod managers not `excluded`, found through each one's
-    // `operations_pm_queue`: one index seek per pod manager, never a walk past the queue of
-    // another (a site with 50,000 queued costs the others nothing).
-    let oldest_of = |excluded: &[&str]| {
-        format!(
-            "SELECT MIN(first) FROM (SELECT (SELECT o.id FROM operations o \
-             WHERE o.pod_manager = p.uuid AND {queued} AND {HOST_FREE} ORDER BY o.id LIMIT 1) AS first \
-             FROM pod_managers p WHERE TRUE{}) firsts",
-            not_in("p.uuid", excluded, 4)
-        )
-    };
-    let expired_binds: Vec<&str> = full.iter().chain(&site_full).copied().collect();
-    let mut candidates = vec![
-        (
-            format!(
-                "SELECT o.id FROM operations o WHERE {expired}{} AND {HOST_FREE} ORDER BY o.id LIMIT 1",
-                not_full()
-            ),
-            &expired_binds,
-        ),
-        (oldest_of(&busy), &busy),
-        // Walks the queue in id order past what waits at shared services and at full sites.
-        (
-            format!(
-                "SELECT o.id FROM operations o WHERE {queued} AND {OWN_BMC}{} AND {HOST_FREE} \
-                 ORDER BY o.id LIMIT 1",
-                not_in("o.pod_manager", &site_full, 4)
-            ),
-            &site_full,
-        ),
-    ];
-    if !busy.is_empty() {
-        candidates.push((oldest_of(&full), &full));
-    }
-    let mut leased = None;
-    for (candidate, excluded) in candidates {
-        let sql = format!(
-            "UPDATE operations SET status = 'running', lease_owner = $1, lease_expires_at = $2, \
-             attempts = attempts + 1, started_at = COALESCE(started_at, $3), error = NULL \
-             WHERE id = ({candidate}) RETURNING {COLUMNS}"
-        );
-        let mut q = sqlx::query(&sql).bind(owner).bind(&until).bind(&now);
-        for pm in excluded.iter() {
-            q = q.bind(*pm);
-        }
-        leased = q.fetch_optional(&mut *conn).await?;
-        if leased.is_some() {
-            break;
-        }
-    }
-    Ok(leased)
 }

@@ -44,12 +44,6 @@ use podium_types::{OperationFilter, OperationId, OperationRequest, Page};
 
 const RETRY_MAX: Duration = Duration::from_secs(60);
 
-/// The most operations leased in one transaction. A batch spreads the transaction's commit (and
-/// on PostgreSQL, the advisory lock every process leases behind) over its leases; a batch too
-/// large would hold that lock, and the other processes' leasing, longer than the leases' own
-/// work (about 1.5 ms each on PostgreSQL).
-const LEASE_BATCH: usize = 32;
-
 /// Whether a failure may pass if the operation is tried again later.
 fn transient(e: &Error) -> bool {
     match e {
@@ -183,52 +177,41 @@ impl Podium {
         let running_max = self.runtime().config().max_calls as usize;
         loop {
             let _leasing = self.inner.operations.leasing.read().await;
-            let running = self.inner.operations.running.load(Ordering::Acquire);
-            if running >= running_max || self.inner.operations.draining.load(Ordering::Acquire) {
+            if self.inner.operations.running.load(Ordering::Acquire) >= running_max
+                || self.inner.operations.draining.load(Ordering::Acquire)
+            {
                 return;
             }
-            let at_most = (running_max - running).min(LEASE_BATCH);
             let leased = self
                 .datastore()
                 .operation_lease(
                     &self.inner.operations.worker_id,
                     settings.lease,
                     per_pod_manager,
-                    at_most,
                 )
                 .await;
-            let ops = match leased {
-                Ok(ops) if ops.is_empty() => return,
-                Ok(ops) => ops,
+            let op = match leased {
+                Ok(Some(op)) => op,
+                Ok(None) => return,
                 Err(e) => {
                     tracing::warn!(error = %e, "cannot lease operations");
                     return;
                 }
             };
-            // Fewer than asked for: nothing more may run now.
-            let more = ops.len() == at_most;
-            self.inner
-                .operations
-                .running
-                .fetch_add(ops.len(), Ordering::AcqRel);
-            // Spawned under the lock, so a task's end (which takes it) finds its handle.
+            self.inner.operations.running.fetch_add(1, Ordering::AcqRel);
+            let (podium, settings, id) = (self.clone(), settings.clone(), op.id.clone());
+            // Spawned under the lock, so the task's end (which takes it) finds its handle.
             let mut tasks = self.inner.operations.tasks.lock().expect("tasks poisoned");
-            for op in ops {
-                let (podium, settings, id) = (self.clone(), settings.clone(), op.id.clone());
-                let task = tokio::spawn(async move {
-                    let id = op.id.clone();
-                    podium.operation_lease_run(op, &settings).await;
-                    let operations = &podium.inner.operations;
-                    operations.tasks.lock().expect("tasks poisoned").remove(&id);
-                    operations.running.fetch_sub(1, Ordering::AcqRel);
-                    operations.ended.notify_waiters();
-                    podium.operations_wake();
-                });
-                tasks.insert(id, task);
-            }
-            if !more {
-                return;
-            }
+            let task = tokio::spawn(async move {
+                let id = op.id.clone();
+                podium.operation_lease_run(op, &settings).await;
+                let operations = &podium.inner.operations;
+                operations.tasks.lock().expect("tasks poisoned").remove(&id);
+                operations.running.fetch_sub(1, Ordering::AcqRel);
+                operations.ended.notify_waiters();
+                podium.operations_wake();
+            });
+            tasks.insert(id, task);
         }
     }
 
