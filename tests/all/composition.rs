@@ -619,3 +619,293 @@ async fn sushy_reads_the_blocks_and_zones_as_the_mockup_has_them_and_as_composin
         (json!("ComposedAndAvailable"), json!(1))
     );
 }
+
+/// Podium's Redfish driver, as the host calls it, against the composition service.
+mod driver {
+    use super::*;
+    use podium_runtime::{
+        BlockType, CallContext, CallError, CompositionState, Credentials, Endpoint, PluginError,
+        TlsPolicy,
+    };
+    use podium_tests::TestServer;
+    use podium_types::Secret;
+
+    async fn redfish(server: &TestServer) -> podium_runtime::Plugin {
+        let reference = podium_app::plugins::PluginRef {
+            name: "redfish".into(),
+            ..Default::default()
+        };
+        server
+            .podium
+            .plugin_resolve(&reference, podium_runtime::World::HardwareDriver, "driver")
+            .await
+            .expect("the bundled redfish plugin")
+    }
+
+    fn context(service: &Composition) -> CallContext {
+        CallContext {
+            config: "{}".into(),
+            endpoint: Some(Endpoint {
+                base: service.url().parse().unwrap(),
+                credentials: Some(Credentials {
+                    username: "admin".into(),
+                    password: Secret::new("unused"),
+                }),
+                pod_manager: None,
+                parallel_requests: None,
+                tls: TlsPolicy::System,
+            }),
+            allocations: None,
+        }
+    }
+
+    /// A sum over the mockup's files of a block's parts of one kind.
+    fn parts(block: &Value, kind: &str, field: &str) -> u64 {
+        block[kind]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|l| {
+                file(l["@odata.id"].as_str().expect("a link"))[field]
+                    .as_u64()
+                    .unwrap_or(0)
+            })
+            .sum()
+    }
+
+    #[tokio::test]
+    async fn it_reads_every_block_zone_and_limit_as_the_mockup_has_them() {
+        let (service, _) = start().await;
+        let server = TestServer::start().await;
+        let plugin = redfish(&server).await;
+        let read = server
+            .podium
+            .runtime()
+            .driver(&plugin, context(&service))
+            .read_composition()
+            .await
+            .expect("the composition service");
+
+        let zones = ids(&file("/redfish/v1/CompositionService/ResourceZones")["Members"]);
+        assert_eq!(
+            read.zones.iter().map(|z| z.id.clone()).collect::<Vec<_>>(),
+            zones
+        );
+        for zone in &read.zones {
+            assert_eq!(zone.name, file(&zone.id)["Name"]);
+        }
+        let blocks = ids(&file(BLOCKS)["Members"]);
+        assert_eq!(read.blocks.len(), blocks.len());
+        for (block, path) in read.blocks.iter().zip(&blocks) {
+            let expected = file(path);
+            let status = &expected["CompositionStatus"];
+            assert_eq!(&block.id, path);
+            assert_eq!(block.name, expected["Name"], "{path}");
+            assert_eq!(
+                serde_json::to_value(block.state).unwrap(),
+                json!(match status["CompositionState"].as_str().unwrap() {
+                    "Unused" => "unused",
+                    "Composed" => "composed",
+                    "ComposedAndAvailable" => "composed_and_available",
+                    other => panic!("{other}"),
+                }),
+                "{path}"
+            );
+            assert_eq!(block.reserved, status["Reserved"] == true, "{path}");
+            assert_eq!(
+                u64::from(block.compositions),
+                status["NumberOfCompositions"].as_u64().unwrap()
+            );
+            assert_eq!(
+                u64::from(block.max_compositions),
+                status["MaxCompositions"].as_u64().unwrap()
+            );
+            assert_eq!(block.zones, ids(&expected["Links"]["Zones"]), "{path}");
+            let systems = if expected["Links"]["ComputerSystems"].is_array() {
+                ids(&expected["Links"]["ComputerSystems"])
+            } else {
+                Vec::new()
+            };
+            assert_eq!(block.systems, systems, "{path}");
+            let count = |kind: &str| expected[kind].as_array().map_or(0, Vec::len) as u32;
+            assert_eq!(block.processors, count("Processors"), "{path}");
+            assert_eq!(block.drives, count("Drives"), "{path}");
+            assert_eq!(block.nics, count("EthernetInterfaces"), "{path}");
+            assert_eq!(
+                u64::from(block.cores),
+                parts(&expected, "Processors", "TotalCores")
+            );
+            assert_eq!(block.memory_mib, parts(&expected, "Memory", "CapacityMiB"));
+            assert_eq!(
+                block.drive_bytes,
+                parts(&expected, "Drives", "CapacityBytes")
+            );
+        }
+        let compute = &read.blocks[0];
+        assert_eq!(
+            compute.block_types,
+            [BlockType::Compute, BlockType::Network]
+        );
+        assert!(compute.cores > 0 && compute.memory_mib > 0, "{compute:?}");
+        assert!(read.blocks.iter().any(|b| b.drive_bytes > 0));
+        // Offered for composition: the zones the Systems collection's capabilities name.
+        assert_eq!(
+            read.offered_zones,
+            [
+                "/redfish/v1/CompositionService/ResourceZones/1",
+                "/redfish/v1/CompositionService/ResourceZones/2"
+            ]
+        );
+        let limits: Vec<_> = read
+            .limits
+            .iter()
+            .map(|l| (l.block_type, l.min, l.max))
+            .collect();
+        assert!(
+            limits.contains(&(BlockType::Compute, Some(1), Some(1))),
+            "{limits:?}"
+        );
+        assert!(
+            limits.contains(&(BlockType::Storage, None, Some(8))),
+            "{limits:?}"
+        );
+        assert_eq!(limits.len(), 2, "{limits:?}");
+    }
+
+    #[tokio::test]
+    async fn it_decomposes_and_composes_and_the_service_refuses_what_its_rules_refuse() {
+        let (service, client) = start().await;
+        let server = TestServer::start().await;
+        let plugin = redfish(&server).await;
+        let runtime = server.podium.runtime();
+        let driver = || runtime.driver(&plugin, context(&service));
+
+        driver()
+            .decompose("/redfish/v1/Systems/ComposedSystem")
+            .await
+            .expect("decomposed");
+        assert_eq!(
+            block_state(&client, &service, "ComputeBlock1").await,
+            ("Unused".to_owned(), 0, vec![])
+        );
+        let blocks = [
+            format!("{BLOCKS}/ComputeBlock1"),
+            format!("{BLOCKS}/DriveBlock5"),
+        ];
+        let id = driver().compose("web-1", &blocks).await.expect("composed");
+        assert_eq!(id, "/redfish/v1/Systems/Composed1");
+        let system = service.resource(&id).expect("the service has it");
+        assert_eq!(system["Name"], "web-1");
+        assert_eq!(
+            system["Links"]["ResourceBlocks"],
+            json!(
+                blocks
+                    .iter()
+                    .map(|b| json!({"@odata.id": b}))
+                    .collect::<Vec<_>>()
+            )
+        );
+        // Read back by the driver as any system: the compute block's NIC is its NIC.
+        let inspected = driver().inspect(&id).await.expect("inspected");
+        assert_eq!(inspected.name, "web-1");
+        let macs: Vec<_> = inspected.nics.iter().map(|n| n.mac.as_str()).collect();
+        assert_eq!(macs, ["aa:bb:cc:dd:ee:fd"]);
+        let read = driver().read_composition().await.unwrap();
+        let compute = read.blocks.iter().find(|b| b.id == blocks[0]).unwrap();
+        assert_eq!(compute.state, CompositionState::Composed);
+        assert_eq!(compute.systems, [id.as_str()]);
+
+        // The block is taken: a conflict naming it, and nothing composed.
+        let taken = driver()
+            .compose(
+                "web-2",
+                &[blocks[0].clone(), format!("{BLOCKS}/DriveBlock6")],
+            )
+            .await
+            .expect_err("the compute block is taken");
+        match &taken {
+            CallError::Plugin {
+                error: PluginError::Conflict(message),
+                ..
+            } => {
+                assert!(message.contains("ComputeBlock1"), "{message}")
+            }
+            other => panic!("{other}"),
+        }
+        assert!(service.resource("/redfish/v1/Systems/Composed2").is_none());
+        // Outside the limits: invalid input, in the service's words.
+        let refused = driver()
+            .compose("storage-only", &[format!("{BLOCKS}/DriveBlock6")])
+            .await
+            .expect_err("no compute block");
+        assert!(
+            matches!(&refused, CallError::Plugin { error: PluginError::InvalidInput(m), .. } if m.contains("MinCompute")),
+            "{refused}"
+        );
+
+        driver().decompose(&id).await.expect("decomposed");
+        assert_eq!(
+            block_state(&client, &service, "ComputeBlock1").await,
+            ("Unused".to_owned(), 0, vec![])
+        );
+        let gone = driver().decompose(&id).await.expect_err("gone");
+        assert!(
+            matches!(
+                &gone,
+                CallError::Plugin {
+                    error: PluginError::NotFound(_),
+                    ..
+                }
+            ),
+            "{gone}"
+        );
+        let physical = driver()
+            .decompose("/redfish/v1/Systems/SystemPreResourceBlock")
+            .await
+            .expect_err("not composed");
+        assert!(
+            matches!(
+                &physical,
+                CallError::Plugin {
+                    error: PluginError::Unsupported(_),
+                    ..
+                }
+            ),
+            "{physical}"
+        );
+    }
+
+    /// A service without a `CompositionService` (DMTF's blade enclosure, served by sushy-static):
+    /// the driver says so, and the host passes it on.
+    #[tokio::test]
+    async fn a_service_without_composition_is_unsupported() {
+        let server = TestServer::start().await;
+        let plugin = redfish(&server).await;
+        let folder = mockup("public-bladed");
+        let bmc = podium_tests::sushy::SushyStatic::start(&folder)
+            .await
+            .expect("sushy-static starts");
+        let mut ctx = CallContext {
+            config: "{}".into(),
+            ..Default::default()
+        };
+        ctx.endpoint = Some(Endpoint {
+            base: bmc.url().parse().unwrap(),
+            credentials: None,
+            pod_manager: None,
+            parallel_requests: None,
+            tls: TlsPolicy::System,
+        });
+        let refused = server
+            .podium
+            .runtime()
+            .driver(&plugin, ctx)
+            .read_composition()
+            .await
+            .expect_err("no composition service");
+        assert!(
+            matches!(&refused, CallError::Plugin { error: PluginError::Unsupported(m), .. } if m.contains("CompositionService")),
+            "{refused}"
+        );
+    }
+}

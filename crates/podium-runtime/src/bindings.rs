@@ -5,8 +5,8 @@
 //! types. 0.2.0's driver world reuses 0.1.0's types the same way (`types`, `http`'s records and
 //! its `hardware` interface, which are 0.1.0's `driver` types unchanged; wasmtime checks them
 //! structurally), so one `validate`/`convert` serves both contracts. Its imports (`log`, `config`)
-//! are its own, linked under 0.2.0's names, as is its `components` interface (chassis), new in
-//! 0.2.0.
+//! are its own, linked under 0.2.0's names, as are its `components` (chassis) and `composition`
+//! interfaces, new in 0.2.0.
 
 pub(crate) mod driver {
     wasmtime::component::bindgen!({
@@ -111,6 +111,7 @@ pub(crate) use driver::podium::plugin::log as wit_log;
 pub(crate) use driver::podium::plugin::types as wit_types;
 pub(crate) use driver_0_2::exports::podium::plugin::driver as wit_exchange;
 pub(crate) use driver_0_2::podium::plugin::components as wit_components;
+pub(crate) use driver_0_2::podium::plugin::composition as wit_composition;
 pub(crate) use ipam::exports::podium::plugin::allocator as wit_allocator;
 pub(crate) use ipam::podium::plugin::allocations as wit_allocations;
 pub(crate) use renderer::exports::podium::plugin::render as wit_render;

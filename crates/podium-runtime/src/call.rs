@@ -17,7 +17,9 @@ use super::http::{Endpoint, GrantLimits, HttpGrant};
 use super::imports::PluginState;
 use super::limits::MemoryLimitExceeded;
 pub use super::system::{
-    Capabilities, Chassis, ChassisType, Health, MediaSlot, Nic, ServiceInfo, System, SystemKind,
+    BlockLimit, BlockType, Capabilities, Chassis, ChassisType, CompositionService,
+    CompositionState, Health, MediaSlot, Nic, ResourceBlock, ResourceZone, ServiceInfo, System,
+    SystemKind,
 };
 use super::text::plugin_text;
 use super::{Plugin, PluginInfo, Pre, Runtime};

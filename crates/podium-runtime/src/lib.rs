@@ -31,10 +31,11 @@ use wasmtime::component::{Component, Linker};
 use wasmtime::{Config, Enabled, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
 pub use call::{
-    Allocations, BootMode, BootPersistence, BootSettings, BootTarget, CallContext, CallError,
-    Capabilities, Chassis, ChassisType, ConsumerInput, DriverCall, Health, IpamCall, IpamHost,
-    IpamPool, IpamRequest, MediaRequest, MediaSlot, MediaType, NetworkPolicy, Nic, PluginError,
-    PoolNeed, PowerAction, PowerState, RenderAddress, RenderCall, RenderHost, RenderInput,
+    Allocations, BlockLimit, BlockType, BootMode, BootPersistence, BootSettings, BootTarget,
+    CallContext, CallError, Capabilities, Chassis, ChassisType, CompositionService,
+    CompositionState, ConsumerInput, DriverCall, Health, IpamCall, IpamHost, IpamPool, IpamRequest,
+    MediaRequest, MediaSlot, MediaType, NetworkPolicy, Nic, PluginError, PoolNeed, PowerAction,
+    PowerState, RenderAddress, RenderCall, RenderHost, RenderInput, ResourceBlock, ResourceZone,
     ServiceInfo, System, SystemKind,
 };
 pub use detect::LoadError;

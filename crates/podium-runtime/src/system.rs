@@ -90,3 +90,72 @@ pub struct Chassis {
     /// The ids of the systems it holds.
     pub systems: Vec<String>,
 }
+
+/// DMTF's `ResourceBlockType`: what a resource block holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BlockType {
+    Compute,
+    Processor,
+    Memory,
+    Network,
+    Storage,
+    ComputerSystem,
+    Expansion,
+}
+
+/// DMTF's `CompositionState`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CompositionState {
+    Unused,
+    Composing,
+    Composed,
+    ComposedAndAvailable,
+    Failed,
+    Unavailable,
+}
+
+/// A resource block of a composition service, as a driver reported it, checked.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ResourceBlock {
+    pub id: String,
+    pub name: String,
+    pub block_types: Vec<BlockType>,
+    pub state: CompositionState,
+    pub reserved: bool,
+    pub max_compositions: u32,
+    pub compositions: u32,
+    pub zones: Vec<String>,
+    pub processors: u32,
+    pub cores: u32,
+    pub memory_mib: u64,
+    pub drives: u32,
+    pub drive_bytes: u64,
+    pub nics: u32,
+    pub systems: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ResourceZone {
+    pub id: String,
+    pub name: String,
+}
+
+/// At least `min` and at most `max` blocks of a type in one composed system.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BlockLimit {
+    pub block_type: BlockType,
+    pub min: Option<u32>,
+    pub max: Option<u32>,
+}
+
+/// A composition service as a driver read it (`read-composition`), checked: every block's zones
+/// are zones of the answer, as are the zones offered for composition.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct CompositionService {
+    pub blocks: Vec<ResourceBlock>,
+    pub zones: Vec<ResourceZone>,
+    pub offered_zones: Vec<String>,
+    pub limits: Vec<BlockLimit>,
+}

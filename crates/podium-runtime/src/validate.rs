@@ -9,6 +9,7 @@
 //! | MAC | NIC `mac` | six octets (`:`, `-`, `.` or no separator), unicast, not all zeros; kept as `aa:bb:cc:dd:ee:ff`; each MAC once in one answer |
 //! | count | `cpu-count`, `memory-mib` | at most 1,048,576 CPUs and 2^32 MiB (4 PiB) |
 //! | list | systems, a system's NICs, its media slots | at most 100,000, 1,024, 64; ids unique within the list |
+//! | composition | `read-composition`'s answer | at most 100,000 blocks and 10,000 zones, ids unique; every zone a block is in, or offered, listed; a block's systems each once |
 //! | chassis | `discover-chassis`'s answer | at most 100,000 chassis (ids unique), each in a chassis of the same answer or in none, no loop; at most 100,000 systems in one, each once; `location` and an `other` type are text |
 //!
 //! "Invisible" are the characters that change how text reads without showing: bidirectional
@@ -18,8 +19,12 @@
 use std::collections::HashSet;
 
 use super::bindings::wit_components as wc;
+use super::bindings::wit_composition as wk;
 use super::bindings::wit_driver as wd;
-use super::system::{Chassis, ChassisType, Health, MediaSlot, Nic, System, SystemKind};
+use super::system::{
+    BlockLimit, BlockType, Chassis, ChassisType, CompositionService, CompositionState, Health,
+    MediaSlot, Nic, ResourceBlock, ResourceZone, System, SystemKind,
+};
 use super::text::{is_plain, plugin_text};
 
 const MAX_SYSTEMS: usize = 100_000;
@@ -44,6 +49,11 @@ fn id(at: &str, value: &str) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// A system id a call answered on its own (`compose`'s), held to the rule of ids.
+pub(super) fn system_id(at: &str, value: &str) -> Result<(), String> {
+    id(at, value)
 }
 
 /// An [`id`] that `seen` (the ids of its list so far) does not hold yet.
@@ -339,6 +349,121 @@ pub(super) fn chassis(chassis: Vec<wc::Chassis>) -> Result<Vec<Chassis>, String>
     Ok(out)
 }
 
+const MAX_BLOCKS: usize = 100_000;
+const MAX_ZONES: usize = 10_000;
+
+/// Checks what `read-composition` returned.
+pub(super) fn composition(service: wk::CompositionService) -> Result<CompositionService, String> {
+    if service.blocks.len() > MAX_BLOCKS {
+        return Err(format!(
+            "{} resource blocks, more than the limit of {MAX_BLOCKS}",
+            service.blocks.len()
+        ));
+    }
+    if service.zones.len() > MAX_ZONES {
+        return Err(format!(
+            "{} resource zones, more than the limit of {MAX_ZONES}",
+            service.zones.len()
+        ));
+    }
+    let mut zone_ids = HashSet::new();
+    let mut zones = Vec::with_capacity(service.zones.len());
+    for (i, z) in service.zones.into_iter().enumerate() {
+        unique_id(&format!("zones[{i}].id"), &z.id, &mut zone_ids)?;
+        text(&format!("zones[{i}].name"), &z.name, MAX_TEXT)?;
+        zones.push(ResourceZone {
+            id: z.id,
+            name: z.name,
+        });
+    }
+    let listed = |at: String, zone: &str| -> Result<(), String> {
+        if zone_ids.contains(zone) {
+            Ok(())
+        } else {
+            Err(format!("{at} `{}` is no zone of this answer", shown(zone)))
+        }
+    };
+    for (i, zone) in service.offered_zones.iter().enumerate() {
+        listed(format!("offered-zones[{i}]"), zone)?;
+    }
+    let mut ids = HashSet::new();
+    let mut blocks = Vec::with_capacity(service.blocks.len());
+    for (i, b) in service.blocks.into_iter().enumerate() {
+        let at = |field: &str| format!("blocks[{i}].{field}");
+        unique_id(&at("id"), &b.id, &mut ids)?;
+        text(&at("name"), &b.name, MAX_TEXT)?;
+        for (j, zone) in b.zones.iter().enumerate() {
+            listed(at(&format!("zones[{j}]")), zone)?;
+        }
+        if b.systems.len() > MAX_SYSTEMS {
+            return Err(format!("{} lists more than {MAX_SYSTEMS}", at("systems")));
+        }
+        let mut system_ids = HashSet::new();
+        for (j, system) in b.systems.iter().enumerate() {
+            unique_id(&at(&format!("systems[{j}]")), system, &mut system_ids)?;
+        }
+        if b.memory_mib > MAX_MEMORY_MIB {
+            return Err(format!(
+                "{} {} is more than {MAX_MEMORY_MIB}",
+                at("memory-mib"),
+                b.memory_mib
+            ));
+        }
+        blocks.push(ResourceBlock {
+            id: b.id,
+            name: b.name,
+            block_types: b.block_types.into_iter().map(block_type).collect(),
+            state: match b.state {
+                wk::CompositionState::Unused => CompositionState::Unused,
+                wk::CompositionState::Composing => CompositionState::Composing,
+                wk::CompositionState::Composed => CompositionState::Composed,
+                wk::CompositionState::ComposedAndAvailable => {
+                    CompositionState::ComposedAndAvailable
+                }
+                wk::CompositionState::Failed => CompositionState::Failed,
+                wk::CompositionState::Unavailable => CompositionState::Unavailable,
+            },
+            reserved: b.reserved,
+            max_compositions: b.max_compositions,
+            compositions: b.compositions,
+            zones: b.zones,
+            processors: b.processors,
+            cores: b.cores,
+            memory_mib: b.memory_mib,
+            drives: b.drives,
+            drive_bytes: b.drive_bytes,
+            nics: b.nics,
+            systems: b.systems,
+        });
+    }
+    Ok(CompositionService {
+        blocks,
+        zones,
+        offered_zones: service.offered_zones,
+        limits: service
+            .limits
+            .into_iter()
+            .map(|l| BlockLimit {
+                block_type: block_type(l.block_type),
+                min: l.min,
+                max: l.max,
+            })
+            .collect(),
+    })
+}
+
+fn block_type(t: wk::BlockType) -> BlockType {
+    match t {
+        wk::BlockType::Compute => BlockType::Compute,
+        wk::BlockType::Processor => BlockType::Processor,
+        wk::BlockType::Memory => BlockType::Memory,
+        wk::BlockType::Network => BlockType::Network,
+        wk::BlockType::Storage => BlockType::Storage,
+        wk::BlockType::ComputerSystem => BlockType::ComputerSystem,
+        wk::BlockType::Expansion => BlockType::Expansion,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -532,5 +657,61 @@ mod tests {
             })
             .collect();
         assert_eq!(super::chassis(list).unwrap().len(), n);
+    }
+
+    fn block(id: &str, zones: &[&str]) -> wk::ResourceBlock {
+        wk::ResourceBlock {
+            id: id.into(),
+            name: id.into(),
+            block_types: vec![wk::BlockType::Compute],
+            state: wk::CompositionState::Unused,
+            reserved: false,
+            max_compositions: 1,
+            compositions: 0,
+            zones: zones.iter().map(|z| (*z).into()).collect(),
+            processors: 2,
+            cores: 16,
+            memory_mib: 32768,
+            drives: 0,
+            drive_bytes: 0,
+            nics: 1,
+            systems: Vec::new(),
+        }
+    }
+
+    fn service(blocks: Vec<wk::ResourceBlock>, offered: &[&str]) -> wk::CompositionService {
+        wk::CompositionService {
+            blocks,
+            zones: vec![wk::ResourceZone {
+                id: "z1".into(),
+                name: "Zone 1".into(),
+            }],
+            offered_zones: offered.iter().map(|z| (*z).into()).collect(),
+            limits: vec![wk::BlockLimit {
+                block_type: wk::BlockType::Compute,
+                min: Some(1),
+                max: Some(1),
+            }],
+        }
+    }
+
+    #[test]
+    fn a_composition_service_names_only_zones_it_lists() {
+        let kept = super::composition(service(vec![block("b1", &["z1"])], &["z1"])).unwrap();
+        assert_eq!(kept.blocks[0].block_types, [BlockType::Compute]);
+        assert_eq!(kept.blocks[0].state, CompositionState::Unused);
+        assert_eq!(kept.limits[0].min, Some(1));
+        assert_eq!(
+            super::composition(service(vec![block("b1", &["z9"])], &[])).unwrap_err(),
+            "blocks[0].zones[0] `z9` is no zone of this answer"
+        );
+        assert_eq!(
+            super::composition(service(vec![], &["z9"])).unwrap_err(),
+            "offered-zones[0] `z9` is no zone of this answer"
+        );
+        assert_eq!(
+            super::composition(service(vec![block("b1", &[]), block("b1", &[])], &[])).unwrap_err(),
+            "blocks[1].id `b1` is reported twice"
+        );
     }
 }

@@ -17,8 +17,8 @@ mod redfish;
 mod tests;
 
 use podium_plugin::driver::{
-    BootSettings, CapabilitySet, Chassis, MediaRequest, MediaType, PowerAction, PowerState,
-    ServiceInfo, System,
+    BootSettings, CapabilitySet, Chassis, ComposeRequest, CompositionService, MediaRequest,
+    MediaType, PowerAction, PowerState, ServiceInfo, System,
 };
 use podium_plugin::{HardwareDriver, Plugin, PluginInfo, Result};
 
@@ -88,6 +88,18 @@ impl HardwareDriver for Redfish {
 
     async fn discover_chassis(&self) -> Result<Vec<Chassis>> {
         self.0.discover_chassis().await
+    }
+
+    async fn read_composition(&self) -> Result<CompositionService> {
+        self.0.read_composition().await
+    }
+
+    async fn compose(&self, request: ComposeRequest) -> Result<String> {
+        self.0.compose(&request).await
+    }
+
+    async fn decompose(&self, system_id: &str) -> Result<()> {
+        self.0.decompose(system_id).await
     }
 }
 

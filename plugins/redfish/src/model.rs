@@ -33,6 +33,8 @@ pub(crate) struct ServiceRoot {
     pub(crate) systems: Option<Link>,
     #[serde(rename = "Chassis", default, deserialize_with = "lenient")]
     pub(crate) chassis: Option<Link>,
+    #[serde(rename = "CompositionService", default, deserialize_with = "lenient")]
+    pub(crate) composition_service: Option<Link>,
 }
 
 /// `GET /redfish/v1/Systems/{id}`.
@@ -223,6 +225,84 @@ pub(crate) struct Chassis {
     pub(crate) location: Option<Location>,
     #[serde(rename = "Links", default, deserialize_with = "lenient")]
     pub(crate) links: Option<ChassisLinks>,
+}
+
+/// `GET /redfish/v1/CompositionService`.
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub(crate) struct CompositionService {
+    #[serde(rename = "ServiceEnabled", default, deserialize_with = "lenient")]
+    pub(crate) service_enabled: Option<bool>,
+    #[serde(rename = "ResourceBlocks", default, deserialize_with = "lenient")]
+    pub(crate) resource_blocks: Option<Link>,
+    #[serde(rename = "ResourceZones", default, deserialize_with = "lenient")]
+    pub(crate) resource_zones: Option<Link>,
+}
+
+/// A resource block of a composition service.
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub(crate) struct ResourceBlock {
+    #[serde(rename = "@odata.id", default, deserialize_with = "text")]
+    pub(crate) odata_id: Option<String>,
+    #[serde(rename = "Id", default, deserialize_with = "text")]
+    pub(crate) id: Option<String>,
+    #[serde(rename = "Name", default, deserialize_with = "text")]
+    pub(crate) name: Option<String>,
+    #[serde(rename = "ResourceBlockType", default, deserialize_with = "strings")]
+    pub(crate) block_types: Option<Vec<String>>,
+    #[serde(rename = "CompositionStatus", default, deserialize_with = "lenient")]
+    pub(crate) status: Option<CompositionStatus>,
+    #[serde(rename = "Processors", default, deserialize_with = "links")]
+    pub(crate) processors: Option<Vec<Link>>,
+    #[serde(rename = "Memory", default, deserialize_with = "links")]
+    pub(crate) memory: Option<Vec<Link>>,
+    #[serde(rename = "Drives", default, deserialize_with = "links")]
+    pub(crate) drives: Option<Vec<Link>>,
+    #[serde(rename = "EthernetInterfaces", default, deserialize_with = "links")]
+    pub(crate) nics: Option<Vec<Link>>,
+    #[serde(rename = "Links", default, deserialize_with = "lenient")]
+    pub(crate) links: Option<ResourceBlockLinks>,
+}
+
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub(crate) struct CompositionStatus {
+    #[serde(rename = "CompositionState", default, deserialize_with = "text")]
+    pub(crate) state: Option<String>,
+    #[serde(rename = "Reserved", default, deserialize_with = "lenient")]
+    pub(crate) reserved: Option<bool>,
+    #[serde(rename = "MaxCompositions", default, deserialize_with = "number")]
+    pub(crate) max_compositions: Option<f64>,
+    #[serde(rename = "NumberOfCompositions", default, deserialize_with = "number")]
+    pub(crate) compositions: Option<f64>,
+}
+
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub(crate) struct ResourceBlockLinks {
+    #[serde(rename = "Zones", default, deserialize_with = "links")]
+    pub(crate) zones: Option<Vec<Link>>,
+    #[serde(rename = "ComputerSystems", default, deserialize_with = "links")]
+    pub(crate) computer_systems: Option<Vec<Link>>,
+}
+
+/// A resource zone, or any resource read only for its name.
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub(crate) struct Named {
+    #[serde(rename = "@odata.id", default, deserialize_with = "text")]
+    pub(crate) odata_id: Option<String>,
+    #[serde(rename = "Id", default, deserialize_with = "text")]
+    pub(crate) id: Option<String>,
+    #[serde(rename = "Name", default, deserialize_with = "text")]
+    pub(crate) name: Option<String>,
+}
+
+/// What a block's processor, memory module or drive adds up to.
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub(crate) struct Part {
+    #[serde(rename = "TotalCores", default, deserialize_with = "number")]
+    pub(crate) cores: Option<f64>,
+    #[serde(rename = "CapacityMiB", default, deserialize_with = "number")]
+    pub(crate) capacity_mib: Option<f64>,
+    #[serde(rename = "CapacityBytes", default, deserialize_with = "number")]
+    pub(crate) capacity_bytes: Option<f64>,
 }
 
 /// `Status` of a resource.

@@ -20,14 +20,17 @@ use serde_json::{Map, Value, json};
 use crate::config::{Config, matches_id};
 use crate::error::{self, UrlSource};
 use podium_plugin::driver::{
-    BootMode, BootPersistence, BootSettings, BootTarget, ChassisType, Health, MediaRequest,
-    MediaSlot, MediaType, Nic, PowerAction, PowerState, ServiceInfo, System, SystemKind,
+    BlockLimit, BlockType, BootMode, BootPersistence, BootSettings, BootTarget, ChassisType,
+    ComposeRequest, CompositionService, CompositionState, Health, MediaRequest, MediaSlot,
+    MediaType, Nic, PowerAction, PowerState, ResourceBlock, ResourceZone, ServiceInfo, System,
+    SystemKind,
 };
 use podium_plugin::http::{Method, Request};
 use podium_plugin::{Error, ErrorExt, log};
 
 use crate::model::{
-    Chassis, ComputerSystem, EthernetInterface, Link, Location, Manager, ServiceRoot, VirtualMedia,
+    Chassis, ComputerSystem, EthernetInterface, Link, Location, Manager, Named, Part, ServiceRoot,
+    VirtualMedia,
 };
 
 /// The Redfish logic, for one call of the host.
@@ -210,6 +213,247 @@ impl Client {
             });
         }
         Ok(tree)
+    }
+
+    /// The composition service (DSP0268's `CompositionService`): every resource block and zone,
+    /// each read in one step, then every processor, memory module and drive the blocks hold in
+    /// one more (their cores, MiB and bytes); the zones a system may be composed in and the
+    /// limits on its blocks, from the `Systems` collection's capabilities for the use case
+    /// `ComputerSystemComposition` (`Links.RelatedItem`, `@Redfish.ResourceBlockLimits`).
+    /// Zone and block ids are their `@odata.id` paths. A link to a zone the service does not
+    /// list is left out with a warning. `unsupported` without a composition service, or with
+    /// one whose `ServiceEnabled` is false.
+    pub(crate) async fn read_composition(&self) -> Result<CompositionService, Error> {
+        let root_path = &self.config.root;
+        let root: ServiceRoot = self.get(root_path, UrlSource::Service).await?;
+        let Some(link) = &root.composition_service else {
+            return Err(Error::Unsupported(format!(
+                "GET {root_path}: the service has no CompositionService"
+            )));
+        };
+        let service_path = link_path(link, &format!("GET {root_path}: CompositionService"))?;
+        let systems_path = root
+            .systems
+            .as_ref()
+            .map(|l| link_path(l, &format!("GET {root_path}: Systems")))
+            .transpose()?;
+        let (service, systems) = futures::try_join!(
+            self.get::<crate::model::CompositionService>(&service_path, UrlSource::Service),
+            self.get_optional(systems_path.as_deref())
+        )?;
+        if service.service_enabled == Some(false) {
+            return Err(Error::Unsupported(format!(
+                "GET {service_path}: ServiceEnabled is false"
+            )));
+        }
+        let collection = |link: &Option<Link>, what: &str| {
+            let path = link
+                .as_ref()
+                .map(|l| link_path(l, &format!("GET {service_path}: {what}")))
+                .transpose();
+            async move {
+                match path? {
+                    Some(path) => self.members(&path).await,
+                    None => Ok(Vec::new()),
+                }
+            }
+        };
+        let (block_paths, zone_paths) = futures::try_join!(
+            collection(&service.resource_blocks, "ResourceBlocks"),
+            collection(&service.resource_zones, "ResourceZones")
+        )?;
+        let use_case = systems.as_ref().and_then(|systems| {
+            systems["@Redfish.CollectionCapabilities"]["Capabilities"]
+                .as_array()?
+                .iter()
+                .find(|c| c["UseCase"] == "ComputerSystemComposition")
+                .cloned()
+        });
+        let capabilities_path = use_case
+            .as_ref()
+            .and_then(|c| c["CapabilitiesObject"]["@odata.id"].as_str())
+            .map(str::to_owned);
+        let (blocks, zones, capabilities) = futures::try_join!(
+            try_join_all(
+                block_paths
+                    .iter()
+                    .map(|p| self.get::<crate::model::ResourceBlock>(p, UrlSource::Service))
+            ),
+            try_join_all(
+                zone_paths
+                    .iter()
+                    .map(|p| self.get::<Named>(p, UrlSource::Service))
+            ),
+            self.get_optional(capabilities_path.as_deref())
+        )?;
+        // Every part of every block, in one step.
+        let parts = try_join_all(blocks.iter().zip(&block_paths).map(|(block, path)| {
+            let links: Vec<Result<String, Error>> =
+                [&block.processors, &block.memory, &block.drives]
+                    .into_iter()
+                    .flat_map(|list| list.iter().flatten())
+                    .map(|l| link_path(l, &format!("GET {path}: a part")))
+                    .collect();
+            async move {
+                let links = links.into_iter().collect::<Result<Vec<_>, _>>()?;
+                try_join_all(
+                    links
+                        .iter()
+                        .map(|l| self.get::<Part>(l, UrlSource::Service)),
+                )
+                .await
+            }
+        }))
+        .await?;
+
+        let key = |path: &str| path.trim_end_matches('/').to_owned();
+        let zones: Vec<ResourceZone> = zone_paths
+            .iter()
+            .zip(zones)
+            .map(|(path, z)| {
+                let id = z.odata_id.unwrap_or_else(|| path.clone());
+                ResourceZone {
+                    name: z
+                        .name
+                        .or(z.id)
+                        .unwrap_or_else(|| last_segment(&id).to_owned()),
+                    id,
+                }
+            })
+            .collect();
+        let known: std::collections::HashMap<String, &str> =
+            zones.iter().map(|z| (key(&z.id), z.id.as_str())).collect();
+        let zone_ids = |links: &[Link], whose: &str| -> Vec<String> {
+            let mut ids = Vec::new();
+            for link in links {
+                let Some(zone) = &link.odata_id else { continue };
+                match known.get(&key(zone)) {
+                    Some(id) if !ids.iter().any(|i| i == id) => ids.push((*id).to_owned()),
+                    Some(_) => {}
+                    None => log::warn(&format!("{whose}: zone {zone} is not in ResourceZones")),
+                }
+            }
+            ids
+        };
+        let mut out = Vec::with_capacity(blocks.len());
+        for ((path, block), parts) in block_paths.iter().zip(blocks).zip(parts) {
+            let id = block.odata_id.clone().unwrap_or_else(|| path.clone());
+            let status = block.status.unwrap_or_default();
+            let links = block.links.unwrap_or_default();
+            let mut systems: Vec<String> = Vec::new();
+            for system in links.computer_systems.unwrap_or_default() {
+                if let Some(system) = system.odata_id
+                    && !systems.contains(&system)
+                {
+                    systems.push(system);
+                }
+            }
+            let sum = |f: fn(&Part) -> Option<f64>| parts.iter().filter_map(f).sum::<f64>();
+            out.push(ResourceBlock {
+                name: block
+                    .name
+                    .or(block.id)
+                    .unwrap_or_else(|| last_segment(&id).to_owned()),
+                block_types: block
+                    .block_types
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|t| lookup(BLOCK_TYPES, Some(t)))
+                    .collect(),
+                // Without a state the block cannot be composed safely.
+                state: lookup(COMPOSITION_STATES, status.state.as_deref())
+                    .unwrap_or(CompositionState::Unavailable),
+                reserved: status.reserved.unwrap_or(false),
+                max_compositions: status.max_compositions.map_or(1, to_u32),
+                compositions: status.compositions.map_or(0, to_u32),
+                zones: zone_ids(links.zones.as_deref().unwrap_or_default(), &id),
+                processors: len_u32(block.processors.as_deref()),
+                cores: to_u32(sum(|p| p.cores)),
+                memory_mib: to_u64(sum(|p| p.capacity_mib)),
+                drives: len_u32(block.drives.as_deref()),
+                drive_bytes: to_u64(sum(|p| p.capacity_bytes)),
+                nics: len_u32(block.nics.as_deref()),
+                systems,
+                id,
+            });
+        }
+        let offered: Vec<Link> = use_case
+            .and_then(|c| serde_json::from_value(c["Links"]["RelatedItem"].clone()).ok())
+            .unwrap_or_default();
+        let limits = capabilities
+            .as_ref()
+            .map(|c| block_limits(&c["@Redfish.ResourceBlockLimits"]))
+            .unwrap_or_default();
+        Ok(CompositionService {
+            blocks: out,
+            offered_zones: zone_ids(&offered, "ComputerSystemComposition"),
+            zones,
+            limits,
+        })
+    }
+
+    /// POSTs a system of the blocks asked for to the `Systems` collection; its id is where the
+    /// answer's `Location` points (its path), else the `@odata.id` of the system it answers.
+    pub(crate) async fn compose(&self, request: &ComposeRequest) -> Result<String, Error> {
+        for block in &request.blocks {
+            check_system_id(block)?;
+        }
+        let root_path = &self.config.root;
+        let root: ServiceRoot = self.get(root_path, UrlSource::Service).await?;
+        let Some(systems) = &root.systems else {
+            return Err(Error::Unsupported(format!(
+                "GET {root_path}: the service has no Systems collection to compose into"
+            )));
+        };
+        let systems = link_path(systems, &format!("GET {root_path}: Systems"))?;
+        let body = json!({
+            "Name": request.name,
+            "Links": {"ResourceBlocks": request.blocks.iter().map(|b| json!({"@odata.id": b})).collect::<Vec<_>>()},
+        });
+        let response = Request::post(systems.as_str())
+            .header("Accept", "application/json")
+            .header("OData-Version", "4.0")
+            .json(&body)
+            .send()
+            .await
+            .map_err(|e| error::from_transport(Method::Post, &systems, UrlSource::Service, e))?;
+        if !(200..300).contains(&response.status) {
+            return Err(Error::from_status(
+                Method::Post,
+                &systems,
+                response.status,
+                &response.body,
+            ));
+        }
+        let location = response
+            .headers
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case("location"))
+            .map(|(_, value)| url_path(value).to_owned());
+        let answered = serde_json::from_slice::<Value>(&response.body)
+            .ok()
+            .and_then(|v| v["@odata.id"].as_str().map(str::to_owned));
+        location.or(answered).ok_or_else(|| {
+            Error::Protocol(format!(
+                "POST {systems}: a system was composed, but the answer names it nowhere (no Location, no @odata.id)"
+            ))
+        })
+    }
+
+    /// DELETEs a composed system: the service frees its blocks.
+    pub(crate) async fn decompose(&self, system_id: &str) -> Result<(), Error> {
+        check_system_id(system_id)?;
+        self.request(Method::Delete, system_id, UrlSource::Caller, None)
+            .await
+            .map(drop)
+    }
+
+    /// GETs a JSON object where there is a link to one.
+    async fn get_optional(&self, path: Option<&str>) -> Result<Option<Value>, Error> {
+        match path {
+            Some(path) => self.get_object(path, UrlSource::Service).await.map(Some),
+            None => Ok(None),
+        }
     }
 
     /// One system's (or chassis') inventory, as `discover` reads it: a resource whose
@@ -823,6 +1067,83 @@ fn gib_to_mib(gib: f64) -> u64 {
     }
     // `as` saturates at u64::MAX; the value is finite (see `model::number`).
     (gib * 1024.0).round() as u64
+}
+
+const BLOCK_TYPES: &[(BlockType, &str)] = &[
+    (BlockType::Compute, "Compute"),
+    (BlockType::Processor, "Processor"),
+    (BlockType::Memory, "Memory"),
+    (BlockType::Network, "Network"),
+    (BlockType::Storage, "Storage"),
+    (BlockType::ComputerSystem, "ComputerSystem"),
+    (BlockType::Expansion, "Expansion"),
+];
+
+const COMPOSITION_STATES: &[(CompositionState, &str)] = &[
+    (CompositionState::Unused, "Unused"),
+    (CompositionState::Composing, "Composing"),
+    (CompositionState::Composed, "Composed"),
+    (
+        CompositionState::ComposedAndAvailable,
+        "ComposedAndAvailable",
+    ),
+    (CompositionState::Failed, "Failed"),
+    (CompositionState::Unavailable, "Unavailable"),
+];
+
+/// `@Redfish.ResourceBlockLimits`: `MinCompute`, `MaxStorage`, ... by block type.
+fn block_limits(limits: &Value) -> Vec<BlockLimit> {
+    let mut out: Vec<BlockLimit> = Vec::new();
+    for (key, value) in limits.as_object().into_iter().flatten() {
+        let Some(n) = value.as_f64().filter(|n| n.is_finite()).map(to_u32) else {
+            continue;
+        };
+        let (min, kind) = match (key.strip_prefix("Min"), key.strip_prefix("Max")) {
+            (Some(kind), _) => (true, kind),
+            (_, Some(kind)) => (false, kind),
+            _ => continue,
+        };
+        let Some(block_type) = lookup(BLOCK_TYPES, Some(kind)) else {
+            continue;
+        };
+        let at = match out.iter().position(|l| l.block_type == block_type) {
+            Some(at) => at,
+            None => {
+                out.push(BlockLimit {
+                    block_type,
+                    min: None,
+                    max: None,
+                });
+                out.len() - 1
+            }
+        };
+        if min {
+            out[at].min = Some(n);
+        } else {
+            out[at].max = Some(n);
+        }
+    }
+    out
+}
+
+fn len_u32<T>(list: Option<&[T]>) -> u32 {
+    u32::try_from(list.map_or(0, <[T]>::len)).unwrap_or(u32::MAX)
+}
+
+fn to_u64(n: f64) -> u64 {
+    if n <= 0.0 {
+        return 0;
+    }
+    n.round() as u64
+}
+
+/// The path of a URL (`https://bmc/redfish/v1/Systems/1` is `/redfish/v1/Systems/1`), or the
+/// path itself.
+fn url_path(url: &str) -> &str {
+    match url.split_once("://") {
+        Some((_, rest)) => rest.find('/').map_or("/", |at| &rest[at..]),
+        None => url,
+    }
 }
 
 const HEALTH: &[(Health, &str)] = &[

@@ -18,6 +18,11 @@ pub use crate::wit::hardware_driver::exports::podium::plugin::driver::{
 
 /// The component tree: chassis, new in `podium:plugin@0.2.0`.
 pub use crate::wit::exchange::podium::plugin::components::{Chassis, ChassisType, Health};
+/// Composition, new in `podium:plugin@0.2.0`.
+pub use crate::wit::exchange::podium::plugin::composition::{
+    BlockLimit, BlockType, ComposeRequest, CompositionService, CompositionState, ResourceBlock,
+    ResourceZone,
+};
 
 /// A hardware driver. Every call builds the plugin from the pod manager's configuration
 /// ([`Plugin::from_config`]) and then calls one method; nothing is kept between calls, nor
@@ -79,6 +84,26 @@ pub trait HardwareDriver: Plugin {
     /// as `discover` is, under its bounds; it changes nothing.
     async fn discover_chassis(&self) -> Result<Vec<Chassis>> {
         Err(unsupported::<Self>("chassis"))
+    }
+
+    /// The composition service: its resource blocks (what each holds, its state, its zones),
+    /// its zones, the zones it composes in and its limits. Read as `discover` is.
+    async fn read_composition(&self) -> Result<CompositionService> {
+        Err(unsupported::<Self>("composition"))
+    }
+
+    /// Composes a system of the blocks asked for; answers its id, as `discover` will report it.
+    /// A block composed meanwhile is [`Error::Conflict`] naming it. Not idempotent at the BMC:
+    /// the host runs it once, and reads the service again before trying anew.
+    async fn compose(&self, request: ComposeRequest) -> Result<String> {
+        let _ = request;
+        Err(unsupported::<Self>("composition"))
+    }
+
+    /// Decomposes a composed system, freeing its blocks; [`Error::NotFound`] when it is gone.
+    async fn decompose(&self, system_id: &str) -> Result<()> {
+        let _ = system_id;
+        Err(unsupported::<Self>("composition"))
     }
 }
 
@@ -169,5 +194,11 @@ pub(crate) async fn run<T: HardwareDriver>(call: Call) -> Result<Outcome> {
             Outcome::Done
         }
         Call::DiscoverChassis => Outcome::Chassis(driver.discover_chassis().await?),
+        Call::ReadComposition => Outcome::Composition(driver.read_composition().await?),
+        Call::Compose(request) => Outcome::Composed(driver.compose(request).await?),
+        Call::Decompose(id) => {
+            driver.decompose(&id).await?;
+            Outcome::Done
+        }
     })
 }

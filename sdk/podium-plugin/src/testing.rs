@@ -776,6 +776,25 @@ impl<T: HardwareDriver> DriverCalls<'_, T> {
         }
     }
 
+    /// Under the deadline and budget of a discovery, as the host runs it.
+    pub fn read_composition(&self) -> Result<crate::driver::CompositionService> {
+        match self.exchange(CallKind::Discover, DriverCall::ReadComposition)? {
+            Outcome::Composition(service) => Ok(service),
+            other => panic!("read-composition finished with {other:?}"),
+        }
+    }
+
+    pub fn compose(&self, request: crate::driver::ComposeRequest) -> Result<String> {
+        match self.exchange(CallKind::Call, DriverCall::Compose(request))? {
+            Outcome::Composed(id) => Ok(id),
+            other => panic!("compose finished with {other:?}"),
+        }
+    }
+
+    pub fn decompose(&self, system_id: &str) -> Result<()> {
+        self.done(DriverCall::Decompose(system_id.to_owned()))
+    }
+
     pub fn inspect(&self, system_id: &str) -> Result<System> {
         match self.exchange(CallKind::Call, DriverCall::Inspect(system_id.to_owned()))? {
             Outcome::System(system) => Ok(system),
@@ -1076,6 +1095,28 @@ impl Lifted for Outcome {
             Outcome::System(system) => system.lifted(),
             Outcome::Power(_) | Outcome::Done => 1,
             Outcome::Chassis(chassis) => chassis.lifted(),
+            Outcome::Composition(service) => {
+                service
+                    .blocks
+                    .iter()
+                    .map(|b| {
+                        b.id.lifted()
+                            + b.name.lifted()
+                            + b.zones.lifted()
+                            + b.systems.lifted()
+                            + b.block_types.len()
+                            + 64
+                    })
+                    .sum::<usize>()
+                    + service
+                        .zones
+                        .iter()
+                        .map(|z| z.id.lifted() + z.name.lifted() + 16)
+                        .sum::<usize>()
+                    + service.offered_zones.lifted()
+                    + service.limits.len() * 16
+            }
+            Outcome::Composed(id) => id.lifted(),
         }
     }
 }

@@ -3,8 +3,8 @@
 
 use podium_types::{BootSettings, MediaRequest, MediaType, PowerAction, PowerState};
 
-use super::super::bindings::{wit_driver as wd, wit_exchange as wx};
-use super::super::system::{Capabilities, Chassis, ServiceInfo, System};
+use super::super::bindings::{wit_composition, wit_driver as wd, wit_exchange as wx};
+use super::super::system::{Capabilities, Chassis, CompositionService, ServiceInfo, System};
 use super::super::{Contract, Plugin, Pre, Runtime};
 use super::exchange::{self, expect};
 use super::{Bounds, CallContext, CallError, PluginError, Prepared, clip, plugin_err};
@@ -182,12 +182,7 @@ impl DriverCall<'_> {
     /// A 0.1.0 driver knows no chassis: `unsupported`, as a 0.2.0 driver without them answers.
     pub async fn discover_chassis(self) -> Result<Vec<Chassis>, CallError> {
         if !self.exchanges() {
-            return Err(CallError::Plugin {
-                plugin: self.plugin.label(),
-                error: PluginError::Unsupported(
-                    "chassis: a podium:plugin@0.1.0 driver reports none".into(),
-                ),
-            });
+            return Err(self.unsupported_0_1("chassis"));
         }
         let (label, result) = finished!(
             self,
@@ -201,6 +196,77 @@ impl DriverCall<'_> {
             plugin: label,
             reason,
         })
+    }
+
+    /// A 0.1.0 driver knows neither chassis nor composition.
+    fn unsupported_0_1(&self, what: &str) -> CallError {
+        CallError::Plugin {
+            plugin: self.plugin.label(),
+            error: PluginError::Unsupported(format!(
+                "{what}: a podium:plugin@0.1.0 driver has none"
+            )),
+        }
+    }
+
+    /// The composition service behind the endpoint: its resource blocks, zones and limits,
+    /// under `discover`'s bounds. `unsupported` where it composes nothing.
+    pub async fn read_composition(self) -> Result<CompositionService, CallError> {
+        if !self.exchanges() {
+            return Err(self.unsupported_0_1("composition"));
+        }
+        let (label, result) = finished!(
+            self,
+            Bounds::Discovery,
+            wx::Call::ReadComposition,
+            Composition,
+            "composition"
+        );
+        let service = result.map_err(plugin_err(label.clone()))?;
+        super::super::validate::composition(service).map_err(|reason| CallError::Malformed {
+            plugin: label,
+            reason,
+        })
+    }
+
+    /// Composes a system named `name` of the blocks `blocks` (their ids); answers the system's
+    /// id, as `discover` reports it.
+    pub async fn compose(self, name: &str, blocks: &[String]) -> Result<String, CallError> {
+        if !self.exchanges() {
+            return Err(self.unsupported_0_1("composition"));
+        }
+        let request = wit_composition::ComposeRequest {
+            name: name.to_owned(),
+            blocks: blocks.to_vec(),
+        };
+        let (label, result) = finished!(
+            self,
+            Bounds::Call,
+            wx::Call::Compose(request),
+            Composed,
+            "composed"
+        );
+        let id = result.map_err(plugin_err(label.clone()))?;
+        super::super::validate::system_id("composed", &id).map_err(|reason| {
+            CallError::Malformed {
+                plugin: label,
+                reason,
+            }
+        })?;
+        Ok(id)
+    }
+
+    /// Decomposes the composed system `system_id`, freeing its blocks.
+    pub async fn decompose(self, system_id: &str) -> Result<(), CallError> {
+        if !self.exchanges() {
+            return Err(self.unsupported_0_1("composition"));
+        }
+        let (label, result) = finished!(
+            self,
+            Bounds::Call,
+            wx::Call::Decompose(system_id.to_owned()),
+            Done
+        );
+        result.map_err(plugin_err(label))
     }
 
     /// One system's inventory, checked as `discover`'s are; it must be the system asked for.

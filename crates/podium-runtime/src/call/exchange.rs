@@ -234,6 +234,9 @@ fn checked((label, result): Finished, call: &wx::Call) -> Result<Finished, CallE
         | wx::Call::InsertMedia(_)
         | wx::Call::EjectMedia(_) => "done",
         wx::Call::DiscoverChassis => "chassis",
+        wx::Call::ReadComposition => "composition",
+        wx::Call::Compose(_) => "composed",
+        wx::Call::Decompose(_) => "done",
     };
     match &result {
         Ok(outcome) if outcome_name(outcome) != expected => Err(CallError::Malformed {
@@ -259,6 +262,9 @@ fn call_name(call: &wx::Call) -> &'static str {
         wx::Call::InsertMedia(_) => "insert_media",
         wx::Call::EjectMedia(_) => "eject_media",
         wx::Call::DiscoverChassis => "discover_chassis",
+        wx::Call::ReadComposition => "read_composition",
+        wx::Call::Compose(_) => "compose",
+        wx::Call::Decompose(_) => "decompose",
     }
 }
 
@@ -292,5 +298,7 @@ fn outcome_name(outcome: &wx::Outcome) -> &'static str {
         wx::Outcome::Power(_) => "power",
         wx::Outcome::Done => "done",
         wx::Outcome::Chassis(_) => "chassis",
+        wx::Outcome::Composition(_) => "composition",
+        wx::Outcome::Composed(_) => "composed",
     }
 }
