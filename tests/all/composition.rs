@@ -630,18 +630,6 @@ mod driver {
     use podium_tests::TestServer;
     use podium_types::Secret;
 
-    async fn redfish(server: &TestServer) -> podium_runtime::Plugin {
-        let reference = podium_app::plugins::PluginRef {
-            name: "redfish".into(),
-            ..Default::default()
-        };
-        server
-            .podium
-            .plugin_resolve(&reference, podium_runtime::World::HardwareDriver, "driver")
-            .await
-            .expect("the bundled redfish plugin")
-    }
-
     fn context(service: &Composition) -> CallContext {
         CallContext {
             config: "{}".into(),
@@ -677,7 +665,7 @@ mod driver {
     async fn it_reads_every_block_zone_and_limit_as_the_mockup_has_them() {
         let (service, _) = start().await;
         let server = TestServer::start().await;
-        let plugin = redfish(&server).await;
+        let plugin = server.bundled_driver("redfish").await;
         let read = server
             .podium
             .runtime()
@@ -776,7 +764,7 @@ mod driver {
     async fn it_decomposes_and_composes_and_the_service_refuses_what_its_rules_refuse() {
         let (service, client) = start().await;
         let server = TestServer::start().await;
-        let plugin = redfish(&server).await;
+        let plugin = server.bundled_driver("redfish").await;
         let runtime = server.podium.runtime();
         let driver = || runtime.driver(&plugin, context(&service));
 
@@ -880,7 +868,7 @@ mod driver {
     #[tokio::test]
     async fn a_service_without_composition_is_unsupported() {
         let server = TestServer::start().await;
-        let plugin = redfish(&server).await;
+        let plugin = server.bundled_driver("redfish").await;
         let folder = mockup("public-bladed");
         let bmc = podium_tests::sushy::SushyStatic::start(&folder)
             .await

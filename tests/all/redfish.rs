@@ -117,15 +117,7 @@ impl Bmc {
 }
 
 async fn redfish(server: &TestServer) -> Plugin {
-    let reference = podium_app::plugins::PluginRef {
-        name: "redfish".into(),
-        ..Default::default()
-    };
-    server
-        .podium
-        .plugin_resolve(&reference, podium_runtime::World::HardwareDriver, "driver")
-        .await
-        .expect("the bundled redfish plugin")
+    server.bundled_driver("redfish").await
 }
 
 fn endpoint(url: String, cert_pem: Option<&str>, password: &str) -> Endpoint {

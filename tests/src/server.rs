@@ -172,6 +172,19 @@ impl TestServer {
         }
     }
 
+    /// The bundled hardware driver `name` (`redfish`, `fake`), compiled and ready, for a test
+    /// that calls it through the runtime as the host does.
+    pub async fn bundled_driver(&self, name: &str) -> podium_runtime::Plugin {
+        let reference = podium_app::plugins::PluginRef {
+            name: name.into(),
+            ..Default::default()
+        };
+        self.podium
+            .plugin_resolve(&reference, podium_runtime::World::HardwareDriver, "driver")
+            .await
+            .unwrap_or_else(|e| panic!("the bundled {name} plugin: {e:#}"))
+    }
+
     /// A client authenticated as the admin.
     pub fn admin(&self) -> Client {
         self.client(Some(ADMIN_TOKEN))

@@ -81,22 +81,10 @@ impl Client {
     pub(crate) async fn discover(&self) -> Result<Vec<System>, Error> {
         let root_path = &self.config.root;
         let root: ServiceRoot = self.get(root_path, UrlSource::Service).await?;
-        let collection = |link: &Option<Link>, what: &str| {
-            let path = link
-                .as_ref()
-                .map(|link| link_path(link, &format!("GET {root_path}: {what}")))
-                .transpose();
-            async move {
-                match path? {
-                    Some(path) => self.members(&path).await,
-                    None => Ok(Vec::new()),
-                }
-            }
-        };
         // Both collections, then every selected member, each in one step.
         let (systems, chassis) = futures::try_join!(
-            collection(&root.systems, "Systems"),
-            collection(&root.chassis, "Chassis")
+            self.linked_members(&root.systems, root_path, "Systems"),
+            self.linked_members(&root.chassis, root_path, "Chassis")
         )?;
         let selected = |paths: &[String]| -> Vec<String> {
             paths
@@ -136,11 +124,9 @@ impl Client {
     ) -> Result<Vec<podium_plugin::driver::Chassis>, Error> {
         let root_path = &self.config.root;
         let root: ServiceRoot = self.get(root_path, UrlSource::Service).await?;
-        let Some(link) = &root.chassis else {
-            return Ok(Vec::new());
-        };
-        let collection = link_path(link, &format!("GET {root_path}: Chassis"))?;
-        let paths = self.members(&collection).await?;
+        let paths = self
+            .linked_members(&root.chassis, root_path, "Chassis")
+            .await?;
         let read: Vec<Chassis> =
             try_join_all(paths.iter().map(|p| self.get(p, UrlSource::Service))).await?;
         let key = |path: &str| path.trim_end_matches('/').to_owned();
@@ -177,21 +163,13 @@ impl Client {
                     Some(parent) => Some((*parent).to_owned()),
                     None => {
                         log::warn(&format!(
-                            "{id}: Links.ContainedBy {parent} is not in {collection}"
+                            "{id}: Links.ContainedBy {parent} is not in the Chassis collection"
                         ));
                         None
                     }
                 },
                 None => None,
             };
-            let mut systems: Vec<String> = Vec::new();
-            for system in links.computer_systems.unwrap_or_default() {
-                if let Some(system) = system.odata_id
-                    && !systems.contains(&system)
-                {
-                    systems.push(system);
-                }
-            }
             tree.push(podium_plugin::driver::Chassis {
                 name: c
                     .name
@@ -208,7 +186,7 @@ impl Client {
                     .and_then(|s| s.health)
                     .and_then(|h| lookup(HEALTH, Some(&h))),
                 contained_by,
-                systems,
+                systems: link_ids(links.computer_systems),
                 id: id.clone(),
             });
         }
@@ -246,21 +224,9 @@ impl Client {
                 "GET {service_path}: ServiceEnabled is false"
             )));
         }
-        let collection = |link: &Option<Link>, what: &str| {
-            let path = link
-                .as_ref()
-                .map(|l| link_path(l, &format!("GET {service_path}: {what}")))
-                .transpose();
-            async move {
-                match path? {
-                    Some(path) => self.members(&path).await,
-                    None => Ok(Vec::new()),
-                }
-            }
-        };
         let (block_paths, zone_paths) = futures::try_join!(
-            collection(&service.resource_blocks, "ResourceBlocks"),
-            collection(&service.resource_zones, "ResourceZones")
+            self.linked_members(&service.resource_blocks, &service_path, "ResourceBlocks"),
+            self.linked_members(&service.resource_zones, &service_path, "ResourceZones")
         )?;
         let use_case = systems.as_ref().and_then(|systems| {
             systems["@Redfish.CollectionCapabilities"]["Capabilities"]
@@ -340,14 +306,6 @@ impl Client {
             let id = block.odata_id.clone().unwrap_or_else(|| path.clone());
             let status = block.status.unwrap_or_default();
             let links = block.links.unwrap_or_default();
-            let mut systems: Vec<String> = Vec::new();
-            for system in links.computer_systems.unwrap_or_default() {
-                if let Some(system) = system.odata_id
-                    && !systems.contains(&system)
-                {
-                    systems.push(system);
-                }
-            }
             let sum = |f: fn(&Part) -> Option<f64>| parts.iter().filter_map(f).sum::<f64>();
             out.push(ResourceBlock {
                 name: block
@@ -373,7 +331,7 @@ impl Client {
                 drives: len_u32(block.drives.as_deref()),
                 drive_bytes: to_u64(sum(|p| p.capacity_bytes)),
                 nics: len_u32(block.nics.as_deref()),
-                systems,
+                systems: link_ids(links.computer_systems),
                 id,
             });
         }
@@ -752,6 +710,23 @@ impl Client {
     }
 
     /// Every member path of a collection, following `Members@odata.nextLink` page by page.
+    /// The members of the collection `link` (a property `what` of the resource at `whose`)
+    /// points to; none where the resource has no such link.
+    async fn linked_members(
+        &self,
+        link: &Option<Link>,
+        whose: &str,
+        what: &str,
+    ) -> Result<Vec<String>, Error> {
+        match link {
+            Some(link) => {
+                let path = link_path(link, &format!("GET {whose}: {what}"))?;
+                self.members(&path).await
+            }
+            None => Ok(Vec::new()),
+        }
+    }
+
     async fn members(&self, collection: &str) -> Result<Vec<String>, Error> {
         podium_plugin::http::collection_members(collection).await
     }
@@ -860,6 +835,17 @@ fn check_system_id(system_id: &str) -> Result<(), Error> {
         )));
     }
     Ok(())
+}
+
+/// The `@odata.id`s of a list of links, each once, in their order.
+fn link_ids(links: Option<Vec<Link>>) -> Vec<String> {
+    let mut ids: Vec<String> = Vec::new();
+    for id in links.into_iter().flatten().filter_map(|l| l.odata_id) {
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    ids
 }
 
 fn link_path(link: &Link, what: &str) -> Result<String, Error> {

@@ -181,9 +181,7 @@ impl DriverCall<'_> {
     /// Every chassis behind the endpoint, with the systems each holds, under `discover`'s bounds.
     /// A 0.1.0 driver knows no chassis: `unsupported`, as a 0.2.0 driver without them answers.
     pub async fn discover_chassis(self) -> Result<Vec<Chassis>, CallError> {
-        if !self.exchanges() {
-            return Err(self.unsupported_0_1("chassis"));
-        }
+        self.since_0_2("chassis")?;
         let (label, result) = finished!(
             self,
             Bounds::Discovery,
@@ -198,22 +196,24 @@ impl DriverCall<'_> {
         })
     }
 
-    /// A 0.1.0 driver knows neither chassis nor composition.
-    fn unsupported_0_1(&self, what: &str) -> CallError {
-        CallError::Plugin {
+    /// A call new in 0.2.0: a 0.1.0 driver has no `what` (chassis, composition), so the call is
+    /// `unsupported` without running it.
+    fn since_0_2(&self, what: &str) -> Result<(), CallError> {
+        if self.exchanges() {
+            return Ok(());
+        }
+        Err(CallError::Plugin {
             plugin: self.plugin.label(),
             error: PluginError::Unsupported(format!(
                 "{what}: a podium:plugin@0.1.0 driver has none"
             )),
-        }
+        })
     }
 
     /// The composition service behind the endpoint: its resource blocks, zones and limits,
     /// under `discover`'s bounds. `unsupported` where it composes nothing.
     pub async fn read_composition(self) -> Result<CompositionService, CallError> {
-        if !self.exchanges() {
-            return Err(self.unsupported_0_1("composition"));
-        }
+        self.since_0_2("composition")?;
         let (label, result) = finished!(
             self,
             Bounds::Discovery,
@@ -231,9 +231,7 @@ impl DriverCall<'_> {
     /// Composes a system named `name` of the blocks `blocks` (their ids); answers the system's
     /// id, as `discover` reports it.
     pub async fn compose(self, name: &str, blocks: &[String]) -> Result<String, CallError> {
-        if !self.exchanges() {
-            return Err(self.unsupported_0_1("composition"));
-        }
+        self.since_0_2("composition")?;
         let request = wit_composition::ComposeRequest {
             name: name.to_owned(),
             blocks: blocks.to_vec(),
@@ -257,9 +255,7 @@ impl DriverCall<'_> {
 
     /// Decomposes the composed system `system_id`, freeing its blocks.
     pub async fn decompose(self, system_id: &str) -> Result<(), CallError> {
-        if !self.exchanges() {
-            return Err(self.unsupported_0_1("composition"));
-        }
+        self.since_0_2("composition")?;
         let (label, result) = finished!(
             self,
             Bounds::Call,
