@@ -11,6 +11,7 @@ pub mod auth;
 pub mod background;
 pub mod backup;
 mod bindings;
+mod chassis;
 mod claims;
 mod config_drive;
 mod data;

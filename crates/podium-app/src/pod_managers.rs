@@ -496,6 +496,7 @@ impl Podium {
                 },
             )
             .await?;
+        self.chassis_sync(&pm.name, uuid, &driver).await;
         if own_bmcs == OwnBmcs::Read {
             self.hosts_with_bmc_refresh(&pm).await?;
         }

@@ -94,6 +94,7 @@ pub(crate) fn host(h: Host) -> HostView {
         boot: value(&h.boot),
         id: h.id,
         pod_manager: h.pod_manager,
+        chassis: h.chassis,
         system_id: h.system_id,
         kind: h.kind,
         name: h.name,

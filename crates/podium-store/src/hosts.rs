@@ -1,7 +1,7 @@
 //! Stored hosts (the machines behind a pod manager) and their labels.
 
 use podium_types::Timestamp;
-use podium_types::{ClaimId, HostId, PodManagerId};
+use podium_types::{ChassisId, ClaimId, HostId, PodManagerId};
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
@@ -62,6 +62,10 @@ pub struct HostRow {
     /// The disk a disk image is written to when the claim names none, as the admin set it.
     #[serde(default, deserialize_with = "json_text_or_null")]
     pub root_device: Option<RootDeviceHints>,
+    /// The chassis the host stands in, outermost first, as the last sync of its pod manager's
+    /// chassis found them (`Datastore::chassis_sync` writes it; nothing else does).
+    #[serde(default, deserialize_with = "json_text_or_null")]
+    pub chassis_path: Option<Vec<podium_types::views::ChassisRef>>,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
     pub last_seen_at: Timestamp,
@@ -522,10 +526,15 @@ impl Datastore {
         let mut sql = format!(
             "SELECT {} AS doc FROM hosts WHERE ($1 = '' OR pod_manager = $1) \
              AND ($2 = '' OR (CASE WHEN maintenance_since IS NULL THEN state ELSE 'maintenance' END) = $2) \
-             AND ($3 = '' OR power_state = $3) AND id > $4 AND ($6 = '' OR name = $6)",
+             AND ($3 = '' OR power_state = $3) AND id > $4 AND ($6 = '' OR name = $6) \
+             AND ($7 = '' OR chassis IN (WITH RECURSIVE within (id, pod_manager, chassis_id) AS \
+                 (SELECT id, pod_manager, chassis_id FROM chassis WHERE id = $7 \
+                  UNION ALL SELECT c.id, c.pod_manager, c.chassis_id FROM chassis c \
+                  JOIN within w ON c.pod_manager = w.pod_manager AND c.parent = w.chassis_id) \
+                 SELECT id FROM within))",
             self.host_doc()
         );
-        let mut n = 7;
+        let mut n = 8;
         for _ in &filter.labels {
             sql.push_str(&format!(
                 " AND EXISTS (SELECT 1 FROM host_labels l WHERE l.host_id = hosts.id AND l.key = ${} AND l.value = ${})",
@@ -542,7 +551,8 @@ impl Datastore {
             .bind(filter.power_state.as_deref().unwrap_or(""))
             .bind(page.cursor.as_deref().unwrap_or(""))
             .bind(i64::from(page.limit) + 1)
-            .bind(filter.name.as_deref().unwrap_or(""));
+            .bind(filter.name.as_deref().unwrap_or(""))
+            .bind(filter.chassis.as_ref().map_or("", ChassisId::as_str));
         for (k, v) in &filter.labels {
             query = query.bind(k).bind(v);
         }
@@ -906,7 +916,10 @@ fn host_doc_sql(object: &str, labels: &str, text: &str) -> String {
         .map(str::trim)
         .map(|c| format!("'{c}', {c}"))
         .collect();
-    format!("{object}({}, 'labels', {labels}){text}", fields.join(", "))
+    format!(
+        "{object}({}, 'chassis_path', chassis_path, 'labels', {labels}){text}",
+        fields.join(", ")
+    )
 }
 
 /// A host read back as the document `Datastore::host_doc` builds.

@@ -11,6 +11,7 @@
 mod agents;
 mod audit;
 mod backup;
+mod chassis;
 mod claims;
 mod events;
 mod formats;
@@ -28,6 +29,7 @@ mod tokens;
 
 pub use agents::{AgentRow, Heartbeat, LOOKUP_MACS_MAX};
 pub use audit::AuditRow;
+pub use chassis::{BadTree, CHASSIS_DEPTH_MAX, ChassisRow, ChassisSummary};
 pub use claims::{Bind, BindOutcome, ClaimRow, HostCriteria};
 pub use events::{EventHorizon, EventRow};
 pub use grants::GrantRow;

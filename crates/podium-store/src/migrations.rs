@@ -75,6 +75,7 @@ const FILES: &[File] = &[
     migration!("0023_deploy_settings.sql"),
     migration!("0024_request_limit.sql"),
     migration!("0025_leasing_indexes.sql"),
+    migration!("0026_chassis.sql"),
 ];
 
 /// The migrator of Podium's schema on `backend`.

@@ -13,6 +13,8 @@ pub struct HostFilter {
     pub name: Option<String>,
     /// Every `(key, value)` must be a label of the host.
     pub labels: Vec<(String, String)>,
+    /// In this chassis, or in any chassis it holds (a rack's hosts, an enclosure's).
+    pub chassis: Option<crate::ChassisId>,
 }
 
 /// Operations of a host, a pod manager or a claim.

@@ -17,6 +17,25 @@ crate::names::names! {
     }
 }
 
+crate::names::names! {
+    /// A component's health, as its driver reports it (DMTF's `Health`). (Not `Health`: that
+    /// name is the health check's answer in the API document.)
+    pub enum ComponentHealth ("a health") {
+        Ok => "ok",
+        Warning => "warning",
+        Critical => "critical",
+    }
+}
+
+crate::names::names! {
+    /// Whether a chassis was in its pod manager's last answer (`missing`: it was not, and it is
+    /// kept, as a host is).
+    pub enum ChassisState ("a chassis state") {
+        Present => "present",
+        Missing => "missing",
+    }
+}
+
 /// A power action. `reboot` is read as `force_restart`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

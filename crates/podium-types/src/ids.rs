@@ -114,6 +114,8 @@ ids! {
     PodManagerId("a pod manager");
     /// A host (a machine behind a pod manager).
     HostId("a host");
+    /// A chassis (a rack, an enclosure, a blade...) behind a pod manager.
+    ChassisId("a chassis");
     /// A claim of a host by a tenant.
     ClaimId("a claim");
     /// A tenant.

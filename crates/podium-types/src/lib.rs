@@ -32,13 +32,13 @@ pub use documents::Phase;
 pub use events::{EventAction, EventFilter, EventKind};
 pub use filters::{AuditFilter, HostFilter, OperationFilter, PodManagerFilter};
 pub use hardware::{
-    BootMode, BootPersistence, BootSettings, BootTarget, MediaAction, MediaRequest, MediaSlot,
-    MediaType, Nic, PowerAction, PowerState,
+    BootMode, BootPersistence, BootSettings, BootTarget, ChassisState, ComponentHealth,
+    MediaAction, MediaRequest, MediaSlot, MediaType, Nic, PowerAction, PowerState,
 };
 pub use host::{HostErrorKind, HostKind, HostState, ShownState};
 pub use ids::{
-    ClaimId, ConfigDriveId, GrantId, HostId, Id, IpClaimId, IpPoolId, MalformedId, OperationId,
-    PluginId, PodManagerId, SessionId, TenantId, TenantScope, TokenId,
+    ChassisId, ClaimId, ConfigDriveId, GrantId, HostId, Id, IpClaimId, IpPoolId, MalformedId,
+    OperationId, PluginId, PodManagerId, SessionId, TenantId, TenantScope, TokenId,
 };
 pub use image::{ChecksumType, Cleaning, DeploySettings, ImageFormat};
 pub use names::{Named, UnknownName};

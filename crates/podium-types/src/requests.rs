@@ -489,6 +489,17 @@ pub struct GrantCreate {
     pub max_hosts: Option<u32>,
 }
 
+/// A list that is only paged (`GET /v1/pod_managers/{uuid}/chassis`).
+#[derive(Clone, Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct PageQuery {
+    /// 1 to 1000; default 100.
+    #[param(minimum = 1, maximum = 1000)]
+    pub limit: Option<u32>,
+    pub cursor: Option<String>,
+}
+
 /// `GET /v1/me/pod_managers`.
 #[derive(Clone, Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]

@@ -45,6 +45,8 @@ pub(crate) struct Host {
     pub(crate) maintenance: Option<Maintenance>,
     /// The disk a disk image is written to when the claim names none, as the admin set it.
     pub(crate) root_device: Option<podium_types::requests::RootDeviceHints>,
+    /// The chassis it stands in, outermost first; empty where its pod manager names none.
+    pub(crate) chassis: Vec<podium_types::views::ChassisRef>,
     pub(crate) created_at: Timestamp,
     pub(crate) updated_at: Timestamp,
     pub(crate) last_seen_at: Timestamp,
@@ -112,6 +114,7 @@ impl From<HostRow> for Host {
             missing_from: r.missing_from,
             maintenance,
             root_device: r.root_device,
+            chassis: r.chassis_path.unwrap_or_default(),
             created_at: r.created_at,
             updated_at: r.updated_at,
             last_seen_at: r.last_seen_at,
@@ -166,6 +169,7 @@ impl From<Host> for HostRow {
             maintenance_since,
             maintenance_reason,
             root_device: h.root_device,
+            chassis_path: (!h.chassis.is_empty()).then_some(h.chassis),
             created_at: h.created_at,
             updated_at: h.updated_at,
             last_seen_at: h.last_seen_at,
@@ -195,6 +199,11 @@ mod tests {
             error_from: Some(HostState::Inspecting),
             maintenance_since: Some(Timestamp::now()),
             maintenance_reason: Some("new DIMMs".into()),
+            chassis_path: Some(vec![podium_types::views::ChassisRef {
+                id: podium_types::ChassisId::generate(),
+                name: "Rack 7".into(),
+                chassis_type: "Rack".into(),
+            }]),
             ..HostRow::default()
         };
         for row in [bare, full] {

@@ -1,8 +1,8 @@
-//! What a driver reports of a system, in the form the store keeps.
+//! What a driver reports of a system or a chassis, in the form the store keeps.
 
-use podium_runtime::{System, SystemKind};
-use podium_store::HostRow;
-use podium_types::{HostId, HostKind};
+use podium_runtime::{Chassis, ChassisType, Health, System, SystemKind};
+use podium_store::{ChassisRow, HostRow};
+use podium_types::{ChassisId, ChassisState, HostId, HostKind, PodManagerId, Timestamp};
 
 /// The stored form of a discovered system (the `id` is used only if the host is new).
 pub(crate) fn host_from_system(s: &System) -> HostRow {
@@ -26,5 +26,52 @@ pub(crate) fn host_from_system(s: &System) -> HostRow {
         power_state: s.power,
         bmc_tls_verify: true,
         ..HostRow::default()
+    }
+}
+
+/// The stored form of a reported chassis (its `id` is used only if it is new).
+pub(crate) fn chassis_from_driver(pod_manager: &PodManagerId, c: &Chassis) -> ChassisRow {
+    let now = Timestamp::now();
+    ChassisRow {
+        id: ChassisId::generate(),
+        pod_manager: pod_manager.clone(),
+        chassis_id: c.id.clone(),
+        name: c.name.clone(),
+        chassis_type: type_name(&c.chassis_type).to_owned(),
+        manufacturer: c.manufacturer.clone(),
+        model: c.model.clone(),
+        serial: c.serial.clone(),
+        location: c.location.clone(),
+        power_state: c.power,
+        health: c.health.map(|h| match h {
+            Health::Ok => podium_types::ComponentHealth::Ok,
+            Health::Warning => podium_types::ComponentHealth::Warning,
+            Health::Critical => podium_types::ComponentHealth::Critical,
+        }),
+        parent: c.contained_by.clone(),
+        systems: c.systems.clone(),
+        path: Vec::new(),
+        hosts: Vec::new(),
+        state: ChassisState::Present,
+        created_at: now,
+        updated_at: now,
+        last_seen_at: now,
+    }
+}
+
+/// DMTF's name of a chassis type.
+fn type_name(t: &ChassisType) -> &str {
+    match t {
+        ChassisType::Rack => "Rack",
+        ChassisType::RackGroup => "RackGroup",
+        ChassisType::Enclosure => "Enclosure",
+        ChassisType::Blade => "Blade",
+        ChassisType::Sled => "Sled",
+        ChassisType::RackMount => "RackMount",
+        ChassisType::StandAlone => "StandAlone",
+        ChassisType::Drawer => "Drawer",
+        ChassisType::Module => "Module",
+        ChassisType::Zone => "Zone",
+        ChassisType::Other(name) => name,
     }
 }

@@ -16,13 +16,13 @@ mod inventory;
 mod pod_manager;
 
 pub(crate) use host::Host;
-pub(crate) use inventory::host_from_system;
+pub(crate) use inventory::{chassis_from_driver, host_from_system};
 pub(crate) use pod_manager::PodManager;
 
 /// The store's records the app uses as they are.
 pub(crate) use podium_store::{
-    AgentRow, AuditRow, ClaimRow, ConfigDriveRow, EventRow, GrantRow, IpAllocationRow, IpPoolRow,
-    OperationRow, PluginRow, SessionRow, StatusChange, TenantRow, TokenRow,
+    AgentRow, AuditRow, ChassisRow, ClaimRow, ConfigDriveRow, EventRow, GrantRow, IpAllocationRow,
+    IpPoolRow, OperationRow, PluginRow, SessionRow, StatusChange, TenantRow, TokenRow,
 };
 /// The store's questions and their answers.
 pub(crate) use podium_store::{

@@ -4,7 +4,7 @@
 use axum::Json;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
-use podium_types::{HostId, OperationId, PodManagerId};
+use podium_types::{ChassisId, HostId, OperationId, PodManagerId};
 
 use super::error::{ApiResult, ErrorBody};
 use super::extract::{AdminCaller, ApiJson, ApiQuery};
@@ -18,10 +18,12 @@ use podium_types::views::{HostView, List, OperationView};
 use podium_types::{HostFilter, OperationFilter};
 
 /// Lists hosts. Query: `pod_manager`, `state`, `power_state`, `name`, `label=KEY=VALUE`
-/// (repeatable; all must match), `limit`, `cursor`.
+/// (repeatable; all must match), `chassis` (hosts in that chassis or any chassis within it: a
+/// rack's, an enclosure's), `limit`, `cursor`.
 #[utoipa::path(get, path = "/v1/hosts", tag = "hosts",
     params(("pod_manager" = Option<String>, Query), ("state" = Option<String>, Query),
         ("power_state" = Option<String>, Query), ("name" = Option<String>, Query),
+        ("chassis" = Option<String>, Query),
         ("label" = Option<Vec<String>>, Query),
         ("limit" = Option<u32>, Query, minimum = 1, maximum = 1000), ("cursor" = Option<String>, Query)),
     responses((status = 200, body = List<HostView>), (status = 422, body = ErrorBody)),
@@ -45,6 +47,12 @@ pub(super) async fn host_list(
             "state" => filter.state = Some(value),
             "power_state" => filter.power_state = Some(value),
             "name" => filter.name = Some(value),
+            "chassis" => {
+                filter.chassis = Some(
+                    ChassisId::parse(&value)
+                        .map_err(|e| Error::invalid("chassis", e.to_string()))?,
+                )
+            }
             "label" => {
                 let (k, v) = value
                     .split_once('=')

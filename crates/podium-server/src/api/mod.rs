@@ -7,6 +7,7 @@
 mod agent;
 mod audit;
 mod backup;
+mod chassis;
 mod claims;
 mod console;
 mod error;
@@ -95,6 +96,8 @@ pub(crate) fn routes() -> (Router<Podium>, utoipa::openapi::OpenApi) {
         ))
         .routes(routes!(pod_managers::pod_manager_status_history))
         .routes(routes!(pod_managers::pod_manager_sync))
+        .routes(routes!(chassis::chassis_list))
+        .routes(routes!(chassis::chassis_view))
         .routes(routes!(hosts::host_list, hosts::host_create))
         .routes(routes!(hosts::host_view, hosts::host_update))
         .routes(routes!(hosts::host_power))

@@ -13,6 +13,9 @@ use crate::{HostId, HostState, PodManagerId, ShownState};
 pub struct HostView {
     pub id: HostId,
     pub pod_manager: PodManagerId,
+    /// The chassis it stands in, outermost first (its rack, its enclosure, its blade), as the
+    /// last sync of its pod manager's chassis found them; empty where they name none.
+    pub chassis: Vec<super::ChassisRef>,
     /// The driver's id of the system.
     pub system_id: String,
     /// `system` or `chassis`.

@@ -7,6 +7,7 @@
 //! an API change.
 
 mod audit;
+mod chassis;
 mod claims;
 mod events;
 mod hosts;
@@ -20,6 +21,7 @@ mod tasks;
 mod tenants;
 
 pub use audit::AuditEventView;
+pub use chassis::{ChassisRef, ChassisView};
 pub use claims::{AddressView, ClaimView, ClaimedHostView};
 pub use events::{
     ClaimEventView, EventView, HostEventView, OperationEventView, ReadyData, ResetData,

@@ -1,0 +1,112 @@
+//! The component tree behind each pod manager (Valence's "chassis and racks under a pod
+//! manager"): read from the driver's `discover-chassis` after each sync of the pod manager's
+//! systems, stored as chassis (not hosts), and shown to the admin.
+
+use podium_runtime::{CallError, PluginError};
+use podium_types::views::{ChassisView, List};
+use podium_types::{ChassisId, Page, PodManagerId, Timestamp};
+
+use crate::app::Podium;
+use crate::auth::Caller;
+use crate::data::ChassisRow;
+use crate::drivers::Driver;
+use crate::error::Error;
+
+impl Podium {
+    /// Reads the pod manager's chassis through its driver and stores the tree, placing each of
+    /// its hosts in it. A driver without chassis (a 0.1.0 one, or one that answers
+    /// `unsupported`) leaves the stored tree as it is; so does a failure, which is logged: the
+    /// systems' sync it follows has already succeeded, and the next sync tries again.
+    pub(crate) async fn chassis_sync(
+        &self,
+        pm_name: &str,
+        uuid: &PodManagerId,
+        driver: &Driver<'_>,
+    ) {
+        let reported = match driver.call().discover_chassis().await {
+            Ok(chassis) => chassis,
+            Err(CallError::Plugin {
+                error: PluginError::Unsupported(_),
+                ..
+            }) => return,
+            Err(e) => {
+                tracing::warn!(pod_manager = %pm_name, error = %e, "cannot read the chassis");
+                return;
+            }
+        };
+        let rows: Vec<ChassisRow> = reported
+            .iter()
+            .map(|c| crate::data::chassis_from_driver(uuid, c))
+            .collect();
+        match self
+            .datastore()
+            .chassis_sync(uuid, &rows, Timestamp::now())
+            .await
+        {
+            Ok(Ok(summary)) => tracing::info!(
+                pod_manager = %pm_name,
+                seen = summary.seen,
+                added = summary.added,
+                missing = summary.missing,
+                placed = summary.placed,
+                "chassis synced"
+            ),
+            Ok(Err(bad)) => {
+                tracing::warn!(pod_manager = %pm_name, error = %bad, "chassis tree refused")
+            }
+            Err(e) => {
+                tracing::warn!(pod_manager = %pm_name, error = %e, "cannot store the chassis")
+            }
+        }
+    }
+
+    /// The chassis of a pod manager, for an admin.
+    pub async fn chassis_list(
+        &self,
+        caller: &Caller,
+        uuid: &PodManagerId,
+        page: Page,
+    ) -> Result<List<ChassisView>, Error> {
+        caller.require_admin_read()?;
+        self.pod_manager_load(uuid).await?;
+        let paged = self.datastore().chassis_list(uuid, &page).await?;
+        Ok(List::of(paged, view))
+    }
+
+    /// A chassis, for an admin.
+    pub async fn chassis_view(
+        &self,
+        caller: &Caller,
+        id: &ChassisId,
+    ) -> Result<ChassisView, Error> {
+        caller.require_admin_read()?;
+        self.datastore()
+            .chassis_get(id)
+            .await?
+            .map(view)
+            .ok_or_else(|| Error::not_found("chassis", id))
+    }
+}
+
+fn view(c: ChassisRow) -> ChassisView {
+    ChassisView {
+        parent: c.path.last().map(|p| p.id.clone()),
+        id: c.id,
+        pod_manager: c.pod_manager,
+        chassis_id: c.chassis_id,
+        name: c.name,
+        chassis_type: c.chassis_type,
+        manufacturer: c.manufacturer,
+        model: c.model,
+        serial: c.serial,
+        location: c.location,
+        power_state: c.power_state,
+        health: c.health,
+        path: c.path,
+        hosts: c.hosts,
+        state: c.state,
+        created_at: c.created_at,
+        updated_at: c.updated_at,
+        last_seen_at: c.last_seen_at,
+    }
+}

@@ -1,0 +1,44 @@
+//! `/v1/pod_managers/{uuid}/chassis` and `/v1/chassis/{id}`: the component tree behind each pod
+//! manager (admin only).
+
+use axum::Json;
+use axum::extract::{Path, State};
+use podium_types::{ChassisId, PodManagerId};
+
+use super::error::{ApiResult, ErrorBody};
+use super::extract::{AdminCaller, ApiQuery};
+use podium_app::app::Podium;
+use podium_app::app::page;
+use podium_types::requests::PageQuery;
+use podium_types::views::{ChassisView, List};
+
+/// The chassis of a pod manager (its racks, enclosures, blades...), as its last sync found
+/// them, in the order they were first seen; each names its parent and its path.
+#[utoipa::path(get, path = "/v1/pod_managers/{uuid}/chassis", tag = "pod_managers",
+    params(("uuid" = String, Path), PageQuery),
+    responses((status = 200, body = List<ChassisView>), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn chassis_list(
+    State(podium): State<Podium>,
+    AdminCaller(caller): AdminCaller,
+    Path(uuid): Path<PodManagerId>,
+    ApiQuery(q): ApiQuery<PageQuery>,
+) -> ApiResult<Json<List<ChassisView>>> {
+    Ok(Json(
+        podium
+            .chassis_list(&caller, &uuid, page(q.limit, q.cursor)?)
+            .await?,
+    ))
+}
+
+/// A chassis.
+#[utoipa::path(get, path = "/v1/chassis/{id}", tag = "pod_managers", params(("id" = String, Path)),
+    responses((status = 200, body = ChassisView), (status = 404, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn chassis_view(
+    State(podium): State<Podium>,
+    AdminCaller(caller): AdminCaller,
+    Path(id): Path<ChassisId>,
+) -> ApiResult<Json<ChassisView>> {
+    Ok(Json(podium.chassis_view(&caller, &id).await?))
+}

@@ -1,0 +1,425 @@
+//! Stored chassis: the component tree behind each pod manager (racks, enclosures, blades), and
+//! where each host stands in it.
+
+use std::collections::HashMap;
+
+use podium_types::views::ChassisRef;
+use podium_types::{
+    ChassisId, ChassisState, ComponentHealth, HostId, Page, Paged, PodManagerId, PowerState,
+    Timestamp,
+};
+use sqlx::Row;
+
+use super::{Datastore, StoreError, decode, json, moment};
+
+/// How deep a tree the store keeps: a rack group, a rack, an enclosure, a blade and a few more
+/// levels fit easily; a deeper answer is a driver's mistake, refused whole.
+pub const CHASSIS_DEPTH_MAX: usize = 16;
+
+/// A chassis as the store reads and writes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChassisRow {
+    /// Podium's id; a sync uses it only for a chassis it has not seen before.
+    pub id: ChassisId,
+    pub pod_manager: PodManagerId,
+    /// The driver's id.
+    pub chassis_id: String,
+    pub name: String,
+    /// DMTF's `ChassisType` name, or the service's own.
+    pub chassis_type: String,
+    pub manufacturer: Option<String>,
+    pub model: Option<String>,
+    pub serial: Option<String>,
+    pub location: Option<String>,
+    pub power_state: Option<PowerState>,
+    pub health: Option<ComponentHealth>,
+    /// The driver's id of the chassis it stands in.
+    pub parent: Option<String>,
+    /// The driver's ids of the systems it holds.
+    pub systems: Vec<String>,
+    /// Read only: the chassis it stands in, outermost first (a sync computes it).
+    pub path: Vec<ChassisRef>,
+    /// Read only: the hosts whose innermost chassis it is.
+    pub hosts: Vec<HostId>,
+    pub state: ChassisState,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub last_seen_at: Timestamp,
+}
+
+/// What a chassis sync changed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ChassisSummary {
+    pub seen: usize,
+    pub added: usize,
+    pub missing: usize,
+    /// Hosts whose place in the tree is now known.
+    pub placed: usize,
+}
+
+/// The tree is deeper than [`CHASSIS_DEPTH_MAX`], or a chassis stands in itself.
+#[derive(Debug, thiserror::Error)]
+#[error("chassis {chassis}: {reason}")]
+pub struct BadTree {
+    pub chassis: String,
+    pub reason: String,
+}
+
+const COLUMNS: &str = "id, pod_manager, chassis_id, name, chassis_type, manufacturer, model, \
+    serial, location, power_state, health, parent, systems, path, state, created_at, updated_at, \
+    last_seen_at";
+
+fn row(r: &sqlx::any::AnyRow) -> Result<ChassisRow, StoreError> {
+    let name = |column: &str| -> Result<Option<String>, StoreError> { Ok(r.try_get(column)?) };
+    Ok(ChassisRow {
+        id: r.try_get::<String, _>("id")?.into(),
+        pod_manager: r.try_get::<String, _>("pod_manager")?.into(),
+        chassis_id: r.try_get("chassis_id")?,
+        name: r.try_get("name")?,
+        chassis_type: r.try_get("chassis_type")?,
+        manufacturer: r.try_get("manufacturer")?,
+        model: r.try_get("model")?,
+        serial: r.try_get("serial")?,
+        location: r.try_get("location")?,
+        power_state: parse(name("power_state")?, "power_state")?,
+        health: parse(name("health")?, "health")?,
+        parent: r.try_get("parent")?,
+        systems: decode("systems", &r.try_get::<String, _>("systems")?)?,
+        path: decode("path", &r.try_get::<String, _>("path")?)?,
+        hosts: decode("hosts", &r.try_get::<String, _>("hosts")?)?,
+        state: parse(Some(r.try_get::<String, _>("state")?), "state")?
+            .expect("a present value parses to one"),
+        created_at: moment(r, "created_at")?,
+        updated_at: moment(r, "updated_at")?,
+        last_seen_at: moment(r, "last_seen_at")?,
+    })
+}
+
+fn parse<T: std::str::FromStr<Err = podium_types::UnknownName>>(
+    text: Option<String>,
+    column: &str,
+) -> Result<Option<T>, StoreError> {
+    text.map(|t| {
+        t.parse()
+            .map_err(|e| StoreError::Corrupt(format!("stored {column}: {e}")))
+    })
+    .transpose()
+}
+
+impl Datastore {
+    /// Makes the stored chassis of `pod_manager` match what its driver reported, in one
+    /// transaction: new chassis are added, known ones updated (a `missing` one is present
+    /// again), those not reported are marked `missing`, never deleted. Every host of the pod
+    /// manager is placed in the innermost reported chassis that names its system (none where no
+    /// chassis does), with its path. `reported` carry no `path` or `hosts`; their `id` is used
+    /// only for new rows. A tree deeper than [`CHASSIS_DEPTH_MAX`], or with a chassis in itself,
+    /// is refused whole and nothing changes.
+    pub async fn chassis_sync(
+        &self,
+        pod_manager: &PodManagerId,
+        reported: &[ChassisRow],
+        now: Timestamp,
+    ) -> Result<Result<ChassisSummary, BadTree>, StoreError> {
+        let mut writer = self.writer().await?;
+        let mut tx = writer.begin().await?;
+        let known: HashMap<String, String> =
+            sqlx::query("SELECT chassis_id, id FROM chassis WHERE pod_manager = $1")
+                .bind(pod_manager.as_str())
+                .fetch_all(&mut *tx)
+                .await?
+                .iter()
+                .map(|r| Ok((r.try_get("chassis_id")?, r.try_get("id")?)))
+                .collect::<Result<_, sqlx::Error>>()?;
+        let ids: Vec<ChassisId> = reported
+            .iter()
+            .map(|c| match known.get(&c.chassis_id) {
+                Some(id) => ChassisId::from(id.clone()),
+                None => c.id.clone(),
+            })
+            .collect();
+        let paths = match paths(reported, &ids) {
+            Ok(paths) => paths,
+            Err(bad) => return Ok(Err(bad)),
+        };
+        let mut added = 0;
+        for ((c, id), path) in reported.iter().zip(&ids).zip(&paths) {
+            if !known.contains_key(&c.chassis_id) {
+                added += 1;
+            }
+            sqlx::query(&format!(
+                "INSERT INTO chassis ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'present', $15, $15, $15) \
+                 ON CONFLICT (pod_manager, chassis_id) DO UPDATE SET name = excluded.name, \
+                 chassis_type = excluded.chassis_type, manufacturer = excluded.manufacturer, \
+                 model = excluded.model, serial = excluded.serial, location = excluded.location, \
+                 power_state = excluded.power_state, health = excluded.health, \
+                 parent = excluded.parent, systems = excluded.systems, path = excluded.path, \
+                 state = 'present', updated_at = excluded.updated_at, \
+                 last_seen_at = excluded.last_seen_at"
+            ))
+            .bind(id.as_str())
+            .bind(pod_manager.as_str())
+            .bind(&c.chassis_id)
+            .bind(&c.name)
+            .bind(&c.chassis_type)
+            .bind(&c.manufacturer)
+            .bind(&c.model)
+            .bind(&c.serial)
+            .bind(&c.location)
+            .bind(c.power_state.map(PowerState::as_str))
+            .bind(c.health.map(ComponentHealth::as_str))
+            .bind(&c.parent)
+            .bind(json(&c.systems))
+            .bind(json(path))
+            .bind(now.to_string())
+            .execute(&mut *tx)
+            .await?;
+        }
+        let missing = sqlx::query(
+            "UPDATE chassis SET state = 'missing', updated_at = $2 \
+             WHERE pod_manager = $1 AND last_seen_at < $2 AND state <> 'missing'",
+        )
+        .bind(pod_manager.as_str())
+        .bind(now.to_string())
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        // Each host's place, written afresh: cleared, then set from this answer.
+        sqlx::query(
+            "UPDATE hosts SET chassis = NULL, chassis_path = NULL \
+             WHERE pod_manager = $1 AND chassis IS NOT NULL",
+        )
+        .bind(pod_manager.as_str())
+        .execute(&mut *tx)
+        .await?;
+        let mut placed = 0;
+        for (system, (id, path)) in placements(reported, &ids, &paths) {
+            placed += sqlx::query(
+                "UPDATE hosts SET chassis = $3, chassis_path = $4 \
+                 WHERE pod_manager = $1 AND system_id = $2",
+            )
+            .bind(pod_manager.as_str())
+            .bind(system)
+            .bind(id.as_str())
+            .bind(json(&path))
+            .execute(&mut *tx)
+            .await?
+            .rows_affected() as usize;
+        }
+        tx.commit().await?;
+        Ok(Ok(ChassisSummary {
+            seen: reported.len(),
+            added,
+            missing: missing as usize,
+            placed,
+        }))
+    }
+
+    /// The chassis of a pod manager, in the order they were first seen.
+    pub async fn chassis_list(
+        &self,
+        pod_manager: &PodManagerId,
+        page: &Page,
+    ) -> Result<Paged<ChassisRow>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS}, {} AS hosts FROM chassis WHERE pod_manager = $1 AND id > $2 \
+             ORDER BY id LIMIT $3",
+            self.chassis_hosts()
+        ))
+        .bind(pod_manager.as_str())
+        .bind(page.cursor.as_deref().unwrap_or(""))
+        .bind(i64::from(page.limit) + 1)
+        .fetch_all(&mut *self.reader().await?)
+        .await?;
+        let items = rows.iter().map(row).collect::<Result<Vec<_>, _>>()?;
+        Ok(super::paged(items, page.limit, |c| c.id.to_string()))
+    }
+
+    pub async fn chassis_get(&self, id: &ChassisId) -> Result<Option<ChassisRow>, StoreError> {
+        let r = sqlx::query(&format!(
+            "SELECT {COLUMNS}, {} AS hosts FROM chassis WHERE id = $1",
+            self.chassis_hosts()
+        ))
+        .bind(id.as_str())
+        .fetch_optional(&mut *self.reader().await?)
+        .await?;
+        r.as_ref().map(row).transpose()
+    }
+
+    /// The ids of the hosts a chassis holds itself, as a JSON array (text).
+    fn chassis_hosts(&self) -> &'static str {
+        match self.backend {
+            super::Backend::Sqlite => {
+                "(SELECT COALESCE(json_group_array(h.id), '[]') FROM \
+                 (SELECT id FROM hosts WHERE hosts.chassis = chassis.id ORDER BY id) h)"
+            }
+            super::Backend::Postgres => {
+                "(SELECT COALESCE(json_agg(h.id ORDER BY h.id), '[]')::text FROM hosts h \
+                 WHERE h.chassis = chassis.id)"
+            }
+        }
+    }
+}
+
+/// Each reported chassis's path (the chassis it stands in, outermost first), by walking up its
+/// parents; `ids` are their Podium ids, in the same order. A parent the answer does not hold
+/// ends the walk (the runtime's check already refuses one).
+fn paths(reported: &[ChassisRow], ids: &[ChassisId]) -> Result<Vec<Vec<ChassisRef>>, BadTree> {
+    let index: HashMap<&str, usize> = reported
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.chassis_id.as_str(), i))
+        .collect();
+    let reference = |i: usize| ChassisRef {
+        id: ids[i].clone(),
+        name: reported[i].name.clone(),
+        chassis_type: reported[i].chassis_type.clone(),
+    };
+    reported
+        .iter()
+        .map(|c| {
+            let mut path = Vec::new();
+            let mut at = c.parent.as_deref().and_then(|p| index.get(p).copied());
+            while let Some(i) = at {
+                if reported[i].chassis_id == c.chassis_id {
+                    return Err(BadTree {
+                        chassis: c.chassis_id.clone(),
+                        reason: "it stands in itself".into(),
+                    });
+                }
+                if path.len() == CHASSIS_DEPTH_MAX {
+                    return Err(BadTree {
+                        chassis: c.chassis_id.clone(),
+                        reason: format!(
+                            "it stands more than {CHASSIS_DEPTH_MAX} chassis deep; Podium keeps \
+                             trees up to that depth"
+                        ),
+                    });
+                }
+                path.push(reference(i));
+                at = reported[i]
+                    .parent
+                    .as_deref()
+                    .and_then(|p| index.get(p).copied());
+            }
+            path.reverse();
+            Ok(path)
+        })
+        .collect()
+}
+
+/// Where each system stands: the innermost chassis that names it (the one with the longest
+/// path; the first reported among equals), with the path to it, that chassis last.
+fn placements(
+    reported: &[ChassisRow],
+    ids: &[ChassisId],
+    paths: &[Vec<ChassisRef>],
+) -> Vec<(String, (ChassisId, Vec<ChassisRef>))> {
+    let mut best: HashMap<&str, usize> = HashMap::new();
+    let mut order: Vec<&str> = Vec::new();
+    for (i, c) in reported.iter().enumerate() {
+        for system in &c.systems {
+            match best.get(system.as_str()) {
+                Some(&j) if paths[j].len() >= paths[i].len() => {}
+                Some(_) => {
+                    best.insert(system, i);
+                }
+                None => {
+                    best.insert(system, i);
+                    order.push(system);
+                }
+            }
+        }
+    }
+    order
+        .into_iter()
+        .map(|system| {
+            let i = best[system];
+            let mut path = paths[i].clone();
+            path.push(ChassisRef {
+                id: ids[i].clone(),
+                name: reported[i].name.clone(),
+                chassis_type: reported[i].chassis_type.clone(),
+            });
+            (system.to_owned(), (ids[i].clone(), path))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chassis(id: &str, parent: Option<&str>, systems: &[&str]) -> ChassisRow {
+        ChassisRow {
+            id: ChassisId::generate(),
+            pod_manager: PodManagerId::generate(),
+            chassis_id: id.into(),
+            name: id.trim_start_matches('/').into(),
+            chassis_type: "Blade".into(),
+            manufacturer: None,
+            model: None,
+            serial: None,
+            location: None,
+            power_state: None,
+            health: None,
+            parent: parent.map(str::to_owned),
+            systems: systems.iter().map(|s| (*s).to_owned()).collect(),
+            path: Vec::new(),
+            hosts: Vec::new(),
+            state: ChassisState::Present,
+            created_at: Timestamp::now(),
+            updated_at: Timestamp::now(),
+            last_seen_at: Timestamp::now(),
+        }
+    }
+
+    fn names(path: &[ChassisRef]) -> Vec<&str> {
+        path.iter().map(|c| c.name.as_str()).collect()
+    }
+
+    /// A blade's path is its rack then its enclosure, and a system the enclosure and its blade
+    /// both name stands in the blade, whichever is reported first.
+    #[test]
+    fn a_system_stands_in_the_innermost_chassis_that_names_it() {
+        let reported = [
+            chassis("/blade", Some("/enclosure"), &["/s1"]),
+            chassis("/enclosure", Some("/rack"), &["/s1", "/s2"]),
+            chassis("/rack", None, &[]),
+        ];
+        let ids: Vec<ChassisId> = reported.iter().map(|c| c.id.clone()).collect();
+        let paths = paths(&reported, &ids).unwrap();
+        assert_eq!(names(&paths[0]), ["rack", "enclosure"]);
+        assert_eq!(names(&paths[2]), Vec::<&str>::new());
+        let placed: HashMap<_, _> = placements(&reported, &ids, &paths).into_iter().collect();
+        assert_eq!(placed["/s1"].0, ids[0]);
+        assert_eq!(names(&placed["/s1"].1), ["rack", "enclosure", "blade"]);
+        assert_eq!(placed["/s2"].0, ids[1]);
+        assert_eq!(names(&placed["/s2"].1), ["rack", "enclosure"]);
+    }
+
+    /// A loop, and a chain deeper than the store keeps, are refused naming a chassis.
+    #[test]
+    fn a_loop_or_a_tree_too_deep_is_refused() {
+        let reported = [
+            chassis("/a", Some("/b"), &[]),
+            chassis("/b", Some("/a"), &[]),
+        ];
+        let ids: Vec<ChassisId> = reported.iter().map(|c| c.id.clone()).collect();
+        let bad = paths(&reported, &ids).unwrap_err();
+        assert_eq!(bad.chassis, "/a");
+        assert!(bad.reason.contains("itself"), "{}", bad.reason);
+
+        let deep: Vec<ChassisRow> = (0..=CHASSIS_DEPTH_MAX + 1)
+            .map(|i| {
+                let parent = (i > 0).then(|| format!("/c{}", i - 1));
+                chassis(&format!("/c{i}"), parent.as_deref(), &[])
+            })
+            .collect();
+        let ids: Vec<ChassisId> = deep.iter().map(|c| c.id.clone()).collect();
+        let bad = paths(&deep, &ids).unwrap_err();
+        assert_eq!(bad.chassis, format!("/c{}", CHASSIS_DEPTH_MAX + 1));
+        assert!(bad.reason.contains("16 chassis deep"), "{}", bad.reason);
+        // Exactly as deep as allowed passes.
+        assert!(paths(&deep[..=CHASSIS_DEPTH_MAX], &ids[..=CHASSIS_DEPTH_MAX]).is_ok());
+    }
+}

@@ -1,0 +1,270 @@
+//! The component tree behind a pod manager (issue 42): DMTF's blade enclosure, served as it is by
+//! sushy-tools' `sushy-static`, synced by Podium and read back through the API.
+
+use std::path::Path;
+
+use podium_tests::composition::mockup;
+use podium_tests::sushy::SushyStatic;
+use podium_tests::{Client, TestServer};
+use podium_types::HostKind;
+use podium_types::views::{ChassisView, HostView, List};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+const ENCLOSURE: &str = "/redfish/v1/Chassis/MultiBladeEncl";
+
+/// A pod manager at `url`, synced once.
+async fn synced_site(admin: &Client, url: &str) -> String {
+    let pm = admin.create_site(url).await;
+    admin.sync_all(std::slice::from_ref(&pm)).await;
+    pm
+}
+
+async fn chassis_of(admin: &Client, pm: &str) -> Vec<ChassisView> {
+    let reply = admin.get(&format!("/v1/pod_managers/{pm}/chassis")).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+    reply.view::<List<ChassisView>>().items
+}
+
+fn by_id<'a>(tree: &'a [ChassisView], chassis_id: &str) -> &'a ChassisView {
+    tree.iter()
+        .find(|c| c.chassis_id == chassis_id)
+        .unwrap_or_else(|| panic!("{chassis_id} in {tree:#?}"))
+}
+
+/// The enclosure and its four blades become chassis of the pod manager, linked as the mockup
+/// links them; each blade's system is a host whose path is the enclosure then its blade, and the
+/// hosts of a chassis are those of every chassis within it.
+#[tokio::test]
+async fn a_pod_manager_keeps_its_blade_enclosure_as_a_tree() {
+    let folder = mockup("public-bladed");
+    let bmc = SushyStatic::start(&folder)
+        .await
+        .expect("sushy-static starts");
+    let server = TestServer::start().await;
+    let admin = server.admin();
+    let pm = synced_site(&admin, &bmc.url()).await;
+
+    let tree = chassis_of(&admin, &pm).await;
+    assert_eq!(tree.len(), 5, "{tree:#?}");
+    let enclosure = by_id(&tree, ENCLOSURE);
+    assert_eq!(enclosure.chassis_type, "Enclosure");
+    assert_eq!(enclosure.parent, None);
+    assert!(enclosure.path.is_empty());
+    assert!(enclosure.hosts.is_empty(), "it holds no system itself");
+    assert_eq!(
+        enclosure.location.as_deref(),
+        Some("row North, rack WEB43, U12")
+    );
+    let hosts: Vec<HostView> = admin.hosts_all(&format!("&pod_manager={pm}")).await;
+    for n in 1..=4 {
+        let blade = by_id(&tree, &format!("/redfish/v1/Chassis/Blade{n}"));
+        let file: Value = serde_json::from_str(
+            &std::fs::read_to_string(folder.join(format!("Chassis/Blade{n}/index.json"))).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(blade.name, file["Name"]);
+        assert_eq!(blade.chassis_type, "Blade");
+        assert_eq!(blade.parent.as_ref(), Some(&enclosure.id));
+        assert_eq!(
+            blade.path.iter().map(|c| &c.id).collect::<Vec<_>>(),
+            [&enclosure.id]
+        );
+        assert_eq!(blade.pod_manager.to_string(), pm);
+        // The blade holds the host of the system its links name, and that host's path ends in it.
+        let system = file["Links"]["ComputerSystems"][0]["@odata.id"]
+            .as_str()
+            .expect("a blade's system");
+        let host = hosts
+            .iter()
+            .find(|h| h.system_id == system)
+            .unwrap_or_else(|| panic!("a host of {system}"));
+        assert_eq!(blade.hosts, std::slice::from_ref(&host.id));
+        assert_eq!(
+            host.chassis
+                .iter()
+                .map(|c| (c.name.as_str(), c.chassis_type.as_str()))
+                .collect::<Vec<_>>(),
+            [
+                (enclosure.name.as_str(), "Enclosure"),
+                (blade.name.as_str(), "Blade")
+            ]
+        );
+        let one = admin.get(&format!("/v1/hosts/{}", host.id)).await;
+        assert_eq!(one.view::<HostView>().chassis, host.chassis);
+        let within = admin.hosts_all(&format!("&chassis={}", blade.id)).await;
+        assert_eq!(within.iter().map(|h| &h.id).collect::<Vec<_>>(), [&host.id]);
+        // The chassis read alone is the one the list shows.
+        let alone = admin.get(&format!("/v1/chassis/{}", blade.id)).await;
+        assert_eq!(alone.status, StatusCode::OK, "{}", alone.text);
+        assert_eq!(&alone.view::<ChassisView>(), blade);
+    }
+    // The enclosure's hosts are its blades'.
+    let mut within: Vec<String> = admin
+        .hosts_all(&format!("&chassis={}", enclosure.id))
+        .await
+        .into_iter()
+        .map(|h| h.system_id)
+        .collect();
+    within.sort();
+    let mut systems: Vec<String> = hosts
+        .iter()
+        .filter(|h| h.kind == HostKind::System)
+        .map(|h| h.system_id.clone())
+        .collect();
+    systems.sort();
+    assert_eq!(within, systems);
+
+    // A second sync changes nothing.
+    admin.sync_all(std::slice::from_ref(&pm)).await;
+    let again = chassis_of(&admin, &pm).await;
+    assert_eq!(
+        again
+            .iter()
+            .map(|c| (&c.id, &c.path, &c.hosts, c.state))
+            .collect::<Vec<_>>(),
+        tree.iter()
+            .map(|c| (&c.id, &c.path, &c.hosts, c.state))
+            .collect::<Vec<_>>()
+    );
+}
+
+/// What the API answers for a chassis that does not exist, a malformed id, and a pod manager
+/// that does not exist; a tenant sees none of it.
+#[tokio::test]
+async fn chassis_routes_refuse_what_they_cannot_answer() {
+    let server = TestServer::start().await;
+    let admin = server.admin();
+    let unknown = podium_types::ChassisId::generate();
+    let reply = admin.get(&format!("/v1/chassis/{unknown}")).await;
+    assert_eq!(reply.status, StatusCode::NOT_FOUND, "{}", reply.text);
+    assert!(
+        reply.message().contains(&unknown.to_string()),
+        "{}",
+        reply.text
+    );
+    let reply = admin.get("/v1/hosts?chassis=not-an-id").await;
+    assert_eq!(
+        reply.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        reply.text
+    );
+    assert_eq!(reply.field(), "chassis");
+    let pm = podium_types::PodManagerId::generate();
+    let reply = admin.get(&format!("/v1/pod_managers/{pm}/chassis")).await;
+    assert_eq!(reply.status, StatusCode::NOT_FOUND, "{}", reply.text);
+    let reply = admin
+        .get(&format!("/v1/pod_managers/{pm}/chassis?limit=0"))
+        .await;
+    assert_eq!(
+        reply.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        reply.text
+    );
+    let tenant = admin
+        .created("/v1/tenants", json!({"name": "t1"}))
+        .await
+        .body["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let token = admin
+        .created(&format!("/v1/tenants/{tenant}/tokens"), json!({}))
+        .await
+        .body["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let tenant = server.client(Some(&token));
+    let reply = tenant.get(&format!("/v1/chassis/{unknown}")).await;
+    assert_eq!(reply.status, StatusCode::FORBIDDEN, "{}", reply.text);
+}
+
+/// A chassis the service no longer lists is kept, marked `missing`, and the host it held has no
+/// place in the tree until a sync finds one; when the service lists it again it is present, with
+/// the same id, and holds its host again.
+#[tokio::test]
+async fn a_chassis_that_disappears_is_marked_missing() {
+    let whole = mockup("public-bladed");
+    let without = tempfile::tempdir().unwrap();
+    copy_tree(&whole, without.path());
+    // The service without Blade4: out of the collection and out of the enclosure.
+    edit(&without.path().join("Chassis/index.json"), |c| {
+        let members = c["Members"].as_array_mut().unwrap();
+        members.retain(|m| m["@odata.id"] != "/redfish/v1/Chassis/Blade4");
+        c["Members@odata.count"] = json!(members.len());
+    });
+    edit(
+        &without.path().join("Chassis/MultiBladeEncl/index.json"),
+        |c| {
+            c["Links"]["Contains"]
+                .as_array_mut()
+                .unwrap()
+                .retain(|m| m["@odata.id"] != "/redfish/v1/Chassis/Blade4");
+        },
+    );
+    let full = SushyStatic::start(&whole)
+        .await
+        .expect("sushy-static starts");
+    let reduced = SushyStatic::start(without.path())
+        .await
+        .expect("sushy-static starts");
+    let server = TestServer::start().await;
+    let admin = server.admin();
+    let pm = synced_site(&admin, &full.url()).await;
+    let before = chassis_of(&admin, &pm).await;
+    let blade4 = by_id(&before, "/redfish/v1/Chassis/Blade4").clone();
+    assert_eq!(blade4.hosts.len(), 1);
+
+    let moved = admin
+        .patch(
+            &format!("/v1/pod_managers/{pm}"),
+            json!({"url": reduced.url()}),
+        )
+        .await;
+    assert_eq!(moved.status, StatusCode::OK, "{}", moved.text);
+    admin.sync_all(std::slice::from_ref(&pm)).await;
+    let after = chassis_of(&admin, &pm).await;
+    assert_eq!(after.len(), 5, "kept, not deleted");
+    let gone = by_id(&after, "/redfish/v1/Chassis/Blade4");
+    assert_eq!(gone.state.as_str(), "missing");
+    assert!(gone.hosts.is_empty(), "{gone:#?}");
+    let host = admin.get(&format!("/v1/hosts/{}", blade4.hosts[0])).await;
+    assert!(host.view::<HostView>().chassis.is_empty(), "{}", host.text);
+    for other in after.iter().filter(|c| c.id != blade4.id) {
+        assert_eq!(other.state.as_str(), "present", "{other:#?}");
+    }
+
+    let back = admin
+        .patch(
+            &format!("/v1/pod_managers/{pm}"),
+            json!({"url": full.url()}),
+        )
+        .await;
+    assert_eq!(back.status, StatusCode::OK, "{}", back.text);
+    admin.sync_all(std::slice::from_ref(&pm)).await;
+    let returned = by_id(&chassis_of(&admin, &pm).await, "/redfish/v1/Chassis/Blade4").clone();
+    assert_eq!(returned.id, blade4.id);
+    assert_eq!(returned.state.as_str(), "present");
+    assert_eq!(returned.hosts, blade4.hosts);
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.unwrap();
+        let target = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+fn edit(file: &Path, change: impl FnOnce(&mut Value)) {
+    let mut value: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    change(&mut value);
+    std::fs::write(file, serde_json::to_vec_pretty(&value).unwrap()).unwrap();
+}
