@@ -268,3 +268,162 @@ fn edit(file: &Path, change: impl FnOnce(&mut Value)) {
     change(&mut value);
     std::fs::write(file, serde_json::to_vec_pretty(&value).unwrap()).unwrap();
 }
+
+/// A tenant granted one blade claims only that blade's host, sees only that blade, and cannot
+/// name another; a tenant granted the whole pod manager claims a host of the blade, or of the
+/// enclosure, it asks for. A grant naming a chassis its pod manager lacks is refused.
+#[tokio::test]
+async fn grants_and_claims_of_a_chassis_bind_only_hosts_inside_it() {
+    let bmc = SushyStatic::start(&mockup("public-bladed"))
+        .await
+        .expect("sushy-static starts");
+    let images = podium_tests::ImageServer::start(vec![0x42; 4096]).await;
+    let server = TestServer::start().await;
+    let admin = server.admin();
+    let pm = synced_site(&admin, &bmc.url()).await;
+    let hosts = admin.systems_in_state(&pm, 4, "available").await;
+    let tree = chassis_of(&admin, &pm).await;
+    let enclosure = by_id(&tree, ENCLOSURE);
+    let blade = |n: u32| by_id(&tree, &format!("/redfish/v1/Chassis/Blade{n}"));
+    let tenant = |name: &'static str| {
+        let admin = &admin;
+        async move {
+            admin
+                .created("/v1/tenants", json!({"name": name}))
+                .await
+                .body["id"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        }
+    };
+    let token = |id: String| {
+        let admin = &admin;
+        async move {
+            admin
+                .created(&format!("/v1/tenants/{id}/tokens"), json!({}))
+                .await
+                .body["token"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        }
+    };
+    let claim = |chassis: Option<&str>| {
+        let mut body =
+            json!({"pod_manager": pm, "image": {"url": images.url("/os.iso")}, "online": false});
+        if let Some(chassis) = chassis {
+            body["chassis"] = json!(chassis);
+        }
+        body
+    };
+
+    // A grant of a chassis the pod manager does not have.
+    let one = tenant("one").await;
+    let refused = admin
+        .post(
+            "/v1/grants",
+            json!({"tenant": one, "pod_manager": pm, "chassis": podium_types::ChassisId::generate()}),
+        )
+        .await;
+    assert_eq!(
+        refused.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        refused.text
+    );
+    assert_eq!(refused.field(), "chassis");
+
+    // Tenant one: Blade2 only.
+    let grant = admin
+        .created(
+            "/v1/grants",
+            json!({"tenant": one, "pod_manager": pm, "chassis": blade(2).id}),
+        )
+        .await;
+    assert_eq!(grant.body["chassis"], json!(blade(2).id));
+    let one = server.client(Some(&token(one).await));
+    let reached = one.get(&format!("/v1/me/pod_managers/{pm}/chassis")).await;
+    assert_eq!(reached.status, StatusCode::OK, "{}", reached.text);
+    let reached = reached.body["items"].as_array().unwrap().clone();
+    assert_eq!(reached.len(), 1, "{reached:#?}");
+    assert_eq!(reached[0]["id"], json!(blade(2).id));
+    assert_eq!(
+        reached[0]["parent"],
+        Value::Null,
+        "the enclosure is beyond its grant"
+    );
+    assert_eq!(reached[0]["path"], json!([]));
+    assert!(
+        reached[0].get("chassis_id").is_none(),
+        "no driver id for a tenant"
+    );
+    let bound = one.created("/v1/claims", claim(None)).await;
+    assert_eq!(
+        bound.body["host"]["id"],
+        json!(blade(2).hosts[0]),
+        "{}",
+        bound.text
+    );
+    let names: Vec<&str> = bound.body["host"]["chassis"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, [enclosure.name.as_str(), blade(2).name.as_str()]);
+    let waiting = one.created("/v1/claims", claim(None)).await;
+    assert_eq!(waiting.body["state"], "pending", "{}", waiting.text);
+    assert_eq!(waiting.body["host"], Value::Null);
+    for outside in [blade(3).id.to_string(), enclosure.id.to_string()] {
+        let refused = one.post("/v1/claims", claim(Some(&outside))).await;
+        assert_eq!(
+            refused.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{}",
+            refused.text
+        );
+        assert_eq!(refused.field(), "chassis");
+    }
+
+    // Tenant two: the whole pod manager.
+    let two = tenant("two").await;
+    admin
+        .created("/v1/grants", json!({"tenant": two, "pod_manager": pm}))
+        .await;
+    let two = server.client(Some(&token(two).await));
+    let reached = two.get(&format!("/v1/me/pod_managers/{pm}/chassis")).await;
+    assert_eq!(
+        reached.body["items"].as_array().unwrap().len(),
+        5,
+        "{}",
+        reached.text
+    );
+    let on_blade3 = two
+        .created("/v1/claims", claim(Some(blade(3).id.as_str())))
+        .await;
+    assert_eq!(on_blade3.body["chassis"], json!(blade(3).id));
+    assert_eq!(
+        on_blade3.body["host"]["id"],
+        json!(blade(3).hosts[0]),
+        "{}",
+        on_blade3.text
+    );
+    let in_enclosure = two
+        .created("/v1/claims", claim(Some(enclosure.id.as_str())))
+        .await;
+    let host = in_enclosure.body["host"]["id"].clone();
+    assert!(
+        [blade(1).hosts[0].clone(), blade(4).hosts[0].clone()]
+            .iter()
+            .any(|h| json!(h) == host),
+        "{}",
+        in_enclosure.text
+    );
+    assert_eq!(hosts.len(), 4);
+    // An admin lists no tenant's reach.
+    let refused = admin
+        .get(&format!("/v1/me/pod_managers/{pm}/chassis"))
+        .await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN, "{}", refused.text);
+}

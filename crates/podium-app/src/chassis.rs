@@ -3,7 +3,7 @@
 //! systems, stored as chassis (not hosts), and shown to the admin.
 
 use podium_runtime::{CallError, PluginError};
-use podium_types::views::{ChassisView, List};
+use podium_types::views::{ChassisView, GrantedChassisView, List};
 use podium_types::{ChassisId, Page, PodManagerId, Timestamp};
 
 use crate::app::Podium;
@@ -69,8 +69,82 @@ impl Podium {
     ) -> Result<List<ChassisView>, Error> {
         caller.require_admin_read()?;
         self.pod_manager_load(uuid).await?;
-        let paged = self.datastore().chassis_list(uuid, &page).await?;
+        let paged = self
+            .datastore()
+            .chassis_list(uuid, None, false, &page)
+            .await?;
         Ok(List::of(paged, view))
+    }
+
+    /// The chassis a tenant's grant reaches at pod manager `uuid`, present ones only: every one
+    /// of the pod manager's, or the grant's chassis and those within it, each path starting
+    /// there. Any other pod manager is not found, as one not granted.
+    pub async fn granted_chassis_list(
+        &self,
+        caller: &Caller,
+        uuid: &PodManagerId,
+        page: Page,
+    ) -> Result<List<GrantedChassisView>, Error> {
+        let Caller::Tenant { tenant_id, .. } = caller else {
+            return Err(Error::Forbidden(
+                "these are the chassis a tenant's grant reaches: an admin lists every chassis at \
+                 /v1/pod_managers/{uuid}/chassis"
+                    .into(),
+            ));
+        };
+        let grant = self
+            .datastore()
+            .grant_of(tenant_id, uuid)
+            .await?
+            .ok_or_else(|| Error::not_found("pod manager", uuid))?;
+        let paged = self
+            .datastore()
+            .chassis_list(uuid, grant.chassis.as_ref(), true, &page)
+            .await?;
+        Ok(List::of(paged, |c| {
+            let mut path = c.path;
+            if let Some(top) = &grant.chassis {
+                match path.iter().position(|p| p.id == *top) {
+                    Some(at) => drop(path.drain(..at)),
+                    None => path.clear(),
+                }
+            }
+            GrantedChassisView {
+                parent: path.last().map(|p| p.id.clone()),
+                id: c.id,
+                name: c.name,
+                chassis_type: c.chassis_type,
+                location: c.location,
+                path,
+            }
+        }))
+    }
+
+    /// Refuses a chassis a tenant named unless it is one of pod manager `uuid`'s, present, and
+    /// the grant's chassis or within it (`granted`, where the grant gives one chassis only);
+    /// a chassis outside is "none" to the tenant, as one that does not exist.
+    pub(crate) async fn chassis_within_reach(
+        &self,
+        uuid: &PodManagerId,
+        granted: Option<&ChassisId>,
+        chassis: &ChassisId,
+    ) -> Result<(), Error> {
+        let found = self.datastore().chassis_get(chassis).await?;
+        let reached = found.is_some_and(|c| {
+            c.pod_manager == *uuid
+                && c.state == podium_types::ChassisState::Present
+                && granted.is_none_or(|g| *g == c.id || c.path.iter().any(|p| p.id == *g))
+        });
+        if reached {
+            return Ok(());
+        }
+        Err(Error::invalid(
+            "chassis",
+            format!(
+                "no chassis `{chassis}` within what your grant gives you at this pod manager \
+                 (GET /v1/me/pod_managers/{uuid}/chassis lists them)"
+            ),
+        ))
     }
 
     /// A chassis, for an admin.

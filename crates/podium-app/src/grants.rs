@@ -40,12 +40,25 @@ impl Podium {
                 "must be at least 1 (delete the grant instead)",
             ));
         }
+        if let Some(chassis) = &params.chassis {
+            let known = self.datastore().chassis_get(chassis).await?;
+            if known.is_none_or(|c| c.pod_manager != params.pod_manager) {
+                return Err(Error::invalid(
+                    "chassis",
+                    format!(
+                        "pod manager `{}` has no chassis `{chassis}` (GET /v1/pod_managers/{}/chassis lists them)",
+                        params.pod_manager, params.pod_manager
+                    ),
+                ));
+            }
+        }
         let row = GrantRow {
             id: GrantId::generate(),
             tenant_id: params.tenant,
             pod_manager: params.pod_manager,
             selector: params.selector,
             max_hosts: params.max_hosts.map(i64::from),
+            chassis: params.chassis,
             created_at: podium_types::Timestamp::now(),
         };
         match self.datastore().grant_create(&row).await {
@@ -186,6 +199,7 @@ fn granted(pm: crate::data::PodManager, grant: GrantRow) -> GrantedPodManagerVie
             id: grant.id,
             selector: grant.selector,
             max_hosts: grant.max_hosts,
+            chassis: grant.chassis,
             created_at: grant.created_at,
         },
     }

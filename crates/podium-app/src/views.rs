@@ -203,6 +203,7 @@ pub(crate) fn grant(g: GrantRow) -> GrantView {
         pod_manager: g.pod_manager,
         selector: g.selector,
         max_hosts: g.max_hosts,
+        chassis: g.chassis,
         created_at: g.created_at,
     }
 }
@@ -235,10 +236,12 @@ pub(crate) fn claim(c: ClaimRow, h: Option<Host>, addresses: Vec<AddressView>) -
         image: c.image,
         online: c.online,
         has_user_data: c.user_data.is_some(),
+        chassis: c.chassis,
         host: h.map(|h| ClaimedHostView {
             provisioning_state: shown_state(&h),
             id: h.id,
             name: h.name,
+            chassis: h.chassis,
             uuid: h.uuid,
             manufacturer: h.manufacturer,
             model: h.model,

@@ -83,6 +83,10 @@ pub(super) struct ClaimCreateArgs {
     min_cpu: Option<u32>,
     #[arg(long)]
     min_memory_mib: Option<u64>,
+    /// A host of this chassis (a rack) or of one within it, by id (a tenant's
+    /// `GET /v1/me/pod_managers/{uuid}/chassis` lists them).
+    #[arg(long)]
+    chassis: Option<String>,
     /// A file whose bytes become the user data (sent as base64; at most 64 KiB).
     #[arg(long)]
     user_data_file: Option<std::path::PathBuf>,
@@ -220,6 +224,7 @@ async fn create(c: &Client, format: Format, a: ClaimCreateArgs) -> anyhow::Resul
             .map(|path| read_json_file(&path))
             .transpose()?,
         online: Some(!a.offline),
+        chassis: a.chassis.map(Into::into),
     };
     let claim: ClaimView = client::view(c.post("/v1/claims", &body).await?)?;
     let claim = if a.wait {

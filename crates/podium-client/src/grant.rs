@@ -24,6 +24,9 @@ pub(super) enum GrantCommand {
         selector: Vec<(String, String)>,
         #[arg(long)]
         max_hosts: Option<u32>,
+        /// Only the hosts of this chassis (a rack, an enclosure: its id) and of those within it.
+        #[arg(long)]
+        chassis: Option<String>,
     },
     /// Delete a grant.
     Delete { id: String },
@@ -35,6 +38,7 @@ const GRANT_COLUMNS: &[Column] = &[
     ("POD MANAGER", "/pod_manager"),
     ("SELECTOR", "/selector"),
     ("MAX HOSTS", "/max_hosts"),
+    ("CHASSIS", "/chassis"),
 ];
 
 impl GrantCommand {
@@ -70,12 +74,14 @@ pub(super) async fn run(
             pod_manager,
             selector,
             max_hosts,
+            chassis,
         } => {
             let body = GrantCreate {
                 tenant: tenant.into(),
                 pod_manager: pod_manager.into(),
                 selector: selector.into_iter().collect(),
                 max_hosts,
+                chassis: chassis.map(Into::into),
             };
             print(output::object(format, &c.post("/v1/grants", &body).await?));
         }

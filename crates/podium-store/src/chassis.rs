@@ -214,20 +214,26 @@ impl Datastore {
         }))
     }
 
-    /// The chassis of a pod manager, in the order they were first seen.
+    /// The chassis of a pod manager, in the order they were first seen; only `within` and the
+    /// chassis within it where given, only those present where `present_only`.
     pub async fn chassis_list(
         &self,
         pod_manager: &PodManagerId,
+        within: Option<&ChassisId>,
+        present_only: bool,
         page: &Page,
     ) -> Result<Paged<ChassisRow>, StoreError> {
         let rows = sqlx::query(&format!(
             "SELECT {COLUMNS}, {} AS hosts FROM chassis WHERE pod_manager = $1 AND id > $2 \
-             ORDER BY id LIMIT $3",
-            self.chassis_hosts()
+             AND ($4 = '' OR id IN ({})) AND ($5 = 0 OR state = 'present') ORDER BY id LIMIT $3",
+            self.chassis_hosts(),
+            within_sql(4)
         ))
         .bind(pod_manager.as_str())
         .bind(page.cursor.as_deref().unwrap_or(""))
         .bind(i64::from(page.limit) + 1)
+        .bind(within.map_or("", ChassisId::as_str))
+        .bind(i64::from(present_only))
         .fetch_all(&mut *self.reader().await?)
         .await?;
         let items = rows.iter().map(row).collect::<Result<Vec<_>, _>>()?;
@@ -258,6 +264,18 @@ impl Datastore {
             }
         }
     }
+}
+
+/// The SQL subquery of the ids of the chassis `$param` names and of every chassis within it, for
+/// `chassis IN (...)`: a rack's hosts, an enclosure's.
+pub(crate) fn within_sql(param: usize) -> String {
+    format!(
+        "WITH RECURSIVE within (id, pod_manager, chassis_id) AS \
+         (SELECT id, pod_manager, chassis_id FROM chassis WHERE id = ${param} \
+          UNION ALL SELECT c.id, c.pod_manager, c.chassis_id FROM chassis c \
+          JOIN within w ON c.pod_manager = w.pod_manager AND c.parent = w.chassis_id) \
+         SELECT id FROM within"
+    )
 }
 
 /// Each reported chassis's path (the chassis it stands in, outermost first), by walking up its

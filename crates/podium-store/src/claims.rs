@@ -1,7 +1,7 @@
 //! Stored claims: the hosts a claim could take, and the conditional bind of a claim to one.
 
 use podium_types::Timestamp;
-use podium_types::{ClaimId, HostId, PodManagerId, TenantId, TenantScope};
+use podium_types::{ChassisId, ClaimId, HostId, PodManagerId, TenantId, TenantScope};
 use std::collections::BTreeMap;
 
 use podium_types::ClaimState;
@@ -30,16 +30,19 @@ pub struct ClaimRow {
     pub state: ClaimState,
     pub reason: Option<String>,
     pub host_id: Option<HostId>,
+    /// The chassis (a rack) the host must stand in, or in a chassis within it.
+    pub chassis: Option<ChassisId>,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
 }
 
 /// `user_data` is read from `user_data_bytes`, or from the text column of claims made before it.
 const COLUMNS: &str = "id, tenant_id, pod_manager, selector, min_cpu, min_memory_mib, image, \
-    user_data_bytes, meta_data, network_data, online, state, reason, host_id, created_at, updated_at";
+    user_data_bytes, meta_data, network_data, online, state, reason, host_id, created_at, updated_at, \
+    chassis";
 const SELECT: &str = "id, tenant_id, pod_manager, selector, min_cpu, min_memory_mib, image, \
     user_data_bytes, user_data AS user_data_text, meta_data, network_data, online, state, reason, \
-    host_id, created_at, updated_at";
+    host_id, created_at, updated_at, chassis";
 
 fn row(r: &sqlx::any::AnyRow) -> Result<ClaimRow, StoreError> {
     Ok(ClaimRow {
@@ -67,6 +70,7 @@ fn row(r: &sqlx::any::AnyRow) -> Result<ClaimRow, StoreError> {
         },
         reason: r.try_get("reason")?,
         host_id: r.try_get::<Option<String>, _>("host_id")?.map(Into::into),
+        chassis: r.try_get::<Option<String>, _>("chassis")?.map(Into::into),
         created_at: moment(r, "created_at")?,
         updated_at: moment(r, "updated_at")?,
     })
@@ -81,6 +85,9 @@ pub struct HostCriteria<'a> {
     pub min_memory_mib: i64,
     pub labels: &'a BTreeMap<String, String>,
     pub macs: &'a [String],
+    /// Chassis the host must stand in (each, or in a chassis within it): the grant's, the
+    /// claim's.
+    pub chassis: &'a [ChassisId],
 }
 
 /// A bind of a claim to a host, made only if what it was decided on still holds.
@@ -151,6 +158,13 @@ fn matching(
             params.len()
         ));
     }
+    for chassis in criteria.chassis {
+        params.push(Param::Text(chassis.to_string()));
+        sql.push_str(&format!(
+            " AND h.chassis IN ({})",
+            super::chassis::within_sql(params.len())
+        ));
+    }
     if !excluding.is_empty() {
         let first = params.len() + 1;
         let list: Vec<String> = (first..first + excluding.len())
@@ -180,7 +194,7 @@ fn label_conditions(selector: &BTreeMap<String, String>, first: usize) -> String
 impl Datastore {
     pub async fn claim_create(&self, c: &ClaimRow) -> Result<(), StoreError> {
         sqlx::query(&format!(
-            "INSERT INTO claims ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"
+            "INSERT INTO claims ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)"
         ))
         .bind(c.id.as_str())
         .bind(c.tenant_id.as_str())
@@ -198,6 +212,7 @@ impl Datastore {
         .bind(c.host_id.as_ref().map(|v| v.as_str()))
         .bind(c.created_at.to_string())
         .bind(c.updated_at.to_string())
+        .bind(c.chassis.as_ref().map(ChassisId::as_str))
         .execute(&mut *self.writer().await?)
         .await?;
         Ok(())

@@ -1,7 +1,7 @@
 //! Stored grants: which tenant may claim hosts of which pod manager.
 
 use podium_types::Timestamp;
-use podium_types::{GrantId, PodManagerId, TenantId};
+use podium_types::{ChassisId, GrantId, PodManagerId, TenantId};
 use sqlx::Row;
 
 use std::collections::BTreeMap;
@@ -17,10 +17,12 @@ pub struct GrantRow {
     /// Labels a host must all carry.
     pub selector: BTreeMap<String, String>,
     pub max_hosts: Option<i64>,
+    /// The chassis (a rack, an enclosure) whose hosts alone the grant gives; all when `None`.
+    pub chassis: Option<ChassisId>,
     pub created_at: Timestamp,
 }
 
-const COLUMNS: &str = "id, tenant_id, pod_manager, selector, max_hosts, created_at";
+const COLUMNS: &str = "id, tenant_id, pod_manager, selector, max_hosts, created_at, chassis";
 
 fn row(r: &sqlx::any::AnyRow) -> Result<GrantRow, StoreError> {
     Ok(GrantRow {
@@ -29,6 +31,7 @@ fn row(r: &sqlx::any::AnyRow) -> Result<GrantRow, StoreError> {
         pod_manager: r.try_get::<String, _>("pod_manager")?.into(),
         selector: decode("selector", &r.try_get::<String, _>("selector")?)?,
         max_hosts: r.try_get("max_hosts")?,
+        chassis: r.try_get::<Option<String>, _>("chassis")?.map(Into::into),
         created_at: moment(r, "created_at")?,
     })
 }
@@ -36,7 +39,7 @@ fn row(r: &sqlx::any::AnyRow) -> Result<GrantRow, StoreError> {
 impl Datastore {
     pub async fn grant_create(&self, g: &GrantRow) -> Result<(), StoreError> {
         sqlx::query(&format!(
-            "INSERT INTO grants ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6)"
+            "INSERT INTO grants ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)"
         ))
         .bind(g.id.as_str())
         .bind(g.tenant_id.as_str())
@@ -44,6 +47,7 @@ impl Datastore {
         .bind(json(&g.selector))
         .bind(g.max_hosts)
         .bind(g.created_at.to_string())
+        .bind(g.chassis.as_ref().map(ChassisId::as_str))
         .execute(&mut *self.writer().await?)
         .await?;
         Ok(())

@@ -527,12 +527,9 @@ impl Datastore {
             "SELECT {} AS doc FROM hosts WHERE ($1 = '' OR pod_manager = $1) \
              AND ($2 = '' OR (CASE WHEN maintenance_since IS NULL THEN state ELSE 'maintenance' END) = $2) \
              AND ($3 = '' OR power_state = $3) AND id > $4 AND ($6 = '' OR name = $6) \
-             AND ($7 = '' OR chassis IN (WITH RECURSIVE within (id, pod_manager, chassis_id) AS \
-                 (SELECT id, pod_manager, chassis_id FROM chassis WHERE id = $7 \
-                  UNION ALL SELECT c.id, c.pod_manager, c.chassis_id FROM chassis c \
-                  JOIN within w ON c.pod_manager = w.pod_manager AND c.parent = w.chassis_id) \
-                 SELECT id FROM within))",
-            self.host_doc()
+             AND ($7 = '' OR chassis IN ({}))",
+            self.host_doc(),
+            super::chassis::within_sql(7)
         );
         let mut n = 8;
         for _ in &filter.labels {

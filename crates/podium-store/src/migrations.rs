@@ -76,6 +76,7 @@ const FILES: &[File] = &[
     migration!("0024_request_limit.sql"),
     migration!("0025_leasing_indexes.sql"),
     migration!("0026_chassis.sql"),
+    migration!("0027_chassis_grants_and_claims.sql"),
 ];
 
 /// The migrator of Podium's schema on `backend`.

@@ -2,7 +2,7 @@
 //! deserializes them, naming the field of any error), the application (which validates their
 //! values) and the client (which sends them). Unknown fields are refused everywhere.
 
-use crate::{ClaimId, HostId, PodManagerId, TenantId};
+use crate::{ChassisId, ClaimId, HostId, PodManagerId, TenantId};
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Deserializer};
@@ -487,6 +487,10 @@ pub struct GrantCreate {
     /// At most this many hosts at once; no limit when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_hosts: Option<u32>,
+    /// Only the hosts of this chassis of the pod manager (a rack, an enclosure) and of the
+    /// chassis within it; every host when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chassis: Option<ChassisId>,
 }
 
 /// A list that is only paged (`GET /v1/pod_managers/{uuid}/chassis`).
@@ -604,6 +608,10 @@ pub struct ClaimCreate {
     /// Default `true`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub online: Option<bool>,
+    /// A host of this chassis (a rack, an enclosure), or of a chassis within it: one of the
+    /// chassis the tenant's grant reaches (`GET /v1/me/pod_managers/{uuid}/chassis`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chassis: Option<ChassisId>,
 }
 
 /// `PATCH /v1/claims/{id}`.

@@ -198,6 +198,12 @@ impl Podium {
             };
             let mut labels = grant.selector;
             labels.extend(claim.selector.clone());
+            let chassis: Vec<_> = grant
+                .chassis
+                .iter()
+                .chain(&claim.chassis)
+                .cloned()
+                .collect();
             let fit = self.claim_fit(&claim).await?;
             let macs = fit.as_ref().map(|f| f.macs.clone()).unwrap_or_default();
             let any = HostCriteria {
@@ -206,6 +212,7 @@ impl Podium {
                 min_memory_mib: claim.min_memory_mib,
                 labels: &labels,
                 macs: &[],
+                chassis: &chassis,
             };
             if !self.datastore().hosts_matching_any(any).await? {
                 return Ok(Err(Unbound::NoMatch));

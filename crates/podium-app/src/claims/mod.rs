@@ -253,6 +253,15 @@ impl Podium {
             })?,
         };
         let pm = self.pod_manager_load(&pod_manager).await?;
+        if let Some(chassis) = &params.chassis {
+            let grant = grants.items.iter().find(|g| g.pod_manager == pod_manager);
+            self.chassis_within_reach(
+                &pod_manager,
+                grant.and_then(|g| g.chassis.as_ref()),
+                chassis,
+            )
+            .await?;
+        }
         validate_image(&params.image, &pm.deploy)?;
         if network_data.is_some() && pm.network_config_owner == NetworkConfigOwner::Admin {
             return Err(Error::Conflict {
@@ -283,6 +292,7 @@ impl Podium {
             state: ClaimState::Pending,
             reason: None,
             host_id: None,
+            chassis: params.chassis,
             created_at: now,
             updated_at: now,
         };

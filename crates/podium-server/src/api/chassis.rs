@@ -6,11 +6,11 @@ use axum::extract::{Path, State};
 use podium_types::{ChassisId, PodManagerId};
 
 use super::error::{ApiResult, ErrorBody};
-use super::extract::{AdminCaller, ApiQuery};
+use super::extract::{AdminCaller, AnyCaller, ApiQuery};
 use podium_app::app::Podium;
 use podium_app::app::page;
 use podium_types::requests::PageQuery;
-use podium_types::views::{ChassisView, List};
+use podium_types::views::{ChassisView, GrantedChassisView, List};
 
 /// The chassis of a pod manager (its racks, enclosures, blades...), as its last sync found
 /// them, in the order they were first seen; each names its parent and its path.
@@ -27,6 +27,26 @@ pub(super) async fn chassis_list(
     Ok(Json(
         podium
             .chassis_list(&caller, &uuid, page(q.limit, q.cursor)?)
+            .await?,
+    ))
+}
+
+/// The chassis the caller's tenant's grant reaches at a pod manager it was granted (every
+/// chassis of it, or the granted chassis and those within it), present ones only: what a
+/// claim's `chassis` may name. Any other pod manager is not found. Tenants only.
+#[utoipa::path(get, path = "/v1/me/pod_managers/{uuid}/chassis", tag = "grants",
+    params(("uuid" = String, Path), PageQuery),
+    responses((status = 200, body = List<GrantedChassisView>), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn granted_chassis_list(
+    State(podium): State<Podium>,
+    AnyCaller(caller): AnyCaller,
+    Path(uuid): Path<PodManagerId>,
+    ApiQuery(q): ApiQuery<PageQuery>,
+) -> ApiResult<Json<List<GrantedChassisView>>> {
+    Ok(Json(
+        podium
+            .granted_chassis_list(&caller, &uuid, page(q.limit, q.cursor)?)
             .await?,
     ))
 }

@@ -98,6 +98,7 @@ pub(crate) fn routes() -> (Router<Podium>, utoipa::openapi::OpenApi) {
         .routes(routes!(pod_managers::pod_manager_sync))
         .routes(routes!(chassis::chassis_list))
         .routes(routes!(chassis::chassis_view))
+        .routes(routes!(chassis::granted_chassis_list))
         .routes(routes!(hosts::host_list, hosts::host_create))
         .routes(routes!(hosts::host_view, hosts::host_update))
         .routes(routes!(hosts::host_power))

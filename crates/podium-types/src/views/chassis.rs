@@ -38,6 +38,20 @@ pub struct ChassisView {
     pub last_seen_at: crate::Timestamp,
 }
 
+/// A chassis a tenant's grant reaches: where its hosts may stand, and what a claim may ask for.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct GrantedChassisView {
+    pub id: ChassisId,
+    pub name: String,
+    /// DMTF's `ChassisType` (`Rack`, `Enclosure`, `Blade`, ...).
+    pub chassis_type: String,
+    pub location: Option<String>,
+    /// The chassis it stands in, where the grant reaches it; `null` otherwise.
+    pub parent: Option<ChassisId>,
+    /// The chassis it stands in that the grant reaches, outermost first.
+    pub path: Vec<ChassisRef>,
+}
+
 /// A chassis named in a path: a host's, or another chassis's.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct ChassisRef {

@@ -23,6 +23,8 @@ pub struct ClaimView {
     pub image: ImageParams,
     pub online: bool,
     pub has_user_data: bool,
+    /// The chassis the host must stand in (or a chassis within it), as the claim asked.
+    pub chassis: Option<crate::ChassisId>,
     pub host: Option<ClaimedHostView>,
     pub created_at: crate::Timestamp,
     pub updated_at: crate::Timestamp,
@@ -34,6 +36,9 @@ pub struct ClaimView {
 pub struct ClaimedHostView {
     pub id: HostId,
     pub name: String,
+    /// Where it stands, outermost first (its rack, its enclosure, its blade); empty where the
+    /// site names no chassis.
+    pub chassis: Vec<super::ChassisRef>,
     pub uuid: Option<String>,
     pub manufacturer: Option<String>,
     pub model: Option<String>,

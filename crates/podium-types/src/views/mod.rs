@@ -21,7 +21,7 @@ mod tasks;
 mod tenants;
 
 pub use audit::AuditEventView;
-pub use chassis::{ChassisRef, ChassisView};
+pub use chassis::{ChassisRef, ChassisView, GrantedChassisView};
 pub use claims::{AddressView, ClaimView, ClaimedHostView};
 pub use events::{
     ClaimEventView, EventView, HostEventView, OperationEventView, ReadyData, ResetData,

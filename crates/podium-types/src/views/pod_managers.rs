@@ -77,6 +77,8 @@ pub struct TenantGrantView {
     pub selector: std::collections::BTreeMap<String, String>,
     /// At most this many hosts at once; `null` for no limit.
     pub max_hosts: Option<i64>,
+    /// Only the hosts of this chassis and of the chassis within it; `null`: every host.
+    pub chassis: Option<crate::ChassisId>,
     pub created_at: crate::Timestamp,
 }
 
