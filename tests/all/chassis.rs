@@ -427,3 +427,126 @@ async fn grants_and_claims_of_a_chassis_bind_only_hosts_inside_it() {
         .await;
     assert_eq!(refused.status, StatusCode::FORBIDDEN, "{}", refused.text);
 }
+
+/// Claims of one spread group take hosts of different racks: with two racks of two enclosures
+/// each, the third claim of a group waits though two hosts are free (each in a rack the group
+/// holds a host of), a claim of another group takes one at once, and when a claim of the group
+/// is released its rack is the group's again.
+#[tokio::test]
+async fn claims_of_a_spread_group_take_hosts_of_different_racks() {
+    use podium_tests::bladed::{self, Shape};
+    let folder = tempfile::tempdir().unwrap();
+    bladed::write(
+        folder.path(),
+        Shape {
+            racks: 2,
+            enclosures_per_rack: 2,
+            blades_per_enclosure: 1,
+        },
+    );
+    let bmc = SushyStatic::start(folder.path())
+        .await
+        .expect("sushy-static starts");
+    let images = podium_tests::ImageServer::start(vec![0x42; 4096]).await;
+    let server = TestServer::start().await;
+    let admin = server.admin();
+    let pm = synced_site(&admin, &bmc.url()).await;
+    let hosts = admin.systems_in_state(&pm, 4, "available").await;
+    let rack_of = |host: &Value| -> String {
+        let id = host["id"].as_str().expect("a host");
+        let host = hosts
+            .iter()
+            .find(|h| h.id.as_str() == id)
+            .expect("a host of the site");
+        assert_eq!(host.chassis.len(), 3, "rack, enclosure, blade: {host:#?}");
+        assert_eq!(host.chassis[0].chassis_type, "Rack");
+        host.chassis[0].name.clone()
+    };
+    let (_, token) = admin.granted_tenant("spread", &pm).await;
+    let tenant = server.client(Some(&token));
+    let claim = |spread: &str| {
+        json!({"pod_manager": pm, "image": {"url": images.url("/os.iso")}, "online": false,
+               "spread": spread})
+    };
+    // Two at once: each bind checks the group's racks again as it takes its host.
+    let (first, second) = tokio::join!(
+        tenant.created("/v1/claims", claim("db")),
+        tenant.created("/v1/claims", claim("db"))
+    );
+    assert_eq!(first.body["spread"], "db");
+    let (a, b) = (rack_of(&first.body["host"]), rack_of(&second.body["host"]));
+    assert_ne!(a, b, "{}\n{}", first.text, second.text);
+    let third = tenant.created("/v1/claims", claim("db")).await;
+    assert_eq!(third.body["state"], "pending", "{}", third.text);
+    let other = tenant.created("/v1/claims", claim("web")).await;
+    assert_eq!(other.body["state"], "bound", "{}", other.text);
+
+    let released = tenant
+        .delete(&format!(
+            "/v1/claims/{}",
+            first.body["id"].as_str().unwrap()
+        ))
+        .await;
+    assert!(released.status.is_success(), "{}", released.text);
+    let third_id = third.body["id"].as_str().unwrap().to_owned();
+    let bound = podium_tests::eventually(
+        std::time::Duration::from_secs(60),
+        "the waiting claim of the group binds in the released rack",
+        || async {
+            let claim = tenant.get(&format!("/v1/claims/{third_id}")).await;
+            (claim.body["state"] == "bound").then_some(claim.body)
+        },
+    )
+    .await;
+    assert_eq!(rack_of(&bound["host"]), a);
+
+    for bad in ["", "no spaces", &"x".repeat(64)] {
+        let refused = tenant.post("/v1/claims", claim(bad)).await;
+        assert_eq!(
+            refused.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{}",
+            refused.text
+        );
+        assert_eq!(refused.field(), "spread");
+    }
+}
+
+/// sushy-tools' systems stand in its one chassis, so they share a rack: a second claim of a
+/// spread group waits though a second host is free.
+#[tokio::test]
+async fn systems_of_one_chassis_share_a_rack() {
+    let site = podium_tests::Site::start(2).await;
+    let hosts = site
+        .admin
+        .hosts_all(&format!("&pod_manager={}", site.pm))
+        .await;
+    let systems: Vec<_> = hosts
+        .iter()
+        .filter(|h| h.kind == HostKind::System)
+        .collect();
+    assert_eq!(systems.len(), 2);
+    for system in &systems {
+        assert_eq!(system.chassis.len(), 1, "{system:#?}");
+        assert_eq!(system.chassis, systems[0].chassis);
+    }
+    let tenant = site.tenant("t").await;
+    let bound = tenant
+        .created(
+            "/v1/claims",
+            site.claim(json!({"spread": "db", "online": false})),
+        )
+        .await;
+    assert_eq!(bound.body["state"], "bound", "{}", bound.text);
+    let waiting = tenant
+        .created(
+            "/v1/claims",
+            site.claim(json!({"spread": "db", "online": false})),
+        )
+        .await;
+    assert_eq!(waiting.body["state"], "pending", "{}", waiting.text);
+    let other = tenant
+        .created("/v1/claims", site.claim(json!({"online": false})))
+        .await;
+    assert_eq!(other.body["state"], "bound", "{}", other.text);
+}

@@ -11,6 +11,7 @@
 //! gets its own database, dropped afterwards.
 
 pub mod api_tools;
+pub mod bladed;
 pub mod bmc_sim;
 mod client;
 pub mod cloud_init;

@@ -44,6 +44,11 @@ const NAME_MAX: usize = 63;
 
 /// Checks the name of a pod manager or a pool.
 pub(crate) fn validate_name(name: &str) -> Result<(), Error> {
+    validate_name_in("name", name)
+}
+
+/// Checks a name given in `field` (a pool's, a spread group's), as `validate_name` does.
+pub(crate) fn validate_name_in(field: &str, name: &str) -> Result<(), Error> {
     if name.is_empty()
         || name.len() > NAME_MAX
         || !name
@@ -51,7 +56,7 @@ pub(crate) fn validate_name(name: &str) -> Result<(), Error> {
             .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
     {
         return Err(Error::invalid(
-            "name",
+            field,
             format!("must be 1 to {NAME_MAX} characters of A-Z, a-z, 0-9, `.`, `_` and `-`"),
         ));
     }

@@ -237,6 +237,7 @@ pub(crate) fn claim(c: ClaimRow, h: Option<Host>, addresses: Vec<AddressView>) -
         online: c.online,
         has_user_data: c.user_data.is_some(),
         chassis: c.chassis,
+        spread: c.spread,
         host: h.map(|h| ClaimedHostView {
             provisioning_state: shown_state(&h),
             id: h.id,

@@ -25,7 +25,7 @@ pub(super) enum ClaimCommand {
     /// Show a claim: its state, its host and what it asked for.
     Show { id: String },
     /// Claim a host and have it provisioned with an image.
-    Create(ClaimCreateArgs),
+    Create(Box<ClaimCreateArgs>),
     /// Power the claimed host on or off.
     Power {
         id: String,
@@ -87,6 +87,10 @@ pub(super) struct ClaimCreateArgs {
     /// `GET /v1/me/pod_managers/{uuid}/chassis` lists them).
     #[arg(long)]
     chassis: Option<String>,
+    /// A spread group: this tenant's claims at the pod manager in one group take hosts of
+    /// different racks.
+    #[arg(long)]
+    spread: Option<String>,
     /// A file whose bytes become the user data (sent as base64; at most 64 KiB).
     #[arg(long)]
     user_data_file: Option<std::path::PathBuf>,
@@ -148,7 +152,7 @@ pub(super) async fn run(
                 &c.get(&format!("/v1/claims/{}", seg(&id)?)).await?,
             ));
         }
-        ClaimCommand::Create(args) => create(&c, format, args).await?,
+        ClaimCommand::Create(args) => create(&c, format, *args).await?,
         ClaimCommand::Power { id, state, wait } => power(&c, format, id, &state, wait).await?,
         ClaimCommand::Delete { id, wait } => {
             c.delete(&format!("/v1/claims/{}", seg(&id)?)).await?;
@@ -225,6 +229,7 @@ async fn create(c: &Client, format: Format, a: ClaimCreateArgs) -> anyhow::Resul
             .transpose()?,
         online: Some(!a.offline),
         chassis: a.chassis.map(Into::into),
+        spread: a.spread,
     };
     let claim: ClaimView = client::view(c.post("/v1/claims", &body).await?)?;
     let claim = if a.wait {

@@ -185,7 +185,7 @@ impl Datastore {
         .rows_affected();
         // Each host's place, written afresh: cleared, then set from this answer.
         sqlx::query(
-            "UPDATE hosts SET chassis = NULL, chassis_path = NULL \
+            "UPDATE hosts SET chassis = NULL, chassis_path = NULL, rack = NULL \
              WHERE pod_manager = $1 AND chassis IS NOT NULL",
         )
         .bind(pod_manager.as_str())
@@ -193,14 +193,16 @@ impl Datastore {
         .await?;
         let mut placed = 0;
         for (system, (id, path)) in placements(reported, &ids, &paths) {
+            let rack = rack_of(&path);
             placed += sqlx::query(
-                "UPDATE hosts SET chassis = $3, chassis_path = $4 \
+                "UPDATE hosts SET chassis = $3, chassis_path = $4, rack = $5 \
                  WHERE pod_manager = $1 AND system_id = $2",
             )
             .bind(pod_manager.as_str())
             .bind(system)
             .bind(id.as_str())
             .bind(json(&path))
+            .bind(rack.as_str())
             .execute(&mut *tx)
             .await?
             .rows_affected() as usize;
@@ -325,6 +327,16 @@ fn paths(reported: &[ChassisRow], ids: &[ChassisId]) -> Result<Vec<Vec<ChassisRe
         .collect()
 }
 
+/// The rack of a host whose path is `path` (outermost first, not empty): the outermost chassis
+/// of type `Rack`, else the outermost chassis.
+fn rack_of(path: &[ChassisRef]) -> ChassisId {
+    path.iter()
+        .find(|c| c.chassis_type == "Rack")
+        .unwrap_or(&path[0])
+        .id
+        .clone()
+}
+
 /// Where each system stands: the innermost chassis that names it (the one with the longest
 /// path; the first reported among equals), with the path to it, that chassis last.
 fn placements(
@@ -413,6 +425,11 @@ mod tests {
         assert_eq!(names(&placed["/s1"].1), ["rack", "enclosure", "blade"]);
         assert_eq!(placed["/s2"].0, ids[1]);
         assert_eq!(names(&placed["/s2"].1), ["rack", "enclosure"]);
+        // The rack is the outermost chassis of type Rack, else the outermost.
+        let mut path = placed["/s1"].1.clone();
+        assert_eq!(rack_of(&path), path[0].id);
+        path[1].chassis_type = "Rack".into();
+        assert_eq!(rack_of(&path), path[1].id);
     }
 
     /// A loop, and a chain deeper than the store keeps, are refused naming a chassis.

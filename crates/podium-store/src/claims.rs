@@ -32,6 +32,9 @@ pub struct ClaimRow {
     pub host_id: Option<HostId>,
     /// The chassis (a rack) the host must stand in, or in a chassis within it.
     pub chassis: Option<ChassisId>,
+    /// The claim's spread group: the claims of its tenant at its pod manager in the group hold
+    /// hosts of different racks.
+    pub spread: Option<String>,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
 }
@@ -39,10 +42,10 @@ pub struct ClaimRow {
 /// `user_data` is read from `user_data_bytes`, or from the text column of claims made before it.
 const COLUMNS: &str = "id, tenant_id, pod_manager, selector, min_cpu, min_memory_mib, image, \
     user_data_bytes, meta_data, network_data, online, state, reason, host_id, created_at, updated_at, \
-    chassis";
+    chassis, spread";
 const SELECT: &str = "id, tenant_id, pod_manager, selector, min_cpu, min_memory_mib, image, \
     user_data_bytes, user_data AS user_data_text, meta_data, network_data, online, state, reason, \
-    host_id, created_at, updated_at, chassis";
+    host_id, created_at, updated_at, chassis, spread";
 
 fn row(r: &sqlx::any::AnyRow) -> Result<ClaimRow, StoreError> {
     Ok(ClaimRow {
@@ -71,6 +74,7 @@ fn row(r: &sqlx::any::AnyRow) -> Result<ClaimRow, StoreError> {
         reason: r.try_get("reason")?,
         host_id: r.try_get::<Option<String>, _>("host_id")?.map(Into::into),
         chassis: r.try_get::<Option<String>, _>("chassis")?.map(Into::into),
+        spread: r.try_get("spread")?,
         created_at: moment(r, "created_at")?,
         updated_at: moment(r, "updated_at")?,
     })
@@ -88,6 +92,30 @@ pub struct HostCriteria<'a> {
     /// Chassis the host must stand in (each, or in a chassis within it): the grant's, the
     /// claim's.
     pub chassis: &'a [ChassisId],
+    /// The claim's spread group: a host of a known rack that no other claim of the group holds
+    /// a host of.
+    pub spread: Option<Spread<'a>>,
+}
+
+/// A claim of a spread group, and the group.
+#[derive(Clone, Copy, Debug)]
+pub struct Spread<'a> {
+    pub tenant: &'a TenantId,
+    pub claim: &'a ClaimId,
+    pub group: &'a str,
+}
+
+/// The SQL condition "host `h`'s rack is known and holds no host of another claim of the
+/// group", binding the pod manager from `$1` and the tenant, group and claim from `$first`.
+fn spread_condition(first: usize) -> String {
+    format!(
+        " AND h.rack IS NOT NULL AND NOT EXISTS (SELECT 1 FROM claims c2 JOIN hosts h2 \
+         ON h2.id = c2.host_id WHERE c2.tenant_id = ${} AND c2.pod_manager = $1 \
+         AND c2.spread = ${} AND c2.id <> ${} AND h2.rack = h.rack)",
+        first,
+        first + 1,
+        first + 2
+    )
 }
 
 /// A bind of a claim to a host, made only if what it was decided on still holds.
@@ -102,6 +130,9 @@ pub struct Bind<'a> {
     pub host: &'a HostId,
     /// Bind only while fewer than this many claims of the tenant at the pod manager hold a host.
     pub max_held: Option<i64>,
+    /// The claim's spread group: bind only while no other claim of the group holds a host of
+    /// the host's rack.
+    pub spread: Option<&'a str>,
 }
 
 /// What a [`Bind`] did.
@@ -116,6 +147,8 @@ pub enum BindOutcome {
     AtLimit,
     /// The tenant has no grant for the pod manager (any more).
     NoGrant,
+    /// Another claim of the spread group took a host of the host's rack meanwhile.
+    RackTaken,
 }
 
 /// A parameter of a query built from parts.
@@ -158,6 +191,12 @@ fn matching(
             params.len()
         ));
     }
+    if let Some(spread) = criteria.spread {
+        sql.push_str(&spread_condition(params.len() + 1));
+        params.push(Param::Text(spread.tenant.to_string()));
+        params.push(Param::Text(spread.group.to_owned()));
+        params.push(Param::Text(spread.claim.to_string()));
+    }
     for chassis in criteria.chassis {
         params.push(Param::Text(chassis.to_string()));
         sql.push_str(&format!(
@@ -194,7 +233,7 @@ fn label_conditions(selector: &BTreeMap<String, String>, first: usize) -> String
 impl Datastore {
     pub async fn claim_create(&self, c: &ClaimRow) -> Result<(), StoreError> {
         sqlx::query(&format!(
-            "INSERT INTO claims ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)"
+            "INSERT INTO claims ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)"
         ))
         .bind(c.id.as_str())
         .bind(c.tenant_id.as_str())
@@ -213,6 +252,7 @@ impl Datastore {
         .bind(c.created_at.to_string())
         .bind(c.updated_at.to_string())
         .bind(c.chassis.as_ref().map(ChassisId::as_str))
+        .bind(&c.spread)
         .execute(&mut *self.writer().await?)
         .await?;
         Ok(())
@@ -471,6 +511,26 @@ impl Datastore {
             .await?;
             if held >= max {
                 return Ok(BindOutcome::AtLimit);
+            }
+        }
+        // Binds of one tenant at one pod manager are one at a time from here (the grant's row
+        // is locked), so no other claim of the group takes the rack between this check and
+        // the commit.
+        if let Some(group) = bind.spread {
+            let sql = format!(
+                "SELECT COUNT(*) FROM hosts h WHERE h.id = $5 AND h.pod_manager = $1 {}",
+                spread_condition(2)
+            );
+            let free: i64 = sqlx::query_scalar(&sql)
+                .bind(bind.pod_manager.as_str())
+                .bind(bind.tenant.as_str())
+                .bind(group)
+                .bind(bind.claim.as_str())
+                .bind(bind.host.as_str())
+                .fetch_one(&mut *tx)
+                .await?;
+            if free == 0 {
+                return Ok(BindOutcome::RackTaken);
             }
         }
         let taken = sqlx::query(

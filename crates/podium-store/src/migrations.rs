@@ -77,6 +77,7 @@ const FILES: &[File] = &[
     migration!("0025_leasing_indexes.sql"),
     migration!("0026_chassis.sql"),
     migration!("0027_chassis_grants_and_claims.sql"),
+    migration!("0028_spread.sql"),
 ];
 
 /// The migrator of Podium's schema on `backend`.

@@ -612,6 +612,10 @@ pub struct ClaimCreate {
     /// chassis the tenant's grant reaches (`GET /v1/me/pod_managers/{uuid}/chassis`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chassis: Option<ChassisId>,
+    /// A spread group (anti-affinity): the claims of the tenant at the pod manager in one group
+    /// hold hosts of different racks, and only hosts whose rack is known qualify.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread: Option<String>,
 }
 
 /// `PATCH /v1/claims/{id}`.

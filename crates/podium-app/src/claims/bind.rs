@@ -4,7 +4,7 @@
 //! candidates and makes the one conditional change, the bind, which holds only if the claim,
 //! the host and the grant are still as they were read; the rules and the tries are here.
 
-use crate::data::{Bind, BindOutcome, ClaimRow, HostCriteria};
+use crate::data::{Bind, BindOutcome, ClaimRow, HostCriteria, Spread};
 use podium_runtime::{ConsumerInput, NetworkPolicy};
 use podium_types::{ClaimId, ClaimState, HostId, TenantScope};
 
@@ -43,6 +43,8 @@ enum Unbound {
     NoneFree {
         macs: Vec<String>,
         unfit: Option<String>,
+        /// The claim's spread group, which leaves out the racks the group holds hosts of.
+        spread: Option<String>,
     },
     /// Its networkData fits none of the `tried` free matching hosts; `last` says why not.
     FitsNone { tried: usize, last: String },
@@ -81,12 +83,25 @@ impl Unbound {
                      {why}"
                 ),
             ),
-            Unbound::NoneFree { macs, unfit: None } if !macs.is_empty() => (
+            Unbound::NoneFree {
+                macs, unfit: None, ..
+            } if !macs.is_empty() => (
                 Pending,
                 format!(
                     "no free matching host has the NICs its network_data names ({}); waiting \
                      for one",
                     macs.join(", ")
+                ),
+            ),
+            Unbound::NoneFree {
+                spread: Some(group),
+                ..
+            } => (
+                Pending,
+                format!(
+                    "every matching host is claimed, not available, of no known rack, or in a \
+                     rack where another claim of spread group `{group}` holds a host; waiting \
+                     for one"
                 ),
             ),
             Unbound::NoneFree { .. } => (
@@ -213,6 +228,7 @@ impl Podium {
                 labels: &labels,
                 macs: &[],
                 chassis: &chassis,
+                spread: None,
             };
             if !self.datastore().hosts_matching_any(any).await? {
                 return Ok(Err(Unbound::NoMatch));
@@ -226,7 +242,17 @@ impl Podium {
             {
                 return Ok(Err(Unbound::AtLimit { max }));
             }
-            let free = HostCriteria { macs: &macs, ..any };
+            // The group's racks are left out of the free hosts only: a host of a rack the group
+            // holds may still free up for it.
+            let free = HostCriteria {
+                macs: &macs,
+                spread: claim.spread.as_deref().map(|group| Spread {
+                    tenant: &claim.tenant_id,
+                    claim: &claim.id,
+                    group,
+                }),
+                ..any
+            };
             let limit = match fit {
                 Some(_) => u32::try_from(FIT_CHECKS - unfit.len()).unwrap_or(1),
                 None => CANDIDATES,
@@ -239,6 +265,7 @@ impl Podium {
                 return Ok(Err(Unbound::NoneFree {
                     macs,
                     unfit: why_unfit,
+                    spread: claim.spread.clone(),
                 }));
             }
             let mut lost = false;
@@ -263,6 +290,7 @@ impl Podium {
                     pod_manager: &claim.pod_manager,
                     host: &host,
                     max_held: grant.max_hosts,
+                    spread: claim.spread.as_deref(),
                 };
                 match self
                     .datastore()
@@ -270,7 +298,7 @@ impl Podium {
                     .await?
                 {
                     BindOutcome::Bound => return Ok(Ok(host)),
-                    BindOutcome::HostTaken => lost = true,
+                    BindOutcome::HostTaken | BindOutcome::RackTaken => lost = true,
                     // Changed meanwhile (its networkData, or bound or released by another):
                     // read it again.
                     BindOutcome::ClaimChanged => {

@@ -231,6 +231,9 @@ impl Podium {
         let meta_data = meta_data_text(params.meta_data)?;
         let network_data = network_data_text(params.network_data)?;
         crate::labels::validate_labels("selector", &params.selector)?;
+        if let Some(group) = &params.spread {
+            crate::labels::validate_name_in("spread", group)?;
+        }
         // The pod manager: one the tenant was granted. Any other is "not found" to it.
         let grants = self
             .datastore()
@@ -293,6 +296,7 @@ impl Podium {
             reason: None,
             host_id: None,
             chassis: params.chassis,
+            spread: params.spread,
             created_at: now,
             updated_at: now,
         };

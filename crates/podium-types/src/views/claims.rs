@@ -25,6 +25,9 @@ pub struct ClaimView {
     pub has_user_data: bool,
     /// The chassis the host must stand in (or a chassis within it), as the claim asked.
     pub chassis: Option<crate::ChassisId>,
+    /// Its spread group: the tenant's claims at the pod manager in the group hold hosts of
+    /// different racks.
+    pub spread: Option<String>,
     pub host: Option<ClaimedHostView>,
     pub created_at: crate::Timestamp,
     pub updated_at: crate::Timestamp,
