@@ -791,3 +791,52 @@ async fn claim_watch_follows_a_claim_across_a_server_restart() {
     drop(events);
     let _ = server.terminate().await;
 }
+
+/// `podium chassis tree lab1` draws the pod manager's tree (named by its name), as the API has
+/// it: DMTF's blade enclosure with its four blades under it.
+#[tokio::test]
+async fn chassis_tree_draws_a_pod_managers_enclosure_and_blades() {
+    let bmc = podium_tests::sushy::SushyStatic::start(&podium_tests::composition::mockup(
+        "public-bladed",
+    ))
+    .await
+    .expect("sushy-static starts");
+    let server = TestServer::start().await;
+    let admin = server.admin();
+    let pm = admin
+        .created(
+            "/v1/pod_managers",
+            json!({"name": "lab1", "url": bmc.url()}),
+        )
+        .await
+        .body["uuid"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    admin.sync_all(std::slice::from_ref(&pm)).await;
+    let cli = Cli::new();
+    cli.run(&["login", &server.url], &format!("{ADMIN_TOKEN}\n"), None)
+        .await;
+    let drawn = cli.ok(&["chassis", "tree", "lab1"]).await;
+    let lines: Vec<&str> = drawn.lines().collect();
+    assert_eq!(lines.len(), 5, "{drawn}");
+    assert!(
+        lines[0].starts_with("Quad Blade Enclosure (Enclosure) at \"row North, rack WEB43, U12\""),
+        "{drawn}"
+    );
+    for (n, line) in lines[1..].iter().enumerate() {
+        let guide = if n == 3 { "└─ " } else { "├─ " };
+        assert!(
+            line.starts_with(&format!(
+                "{guide}Blade (Blade) at \"Blade {}\", 1 host",
+                n + 1
+            )),
+            "{drawn}"
+        );
+    }
+    let listed = cli.json(&["chassis", "tree", &pm]).await;
+    assert_eq!(listed.as_array().unwrap().len(), 5);
+    let blade = listed[1]["id"].as_str().unwrap();
+    let shown = cli.json(&["chassis", "show", blade]).await;
+    assert_eq!(shown, listed[1]);
+}

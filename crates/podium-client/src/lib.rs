@@ -12,6 +12,7 @@
 //! stream, `input` checks what the commands are given, `output` prints.
 
 mod backup;
+mod chassis;
 mod claim;
 mod client;
 mod events;
@@ -68,6 +69,10 @@ enum Command {
     /// Hosts (admin).
     #[command(subcommand)]
     Host(host::HostCommand),
+    /// The chassis under a pod manager: racks, enclosures, blades (admin; a tenant: those its
+    /// grant reaches).
+    #[command(subcommand)]
+    Chassis(chassis::ChassisCommand),
     /// Tenants and their tokens (admin).
     #[command(subcommand)]
     Tenant(tenant::TenantCommand),
@@ -150,6 +155,7 @@ async fn resolve_names(url: Option<&str>, command: &mut Command) -> anyhow::Resu
     let wanted = match command {
         Command::Podm(cmd) => cmd.names(),
         Command::Host(cmd) => cmd.names(),
+        Command::Chassis(cmd) => cmd.names(),
         Command::Tenant(cmd) => cmd.names(),
         Command::Grant(cmd) => cmd.names(),
         Command::Claim(cmd) => cmd.names(),
@@ -186,6 +192,7 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
         Command::Plugin(cmd) => plugin::run(url, format, cmd).await,
         Command::Podm(cmd) => podm::run(url, format, cmd).await,
         Command::Host(cmd) => host::run(url, format, cmd).await,
+        Command::Chassis(cmd) => chassis::run(url, format, cmd).await,
         Command::Tenant(cmd) => tenant::run(url, format, cmd).await,
         Command::Grant(cmd) => grant::run(url, format, cmd).await,
         Command::Claim(cmd) => claim::run(url, format, cmd).await,
