@@ -997,3 +997,57 @@ async fn a_site_that_reports_thousands_of_systems_does_not_hold_up_another_sites
          waited ({queued_at} to {started_at})"
     );
 }
+
+/// Syncs of one pod manager that run at once (the one its registration starts, the `sync`
+/// task's and one asked for) all succeed, and each new host is registered once: the host and its
+/// `register` are written by whichever sync added it first. (The window is narrow: here it was
+/// `tasks::background_tasks_show_their_status_and_run_when_asked` on PostgreSQL that caught a
+/// later sync queueing `register` for an id it had not written.)
+#[tokio::test]
+async fn syncs_of_one_pod_manager_at_once_register_each_host_once() {
+    let bmc = podium_tests::sushy::SushyStatic::start(&podium_tests::composition::mockup(
+        "public-bladed",
+    ))
+    .await
+    .expect("sushy-static starts");
+    let server = TestServer::start_with(podium_tests::site::quick).await;
+    let admin = server.admin();
+    let pm = admin.create_site(&bmc.url()).await;
+    // The `sync` task syncs every pod manager itself, beside the sync operations.
+    let sync_task = || async {
+        admin.get("/v1/admin/tasks").await.body["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == "sync")
+            .cloned()
+            .expect("the sync task")
+    };
+    let runs = |task: &Value| task["runs"].as_u64().unwrap_or(0);
+    let before = runs(&sync_task().await);
+    let ran = admin.post("/v1/admin/tasks/sync/run", json!({})).await;
+    assert_eq!(ran.status, StatusCode::ACCEPTED, "{}", ran.text);
+    let pms = [pm.clone()];
+    admin.sync_all(&pms).await;
+    let task = podium_tests::eventually(Duration::from_secs(30), "the sync task ran", || async {
+        let task = sync_task().await;
+        (runs(&task) > before && task["running"] == false).then_some(task)
+    })
+    .await;
+    assert_eq!(task["last_counts"]["failed"], 0, "{task}");
+    let hosts = admin.hosts_all(&format!("&pod_manager={pm}")).await;
+    assert_eq!(hosts.len(), 9, "4 systems and 5 chassis");
+    for host in &hosts {
+        let ops = admin
+            .get(&format!("/v1/operations?host={}&kind=register", host.id))
+            .await;
+        assert_eq!(ops.status, reqwest::StatusCode::OK, "{}", ops.text);
+        assert_eq!(
+            ops.body["items"].as_array().unwrap().len(),
+            1,
+            "{}: {}",
+            host.name,
+            ops.text
+        );
+    }
+}

@@ -131,8 +131,8 @@ impl Datastore {
         // 50,000 systems delays another site's writes (its operations' leases) by one batch,
         // not by the whole sync. A sync stopped halfway is finished by the next one; hosts are
         // marked missing only after every batch, against `now`, which precedes them all. Two
-        // syncs of one pod manager at once may both queue a new host's `register`: the second
-        // finds the host no longer `registering` and does nothing. A host's `last_seen_at` only
+        // syncs of one pod manager at once may both find a host new: only the one whose row was
+        // written (its id is the one `RETURNING` answers) queues its `register`. A host's `last_seen_at` only
         // moves forward: a sync that began earlier but writes later must not make the later
         // sync's missing-mark take a host both saw.
         for batch in hosts.chunks(SYNC_BATCH) {
@@ -141,7 +141,7 @@ impl Datastore {
             let mut tx = writer.begin().await?;
             for h in batch {
                 let new = !known.contains(&h.system_id);
-                bind_inventory(
+                let row = bind_inventory(
                     sqlx::query(&format!(
                         "INSERT INTO hosts ({SYNC_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'registering', NULL, $16, $16, $16) \
                          ON CONFLICT (pod_manager, system_id) DO UPDATE SET kind = excluded.kind, name = excluded.name, \
@@ -157,7 +157,8 @@ impl Datastore {
                              THEN NULL ELSE hosts.missing_from END, \
                          updated_at = excluded.updated_at, \
                          last_seen_at = CASE WHEN hosts.last_seen_at > excluded.last_seen_at \
-                             THEN hosts.last_seen_at ELSE excluded.last_seen_at END"
+                             THEN hosts.last_seen_at ELSE excluded.last_seen_at END \
+                         RETURNING id"
                     ))
                     .bind(h.id.as_str())
                     .bind(pod_manager.as_str())
@@ -166,9 +167,12 @@ impl Datastore {
                 )
                 .bind(now.to_string())
                 .bind(discovered_at.to_string())
-                .execute(&mut *tx)
+                .fetch_one(&mut *tx)
                 .await?;
-                if new {
+                // New to this sync, and this sync's row: another sync of the pod manager at the
+                // same time may have added the host first, with its own id and `register`.
+                let id: String = row.try_get("id")?;
+                if new && id == h.id.as_str() {
                     let mut host = h.clone();
                     host.pod_manager = pod_manager.to_owned();
                     super::operations::insert(&register(&host), queues)
