@@ -108,7 +108,7 @@ fn parse<T: std::str::FromStr<Err = podium_types::UnknownName>>(
 
 impl Datastore {
     /// Makes the stored chassis of `pod_manager` match what its driver reported, in one
-    /// transaction: new chassis are added, known ones updated (a `missing` one is present
+    /// transaction, then places the hosts: new chassis are added, known ones updated (a `missing` one is present
     /// again), those not reported are marked `missing`, never deleted. Every host of the pod
     /// manager is placed in the innermost reported chassis that names its system (none where no
     /// chassis does), with its path. `reported` carry no `path` or `hosts`; their `id` is used
@@ -122,6 +122,18 @@ impl Datastore {
     ) -> Result<Result<ChassisSummary, BadTree>, StoreError> {
         let mut writer = self.writer().await?;
         let mut tx = writer.begin().await?;
+        // One chassis sync of a pod manager at a time (its row locked until the commit): two
+        // at once would each take the chassis for new and give them ids of their own, and the
+        // later one's paths would name the ids the earlier one did not keep.
+        let locked = sqlx::query("UPDATE pod_managers SET uuid = uuid WHERE uuid = $1")
+            .bind(pod_manager.as_str())
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        if locked == 0 {
+            // The pod manager is gone, and its chassis with it.
+            return Ok(Ok(ChassisSummary::default()));
+        }
         let known: HashMap<String, String> =
             sqlx::query("SELECT chassis_id, id FROM chassis WHERE pod_manager = $1")
                 .bind(pod_manager.as_str())
@@ -183,31 +195,55 @@ impl Datastore {
         .execute(&mut *tx)
         .await?
         .rows_affected();
-        // Each host's place, written afresh: cleared, then set from this answer.
-        sqlx::query(
-            "UPDATE hosts SET chassis = NULL, chassis_path = NULL, rack = NULL \
-             WHERE pod_manager = $1 AND chassis IS NOT NULL",
+        tx.commit().await?;
+        drop(writer);
+        // Each host's place: written where it changed, one host a statement, outside the
+        // transaction above. A sync of the pod manager's systems running at the same time
+        // writes its hosts in batches; were these writes one transaction too, the two could
+        // each hold hosts the other waits for (PostgreSQL would end one of them for it). A
+        // reader may see some hosts placed anew before others, for a moment.
+        let wanted: HashMap<String, (ChassisId, Vec<ChassisRef>)> =
+            placements(reported, &ids, &paths).into_iter().collect();
+        let stored = sqlx::query(
+            "SELECT system_id, chassis, chassis_path, rack FROM hosts WHERE pod_manager = $1",
         )
         .bind(pod_manager.as_str())
-        .execute(&mut *tx)
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         let mut placed = 0;
-        for (system, (id, path)) in placements(reported, &ids, &paths) {
-            let rack = rack_of(&path);
-            placed += sqlx::query(
+        for r in &stored {
+            let system: String = r.try_get("system_id")?;
+            let now: (Option<String>, Option<String>, Option<String>) = (
+                r.try_get("chassis")?,
+                r.try_get("chassis_path")?,
+                r.try_get("rack")?,
+            );
+            let want = match wanted.get(&system) {
+                Some((id, path)) => {
+                    placed += 1;
+                    (
+                        Some(id.to_string()),
+                        Some(json(path)),
+                        Some(rack_of(path).to_string()),
+                    )
+                }
+                None => (None, None, None),
+            };
+            if now == want {
+                continue;
+            }
+            sqlx::query(
                 "UPDATE hosts SET chassis = $3, chassis_path = $4, rack = $5 \
                  WHERE pod_manager = $1 AND system_id = $2",
             )
             .bind(pod_manager.as_str())
-            .bind(system)
-            .bind(id.as_str())
-            .bind(json(&path))
-            .bind(rack.as_str())
-            .execute(&mut *tx)
-            .await?
-            .rows_affected() as usize;
+            .bind(&system)
+            .bind(want.0)
+            .bind(want.1)
+            .bind(want.2)
+            .execute(&mut *self.writer().await?)
+            .await?;
         }
-        tx.commit().await?;
         Ok(Ok(ChassisSummary {
             seen: reported.len(),
             added,
