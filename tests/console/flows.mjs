@@ -190,6 +190,15 @@ try {
   await admin.getByRole('button', { name: 'Save template' }).click();
   await admin.getByText('The template is saved.').waitFor();
 
+  log('admin: the rack view lists the chassis, each a link to the hosts in it');
+  await admin.getByRole('heading', { name: 'Racks and chassis' }).waitFor();
+  const rack = admin.locator('ul.tree').getByRole('link').first();
+  await rack.waitFor();
+  await rack.click();
+  await admin.getByRole('heading', { name: 'Hosts' }).waitFor();
+  if (!admin.url().includes('chassis=')) throw new Error(`the chassis link went to ${admin.url()}`);
+  await admin.locator('table tbody tr').first().waitFor();
+
   log('admin: a broken plugin is refused with the API\'s reason');
   const broken = Buffer.from('this is not a WebAssembly component');
   const expected = await fetch(`${PODIUM_URL}/v1/plugins`, {

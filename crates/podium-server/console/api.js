@@ -107,6 +107,8 @@ export const api = {
   podManagerSync: (id) => call('POST', `/v1/pod_managers/${seg(id)}/sync`),
   /** @param {string} id @returns {Promise<S['List_StatusChangeView']>} */
   statusHistory: (id) => call('GET', `/v1/pod_managers/${seg(id)}/status_history`),
+  /** The pod manager's chassis tree. @param {string} id @returns {Promise<S['List_ChassisView']>} */
+  chassis: (id) => call('GET', `/v1/pod_managers/${seg(id)}/chassis?limit=1000`),
   /** @param {string} id @returns {Promise<unknown>} */
   template: (id) => call('GET', `/v1/pod_managers/${seg(id)}/network_template`),
   /** @param {string} id @param {unknown} body @returns {Promise<unknown>} */

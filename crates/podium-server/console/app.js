@@ -198,6 +198,7 @@ async function podManagerPage(id) {
   const actions = h('div', { 'aria-live': 'polite' });
   const history = h('div');
   const bindings = h('section', { class: 'card', 'aria-label': 'Plugins' });
+  const racks = h('div');
   page(`Pod manager ${pm.name}`, summary,
     h('button', {
       type: 'button',
@@ -239,6 +240,7 @@ async function podManagerPage(id) {
       await api.podManagerUpdate(id, body);
       el.append(h('p', { class: 'notice', role: 'status' }, 'Saved.'));
     }),
+    h('h2', null, 'Racks and chassis'), racks,
     bindings, templateEditor(id),
     h('h2', null, 'Status history'), history);
   const drawPm = (/** @type {S['PodManagerView']} */ now) =>
@@ -252,6 +254,7 @@ async function podManagerPage(id) {
       ['md5 checksums', now.deploy.allow_md5 ? 'allowed' : 'refused'],
     ], (row) => row);
   live(summary, async () => drawPm(await api.podManager(id)), drawPm(pm));
+  live(racks, async () => chassisTree((await api.chassis(id)).items));
   live(history, async () => table('Status changes', ['At', 'Status', 'Message'],
     (await api.statusHistory(id)).items, (c) => [c.at, c.status, c.message ?? '']));
   const binding = (/** @type {string} */ name, /** @type {S['PluginBinding']} */ b) =>
@@ -274,6 +277,28 @@ async function podManagerPage(id) {
     });
   bindings.replaceChildren(h('h2', null, 'Plugins'), binding('driver', pm.driver), binding('ipam', pm.ipam),
     h('p', null, 'Renderer: ', pm.renderer ? pm.renderer.name : 'none'));
+}
+
+/** The rack view: a pod manager's chassis as nested lists, each under the one it stands in,
+ * each a link to the hosts in it (and in the chassis within it).
+ * @param {S['ChassisView'][]} items */
+function chassisTree(items) {
+  const ids = new Set(items.map((c) => c.id));
+  const under = (/** @type {string | null} */ parent) => items.filter((c) =>
+    parent === null ? !c.parent || !ids.has(c.parent) : c.parent === parent);
+  /** @type {(level: S['ChassisView'][]) => HTMLElement} */
+  const list = (level) => h('ul', { class: 'tree' },
+    ...level.map((c) => {
+      const children = under(c.id);
+      return h('li', null,
+        link(`/hosts?chassis=${c.id}`, c.name), ` ${c.chassis_type}`,
+        c.location ? h('span', { class: 'muted' }, ` at ${c.location}`) : null,
+        c.hosts.length ? ` (${c.hosts.length} host${c.hosts.length === 1 ? '' : 's'})` : null,
+        c.state === 'missing' ? h('span', { class: 'state' }, ' missing') : null,
+        children.length ? list(children) : null);
+    }));
+  const top = under(null);
+  return top.length ? list(top) : h('p', { class: 'muted' }, 'Its driver reports no chassis.');
 }
 
 /** The network template, edited as JSON; a validation error shows at the line of the field
@@ -379,6 +404,7 @@ async function hostPage(id) {
     h('div', null,
       table('Host', ['Field', 'Value'], [
         ['State', h('span', { class: 'state' }, now.state)],
+        ['Chassis', now.chassis.length ? now.chassis.map((c) => c.name).join(' / ') : 'none known'],
         ['Error', now.error ? `${now.error.type}: ${now.error.message}` : 'none'],
         ['Maintenance', now.maintenance ? `on: ${now.maintenance.reason ?? ''}` : 'off'],
         ['Power', now.power_state], ['CPUs', now.cpu_count], ['Memory (MiB)', now.memory_mib],
