@@ -159,12 +159,14 @@ async fn authorization_sweep_over_every_route() {
         "/v1/claims/{id}/config_drive",
         "/v1/me/pod_managers",
         "/v1/me/pod_managers/{uuid}",
+        "/v1/me/pod_managers/{uuid}/chassis",
     ];
     // Routes only a tenant may use: an admin is refused.
     let tenant_only = [
         ("POST", "/v1/claims"),
         ("GET", "/v1/me/pod_managers"),
         ("GET", "/v1/me/pod_managers/{uuid}"),
+        ("GET", "/v1/me/pod_managers/{uuid}/chassis"),
     ];
     let mut checked = 0;
     for (path, ops) in openapi["paths"].as_object().unwrap() {
@@ -391,7 +393,7 @@ async fn a_tenant_sees_the_pod_managers_it_was_granted_and_nothing_of_their_bmcs
     assert_eq!(
         rack1["grant"],
         json!({"id": grant.body["id"], "selector": {"rack": "r1"}, "max_hosts": 2,
-               "created_at": grant.body["created_at"]})
+               "chassis": null, "created_at": grant.body["created_at"]})
     );
     for secret in ["127.0.0.1:9", "bmc-secret", "root", "driver", "sha256"] {
         assert!(!listed.text.contains(secret), "{secret} in {}", listed.text);
