@@ -20,6 +20,15 @@ async fn synced_site(admin: &Client, url: &str) -> String {
     pm
 }
 
+/// Points pod manager `pm` at the service at `url`, and syncs it.
+async fn resynced_at(admin: &Client, pm: &str, url: &str) {
+    let moved = admin
+        .patch(&format!("/v1/pod_managers/{pm}"), json!({"url": url}))
+        .await;
+    assert_eq!(moved.status, StatusCode::OK, "{}", moved.text);
+    admin.sync_all(&[pm.to_owned()]).await;
+}
+
 async fn chassis_of(admin: &Client, pm: &str) -> Vec<ChassisView> {
     let reply = admin.get(&format!("/v1/pod_managers/{pm}/chassis")).await;
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
@@ -163,21 +172,8 @@ async fn chassis_routes_refuse_what_they_cannot_answer() {
         "{}",
         reply.text
     );
-    let tenant = admin
-        .created("/v1/tenants", json!({"name": "t1"}))
-        .await
-        .body["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let token = admin
-        .created(&format!("/v1/tenants/{tenant}/tokens"), json!({}))
-        .await
-        .body["token"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let tenant = server.client(Some(&token));
+    let tenant = admin.tenant_named("t1").await;
+    let tenant = server.client(Some(&admin.token_for(&tenant).await));
     let reply = tenant.get(&format!("/v1/chassis/{unknown}")).await;
     assert_eq!(reply.status, StatusCode::FORBIDDEN, "{}", reply.text);
 }
@@ -218,14 +214,7 @@ async fn a_chassis_that_disappears_is_marked_missing() {
     let blade4 = by_id(&before, "/redfish/v1/Chassis/Blade4").clone();
     assert_eq!(blade4.hosts.len(), 1);
 
-    let moved = admin
-        .patch(
-            &format!("/v1/pod_managers/{pm}"),
-            json!({"url": reduced.url()}),
-        )
-        .await;
-    assert_eq!(moved.status, StatusCode::OK, "{}", moved.text);
-    admin.sync_all(std::slice::from_ref(&pm)).await;
+    resynced_at(&admin, &pm, &reduced.url()).await;
     let after = chassis_of(&admin, &pm).await;
     assert_eq!(after.len(), 5, "kept, not deleted");
     let gone = by_id(&after, "/redfish/v1/Chassis/Blade4");
@@ -237,14 +226,7 @@ async fn a_chassis_that_disappears_is_marked_missing() {
         assert_eq!(other.state.as_str(), "present", "{other:#?}");
     }
 
-    let back = admin
-        .patch(
-            &format!("/v1/pod_managers/{pm}"),
-            json!({"url": full.url()}),
-        )
-        .await;
-    assert_eq!(back.status, StatusCode::OK, "{}", back.text);
-    admin.sync_all(std::slice::from_ref(&pm)).await;
+    resynced_at(&admin, &pm, &full.url()).await;
     let returned = by_id(&chassis_of(&admin, &pm).await, "/redfish/v1/Chassis/Blade4").clone();
     assert_eq!(returned.id, blade4.id);
     assert_eq!(returned.state.as_str(), "present");
@@ -285,30 +267,6 @@ async fn grants_and_claims_of_a_chassis_bind_only_hosts_inside_it() {
     let tree = chassis_of(&admin, &pm).await;
     let enclosure = by_id(&tree, ENCLOSURE);
     let blade = |n: u32| by_id(&tree, &format!("/redfish/v1/Chassis/Blade{n}"));
-    let tenant = |name: &'static str| {
-        let admin = &admin;
-        async move {
-            admin
-                .created("/v1/tenants", json!({"name": name}))
-                .await
-                .body["id"]
-                .as_str()
-                .unwrap()
-                .to_owned()
-        }
-    };
-    let token = |id: String| {
-        let admin = &admin;
-        async move {
-            admin
-                .created(&format!("/v1/tenants/{id}/tokens"), json!({}))
-                .await
-                .body["token"]
-                .as_str()
-                .unwrap()
-                .to_owned()
-        }
-    };
     let claim = |chassis: Option<&str>| {
         let mut body =
             json!({"pod_manager": pm, "image": {"url": images.url("/os.iso")}, "online": false});
@@ -319,7 +277,7 @@ async fn grants_and_claims_of_a_chassis_bind_only_hosts_inside_it() {
     };
 
     // A grant of a chassis the pod manager does not have.
-    let one = tenant("one").await;
+    let one = admin.tenant_named("one").await;
     let refused = admin
         .post(
             "/v1/grants",
@@ -342,7 +300,7 @@ async fn grants_and_claims_of_a_chassis_bind_only_hosts_inside_it() {
         )
         .await;
     assert_eq!(grant.body["chassis"], json!(blade(2).id));
-    let one = server.client(Some(&token(one).await));
+    let one = server.client(Some(&admin.token_for(&one).await));
     let reached = one.get(&format!("/v1/me/pod_managers/{pm}/chassis")).await;
     assert_eq!(reached.status, StatusCode::OK, "{}", reached.text);
     let reached = reached.body["items"].as_array().unwrap().clone();
@@ -387,11 +345,11 @@ async fn grants_and_claims_of_a_chassis_bind_only_hosts_inside_it() {
     }
 
     // Tenant two: the whole pod manager.
-    let two = tenant("two").await;
+    let two = admin.tenant_named("two").await;
     admin
         .created("/v1/grants", json!({"tenant": two, "pod_manager": pm}))
         .await;
-    let two = server.client(Some(&token(two).await));
+    let two = server.client(Some(&admin.token_for(&two).await));
     let reached = two.get(&format!("/v1/me/pod_managers/{pm}/chassis")).await;
     assert_eq!(
         reached.body["items"].as_array().unwrap().len(),

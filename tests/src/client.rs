@@ -199,26 +199,34 @@ impl Client {
     /// Creates the tenant `name`, grants it the pod manager `pm` and gives it a token; answers
     /// the tenant's id and the token.
     pub async fn granted_tenant(&self, name: &str, pm: &str) -> (String, String) {
-        let tenant = self
-            .created("/v1/tenants", serde_json::json!({ "name": name }))
-            .await
-            .view::<TenantView>()
-            .id
-            .to_string();
+        let tenant = self.tenant_named(name).await;
         self.created(
             "/v1/grants",
             serde_json::json!({"tenant": tenant, "pod_manager": pm}),
         )
         .await;
-        let token = self
-            .created(
-                &format!("/v1/tenants/{tenant}/tokens"),
-                serde_json::json!({}),
-            )
-            .await
-            .view::<TokenCreatedView>()
-            .token;
+        let token = self.token_for(&tenant).await;
         (tenant, token)
+    }
+
+    /// A new tenant called `name`, with no grant: its id.
+    pub async fn tenant_named(&self, name: &str) -> String {
+        self.created("/v1/tenants", serde_json::json!({ "name": name }))
+            .await
+            .view::<TenantView>()
+            .id
+            .to_string()
+    }
+
+    /// A new token of tenant `tenant`.
+    pub async fn token_for(&self, tenant: &str) -> String {
+        self.created(
+            &format!("/v1/tenants/{tenant}/tokens"),
+            serde_json::json!({}),
+        )
+        .await
+        .view::<TokenCreatedView>()
+        .token
     }
 
     /// Every host `query` selects (`&state=available`, or empty for all), page after page.

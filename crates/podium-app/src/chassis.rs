@@ -8,7 +8,7 @@ use podium_types::{ChassisId, Page, PodManagerId, Timestamp};
 
 use crate::app::Podium;
 use crate::auth::Caller;
-use crate::data::ChassisRow;
+use crate::data::{ChassisReport, ChassisRow};
 use crate::drivers::Driver;
 use crate::error::Error;
 
@@ -34,9 +34,9 @@ impl Podium {
                 return;
             }
         };
-        let rows: Vec<ChassisRow> = reported
+        let rows: Vec<ChassisReport> = reported
             .iter()
-            .map(|c| crate::data::chassis_from_driver(uuid, c))
+            .map(crate::data::chassis_from_driver)
             .collect();
         match self
             .datastore()
@@ -85,13 +85,11 @@ impl Podium {
         uuid: &PodManagerId,
         page: Page,
     ) -> Result<List<GrantedChassisView>, Error> {
-        let Caller::Tenant { tenant_id, .. } = caller else {
-            return Err(Error::Forbidden(
-                "these are the chassis a tenant's grant reaches: an admin lists every chassis at \
-                 /v1/pod_managers/{uuid}/chassis"
-                    .into(),
-            ));
-        };
+        let tenant_id = crate::grants::granted_tenant(
+            caller,
+            "these are the chassis a tenant's grant reaches: an admin lists every chassis at \
+             /v1/pod_managers/{uuid}/chassis",
+        )?;
         let grant = self
             .datastore()
             .grant_of(tenant_id, uuid)
@@ -112,9 +110,9 @@ impl Podium {
             GrantedChassisView {
                 parent: path.last().map(|p| p.id.clone()),
                 id: c.id,
-                name: c.name,
-                chassis_type: c.chassis_type,
-                location: c.location,
+                name: c.report.name,
+                chassis_type: c.report.chassis_type,
+                location: c.report.location,
                 path,
             }
         }))
@@ -129,11 +127,11 @@ impl Podium {
         granted: Option<&ChassisId>,
         chassis: &ChassisId,
     ) -> Result<(), Error> {
-        let found = self.datastore().chassis_get(chassis).await?;
+        let found = self.datastore().chassis_place(chassis).await?;
         let reached = found.is_some_and(|c| {
             c.pod_manager == *uuid
                 && c.state == podium_types::ChassisState::Present
-                && granted.is_none_or(|g| *g == c.id || c.path.iter().any(|p| p.id == *g))
+                && granted.is_none_or(|g| *g == *chassis || c.path.iter().any(|p| p.id == *g))
         });
         if reached {
             return Ok(());
@@ -163,19 +161,20 @@ impl Podium {
 }
 
 fn view(c: ChassisRow) -> ChassisView {
+    let r = c.report;
     ChassisView {
         parent: c.path.last().map(|p| p.id.clone()),
         id: c.id,
         pod_manager: c.pod_manager,
-        chassis_id: c.chassis_id,
-        name: c.name,
-        chassis_type: c.chassis_type,
-        manufacturer: c.manufacturer,
-        model: c.model,
-        serial: c.serial,
-        location: c.location,
-        power_state: c.power_state,
-        health: c.health,
+        chassis_id: r.chassis_id,
+        name: r.name,
+        chassis_type: r.chassis_type,
+        manufacturer: r.manufacturer,
+        model: r.model,
+        serial: r.serial,
+        location: r.location,
+        power_state: r.power_state,
+        health: r.health,
         path: c.path,
         hosts: c.hosts,
         state: c.state,

@@ -41,7 +41,7 @@ impl Podium {
             ));
         }
         if let Some(chassis) = &params.chassis {
-            let known = self.datastore().chassis_get(chassis).await?;
+            let known = self.datastore().chassis_place(chassis).await?;
             if known.is_none_or(|c| c.pod_manager != params.pod_manager) {
                 return Err(Error::invalid(
                     "chassis",
@@ -107,7 +107,7 @@ impl Podium {
         caller: &Caller,
         query: GrantedPodManagerQuery,
     ) -> Result<List<GrantedPodManagerView>, Error> {
-        let tenant = granted_tenant(caller)?;
+        let tenant = granted_tenant(caller, GRANTED_POD_MANAGERS_FOR_ADMIN)?;
         let page = page(query.limit, query.cursor)?;
         let only = match &query.name {
             None => None,
@@ -155,7 +155,7 @@ impl Podium {
         caller: &Caller,
         uuid: &PodManagerId,
     ) -> Result<GrantedPodManagerView, Error> {
-        let tenant = granted_tenant(caller)?;
+        let tenant = granted_tenant(caller, GRANTED_POD_MANAGERS_FOR_ADMIN)?;
         let missing = || Error::not_found("pod manager", uuid);
         let grant = self
             .datastore()
@@ -176,16 +176,20 @@ impl Podium {
 }
 
 /// The tenant whose grants a caller reads: its own; an admin claims nothing.
-fn granted_tenant(caller: &Caller) -> Result<&TenantId, Error> {
+/// The tenant calling a route that lists what its grants give it; an admin is refused with
+/// `for_admin`, which says where an admin looks instead.
+pub(crate) fn granted_tenant<'c>(
+    caller: &'c Caller,
+    for_admin: &str,
+) -> Result<&'c TenantId, Error> {
     match caller {
         Caller::Tenant { tenant_id, .. } => Ok(tenant_id),
-        Caller::Admin { .. } => Err(Error::Forbidden(
-            "these are the pod managers a tenant may claim hosts of: an admin lists every pod \
-             manager at /v1/pod_managers and the grants at /v1/grants"
-                .into(),
-        )),
+        Caller::Admin { .. } => Err(Error::Forbidden(for_admin.into())),
     }
 }
+
+const GRANTED_POD_MANAGERS_FOR_ADMIN: &str = "these are the pod managers a tenant may claim hosts \
+    of: an admin lists every pod manager at /v1/pod_managers and the grants at /v1/grants";
 
 fn granted(pm: crate::data::PodManager, grant: GrantRow) -> GrantedPodManagerView {
     GrantedPodManagerView {

@@ -16,12 +16,9 @@ use super::{Datastore, StoreError, decode, json, moment};
 /// levels fit easily; a deeper answer is a driver's mistake, refused whole.
 pub const CHASSIS_DEPTH_MAX: usize = 16;
 
-/// A chassis as the store reads and writes it.
+/// A chassis as its driver last reported it: what a sync writes.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ChassisRow {
-    /// Podium's id; a sync uses it only for a chassis it has not seen before.
-    pub id: ChassisId,
-    pub pod_manager: PodManagerId,
+pub struct ChassisReport {
     /// The driver's id.
     pub chassis_id: String,
     pub name: String,
@@ -37,14 +34,31 @@ pub struct ChassisRow {
     pub parent: Option<String>,
     /// The driver's ids of the systems it holds.
     pub systems: Vec<String>,
-    /// Read only: the chassis it stands in, outermost first (a sync computes it).
+}
+
+/// A stored chassis: the driver's last report, and what Podium made of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChassisRow {
+    pub id: ChassisId,
+    pub pod_manager: PodManagerId,
+    pub report: ChassisReport,
+    /// The chassis it stands in, outermost first (each sync computes it).
     pub path: Vec<ChassisRef>,
-    /// Read only: the hosts whose innermost chassis it is.
+    /// The hosts whose innermost chassis it is.
     pub hosts: Vec<HostId>,
     pub state: ChassisState,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
     pub last_seen_at: Timestamp,
+}
+
+/// Where a stored chassis stands: its pod manager, whether it is present, and the chassis it
+/// stands in, outermost first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChassisPlace {
+    pub pod_manager: PodManagerId,
+    pub state: ChassisState,
+    pub path: Vec<ChassisRef>,
 }
 
 /// What a chassis sync changed.
@@ -74,17 +88,19 @@ fn row(r: &sqlx::any::AnyRow) -> Result<ChassisRow, StoreError> {
     Ok(ChassisRow {
         id: r.try_get::<String, _>("id")?.into(),
         pod_manager: r.try_get::<String, _>("pod_manager")?.into(),
-        chassis_id: r.try_get("chassis_id")?,
-        name: r.try_get("name")?,
-        chassis_type: r.try_get("chassis_type")?,
-        manufacturer: r.try_get("manufacturer")?,
-        model: r.try_get("model")?,
-        serial: r.try_get("serial")?,
-        location: r.try_get("location")?,
-        power_state: parse(name("power_state")?, "power_state")?,
-        health: parse(name("health")?, "health")?,
-        parent: r.try_get("parent")?,
-        systems: decode("systems", &r.try_get::<String, _>("systems")?)?,
+        report: ChassisReport {
+            chassis_id: r.try_get("chassis_id")?,
+            name: r.try_get("name")?,
+            chassis_type: r.try_get("chassis_type")?,
+            manufacturer: r.try_get("manufacturer")?,
+            model: r.try_get("model")?,
+            serial: r.try_get("serial")?,
+            location: r.try_get("location")?,
+            power_state: parse(name("power_state")?, "power_state")?,
+            health: parse(name("health")?, "health")?,
+            parent: r.try_get("parent")?,
+            systems: decode("systems", &r.try_get::<String, _>("systems")?)?,
+        },
         path: decode("path", &r.try_get::<String, _>("path")?)?,
         hosts: decode("hosts", &r.try_get::<String, _>("hosts")?)?,
         state: parse(Some(r.try_get::<String, _>("state")?), "state")?
@@ -111,13 +127,12 @@ impl Datastore {
     /// transaction, then places the hosts: new chassis are added, known ones updated (a `missing` one is present
     /// again), those not reported are marked `missing`, never deleted. Every host of the pod
     /// manager is placed in the innermost reported chassis that names its system (none where no
-    /// chassis does), with its path. `reported` carry no `path` or `hosts`; their `id` is used
-    /// only for new rows. A tree deeper than [`CHASSIS_DEPTH_MAX`], or with a chassis in itself,
+    /// chassis does), with its path. A chassis keeps its id while its driver's id stays. A tree deeper than [`CHASSIS_DEPTH_MAX`], or with a chassis in itself,
     /// is refused whole and nothing changes.
     pub async fn chassis_sync(
         &self,
         pod_manager: &PodManagerId,
-        reported: &[ChassisRow],
+        reported: &[ChassisReport],
         now: Timestamp,
     ) -> Result<Result<ChassisSummary, BadTree>, StoreError> {
         let mut writer = self.writer().await?;
@@ -146,7 +161,7 @@ impl Datastore {
             .iter()
             .map(|c| match known.get(&c.chassis_id) {
                 Some(id) => ChassisId::from(id.clone()),
-                None => c.id.clone(),
+                None => ChassisId::generate(),
             })
             .collect();
         let paths = match paths(reported, &ids) {
@@ -289,6 +304,24 @@ impl Datastore {
         r.as_ref().map(row).transpose()
     }
 
+    /// Where a chassis stands, without its hosts: what validating a chassis a grant or a claim
+    /// names needs.
+    pub async fn chassis_place(&self, id: &ChassisId) -> Result<Option<ChassisPlace>, StoreError> {
+        let r = sqlx::query("SELECT pod_manager, state, path FROM chassis WHERE id = $1")
+            .bind(id.as_str())
+            .fetch_optional(&mut *self.reader().await?)
+            .await?;
+        r.map(|r| {
+            Ok(ChassisPlace {
+                pod_manager: r.try_get::<String, _>("pod_manager")?.into(),
+                state: parse(Some(r.try_get::<String, _>("state")?), "state")?
+                    .expect("a present value parses to one"),
+                path: decode("path", &r.try_get::<String, _>("path")?)?,
+            })
+        })
+        .transpose()
+    }
+
     /// The ids of the hosts a chassis holds itself, as a JSON array (text).
     fn chassis_hosts(&self) -> &'static str {
         match self.backend {
@@ -319,7 +352,7 @@ pub(crate) fn within_sql(param: usize) -> String {
 /// Each reported chassis's path (the chassis it stands in, outermost first), by walking up its
 /// parents; `ids` are their Podium ids, in the same order. A parent the answer does not hold
 /// ends the walk (the runtime's check already refuses one).
-fn paths(reported: &[ChassisRow], ids: &[ChassisId]) -> Result<Vec<Vec<ChassisRef>>, BadTree> {
+fn paths(reported: &[ChassisReport], ids: &[ChassisId]) -> Result<Vec<Vec<ChassisRef>>, BadTree> {
     let index: HashMap<&str, usize> = reported
         .iter()
         .enumerate()
@@ -376,7 +409,7 @@ fn rack_of(path: &[ChassisRef]) -> ChassisId {
 /// Where each system stands: the innermost chassis that names it (the one with the longest
 /// path; the first reported among equals), with the path to it, that chassis last.
 fn placements(
-    reported: &[ChassisRow],
+    reported: &[ChassisReport],
     ids: &[ChassisId],
     paths: &[Vec<ChassisRef>],
 ) -> Vec<(String, (ChassisId, Vec<ChassisRef>))> {
@@ -415,10 +448,8 @@ fn placements(
 mod tests {
     use super::*;
 
-    fn chassis(id: &str, parent: Option<&str>, systems: &[&str]) -> ChassisRow {
-        ChassisRow {
-            id: ChassisId::generate(),
-            pod_manager: PodManagerId::generate(),
+    fn chassis(id: &str, parent: Option<&str>, systems: &[&str]) -> ChassisReport {
+        ChassisReport {
             chassis_id: id.into(),
             name: id.trim_start_matches('/').into(),
             chassis_type: "Blade".into(),
@@ -430,12 +461,6 @@ mod tests {
             health: None,
             parent: parent.map(str::to_owned),
             systems: systems.iter().map(|s| (*s).to_owned()).collect(),
-            path: Vec::new(),
-            hosts: Vec::new(),
-            state: ChassisState::Present,
-            created_at: Timestamp::now(),
-            updated_at: Timestamp::now(),
-            last_seen_at: Timestamp::now(),
         }
     }
 
@@ -452,7 +477,7 @@ mod tests {
             chassis("/enclosure", Some("/rack"), &["/s1", "/s2"]),
             chassis("/rack", None, &[]),
         ];
-        let ids: Vec<ChassisId> = reported.iter().map(|c| c.id.clone()).collect();
+        let ids: Vec<ChassisId> = reported.iter().map(|_| ChassisId::generate()).collect();
         let paths = paths(&reported, &ids).unwrap();
         assert_eq!(names(&paths[0]), ["rack", "enclosure"]);
         assert_eq!(names(&paths[2]), Vec::<&str>::new());
@@ -475,18 +500,18 @@ mod tests {
             chassis("/a", Some("/b"), &[]),
             chassis("/b", Some("/a"), &[]),
         ];
-        let ids: Vec<ChassisId> = reported.iter().map(|c| c.id.clone()).collect();
+        let ids: Vec<ChassisId> = reported.iter().map(|_| ChassisId::generate()).collect();
         let bad = paths(&reported, &ids).unwrap_err();
         assert_eq!(bad.chassis, "/a");
         assert!(bad.reason.contains("itself"), "{}", bad.reason);
 
-        let deep: Vec<ChassisRow> = (0..=CHASSIS_DEPTH_MAX + 1)
+        let deep: Vec<ChassisReport> = (0..=CHASSIS_DEPTH_MAX + 1)
             .map(|i| {
                 let parent = (i > 0).then(|| format!("/c{}", i - 1));
                 chassis(&format!("/c{i}"), parent.as_deref(), &[])
             })
             .collect();
-        let ids: Vec<ChassisId> = deep.iter().map(|c| c.id.clone()).collect();
+        let ids: Vec<ChassisId> = deep.iter().map(|_| ChassisId::generate()).collect();
         let bad = paths(&deep, &ids).unwrap_err();
         assert_eq!(bad.chassis, format!("/c{}", CHASSIS_DEPTH_MAX + 1));
         assert!(bad.reason.contains("16 chassis deep"), "{}", bad.reason);

@@ -118,14 +118,6 @@ impl Datastore {
         now: Timestamp,
         register: &(dyn Fn(&HostRow) -> super::OperationRow + Sync),
     ) -> Result<SyncSummary, StoreError> {
-        let known: std::collections::HashSet<String> =
-            sqlx::query("SELECT system_id FROM hosts WHERE pod_manager = $1")
-                .bind(pod_manager.as_str())
-                .fetch_all(&mut *self.reader().await?)
-                .await?
-                .iter()
-                .map(|r| r.try_get("system_id"))
-                .collect::<Result<_, _>>()?;
         let mut added = 0;
         // A batch per transaction: the writer is given back between batches, so a site of
         // 50,000 systems delays another site's writes (its operations' leases) by one batch,
@@ -140,7 +132,6 @@ impl Datastore {
             let queues = writer.queues(self);
             let mut tx = writer.begin().await?;
             for h in batch {
-                let new = !known.contains(&h.system_id);
                 let row = bind_inventory(
                     sqlx::query(&format!(
                         "INSERT INTO hosts ({SYNC_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'registering', NULL, $16, $16, $16) \
@@ -169,10 +160,12 @@ impl Datastore {
                 .bind(discovered_at.to_string())
                 .fetch_one(&mut *tx)
                 .await?;
-                // New to this sync, and this sync's row: another sync of the pod manager at the
-                // same time may have added the host first, with its own id and `register`.
+                // The row keeps the id of whoever inserted it (`h.id` is fresh for each sync):
+                // the host is new, and this sync's, only if the row answers with `h.id`. Another
+                // sync of the pod manager at the same time may have added it first, with its own
+                // id and `register`.
                 let id: String = row.try_get("id")?;
-                if new && id == h.id.as_str() {
+                if id == h.id.as_str() {
                     let mut host = h.clone();
                     host.pod_manager = pod_manager.to_owned();
                     super::operations::insert(&register(&host), queues)

@@ -29,7 +29,9 @@ mod tokens;
 
 pub use agents::{AgentRow, Heartbeat, LOOKUP_MACS_MAX};
 pub use audit::AuditRow;
-pub use chassis::{BadTree, CHASSIS_DEPTH_MAX, ChassisRow, ChassisSummary};
+pub use chassis::{
+    BadTree, CHASSIS_DEPTH_MAX, ChassisPlace, ChassisReport, ChassisRow, ChassisSummary,
+};
 pub use claims::{Bind, BindOutcome, ClaimRow, HostCriteria, Spread};
 pub use events::{EventHorizon, EventRow};
 pub use grants::GrantRow;

@@ -1,8 +1,8 @@
 //! What a driver reports of a system or a chassis, in the form the store keeps.
 
 use podium_runtime::{Chassis, ChassisType, Health, System, SystemKind};
-use podium_store::{ChassisRow, HostRow};
-use podium_types::{ChassisId, ChassisState, HostId, HostKind, PodManagerId, Timestamp};
+use podium_store::{ChassisReport, HostRow};
+use podium_types::{HostId, HostKind};
 
 /// The stored form of a discovered system (the `id` is used only if the host is new).
 pub(crate) fn host_from_system(s: &System) -> HostRow {
@@ -29,12 +29,9 @@ pub(crate) fn host_from_system(s: &System) -> HostRow {
     }
 }
 
-/// The stored form of a reported chassis (its `id` is used only if it is new).
-pub(crate) fn chassis_from_driver(pod_manager: &PodManagerId, c: &Chassis) -> ChassisRow {
-    let now = Timestamp::now();
-    ChassisRow {
-        id: ChassisId::generate(),
-        pod_manager: pod_manager.clone(),
+/// The stored form of a reported chassis.
+pub(crate) fn chassis_from_driver(c: &Chassis) -> ChassisReport {
+    ChassisReport {
         chassis_id: c.id.clone(),
         name: c.name.clone(),
         chassis_type: type_name(&c.chassis_type).to_owned(),
@@ -50,12 +47,6 @@ pub(crate) fn chassis_from_driver(pod_manager: &PodManagerId, c: &Chassis) -> Ch
         }),
         parent: c.contained_by.clone(),
         systems: c.systems.clone(),
-        path: Vec::new(),
-        hosts: Vec::new(),
-        state: ChassisState::Present,
-        created_at: now,
-        updated_at: now,
-        last_seen_at: now,
     }
 }
 
