@@ -130,10 +130,12 @@ impl Client {
         let read: Vec<Chassis> =
             try_join_all(paths.iter().map(|p| self.get(p, UrlSource::Service))).await?;
         let key = |path: &str| path.trim_end_matches('/').to_owned();
+        // A chassis is known by the link that reached it, as `discover` knows it
+        // ([`chassis_id`]).
         let ids: Vec<String> = paths
             .iter()
             .zip(&read)
-            .map(|(path, c)| c.odata_id.clone().unwrap_or_else(|| path.clone()))
+            .map(|(path, c)| chassis_id(path, c))
             .collect();
         let known: std::collections::HashMap<String, &str> =
             ids.iter().map(|id| (key(id), id.as_str())).collect();
@@ -1191,9 +1193,19 @@ fn to_u32(n: f64) -> u32 {
     n.round() as u32
 }
 
+/// A chassis's id: the collection's link to it, where its own `@odata.id` says otherwise (DMTF's
+/// `public-composability` mockup serves `ComposableModule7` as `.../ComposableModule6`: trusting
+/// the body, two chassis would have one id and the whole discovery would be refused).
+fn chassis_id(path: &str, chassis: &Chassis) -> String {
+    match &chassis.odata_id {
+        Some(id) if id.trim_end_matches('/') == path.trim_end_matches('/') => id.clone(),
+        _ => path.to_owned(),
+    }
+}
+
 /// A chassis as a host of kind `chassis`: no CPUs, memory, NICs or media of its own.
 fn chassis_of(path: &str, chassis: Chassis) -> System {
-    let id = chassis.odata_id.unwrap_or_else(|| path.to_owned());
+    let id = chassis_id(path, &chassis);
     System {
         name: chassis
             .name
