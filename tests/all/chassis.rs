@@ -1,8 +1,6 @@
 //! The component tree behind a pod manager (issue 42): DMTF's blade enclosure, served as it is by
 //! sushy-tools' `sushy-static`, synced by Podium and read back through the API.
 
-use std::path::Path;
-
 use podium_tests::composition::mockup;
 use podium_tests::sushy::SushyStatic;
 use podium_tests::{Client, TestServer};
@@ -185,14 +183,14 @@ async fn chassis_routes_refuse_what_they_cannot_answer() {
 async fn a_chassis_that_disappears_is_marked_missing() {
     let whole = mockup("public-bladed");
     let without = tempfile::tempdir().unwrap();
-    copy_tree(&whole, without.path());
+    podium_tests::composition::copy_mockup(&whole, without.path());
     // The service without Blade4: out of the collection and out of the enclosure.
-    edit(&without.path().join("Chassis/index.json"), |c| {
+    podium_tests::composition::edit_json(&without.path().join("Chassis/index.json"), |c| {
         let members = c["Members"].as_array_mut().unwrap();
         members.retain(|m| m["@odata.id"] != "/redfish/v1/Chassis/Blade4");
         c["Members@odata.count"] = json!(members.len());
     });
-    edit(
+    podium_tests::composition::edit_json(
         &without.path().join("Chassis/MultiBladeEncl/index.json"),
         |c| {
             c["Links"]["Contains"]
@@ -231,24 +229,6 @@ async fn a_chassis_that_disappears_is_marked_missing() {
     assert_eq!(returned.id, blade4.id);
     assert_eq!(returned.state.as_str(), "present");
     assert_eq!(returned.hosts, blade4.hosts);
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    for entry in walkdir::WalkDir::new(from) {
-        let entry = entry.unwrap();
-        let target = to.join(entry.path().strip_prefix(from).unwrap());
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
-fn edit(file: &Path, change: impl FnOnce(&mut Value)) {
-    let mut value: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
-    change(&mut value);
-    std::fs::write(file, serde_json::to_vec_pretty(&value).unwrap()).unwrap();
 }
 
 /// A tenant granted one blade claims only that blade's host, sees only that blade, and cannot

@@ -7,6 +7,7 @@ mod backup;
 mod chassis;
 mod claims;
 mod cli;
+mod composed;
 mod composition;
 mod config;
 mod contract;

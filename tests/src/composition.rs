@@ -827,3 +827,23 @@ fn is_system(path: &str) -> bool {
         .and_then(|rest| rest.strip_prefix('/'))
         .is_some_and(|id| !id.is_empty() && !id.contains('/'))
 }
+
+/// Copies a mockup folder (`from`) to `to`, to change a copy and leave the mockup as it is.
+pub fn copy_mockup(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.unwrap();
+        let target = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Changes the JSON document `file` in place.
+pub fn edit_json(file: &Path, change: impl FnOnce(&mut Value)) {
+    let mut value: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    change(&mut value);
+    std::fs::write(file, serde_json::to_vec_pretty(&value).unwrap()).unwrap();
+}

@@ -28,6 +28,8 @@ pub(crate) struct Inner {
     pub(crate) plugins: PluginCache,
     pub(crate) sealer: Sealer,
     pub(crate) ipam_locks: PoolLocks,
+    /// One composition of a pod manager at a time (`composition`).
+    pub(crate) compose_locks: crate::composition::locks::ComposeLocks,
     /// The base URL BMCs reach this process at (config drive URLs), where the admin set one.
     pub(crate) public_url: std::sync::OnceLock<url::Url>,
     /// Where this process serves config drive downloads, for BMCs when no public URL is set.
@@ -109,6 +111,7 @@ impl Podium {
                 sealer,
                 plugins: PluginCache::default(),
                 ipam_locks: PoolLocks::default(),
+                compose_locks: Default::default(),
                 public_url: std::sync::OnceLock::new(),
                 download_listener: std::sync::OnceLock::new(),
                 operations: crate::operations::worker::Operations::default(),

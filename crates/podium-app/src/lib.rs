@@ -13,6 +13,7 @@ pub mod backup;
 mod bindings;
 mod chassis;
 mod claims;
+mod composition;
 mod config_drive;
 mod data;
 mod drivers;

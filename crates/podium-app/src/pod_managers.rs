@@ -497,6 +497,7 @@ impl Podium {
             )
             .await?;
         self.chassis_sync(&pm.name, uuid, &driver).await;
+        self.composition_sync(&pm, &driver).await;
         if own_bmcs == OwnBmcs::Read {
             self.hosts_with_bmc_refresh(&pm).await?;
         }

@@ -171,7 +171,7 @@ fn matching(
         Param::Int(criteria.min_memory_mib),
     ];
     let mut sql = String::from(
-        "SELECT h.id FROM hosts h WHERE h.pod_manager = $1 AND h.kind = 'system' \
+        "SELECT h.id FROM hosts h WHERE h.pod_manager = $1 AND h.kind IN ('system', 'composed') \
          AND h.cpu_count >= $2 AND h.memory_mib >= $3",
     );
     if free {

@@ -132,34 +132,9 @@ impl Datastore {
             let queues = writer.queues(self);
             let mut tx = writer.begin().await?;
             for h in batch {
-                let row = bind_inventory(
-                    sqlx::query(&format!(
-                        "INSERT INTO hosts ({SYNC_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'registering', NULL, $16, $16, $16) \
-                         ON CONFLICT (pod_manager, system_id) DO UPDATE SET kind = excluded.kind, name = excluded.name, \
-                         uuid = excluded.uuid, manufacturer = excluded.manufacturer, model = excluded.model, \
-                         serial = excluded.serial, cpu_count = excluded.cpu_count, memory_mib = excluded.memory_mib, \
-                         nics = excluded.nics, \
-                         media_slots = CASE WHEN hosts.updated_at > $17 THEN hosts.media_slots ELSE excluded.media_slots END, \
-                         boot = CASE WHEN hosts.updated_at > $17 THEN hosts.boot ELSE excluded.boot END, \
-                         power_state = CASE WHEN hosts.updated_at > $17 THEN hosts.power_state ELSE excluded.power_state END, \
-                         state = CASE WHEN hosts.state = 'missing' AND hosts.maintenance_since IS NULL \
-                             THEN COALESCE(hosts.missing_from, 'available') ELSE hosts.state END, \
-                         missing_from = CASE WHEN hosts.state = 'missing' AND hosts.maintenance_since IS NULL \
-                             THEN NULL ELSE hosts.missing_from END, \
-                         updated_at = excluded.updated_at, \
-                         last_seen_at = CASE WHEN hosts.last_seen_at > excluded.last_seen_at \
-                             THEN hosts.last_seen_at ELSE excluded.last_seen_at END \
-                         RETURNING id"
-                    ))
-                    .bind(h.id.as_str())
-                    .bind(pod_manager.as_str())
-                    .bind(&h.system_id),
-                    h,
-                )
-                .bind(now.to_string())
-                .bind(discovered_at.to_string())
-                .fetch_one(&mut *tx)
-                .await?;
+                let row = upsert_discovered(pod_manager, h, now, discovered_at)
+                    .fetch_one(&mut *tx)
+                    .await?;
                 // The row keeps the id of whoever inserted it (`h.id` is fresh for each sync):
                 // the host is new, and this sync's, only if the row answers with `h.id`. Another
                 // sync of the pod manager at the same time may have added it first, with its own
@@ -921,8 +896,6 @@ fn host_from_doc(doc: &str) -> Result<HostRow, StoreError> {
     serde_json::from_str(doc).map_err(|e| StoreError::Corrupt(format!("a stored host: {e}")))
 }
 
-/// Binds what a driver reports of a system, `kind` to `power_state` in the order of
-/// `COLUMNS`, to the next parameters of `q`.
 /// `Datastore::host_refresh`'s statement: the inventory written only where something changed.
 fn refresh<'q>(
     id: &'q HostId,
@@ -931,14 +904,14 @@ fn refresh<'q>(
 ) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
     bind_inventory(
         sqlx::query(
-                "UPDATE hosts SET kind = $2, name = $3, uuid = $4, manufacturer = $5, model = $6, serial = $7, \
+                "UPDATE hosts SET kind = CASE WHEN kind = 'composed' AND $2 = 'system' THEN kind ELSE $2 END, name = $3, uuid = $4, manufacturer = $5, model = $6, serial = $7, \
                  cpu_count = $8, memory_mib = $9, nics = $10, media_slots = $11, boot = $12, power_state = $13, \
                  state = CASE WHEN state = 'missing' AND maintenance_since IS NULL \
                      THEN COALESCE(missing_from, 'available') ELSE state END, \
                  missing_from = CASE WHEN state = 'missing' AND maintenance_since IS NULL \
                      THEN NULL ELSE missing_from END, \
                  updated_at = $14, last_seen_at = $14 \
-                 WHERE id = $1 AND (state = 'missing' OR kind IS DISTINCT FROM $2 \
+                 WHERE id = $1 AND (state = 'missing' OR kind IS DISTINCT FROM (CASE WHEN kind = 'composed' AND $2 = 'system' THEN kind ELSE $2 END) \
                      OR name IS DISTINCT FROM $3 OR uuid IS DISTINCT FROM $4 \
                      OR manufacturer IS DISTINCT FROM $5 OR model IS DISTINCT FROM $6 \
                      OR serial IS DISTINCT FROM $7 OR cpu_count IS DISTINCT FROM $8 \
@@ -952,6 +925,50 @@ fn refresh<'q>(
     .bind(now.to_string())
 }
 
+/// [`upsert_discovered`]'s statement.
+static UPSERT_DISCOVERED: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "INSERT INTO hosts ({SYNC_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, 'registering', NULL, $16, $16, $16) \
+                 ON CONFLICT (pod_manager, system_id) DO UPDATE SET kind = CASE WHEN hosts.kind = 'composed' AND excluded.kind = 'system' THEN hosts.kind ELSE excluded.kind END, name = excluded.name, \
+                 uuid = excluded.uuid, manufacturer = excluded.manufacturer, model = excluded.model, \
+                 serial = excluded.serial, cpu_count = excluded.cpu_count, memory_mib = excluded.memory_mib, \
+                 nics = excluded.nics, \
+                 media_slots = CASE WHEN hosts.updated_at > $17 THEN hosts.media_slots ELSE excluded.media_slots END, \
+                 boot = CASE WHEN hosts.updated_at > $17 THEN hosts.boot ELSE excluded.boot END, \
+                 power_state = CASE WHEN hosts.updated_at > $17 THEN hosts.power_state ELSE excluded.power_state END, \
+                 state = CASE WHEN hosts.state = 'missing' AND hosts.maintenance_since IS NULL \
+                     THEN COALESCE(hosts.missing_from, 'available') ELSE hosts.state END, \
+                 missing_from = CASE WHEN hosts.state = 'missing' AND hosts.maintenance_since IS NULL \
+                     THEN NULL ELSE hosts.missing_from END, \
+                 updated_at = excluded.updated_at, \
+                 last_seen_at = CASE WHEN hosts.last_seen_at > excluded.last_seen_at \
+                     THEN hosts.last_seen_at ELSE excluded.last_seen_at END \
+                 RETURNING id"
+    )
+});
+
+/// The upsert of a host a discovery reported (`h`, its `id` used only if it is new), seen at
+/// `now` by a discovery begun at `discovered_at`; it answers the row's `id`, which is `h.id` only
+/// if this statement added it. What the sync does to each host, in its words above.
+pub(super) fn upsert_discovered<'q>(
+    pod_manager: &'q PodManagerId,
+    h: &'q HostRow,
+    now: Timestamp,
+    discovered_at: Timestamp,
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
+    bind_inventory(
+        sqlx::query(UPSERT_DISCOVERED.as_str())
+            .bind(h.id.as_str())
+            .bind(pod_manager.as_str())
+            .bind(&h.system_id),
+        h,
+    )
+    .bind(now.to_string())
+    .bind(discovered_at.to_string())
+}
+
+/// Binds what a driver reports of a system, `kind` to `power_state` in the order of
+/// `COLUMNS`, to the next parameters of `q`.
 fn bind_inventory<'q>(
     q: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>,
     h: &'q HostRow,

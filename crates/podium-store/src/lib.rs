@@ -13,6 +13,7 @@ mod audit;
 mod backup;
 mod chassis;
 mod claims;
+mod composed;
 mod events;
 mod formats;
 mod grants;
@@ -33,6 +34,7 @@ pub use chassis::{
     BadTree, CHASSIS_DEPTH_MAX, ChassisPlace, ChassisReport, ChassisRow, ChassisSummary,
 };
 pub use claims::{Bind, BindOutcome, ClaimRow, HostCriteria, Spread};
+pub use composed::{Composed, ComposedNodeRow};
 pub use events::{EventHorizon, EventRow};
 pub use grants::GrantRow;
 pub use hosts::{HostRow, SyncSummary, Transition};

@@ -78,6 +78,7 @@ const FILES: &[File] = &[
     migration!("0026_chassis.sql"),
     migration!("0027_chassis_grants_and_claims.sql"),
     migration!("0028_spread.sql"),
+    migration!("0029_composed_nodes.sql"),
 ];
 
 /// The migrator of Podium's schema on `backend`.

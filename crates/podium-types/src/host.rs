@@ -10,6 +10,16 @@ names! {
         #[default]
         System => "system",
         Chassis => "chassis",
+        /// A system Podium composed of resource blocks (or found composed by its service).
+        Composed => "composed",
+    }
+}
+
+impl HostKind {
+    /// Whether hosts of this kind are machines that boot (a system, composed or not), not a
+    /// chassis.
+    pub fn is_machine(self) -> bool {
+        matches!(self, HostKind::System | HostKind::Composed)
     }
 }
 

@@ -493,6 +493,55 @@ pub struct GrantCreate {
     pub chassis: Option<ChassisId>,
 }
 
+/// `POST /v1/pod_managers/{uuid}/composed_nodes`: a node composed of the resource blocks named,
+/// or of blocks Podium picks to meet a requirement; exactly one of `blocks` and `requirement`.
+#[derive(Clone, Debug, Deserialize, serde::Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ComposedNodeCreate {
+    /// The composed system's name: 1 to 63 characters of A-Z, a-z, 0-9, `.`, `_` and `-`.
+    pub name: String,
+    /// The resource blocks, by the driver's ids (`GET /v1/pod_managers/{uuid}/composition`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocks: Option<Vec<String>>,
+    /// What the node must hold at least.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requirement: Option<CompositionRequirement>,
+}
+
+/// What a composed node must hold at least; a field left out asks for none.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, serde::Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CompositionRequirement {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub processors: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cores: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_mib: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drives: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drive_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nics: Option<u32>,
+}
+
+impl CompositionRequirement {
+    /// Whether it asks for nothing.
+    pub fn is_empty(&self) -> bool {
+        [
+            self.processors.map(u64::from),
+            self.cores.map(u64::from),
+            self.memory_mib,
+            self.drives.map(u64::from),
+            self.drive_bytes,
+            self.nics.map(u64::from),
+        ]
+        .iter()
+        .all(|v| v.unwrap_or(0) == 0)
+    }
+}
+
 /// A list that is only paged (`GET /v1/pod_managers/{uuid}/chassis`).
 #[derive(Clone, Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]

@@ -21,9 +21,9 @@ pub(crate) use pod_manager::PodManager;
 
 /// The store's records the app uses as they are.
 pub(crate) use podium_store::{
-    AgentRow, AuditRow, ChassisReport, ChassisRow, ClaimRow, ConfigDriveRow, EventRow, GrantRow,
-    IpAllocationRow, IpPoolRow, OperationRow, PluginRow, SessionRow, StatusChange, TenantRow,
-    TokenRow,
+    AgentRow, AuditRow, ChassisReport, ChassisRow, ClaimRow, Composed, ComposedNodeRow,
+    ConfigDriveRow, EventRow, GrantRow, IpAllocationRow, IpPoolRow, OperationRow, PluginRow,
+    SessionRow, StatusChange, TenantRow, TokenRow,
 };
 /// The store's questions and their answers.
 pub(crate) use podium_store::{

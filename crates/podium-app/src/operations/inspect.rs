@@ -79,7 +79,7 @@ impl Podium {
         host: &Host,
     ) -> Result<Option<(Value, String)>, Error> {
         // A chassis is not a machine that boots: it has no boot NIC to address.
-        if host.kind != podium_types::HostKind::System {
+        if !host.kind.is_machine() {
             return Ok(None);
         }
         let mut pools = Vec::new();

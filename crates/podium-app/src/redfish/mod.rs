@@ -477,7 +477,7 @@ impl Podium {
 /// Whether a host is a computer system (a chassis a driver reports is not one of the service's
 /// systems).
 fn is_system(host: &Host) -> bool {
-    host.kind == podium_types::HostKind::System
+    host.kind.is_machine()
 }
 
 /// Whether a claim in `state` holds its host for its tenant (a claim being released no

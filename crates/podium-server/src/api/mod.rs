@@ -9,6 +9,7 @@ mod audit;
 mod backup;
 mod chassis;
 mod claims;
+mod composition;
 mod console;
 mod error;
 mod events;
@@ -99,6 +100,15 @@ pub(crate) fn routes() -> (Router<Podium>, utoipa::openapi::OpenApi) {
         .routes(routes!(chassis::chassis_list))
         .routes(routes!(chassis::chassis_view))
         .routes(routes!(chassis::granted_chassis_list))
+        .routes(routes!(composition::composition_view))
+        .routes(routes!(
+            composition::composed_node_list,
+            composition::composed_node_create
+        ))
+        .routes(routes!(
+            composition::composed_node_view,
+            composition::composed_node_delete
+        ))
         .routes(routes!(hosts::host_list, hosts::host_create))
         .routes(routes!(hosts::host_view, hosts::host_update))
         .routes(routes!(hosts::host_power))

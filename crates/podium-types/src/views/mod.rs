@@ -9,6 +9,7 @@
 mod audit;
 mod chassis;
 mod claims;
+mod composition;
 mod events;
 mod hosts;
 mod ipam;
@@ -23,6 +24,9 @@ mod tenants;
 pub use audit::AuditEventView;
 pub use chassis::{ChassisRef, ChassisView, GrantedChassisView};
 pub use claims::{AddressView, ClaimView, ClaimedHostView};
+pub use composition::{
+    BlockLimitView, ComposedNodeView, CompositionView, ResourceBlockView, ResourceZoneView,
+};
 pub use events::{
     ClaimEventView, EventView, HostEventView, OperationEventView, ReadyData, ResetData,
 };

@@ -1,0 +1,210 @@
+//! Nodes Podium composed from resource blocks: each is a host (kind `composed`), and this keeps
+//! the zone and the blocks it was composed of.
+
+use podium_types::{ClaimId, HostId, Page, Paged, PodManagerId, Timestamp};
+use sqlx::Row;
+
+use super::{Datastore, HostRow, OperationRow, StoreError, decode, json, moment};
+
+/// A composed node: its host's id, name and system, with what it was composed of.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ComposedNodeRow {
+    pub host_id: HostId,
+    pub pod_manager: PodManagerId,
+    pub name: String,
+    pub system_id: String,
+    pub zone: String,
+    pub blocks: Vec<String>,
+    pub created_at: Timestamp,
+}
+
+const SELECT: &str = "SELECT c.host_id, c.pod_manager, h.name, h.system_id, c.zone, c.blocks, \
+    c.created_at FROM composed_nodes c JOIN hosts h ON h.id = c.host_id";
+
+fn row(r: &sqlx::any::AnyRow) -> Result<ComposedNodeRow, StoreError> {
+    Ok(ComposedNodeRow {
+        host_id: r.try_get::<String, _>("host_id")?.into(),
+        pod_manager: r.try_get::<String, _>("pod_manager")?.into(),
+        name: r.try_get("name")?,
+        system_id: r.try_get("system_id")?,
+        zone: r.try_get("zone")?,
+        blocks: decode("blocks", &r.try_get::<String, _>("blocks")?)?,
+        created_at: moment(r, "created_at")?,
+    })
+}
+
+impl Datastore {
+    /// Adds the host a composition made (`host`, as its driver inspected it) with the zone and
+    /// blocks it was composed of, and the operation that registers it, in one transaction. A
+    /// sync that found the system first has added the host already: that host is kept (and
+    /// its `register`), and its id answered.
+    pub async fn composed_node_add(
+        &self,
+        host: &HostRow,
+        zone: &str,
+        blocks: &[String],
+        register: &OperationRow,
+        now: Timestamp,
+    ) -> Result<HostId, StoreError> {
+        let mut writer = self.writer().await?;
+        let queues = writer.queues(self);
+        let mut tx = writer.begin().await?;
+        let id: String = super::hosts::upsert_discovered(&host.pod_manager, host, now, now)
+            .fetch_one(&mut *tx)
+            .await?
+            .try_get("id")?;
+        if id == host.id.as_str() {
+            super::operations::insert(register, queues)
+                .execute(&mut *tx)
+                .await?;
+        }
+        sqlx::query(
+            "INSERT INTO composed_nodes (host_id, pod_manager, zone, blocks, created_at) \
+             VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind(&id)
+        .bind(host.pod_manager.as_str())
+        .bind(zone)
+        .bind(json(&blocks))
+        .bind(now.to_string())
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(id.into())
+    }
+
+    /// The nodes composed at a pod manager, by host id.
+    pub async fn composed_node_list(
+        &self,
+        pod_manager: &PodManagerId,
+        page: &Page,
+    ) -> Result<Paged<ComposedNodeRow>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "{SELECT} WHERE c.pod_manager = $1 AND c.host_id > $2 ORDER BY c.host_id LIMIT $3"
+        ))
+        .bind(pod_manager.as_str())
+        .bind(page.cursor.as_deref().unwrap_or(""))
+        .bind(i64::from(page.limit) + 1)
+        .fetch_all(&mut *self.reader().await?)
+        .await?;
+        let items = rows.iter().map(row).collect::<Result<Vec<_>, _>>()?;
+        Ok(super::paged(items, page.limit, |c| c.host_id.to_string()))
+    }
+
+    pub async fn composed_node_get(
+        &self,
+        host: &HostId,
+    ) -> Result<Option<ComposedNodeRow>, StoreError> {
+        let r = sqlx::query(&format!("{SELECT} WHERE c.host_id = $1"))
+            .bind(host.as_str())
+            .fetch_optional(&mut *self.reader().await?)
+            .await?;
+        r.as_ref().map(row).transpose()
+    }
+
+    /// Removes a host that was decomposed, with what hangs on it (its labels, operations, NICs,
+    /// config drives, composition), unless a claim holds it: then nothing changes and the claim
+    /// is answered. `Ok(None)` where the host is gone already.
+    pub async fn composed_node_remove(
+        &self,
+        host: &HostId,
+    ) -> Result<Option<Result<(), ClaimId>>, StoreError> {
+        let mut writer = self.writer().await?;
+        let mut tx = writer.begin().await?;
+        let found = sqlx::query("SELECT claim_id FROM hosts WHERE id = $1")
+            .bind(host.as_str())
+            .fetch_optional(&mut *tx)
+            .await?;
+        let Some(found) = found else {
+            return Ok(None);
+        };
+        if let Some(claim) = found.try_get::<Option<String>, _>("claim_id")? {
+            return Ok(Some(Err(claim.into())));
+        }
+        // Children first where no foreign key cascades.
+        for sql in [
+            "DELETE FROM config_drives WHERE host_id = $1",
+            "DELETE FROM hosts WHERE id = $1",
+        ] {
+            sqlx::query(sql)
+                .bind(host.as_str())
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(Some(Ok(())))
+    }
+}
+
+/// A system the composition service says is composed: of which blocks, in which zone.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Composed {
+    pub system_id: String,
+    pub zone: String,
+    pub blocks: Vec<String>,
+}
+
+impl Datastore {
+    /// Makes the composed nodes of `pod_manager` what its composition service says: each host
+    /// whose system is in `composed` is of kind `composed` with those blocks (recorded now if it
+    /// was not), and a host no longer composed is a `system` again, without its record. Answers
+    /// how many hosts changed kind.
+    pub async fn composed_nodes_sync(
+        &self,
+        pod_manager: &PodManagerId,
+        composed: &[Composed],
+        now: Timestamp,
+    ) -> Result<usize, StoreError> {
+        let mut writer = self.writer().await?;
+        let mut tx = writer.begin().await?;
+        let hosts = sqlx::query("SELECT id, system_id, kind FROM hosts WHERE pod_manager = $1")
+            .bind(pod_manager.as_str())
+            .fetch_all(&mut *tx)
+            .await?;
+        let by_system: std::collections::HashMap<&str, &Composed> =
+            composed.iter().map(|c| (c.system_id.as_str(), c)).collect();
+        let mut changed = 0;
+        for h in &hosts {
+            let id: String = h.try_get("id")?;
+            let system: String = h.try_get("system_id")?;
+            let kind: String = h.try_get("kind")?;
+            match by_system.get(system.as_str()) {
+                Some(c) => {
+                    sqlx::query(
+                        "INSERT INTO composed_nodes (host_id, pod_manager, zone, blocks, created_at) \
+                         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (host_id) DO UPDATE SET \
+                         zone = excluded.zone, blocks = excluded.blocks",
+                    )
+                    .bind(&id)
+                    .bind(pod_manager.as_str())
+                    .bind(&c.zone)
+                    .bind(json(&c.blocks))
+                    .bind(now.to_string())
+                    .execute(&mut *tx)
+                    .await?;
+                    if kind != "composed" {
+                        sqlx::query("UPDATE hosts SET kind = 'composed' WHERE id = $1")
+                            .bind(&id)
+                            .execute(&mut *tx)
+                            .await?;
+                        changed += 1;
+                    }
+                }
+                None if kind == "composed" => {
+                    sqlx::query("DELETE FROM composed_nodes WHERE host_id = $1")
+                        .bind(&id)
+                        .execute(&mut *tx)
+                        .await?;
+                    sqlx::query("UPDATE hosts SET kind = 'system' WHERE id = $1")
+                        .bind(&id)
+                        .execute(&mut *tx)
+                        .await?;
+                    changed += 1;
+                }
+                None => {}
+            }
+        }
+        tx.commit().await?;
+        Ok(changed)
+    }
+}

@@ -1,0 +1,365 @@
+//! Composed nodes (issue 42): an admin composes nodes of a pod manager's resource blocks and
+//! decomposes them, against the composition service of `podium_tests::composition`, which starts
+//! from DMTF's `public-composability` mockup unchanged and applies DSP0268's rules itself.
+
+use std::time::Duration;
+
+use podium_tests::composition::{Composition, copy_mockup, edit_json, mockup};
+use podium_tests::sushy::SushyStatic;
+use podium_tests::{Client, TestServer, eventually};
+use podium_types::views::{ComposedNodeView, CompositionView, HostView, List};
+use reqwest::StatusCode;
+use serde_json::json;
+
+const BLOCKS: &str = "/redfish/v1/CompositionService/ResourceBlocks";
+const ZONE_1: &str = "/redfish/v1/CompositionService/ResourceZones/1";
+
+fn block(name: &str) -> String {
+    format!("{BLOCKS}/{name}")
+}
+
+async fn nodes(admin: &Client, pm: &str) -> Vec<ComposedNodeView> {
+    let reply = admin
+        .get(&format!("/v1/pod_managers/{pm}/composed_nodes"))
+        .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+    reply.view::<List<ComposedNodeView>>().items
+}
+
+async fn composition(admin: &Client, pm: &str) -> CompositionView {
+    let reply = admin
+        .get(&format!("/v1/pod_managers/{pm}/composition"))
+        .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+    reply.view()
+}
+
+/// A block's composition state and the systems it is composed into, as Podium reads them.
+async fn block_state(admin: &Client, pm: &str, name: &str) -> (String, Vec<String>) {
+    let service = composition(admin, pm).await;
+    let b = service
+        .blocks
+        .iter()
+        .find(|b| b.id == block(name))
+        .unwrap_or_else(|| panic!("{name} in {:#?}", service.blocks));
+    (b.state.clone(), b.systems.clone())
+}
+
+/// The mockup's three illustrations of `ComposedSystem`'s hardware before and after a change
+/// (before its blocks were composed, after, after a drive block was added): each describes the
+/// compute block's NIC again, with its MAC, as a system of its own.
+const ILLUSTRATIONS: [&str; 3] = [
+    "SystemPreResourceBlock",
+    "SystemAfterResourceBlock",
+    "SystemAfterAddResourceAction",
+];
+
+/// The mockup's composition service behind a pod manager, synced. The service is the mockup but
+/// for its [`ILLUSTRATIONS`], left out of the `Systems` collection: a service holds a NIC once,
+/// and Podium refuses a discovery where two systems report one MAC.
+async fn composing_site() -> (Composition, TestServer, String, tempfile::TempDir) {
+    let folder = tempfile::tempdir().unwrap();
+    copy_mockup(&mockup("public-composability"), folder.path());
+    edit_json(&folder.path().join("Systems/index.json"), |c| {
+        let members = c["Members"].as_array_mut().unwrap();
+        members.retain(|m| {
+            !ILLUSTRATIONS
+                .iter()
+                .any(|s| m["@odata.id"] == format!("/redfish/v1/Systems/{s}"))
+        });
+    });
+    let service = Composition::start(folder.path())
+        .await
+        .expect("the service starts");
+    let server = TestServer::start().await;
+    let pm = server.admin().create_site(service.url()).await;
+    server.admin().sync_all(std::slice::from_ref(&pm)).await;
+    (service, server, pm, folder)
+}
+
+/// The systems the mockup composed are composed nodes of the pod manager; with every compute
+/// block taken, no node fits until one is decomposed; then a requirement is met with the freed
+/// compute block and unused drive blocks of its zone, the node becomes an available host of kind
+/// `composed`, its blocks are composed into its system, and decomposing it frees them.
+#[tokio::test]
+async fn an_admin_composes_a_node_for_a_requirement_and_decomposes_it() {
+    let (_service, server, pm, _folder) = composing_site().await;
+    let admin = server.admin();
+
+    let found = nodes(&admin, &pm).await;
+    let mockups = found
+        .iter()
+        .find(|n| n.system_id == "/redfish/v1/Systems/ComposedSystem")
+        .unwrap_or_else(|| panic!("the mockup's composed system in {found:#?}"))
+        .clone();
+    assert_eq!(
+        mockups.blocks,
+        [
+            block("ComputeBlock1"),
+            block("DriveBlock3"),
+            block("DriveBlock4")
+        ]
+    );
+    assert_eq!(mockups.zone, ZONE_1);
+    let host = admin.get(&format!("/v1/hosts/{}", mockups.id)).await;
+    assert_eq!(host.view::<HostView>().kind.as_str(), "composed");
+
+    let url = format!("/v1/pod_managers/{pm}/composed_nodes");
+    let want = json!({"name": "web-1", "requirement": {"drives": 2}});
+    let none = admin.post(&url, want.clone()).await;
+    assert_eq!(none.status, StatusCode::CONFLICT, "{}", none.text);
+    assert_eq!(none.code(), "no_blocks_fit");
+    assert_eq!(none.field(), "requirement");
+
+    let gone = admin
+        .delete(&format!("/v1/composed_nodes/{}", mockups.id))
+        .await;
+    assert_eq!(gone.status, StatusCode::NO_CONTENT, "{}", gone.text);
+    assert_eq!(
+        admin.get(&format!("/v1/hosts/{}", mockups.id)).await.status,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        block_state(&admin, &pm, "ComputeBlock1").await,
+        ("Unused".to_owned(), vec![])
+    );
+
+    let made = admin.created(&url, want).await.view::<ComposedNodeView>();
+    assert_eq!(made.name, "web-1");
+    assert_eq!(made.zone, ZONE_1);
+    assert_eq!(made.blocks[0], block("ComputeBlock1"));
+    assert!(made.blocks.len() >= 2, "{made:#?}");
+    for b in &made.blocks {
+        let name = b.rsplit('/').next().unwrap();
+        let (state, systems) = block_state(&admin, &pm, name).await;
+        assert_eq!(systems, std::slice::from_ref(&made.system_id), "{name}");
+        // A block that may be shared stays available to further compositions.
+        assert!(
+            ["Composed", "ComposedAndAvailable"].contains(&state.as_str()),
+            "{name}: {state}"
+        );
+    }
+    // Registered and inspected as any host.
+    let host = eventually(
+        Duration::from_secs(60),
+        "the composed node available",
+        || {
+            let admin = &admin;
+            let id = made.id.clone();
+            async move {
+                let host = admin
+                    .get(&format!("/v1/hosts/{id}"))
+                    .await
+                    .view::<HostView>();
+                (host.state.as_str() == "available").then_some(host)
+            }
+        },
+    )
+    .await;
+    assert_eq!(host.kind.as_str(), "composed");
+    assert_eq!(host.name, "web-1");
+    let listed = nodes(&admin, &pm).await;
+    assert!(listed.iter().any(|n| n.id == made.id), "{listed:#?}");
+    // A resync keeps it what it is.
+    admin.sync_all(std::slice::from_ref(&pm)).await;
+    let again = admin
+        .get(&format!("/v1/composed_nodes/{}", made.id))
+        .await
+        .view::<ComposedNodeView>();
+    assert_eq!(again.blocks, made.blocks);
+
+    let gone = admin
+        .delete(&format!("/v1/composed_nodes/{}", made.id))
+        .await;
+    assert_eq!(gone.status, StatusCode::NO_CONTENT, "{}", gone.text);
+    for b in &made.blocks {
+        let name = b.rsplit('/').next().unwrap();
+        assert_eq!(
+            block_state(&admin, &pm, name).await,
+            ("Unused".to_owned(), vec![]),
+            "{name}"
+        );
+    }
+    let missing = admin.get(&format!("/v1/composed_nodes/{}", made.id)).await;
+    assert_eq!(missing.status, StatusCode::NOT_FOUND, "{}", missing.text);
+}
+
+/// Blocks an admin names are checked against the service's rules before anything is sent: each
+/// refusal names `blocks` (or the field at fault) and says why, and nothing is composed.
+#[tokio::test]
+async fn compositions_outside_the_rules_are_refused_naming_the_field() {
+    let (_service, server, pm, _folder) = composing_site().await;
+    let admin = server.admin();
+    let url = format!("/v1/pod_managers/{pm}/composed_nodes");
+    let before = composition(&admin, &pm).await;
+    let cases = [
+        (
+            json!({"name": "n", "blocks": [block("ComputeBlock1")]}),
+            StatusCode::CONFLICT,
+            "blocks",
+            "is composed into /redfish/v1/Systems/ComposedSystem",
+        ),
+        (
+            json!({"name": "n", "blocks": [block("DriveBlock5")]}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "blocks",
+            "0 Compute blocks",
+        ),
+        (
+            json!({"name": "n", "blocks": [block("Nothing")]}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "blocks",
+            "no resource block",
+        ),
+        (
+            json!({"name": "n", "blocks": [block("DriveBlock5"), block("DriveBlock5")]}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "blocks",
+            "twice",
+        ),
+        (
+            json!({"name": "n", "blocks": [block("DriveBlock5"), block("SystemBlock11")]}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "blocks",
+            "share no resource zone",
+        ),
+        (
+            json!({"name": "n", "blocks": [block("DriveBlock5")], "requirement": {"drives": 1}}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "blocks",
+            "not both",
+        ),
+        (
+            json!({"name": "n", "requirement": {}}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "requirement",
+            "at least one",
+        ),
+        (
+            json!({"name": "no spaces", "requirement": {"drives": 1}}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "name",
+            "characters",
+        ),
+    ];
+    for (body, status, field, words) in cases {
+        let reply = admin.post(&url, body.clone()).await;
+        assert_eq!(reply.status, status, "{body}: {}", reply.text);
+        assert_eq!(reply.field(), field, "{body}: {}", reply.text);
+        assert!(reply.message().contains(words), "{body}: {}", reply.text);
+    }
+    assert_eq!(composition(&admin, &pm).await, before, "nothing composed");
+}
+
+/// Two compositions at once for the one compute block free: one node is composed, the other
+/// request is refused as nothing fits; the block is composed once. A node a claim holds is
+/// not decomposed.
+#[tokio::test]
+async fn two_compositions_racing_for_one_block_compose_one_node() {
+    let (_service, server, pm, _folder) = composing_site().await;
+    let admin = server.admin();
+    let mockups = nodes(&admin, &pm)
+        .await
+        .into_iter()
+        .find(|n| n.system_id == "/redfish/v1/Systems/ComposedSystem")
+        .expect("the mockup's composed system");
+    let gone = admin
+        .delete(&format!("/v1/composed_nodes/{}", mockups.id))
+        .await;
+    assert_eq!(gone.status, StatusCode::NO_CONTENT, "{}", gone.text);
+
+    let url = format!("/v1/pod_managers/{pm}/composed_nodes");
+    let (a, b) = tokio::join!(
+        admin.post(&url, json!({"name": "a", "requirement": {"drives": 1}})),
+        admin.post(&url, json!({"name": "b", "requirement": {"drives": 1}})),
+    );
+    let mut statuses = [a.status, b.status];
+    statuses.sort();
+    assert_eq!(
+        statuses,
+        [StatusCode::CREATED, StatusCode::CONFLICT],
+        "{} / {}",
+        a.text,
+        b.text
+    );
+    let (won, lost) = if a.status == StatusCode::CREATED {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    assert_eq!(lost.code(), "no_blocks_fit", "{}", lost.text);
+    let node = won.view::<ComposedNodeView>();
+    assert_eq!(
+        block_state(&admin, &pm, "ComputeBlock1").await,
+        ("Composed".to_owned(), vec![node.system_id.clone()])
+    );
+
+    // A claim on the node: it stays until the claim is released.
+    let labelled = admin
+        .patch(
+            &format!("/v1/hosts/{}", node.id),
+            json!({"labels": {"composed": "yes"}}),
+        )
+        .await;
+    assert_eq!(labelled.status, StatusCode::OK, "{}", labelled.text);
+    let (_, token) = admin.granted_tenant("t", &pm).await;
+    let tenant = server.client(Some(&token));
+    let images = podium_tests::ImageServer::start(vec![0x42; 4096]).await;
+    let claim = tenant
+        .created(
+            "/v1/claims",
+            json!({"pod_manager": pm, "selector": {"composed": "yes"},
+                   "image": {"url": images.url("/os.iso")}, "online": false}),
+        )
+        .await;
+    let claim_id = claim.body["id"].as_str().unwrap().to_owned();
+    eventually(Duration::from_secs(60), "the claim bound", || {
+        let tenant = &tenant;
+        let claim_id = claim_id.clone();
+        async move {
+            let claim = tenant.get(&format!("/v1/claims/{claim_id}")).await;
+            (claim.body["state"] != "pending").then_some(())
+        }
+    })
+    .await;
+    let refused = admin
+        .delete(&format!("/v1/composed_nodes/{}", node.id))
+        .await;
+    assert_eq!(refused.status, StatusCode::CONFLICT, "{}", refused.text);
+    assert_eq!(refused.code(), "host_claimed");
+    assert!(refused.message().contains(&claim_id), "{}", refused.text);
+    assert_eq!(
+        block_state(&admin, &pm, "ComputeBlock1").await.0,
+        "Composed"
+    );
+}
+
+/// A pod manager whose service composes nothing says so, with a 409 naming the capability,
+/// and has no composed nodes.
+#[tokio::test]
+async fn a_pod_manager_that_composes_nothing_says_so() {
+    let bmc = SushyStatic::start(&mockup("public-bladed"))
+        .await
+        .expect("sushy-static starts");
+    let server = TestServer::start().await;
+    let admin = server.admin();
+    let pm = admin.create_site(&bmc.url()).await;
+    admin.sync_all(std::slice::from_ref(&pm)).await;
+    let read = admin
+        .get(&format!("/v1/pod_managers/{pm}/composition"))
+        .await;
+    assert_eq!(read.status, StatusCode::CONFLICT, "{}", read.text);
+    assert_eq!(read.code(), "composition_unsupported");
+    let compose = admin
+        .post(
+            &format!("/v1/pod_managers/{pm}/composed_nodes"),
+            json!({"name": "n", "requirement": {"cores": 1}}),
+        )
+        .await;
+    assert_eq!(compose.status, StatusCode::CONFLICT, "{}", compose.text);
+    assert_eq!(compose.code(), "composition_unsupported");
+    assert!(nodes(&admin, &pm).await.is_empty());
+    let unknown = podium_types::HostId::generate();
+    let reply = admin.delete(&format!("/v1/composed_nodes/{unknown}")).await;
+    assert_eq!(reply.status, StatusCode::NOT_FOUND, "{}", reply.text);
+}
