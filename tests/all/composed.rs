@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use podium_tests::composition::{Composition, copy_mockup, edit_json, mockup};
+use podium_tests::composition::{Composition, composable, mockup};
 use podium_tests::sushy::SushyStatic;
 use podium_tests::{Client, TestServer, eventually};
 use podium_types::views::{ComposedNodeView, CompositionView, HostView, List};
@@ -45,29 +45,10 @@ async fn block_state(admin: &Client, pm: &str, name: &str) -> (String, Vec<Strin
     (b.state.clone(), b.systems.clone())
 }
 
-/// The mockup's three illustrations of `ComposedSystem`'s hardware before and after a change
-/// (before its blocks were composed, after, after a drive block was added): each describes the
-/// compute block's NIC again, with its MAC, as a system of its own.
-const ILLUSTRATIONS: [&str; 3] = [
-    "SystemPreResourceBlock",
-    "SystemAfterResourceBlock",
-    "SystemAfterAddResourceAction",
-];
-
-/// The mockup's composition service behind a pod manager, synced. The service is the mockup but
-/// for its [`ILLUSTRATIONS`], left out of the `Systems` collection: a service holds a NIC once,
-/// and Podium refuses a discovery where two systems report one MAC.
+/// The mockup's composition service behind a pod manager, synced (the mockup as
+/// [`composable`] serves it).
 async fn composing_site() -> (Composition, TestServer, String, tempfile::TempDir) {
-    let folder = tempfile::tempdir().unwrap();
-    copy_mockup(&mockup("public-composability"), folder.path());
-    edit_json(&folder.path().join("Systems/index.json"), |c| {
-        let members = c["Members"].as_array_mut().unwrap();
-        members.retain(|m| {
-            !ILLUSTRATIONS
-                .iter()
-                .any(|s| m["@odata.id"] == format!("/redfish/v1/Systems/{s}"))
-        });
-    });
+    let folder = composable();
     let service = Composition::start(folder.path())
         .await
         .expect("the service starts");

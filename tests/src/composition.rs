@@ -847,3 +847,30 @@ pub fn edit_json(file: &Path, change: impl FnOnce(&mut Value)) {
     change(&mut value);
     std::fs::write(file, serde_json::to_vec_pretty(&value).unwrap()).unwrap();
 }
+
+/// The mockup's three illustrations of `ComposedSystem`'s hardware before and after a change
+/// (before its blocks were composed, after, after a drive block was added): each describes the
+/// compute block's NIC again, with its MAC, as a system of its own.
+pub const ILLUSTRATIONS: [&str; 3] = [
+    "SystemPreResourceBlock",
+    "SystemAfterResourceBlock",
+    "SystemAfterAddResourceAction",
+];
+
+/// `public-composability` as a service Podium discovers: the mockup but for its
+/// [`ILLUSTRATIONS`], left out of the `Systems` collection (a service holds a NIC once, and
+/// Podium refuses a discovery where two systems report one MAC). A copy, in a folder that goes
+/// when dropped.
+pub fn composable() -> tempfile::TempDir {
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    copy_mockup(&mockup("public-composability"), folder.path());
+    edit_json(&folder.path().join("Systems/index.json"), |c| {
+        let members = c["Members"].as_array_mut().expect("the members");
+        members.retain(|m| {
+            !ILLUSTRATIONS
+                .iter()
+                .any(|s| m["@odata.id"] == format!("/redfish/v1/Systems/{s}"))
+        });
+    });
+    folder
+}
