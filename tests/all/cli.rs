@@ -840,3 +840,85 @@ async fn chassis_tree_draws_a_pod_managers_enclosure_and_blades() {
     let shown = cli.json(&["chassis", "show", blade]).await;
     assert_eq!(shown, listed[1]);
 }
+
+/// `podium composed`: the blocks of a pod manager named by its name, a node composed of blocks
+/// named and of a requirement (refused while nothing fits, with the API's words), listed, shown
+/// and decomposed.
+#[tokio::test]
+async fn composed_nodes_are_composed_listed_and_decomposed_from_the_cli() {
+    let folder = podium_tests::composition::composable();
+    let service = podium_tests::composition::Composition::start(folder.path())
+        .await
+        .expect("the service starts");
+    let server = TestServer::start().await;
+    let admin = server.admin();
+    let pm = admin
+        .created(
+            "/v1/pod_managers",
+            json!({"name": "rsd", "url": service.url()}),
+        )
+        .await
+        .body["uuid"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    admin.sync_all(std::slice::from_ref(&pm)).await;
+    let cli = Cli::new();
+    cli.run(&["login", &server.url], &format!("{ADMIN_TOKEN}\n"), None)
+        .await;
+    let blocks = cli.json(&["composed", "blocks", "rsd"]).await;
+    assert_eq!(blocks["blocks"].as_array().unwrap().len(), 12, "{blocks}");
+    let table = cli.ok(&["composed", "blocks", "rsd"]).await;
+    assert!(table.contains("ComputeBlock1"), "{table}");
+
+    // Every compute block is composed: nothing fits, and the CLI says why.
+    let refused = cli
+        .run(
+            &["composed", "create", "rsd", "web-1", "--drives", "1"],
+            "",
+            None,
+        )
+        .await;
+    assert!(!refused.status.success());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("no resource zone has free blocks"), "{err}");
+
+    let nodes = cli.json(&["composed", "list", "rsd"]).await;
+    let mockups = nodes
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["system_id"] == "/redfish/v1/Systems/ComposedSystem")
+        .unwrap_or_else(|| panic!("{nodes}"))["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let gone = cli.run(&["composed", "delete", &mockups], "", None).await;
+    let err = String::from_utf8_lossy(&gone.stderr);
+    assert!(gone.status.success() && err.contains("decomposed"), "{err}");
+
+    let made = cli
+        .json(&[
+            "composed",
+            "create",
+            "rsd",
+            "web-1",
+            "--block",
+            "/redfish/v1/CompositionService/ResourceBlocks/ComputeBlock1",
+            "--block",
+            "/redfish/v1/CompositionService/ResourceBlocks/DriveBlock5",
+        ])
+        .await;
+    assert_eq!(made["name"], "web-1");
+    let id = made["id"].as_str().unwrap();
+    let shown = cli.json(&["composed", "show", id]).await;
+    assert_eq!(shown["blocks"], made["blocks"]);
+    let listed = cli.ok(&["composed", "list", &pm]).await;
+    assert!(listed.contains("web-1"), "{listed}");
+    let gone = cli.run(&["composed", "delete", id], "", None).await;
+    assert!(
+        gone.status.success(),
+        "{}",
+        String::from_utf8_lossy(&gone.stderr)
+    );
+}

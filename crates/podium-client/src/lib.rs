@@ -15,6 +15,7 @@ mod backup;
 mod chassis;
 mod claim;
 mod client;
+mod composed;
 mod events;
 mod grant;
 mod host;
@@ -73,6 +74,9 @@ enum Command {
     /// grant reaches).
     #[command(subcommand)]
     Chassis(chassis::ChassisCommand),
+    /// Resource blocks and the nodes composed of them (admin).
+    #[command(subcommand)]
+    Composed(composed::ComposedCommand),
     /// Tenants and their tokens (admin).
     #[command(subcommand)]
     Tenant(tenant::TenantCommand),
@@ -156,6 +160,7 @@ async fn resolve_names(url: Option<&str>, command: &mut Command) -> anyhow::Resu
         Command::Podm(cmd) => cmd.names(),
         Command::Host(cmd) => cmd.names(),
         Command::Chassis(cmd) => cmd.names(),
+        Command::Composed(cmd) => cmd.names(),
         Command::Tenant(cmd) => cmd.names(),
         Command::Grant(cmd) => cmd.names(),
         Command::Claim(cmd) => cmd.names(),
@@ -193,6 +198,7 @@ async fn run(url: Option<&str>, format: Format, mut command: Command) -> anyhow:
         Command::Podm(cmd) => podm::run(url, format, cmd).await,
         Command::Host(cmd) => host::run(url, format, cmd).await,
         Command::Chassis(cmd) => chassis::run(url, format, cmd).await,
+        Command::Composed(cmd) => composed::run(url, format, cmd).await,
         Command::Tenant(cmd) => tenant::run(url, format, cmd).await,
         Command::Grant(cmd) => grant::run(url, format, cmd).await,
         Command::Claim(cmd) => claim::run(url, format, cmd).await,
