@@ -344,3 +344,29 @@ async fn a_pod_manager_that_composes_nothing_says_so() {
     let reply = admin.delete(&format!("/v1/composed_nodes/{unknown}")).await;
     assert_eq!(reply.status, StatusCode::NOT_FOUND, "{}", reply.text);
 }
+
+/// A decomposition the service does not answer fails with the reason, and leaves the node as it
+/// was: listed, its host out of maintenance (the hold that kept claims off it during the call
+/// ends).
+#[tokio::test]
+async fn a_decomposition_that_fails_leaves_the_node_as_it_was() {
+    let (service, server, pm, _folder) = composing_site().await;
+    let admin = server.admin();
+    let node = nodes(&admin, &pm)
+        .await
+        .into_iter()
+        .find(|n| n.system_id == "/redfish/v1/Systems/ComposedSystem")
+        .expect("the mockup's composed system");
+    drop(service);
+    let failed = admin
+        .delete(&format!("/v1/composed_nodes/{}", node.id))
+        .await;
+    assert_eq!(failed.status, StatusCode::BAD_GATEWAY, "{}", failed.text);
+    assert_eq!(failed.code(), "endpoint_unreachable", "{}", failed.text);
+    let host = admin
+        .get(&format!("/v1/hosts/{}", node.id))
+        .await
+        .view::<HostView>();
+    assert!(host.maintenance.is_none(), "{host:#?}");
+    assert!(nodes(&admin, &pm).await.iter().any(|n| n.id == node.id));
+}

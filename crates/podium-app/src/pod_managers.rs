@@ -477,6 +477,9 @@ impl Podium {
     ) -> Result<SyncSummary, Error> {
         let pm = self.pod_manager_load(uuid).await?;
         let driver = self.pod_manager_driver(&pm).await?;
+        // The whole sync under the compose lock: a node composed or decomposed while the
+        // systems are read would be marked missing, or added again, by what was read before.
+        let composing = self.compose_lock(uuid).await;
         let discovered_at = podium_types::Timestamp::now();
         let systems = driver.call().discover().await.map_err(Error::from)?;
         let hosts: Vec<_> = systems.iter().map(crate::data::host_from_system).collect();
@@ -498,6 +501,7 @@ impl Podium {
             .await?;
         self.chassis_sync(&pm.name, uuid, &driver).await;
         self.composition_sync(&pm, &driver).await;
+        drop(composing);
         if own_bmcs == OwnBmcs::Read {
             self.hosts_with_bmc_refresh(&pm).await?;
         }

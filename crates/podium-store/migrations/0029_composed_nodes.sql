@@ -1,6 +1,6 @@
--- Nodes Podium composed from a pod manager's resource blocks (issue 42). Each is a host (of kind
--- `composed`, as its driver reports it); this row keeps the zone and the blocks it was composed
--- of. It goes with its host.
+-- Composed nodes (issue 42): the systems a pod manager's composition service composed of its
+-- resource blocks, by Podium or not. Each is a host, which Podium gives the kind `composed`; this
+-- row keeps the zone and the blocks it was composed of. It goes with its host.
 CREATE TABLE composed_nodes (
     host_id     TEXT PRIMARY KEY REFERENCES hosts (id) ON DELETE CASCADE,
     pod_manager TEXT NOT NULL REFERENCES pod_managers (uuid) ON DELETE CASCADE,

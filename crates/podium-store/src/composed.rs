@@ -1,7 +1,7 @@
 //! Nodes Podium composed from resource blocks: each is a host (kind `composed`), and this keeps
 //! the zone and the blocks it was composed of.
 
-use podium_types::{ClaimId, HostId, Page, Paged, PodManagerId, Timestamp};
+use podium_types::{ClaimId, HostId, HostState, Page, Paged, PodManagerId, Timestamp};
 use sqlx::Row;
 
 use super::{Datastore, HostRow, OperationRow, StoreError, decode, json, moment};
@@ -13,13 +13,15 @@ pub struct ComposedNodeRow {
     pub pod_manager: PodManagerId,
     pub name: String,
     pub system_id: String,
+    /// Its host's state.
+    pub state: HostState,
     pub zone: String,
     pub blocks: Vec<String>,
     pub created_at: Timestamp,
 }
 
-const SELECT: &str = "SELECT c.host_id, c.pod_manager, h.name, h.system_id, c.zone, c.blocks, \
-    c.created_at FROM composed_nodes c JOIN hosts h ON h.id = c.host_id";
+const SELECT: &str = "SELECT c.host_id, c.pod_manager, h.name, h.system_id, h.state, c.zone, \
+    c.blocks, c.created_at FROM composed_nodes c JOIN hosts h ON h.id = c.host_id";
 
 fn row(r: &sqlx::any::AnyRow) -> Result<ComposedNodeRow, StoreError> {
     Ok(ComposedNodeRow {
@@ -27,6 +29,10 @@ fn row(r: &sqlx::any::AnyRow) -> Result<ComposedNodeRow, StoreError> {
         pod_manager: r.try_get::<String, _>("pod_manager")?.into(),
         name: r.try_get("name")?,
         system_id: r.try_get("system_id")?,
+        state: r
+            .try_get::<String, _>("state")?
+            .parse()
+            .map_err(|e| StoreError::Corrupt(format!("a stored host state: {e}")))?,
         zone: r.try_get("zone")?,
         blocks: decode("blocks", &r.try_get::<String, _>("blocks")?)?,
         created_at: moment(r, "created_at")?,
@@ -36,8 +42,9 @@ fn row(r: &sqlx::any::AnyRow) -> Result<ComposedNodeRow, StoreError> {
 impl Datastore {
     /// Adds the host a composition made (`host`, as its driver inspected it) with the zone and
     /// blocks it was composed of, and the operation that registers it, in one transaction. A
-    /// sync that found the system first has added the host already: that host is kept (and
-    /// its `register`), and its id answered.
+    /// sync that found the system first (another process's) has added the host, and maybe its
+    /// record, already: that host is kept (and its `register`), its record made this one, and
+    /// its id answered.
     pub async fn composed_node_add(
         &self,
         host: &HostRow,
@@ -60,7 +67,8 @@ impl Datastore {
         }
         sqlx::query(
             "INSERT INTO composed_nodes (host_id, pod_manager, zone, blocks, created_at) \
-             VALUES ($1, $2, $3, $4, $5)",
+             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (host_id) DO UPDATE SET \
+             zone = excluded.zone, blocks = excluded.blocks",
         )
         .bind(&id)
         .bind(host.pod_manager.as_str())
@@ -100,6 +108,66 @@ impl Datastore {
             .fetch_optional(&mut *self.reader().await?)
             .await?;
         r.as_ref().map(row).transpose()
+    }
+
+    /// Keeps a composed node's host from being claimed while its system is decomposed: puts it in
+    /// maintenance for `reason`, in one conditional write, unless a claim holds it (a bind takes
+    /// only a host out of maintenance, in a conditional write of its own, so one of the two
+    /// wins). Answers whether this call put it in maintenance (`false`: it was already), or the
+    /// claim that holds it; `None` where the host is gone.
+    pub async fn composed_node_hold(
+        &self,
+        host: &HostId,
+        reason: &str,
+        now: Timestamp,
+    ) -> Result<Option<Result<bool, ClaimId>>, StoreError> {
+        let mut writer = self.writer().await?;
+        let held = sqlx::query(
+            "UPDATE hosts SET maintenance_since = $2, maintenance_reason = $3, updated_at = $2 \
+             WHERE id = $1 AND claim_id IS NULL AND maintenance_since IS NULL",
+        )
+        .bind(host.as_str())
+        .bind(now.to_string())
+        .bind(reason)
+        .execute(&mut *writer)
+        .await?
+        .rows_affected();
+        if held == 1 {
+            return Ok(Some(Ok(true)));
+        }
+        let found = sqlx::query("SELECT claim_id FROM hosts WHERE id = $1")
+            .bind(host.as_str())
+            .fetch_optional(&mut *writer)
+            .await?;
+        let Some(found) = found else {
+            return Ok(None);
+        };
+        Ok(Some(
+            match found.try_get::<Option<String>, _>("claim_id")? {
+                Some(claim) => Err(claim.into()),
+                None => Ok(false),
+            },
+        ))
+    }
+
+    /// Ends the maintenance [`composed_node_hold`](Self::composed_node_hold) began for `reason`
+    /// (a decomposition that failed), and none other.
+    pub async fn composed_node_unhold(
+        &self,
+        host: &HostId,
+        reason: &str,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE hosts SET maintenance_since = NULL, maintenance_reason = NULL, updated_at = $3 \
+             WHERE id = $1 AND maintenance_reason = $2",
+        )
+        .bind(host.as_str())
+        .bind(reason)
+        .bind(now.to_string())
+        .execute(&mut *self.writer().await?)
+        .await?;
+        Ok(())
     }
 
     /// Removes a host that was decomposed, with what hangs on it (its labels, operations, NICs,

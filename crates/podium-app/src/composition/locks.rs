@@ -1,11 +1,12 @@
-//! The in-process lock of each pod manager's compositions.
+//! The in-process lock of each pod manager: its compositions, decompositions and syncs.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use podium_types::PodManagerId;
 
-/// One lock per pod manager, held while a node of it is picked and composed.
+/// One lock per pod manager, held while a node of it is composed or decomposed, and while it
+/// syncs.
 #[derive(Debug, Default)]
 pub(crate) struct ComposeLocks(Mutex<HashMap<PodManagerId, Arc<tokio::sync::Mutex<()>>>>);
 

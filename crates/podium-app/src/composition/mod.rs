@@ -3,9 +3,10 @@
 //! system becomes a host of the pod manager (kind `composed`), registered and inspected as any
 //! host; deleting the node decomposes it and frees its blocks.
 //!
-//! One composition of a pod manager at a time in this process (its blocks are read, picked and
-//! composed under one lock), so two requests never pick one block; the service itself refuses a
-//! block composed meanwhile (another process, another client), and that refusal names the block.
+//! A pod manager's compositions, decompositions and syncs run one at a time in this process,
+//! under one lock: two requests never pick one block, and a sync never reads the systems before
+//! a composition or decomposition and writes them after it. The service itself refuses a block
+//! composed meanwhile (another process, another client), and that refusal names the block.
 
 pub(crate) mod locks;
 mod pick;
@@ -27,12 +28,9 @@ impl Podium {
     /// Reads the pod manager's composition service after a sync of its systems, and makes its
     /// composed nodes what the service says: each system a block is composed into is a host of
     /// kind `composed`, with its blocks. A driver without composition leaves them as they are;
-    /// so does a failure, which is logged (the sync it follows has succeeded).
+    /// so does a failure, which is logged (the sync it follows has succeeded). The caller holds
+    /// the pod manager's compose lock ([`Podium::compose_lock`]) for the whole sync.
     pub(crate) async fn composition_sync(&self, pm: &PodManager, driver: &Driver<'_>) {
-        // Not while a node of the pod manager is being composed: what this reads before the
-        // composition would unmake the node recorded after it.
-        let lock = self.inner.compose_locks.of(&pm.uuid);
-        let _held = lock.lock().await;
         let service = match driver.call().read_composition().await {
             Ok(service) => service,
             Err(CallError::Plugin {
@@ -109,8 +107,7 @@ impl Podium {
         };
         let pm = self.pod_manager_load(uuid).await?;
         let driver = self.pod_manager_driver(&pm).await?;
-        let lock = self.inner.compose_locks.of(uuid);
-        let _held = lock.lock().await;
+        let _held = self.compose_lock(uuid).await;
         let service = read(&pm, &driver).await?;
         let picked = match wanted {
             Wanted::Blocks(named) => {
@@ -145,13 +142,28 @@ impl Podium {
                     field: "blocks".into(),
                     message: format!("the service refused the composition: {message}"),
                 },
+                CallError::Plugin {
+                    error: PluginError::InvalidInput(message),
+                    ..
+                } => Error::invalid(
+                    "blocks",
+                    format!("the service refused the composition: {message}"),
+                ),
                 other => Error::from(other),
             })?;
         tracing::info!(pod_manager = %pm.name, system = %system_id, zone = %picked.zone, blocks = ?picked.blocks, "composed a node");
-        // The blocks are the node's now: a failure from here leaves the system composed, and
-        // the next sync adds it as a host of kind `composed` (without this record of its
-        // blocks; the service keeps them).
-        let system = driver.call().inspect(&system_id).await?;
+        // A system that cannot be read back is decomposed again (a client would compose another
+        // when it tries again); a failure to record it leaves it composed, and the next sync
+        // adds it as a composed node.
+        let system = match driver.call().inspect(&system_id).await {
+            Ok(system) => system,
+            Err(e) => {
+                if let Err(undone) = driver.call().decompose(&system_id).await {
+                    tracing::warn!(pod_manager = %pm.name, system = %system_id, error = %undone, "cannot decompose a node whose system cannot be read");
+                }
+                return Err(Error::from(e));
+            }
+        };
         let mut host = crate::data::host_from_system(&system);
         host.pod_manager = uuid.clone();
         host.kind = podium_types::HostKind::Composed;
@@ -179,15 +191,7 @@ impl Podium {
         caller.require_admin_read()?;
         self.pod_manager_load(uuid).await?;
         let paged = self.datastore().composed_node_list(uuid, &page).await?;
-        let mut items = Vec::with_capacity(paged.items.len());
-        for row in paged.items {
-            let state = self.host_state(&row.host_id).await?;
-            items.push(node(row, state));
-        }
-        Ok(List {
-            items,
-            next: paged.next,
-        })
+        Ok(List::of(paged, node))
     }
 
     pub async fn composed_node_view(
@@ -201,13 +205,13 @@ impl Podium {
             .composed_node_get(id)
             .await?
             .ok_or_else(|| Error::not_found("composed node", id))?;
-        let state = self.host_state(id).await?;
-        Ok(node(row, state))
+        Ok(node(row))
     }
 
     /// Decomposes a node (its blocks are free again) and removes its host. A node a claim
-    /// holds is refused, naming the claim; a system the service no longer has is decomposed
-    /// already.
+    /// holds is refused, naming the claim; while the service decomposes it, its host is in
+    /// maintenance, so no claim takes it meanwhile (ended if the decomposition fails). A system
+    /// the service no longer has is decomposed already.
     pub async fn composed_node_delete(&self, caller: &Caller, id: &HostId) -> Result<(), Error> {
         caller.require_admin()?;
         let row = self
@@ -215,13 +219,20 @@ impl Podium {
             .composed_node_get(id)
             .await?
             .ok_or_else(|| Error::not_found("composed node", id))?;
-        if let Some(host) = self.datastore().host_get(id).await?
-            && let Some(claim) = host.claim_id
-        {
-            return Err(claimed(&claim));
-        }
         let pm = self.pod_manager_load(&row.pod_manager).await?;
         let driver = self.pod_manager_driver(&pm).await?;
+        // Not while the pod manager syncs: a discovery read before the decomposition would add
+        // the system again after it.
+        let _locked = self.compose_lock(&row.pod_manager).await;
+        let held = match self
+            .datastore()
+            .composed_node_hold(id, DECOMPOSING, Timestamp::now())
+            .await?
+        {
+            None => return Err(Error::not_found("composed node", id)),
+            Some(Err(claim)) => return Err(claimed(&claim)),
+            Some(Ok(held)) => held,
+        };
         match driver.call().decompose(&row.system_id).await {
             Ok(()) => {}
             Err(CallError::Plugin {
@@ -230,24 +241,39 @@ impl Podium {
             }) => {
                 tracing::info!(pod_manager = %pm.name, system = %row.system_id, "the composed system was gone already");
             }
-            Err(e) => return Err(Error::from(e)),
+            Err(e) => {
+                if held
+                    && let Err(unheld) = self
+                        .datastore()
+                        .composed_node_unhold(id, DECOMPOSING, Timestamp::now())
+                        .await
+                {
+                    tracing::warn!(host = %id, error = %unheld, "cannot end the maintenance of a node whose decomposition failed");
+                }
+                return Err(Error::from(e));
+            }
         }
         tracing::info!(pod_manager = %pm.name, system = %row.system_id, "decomposed a node");
         match self.datastore().composed_node_remove(id).await? {
-            // A claim bound the host while the service decomposed it: the claim keeps a host
-            // whose system is gone (its operations fail, as for a system removed at the BMC).
+            // Held in maintenance, the host cannot have been claimed meanwhile.
             Some(Err(claim)) => Err(claimed(&claim)),
-            Some(Ok(())) | None => Ok(()),
+            Some(Ok(())) | None => {
+                // The host's addresses (DHCP-less, from its inspection) go with it.
+                self.ip_release_gone_hosts().await?;
+                Ok(())
+            }
         }
     }
+}
 
-    async fn host_state(&self, id: &HostId) -> Result<podium_types::HostState, Error> {
-        Ok(self
-            .datastore()
-            .host_get(id)
-            .await?
-            .ok_or_else(|| Error::not_found("host", id))?
-            .state)
+/// The maintenance reason of a node's host while its system is decomposed.
+const DECOMPOSING: &str = "being decomposed";
+
+impl Podium {
+    /// The pod manager's compose lock: held by a composition, a decomposition and a sync of the
+    /// pod manager, so that each sees the others' work whole.
+    pub(crate) async fn compose_lock(&self, pm: &PodManagerId) -> tokio::sync::OwnedMutexGuard<()> {
+        self.inner.compose_locks.of(pm).lock_owned().await
     }
 }
 
@@ -278,13 +304,13 @@ async fn read(pm: &PodManager, driver: &Driver<'_>) -> Result<CompositionService
     })
 }
 
-fn node(row: ComposedNodeRow, state: podium_types::HostState) -> ComposedNodeView {
+fn node(row: ComposedNodeRow) -> ComposedNodeView {
     ComposedNodeView {
         id: row.host_id,
         pod_manager: row.pod_manager,
         name: row.name,
         system_id: row.system_id,
-        state,
+        state: row.state,
         zone: row.zone,
         blocks: row.blocks,
         created_at: row.created_at,

@@ -255,7 +255,9 @@ fn fill<'a>(
         chosen.push(b);
         held.add(Held::of(b));
     };
-    // The minimums first, with the smallest blocks of each type.
+    // The minimums first: of each type, the block that brings most of the requirement (a
+    // compute block of 16 cores for 12, where the limit is one compute block), the smallest
+    // among equals.
     for limit in &service.limits {
         let Some(min) = limit.min else { continue };
         while (chosen
@@ -264,33 +266,43 @@ fn fill<'a>(
             .count() as u32)
             < min
         {
-            let next = free.iter().find(|b| {
-                b.block_types.contains(&limit.block_type)
-                    && !chosen.iter().any(|c| c.id == b.id)
-                    && within_max(service, &chosen, b)
+            let next = best_gain(free, &chosen, held, need, |b| {
+                b.block_types.contains(&limit.block_type) && within_max(service, &chosen, b)
             })?;
             take(next, &mut chosen, &mut held);
         }
     }
     while !held.meets(need) {
-        let next = free
-            .iter()
-            .filter(|b| !chosen.iter().any(|c| c.id == b.id) && within_max(service, &chosen, b))
-            .map(|b| (held.gain(Held::of(b), need), b))
-            .filter(|(gain, _)| *gain > 0.0)
-            // The first of the largest gains: `free` is smallest first.
-            .fold(
-                None::<(f64, &&ResourceBlock)>,
-                |best, (gain, b)| match best {
-                    Some((g, _)) if g >= gain => best,
-                    _ => Some((gain, b)),
-                },
-            )?;
-        take(next.1, &mut chosen, &mut held);
+        let next = best_gain(free, &chosen, held, need, |b| {
+            held.gain(Held::of(b), need) > 0.0 && within_max(service, &chosen, b)
+        })?;
+        take(next, &mut chosen, &mut held);
     }
     broken_limit(service, &chosen, true)
         .is_none()
         .then_some(chosen)
+}
+
+/// Of the blocks of `free` (smallest first) not chosen yet that `fits` takes, the first of
+/// those that bring most of what `held` still lacks.
+fn best_gain<'a>(
+    free: &[&'a ResourceBlock],
+    chosen: &[&ResourceBlock],
+    held: Held,
+    need: &CompositionRequirement,
+    fits: impl Fn(&ResourceBlock) -> bool,
+) -> Option<&'a ResourceBlock> {
+    free.iter()
+        .filter(|b| !chosen.iter().any(|c| c.id == b.id) && fits(b))
+        .map(|b| (held.gain(Held::of(b), need), *b))
+        .fold(
+            None::<(f64, &ResourceBlock)>,
+            |best, (gain, b)| match best {
+                Some((g, _)) if g >= gain => best,
+                _ => Some((gain, b)),
+            },
+        )
+        .map(|(_, b)| b)
 }
 
 /// Whether `chosen` and `block` keep within every maximum.
@@ -459,6 +471,32 @@ mod tests {
             ["c1", "n1", "d2", "d1"],
             "the NIC brings all it lacks, then the most drives"
         );
+    }
+
+    /// With one compute block a system, the one that has the cores asked for is taken, not the
+    /// smallest.
+    #[test]
+    fn a_minimum_is_met_with_the_block_the_requirement_needs() {
+        let mut s = service();
+        s.blocks.push(block(
+            "c3",
+            &[BlockType::Compute],
+            &["z1"],
+            compute(16, 65536),
+        ));
+        let picked = pick(
+            &s,
+            &need(|n| {
+                n.cores = Some(12);
+                n.drives = Some(1);
+            }),
+        )
+        .unwrap();
+        assert_eq!(picked.zone, "z1");
+        assert_eq!(picked.blocks, ["c3", "d1"]);
+        // Asking for no cores, the smallest compute block.
+        let picked = pick(&s, &need(|n| n.drives = Some(1))).unwrap();
+        assert_eq!(picked.blocks, ["c1", "d1"]);
     }
 
     #[test]
