@@ -15,12 +15,18 @@
 //!   fewer compositions than its `MaxCompositions` (`ComposedAndAvailable`), and not reserved.
 //!   Every block must be in one zone the capabilities offer (its `Links.RelatedItem`), and the
 //!   blocks must keep within `@Redfish.ResourceBlockLimits` (`MinCompute`, `MaxStorage`, ...,
-//!   counted by `ResourceBlockType`). The composed system (`SystemType: Composed`, powered off)
-//!   links its blocks, and its `Processors`, `Memory`, `EthernetInterfaces` and
+//!   counted by `ResourceBlockType`). The composed system (`SystemType: Composed`, powered off,
+//!   with the `ProcessorSummary` and `MemorySummary` a BMC computes from its blocks' CPUs and
+//!   memory modules, which the mockup's own composed systems lack) links its blocks, and its `Processors`, `Memory`, `EthernetInterfaces` and
 //!   `Storage` (one storage, holding the blocks' drives) link the blocks' own resources, as the
 //!   mockup's `ComposedSystem` does. Each block counts the composition, links the system, and is
 //!   `Composed` (or `ComposedAndAvailable` while it may be shared further). The answer is 201
 //!   with `Location` and the system.
+//! - **The `Compose` action**, where the mockup's `CompositionService` advertises one
+//!   (`public-compose-action`), at its target as given: a `Manifest` of `ComposeSystem` stanzas,
+//!   `RequestType` `Apply`, each stanza's `Request` composed as above, all or none; the answer
+//!   gives each stanza its `Response`, the system. Capabilities that name no zone
+//!   (`RelatedItem: []`, as in that mockup) hold for every zone.
 //! - **Decompose** (`DELETE` of a composed system): the blocks are freed (`Unused` once no
 //!   composition holds them), the system and its collections are gone: 204. A system that is
 //!   not composed cannot be deleted: 405.
@@ -86,6 +92,14 @@ impl Composition {
         &self.url
     }
 
+    /// How many `Compose` actions the service applied.
+    pub fn compose_actions(&self) -> u64 {
+        self.state
+            .lock()
+            .expect("composition state poisoned")
+            .actions_applied
+    }
+
     /// The resource at `path` as served now.
     pub fn resource(&self, path: &str) -> Option<Value> {
         let resources = self.state.lock().expect("composition state poisoned");
@@ -107,6 +121,8 @@ struct Resources {
     /// `$metadata` (CSDL) where the mockup has it.
     metadata: Option<String>,
     composed: u64,
+    /// How many `Compose` actions were applied.
+    actions_applied: u64,
 }
 
 impl Resources {
@@ -149,6 +165,7 @@ impl Resources {
             by_path,
             metadata,
             composed: 0,
+            actions_applied: 0,
         })
     }
 
@@ -173,8 +190,98 @@ impl Resources {
             .as_str()
             .and_then(|path| self.get(path))
             .ok_or_else(none)?;
-        let zones = links(&use_case["Links"]["RelatedItem"]);
+        // Capabilities that name no zone (`public-compose-action`) hold for every zone.
+        let mut zones = links(&use_case["Links"]["RelatedItem"]);
+        if zones.is_empty() {
+            zones = links(
+                &self
+                    .get(&format!("{ROOT}/CompositionService/ResourceZones"))
+                    .map_or(Value::Null, |c| c["Members"].clone()),
+            );
+        }
         Ok((capabilities, zones))
+    }
+
+    /// The path of the `CompositionService.Compose` action's target, as the service advertises
+    /// it (taken as given: `public-compose-action` misspells it `CompostionService`).
+    fn compose_target(&self) -> Option<String> {
+        self.get(&format!("{ROOT}/CompositionService"))?["Actions"]["#CompositionService.Compose"]
+            ["target"]
+            .as_str()
+            .map(|t| t.trim_end_matches('/').to_owned())
+    }
+
+    /// The `Compose` action (DSP0268): `RequestType` one of its action info's allowable values,
+    /// of which this service applies `Apply` (a preview or a reservation is refused as not
+    /// supported); `RequestFormat` `Manifest`; each `ComposeSystem` stanza's `Request` composed
+    /// as a POST to `Systems` would be, all or none (a stanza refused undoes those before it).
+    /// The answer is the manifest, each stanza with its `Response`: the system composed.
+    fn compose_action(&mut self, body: &Value) -> Result<Value, Refusal> {
+        let kind = body["RequestType"].as_str().ok_or_else(|| {
+            Refusal::property(
+                "RequestType",
+                "ActionParameterMissing",
+                "RequestType is required",
+            )
+        })?;
+        match kind {
+            "Apply" => {}
+            "Preview" | "PreviewReserve" => {
+                return Err(Refusal::property(
+                    "RequestType",
+                    "ActionParameterNotSupported",
+                    &format!("RequestType {kind} is not supported by this service"),
+                ));
+            }
+            other => {
+                return Err(Refusal::property(
+                    "RequestType",
+                    "ActionParameterValueNotInList",
+                    &format!("RequestType {other} is not one of Preview, PreviewReserve, Apply"),
+                ));
+            }
+        }
+        if body.get("RequestFormat").is_some_and(|f| f != "Manifest") {
+            return Err(Refusal::property(
+                "RequestFormat",
+                "ActionParameterValueNotInList",
+                "RequestFormat must be Manifest",
+            ));
+        }
+        let mut manifest = body["Manifest"].clone();
+        let Some(stanzas) = manifest["Stanzas"].as_array_mut().filter(|s| !s.is_empty()) else {
+            return Err(Refusal::property(
+                "Manifest/Stanzas",
+                "ActionParameterMissing",
+                "Manifest.Stanzas must hold at least one stanza",
+            ));
+        };
+        let mut made: Vec<String> = Vec::new();
+        for (i, stanza) in stanzas.iter_mut().enumerate() {
+            let composed = if stanza["StanzaType"] == "ComposeSystem" {
+                self.compose(&stanza["Request"])
+            } else {
+                Err(Refusal::property(
+                    &format!("Manifest/Stanzas/{i}/StanzaType"),
+                    "ActionParameterNotSupported",
+                    "this service applies ComposeSystem stanzas only",
+                ))
+            };
+            match composed {
+                Ok((path, system)) => {
+                    made.push(path);
+                    stanza["Response"] = system;
+                }
+                Err(refusal) => {
+                    for path in &made {
+                        let _ = self.decompose(path);
+                    }
+                    return Err(refusal);
+                }
+            }
+        }
+        self.actions_applied += 1;
+        Ok(manifest)
     }
 
     fn compose(&mut self, body: &Value) -> Result<(String, Value), Refusal> {
@@ -297,6 +404,23 @@ impl Resources {
                 "@odata.id": format!("{path}/{kind}"),
             })
         };
+        // The summaries a BMC computes (the mockup's composed systems have none): the blocks'
+        // CPUs and memory modules.
+        let part = |link: &Value| link["@odata.id"].as_str().and_then(|p| self.by_path.get(p));
+        let cpus = parts
+            .get("Processors")
+            .into_iter()
+            .flatten()
+            .filter_map(part)
+            .filter(|p| p["ProcessorType"].as_str().is_none_or(|t| t == "CPU"))
+            .count();
+        let memory_mib: f64 = parts
+            .get("Memory")
+            .into_iter()
+            .flatten()
+            .filter_map(part)
+            .filter_map(|m| m["CapacityMiB"].as_f64())
+            .sum();
         let uuid = uuid_for(&path);
         let mut system = json!({
             "@odata.type": "#ComputerSystem.v1_27_0.ComputerSystem",
@@ -306,6 +430,8 @@ impl Resources {
             "UUID": uuid,
             "PowerState": "Off",
             "Status": {"State": "Enabled", "Health": "OK"},
+            "ProcessorSummary": {"Count": cpus},
+            "MemorySummary": {"TotalSystemMemoryGiB": memory_mib / 1024.0},
             "Boot": {
                 "BootSourceOverrideEnabled": "Disabled",
                 "BootSourceOverrideTarget": "None",
@@ -799,6 +925,16 @@ async fn serve(
                     axum::Json(system),
                 )
                     .into_response()
+            }),
+        Method::POST if resources.compose_target().as_deref() == Some(path) => json_body()
+            .and_then(|body| resources.compose_action(&body))
+            .map(|manifest| {
+                axum::Json(json!({
+                    "RequestFormat": "Manifest",
+                    "RequestType": "Apply",
+                    "Manifest": manifest,
+                }))
+                .into_response()
             }),
         Method::POST if path.ends_with("/Actions/ComputerSystem.Reset") => {
             let system = path.trim_end_matches("/Actions/ComputerSystem.Reset");

@@ -236,6 +236,18 @@ pub(crate) struct CompositionService {
     pub(crate) resource_blocks: Option<Link>,
     #[serde(rename = "ResourceZones", default, deserialize_with = "lenient")]
     pub(crate) resource_zones: Option<Link>,
+    #[serde(rename = "Actions", default, deserialize_with = "lenient")]
+    pub(crate) actions: Option<CompositionActions>,
+}
+
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub(crate) struct CompositionActions {
+    #[serde(
+        rename = "#CompositionService.Compose",
+        default,
+        deserialize_with = "lenient"
+    )]
+    pub(crate) compose: Option<ActionTarget>,
 }
 
 /// A resource block of a composition service.

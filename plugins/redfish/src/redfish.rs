@@ -131,11 +131,11 @@ impl Client {
             try_join_all(paths.iter().map(|p| self.get(p, UrlSource::Service))).await?;
         let key = |path: &str| path.trim_end_matches('/').to_owned();
         // A chassis is known by the link that reached it, as `discover` knows it
-        // ([`chassis_id`]).
+        // ([`member_id`]).
         let ids: Vec<String> = paths
             .iter()
             .zip(&read)
-            .map(|(path, c)| chassis_id(path, c))
+            .map(|(path, c)| member_id(path, c.odata_id.as_deref()))
             .collect();
         let known: std::collections::HashMap<String, &str> =
             ids.iter().map(|id| (key(id), id.as_str())).collect();
@@ -199,8 +199,8 @@ impl Client {
     /// each read in one step, then every processor, memory module and drive the blocks hold in
     /// one more (their cores, MiB and bytes); the zones a system may be composed in and the
     /// limits on its blocks, from the `Systems` collection's capabilities for the use case
-    /// `ComputerSystemComposition` (`Links.RelatedItem`, `@Redfish.ResourceBlockLimits`).
-    /// Zone and block ids are their `@odata.id` paths. A link to a zone the service does not
+    /// `ComputerSystemComposition` (`Links.RelatedItem`, every zone where it names none;
+    /// `@Redfish.ResourceBlockLimits`). Zone and block ids are their `@odata.id` paths. A link to a zone the service does not
     /// list is left out with a warning. `unsupported` without a composition service, or with
     /// one whose `ServiceEnabled` is false.
     pub(crate) async fn read_composition(&self) -> Result<CompositionService, Error> {
@@ -279,7 +279,7 @@ impl Client {
             .iter()
             .zip(zones)
             .map(|(path, z)| {
-                let id = z.odata_id.unwrap_or_else(|| path.clone());
+                let id = member_id(path, z.odata_id.as_deref());
                 ResourceZone {
                     name: z
                         .name
@@ -305,7 +305,7 @@ impl Client {
         };
         let mut out = Vec::with_capacity(blocks.len());
         for ((path, block), parts) in block_paths.iter().zip(blocks).zip(parts) {
-            let id = block.odata_id.clone().unwrap_or_else(|| path.clone());
+            let id = member_id(path, block.odata_id.as_deref());
             let status = block.status.unwrap_or_default();
             let links = block.links.unwrap_or_default();
             let sum = |f: fn(&Part) -> Option<f64>| parts.iter().filter_map(f).sum::<f64>();
@@ -344,43 +344,98 @@ impl Client {
             .as_ref()
             .map(|c| block_limits(&c["@Redfish.ResourceBlockLimits"]))
             .unwrap_or_default();
+        // Capabilities that name no zone (DMTF's `public-compose-action`: `RelatedItem: []`)
+        // hold for every zone.
+        let offered_zones = if offered.is_empty() {
+            zones.iter().map(|z| z.id.clone()).collect()
+        } else {
+            zone_ids(&offered, "ComputerSystemComposition")
+        };
         Ok(CompositionService {
             blocks: out,
-            offered_zones: zone_ids(&offered, "ComputerSystemComposition"),
+            offered_zones,
             zones,
             limits,
         })
     }
 
-    /// POSTs a system of the blocks asked for to the `Systems` collection; its id is where the
-    /// answer's `Location` points (its path), else the `@odata.id` of the system it answers.
+    /// Composes a system of the blocks asked for: with the composition service's `Compose`
+    /// action where it offers one (a `Manifest` of one `ComposeSystem` stanza, applied; the
+    /// system is the stanza's `Response`), else by a POST to the `Systems` collection, whose
+    /// answer's `Location` names the system (its path), else the `@odata.id` it answers.
     pub(crate) async fn compose(&self, request: &ComposeRequest) -> Result<String, Error> {
         for block in &request.blocks {
             check_system_id(block)?;
         }
         let root_path = &self.config.root;
         let root: ServiceRoot = self.get(root_path, UrlSource::Service).await?;
+        let blocks: Vec<Value> = request
+            .blocks
+            .iter()
+            .map(|b| json!({"@odata.id": b}))
+            .collect();
+        // The `Compose` action where the composition service offers it.
+        if let Some(link) = &root.composition_service {
+            let service_path = link_path(link, &format!("GET {root_path}: CompositionService"))?;
+            let service: crate::model::CompositionService =
+                self.get(&service_path, UrlSource::Service).await?;
+            let target = service
+                .actions
+                .and_then(|a| a.compose)
+                .and_then(|a| a.target);
+            if let Some(target) = target {
+                let body = json!({
+                    "RequestFormat": "Manifest",
+                    "RequestType": "Apply",
+                    "Manifest": {
+                        "Expand": "None",
+                        "Stanzas": [{
+                            "StanzaType": "ComposeSystem",
+                            "StanzaId": "podium",
+                            "Request": {"Name": request.name, "Links": {"ResourceBlocks": blocks}},
+                        }],
+                    },
+                });
+                let (_, answer) = self.post_for_answer(&url_path(&target), &body).await?;
+                return composed_by_action(&target, &answer);
+            }
+        }
         let Some(systems) = &root.systems else {
             return Err(Error::Unsupported(format!(
                 "GET {root_path}: the service has no Systems collection to compose into"
             )));
         };
         let systems = link_path(systems, &format!("GET {root_path}: Systems"))?;
-        let body = json!({
-            "Name": request.name,
-            "Links": {"ResourceBlocks": request.blocks.iter().map(|b| json!({"@odata.id": b})).collect::<Vec<_>>()},
-        });
-        let response = Request::post(systems.as_str())
+        let body = json!({"Name": request.name, "Links": {"ResourceBlocks": blocks}});
+        let (location, answer) = self.post_for_answer(&systems, &body).await?;
+        let answered = serde_json::from_slice::<Value>(&answer)
+            .ok()
+            .and_then(|v| v["@odata.id"].as_str().map(str::to_owned));
+        location.or(answered).ok_or_else(|| {
+            Error::Protocol(format!(
+                "POST {systems}: a system was composed, but the answer names it nowhere (no Location, no @odata.id)"
+            ))
+        })
+    }
+
+    /// POSTs `body` to a URL the service linked to: the `Location` it answered (its path), and
+    /// the answer's body.
+    async fn post_for_answer(
+        &self,
+        url: &str,
+        body: &Value,
+    ) -> Result<(Option<String>, Vec<u8>), Error> {
+        let response = Request::post(url)
             .header("Accept", "application/json")
             .header("OData-Version", "4.0")
-            .json(&body)
+            .json(body)
             .send()
             .await
-            .map_err(|e| error::from_transport(Method::Post, &systems, UrlSource::Service, e))?;
+            .map_err(|e| error::from_transport(Method::Post, url, UrlSource::Service, e))?;
         if !(200..300).contains(&response.status) {
             return Err(Error::from_status(
                 Method::Post,
-                &systems,
+                url,
                 response.status,
                 &response.body,
             ));
@@ -390,14 +445,7 @@ impl Client {
             .iter()
             .find(|(name, _)| name.eq_ignore_ascii_case("location"))
             .map(|(_, value)| url_path(value).to_owned());
-        let answered = serde_json::from_slice::<Value>(&response.body)
-            .ok()
-            .and_then(|v| v["@odata.id"].as_str().map(str::to_owned));
-        location.or(answered).ok_or_else(|| {
-            Error::Protocol(format!(
-                "POST {systems}: a system was composed, but the answer names it nowhere (no Location, no @odata.id)"
-            ))
-        })
+        Ok((location, response.body))
     }
 
     /// DELETEs a composed system: the service frees its blocks.
@@ -577,7 +625,7 @@ impl Client {
 
     /// A system's inventory from its resource, reading its NICs and media slots.
     async fn system_of(&self, path: &str, system: ComputerSystem) -> Result<System, Error> {
-        let id = system.odata_id.clone().unwrap_or_else(|| path.to_owned());
+        let id = member_id(path, system.odata_id.as_deref());
         // The NICs and the media slots in the same steps.
         let nics = async {
             match &system.ethernet_interfaces {
@@ -729,8 +777,20 @@ impl Client {
         }
     }
 
+    /// A collection's members, each once: a member listed again (DMTF's `public-compose-action`
+    /// lists `SASSled-3` twice) is left out with a warning.
     async fn members(&self, collection: &str) -> Result<Vec<String>, Error> {
-        podium_plugin::http::collection_members(collection).await
+        let listed = podium_plugin::http::collection_members(collection).await?;
+        let mut seen = std::collections::HashSet::with_capacity(listed.len());
+        let mut members = Vec::with_capacity(listed.len());
+        for path in listed {
+            if seen.insert(path.trim_end_matches('/').to_owned()) {
+                members.push(path);
+            } else {
+                log::warn(&format!("{collection}: {path} is listed twice"));
+            }
+        }
+        Ok(members)
     }
 
     /// GETs a resource into `T`, kept parsed in the call's state (`memo`): the steps after the
@@ -1193,19 +1253,39 @@ fn to_u32(n: f64) -> u32 {
     n.round() as u32
 }
 
-/// A chassis's id: the collection's link to it, where its own `@odata.id` says otherwise (DMTF's
-/// `public-composability` mockup serves `ComposableModule7` as `.../ComposableModule6`: trusting
-/// the body, two chassis would have one id and the whole discovery would be refused).
-fn chassis_id(path: &str, chassis: &Chassis) -> String {
-    match &chassis.odata_id {
-        Some(id) if id.trim_end_matches('/') == path.trim_end_matches('/') => id.clone(),
+/// The system a `Compose` action composed: the `@odata.id` of its stanza's `Response`
+/// (DSP0268: `Manifest.Stanzas[].Response` is the resource the stanza made).
+fn composed_by_action(target: &str, answer: &[u8]) -> Result<String, Error> {
+    let answer: Value = serde_json::from_slice(answer)
+        .map_err(|e| Error::Protocol(format!("POST {target}: the answer is not JSON: {e}")))?;
+    answer["Manifest"]["Stanzas"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find_map(|stanza| stanza["Response"]["@odata.id"].as_str())
+        .map(|id| url_path(id).to_owned())
+        .ok_or_else(|| {
+            Error::Protocol(format!(
+                "POST {target}: a system was composed, but no stanza of the answer's Manifest \
+                 names it (Response.@odata.id)"
+            ))
+        })
+}
+
+/// A member's id: the collection's link that reached it, where the member's own `@odata.id`
+/// says otherwise. DMTF's `public-composability` mockup serves `ComposableModule7` as
+/// `.../ComposableModule6`: trusting the body, two chassis would have one id and the whole
+/// discovery would be refused.
+fn member_id(path: &str, odata_id: Option<&str>) -> String {
+    match odata_id {
+        Some(id) if id.trim_end_matches('/') == path.trim_end_matches('/') => id.to_owned(),
         _ => path.to_owned(),
     }
 }
 
 /// A chassis as a host of kind `chassis`: no CPUs, memory, NICs or media of its own.
 fn chassis_of(path: &str, chassis: Chassis) -> System {
-    let id = chassis_id(path, &chassis);
+    let id = member_id(path, chassis.odata_id.as_deref());
     System {
         name: chassis
             .name

@@ -452,6 +452,33 @@ fn a_member_that_is_gone_fails_discovery() {
     ));
 }
 
+/// A member listed twice is read once (DMTF's `public-compose-action` lists a sled twice), and
+/// a member whose body names another path is known by the link that reached it (its
+/// `public-composability` serves one module with another's `@odata.id`).
+#[test]
+fn members_are_known_by_their_links_once_each() {
+    let mut fake = Fake::emulator();
+    fake.edit("/redfish/v1/Systems", |c| {
+        c["Members"] = json!([{"@odata.id": SYSTEM}, {"@odata.id": SYSTEM}]);
+    });
+    fake.edit(SYSTEM, |s| {
+        s["@odata.id"] = json!("/redfish/v1/Systems/elsewhere")
+    });
+    let found = fake.client().discover().unwrap();
+    let systems: Vec<&str> = found
+        .iter()
+        .filter(|s| s.kind == SystemKind::System)
+        .map(|s| s.id.as_str())
+        .collect();
+    assert_eq!(systems, [SYSTEM]);
+    let logs = fake.logs();
+    assert!(
+        logs.iter()
+            .any(|(level, m)| *level == Level::Warn && m.ends_with("is listed twice")),
+        "{logs:?}"
+    );
+}
+
 #[test]
 fn fixtures_are_what_the_emulator_sent() {
     // Guards the captured payloads against accidental edits that would make the tests vacuous.
