@@ -792,6 +792,30 @@ async fn claim_watch_follows_a_claim_across_a_server_restart() {
     let _ = server.terminate().await;
 }
 
+/// A pod manager named `name` in front of `url`, synced, and the CLI logged in as the admin:
+/// its uuid and the CLI.
+async fn named_site(server: &TestServer, name: &str, url: &str) -> (String, Cli) {
+    let admin = server.admin();
+    let pm = admin
+        .created("/v1/pod_managers", json!({"name": name, "url": url}))
+        .await
+        .body["uuid"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    admin.sync_all(std::slice::from_ref(&pm)).await;
+    let cli = Cli::new();
+    let login = cli
+        .run(&["login", &server.url], &format!("{ADMIN_TOKEN}\n"), None)
+        .await;
+    assert!(
+        login.status.success(),
+        "{}",
+        String::from_utf8_lossy(&login.stderr)
+    );
+    (pm, cli)
+}
+
 /// `podium chassis tree lab1` draws the pod manager's tree (named by its name), as the API has
 /// it: DMTF's blade enclosure with its four blades under it.
 #[tokio::test]
@@ -802,21 +826,7 @@ async fn chassis_tree_draws_a_pod_managers_enclosure_and_blades() {
     .await
     .expect("sushy-static starts");
     let server = TestServer::start().await;
-    let admin = server.admin();
-    let pm = admin
-        .created(
-            "/v1/pod_managers",
-            json!({"name": "lab1", "url": bmc.url()}),
-        )
-        .await
-        .body["uuid"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    admin.sync_all(std::slice::from_ref(&pm)).await;
-    let cli = Cli::new();
-    cli.run(&["login", &server.url], &format!("{ADMIN_TOKEN}\n"), None)
-        .await;
+    let (pm, cli) = named_site(&server, "lab1", &bmc.url()).await;
     let drawn = cli.ok(&["chassis", "tree", "lab1"]).await;
     let lines: Vec<&str> = drawn.lines().collect();
     assert_eq!(lines.len(), 5, "{drawn}");
@@ -851,21 +861,7 @@ async fn composed_nodes_are_composed_listed_and_decomposed_from_the_cli() {
         .await
         .expect("the service starts");
     let server = TestServer::start().await;
-    let admin = server.admin();
-    let pm = admin
-        .created(
-            "/v1/pod_managers",
-            json!({"name": "rsd", "url": service.url()}),
-        )
-        .await
-        .body["uuid"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    admin.sync_all(std::slice::from_ref(&pm)).await;
-    let cli = Cli::new();
-    cli.run(&["login", &server.url], &format!("{ADMIN_TOKEN}\n"), None)
-        .await;
+    let (pm, cli) = named_site(&server, "rsd", service.url()).await;
     let blocks = cli.json(&["composed", "blocks", "rsd"]).await;
     assert_eq!(blocks["blocks"].as_array().unwrap().len(), 12, "{blocks}");
     let table = cli.ok(&["composed", "blocks", "rsd"]).await;

@@ -7,7 +7,7 @@ use std::time::Duration;
 use podium_tests::composition::{Composition, composable, mockup};
 use podium_tests::sushy::SushyStatic;
 use podium_tests::{Client, TestServer, eventually};
-use podium_types::views::{ComposedNodeView, CompositionView, HostView, List};
+use podium_types::views::{ClaimView, ComposedNodeView, CompositionView, HostView, List};
 use reqwest::StatusCode;
 use serde_json::json;
 
@@ -56,6 +56,20 @@ async fn composing_site() -> (Composition, TestServer, String, tempfile::TempDir
     let pm = server.admin().create_site(service.url()).await;
     server.admin().sync_all(std::slice::from_ref(&pm)).await;
     (service, server, pm, folder)
+}
+
+/// Decomposes the mockup's `ComposedSystem`: its `ComputeBlock1` is then the one compute block
+/// free.
+async fn free_the_last_compute_block(admin: &Client, pm: &str) {
+    let mockups = nodes(admin, pm)
+        .await
+        .into_iter()
+        .find(|n| n.system_id == "/redfish/v1/Systems/ComposedSystem")
+        .expect("the mockup's composed system");
+    let gone = admin
+        .delete(&format!("/v1/composed_nodes/{}", mockups.id))
+        .await;
+    assert_eq!(gone.status, StatusCode::NO_CONTENT, "{}", gone.text);
 }
 
 /// The systems the mockup composed are composed nodes of the pod manager; with every compute
@@ -239,15 +253,7 @@ async fn compositions_outside_the_rules_are_refused_naming_the_field() {
 async fn two_compositions_racing_for_one_block_compose_one_node() {
     let (_service, server, pm, _folder) = composing_site().await;
     let admin = server.admin();
-    let mockups = nodes(&admin, &pm)
-        .await
-        .into_iter()
-        .find(|n| n.system_id == "/redfish/v1/Systems/ComposedSystem")
-        .expect("the mockup's composed system");
-    let gone = admin
-        .delete(&format!("/v1/composed_nodes/{}", mockups.id))
-        .await;
-    assert_eq!(gone.status, StatusCode::NO_CONTENT, "{}", gone.text);
+    free_the_last_compute_block(&admin, &pm).await;
 
     let url = format!("/v1/pod_managers/{pm}/composed_nodes");
     let (a, b) = tokio::join!(
@@ -343,6 +349,30 @@ async fn a_pod_manager_that_composes_nothing_says_so() {
     let unknown = podium_types::HostId::generate();
     let reply = admin.delete(&format!("/v1/composed_nodes/{unknown}")).await;
     assert_eq!(reply.status, StatusCode::NOT_FOUND, "{}", reply.text);
+
+    // A claim that composes, which no blade matches, waits and says why.
+    let (_, token) = admin.granted_tenant("t", &pm).await;
+    let tenant = server.client(Some(&token));
+    let claim = tenant
+        .created(
+            "/v1/claims",
+            json!({"pod_manager": pm, "image": {"url": "http://127.0.0.1:9/os.iso"},
+                   "online": false, "compose": true, "min_cpu": 4096}),
+        )
+        .await;
+    let id = claim.body["id"].as_str().unwrap().to_owned();
+    let reason = eventually(Duration::from_secs(60), "the claim's reason", || {
+        let (tenant, id) = (&tenant, id.clone());
+        async move {
+            let claim = claim_of(tenant, &id).await;
+            claim
+                .reason
+                .filter(|r| r.contains("composes no nodes"))
+                .map(|r| (claim.state, r))
+        }
+    })
+    .await;
+    assert_eq!(reason.0.as_str(), "pending", "{}", reason.1);
 }
 
 /// A decomposition the service does not answer fails with the reason, and leaves the node as it
@@ -369,4 +399,212 @@ async fn a_decomposition_that_fails_leaves_the_node_as_it_was() {
         .view::<HostView>();
     assert!(host.maintenance.is_none(), "{host:#?}");
     assert!(nodes(&admin, &pm).await.iter().any(|n| n.id == node.id));
+}
+
+/// A tenant's claim, as it reads it.
+async fn claim_of(tenant: &Client, id: &str) -> ClaimView {
+    let reply = tenant.get(&format!("/v1/claims/{id}")).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+    reply.view()
+}
+
+/// Claims that compose: two racing for the one free compute block get one node, composed for
+/// the winner and bound by it; the other waits pending, saying why. When the winner is released,
+/// its node is decomposed, and the other claim has a node composed of the freed blocks and binds
+/// it; released in turn, that node goes too. A claim that composes cannot ask for what a new
+/// node has not.
+#[tokio::test]
+async fn claims_that_compose_race_for_the_last_block_and_hand_it_on_when_released() {
+    let (_service, server, pm, _folder) = composing_site().await;
+    let admin = server.admin();
+    free_the_last_compute_block(&admin, &pm).await;
+    let (_, token) = admin.granted_tenant("t", &pm).await;
+    let tenant = server.client(Some(&token));
+    let images = podium_tests::ImageServer::start(vec![0x42; 4096]).await;
+    let claim = |extra: serde_json::Value| {
+        // The mockup's own composed systems report no CPUs: only a node composed for the
+        // claim matches it.
+        let mut body = json!({"pod_manager": pm, "image": {"url": images.url("/os.iso")},
+                              "online": false, "compose": true, "min_cpu": 2,
+                              "min_memory_mib": 32768});
+        for (k, v) in extra.as_object().unwrap() {
+            body[k] = v.clone();
+        }
+        body
+    };
+
+    for (extra, field) in [
+        (json!({"selector": {"rack": "a"}}), "selector"),
+        (json!({"spread": "web"}), "spread"),
+    ] {
+        let refused = tenant.post("/v1/claims", claim(extra)).await;
+        assert_eq!(
+            refused.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{}",
+            refused.text
+        );
+        assert_eq!(refused.field(), "compose", "{}", refused.text);
+        assert!(refused.message().contains(field), "{}", refused.text);
+    }
+
+    let (a, b) = tokio::join!(
+        tenant.post("/v1/claims", claim(json!({}))),
+        tenant.post("/v1/claims", claim(json!({}))),
+    );
+    let ids: Vec<String> = [a, b]
+        .iter()
+        .map(|r| {
+            assert_eq!(r.status, StatusCode::CREATED, "{}", r.text);
+            assert_eq!(r.body["compose"], true, "{}", r.text);
+            r.body["id"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    let (won, lost) = eventually(
+        Duration::from_secs(90),
+        "one claim bound to a node composed for it, the other waiting for blocks",
+        || {
+            let (tenant, ids) = (&tenant, &ids);
+            async move {
+                let a = claim_of(tenant, &ids[0]).await;
+                let b = claim_of(tenant, &ids[1]).await;
+                // The other's reason is written when the bind task has tried it since.
+                let tried = |c: &ClaimView| {
+                    c.reason
+                        .as_deref()
+                        .is_some_and(|r| r.contains("free resource blocks cannot make a node"))
+                };
+                match (a.state.as_str(), b.state.as_str()) {
+                    ("bound", "pending") if tried(&b) => Some((a, b)),
+                    ("pending", "bound") if tried(&a) => Some((b, a)),
+                    _ => None,
+                }
+            }
+        },
+    )
+    .await;
+    let reason = lost.reason.clone().unwrap_or_default();
+    // Never the service's blocks or systems in a tenant's words.
+    assert!(!reason.contains("/redfish/v1"), "{reason}");
+    let host = won.host.as_ref().expect("the winner's host").id.clone();
+    let node = admin
+        .get(&format!("/v1/composed_nodes/{host}"))
+        .await
+        .view::<ComposedNodeView>();
+    assert_eq!(node.claim.as_ref(), Some(&won.id));
+    assert_eq!(
+        block_state(&admin, &pm, "ComputeBlock1").await,
+        ("Composed".to_owned(), vec![node.system_id.clone()])
+    );
+
+    // Released, the winner's node is decomposed, and the other claim gets one of the blocks.
+    let released = tenant.delete(&format!("/v1/claims/{}", won.id)).await;
+    assert_eq!(released.status, StatusCode::ACCEPTED, "{}", released.text);
+    let rebound = eventually(
+        Duration::from_secs(90),
+        "the other claim bound to a node composed for it",
+        || {
+            let (tenant, id) = (&tenant, lost.id.to_string());
+            async move {
+                let claim = claim_of(tenant, &id).await;
+                (claim.state.as_str() == "bound").then_some(claim)
+            }
+        },
+    )
+    .await;
+    let old = admin.get(&format!("/v1/composed_nodes/{host}")).await;
+    assert_eq!(old.status, StatusCode::NOT_FOUND, "{}", old.text);
+    let second = rebound.host.as_ref().expect("its host").id.clone();
+    assert_ne!(second, host);
+    let node = admin
+        .get(&format!("/v1/composed_nodes/{second}"))
+        .await
+        .view::<ComposedNodeView>();
+    assert_eq!(node.claim.as_ref(), Some(&rebound.id));
+    let kind = admin.get(&format!("/v1/hosts/{second}")).await;
+    assert_eq!(kind.view::<HostView>().kind.as_str(), "composed");
+
+    let released = tenant.delete(&format!("/v1/claims/{}", rebound.id)).await;
+    assert_eq!(released.status, StatusCode::ACCEPTED, "{}", released.text);
+    eventually(
+        Duration::from_secs(90),
+        "the second node decomposed",
+        || {
+            let admin = &admin;
+            let second = second.clone();
+            async move {
+                let reply = admin.get(&format!("/v1/composed_nodes/{second}")).await;
+                (reply.status == StatusCode::NOT_FOUND).then_some(())
+            }
+        },
+    )
+    .await;
+    assert_eq!(
+        block_state(&admin, &pm, "ComputeBlock1").await,
+        ("Unused".to_owned(), vec![])
+    );
+    // The mockup's other composed system is all that is left.
+    let left = nodes(&admin, &pm).await;
+    assert_eq!(left.len(), 1, "{left:#?}");
+    assert_eq!(left[0].system_id, "/redfish/v1/Systems/ComposedSystem2");
+    assert_eq!(left[0].claim, None);
+}
+
+/// Where the composition service offers the `Compose` action (DMTF's `public-compose-action`,
+/// served unchanged: its target misspelled, its capabilities naming no zone, a sled listed
+/// twice), Podium composes through it and reads the system from the manifest's stanza; the
+/// node registers to `available` and decomposes as any.
+#[tokio::test]
+async fn a_service_with_the_compose_action_composes_through_it() {
+    let service = Composition::start(&mockup("public-compose-action"))
+        .await
+        .expect("the service starts");
+    let server = TestServer::start().await;
+    let admin = server.admin();
+    let pm = admin.create_site(service.url()).await;
+    admin.sync_all(std::slice::from_ref(&pm)).await;
+    let read = composition(&admin, &pm).await;
+    let sleds: Vec<_> = read
+        .blocks
+        .iter()
+        .filter(|b| b.id == block("SASSled-3"))
+        .collect();
+    assert_eq!(sleds.len(), 1, "a block listed twice is one block");
+    assert_eq!(read.offered_zones.len(), read.zones.len(), "{read:#?}");
+
+    let made = admin
+        .created(
+            &format!("/v1/pod_managers/{pm}/composed_nodes"),
+            json!({"name": "rack-4", "blocks": [block("RackServer-4")]}),
+        )
+        .await
+        .view::<ComposedNodeView>();
+    assert_eq!(service.compose_actions(), 1);
+    let system = service
+        .resource(&made.system_id)
+        .unwrap_or_else(|| panic!("{} served", made.system_id));
+    assert_eq!(system["Name"], "rack-4");
+    // The mockup links the block to the rack server it stands for already, unused.
+    let (state, systems) = block_state(&admin, &pm, "RackServer-4").await;
+    assert_eq!(state, "Composed");
+    assert!(systems.contains(&made.system_id), "{systems:?}");
+    eventually(Duration::from_secs(60), "the node available", || {
+        let admin = &admin;
+        let id = made.id.clone();
+        async move {
+            let host = admin
+                .get(&format!("/v1/hosts/{id}"))
+                .await
+                .view::<HostView>();
+            (host.state.as_str() == "available").then_some(())
+        }
+    })
+    .await;
+    let gone = admin
+        .delete(&format!("/v1/composed_nodes/{}", made.id))
+        .await;
+    assert_eq!(gone.status, StatusCode::NO_CONTENT, "{}", gone.text);
+    let (state, systems) = block_state(&admin, &pm, "RackServer-4").await;
+    assert_eq!(state, "Unused");
+    assert!(!systems.contains(&made.system_id), "{systems:?}");
 }

@@ -64,7 +64,7 @@ async fn background_tasks_show_their_status_and_run_when_asked() {
         (
             "bind",
             "0 pending claims tried",
-            json!({"tried": 0, "failed": 0}),
+            json!({"tried": 0, "failed": 0, "decomposed": 0, "not_decomposed": 0}),
         ),
         (
             "expiry",

@@ -238,6 +238,7 @@ pub(crate) fn claim(c: ClaimRow, h: Option<Host>, addresses: Vec<AddressView>) -
         has_user_data: c.user_data.is_some(),
         chassis: c.chassis,
         spread: c.spread,
+        compose: c.compose,
         host: h.map(|h| ClaimedHostView {
             provisioning_state: shown_state(&h),
             id: h.id,

@@ -91,6 +91,10 @@ pub(super) struct ClaimCreateArgs {
     /// different racks.
     #[arg(long)]
     spread: Option<String>,
+    /// Where no free host matches, have a node composed for the claim (at a pod manager that
+    /// composes), decomposed when the claim is released.
+    #[arg(long, conflicts_with_all = ["selector", "chassis", "spread"])]
+    compose: bool,
     /// A file whose bytes become the user data (sent as base64; at most 64 KiB).
     #[arg(long)]
     user_data_file: Option<std::path::PathBuf>,
@@ -230,6 +234,7 @@ async fn create(c: &Client, format: Format, a: ClaimCreateArgs) -> anyhow::Resul
         online: Some(!a.offline),
         chassis: a.chassis.map(Into::into),
         spread: a.spread,
+        compose: a.compose,
     };
     let claim: ClaimView = client::view(c.post("/v1/claims", &body).await?)?;
     let claim = if a.wait {

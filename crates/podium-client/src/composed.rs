@@ -1,7 +1,7 @@
 //! `podium composed`: a pod manager's resource blocks and the nodes composed of them (admin).
 
 use clap::{Args, Subcommand};
-use serde_json::{Map, Value, json};
+use podium_types::requests::{ComposedNodeCreate, CompositionRequirement};
 
 use super::client::Client;
 use super::input::seg;
@@ -52,22 +52,15 @@ pub(super) struct Requirement {
 }
 
 impl Requirement {
-    fn body(&self) -> Value {
-        let mut need = Map::new();
-        let fields = [
-            ("processors", self.processors.map(u64::from)),
-            ("cores", self.cores.map(u64::from)),
-            ("memory_mib", self.memory_mib),
-            ("drives", self.drives.map(u64::from)),
-            ("drive_bytes", self.drive_bytes),
-            ("nics", self.nics.map(u64::from)),
-        ];
-        for (field, value) in fields {
-            if let Some(value) = value {
-                need.insert(field.into(), json!(value));
-            }
+    fn request(&self) -> CompositionRequirement {
+        CompositionRequirement {
+            processors: self.processors,
+            cores: self.cores,
+            memory_mib: self.memory_mib,
+            drives: self.drives,
+            drive_bytes: self.drive_bytes,
+            nics: self.nics,
         }
-        Value::Object(need)
     }
 }
 
@@ -141,9 +134,17 @@ pub(super) async fn run(
             requirement,
         } => {
             let body = if blocks.is_empty() {
-                json!({"name": name, "requirement": requirement.body()})
+                ComposedNodeCreate {
+                    name,
+                    blocks: None,
+                    requirement: Some(requirement.request()),
+                }
             } else {
-                json!({"name": name, "blocks": blocks})
+                ComposedNodeCreate {
+                    name,
+                    blocks: Some(blocks),
+                    requirement: None,
+                }
             };
             let node = c
                 .post(

@@ -65,6 +65,25 @@ pub enum ChassisType {
     Other(String),
 }
 
+impl ChassisType {
+    /// DMTF's name of the type (`RackMount`), as Redfish and Podium's API spell it.
+    pub fn dmtf_name(&self) -> &str {
+        match self {
+            ChassisType::Rack => "Rack",
+            ChassisType::RackGroup => "RackGroup",
+            ChassisType::Enclosure => "Enclosure",
+            ChassisType::Blade => "Blade",
+            ChassisType::Sled => "Sled",
+            ChassisType::RackMount => "RackMount",
+            ChassisType::StandAlone => "StandAlone",
+            ChassisType::Drawer => "Drawer",
+            ChassisType::Module => "Module",
+            ChassisType::Zone => "Zone",
+            ChassisType::Other(name) => name,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Health {
@@ -104,6 +123,21 @@ pub enum BlockType {
     Expansion,
 }
 
+impl BlockType {
+    /// DMTF's name of the type, as blocks and limits (`MinCompute`) spell it.
+    pub fn dmtf_name(self) -> &'static str {
+        match self {
+            BlockType::Compute => "Compute",
+            BlockType::Processor => "Processor",
+            BlockType::Memory => "Memory",
+            BlockType::Network => "Network",
+            BlockType::Storage => "Storage",
+            BlockType::ComputerSystem => "ComputerSystem",
+            BlockType::Expansion => "Expansion",
+        }
+    }
+}
+
 /// DMTF's `CompositionState`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -114,6 +148,20 @@ pub enum CompositionState {
     ComposedAndAvailable,
     Failed,
     Unavailable,
+}
+
+impl CompositionState {
+    /// DMTF's name of the state (`ComposedAndAvailable`).
+    pub fn dmtf_name(self) -> &'static str {
+        match self {
+            CompositionState::Unused => "Unused",
+            CompositionState::Composing => "Composing",
+            CompositionState::Composed => "Composed",
+            CompositionState::ComposedAndAvailable => "ComposedAndAvailable",
+            CompositionState::Failed => "Failed",
+            CompositionState::Unavailable => "Unavailable",
+        }
+    }
 }
 
 /// A resource block of a composition service, as a driver reported it, checked.

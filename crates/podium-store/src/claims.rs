@@ -35,6 +35,8 @@ pub struct ClaimRow {
     /// The claim's spread group: the claims of its tenant at its pod manager in the group hold
     /// hosts of different racks.
     pub spread: Option<String>,
+    /// Where no free host matches, Podium composes a node for the claim.
+    pub compose: bool,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
 }
@@ -42,10 +44,10 @@ pub struct ClaimRow {
 /// `user_data` is read from `user_data_bytes`, or from the text column of claims made before it.
 const COLUMNS: &str = "id, tenant_id, pod_manager, selector, min_cpu, min_memory_mib, image, \
     user_data_bytes, meta_data, network_data, online, state, reason, host_id, created_at, updated_at, \
-    chassis, spread";
+    chassis, spread, compose";
 const SELECT: &str = "id, tenant_id, pod_manager, selector, min_cpu, min_memory_mib, image, \
     user_data_bytes, user_data AS user_data_text, meta_data, network_data, online, state, reason, \
-    host_id, created_at, updated_at, chassis, spread";
+    host_id, created_at, updated_at, chassis, spread, compose";
 
 fn row(r: &sqlx::any::AnyRow) -> Result<ClaimRow, StoreError> {
     Ok(ClaimRow {
@@ -75,6 +77,7 @@ fn row(r: &sqlx::any::AnyRow) -> Result<ClaimRow, StoreError> {
         host_id: r.try_get::<Option<String>, _>("host_id")?.map(Into::into),
         chassis: r.try_get::<Option<String>, _>("chassis")?.map(Into::into),
         spread: r.try_get("spread")?,
+        compose: r.try_get::<i64, _>("compose")? != 0,
         created_at: moment(r, "created_at")?,
         updated_at: moment(r, "updated_at")?,
     })
@@ -95,6 +98,9 @@ pub struct HostCriteria<'a> {
     /// The claim's spread group: a host of a known rack that no other claim of the group holds
     /// a host of.
     pub spread: Option<Spread<'a>>,
+    /// The claim: a free host must not be a node composed for another claim, and a node
+    /// composed for this one comes first.
+    pub claim: &'a ClaimId,
 }
 
 /// A claim of a spread group, and the group.
@@ -158,7 +164,8 @@ enum Param {
 }
 
 /// `SELECT h.id FROM hosts h` where `criteria` hold (and, for `free`, the host is available,
-/// unclaimed and not in maintenance), but `excluding`, in id order, at most `limit`.
+/// unclaimed, not in maintenance and not a node composed for another claim), but `excluding`,
+/// in id order (for `free`, a node composed for the claim first), at most `limit`.
 fn matching(
     criteria: HostCriteria<'_>,
     free: bool,
@@ -174,10 +181,18 @@ fn matching(
         "SELECT h.id FROM hosts h WHERE h.pod_manager = $1 AND h.kind IN ('system', 'composed') \
          AND h.cpu_count >= $2 AND h.memory_mib >= $3",
     );
+    let mut reserved_first = None;
     if free {
         sql.push_str(
             " AND h.state = 'available' AND h.claim_id IS NULL AND h.maintenance_since IS NULL",
         );
+        params.push(Param::Text(criteria.claim.to_string()));
+        sql.push_str(&format!(
+            " AND NOT EXISTS (SELECT 1 FROM composed_nodes r WHERE r.host_id = h.id \
+             AND r.claim_id <> ${})",
+            params.len()
+        ));
+        reserved_first = Some(params.len());
     }
     sql.push_str(&label_conditions(criteria.labels, params.len() + 1));
     for (k, v) in criteria.labels {
@@ -213,7 +228,14 @@ fn matching(
         params.extend(excluding.iter().map(|id| Param::Text(id.to_string())));
     }
     params.push(Param::Int(i64::from(limit)));
-    sql.push_str(&format!(" ORDER BY h.id LIMIT ${}", params.len()));
+    let order = match reserved_first {
+        Some(claim) => format!(
+            "CASE WHEN EXISTS (SELECT 1 FROM composed_nodes r WHERE r.host_id = h.id \
+             AND r.claim_id = ${claim}) THEN 0 ELSE 1 END, h.id"
+        ),
+        None => "h.id".to_owned(),
+    };
+    sql.push_str(&format!(" ORDER BY {order} LIMIT ${}", params.len()));
     (sql, params)
 }
 
@@ -233,7 +255,7 @@ fn label_conditions(selector: &BTreeMap<String, String>, first: usize) -> String
 impl Datastore {
     pub async fn claim_create(&self, c: &ClaimRow) -> Result<(), StoreError> {
         sqlx::query(&format!(
-            "INSERT INTO claims ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)"
+            "INSERT INTO claims ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)"
         ))
         .bind(c.id.as_str())
         .bind(c.tenant_id.as_str())
@@ -253,6 +275,7 @@ impl Datastore {
         .bind(c.updated_at.to_string())
         .bind(c.chassis.as_ref().map(ChassisId::as_str))
         .bind(&c.spread)
+        .bind(i64::from(c.compose))
         .execute(&mut *self.writer().await?)
         .await?;
         Ok(())
@@ -535,7 +558,8 @@ impl Datastore {
         }
         let taken = sqlx::query(
             "UPDATE hosts SET claim_id = $1, updated_at = $3 WHERE id = $2 AND claim_id IS NULL \
-             AND state = 'available' AND maintenance_since IS NULL",
+             AND state = 'available' AND maintenance_since IS NULL AND NOT EXISTS \
+             (SELECT 1 FROM composed_nodes r WHERE r.host_id = $2 AND r.claim_id <> $1)",
         )
         .bind(bind.claim.as_str())
         .bind(bind.host.as_str())

@@ -17,11 +17,14 @@ pub struct ComposedNodeRow {
     pub state: HostState,
     pub zone: String,
     pub blocks: Vec<String>,
+    /// The claim it was composed for: no other claim binds it, and it is decomposed once that
+    /// claim holds another host or is gone.
+    pub claim: Option<ClaimId>,
     pub created_at: Timestamp,
 }
 
 const SELECT: &str = "SELECT c.host_id, c.pod_manager, h.name, h.system_id, h.state, c.zone, \
-    c.blocks, c.created_at FROM composed_nodes c JOIN hosts h ON h.id = c.host_id";
+    c.blocks, c.claim_id, c.created_at FROM composed_nodes c JOIN hosts h ON h.id = c.host_id";
 
 fn row(r: &sqlx::any::AnyRow) -> Result<ComposedNodeRow, StoreError> {
     Ok(ComposedNodeRow {
@@ -35,21 +38,23 @@ fn row(r: &sqlx::any::AnyRow) -> Result<ComposedNodeRow, StoreError> {
             .map_err(|e| StoreError::Corrupt(format!("a stored host state: {e}")))?,
         zone: r.try_get("zone")?,
         blocks: decode("blocks", &r.try_get::<String, _>("blocks")?)?,
+        claim: r.try_get::<Option<String>, _>("claim_id")?.map(Into::into),
         created_at: moment(r, "created_at")?,
     })
 }
 
 impl Datastore {
     /// Adds the host a composition made (`host`, as its driver inspected it) with the zone and
-    /// blocks it was composed of, and the operation that registers it, in one transaction. A
-    /// sync that found the system first (another process's) has added the host, and maybe its
-    /// record, already: that host is kept (and its `register`), its record made this one, and
-    /// its id answered.
+    /// blocks it was composed of, the claim it was composed for, and the operation that
+    /// registers it, in one transaction. A sync that found the system first (another
+    /// process's) has added the host, and maybe its record, already: that host is kept (and its
+    /// `register`), its record made this one, and its id answered.
     pub async fn composed_node_add(
         &self,
         host: &HostRow,
         zone: &str,
         blocks: &[String],
+        claim: Option<&ClaimId>,
         register: &OperationRow,
         now: Timestamp,
     ) -> Result<HostId, StoreError> {
@@ -66,19 +71,49 @@ impl Datastore {
                 .await?;
         }
         sqlx::query(
-            "INSERT INTO composed_nodes (host_id, pod_manager, zone, blocks, created_at) \
-             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (host_id) DO UPDATE SET \
-             zone = excluded.zone, blocks = excluded.blocks",
+            "INSERT INTO composed_nodes (host_id, pod_manager, zone, blocks, claim_id, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (host_id) DO UPDATE SET \
+             zone = excluded.zone, blocks = excluded.blocks, claim_id = excluded.claim_id",
         )
         .bind(&id)
         .bind(host.pod_manager.as_str())
         .bind(zone)
         .bind(json(&blocks))
+        .bind(claim.map(ClaimId::as_str))
         .bind(now.to_string())
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
         Ok(id.into())
+    }
+
+    /// The node composed for a claim, if any.
+    pub async fn composed_node_of_claim(
+        &self,
+        claim: &ClaimId,
+    ) -> Result<Option<ComposedNodeRow>, StoreError> {
+        let r = sqlx::query(&format!(
+            "{SELECT} WHERE c.claim_id = $1 ORDER BY c.host_id LIMIT 1"
+        ))
+        .bind(claim.as_str())
+        .fetch_optional(&mut *self.reader().await?)
+        .await?;
+        r.as_ref().map(row).transpose()
+    }
+
+    /// The nodes composed for claims that no longer want them (the claim is gone, or no longer
+    /// pending and not holding the node) and whose hosts are available, unclaimed and out of
+    /// maintenance: they are to be decomposed.
+    pub async fn composed_nodes_unwanted(&self) -> Result<Vec<ComposedNodeRow>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "{SELECT} WHERE c.claim_id IS NOT NULL AND h.claim_id IS NULL \
+             AND h.state = 'available' AND h.maintenance_since IS NULL \
+             AND NOT EXISTS (SELECT 1 FROM claims k WHERE k.id = c.claim_id AND k.state = 'pending') \
+             ORDER BY c.host_id"
+        ))
+        .fetch_all(&mut *self.reader().await?)
+        .await?;
+        rows.iter().map(row).collect()
     }
 
     /// The nodes composed at a pod manager, by host id.
@@ -225,10 +260,13 @@ impl Datastore {
     ) -> Result<usize, StoreError> {
         let mut writer = self.writer().await?;
         let mut tx = writer.begin().await?;
-        let hosts = sqlx::query("SELECT id, system_id, kind FROM hosts WHERE pod_manager = $1")
-            .bind(pod_manager.as_str())
-            .fetch_all(&mut *tx)
-            .await?;
+        let hosts = sqlx::query(
+            "SELECT h.id, h.system_id, h.kind, c.zone, c.blocks FROM hosts h \
+             LEFT JOIN composed_nodes c ON c.host_id = h.id WHERE h.pod_manager = $1",
+        )
+        .bind(pod_manager.as_str())
+        .fetch_all(&mut *tx)
+        .await?;
         let by_system: std::collections::HashMap<&str, &Composed> =
             composed.iter().map(|c| (c.system_id.as_str(), c)).collect();
         let mut changed = 0;
@@ -238,6 +276,17 @@ impl Datastore {
             let kind: String = h.try_get("kind")?;
             match by_system.get(system.as_str()) {
                 Some(c) => {
+                    let zone: Option<String> = h.try_get("zone")?;
+                    let blocks: Option<String> = h.try_get("blocks")?;
+                    let recorded = match (zone, blocks) {
+                        (Some(zone), Some(blocks)) => {
+                            zone == c.zone && decode::<Vec<String>>("blocks", &blocks)? == c.blocks
+                        }
+                        _ => false,
+                    };
+                    if recorded && kind == "composed" {
+                        continue;
+                    }
                     sqlx::query(
                         "INSERT INTO composed_nodes (host_id, pod_manager, zone, blocks, created_at) \
                          VALUES ($1, $2, $3, $4, $5) ON CONFLICT (host_id) DO UPDATE SET \

@@ -79,6 +79,7 @@ const FILES: &[File] = &[
     migration!("0027_chassis_grants_and_claims.sql"),
     migration!("0028_spread.sql"),
     migration!("0029_composed_nodes.sql"),
+    migration!("0030_claims_that_compose.sql"),
 ];
 
 /// The migrator of Podium's schema on `backend`.

@@ -665,6 +665,12 @@ pub struct ClaimCreate {
     /// hold hosts of different racks, and only hosts whose rack is known qualify.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spread: Option<String>,
+    /// Where no free host matches, compose a node for the claim of the pod manager's resource
+    /// blocks (at least `min_cpu` processors, one where it is 0, and `min_memory_mib`), bind
+    /// it once it is available, and decompose it when the claim is released. Not with
+    /// `selector`, `chassis` or `spread`. Default `false`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub compose: bool,
 }
 
 /// `PATCH /v1/claims/{id}`.

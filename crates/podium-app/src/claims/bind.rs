@@ -50,6 +50,9 @@ enum Unbound {
     FitsNone { tried: usize, last: String },
     /// Other binds kept taking the hosts it found.
     Contended,
+    /// No free host matches a claim that composes (`compose: true`): a node is to be composed
+    /// for it.
+    Compose,
 }
 
 impl Unbound {
@@ -116,6 +119,10 @@ impl Unbound {
                 ),
             ),
             Unbound::Contended => (Pending, "contended; will try again".into()),
+            Unbound::Compose => (
+                Pending,
+                "no free host matches the claim: a node is to be composed for it".into(),
+            ),
         }
     }
 }
@@ -130,7 +137,7 @@ struct Fit {
 
 /// The MACs of the `phy` links of an OpenStack `network_data.json` (lower-case): a host must
 /// have a NIC of each for the document to fit it.
-fn phy_macs(network_data: &str) -> Vec<String> {
+pub(super) fn phy_macs(network_data: &str) -> Vec<String> {
     let Ok(doc) = serde_json::from_str::<serde_json::Value>(network_data) else {
         return Vec::new();
     };
@@ -149,8 +156,14 @@ fn phy_macs(network_data: &str) -> Vec<String> {
 }
 
 impl Podium {
-    /// Tries to bind a pending claim; records why it waits or failed.
-    pub(crate) async fn claim_try_bind(&self, id: &ClaimId) -> Result<(), Error> {
+    /// Tries to bind a pending claim; records why it waits or failed. A claim that composes
+    /// and finds no free host has a node composed for it here where `may_compose` (the bind
+    /// task), else the bind task is woken to (a request does not wait on a composition).
+    pub(crate) async fn claim_try_bind(
+        &self,
+        id: &ClaimId,
+        may_compose: bool,
+    ) -> Result<(), Error> {
         match self.claim_bind(id).await? {
             Ok(host) => {
                 tracing::info!(claim = %id, host = %host, "claim bound");
@@ -160,7 +173,21 @@ impl Podium {
                     self.claim_provision(&claim).await?;
                 }
             }
+            Err(Unbound::Compose) if may_compose => {
+                let reason = self.claim_compose(id).await?;
+                self.datastore()
+                    .claim_set_unbound(
+                        id,
+                        ClaimState::Pending,
+                        &reason,
+                        podium_types::Timestamp::now(),
+                    )
+                    .await?;
+            }
             Err(unbound) => {
+                if matches!(unbound, Unbound::Compose) {
+                    self.inner.background.run_now(crate::background::Job::Bind);
+                }
                 let (state, reason) = unbound.reason();
                 self.datastore()
                     .claim_set_unbound(id, state, &reason, podium_types::Timestamp::now())
@@ -171,12 +198,15 @@ impl Podium {
     }
 
     /// The `bind` task: every pending claim tried against the hosts free now (on a timer, and
-    /// at once whenever a host becomes free).
+    /// at once whenever a host becomes free), after the nodes composed for claims that no
+    /// longer want them are decomposed.
     pub(crate) async fn claims_bind_pending(&self) -> Result<Outcome, Error> {
+        // The unwanted nodes first: their blocks may make the node a pending claim needs.
+        let (decomposed, not_decomposed) = self.composed_nodes_reap().await?;
         let pending = self.datastore().claims_pending().await?;
         let mut failed = 0;
         for id in &pending {
-            if let Err(e) = self.claim_try_bind(id).await {
+            if let Err(e) = self.claim_try_bind(id, true).await {
                 tracing::warn!(claim = %id, error = %e, "binding failed");
                 failed += 1;
             }
@@ -184,7 +214,9 @@ impl Podium {
         Ok(
             Outcome::new(format!("{} pending claims tried", pending.len()))
                 .count("tried", pending.len())
-                .count("failed", failed),
+                .count("failed", failed)
+                .count("decomposed", decomposed)
+                .count("not_decomposed", not_decomposed),
         )
     }
 
@@ -229,8 +261,10 @@ impl Podium {
                 macs: &[],
                 chassis: &chassis,
                 spread: None,
+                claim: &claim.id,
             };
-            if !self.datastore().hosts_matching_any(any).await? {
+            // A claim that composes may match no host yet: a node is composed for it.
+            if !claim.compose && !self.datastore().hosts_matching_any(any).await? {
                 return Ok(Err(Unbound::NoMatch));
             }
             if let Some(max) = grant.max_hosts
@@ -262,6 +296,9 @@ impl Podium {
                 .hosts_free_matching(free, &unfit, limit)
                 .await?;
             if candidates.is_empty() {
+                if claim.compose {
+                    return Ok(Err(Unbound::Compose));
+                }
                 return Ok(Err(Unbound::NoneFree {
                     macs,
                     unfit: why_unfit,

@@ -234,6 +234,33 @@ impl Podium {
         if let Some(group) = &params.spread {
             crate::labels::validate_name_in("spread", group)?;
         }
+        if params.compose {
+            // A node composed for the claim has no labels, no chassis and no rack yet, and its
+            // NICs are not known before it is composed.
+            let refused = if !params.selector.is_empty() {
+                Some("`selector`")
+            } else if params.chassis.is_some() {
+                Some("`chassis`")
+            } else if params.spread.is_some() {
+                Some("`spread`")
+            } else if network_data
+                .as_deref()
+                .is_some_and(|doc| !bind::phy_macs(doc).is_empty())
+            {
+                Some("network_data naming NICs")
+            } else {
+                None
+            };
+            if let Some(other) = refused {
+                return Err(Error::invalid(
+                    "compose",
+                    format!(
+                        "a claim that composes cannot ask for {other}: a node composed for it \
+                         has no labels, chassis or rack, and NICs not known before it is"
+                    ),
+                ));
+            }
+        }
         // The pod manager: one the tenant was granted. Any other is "not found" to it.
         let grants = self
             .datastore()
@@ -297,11 +324,12 @@ impl Podium {
             host_id: None,
             chassis: params.chassis,
             spread: params.spread,
+            compose: params.compose,
             created_at: now,
             updated_at: now,
         };
         self.datastore().claim_create(&claim).await?;
-        self.claim_try_bind(&claim.id).await?;
+        self.claim_try_bind(&claim.id, false).await?;
         self.claim_view(caller, &claim.id).await
     }
 

@@ -8,15 +8,16 @@
 //! a composition or decomposition and writes them after it. The service itself refuses a block
 //! composed meanwhile (another process, another client), and that refusal names the block.
 
+mod for_claims;
 pub(crate) mod locks;
 mod pick;
 
 use podium_runtime::{CallError, CompositionService, PluginError};
-use podium_types::requests::ComposedNodeCreate;
+use podium_types::requests::{ComposedNodeCreate, CompositionRequirement};
 use podium_types::views::{
     BlockLimitView, ComposedNodeView, CompositionView, List, ResourceBlockView, ResourceZoneView,
 };
-use podium_types::{HostId, OperationRequest, Page, PodManagerId, Timestamp};
+use podium_types::{ClaimId, HostId, OperationRequest, Page, PodManagerId, Timestamp};
 
 use crate::app::Podium;
 use crate::auth::Caller;
@@ -80,10 +81,6 @@ impl Podium {
     ) -> Result<ComposedNodeView, Error> {
         caller.require_admin()?;
         crate::labels::validate_name(&params.name)?;
-        enum Wanted<'a> {
-            Blocks(&'a [String]),
-            Requirement(&'a podium_types::requests::CompositionRequirement),
-        }
         let wanted = match (&params.blocks, &params.requirement) {
             (Some(blocks), None) if blocks.is_empty() => {
                 return Err(Error::invalid("blocks", "name at least one resource block"));
@@ -108,7 +105,24 @@ impl Podium {
         let pm = self.pod_manager_load(uuid).await?;
         let driver = self.pod_manager_driver(&pm).await?;
         let _held = self.compose_lock(uuid).await;
-        let service = read(&pm, &driver).await?;
+        let id = self
+            .compose_locked(&pm, &driver, &params.name, wanted, None)
+            .await?;
+        self.composed_node_view(caller, &id).await
+    }
+
+    /// Composes a node of the pod manager, for `claim` where a claim asked for it (its
+    /// reservation), and adds its system as a host. The caller holds the pod manager's compose
+    /// lock.
+    pub(crate) async fn compose_locked(
+        &self,
+        pm: &PodManager,
+        driver: &Driver<'_>,
+        name: &str,
+        wanted: Wanted<'_>,
+        claim: Option<&ClaimId>,
+    ) -> Result<HostId, Error> {
+        let service = read(pm, driver).await?;
         let picked = match wanted {
             Wanted::Blocks(named) => {
                 pick::check(&service, named).map_err(|refused| match refused {
@@ -130,7 +144,7 @@ impl Podium {
         };
         let system_id = driver
             .call()
-            .compose(&params.name, &picked.blocks)
+            .compose(name, &picked.blocks)
             .await
             .map_err(|e| match e {
                 // A block composed meanwhile, by a client other than this process.
@@ -151,7 +165,7 @@ impl Podium {
                 ),
                 other => Error::from(other),
             })?;
-        tracing::info!(pod_manager = %pm.name, system = %system_id, zone = %picked.zone, blocks = ?picked.blocks, "composed a node");
+        tracing::info!(pod_manager = %pm.name, system = %system_id, zone = %picked.zone, blocks = ?picked.blocks, claim = ?claim, "composed a node");
         // A system that cannot be read back is decomposed again (a client would compose another
         // when it tries again); a failure to record it leaves it composed, and the next sync
         // adds it as a composed node.
@@ -165,20 +179,20 @@ impl Podium {
             }
         };
         let mut host = crate::data::host_from_system(&system);
-        host.pod_manager = uuid.clone();
+        host.pod_manager = pm.uuid.clone();
         host.kind = podium_types::HostKind::Composed;
-        let register = OperationRow::queued(OperationRequest::Register, uuid, Some(&host.id));
-        let id = self
+        let register = OperationRow::queued(OperationRequest::Register, &pm.uuid, Some(&host.id));
+        Ok(self
             .datastore()
             .composed_node_add(
                 &host,
                 &picked.zone,
                 &picked.blocks,
+                claim,
                 &register,
                 Timestamp::now(),
             )
-            .await?;
-        self.composed_node_view(caller, &id).await
+            .await?)
     }
 
     /// The nodes composed at a pod manager, for an admin.
@@ -219,6 +233,12 @@ impl Podium {
             .composed_node_get(id)
             .await?
             .ok_or_else(|| Error::not_found("composed node", id))?;
+        self.decompose(&row).await
+    }
+
+    /// Decomposes a node and removes its host, as [`Podium::composed_node_delete`] says.
+    pub(crate) async fn decompose(&self, row: &ComposedNodeRow) -> Result<(), Error> {
+        let id = &row.host_id;
         let pm = self.pod_manager_load(&row.pod_manager).await?;
         let driver = self.pod_manager_driver(&pm).await?;
         // Not while the pod manager syncs: a discovery read before the decomposition would add
@@ -264,6 +284,12 @@ impl Podium {
             }
         }
     }
+}
+
+/// What a node is composed of: blocks named, or blocks picked for a requirement.
+pub(crate) enum Wanted<'a> {
+    Blocks(&'a [String]),
+    Requirement(&'a CompositionRequirement),
 }
 
 /// The maintenance reason of a node's host while its system is decomposed.
@@ -313,23 +339,12 @@ fn node(row: ComposedNodeRow) -> ComposedNodeView {
         state: row.state,
         zone: row.zone,
         blocks: row.blocks,
+        claim: row.claim,
         created_at: row.created_at,
     }
 }
 
 fn view(service: CompositionService) -> CompositionView {
-    let state = |s: podium_runtime::CompositionState| {
-        use podium_runtime::CompositionState as S;
-        match s {
-            S::Unused => "Unused",
-            S::Composing => "Composing",
-            S::Composed => "Composed",
-            S::ComposedAndAvailable => "ComposedAndAvailable",
-            S::Failed => "Failed",
-            S::Unavailable => "Unavailable",
-        }
-        .to_owned()
-    };
     CompositionView {
         blocks: service
             .blocks
@@ -338,9 +353,9 @@ fn view(service: CompositionService) -> CompositionView {
                 block_types: b
                     .block_types
                     .iter()
-                    .map(|t| pick::type_name(*t).to_owned())
+                    .map(|t| t.dmtf_name().to_owned())
                     .collect(),
-                state: state(b.state),
+                state: b.state.dmtf_name().to_owned(),
                 id: b.id,
                 name: b.name,
                 reserved: b.reserved,
@@ -369,7 +384,7 @@ fn view(service: CompositionService) -> CompositionView {
             .limits
             .into_iter()
             .map(|l| BlockLimitView {
-                block_type: pick::type_name(l.block_type).to_owned(),
+                block_type: l.block_type.dmtf_name().to_owned(),
                 min: l.min,
                 max: l.max,
             })

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeSet;
 
-use podium_runtime::{BlockType, CompositionService, CompositionState, ResourceBlock};
+use podium_runtime::{CompositionService, CompositionState, ResourceBlock};
 use podium_types::requests::CompositionRequirement;
 
 /// Why blocks cannot be composed: a message naming the block, the zone or the limit.
@@ -48,19 +48,6 @@ fn free(b: &ResourceBlock) -> bool {
         }
 }
 
-/// DMTF's name of a block type, as the limits name it (`MinCompute`).
-pub(crate) fn type_name(t: BlockType) -> &'static str {
-    match t {
-        BlockType::Compute => "Compute",
-        BlockType::Processor => "Processor",
-        BlockType::Memory => "Memory",
-        BlockType::Network => "Network",
-        BlockType::Storage => "Storage",
-        BlockType::ComputerSystem => "ComputerSystem",
-        BlockType::Expansion => "Expansion",
-    }
-}
-
 /// The first limit `blocks` break, in words; `complete` where no block will be added (a
 /// minimum counts only then).
 fn broken_limit(
@@ -73,7 +60,7 @@ fn broken_limit(
             .iter()
             .filter(|b| b.block_types.contains(&limit.block_type))
             .count() as u32;
-        let kind = type_name(limit.block_type);
+        let kind = limit.block_type.dmtf_name();
         match (limit.min, limit.max) {
             (Some(min), _) if complete && count < min => Some(format!(
                 "{count} {kind} blocks: the service composes a system of at least {min}"
@@ -356,6 +343,7 @@ pub(crate) fn composed_systems(service: &CompositionService) -> Vec<crate::data:
 #[cfg(test)]
 mod tests {
     use super::*;
+    use podium_runtime::BlockType;
     use podium_runtime::{BlockLimit, ResourceZone};
 
     fn block(id: &str, types: &[BlockType], zones: &[&str], held: Held) -> ResourceBlock {

@@ -1,6 +1,6 @@
 //! What a driver reports of a system or a chassis, in the form the store keeps.
 
-use podium_runtime::{Chassis, ChassisType, Health, System, SystemKind};
+use podium_runtime::{Chassis, Health, System, SystemKind};
 use podium_store::{ChassisReport, HostRow};
 use podium_types::{HostId, HostKind};
 
@@ -34,7 +34,7 @@ pub(crate) fn chassis_from_driver(c: &Chassis) -> ChassisReport {
     ChassisReport {
         chassis_id: c.id.clone(),
         name: c.name.clone(),
-        chassis_type: type_name(&c.chassis_type).to_owned(),
+        chassis_type: c.chassis_type.dmtf_name().to_owned(),
         manufacturer: c.manufacturer.clone(),
         model: c.model.clone(),
         serial: c.serial.clone(),
@@ -47,22 +47,5 @@ pub(crate) fn chassis_from_driver(c: &Chassis) -> ChassisReport {
         }),
         parent: c.contained_by.clone(),
         systems: c.systems.clone(),
-    }
-}
-
-/// DMTF's name of a chassis type.
-fn type_name(t: &ChassisType) -> &str {
-    match t {
-        ChassisType::Rack => "Rack",
-        ChassisType::RackGroup => "RackGroup",
-        ChassisType::Enclosure => "Enclosure",
-        ChassisType::Blade => "Blade",
-        ChassisType::Sled => "Sled",
-        ChassisType::RackMount => "RackMount",
-        ChassisType::StandAlone => "StandAlone",
-        ChassisType::Drawer => "Drawer",
-        ChassisType::Module => "Module",
-        ChassisType::Zone => "Zone",
-        ChassisType::Other(name) => name,
     }
 }

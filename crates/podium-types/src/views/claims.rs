@@ -28,6 +28,8 @@ pub struct ClaimView {
     /// Its spread group: the tenant's claims at the pod manager in the group hold hosts of
     /// different racks.
     pub spread: Option<String>,
+    /// Whether a node is composed for the claim where no free host matches.
+    pub compose: bool,
     pub host: Option<ClaimedHostView>,
     pub created_at: crate::Timestamp,
     pub updated_at: crate::Timestamp,

@@ -22,6 +22,9 @@ pub struct ComposedNodeView {
     pub zone: String,
     /// The resource blocks it is composed of, by the driver's ids.
     pub blocks: Vec<String>,
+    /// The claim it was composed for (`compose: true`): only that claim binds it, and it is
+    /// decomposed once that claim holds another host or is released.
+    pub claim: Option<crate::ClaimId>,
     pub created_at: Timestamp,
 }
 
