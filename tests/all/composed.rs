@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use podium_tests::composition::{Composition, composable, mockup};
-use podium_tests::sushy::SushyStatic;
+use podium_tests::sushy::{FakeSystem, Sushy, SushyConfig, SushyStatic};
 use podium_tests::{Client, TestServer, eventually};
 use podium_types::views::{ClaimView, ComposedNodeView, CompositionView, HostView, List};
 use reqwest::StatusCode;
@@ -607,4 +607,129 @@ async fn a_service_with_the_compose_action_composes_through_it() {
     let (state, systems) = block_state(&admin, &pm, "RackServer-4").await;
     assert_eq!(state, "Unused");
     assert!(!systems.contains(&made.system_id), "{systems:?}");
+}
+
+/// The BMC's own view of a resource, read through the pod manager's service.
+async fn bmc_view(service: &Composition, path: &str) -> serde_json::Value {
+    reqwest::get(format!("{}{path}", service.url()))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+/// Runs an admin's host action and waits until its operation succeeded.
+async fn act(admin: &Client, host: &str, action: &str, body: serde_json::Value) {
+    let reply = admin
+        .post(&format!("/v1/hosts/{host}/{action}"), body)
+        .await;
+    assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.text);
+    let id = reply.body["id"].as_str().unwrap().to_owned();
+    eventually(Duration::from_secs(60), "the operation done", || {
+        let (admin, id) = (admin, id.clone());
+        async move {
+            let op = admin.get(&format!("/v1/operations/{id}")).await.body;
+            match op["status"].as_str() {
+                Some("succeeded") => Some(()),
+                Some("failed") => panic!("{action} failed: {op}"),
+                _ => None,
+            }
+        }
+    })
+    .await;
+}
+
+/// Where sushy-tools' systems stand beside composed ones (one pod manager, one Redfish service
+/// with both), power, boot and virtual media work the same on each: the BMC's own view of each
+/// changes as the admin asked.
+#[tokio::test]
+async fn sushy_tools_systems_and_composed_nodes_at_one_pod_manager_work_alike() {
+    let sushy = Sushy::start(SushyConfig::with_systems(1))
+        .await
+        .expect("sushy-tools starts");
+    let folder = composable();
+    let service = Composition::start_beside(folder.path(), &sushy.url())
+        .await
+        .expect("the service starts");
+    let server = TestServer::start().await;
+    let admin = server.admin();
+    let pm = admin.create_site(service.url()).await;
+    admin.sync_all(std::slice::from_ref(&pm)).await;
+    free_the_last_compute_block(&admin, &pm).await;
+    let node = admin
+        .created(
+            &format!("/v1/pod_managers/{pm}/composed_nodes"),
+            json!({"name": "web-1", "requirement": {"drives": 1}}),
+        )
+        .await
+        .view::<ComposedNodeView>();
+    let emulated = format!("/redfish/v1/Systems/{}", FakeSystem::numbered(1).uuid);
+    let hosts = eventually(
+        Duration::from_secs(60),
+        "sushy-tools' system and the node available",
+        || {
+            let (admin, pm, emulated, node) = (&admin, &pm, &emulated, &node);
+            async move {
+                let hosts = admin.hosts_all(&format!("&pod_manager={pm}")).await;
+                let find = |system: &str| {
+                    hosts
+                        .iter()
+                        .find(|h| h.system_id == system && h.state.as_str() == "available")
+                        .cloned()
+                };
+                Some((find(emulated)?, find(&node.system_id)?))
+            }
+        },
+    )
+    .await;
+    assert_eq!(hosts.0.kind.as_str(), "system");
+    assert_eq!(hosts.1.kind.as_str(), "composed");
+
+    let images = podium_tests::ImageServer::start(vec![0x42; 4096]).await;
+    let image = images.url("/boot.iso");
+    for host in [&hosts.0, &hosts.1] {
+        let (id, system) = (host.id.to_string(), host.system_id.clone());
+        act(&admin, &id, "power", json!({"action": "on"})).await;
+        assert_eq!(
+            bmc_view(&service, &system).await["PowerState"],
+            "On",
+            "{system}"
+        );
+
+        act(
+            &admin,
+            &id,
+            "boot",
+            json!({"target": "pxe", "persistence": "continuous"}),
+        )
+        .await;
+        let boot = bmc_view(&service, &system).await["Boot"].clone();
+        assert_eq!(boot["BootSourceOverrideTarget"], "Pxe", "{system}: {boot}");
+        assert_eq!(
+            boot["BootSourceOverrideEnabled"], "Continuous",
+            "{system}: {boot}"
+        );
+
+        act(
+            &admin,
+            &id,
+            "media",
+            json!({"action": "insert", "image_url": image}),
+        )
+        .await;
+        let cd = format!("{system}/VirtualMedia/Cd");
+        let slot = bmc_view(&service, &cd).await;
+        assert_eq!(slot["Inserted"], true, "{system}: {slot}");
+        assert_eq!(slot["Image"], image.as_str(), "{system}: {slot}");
+        act(&admin, &id, "media", json!({"action": "eject"})).await;
+        assert_eq!(bmc_view(&service, &cd).await["Inserted"], false, "{system}");
+
+        act(&admin, &id, "power", json!({"action": "force_off"})).await;
+        assert_eq!(
+            bmc_view(&service, &system).await["PowerState"],
+            "Off",
+            "{system}"
+        );
+    }
 }

@@ -31,7 +31,11 @@
 //!   composition holds them), the system and its collections are gone: 204. A system that is
 //!   not composed cannot be deleted: 405.
 //! - A system's `Reset` action and a `PATCH` of its `Boot` override change its state, as a BMC's
-//!   would; nothing else can be changed (405).
+//!   would; a composed system has a virtual CD (`VirtualMedia/Cd`) whose `InsertMedia` and
+//!   `EjectMedia` actions change it; nothing else can be changed (405).
+//! - **Beside another service** ([`Composition::start_beside`]): sushy-tools' systems stand
+//!   beside the mockup's in one service. The `Systems` collection lists both; a request for
+//!   anything the mockup does not have is forwarded to sushy-tools as it came.
 //!
 //! One lock holds the whole state, so two compositions racing for one block never both get it:
 //! the second is refused, naming the block. A collection's `Members@odata.count` is the count
@@ -75,10 +79,30 @@ pub struct Composition {
 impl Composition {
     /// Serves the mockup in `folder` (its service root is `folder/index.json`) on a free port.
     pub async fn start(folder: &Path) -> Result<Composition> {
+        Composition::serve(folder, None).await
+    }
+
+    /// Serves the mockup in `folder` with the systems of another Redfish service (sushy-tools at
+    /// `beside`, its root at `/redfish/v1`) standing beside the mockup's, as one service: the
+    /// `Systems` collection lists the mockup's and then the other's, and a request for a
+    /// resource the mockup does not have (a system of the other, its manager, its virtual
+    /// media, its actions) is forwarded there as it came, and the answer relayed.
+    pub async fn start_beside(folder: &Path, beside: &str) -> Result<Composition> {
+        Composition::serve(folder, Some(beside.trim_end_matches('/').to_owned())).await
+    }
+
+    async fn serve(folder: &Path, beside: Option<String>) -> Result<Composition> {
         let state = Arc::new(Mutex::new(Resources::load(folder)?));
-        let app = axum::Router::new()
-            .fallback(serve)
-            .with_state(state.clone());
+        let service = Service {
+            resources: state.clone(),
+            beside: beside.map(|url| {
+                Arc::new(Beside {
+                    url,
+                    client: reqwest::Client::new(),
+                })
+            }),
+        };
+        let app = axum::Router::new().fallback(serve).with_state(service);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let url = format!("http://{}", listener.local_addr()?);
         let task = tokio::spawn(async move {
@@ -442,6 +466,7 @@ impl Resources {
             "Memory": {"@odata.id": format!("{path}/Memory")},
             "EthernetInterfaces": {"@odata.id": format!("{path}/EthernetInterfaces")},
             "Storage": {"@odata.id": format!("{path}/Storage")},
+            "VirtualMedia": {"@odata.id": format!("{path}/VirtualMedia")},
             "Links": {"ResourceBlocks": blocks.iter().map(|b| json!({"@odata.id": b})).collect::<Vec<_>>()},
             "Actions": {
                 "#ComputerSystem.Reset": {
@@ -463,6 +488,37 @@ impl Resources {
         }
         let take = |kind: &str| parts.get(kind).cloned().unwrap_or_default();
         let drives = take("Drives");
+        // A virtual CD, as a BMC gives a system (a composed one too).
+        self.by_path.insert(
+            format!("{path}/VirtualMedia"),
+            collection(
+                "VirtualMedia",
+                "VirtualMediaCollection",
+                vec![json!({"@odata.id": format!("{path}/VirtualMedia/Cd")})],
+            ),
+        );
+        self.by_path.insert(
+            format!("{path}/VirtualMedia/Cd"),
+            json!({
+                "@odata.type": "#VirtualMedia.v1_6_3.VirtualMedia",
+                "Id": "Cd",
+                "Name": "Virtual CD",
+                "MediaTypes": ["CD", "DVD"],
+                "Inserted": false,
+                "Image": null,
+                "WriteProtected": true,
+                "ConnectedVia": "NotConnected",
+                "Actions": {
+                    "#VirtualMedia.InsertMedia": {
+                        "target": format!("{path}/VirtualMedia/Cd/Actions/VirtualMedia.InsertMedia"),
+                    },
+                    "#VirtualMedia.EjectMedia": {
+                        "target": format!("{path}/VirtualMedia/Cd/Actions/VirtualMedia.EjectMedia"),
+                    },
+                },
+                "@odata.id": format!("{path}/VirtualMedia/Cd"),
+            }),
+        );
         let storage = if drives.is_empty() {
             Vec::new()
         } else {
@@ -565,6 +621,72 @@ impl Resources {
     }
 
     /// A system's `Reset` action.
+    /// A virtual media slot's `InsertMedia` (`insert`) or `EjectMedia` action.
+    fn media(&mut self, slot: &str, insert: bool, body: &Value) -> Result<(), Refusal> {
+        let media = self
+            .by_path
+            .get_mut(slot)
+            .filter(|m| {
+                m["@odata.type"]
+                    .as_str()
+                    .is_some_and(|t| t.starts_with("#VirtualMedia."))
+            })
+            .ok_or_else(|| Refusal::missing(slot))?;
+        if !insert {
+            if media["Inserted"] != true {
+                return Err(Refusal::new(StatusCode::BAD_REQUEST, "ActionNotSupported")
+                    .message(&format!("{slot} holds no media to eject")));
+            }
+            media["Inserted"] = json!(false);
+            media["Image"] = Value::Null;
+            media["ConnectedVia"] = json!("NotConnected");
+            return Ok(());
+        }
+        const KNOWN: &[&str] = &[
+            "Image",
+            "Inserted",
+            "WriteProtected",
+            "TransferProtocolType",
+            "TransferMethod",
+            "UserName",
+            "Password",
+        ];
+        let body = body
+            .as_object()
+            .ok_or_else(|| Refusal::malformed("the body is not a JSON object"))?;
+        if let Some(unknown) = body.keys().find(|k| !KNOWN.contains(&k.as_str())) {
+            return Err(Refusal::property(
+                unknown,
+                "ActionParameterUnknown",
+                &format!("{unknown} is not a parameter of InsertMedia"),
+            ));
+        }
+        let image = body
+            .get("Image")
+            .and_then(Value::as_str)
+            .filter(|i| i.starts_with("http://") || i.starts_with("https://"))
+            .ok_or_else(|| {
+                Refusal::property(
+                    "Image",
+                    "ActionParameterMissing",
+                    "Image, the http(s) URL of the media, is required",
+                )
+            })?;
+        media["Image"] = json!(image);
+        media["Inserted"] = json!(
+            body.get("Inserted")
+                .and_then(Value::as_bool)
+                .unwrap_or(true)
+        );
+        media["WriteProtected"] = json!(
+            body.get("WriteProtected")
+                .and_then(Value::as_bool)
+                .unwrap_or(true)
+        );
+        media["ConnectedVia"] = json!("URI");
+        Ok(())
+    }
+
     fn reset(&mut self, system: &str, body: &Value) -> Result<(), Refusal> {
         let system = self
             .by_path
@@ -879,14 +1001,140 @@ impl IntoResponse for Refusal {
     }
 }
 
+/// What the service's requests are answered from.
+#[derive(Clone)]
+struct Service {
+    resources: Arc<Mutex<Resources>>,
+    beside: Option<Arc<Beside>>,
+}
+
+/// Another Redfish service whose systems stand beside the mockup's.
+struct Beside {
+    url: String,
+    client: reqwest::Client,
+}
+
+impl Beside {
+    /// The request, as it came, answered by the other service.
+    async fn forward(
+        &self,
+        method: Method,
+        uri: &Uri,
+        headers: &HeaderMap,
+        body: Bytes,
+    ) -> Response {
+        let target = format!(
+            "{}{}",
+            self.url,
+            uri.path_and_query().map_or(uri.path(), |p| p.as_str())
+        );
+        let mut request = self.client.request(method, target).body(body.to_vec());
+        for name in [header::CONTENT_TYPE, header::ACCEPT] {
+            if let Some(value) = headers.get(&name) {
+                request = request.header(name, value);
+            }
+        }
+        match request.send().await {
+            Ok(answer) => {
+                let status = answer.status();
+                let mut relayed = HeaderMap::new();
+                for name in [header::CONTENT_TYPE, header::LOCATION] {
+                    if let Some(value) = answer.headers().get(&name) {
+                        relayed.insert(name, value.clone());
+                    }
+                }
+                let bytes = answer.bytes().await.unwrap_or_default();
+                (status, relayed, bytes).into_response()
+            }
+            Err(e) => (StatusCode::BAD_GATEWAY, e.to_string()).into_response(),
+        }
+    }
+
+    /// The members of the other service's collection at `path`.
+    async fn members(&self, path: &str) -> Vec<Value> {
+        let answer = self.client.get(format!("{}{path}", self.url)).send().await;
+        let collection: Value = match answer {
+            Ok(answer) => answer.json().await.unwrap_or(Value::Null),
+            Err(_) => Value::Null,
+        };
+        collection["Members"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+}
+
+/// Whether a request for `path` is the mockup's to answer: the service's own paths, a
+/// collection of the mockup, and anything at or under a member the mockup has (its actions,
+/// its collections); the rest is the other service's.
+fn ours(resources: &Resources, path: &str) -> bool {
+    if path == "/redfish" || path == ROOT || path == format!("{ROOT}/$metadata") {
+        return true;
+    }
+    if resources.compose_target().as_deref() == Some(path) {
+        return true;
+    }
+    let mut at = path;
+    loop {
+        let depth = at.matches('/').count();
+        if depth <= 3 {
+            // `/redfish/v1/Systems`: the mockup's where asked for itself, not for a member.
+            return at == path && resources.get(at).is_some();
+        }
+        if resources.get(at).is_some() {
+            return true;
+        }
+        at = match at.rsplit_once('/') {
+            Some((parent, _)) => parent,
+            None => return false,
+        };
+    }
+}
+
 async fn serve(
-    State(state): State<Arc<Mutex<Resources>>>,
+    State(service): State<Service>,
     method: Method,
     uri: Uri,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let path = uri.path().trim_end_matches('/');
+    let path = uri.path().trim_end_matches('/').to_owned();
+    if let Some(beside) = &service.beside {
+        let theirs = !ours(
+            &service
+                .resources
+                .lock()
+                .expect("composition state poisoned"),
+            &path,
+        );
+        if theirs {
+            return beside.forward(method, &uri, &headers, body).await;
+        }
+        if path == SYSTEMS && method == Method::GET {
+            let others = beside.members(SYSTEMS).await;
+            let resources = service
+                .resources
+                .lock()
+                .expect("composition state poisoned");
+            let mut systems = resources.get(SYSTEMS).cloned().unwrap_or(Value::Null);
+            if let Some(members) = systems["Members"].as_array_mut() {
+                members.extend(others);
+            }
+            recount(&mut systems);
+            return axum::Json(systems).into_response();
+        }
+    }
+    answer(&service.resources, method, &path, &headers, &body)
+}
+
+/// A request the mockup answers, with the state locked for the whole of it.
+fn answer(
+    state: &Mutex<Resources>,
+    method: Method,
+    path: &str,
+    headers: &HeaderMap,
+    body: &Bytes,
+) -> Response {
     let mut resources = state.lock().expect("composition state poisoned");
     if path == "/redfish" && method == Method::GET {
         return axum::Json(json!({"v1": "/redfish/v1/"})).into_response();
@@ -908,7 +1156,7 @@ async fn serve(
                     .message("the body must be application/json"),
             );
         }
-        serde_json::from_slice(&body)
+        serde_json::from_slice(body)
             .map_err(|e| Refusal::malformed(&format!("the body is not JSON: {e}")))
     };
     let answer = match method {
@@ -936,6 +1184,18 @@ async fn serve(
                 }))
                 .into_response()
             }),
+        Method::POST if path.ends_with("/Actions/VirtualMedia.InsertMedia") => {
+            let slot = path.trim_end_matches("/Actions/VirtualMedia.InsertMedia");
+            json_body()
+                .and_then(|body| resources.media(slot, true, &body))
+                .map(|()| StatusCode::NO_CONTENT.into_response())
+        }
+        Method::POST if path.ends_with("/Actions/VirtualMedia.EjectMedia") => {
+            let slot = path.trim_end_matches("/Actions/VirtualMedia.EjectMedia");
+            resources
+                .media(slot, false, &Value::Null)
+                .map(|()| StatusCode::NO_CONTENT.into_response())
+        }
         Method::POST if path.ends_with("/Actions/ComputerSystem.Reset") => {
             let system = path.trim_end_matches("/Actions/ComputerSystem.Reset");
             json_body()

@@ -396,7 +396,7 @@ impl Client {
                         }],
                     },
                 });
-                let (_, answer) = self.post_for_answer(&url_path(&target), &body).await?;
+                let (_, answer) = self.post_for_answer(url_path(&target), &body).await?;
                 return composed_by_action(&target, &answer);
             }
         }
