@@ -372,7 +372,13 @@ async fn a_pod_manager_that_composes_nothing_says_so() {
         }
     })
     .await;
-    assert_eq!(reason.0.as_str(), "pending", "{}", reason.1);
+    // Nothing matches it, and nothing can be composed for it: it fails as any such claim.
+    assert_eq!(reason.0.as_str(), "failed", "{}", reason.1);
+    assert!(
+        reason.1.starts_with("no host of this pod manager matches"),
+        "{}",
+        reason.1
+    );
 }
 
 /// A decomposition the service does not answer fails with the reason, and leaves the node as it
@@ -433,9 +439,13 @@ async fn claims_that_compose_race_for_the_last_block_and_hand_it_on_when_release
         body
     };
 
+    let naming_a_nic = json!({"links": [{"id": "eth0", "type": "phy",
+                                         "ethernet_mac_address": "52:54:00:aa:00:01"}]});
     for (extra, field) in [
         (json!({"selector": {"rack": "a"}}), "selector"),
+        (json!({"chassis": "a-rack"}), "chassis"),
         (json!({"spread": "web"}), "spread"),
+        (json!({"network_data": naming_a_nic.clone()}), "NICs"),
     ] {
         let refused = tenant.post("/v1/claims", claim(extra)).await;
         assert_eq!(
@@ -460,6 +470,20 @@ async fn claims_that_compose_race_for_the_last_block_and_hand_it_on_when_release
             r.body["id"].as_str().unwrap().to_owned()
         })
         .collect();
+    // Nor can it be given networkData naming NICs while it waits.
+    let patched = tenant
+        .patch(
+            &format!("/v1/claims/{}", ids[0]),
+            json!({"network_data": naming_a_nic}),
+        )
+        .await;
+    assert_eq!(
+        patched.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        patched.text
+    );
+    assert_eq!(patched.field(), "compose", "{}", patched.text);
     let (won, lost) = eventually(
         Duration::from_secs(90),
         "one claim bound to a node composed for it, the other waiting for blocks",

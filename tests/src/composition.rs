@@ -620,7 +620,6 @@ impl Resources {
         Ok(())
     }
 
-    /// A system's `Reset` action.
     /// A virtual media slot's `InsertMedia` (`insert`) or `EjectMedia` action.
     fn media(&mut self, slot: &str, insert: bool, body: &Value) -> Result<(), Refusal> {
         let media = self
@@ -687,6 +686,7 @@ impl Resources {
         Ok(())
     }
 
+    /// A system's `Reset` action.
     fn reset(&mut self, system: &str, body: &Value) -> Result<(), Refusal> {
         let system = self
             .by_path

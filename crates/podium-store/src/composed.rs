@@ -1,7 +1,7 @@
 //! Nodes Podium composed from resource blocks: each is a host (kind `composed`), and this keeps
 //! the zone and the blocks it was composed of.
 
-use podium_types::{ClaimId, HostId, HostState, Page, Paged, PodManagerId, Timestamp};
+use podium_types::{ClaimId, HostId, HostState, Page, Paged, PodManagerId, TenantId, Timestamp};
 use sqlx::Row;
 
 use super::{Datastore, HostRow, OperationRow, StoreError, decode, json, moment};
@@ -101,13 +101,30 @@ impl Datastore {
         r.as_ref().map(row).transpose()
     }
 
+    /// How many nodes are composed for the tenant's claims at a pod manager that still wait
+    /// (pending, holding no host).
+    pub async fn composed_nodes_reserved_to_waiting(
+        &self,
+        tenant: &TenantId,
+        pod_manager: &PodManagerId,
+    ) -> Result<i64, StoreError> {
+        Ok(sqlx::query_scalar(
+            "SELECT COUNT(*) FROM composed_nodes c JOIN claims k ON k.id = c.claim_id \
+             WHERE k.tenant_id = $1 AND k.pod_manager = $2 AND k.state = 'pending'",
+        )
+        .bind(tenant.as_str())
+        .bind(pod_manager.as_str())
+        .fetch_one(&mut *self.reader().await?)
+        .await?)
+    }
+
     /// The nodes composed for claims that no longer want them (the claim is gone, or no longer
-    /// pending and not holding the node) and whose hosts are available, unclaimed and out of
-    /// maintenance: they are to be decomposed.
+    /// pending) whose hosts are unclaimed, out of maintenance and available, in error or
+    /// missing (not on their way somewhere): they are to be decomposed.
     pub async fn composed_nodes_unwanted(&self) -> Result<Vec<ComposedNodeRow>, StoreError> {
         let rows = sqlx::query(&format!(
             "{SELECT} WHERE c.claim_id IS NOT NULL AND h.claim_id IS NULL \
-             AND h.state = 'available' AND h.maintenance_since IS NULL \
+             AND h.state IN ('available', 'error', 'missing') AND h.maintenance_since IS NULL \
              AND NOT EXISTS (SELECT 1 FROM claims k WHERE k.id = c.claim_id AND k.state = 'pending') \
              ORDER BY c.host_id"
         ))

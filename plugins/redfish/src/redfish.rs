@@ -337,6 +337,13 @@ impl Client {
                 id,
             });
         }
+        // Capabilities that name no zone (DMTF's `public-compose-action`: `RelatedItem: []`)
+        // hold for every zone; capabilities with no `RelatedItem`, or none at all, offer none.
+        let every_zone = use_case.as_ref().is_some_and(|c| {
+            c["Links"]["RelatedItem"]
+                .as_array()
+                .is_some_and(Vec::is_empty)
+        });
         let offered: Vec<Link> = use_case
             .and_then(|c| serde_json::from_value(c["Links"]["RelatedItem"].clone()).ok())
             .unwrap_or_default();
@@ -344,9 +351,7 @@ impl Client {
             .as_ref()
             .map(|c| block_limits(&c["@Redfish.ResourceBlockLimits"]))
             .unwrap_or_default();
-        // Capabilities that name no zone (DMTF's `public-compose-action`: `RelatedItem: []`)
-        // hold for every zone.
-        let offered_zones = if offered.is_empty() {
+        let offered_zones = if every_zone {
             zones.iter().map(|z| z.id.clone()).collect()
         } else {
             zone_ids(&offered, "ComputerSystemComposition")
@@ -396,8 +401,8 @@ impl Client {
                         }],
                     },
                 });
-                let (_, answer) = self.post_for_answer(url_path(&target), &body).await?;
-                return composed_by_action(&target, &answer);
+                let (location, answer) = self.post_for_answer(url_path(&target), &body).await?;
+                return composed_by_action(&target, &answer, location);
             }
         }
         let Some(systems) = &root.systems else {
@@ -1254,20 +1259,25 @@ fn to_u32(n: f64) -> u32 {
 }
 
 /// The system a `Compose` action composed: the `@odata.id` of its stanza's `Response`
-/// (DSP0268: `Manifest.Stanzas[].Response` is the resource the stanza made).
-fn composed_by_action(target: &str, answer: &[u8]) -> Result<String, Error> {
-    let answer: Value = serde_json::from_slice(answer)
-        .map_err(|e| Error::Protocol(format!("POST {target}: the answer is not JSON: {e}")))?;
+/// (DSP0268: `Manifest.Stanzas[].Response` is the resource the stanza made), else where the
+/// answer's `Location` points.
+fn composed_by_action(
+    target: &str,
+    answer: &[u8],
+    location: Option<String>,
+) -> Result<String, Error> {
+    let answer: Value = serde_json::from_slice(answer).unwrap_or(Value::Null);
     answer["Manifest"]["Stanzas"]
         .as_array()
         .into_iter()
         .flatten()
         .find_map(|stanza| stanza["Response"]["@odata.id"].as_str())
         .map(|id| url_path(id).to_owned())
+        .or(location)
         .ok_or_else(|| {
             Error::Protocol(format!(
                 "POST {target}: a system was composed, but no stanza of the answer's Manifest \
-                 names it (Response.@odata.id)"
+                 names it (Response.@odata.id), and no Location does"
             ))
         })
 }

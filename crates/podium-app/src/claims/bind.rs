@@ -10,6 +10,7 @@ use podium_types::{ClaimId, ClaimState, HostId, TenantScope};
 
 use crate::app::Podium;
 use crate::background::Outcome;
+use crate::composition::Composing;
 use crate::data::PodManager;
 use crate::error::Error;
 
@@ -51,8 +52,9 @@ enum Unbound {
     /// Other binds kept taking the hosts it found.
     Contended,
     /// No free host matches a claim that composes (`compose: true`): a node is to be composed
-    /// for it.
-    Compose,
+    /// for it. `any_match`: whether any host matches it, free or not (where nothing can be
+    /// composed for it, the claim fails as any claim nothing matches).
+    Compose { any_match: bool },
 }
 
 impl Unbound {
@@ -119,7 +121,7 @@ impl Unbound {
                 ),
             ),
             Unbound::Contended => (Pending, "contended; will try again".into()),
-            Unbound::Compose => (
+            Unbound::Compose { .. } => (
                 Pending,
                 "no free host matches the claim: a node is to be composed for it".into(),
             ),
@@ -173,19 +175,24 @@ impl Podium {
                     self.claim_provision(&claim).await?;
                 }
             }
-            Err(Unbound::Compose) if may_compose => {
-                let reason = self.claim_compose(id).await?;
+            Err(Unbound::Compose { any_match }) if may_compose => {
+                let (state, reason) = match self.claim_compose(id).await? {
+                    Composing::Waits(reason) => (ClaimState::Pending, reason),
+                    // Nothing can be composed for it: as any claim, it waits while a host
+                    // matches it, and fails where none ever could.
+                    Composing::Impossible(why) if any_match => (ClaimState::Pending, why),
+                    Composing::Impossible(why) => {
+                        let (state, reason) = Unbound::NoMatch.reason();
+                        (state, format!("{reason}; {why}"))
+                    }
+                    Composing::Failed(reason) => (ClaimState::Failed, reason),
+                };
                 self.datastore()
-                    .claim_set_unbound(
-                        id,
-                        ClaimState::Pending,
-                        &reason,
-                        podium_types::Timestamp::now(),
-                    )
+                    .claim_set_unbound(id, state, &reason, podium_types::Timestamp::now())
                     .await?;
             }
             Err(unbound) => {
-                if matches!(unbound, Unbound::Compose) {
+                if matches!(unbound, Unbound::Compose { .. }) {
                     self.inner.background.run_now(crate::background::Job::Bind);
                 }
                 let (state, reason) = unbound.reason();
@@ -198,11 +205,9 @@ impl Podium {
     }
 
     /// The `bind` task: every pending claim tried against the hosts free now (on a timer, and
-    /// at once whenever a host becomes free), after the nodes composed for claims that no
-    /// longer want them are decomposed.
+    /// at once whenever a host becomes free); then the nodes composed for claims that no longer
+    /// want them decomposed.
     pub(crate) async fn claims_bind_pending(&self) -> Result<Outcome, Error> {
-        // The unwanted nodes first: their blocks may make the node a pending claim needs.
-        let (decomposed, not_decomposed) = self.composed_nodes_reap().await?;
         let pending = self.datastore().claims_pending().await?;
         let mut failed = 0;
         for id in &pending {
@@ -211,6 +216,9 @@ impl Podium {
                 failed += 1;
             }
         }
+        // Then the nodes no claim wants any more; their blocks may make the node a pending
+        // claim needs, on the run a decomposition asks for.
+        let (decomposed, not_decomposed) = self.composed_nodes_reap().await?;
         Ok(
             Outcome::new(format!("{} pending claims tried", pending.len()))
                 .count("tried", pending.len())
@@ -264,7 +272,8 @@ impl Podium {
                 claim: &claim.id,
             };
             // A claim that composes may match no host yet: a node is composed for it.
-            if !claim.compose && !self.datastore().hosts_matching_any(any).await? {
+            let any_match = self.datastore().hosts_matching_any(any).await?;
+            if !claim.compose && !any_match {
                 return Ok(Err(Unbound::NoMatch));
             }
             if let Some(max) = grant.max_hosts
@@ -297,7 +306,7 @@ impl Podium {
                 .await?;
             if candidates.is_empty() {
                 if claim.compose {
-                    return Ok(Err(Unbound::Compose));
+                    return Ok(Err(Unbound::Compose { any_match }));
                 }
                 return Ok(Err(Unbound::NoneFree {
                     macs,

@@ -135,6 +135,17 @@ fn writable(caller: &Caller) -> Result<(), Error> {
 /// agent writes to disk, needs a sha256 or sha512 checksum (the agent checks the image against
 /// it before the host boots it; md5 only where the pod manager allows it); root device hints go
 /// with those formats only.
+/// A claim that composes asking for `what`, which a node composed for it cannot have.
+fn compose_refused(what: &str) -> Error {
+    Error::invalid(
+        "compose",
+        format!(
+            "a claim that composes cannot ask for {what}: a node composed for it has no \
+             labels, chassis or rack, and NICs not known before it is"
+        ),
+    )
+}
+
 fn validate_image(
     image: &podium_types::requests::ImageParams,
     deploy: &podium_types::DeploySettings,
@@ -252,13 +263,7 @@ impl Podium {
                 None
             };
             if let Some(other) = refused {
-                return Err(Error::invalid(
-                    "compose",
-                    format!(
-                        "a claim that composes cannot ask for {other}: a node composed for it \
-                         has no labels, chassis or rack, and NICs not known before it is"
-                    ),
-                ));
+                return Err(compose_refused(other));
             }
         }
         // The pod manager: one the tenant was granted. Any other is "not found" to it.
@@ -410,6 +415,13 @@ impl Podium {
         let user_data = user_data_bytes(params.user_data, params.user_data_base64.as_deref())?;
         let meta_data = meta_data_text(params.meta_data)?;
         let network_data = network_data_text(params.network_data)?;
+        if claim.compose
+            && network_data
+                .as_deref()
+                .is_some_and(|doc| !bind::phy_macs(doc).is_empty())
+        {
+            return Err(compose_refused("network_data naming NICs"));
+        }
         if network_data.is_some() || meta_data.is_some() {
             let pm = self.pod_manager_load(&claim.pod_manager).await?;
             if network_data.is_some() && pm.network_config_owner == NetworkConfigOwner::Admin {

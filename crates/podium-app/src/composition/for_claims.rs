@@ -1,58 +1,123 @@
 //! Claims that compose (`compose: true`): where no free host matches such a claim, the bind
 //! task composes a node for it, reserved to it (no other claim binds the node), and the claim
-//! binds the node once it is available; a node whose claim holds another host or is gone is
-//! decomposed once its host is available and unclaimed again. The reservation is in the
-//! database, so a restart loses neither.
+//! binds the node once it is available; a node whose claim holds another host, failed or is gone
+//! is decomposed once its host is available (or in error, or missing) and unclaimed. The
+//! reservation is in the database, so a restart loses neither.
 
 use podium_types::requests::CompositionRequirement;
-use podium_types::{ClaimId, TenantScope};
+use podium_types::{ClaimId, HostState, TenantScope};
 
 use super::Wanted;
 use crate::app::Podium;
 use crate::error::Error;
 
+/// What composing for a claim came to, in words for its tenant (never the pod manager's
+/// blocks, systems or URL: those go to the log).
+pub(crate) enum Composing {
+    /// A node is being composed, or nothing fits now: the claim waits.
+    Waits(String),
+    /// Nothing can ever be composed for it here (its grant's reach, a driver that composes
+    /// nothing): it waits for a host as any claim, or fails where none matches it.
+    Impossible(String),
+    /// The node composed for it does not match it: composing again would give the same.
+    Failed(String),
+}
+
 impl Podium {
     /// Composes a node for a pending claim no free host matches, unless one was composed for
-    /// it already; answers why the claim still waits, in words for its tenant (never the pod
-    /// manager's blocks or systems: those go to the log).
-    pub(crate) async fn claim_compose(&self, id: &ClaimId) -> Result<String, Error> {
+    /// it already; says why the claim still waits, or why it fails.
+    pub(crate) async fn claim_compose(&self, id: &ClaimId) -> Result<Composing, Error> {
         let Some(claim) = self.datastore().claim_get(TenantScope::Every, id).await? else {
-            return Ok("the claim no longer exists".into());
+            return Ok(Composing::Waits("the claim no longer exists".into()));
         };
         let Some(grant) = self
             .datastore()
             .grant_of(&claim.tenant_id, &claim.pod_manager)
             .await?
         else {
-            return Ok("the tenant has no grant for this pod manager (any more)".into());
+            return Ok(Composing::Waits(
+                "the tenant has no grant for this pod manager (any more)".into(),
+            ));
         };
         if !grant.selector.is_empty() || grant.chassis.is_some() {
-            return Ok(
-                "no free host matches the claim; its tenant's grant reaches only hosts \
-                 with its labels or in its chassis, which a composed node is not, so none is \
-                 composed: waiting for a host to free up"
+            return Ok(Composing::Impossible(
+                "its tenant's grant reaches only hosts with its labels or in its chassis, which \
+                 a composed node is not, so none is composed for it"
                     .into(),
-            );
+            ));
         }
         let Some(pm) = self.pod_manager_find(&claim.pod_manager).await? else {
-            return Ok("the claim's pod manager is gone".into());
+            return Ok(Composing::Waits("the claim's pod manager is gone".into()));
         };
         let driver = match self.pod_manager_driver(&pm).await {
             Ok(driver) => driver,
             Err(e) => {
                 tracing::warn!(claim = %id, pod_manager = %pm.name, error = %e, "cannot compose a node for a claim");
-                return Ok(COMPOSE_FAILED.into());
+                return Ok(Composing::Waits(COMPOSE_FAILED.into()));
             }
         };
         let _held = self.compose_lock(&pm.uuid).await;
         // Under the lock: a bind task of this process composing for it meanwhile has recorded
         // its node.
         if let Some(node) = self.datastore().composed_node_of_claim(id).await? {
-            return Ok(format!(
-                "no free host matched the claim: a node was composed for it, whose host is \
-                 {}; the claim binds it once it is available",
-                node.state
-            ));
+            let host = self.host_find(&node.host_id).await?;
+            let free = |h: &crate::data::Host| {
+                h.state == HostState::Available && h.claim_id.is_none() && h.maintenance.is_none()
+            };
+            return Ok(match host {
+                // Available since the claim looked for free hosts: it binds on the next try.
+                Some(h)
+                    if free(&h)
+                        && h.cpu_count >= claim.min_cpu
+                        && h.memory_mib >= claim.min_memory_mib =>
+                {
+                    self.inner.background.run_now(crate::background::Job::Bind);
+                    Composing::Waits(
+                        "a node composed for the claim is available: the claim binds it next"
+                            .into(),
+                    )
+                }
+                // Free and short of what the claim asks, as its BMC reports it: composing
+                // again would give the same. It is decomposed once the claim has failed.
+                Some(h) if free(&h) => {
+                    tracing::info!(claim = %id, host = %h.id, cpus = h.cpu_count, memory_mib = h.memory_mib, "the node composed for a claim does not match it");
+                    Composing::Failed(format!(
+                        "the node composed for the claim does not match it: its BMC reports {} \
+                         CPUs and {} MiB of memory",
+                        h.cpu_count, h.memory_mib
+                    ))
+                }
+                Some(h) if matches!(h.state, HostState::Error | HostState::Missing) => {
+                    Composing::Waits(format!(
+                        "the node composed for the claim is {}: it waits for an admin to repair \
+                         or delete that node, after which another is composed",
+                        h.state
+                    ))
+                }
+                _ => Composing::Waits(format!(
+                    "no free host matched the claim: a node was composed for it, whose host is \
+                     {}; the claim binds it once it is available",
+                    node.state
+                )),
+            });
+        }
+        // The grant's limit counts the nodes composed for the tenant's other waiting claims:
+        // a tenant at its limit has no more composed.
+        if let Some(max) = grant.max_hosts {
+            let held = self
+                .datastore()
+                .claims_holding_hosts(&claim.tenant_id, &claim.pod_manager)
+                .await?;
+            let reserved = self
+                .datastore()
+                .composed_nodes_reserved_to_waiting(&claim.tenant_id, &claim.pod_manager)
+                .await?;
+            if held + reserved >= max {
+                return Ok(Composing::Waits(format!(
+                    "the grant allows {max} hosts at once, and the tenant's claims hold or have \
+                     nodes composed for that many: none is composed for this one now"
+                )));
+            }
         }
         let need = CompositionRequirement {
             processors: Some(u32::try_from(claim.min_cpu.max(1)).unwrap_or(u32::MAX)),
@@ -61,54 +126,55 @@ impl Podium {
             ..CompositionRequirement::default()
         };
         let name = format!("claim-{id}");
-        match self
-            .compose_locked(&pm, &driver, &name, Wanted::Requirement(&need), Some(id))
-            .await
-        {
-            Ok(host) => {
-                tracing::info!(claim = %id, host = %host, "composed a node for a claim");
-                Ok(
-                    "no free host matched the claim: a node is being composed for it; the claim \
-                    binds it once it is available"
-                        .into(),
-                )
-            }
-            Err(Error::ConflictField { code, message, .. })
-                if code == "no_blocks_fit" || code == "block_taken" =>
+        Ok(
+            match self
+                .compose_locked(&pm, &driver, &name, Wanted::Requirement(&need), Some(id))
+                .await
             {
-                tracing::info!(claim = %id, %message, "no node can be composed for a claim");
-                Ok(
-                    "no free host matches the claim, and the pod manager's free resource \
-                    blocks cannot make a node that does: waiting for a host or blocks to free up"
-                        .into(),
-                )
-            }
-            Err(Error::Conflict {
-                code: "composition_unsupported",
-                ..
-            }) => Ok(
-                "no free host matches the claim, and its pod manager composes no nodes: \
-                    waiting for a host to free up"
-                    .into(),
-            ),
-            Err(e) => {
-                tracing::warn!(claim = %id, pod_manager = %pm.name, error = %e, "cannot compose a node for a claim");
-                Ok(COMPOSE_FAILED.into())
-            }
-        }
+                Ok(host) => {
+                    tracing::info!(claim = %id, host = %host, "composed a node for a claim");
+                    Composing::Waits(
+                        "no free host matched the claim: a node is being composed for it; the \
+                         claim binds it once it is available"
+                            .into(),
+                    )
+                }
+                Err(Error::ConflictField { code, message, .. })
+                    if code == "no_blocks_fit" || code == "block_taken" =>
+                {
+                    tracing::info!(claim = %id, %message, "no node can be composed for a claim");
+                    Composing::Waits(
+                        "no free host matches the claim, and the pod manager's free resource \
+                         blocks cannot make a node that does: waiting for a host or blocks to \
+                         free up"
+                            .into(),
+                    )
+                }
+                Err(Error::Conflict {
+                    code: "composition_unsupported",
+                    ..
+                }) => Composing::Impossible("its pod manager composes no nodes".into()),
+                Err(e) => {
+                    tracing::warn!(claim = %id, pod_manager = %pm.name, error = %e, "cannot compose a node for a claim");
+                    Composing::Waits(COMPOSE_FAILED.into())
+                }
+            },
+        )
     }
 
     /// Decomposes every node composed for a claim that no longer wants it (the claim holds
-    /// another host, failed, or is gone) whose host is available and unclaimed again; answers
-    /// how many, and how many failed (tried again on the next run).
+    /// another host, failed, or is gone) whose host is unclaimed and available, in error or
+    /// missing; answers how many, and how many failed (tried again on the next run).
     pub(crate) async fn composed_nodes_reap(&self) -> Result<(usize, usize), Error> {
         let unwanted = self.datastore().composed_nodes_unwanted().await?;
-        let mut failed = 0;
+        let (mut decomposed, mut failed) = (0, 0);
         for node in &unwanted {
             match self.decompose(node).await {
                 Ok(()) => {
-                    tracing::info!(host = %node.host_id, claim = ?node.claim, "decomposed a node its claim no longer wants")
+                    tracing::info!(host = %node.host_id, claim = ?node.claim, "decomposed a node its claim no longer wants");
+                    decomposed += 1;
                 }
+                // Gone meanwhile, or held by an admin's maintenance: not this run's.
                 Err(Error::NotFound { .. }) => {}
                 Err(e) => {
                     tracing::warn!(host = %node.host_id, error = %e, "cannot decompose a node its claim no longer wants");
@@ -116,7 +182,7 @@ impl Podium {
                 }
             }
         }
-        Ok((unwanted.len() - failed, failed))
+        Ok((decomposed, failed))
     }
 }
 

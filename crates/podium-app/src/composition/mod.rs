@@ -12,6 +12,8 @@ mod for_claims;
 pub(crate) mod locks;
 mod pick;
 
+pub(crate) use for_claims::Composing;
+
 use podium_runtime::{CallError, CompositionService, PluginError};
 use podium_types::requests::{ComposedNodeCreate, CompositionRequirement};
 use podium_types::views::{
@@ -280,6 +282,8 @@ impl Podium {
             Some(Ok(())) | None => {
                 // The host's addresses (DHCP-less, from its inspection) go with it.
                 self.ip_release_gone_hosts().await?;
+                // Its blocks may make the node a claim that composes waits for.
+                self.inner.background.run_now(crate::background::Job::Bind);
                 Ok(())
             }
         }
