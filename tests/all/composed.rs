@@ -757,3 +757,93 @@ async fn sushy_tools_systems_and_composed_nodes_at_one_pod_manager_work_alike() 
         );
     }
 }
+
+/// Claims that compose waiting for blocks cost the service one read a bind run, not one each:
+/// with every compute block composed, three such claims wait saying why, and a run of the bind
+/// task reads the service's blocks once.
+#[tokio::test]
+async fn claims_waiting_for_blocks_read_the_service_once_a_run() {
+    let (service, server, pm, _folder) = composing_site().await;
+    let admin = server.admin();
+    let (_, token) = admin.granted_tenant("t", &pm).await;
+    let tenant = server.client(Some(&token));
+    let images = podium_tests::ImageServer::start(vec![0x42; 4096]).await;
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let claim = tenant
+            .created(
+                "/v1/claims",
+                json!({"pod_manager": pm, "image": {"url": images.url("/os.iso")},
+                       "online": false, "compose": true, "min_cpu": 2}),
+            )
+            .await;
+        ids.push(claim.body["id"].as_str().unwrap().to_owned());
+    }
+    let waiting = |tenant: &Client, ids: &[String]| {
+        let (tenant, ids) = (tenant.clone(), ids.to_vec());
+        async move {
+            for id in &ids {
+                let claim = claim_of(&tenant, id).await;
+                let reason = claim.reason.unwrap_or_default();
+                if claim.state.as_str() != "pending"
+                    || !reason.contains("free resource blocks cannot make a node")
+                {
+                    return None;
+                }
+            }
+            Some(())
+        }
+    };
+    eventually(
+        Duration::from_secs(60),
+        "three claims waiting for blocks",
+        || waiting(&tenant, &ids),
+    )
+    .await;
+    let runs = |admin: &Client| {
+        let admin = admin.clone();
+        async move {
+            let tasks = admin.get("/v1/admin/tasks").await.body;
+            let bind = tasks["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|t| t["name"] == "bind")
+                .cloned()
+                .unwrap();
+            (bind["runs"].as_u64().unwrap(), bind["running"] == true)
+        }
+    };
+    // Settled: no run under way.
+    let before_runs = eventually(Duration::from_secs(30), "the bind task idle", || {
+        let admin = &admin;
+        async move {
+            let (n, running) = runs(admin).await;
+            (!running).then_some(n)
+        }
+    })
+    .await;
+    let blocks = "/redfish/v1/CompositionService/ResourceBlocks";
+    let before = service.reads(blocks);
+    let ran = admin.post("/v1/admin/tasks/bind/run", json!({})).await;
+    assert_eq!(ran.status, StatusCode::ACCEPTED, "{}", ran.text);
+    eventually(Duration::from_secs(30), "one more bind run done", || {
+        let admin = &admin;
+        async move {
+            let (n, running) = runs(admin).await;
+            (n > before_runs && !running).then_some(())
+        }
+    })
+    .await;
+    assert_eq!(
+        service.reads(blocks) - before,
+        1,
+        "one read of the blocks for three claims"
+    );
+    eventually(
+        Duration::from_secs(5),
+        "the claims still waiting, saying why",
+        || waiting(&tenant, &ids),
+    )
+    .await;
+}

@@ -124,6 +124,12 @@ impl Composition {
             .actions_applied
     }
 
+    /// How many times `path` was read (`GET`).
+    pub fn reads(&self, path: &str) -> u64 {
+        let resources = self.state.lock().expect("composition state poisoned");
+        resources.reads.get(path).copied().unwrap_or(0)
+    }
+
     /// The resource at `path` as served now.
     pub fn resource(&self, path: &str) -> Option<Value> {
         let resources = self.state.lock().expect("composition state poisoned");
@@ -147,6 +153,8 @@ struct Resources {
     composed: u64,
     /// How many `Compose` actions were applied.
     actions_applied: u64,
+    /// How many times each path was read.
+    reads: BTreeMap<String, u64>,
 }
 
 impl Resources {
@@ -190,6 +198,7 @@ impl Resources {
             metadata,
             composed: 0,
             actions_applied: 0,
+            reads: BTreeMap::new(),
         })
     }
 
@@ -1159,6 +1168,9 @@ fn answer(
         serde_json::from_slice(body)
             .map_err(|e| Refusal::malformed(&format!("the body is not JSON: {e}")))
     };
+    if method == Method::GET {
+        *resources.reads.entry(path.to_owned()).or_default() += 1;
+    }
     let answer = match method {
         Method::GET => match resources.get(path) {
             Some(resource) => Ok(axum::Json(resource.clone()).into_response()),

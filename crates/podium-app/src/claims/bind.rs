@@ -10,7 +10,7 @@ use podium_types::{ClaimId, ClaimState, HostId, TenantScope};
 
 use crate::app::Podium;
 use crate::background::Outcome;
-use crate::composition::Composing;
+use crate::composition::{ComposeRun, Composing};
 use crate::data::PodManager;
 use crate::error::Error;
 
@@ -159,12 +159,12 @@ pub(super) fn phy_macs(network_data: &str) -> Vec<String> {
 
 impl Podium {
     /// Tries to bind a pending claim; records why it waits or failed. A claim that composes
-    /// and finds no free host has a node composed for it here where `may_compose` (the bind
-    /// task), else the bind task is woken to (a request does not wait on a composition).
+    /// and finds no free host has a node composed for it here when given the bind run's
+    /// `compose`, else the bind task is woken to (a request does not wait on a composition).
     pub(crate) async fn claim_try_bind(
         &self,
         id: &ClaimId,
-        may_compose: bool,
+        compose: Option<&mut ComposeRun>,
     ) -> Result<(), Error> {
         match self.claim_bind(id).await? {
             Ok(host) => {
@@ -175,8 +175,9 @@ impl Podium {
                     self.claim_provision(&claim).await?;
                 }
             }
-            Err(Unbound::Compose { any_match }) if may_compose => {
-                let (state, reason) = match self.claim_compose(id).await? {
+            Err(Unbound::Compose { any_match }) if compose.is_some() => {
+                let run = compose.expect("checked above");
+                let (state, reason) = match self.claim_compose(id, run).await? {
                     Composing::Waits(reason) => (ClaimState::Pending, reason),
                     // Nothing can be composed for it: as any claim, it waits while a host
                     // matches it, and fails where none ever could.
@@ -210,8 +211,9 @@ impl Podium {
     pub(crate) async fn claims_bind_pending(&self) -> Result<Outcome, Error> {
         let pending = self.datastore().claims_pending().await?;
         let mut failed = 0;
+        let mut run = ComposeRun::default();
         for id in &pending {
-            if let Err(e) = self.claim_try_bind(id, true).await {
+            if let Err(e) = self.claim_try_bind(id, Some(&mut run)).await {
                 tracing::warn!(claim = %id, error = %e, "binding failed");
                 failed += 1;
             }

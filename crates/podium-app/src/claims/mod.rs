@@ -334,7 +334,7 @@ impl Podium {
             updated_at: now,
         };
         self.datastore().claim_create(&claim).await?;
-        self.claim_try_bind(&claim.id, false).await?;
+        self.claim_try_bind(&claim.id, None).await?;
         self.claim_view(caller, &claim.id).await
     }
 

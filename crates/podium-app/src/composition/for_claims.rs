@@ -5,7 +5,7 @@
 //! reservation is in the database, so a restart loses neither.
 
 use podium_types::requests::CompositionRequirement;
-use podium_types::{ClaimId, HostState, TenantScope};
+use podium_types::{ClaimId, HostState, PodManagerId, TenantScope};
 
 use super::Wanted;
 use crate::app::Podium;
@@ -23,10 +23,31 @@ pub(crate) enum Composing {
     Failed(String),
 }
 
+/// What one bind run learnt of compositions: the requirements (CPUs, MiB) that found no
+/// blocks at each pod manager. A claim asking at least as much at that pod manager waits
+/// without the service being read again in the run (a hundred claims waiting for blocks read
+/// it once a run, not a hundred times).
+#[derive(Debug, Default)]
+pub(crate) struct ComposeRun {
+    unfit: std::collections::HashMap<PodManagerId, Vec<(i64, i64)>>,
+}
+
+impl ComposeRun {
+    fn known_unfit(&self, pm: &PodManagerId, cpus: i64, memory_mib: i64) -> bool {
+        self.unfit
+            .get(pm)
+            .is_some_and(|needs| needs.iter().any(|&(c, m)| cpus >= c && memory_mib >= m))
+    }
+}
+
 impl Podium {
     /// Composes a node for a pending claim no free host matches, unless one was composed for
     /// it already; says why the claim still waits, or why it fails.
-    pub(crate) async fn claim_compose(&self, id: &ClaimId) -> Result<Composing, Error> {
+    pub(crate) async fn claim_compose(
+        &self,
+        id: &ClaimId,
+        run: &mut ComposeRun,
+    ) -> Result<Composing, Error> {
         let Some(claim) = self.datastore().claim_get(TenantScope::Every, id).await? else {
             return Ok(Composing::Waits("the claim no longer exists".into()));
         };
@@ -119,6 +140,10 @@ impl Podium {
                 )));
             }
         }
+        let asked = (claim.min_cpu.max(1), claim.min_memory_mib);
+        if run.known_unfit(&pm.uuid, asked.0, asked.1) {
+            return Ok(Composing::Waits(NO_BLOCKS_FIT.into()));
+        }
         let need = CompositionRequirement {
             processors: Some(u32::try_from(claim.min_cpu.max(1)).unwrap_or(u32::MAX)),
             memory_mib: (claim.min_memory_mib > 0)
@@ -143,12 +168,8 @@ impl Podium {
                     if code == "no_blocks_fit" || code == "block_taken" =>
                 {
                     tracing::info!(claim = %id, %message, "no node can be composed for a claim");
-                    Composing::Waits(
-                        "no free host matches the claim, and the pod manager's free resource \
-                         blocks cannot make a node that does: waiting for a host or blocks to \
-                         free up"
-                            .into(),
-                    )
+                    run.unfit.entry(pm.uuid.clone()).or_default().push(asked);
+                    Composing::Waits(NO_BLOCKS_FIT.into())
                 }
                 Err(Error::Conflict {
                     code: "composition_unsupported",
@@ -185,6 +206,10 @@ impl Podium {
         Ok((decomposed, failed))
     }
 }
+
+/// Why a claim waits when the free blocks cannot make its node.
+const NO_BLOCKS_FIT: &str = "no free host matches the claim, and the pod manager's free resource \
+     blocks cannot make a node that does: waiting for a host or blocks to free up";
 
 /// Why a claim waits when composing for it failed (the reason, with the pod manager's
 /// details, is in the log).

@@ -12,7 +12,7 @@ mod for_claims;
 pub(crate) mod locks;
 mod pick;
 
-pub(crate) use for_claims::Composing;
+pub(crate) use for_claims::{ComposeRun, Composing};
 
 use podium_runtime::{CallError, CompositionService, PluginError};
 use podium_types::requests::{ComposedNodeCreate, CompositionRequirement};
