@@ -11,13 +11,6 @@ use serde_json::{Value, json};
 
 const ENCLOSURE: &str = "/redfish/v1/Chassis/MultiBladeEncl";
 
-/// A pod manager at `url`, synced once.
-async fn synced_site(admin: &Client, url: &str) -> String {
-    let pm = admin.create_site(url).await;
-    admin.sync_all(std::slice::from_ref(&pm)).await;
-    pm
-}
-
 /// Points pod manager `pm` at the service at `url`, and syncs it.
 async fn resynced_at(admin: &Client, pm: &str, url: &str) {
     let moved = admin
@@ -50,7 +43,7 @@ async fn a_pod_manager_keeps_its_blade_enclosure_as_a_tree() {
         .expect("sushy-static starts");
     let server = TestServer::start().await;
     let admin = server.admin();
-    let pm = synced_site(&admin, &bmc.url()).await;
+    let pm = admin.synced_site(&bmc.url()).await;
 
     let tree = chassis_of(&admin, &pm).await;
     assert_eq!(tree.len(), 5, "{tree:#?}");
@@ -207,7 +200,7 @@ async fn a_chassis_that_disappears_is_marked_missing() {
         .expect("sushy-static starts");
     let server = TestServer::start().await;
     let admin = server.admin();
-    let pm = synced_site(&admin, &full.url()).await;
+    let pm = admin.synced_site(&full.url()).await;
     let before = chassis_of(&admin, &pm).await;
     let blade4 = by_id(&before, "/redfish/v1/Chassis/Blade4").clone();
     assert_eq!(blade4.hosts.len(), 1);
@@ -242,7 +235,7 @@ async fn grants_and_claims_of_a_chassis_bind_only_hosts_inside_it() {
     let images = podium_tests::ImageServer::start(vec![0x42; 4096]).await;
     let server = TestServer::start().await;
     let admin = server.admin();
-    let pm = synced_site(&admin, &bmc.url()).await;
+    let pm = admin.synced_site(&bmc.url()).await;
     let hosts = admin.systems_in_state(&pm, 4, "available").await;
     let tree = chassis_of(&admin, &pm).await;
     let enclosure = by_id(&tree, ENCLOSURE);
@@ -388,7 +381,7 @@ async fn claims_of_a_spread_group_take_hosts_of_different_racks() {
     let images = podium_tests::ImageServer::start(vec![0x42; 4096]).await;
     let server = TestServer::start().await;
     let admin = server.admin();
-    let pm = synced_site(&admin, &bmc.url()).await;
+    let pm = admin.synced_site(&bmc.url()).await;
     let hosts = admin.systems_in_state(&pm, 4, "available").await;
     let rack_of = |host: &Value| -> String {
         let id = host["id"].as_str().expect("a host");

@@ -53,8 +53,7 @@ async fn composing_site() -> (Composition, TestServer, String, tempfile::TempDir
         .await
         .expect("the service starts");
     let server = TestServer::start().await;
-    let pm = server.admin().create_site(service.url()).await;
-    server.admin().sync_all(std::slice::from_ref(&pm)).await;
+    let pm = server.admin().synced_site(service.url()).await;
     (service, server, pm, folder)
 }
 
@@ -330,8 +329,7 @@ async fn a_pod_manager_that_composes_nothing_says_so() {
         .expect("sushy-static starts");
     let server = TestServer::start().await;
     let admin = server.admin();
-    let pm = admin.create_site(&bmc.url()).await;
-    admin.sync_all(std::slice::from_ref(&pm)).await;
+    let pm = admin.synced_site(&bmc.url()).await;
     let read = admin
         .get(&format!("/v1/pod_managers/{pm}/composition"))
         .await;
@@ -585,8 +583,7 @@ async fn a_service_with_the_compose_action_composes_through_it() {
         .expect("the service starts");
     let server = TestServer::start().await;
     let admin = server.admin();
-    let pm = admin.create_site(service.url()).await;
-    admin.sync_all(std::slice::from_ref(&pm)).await;
+    let pm = admin.synced_site(service.url()).await;
     let read = composition(&admin, &pm).await;
     let sleds: Vec<_> = read
         .blocks
@@ -678,8 +675,7 @@ async fn sushy_tools_systems_and_composed_nodes_at_one_pod_manager_work_alike() 
         .expect("the service starts");
     let server = TestServer::start().await;
     let admin = server.admin();
-    let pm = admin.create_site(service.url()).await;
-    admin.sync_all(std::slice::from_ref(&pm)).await;
+    let pm = admin.synced_site(service.url()).await;
     free_the_last_compute_block(&admin, &pm).await;
     let node = admin
         .created(

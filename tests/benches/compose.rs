@@ -28,8 +28,7 @@ async fn main() {
         .expect("the service starts");
     let server = TestServer::start_with(site::quick).await;
     let admin = server.admin();
-    let pm = admin.create_site(service.url()).await;
-    admin.sync_all(std::slice::from_ref(&pm)).await;
+    let pm = admin.synced_site(service.url()).await;
     let nodes: List<ComposedNodeView> = admin
         .get(&format!("/v1/pod_managers/{pm}/composed_nodes"))
         .await

@@ -304,6 +304,14 @@ impl Client {
         pm.view::<PodManagerView>().uuid.to_string()
     }
 
+    /// Registers a pod manager named `site` at `url` and syncs it (see [`Client::sync_all`]);
+    /// answers its uuid.
+    pub async fn synced_site(&self, url: &str) -> String {
+        let pm = self.create_site(url).await;
+        self.sync_all(std::slice::from_ref(&pm)).await;
+        pm
+    }
+
     /// Opens `GET path` as a stream of server-sent events (parsed by `eventsource-stream`, a
     /// client nobody here wrote), resuming after `last_event_id` where given; the reply's
     /// status and body where the server refused.

@@ -4,7 +4,7 @@
 //! candidates and makes the one conditional change, the bind, which holds only if the claim,
 //! the host and the grant are still as they were read; the rules and the tries are here.
 
-use crate::data::{Bind, BindOutcome, ClaimRow, HostCriteria, Spread};
+use crate::data::{Bind, BindOutcome, ClaimRow, GrantRow, HostCriteria, Spread};
 use podium_runtime::{ConsumerInput, NetworkPolicy};
 use podium_types::{ClaimId, ClaimState, HostId, TenantScope};
 
@@ -53,8 +53,13 @@ enum Unbound {
     Contended,
     /// No free host matches a claim that composes (`compose: true`): a node is to be composed
     /// for it. `any_match`: whether any host matches it, free or not (where nothing can be
-    /// composed for it, the claim fails as any claim nothing matches).
-    Compose { any_match: bool },
+    /// composed for it, the claim fails as any claim nothing matches). The claim and its grant
+    /// as the bind read them, for the composition.
+    Compose {
+        any_match: bool,
+        claim: Box<ClaimRow>,
+        grant: Box<GrantRow>,
+    },
 }
 
 impl Unbound {
@@ -166,8 +171,8 @@ impl Podium {
         id: &ClaimId,
         compose: Option<&mut ComposeRun>,
     ) -> Result<(), Error> {
-        match self.claim_bind(id).await? {
-            Ok(host) => {
+        match (self.claim_bind(id).await?, compose) {
+            (Ok(host), _) => {
                 tracing::info!(claim = %id, host = %host, "claim bound");
                 self.claim_hold_addresses(id).await;
                 let claim = self.datastore().claim_get(TenantScope::Every, id).await?;
@@ -175,9 +180,15 @@ impl Podium {
                     self.claim_provision(&claim).await?;
                 }
             }
-            Err(Unbound::Compose { any_match }) if compose.is_some() => {
-                let run = compose.expect("checked above");
-                let (state, reason) = match self.claim_compose(id, run).await? {
+            (
+                Err(Unbound::Compose {
+                    any_match,
+                    claim,
+                    grant,
+                }),
+                Some(run),
+            ) => {
+                let (state, reason) = match self.claim_compose(&claim, &grant, run).await? {
                     Composing::Waits(reason) => (ClaimState::Pending, reason),
                     // Nothing can be composed for it: as any claim, it waits while a host
                     // matches it, and fails where none ever could.
@@ -192,7 +203,7 @@ impl Podium {
                     .claim_set_unbound(id, state, &reason, podium_types::Timestamp::now())
                     .await?;
             }
-            Err(unbound) => {
+            (Err(unbound), _) => {
                 if matches!(unbound, Unbound::Compose { .. }) {
                     self.inner.background.run_now(crate::background::Job::Bind);
                 }
@@ -253,7 +264,7 @@ impl Podium {
             else {
                 return Ok(Err(Unbound::NoGrant));
             };
-            let mut labels = grant.selector;
+            let mut labels = grant.selector.clone();
             labels.extend(claim.selector.clone());
             let chassis: Vec<_> = grant
                 .chassis
@@ -308,7 +319,11 @@ impl Podium {
                 .await?;
             if candidates.is_empty() {
                 if claim.compose {
-                    return Ok(Err(Unbound::Compose { any_match }));
+                    return Ok(Err(Unbound::Compose {
+                        any_match,
+                        claim: Box::new(claim),
+                        grant: Box::new(grant),
+                    }));
                 }
                 return Ok(Err(Unbound::NoneFree {
                     macs,

@@ -5,10 +5,11 @@
 //! reservation is in the database, so a restart loses neither.
 
 use podium_types::requests::CompositionRequirement;
-use podium_types::{ClaimId, HostState, PodManagerId, TenantScope};
+use podium_types::{HostState, PodManagerId};
 
 use super::Wanted;
 use crate::app::Podium;
+use crate::data::{ClaimRow, GrantRow};
 use crate::error::Error;
 
 /// What composing for a claim came to, in words for its tenant (never the pod manager's
@@ -45,21 +46,11 @@ impl Podium {
     /// it already; says why the claim still waits, or why it fails.
     pub(crate) async fn claim_compose(
         &self,
-        id: &ClaimId,
+        claim: &ClaimRow,
+        grant: &GrantRow,
         run: &mut ComposeRun,
     ) -> Result<Composing, Error> {
-        let Some(claim) = self.datastore().claim_get(TenantScope::Every, id).await? else {
-            return Ok(Composing::Waits("the claim no longer exists".into()));
-        };
-        let Some(grant) = self
-            .datastore()
-            .grant_of(&claim.tenant_id, &claim.pod_manager)
-            .await?
-        else {
-            return Ok(Composing::Waits(
-                "the tenant has no grant for this pod manager (any more)".into(),
-            ));
-        };
+        let id = &claim.id;
         if !grant.selector.is_empty() || grant.chassis.is_some() {
             return Ok(Composing::Impossible(
                 "its tenant's grant reaches only hosts with its labels or in its chassis, which \
