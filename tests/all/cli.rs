@@ -918,3 +918,74 @@ async fn composed_nodes_are_composed_listed_and_decomposed_from_the_cli() {
         String::from_utf8_lossy(&gone.stderr)
     );
 }
+
+/// `podium host bios`: a host's BIOS as a table of attributes (named by the host's name), a
+/// change with `--set` followed to its end and seen at the BMC, a value the registry refuses
+/// with the API's words, and a reset.
+#[tokio::test]
+async fn a_hosts_bios_is_read_changed_and_reset_from_the_cli() {
+    let bmc = crate::bios::libvirt_bmc().await;
+    let server = TestServer::start().await;
+    let (pm, cli) = named_site(&server, "lab1", &bmc.url()).await;
+    let host = server
+        .admin()
+        .systems_in_state(&pm, 1, "available")
+        .await
+        .remove(0);
+    let table = cli.ok(&["host", "bios", &host.name]).await;
+    let turbo = table
+        .lines()
+        .find(|l| l.contains("ProcTurboMode"))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert!(
+        turbo.contains("Enabled") && turbo.contains("enumeration"),
+        "{table}"
+    );
+    let rows = cli.json(&["host", "bios", &host.name]).await;
+    let cores = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "NumCores")
+        .unwrap_or_else(|| panic!("{rows}"));
+    assert_eq!(cores["value"], 10);
+    assert_eq!(cores["read_only"], true);
+
+    let op = cli
+        .json(&[
+            "host",
+            "bios",
+            &host.name,
+            "--set",
+            "ProcTurboMode=Disabled",
+            "--set",
+            "QuietBoot=false",
+            "--wait",
+        ])
+        .await;
+    assert_eq!(op["status"], "succeeded", "{op}");
+    let seen = crate::bios::bmc_attributes(&bmc).await;
+    assert_eq!(seen["ProcTurboMode"], "Disabled", "{seen}");
+    assert_eq!(seen["QuietBoot"], "False", "{seen}");
+
+    let refused = cli
+        .run(
+            &["host", "bios", &host.name, "--set", "NumCores=12"],
+            "",
+            None,
+        )
+        .await;
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("NumCores") && stderr.contains("read-only"),
+        "{stderr}"
+    );
+
+    let op = cli
+        .json(&["host", "bios", &host.name, "--reset", "--wait"])
+        .await;
+    assert_eq!(op["status"], "succeeded", "{op}");
+    let seen = crate::bios::bmc_attributes(&bmc).await;
+    assert_eq!(seen["ProcTurboMode"], "Enabled", "{seen}");
+}

@@ -4,6 +4,7 @@
 mod agent;
 mod audit;
 mod backup;
+mod bios;
 mod chassis;
 mod claims;
 mod cli;

@@ -91,6 +91,16 @@ async fn no_response_and_no_log_line_carries_a_secret() {
             )
             .await,
     );
+    // BIOS settings: the driver's answer (here, that the BMC has none) and a change.
+    answers.push(admin.get(&format!("/v1/hosts/{host_id}/bios")).await);
+    answers.push(
+        admin
+            .patch(
+                &format!("/v1/hosts/{host_id}/bios"),
+                json!({"attributes": {"QuietBoot": false}}),
+            )
+            .await,
+    );
 
     let tenant = admin.post("/v1/tenants", json!({"name": "acme"})).await;
     let tenant_id = tenant.view::<TenantView>().id.to_string();

@@ -11,6 +11,7 @@ pub mod auth;
 pub mod background;
 pub mod backup;
 mod bindings;
+mod bios;
 mod chassis;
 mod claims;
 mod composition;

@@ -96,7 +96,9 @@ pub(crate) fn failure(kind: OperationKind) -> Option<(HostErrorKind, &'static [H
             HostErrorKind::PowerManagement,
             &[HostState::Available, HostState::Provisioned],
         )),
-        OperationKind::Sync | OperationKind::Boot | OperationKind::Media => None,
+        OperationKind::Sync | OperationKind::Boot | OperationKind::Media | OperationKind::Bios => {
+            None
+        }
     }
 }
 
@@ -106,6 +108,8 @@ pub(crate) enum HostAction {
     Power,
     Boot,
     Media,
+    /// A change of its BIOS settings, or their reset.
+    Bios,
     Inspect,
     /// A tenant's power change through its claim (`online`).
     TenantPower,
@@ -119,6 +123,7 @@ impl HostAction {
             HostAction::Power => "power",
             HostAction::Boot => "boot",
             HostAction::Media => "media",
+            HostAction::Bios => "BIOS",
             HostAction::Inspect => "inspect",
             HostAction::TenantPower => "power (through its claim)",
             HostAction::TenantRedfish => "Redfish (a tenant's, on its claimed host)",
@@ -129,7 +134,7 @@ impl HostAction {
     fn allowed_in(self) -> &'static [ShownState] {
         use ShownState::{In, Maintenance};
         match self {
-            HostAction::Power | HostAction::Boot | HostAction::Media => &[
+            HostAction::Power | HostAction::Boot | HostAction::Media | HostAction::Bios => &[
                 In(HostState::Available),
                 In(HostState::Provisioned),
                 In(HostState::Error),

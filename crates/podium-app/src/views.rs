@@ -9,6 +9,7 @@ use crate::data::{
     ClaimRow, GrantRow, Host, OperationRow, PluginRow, PodManager, StatusChange, TenantRow,
     TokenRow,
 };
+use podium_types::BiosAction;
 use podium_types::views::{
     AddressView, ClaimView, ClaimedHostView, GrantView, HostErrorView, HostView, MaintenanceView,
     OperationView, PluginView, PodManagerView, StatusChangeView, TenantView, TokenCreatedView,
@@ -143,6 +144,8 @@ fn request_json(request: &OperationRequest) -> serde_json::Value {
         OperationRequest::Media(MediaAction::Eject { media_type }) => {
             json!({ "action": "eject", "media_type": media_type })
         }
+        OperationRequest::Bios(BiosAction::Set(change)) => json!(change),
+        OperationRequest::Bios(BiosAction::Reset) => json!({ "action": "reset" }),
         OperationRequest::Provision { image } => json!({ "image": image }),
     }
 }

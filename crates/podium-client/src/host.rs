@@ -4,7 +4,7 @@ use anyhow::bail;
 use clap::Subcommand;
 use podium_types::requests::{ConfigDriveCreate, MaintenanceParams, PowerParams};
 use podium_types::views::{List, OperationView};
-use podium_types::{OperationKind, OperationStatus};
+use podium_types::{Bios, BiosChange, BiosValue, OperationKind, OperationStatus};
 use reqwest::Method;
 use serde_json::json;
 
@@ -35,6 +35,24 @@ pub(super) enum HostCommand {
         id: String,
         action: String,
         /// Follow the power operation until it ends.
+        #[arg(long)]
+        wait: bool,
+    },
+    /// The host's BIOS settings (name, value, type, whether read-only, what is staged); with
+    /// `--set` changes them, with `--reset` resets them to their defaults (an operation each).
+    Bios {
+        id: String,
+        /// `NAME=VALUE`, repeatable. VALUE is read as JSON where it is one (`true`, `12`,
+        /// `"12"` for the string), else as a string (`Disabled`).
+        #[arg(long = "set", value_parser = super::input::key_value, conflicts_with = "reset")]
+        set: Vec<(String, String)>,
+        /// When the change applies: immediate, on_reset, at_maintenance_window_start,
+        /// in_maintenance_window_on_reset (default: as the BMC decides).
+        #[arg(long, requires = "set")]
+        apply_time: Option<String>,
+        #[arg(long)]
+        reset: bool,
+        /// Follow the operation until it ends.
         #[arg(long)]
         wait: bool,
     },
@@ -105,6 +123,7 @@ impl HostCommand {
                 .collect(),
             HostCommand::Show { id }
             | HostCommand::Power { id, .. }
+            | HostCommand::Bios { id, .. }
             | HostCommand::Operations { id }
             | HostCommand::Inspect { id, .. }
             | HostCommand::Maintenance { id, .. }
@@ -147,6 +166,51 @@ pub(super) async fn run(url: Option<&str>, format: Format, cmd: HostCommand) -> 
                     "the power operation failed: {}",
                     op.error.as_deref().unwrap_or("")
                 );
+            }
+        }
+        HostCommand::Bios {
+            id,
+            set,
+            apply_time,
+            reset,
+            wait,
+        } => {
+            let path = format!("/v1/hosts/{}/bios", seg(&id)?);
+            let op: Option<OperationView> = if reset {
+                Some(client::view(
+                    c.post(&format!("{path}/reset"), &json!({})).await?,
+                )?)
+            } else if !set.is_empty() {
+                let change = BiosChange {
+                    attributes: set
+                        .into_iter()
+                        .map(|(name, value)| (name, bios_value(&value)))
+                        .collect(),
+                    apply_time: apply_time.map(|t| parsed("--apply-time", &t)).transpose()?,
+                };
+                Some(client::view(
+                    c.send(Method::PATCH, &path, Some(&change)).await?,
+                )?)
+            } else {
+                None
+            };
+            match op {
+                Some(mut op) => {
+                    if wait {
+                        op = watch_operation(&c, &op.id).await?;
+                    }
+                    print(output::object(format, &serde_json::to_value(&op)?));
+                    if op.status == OperationStatus::Failed {
+                        bail!(
+                            "the BIOS operation failed: {}",
+                            op.error.as_deref().unwrap_or("")
+                        );
+                    }
+                }
+                None => {
+                    let bios: Bios = c.get_view(&path).await?;
+                    print(output::list(format, &bios_rows(&bios), BIOS_COLUMNS));
+                }
             }
         }
         HostCommand::Inspect { id, wait } => {
@@ -212,6 +276,37 @@ pub(super) async fn run(url: Option<&str>, format: Format, cmd: HostCommand) -> 
         }
     }
     Ok(())
+}
+
+const BIOS_COLUMNS: &[Column] = &[
+    ("NAME", "/name"),
+    ("VALUE", "/value"),
+    ("TYPE", "/type"),
+    ("READ ONLY", "/read_only"),
+    ("PENDING", "/pending"),
+];
+
+/// One row per attribute: its value, its registry entry's type and whether it is read-only,
+/// and what is staged for it.
+fn bios_rows(bios: &Bios) -> Vec<serde_json::Value> {
+    bios.attributes
+        .iter()
+        .map(|(name, value)| {
+            let entry = bios.registry.get(name);
+            json!({
+                "name": name,
+                "value": value,
+                "type": entry.map(|e| e.attribute_type.as_str()),
+                "read_only": entry.map(|e| e.read_only),
+                "pending": bios.pending.get(name),
+            })
+        })
+        .collect()
+}
+
+/// A `--set` value: JSON where it is a JSON string, number or boolean, else the text itself.
+fn bios_value(text: &str) -> BiosValue {
+    serde_json::from_str(text).unwrap_or_else(|_| BiosValue::Text(text.to_owned()))
 }
 
 /// Asks for an inspection of the host `id`; with `wait`, follows it until it ends.

@@ -16,11 +16,14 @@
 //! overrides, zero-width characters ([`super::text::is_invisible`]). The first problem found
 //! is the reason the call fails, naming the field (`systems[3].nics[0].mac`).
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
+
+use podium_types::{ApplyTime, Bios, BiosAttributeEntry, BiosAttributeType, BiosValue};
 
 use super::bindings::wit_components as wc;
 use super::bindings::wit_composition as wk;
 use super::bindings::wit_driver as wd;
+use super::bindings::wit_settings as ws;
 use super::system::{
     BlockLimit, BlockType, Chassis, ChassisType, CompositionService, CompositionState, Health,
     MediaSlot, Nic, ResourceBlock, ResourceZone, System, SystemKind,
@@ -462,6 +465,131 @@ fn block_type(t: wk::BlockType) -> BlockType {
         wk::BlockType::ComputerSystem => BlockType::ComputerSystem,
         wk::BlockType::Expansion => BlockType::Expansion,
     }
+}
+
+const MAX_ATTRIBUTES: usize = 10_000;
+const MAX_ALLOWED: usize = 1024;
+const MAX_VALUE: usize = 4096;
+const MAX_ATTRIBUTE_NAME: usize = 256;
+
+/// A BIOS attribute's name: ASCII letters, digits, `_`, `-` and `.`.
+fn attribute_name(at: &str, name: &str) -> Result<(), String> {
+    if name.is_empty()
+        || name.len() > MAX_ATTRIBUTE_NAME
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+    {
+        return Err(format!(
+            "{at} `{}` must be 1 to {MAX_ATTRIBUTE_NAME} ASCII letters, digits, `_`, `-` or `.`",
+            shown(name)
+        ));
+    }
+    Ok(())
+}
+
+fn attribute_value(at: &str, value: ws::AttributeValue) -> Result<BiosValue, String> {
+    Ok(match value {
+        ws::AttributeValue::Text(t) => {
+            text(at, &t, MAX_VALUE)?;
+            BiosValue::Text(t)
+        }
+        ws::AttributeValue::Integer(i) => BiosValue::Integer(i),
+        ws::AttributeValue::Boolean(b) => BiosValue::Boolean(b),
+    })
+}
+
+/// A list of attributes as a map by name; a password's value is dropped, whatever the driver
+/// sent.
+fn attributes(
+    at: &str,
+    list: Vec<ws::Attribute>,
+    registry: &BTreeMap<String, BiosAttributeEntry>,
+) -> Result<BTreeMap<String, Option<BiosValue>>, String> {
+    if list.len() > MAX_ATTRIBUTES {
+        return Err(format!("{at}: more than {MAX_ATTRIBUTES} attributes"));
+    }
+    let mut map = BTreeMap::new();
+    for (i, a) in list.into_iter().enumerate() {
+        let at = format!("{at}[{i}]");
+        attribute_name(&format!("{at}.name"), &a.name)?;
+        let password = registry
+            .get(&a.name)
+            .is_some_and(|e| e.attribute_type == BiosAttributeType::Password);
+        let value = match a.value {
+            Some(v) if !password => Some(attribute_value(&format!("{at}.value"), v)?),
+            _ => None,
+        };
+        if map.insert(a.name.clone(), value).is_some() {
+            return Err(format!("{at}.name `{}` is reported twice", shown(&a.name)));
+        }
+    }
+    Ok(map)
+}
+
+/// A BIOS as a driver read it, checked (see `settings` in the contract).
+pub(super) fn bios(bios: ws::Bios) -> Result<Bios, String> {
+    if bios.registry.len() > MAX_ATTRIBUTES {
+        return Err(format!("registry: more than {MAX_ATTRIBUTES} entries"));
+    }
+    let mut registry = BTreeMap::new();
+    for (i, e) in bios.registry.into_iter().enumerate() {
+        let at = |field: &str| format!("registry[{i}].{field}");
+        attribute_name(&at("name"), &e.name)?;
+        if let Some(name) = &e.display_name {
+            text(&at("display-name"), name, MAX_TEXT)?;
+        }
+        if e.allowed.len() > MAX_ALLOWED {
+            return Err(format!("{}: more than {MAX_ALLOWED} values", at("allowed")));
+        }
+        for (j, v) in e.allowed.iter().enumerate() {
+            text(&at(&format!("allowed[{j}]")), v, MAX_TEXT)?;
+        }
+        let entry = BiosAttributeEntry {
+            attribute_type: match e.attribute_type {
+                ws::AttributeType::Enumeration => BiosAttributeType::Enumeration,
+                ws::AttributeType::Text => BiosAttributeType::Text,
+                ws::AttributeType::Integer => BiosAttributeType::Integer,
+                ws::AttributeType::Boolean => BiosAttributeType::Boolean,
+                ws::AttributeType::Password => BiosAttributeType::Password,
+            },
+            display_name: e.display_name,
+            allowed_values: e.allowed,
+            read_only: e.read_only,
+            reset_required: e.reset_required,
+            lower_bound: e.lower_bound,
+            upper_bound: e.upper_bound,
+            min_length: e.min_length,
+            max_length: e.max_length,
+        };
+        if registry.insert(e.name.clone(), entry).is_some() {
+            return Err(format!(
+                "{} `{}` is reported twice",
+                at("name"),
+                shown(&e.name)
+            ));
+        }
+    }
+    let attributes_now = attributes("attributes", bios.attributes, &registry)?;
+    let pending = attributes("pending", bios.pending, &registry)?;
+    let mut apply_times: Vec<ApplyTime> = bios
+        .apply_times
+        .into_iter()
+        .map(|t| match t {
+            ws::ApplyTime::Immediate => ApplyTime::Immediate,
+            ws::ApplyTime::OnReset => ApplyTime::OnReset,
+            ws::ApplyTime::AtMaintenanceWindowStart => ApplyTime::AtMaintenanceWindowStart,
+            ws::ApplyTime::InMaintenanceWindowOnReset => ApplyTime::InMaintenanceWindowOnReset,
+        })
+        .collect();
+    apply_times.sort();
+    apply_times.dedup();
+    Ok(Bios {
+        attributes: attributes_now,
+        registry,
+        pending,
+        apply_times,
+    })
 }
 
 #[cfg(test)]

@@ -6,9 +6,11 @@
 //! with no version field (`{"action": "on"}`, `{"target": "pxe", ...}`, `{}`). A later format
 //! adds `"format": 2` and is read beside this one; format 1 is then still read, never written.
 
+use std::collections::BTreeMap;
+
 use podium_types::{
-    BootMode, BootPersistence, BootSettings, BootTarget, MediaAction, MediaRequest, MediaType,
-    OperationKind, OperationRequest, PowerAction,
+    BiosAction, BiosChange, BiosValue, BootMode, BootPersistence, BootSettings, BootTarget,
+    MediaAction, MediaRequest, MediaType, OperationKind, OperationRequest, PowerAction,
 };
 use serde::{Deserialize, Serialize};
 
@@ -53,6 +55,19 @@ fn yes() -> bool {
     true
 }
 
+/// A `bios` request: the values as JSON's own types (a string, an integer, a boolean), the apply
+/// time by its name.
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+enum Bios {
+    Set {
+        attributes: BTreeMap<String, serde_json::Value>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        apply_time: Option<String>,
+    },
+    Reset,
+}
+
 #[derive(Serialize, Deserialize)]
 struct Provision {
     #[serde(default)]
@@ -82,6 +97,22 @@ pub(crate) fn request_encode(request: &OperationRequest) -> String {
                 media_type: *media_type,
             })
         }
+        OperationRequest::Bios(BiosAction::Set(change)) => serde_json::to_string(&Bios::Set {
+            attributes: change
+                .attributes
+                .iter()
+                .map(|(name, value)| {
+                    let value = match value {
+                        BiosValue::Text(t) => serde_json::Value::from(t.as_str()),
+                        BiosValue::Integer(i) => serde_json::Value::from(*i),
+                        BiosValue::Boolean(b) => serde_json::Value::from(*b),
+                    };
+                    (name.clone(), value)
+                })
+                .collect(),
+            apply_time: change.apply_time.map(|t| t.as_str().to_owned()),
+        }),
+        OperationRequest::Bios(BiosAction::Reset) => serde_json::to_string(&Bios::Reset),
         OperationRequest::Provision { image } => serde_json::to_string(&Provision {
             image: image.clone(),
         }),
@@ -128,6 +159,41 @@ pub(crate) fn request_decode(kind: &str, text: &str) -> Result<OperationRequest,
                     write_protected,
                 }),
                 Media::Eject { media_type } => MediaAction::Eject { media_type },
+            },
+        )),
+        OperationKind::Bios => Ok(OperationRequest::Bios(
+            match serde_json::from_str(text).map_err(bad)? {
+                Bios::Reset => BiosAction::Reset,
+                Bios::Set {
+                    attributes,
+                    apply_time,
+                } => {
+                    let unreadable = |what: String| format!("its bios request `{text}`: {what}");
+                    let attributes = attributes
+                        .into_iter()
+                        .map(|(name, value)| {
+                            let value = match value {
+                                serde_json::Value::String(t) => BiosValue::Text(t),
+                                serde_json::Value::Bool(b) => BiosValue::Boolean(b),
+                                serde_json::Value::Number(n) if n.is_i64() => {
+                                    BiosValue::Integer(n.as_i64().unwrap_or_default())
+                                }
+                                other => {
+                                    return Err(unreadable(format!("`{name}` is {other}")));
+                                }
+                            };
+                            Ok((name, value))
+                        })
+                        .collect::<Result<_, String>>()?;
+                    let apply_time = apply_time
+                        .map(|t| t.parse())
+                        .transpose()
+                        .map_err(|e| unreadable(format!("{e}")))?;
+                    BiosAction::Set(BiosChange {
+                        attributes,
+                        apply_time,
+                    })
+                }
             },
         )),
         OperationKind::Provision => {

@@ -85,10 +85,10 @@ const OWN_BMC: &str = "o.own_bmc = 1";
 const HOST_FREE: &str = "(o.host_id IS NULL OR (NOT EXISTS (SELECT 1 FROM operations b \
     WHERE b.host_id = o.host_id AND b.id <> o.id AND b.status = 'running' AND b.lease_expires_at > $3) \
     AND (CASE WHEN EXISTS (SELECT 1 FROM hosts h WHERE h.id = o.host_id AND h.maintenance_since IS NOT NULL) \
-         THEN o.claim_id IS NULL AND o.kind IN ('power', 'boot', 'media') \
+         THEN o.claim_id IS NULL AND o.kind IN ('power', 'boot', 'media', 'bios') \
               AND NOT EXISTS (SELECT 1 FROM operations b WHERE b.host_id = o.host_id \
                   AND b.status = 'queued' AND b.id < o.id AND b.claim_id IS NULL \
-                  AND b.kind IN ('power', 'boot', 'media')) \
+                  AND b.kind IN ('power', 'boot', 'media', 'bios')) \
          ELSE NOT EXISTS (SELECT 1 FROM operations b WHERE b.host_id = o.host_id \
               AND b.status = 'queued' AND b.id < o.id) END)))";
 

@@ -7,6 +7,7 @@
 //! Nothing here knows how it is stored or sent: the store keeps its own format of each type,
 //! the runtime converts at the WIT edge, the API says how each appears in its documents.
 
+mod bios;
 mod claim;
 mod documents;
 mod events;
@@ -27,6 +28,9 @@ mod timestamp;
 mod tokens;
 pub mod views;
 
+pub use bios::{
+    ApplyTime, Bios, BiosAction, BiosAttributeEntry, BiosAttributeType, BiosChange, BiosValue,
+};
 pub use claim::ClaimState;
 pub use documents::Phase;
 pub use events::{EventAction, EventFilter, EventKind};

@@ -1,6 +1,7 @@
 //! Operations: the durable record of work Podium does on a machine or a site, by kind, with the
 //! request each kind carries.
 
+use crate::bios::BiosAction;
 use crate::hardware::{BootSettings, MediaAction, PowerAction};
 use crate::names::names;
 
@@ -13,6 +14,7 @@ names! {
         Power => "power",
         Boot => "boot",
         Media => "media",
+        Bios => "bios",
         Provision => "provision",
         Deprovision => "deprovision",
     }
@@ -34,7 +36,7 @@ impl OperationKind {
     pub fn is_host_action(self) -> bool {
         matches!(
             self,
-            OperationKind::Power | OperationKind::Boot | OperationKind::Media
+            OperationKind::Power | OperationKind::Boot | OperationKind::Media | OperationKind::Bios
         )
     }
 }
@@ -51,6 +53,8 @@ pub enum OperationRequest {
     Power(PowerAction),
     Boot(BootSettings),
     Media(MediaAction),
+    /// Change a host's BIOS attributes, or reset them to their defaults.
+    Bios(BiosAction),
     /// Boot a bound claim's host from its image; `image` is the claim's image as it was asked
     /// for (recorded for whoever reads the operation; the provisioning reads the claim).
     Provision {
@@ -69,6 +73,7 @@ impl OperationRequest {
             OperationRequest::Power(_) => OperationKind::Power,
             OperationRequest::Boot(_) => OperationKind::Boot,
             OperationRequest::Media(_) => OperationKind::Media,
+            OperationRequest::Bios(_) => OperationKind::Bios,
             OperationRequest::Provision { .. } => OperationKind::Provision,
             OperationRequest::Deprovision => OperationKind::Deprovision,
         }

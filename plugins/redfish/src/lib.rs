@@ -17,8 +17,8 @@ mod redfish;
 mod tests;
 
 use podium_plugin::driver::{
-    BootSettings, CapabilitySet, Chassis, ComposeRequest, CompositionService, MediaRequest,
-    MediaType, PowerAction, PowerState, ServiceInfo, System,
+    Bios, BiosChange, BootSettings, CapabilitySet, Chassis, ComposeRequest, CompositionService,
+    MediaRequest, MediaType, PowerAction, PowerState, ServiceInfo, System,
 };
 use podium_plugin::{HardwareDriver, Plugin, PluginInfo, Result};
 
@@ -100,6 +100,18 @@ impl HardwareDriver for Redfish {
 
     async fn decompose(&self, system_id: &str) -> Result<()> {
         self.0.decompose(system_id).await
+    }
+
+    async fn read_bios(&self, system_id: &str) -> Result<Bios> {
+        self.0.read_bios(system_id).await
+    }
+
+    async fn set_bios(&self, system_id: &str, change: BiosChange) -> Result<()> {
+        self.0.set_bios(system_id, &change).await
+    }
+
+    async fn reset_bios(&self, system_id: &str) -> Result<()> {
+        self.0.reset_bios(system_id).await
     }
 }
 

@@ -35,6 +35,8 @@ pub(crate) struct ServiceRoot {
     pub(crate) chassis: Option<Link>,
     #[serde(rename = "CompositionService", default, deserialize_with = "lenient")]
     pub(crate) composition_service: Option<Link>,
+    #[serde(rename = "Registries", default, deserialize_with = "lenient")]
+    pub(crate) registries: Option<Link>,
 }
 
 /// `GET /redfish/v1/Systems/{id}`.
@@ -66,6 +68,8 @@ pub(crate) struct ComputerSystem {
     pub(crate) ethernet_interfaces: Option<Link>,
     #[serde(rename = "VirtualMedia", default, deserialize_with = "lenient")]
     pub(crate) virtual_media: Option<Link>,
+    #[serde(rename = "Bios", default, deserialize_with = "lenient")]
+    pub(crate) bios: Option<Link>,
     #[serde(rename = "Links", default, deserialize_with = "lenient")]
     pub(crate) links: Option<SystemLinks>,
     #[serde(rename = "Actions", default, deserialize_with = "lenient")]
@@ -366,6 +370,103 @@ pub(crate) struct ChassisLinks {
     pub(crate) computer_systems: Option<Vec<Link>>,
 }
 
+/// `GET .../Bios`, and its settings object (the same schema: the values staged there).
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub(crate) struct Bios {
+    #[serde(rename = "AttributeRegistry", default, deserialize_with = "text")]
+    pub(crate) attribute_registry: Option<String>,
+    /// The values as the BMC sends them: the registry types them.
+    #[serde(rename = "Attributes", default, deserialize_with = "lenient")]
+    pub(crate) attributes: Option<serde_json::Map<String, Value>>,
+    #[serde(rename = "@Redfish.Settings", default, deserialize_with = "lenient")]
+    pub(crate) settings: Option<Settings>,
+    #[serde(rename = "Actions", default, deserialize_with = "lenient")]
+    pub(crate) actions: Option<BiosActions>,
+}
+
+/// `@Redfish.Settings`: where changes are staged, and when they may apply.
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub(crate) struct Settings {
+    #[serde(rename = "SettingsObject", default, deserialize_with = "lenient")]
+    pub(crate) settings_object: Option<Link>,
+    #[serde(rename = "SupportedApplyTimes", default, deserialize_with = "strings")]
+    pub(crate) supported_apply_times: Option<Vec<String>>,
+}
+
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub(crate) struct BiosActions {
+    #[serde(rename = "#Bios.ResetBios", default, deserialize_with = "lenient")]
+    pub(crate) reset_bios: Option<ActionTarget>,
+}
+
+/// A member of `GET /redfish/v1/Registries`: where a registry is published.
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub(crate) struct RegistryFile {
+    #[serde(rename = "Id", default, deserialize_with = "text")]
+    pub(crate) id: Option<String>,
+    #[serde(rename = "Registry", default, deserialize_with = "text")]
+    pub(crate) registry: Option<String>,
+    #[serde(rename = "Location", default, deserialize_with = "objects")]
+    pub(crate) location: Option<Vec<RegistryLocation>>,
+}
+
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub(crate) struct RegistryLocation {
+    #[serde(rename = "Language", default, deserialize_with = "text")]
+    pub(crate) language: Option<String>,
+    /// The registry served by this service (`PublicationUri`, on the internet, is never read).
+    #[serde(rename = "Uri", default, deserialize_with = "text")]
+    pub(crate) uri: Option<String>,
+}
+
+/// An `AttributeRegistry`: what each BIOS attribute may hold.
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub(crate) struct AttributeRegistry {
+    #[serde(rename = "Id", default, deserialize_with = "text")]
+    pub(crate) id: Option<String>,
+    #[serde(rename = "RegistryEntries", default, deserialize_with = "lenient")]
+    pub(crate) entries: Option<RegistryEntries>,
+}
+
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub(crate) struct RegistryEntries {
+    #[serde(rename = "Attributes", default, deserialize_with = "objects")]
+    pub(crate) attributes: Option<Vec<RegistryAttribute>>,
+}
+
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub(crate) struct RegistryAttribute {
+    #[serde(rename = "AttributeName", default, deserialize_with = "text")]
+    pub(crate) name: Option<String>,
+    /// `Enumeration`, `String`, `Integer`, `Boolean`, `Password`.
+    #[serde(rename = "Type", default, deserialize_with = "text")]
+    pub(crate) kind: Option<String>,
+    #[serde(rename = "DisplayName", default, deserialize_with = "text")]
+    pub(crate) display_name: Option<String>,
+    #[serde(rename = "Value", default, deserialize_with = "objects")]
+    pub(crate) values: Option<Vec<RegistryValue>>,
+    #[serde(rename = "ReadOnly", default, deserialize_with = "lenient")]
+    pub(crate) read_only: Option<bool>,
+    #[serde(rename = "Immutable", default, deserialize_with = "lenient")]
+    pub(crate) immutable: Option<bool>,
+    #[serde(rename = "ResetRequired", default, deserialize_with = "lenient")]
+    pub(crate) reset_required: Option<bool>,
+    #[serde(rename = "LowerBound", default, deserialize_with = "number")]
+    pub(crate) lower_bound: Option<f64>,
+    #[serde(rename = "UpperBound", default, deserialize_with = "number")]
+    pub(crate) upper_bound: Option<f64>,
+    #[serde(rename = "MinLength", default, deserialize_with = "number")]
+    pub(crate) min_length: Option<f64>,
+    #[serde(rename = "MaxLength", default, deserialize_with = "number")]
+    pub(crate) max_length: Option<f64>,
+}
+
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub(crate) struct RegistryValue {
+    #[serde(rename = "ValueName", default, deserialize_with = "text")]
+    pub(crate) name: Option<String>,
+}
+
 /// Any value that does not deserialize as `T` reads as absent.
 fn lenient<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
 where
@@ -406,6 +507,15 @@ fn strings<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Vec<Stri
 
 /// The link objects of a list, skipping anything else in it.
 fn links<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Vec<Link>>, D::Error> {
+    objects(deserializer)
+}
+
+/// The objects of a list that read as `T`, skipping anything else in it.
+fn objects<'de, D, T>(deserializer: D) -> Result<Option<Vec<T>>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: DeserializeOwned,
+{
     let value = Value::deserialize(deserializer)?;
     Ok(value.as_array().map(|items| {
         items

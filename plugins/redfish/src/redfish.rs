@@ -11,6 +11,8 @@
 //! (`@odata.id`, `Members@odata.nextLink`, an action `target`); the host resolves it against the
 //! endpoint and adds the credentials. A system id is the system's `@odata.id` path.
 
+mod bios;
+
 use futures::future::try_join_all;
 use podium_plugin::exchange::memo;
 use serde::Serialize;

@@ -23,14 +23,18 @@ pub use crate::wit::exchange::podium::plugin::composition::{
     BlockLimit, BlockType, ComposeRequest, CompositionService, CompositionState, ResourceBlock,
     ResourceZone,
 };
+/// BIOS settings, new in `podium:plugin@0.2.0`.
+pub use crate::wit::exchange::podium::plugin::settings::{
+    ApplyTime, Attribute, AttributeEntry, AttributeType, AttributeValue, Bios, BiosChange,
+};
 
 /// A hardware driver. Every call builds the plugin from the pod manager's configuration
 /// ([`Plugin::from_config`]) and then calls one method; nothing is kept between calls, nor
 /// between the steps of one (each step builds the plugin again and replays the method: it must
 /// send the same requests given the same answers, see [`exchange`](crate::exchange)).
 ///
-/// Idempotency the host expects: `probe`, `discover`, `inspect`, `get_power` and
-/// `discover_chassis` change nothing;
+/// Idempotency the host expects: `probe`, `discover`, `inspect`, `get_power`,
+/// `discover_chassis`, `read_composition` and `read_bios` change nothing;
 /// `set_power`, `set_boot_override`, `insert_media` and `eject_media` may be called again after a
 /// failure or a crash and must then do no harm (powering on a machine that is on succeeds,
 /// inserting the image already inserted succeeds).
@@ -104,6 +108,26 @@ pub trait HardwareDriver: Plugin {
     async fn decompose(&self, system_id: &str) -> Result<()> {
         let _ = system_id;
         Err(unsupported::<Self>("composition"))
+    }
+
+    /// A system's BIOS: its current attributes typed by the registry, the registry, the changes
+    /// staged and when the BMC can apply one. Changes nothing.
+    async fn read_bios(&self, system_id: &str) -> Result<Bios> {
+        let _ = system_id;
+        Err(unsupported::<Self>("BIOS settings"))
+    }
+
+    /// Stages a change of BIOS attributes (the host has checked it against the registry).
+    /// Idempotent: staging the same values again does no harm.
+    async fn set_bios(&self, system_id: &str, change: BiosChange) -> Result<()> {
+        let _ = (system_id, change);
+        Err(unsupported::<Self>("BIOS settings"))
+    }
+
+    /// Resets a system's BIOS attributes to their defaults.
+    async fn reset_bios(&self, system_id: &str) -> Result<()> {
+        let _ = system_id;
+        Err(unsupported::<Self>("BIOS settings"))
     }
 }
 
@@ -198,6 +222,15 @@ pub(crate) async fn run<T: HardwareDriver>(call: Call) -> Result<Outcome> {
         Call::Compose(request) => Outcome::Composed(driver.compose(request).await?),
         Call::Decompose(id) => {
             driver.decompose(&id).await?;
+            Outcome::Done
+        }
+        Call::ReadBios(id) => Outcome::Bios(driver.read_bios(&id).await?),
+        Call::SetBios((id, change)) => {
+            driver.set_bios(&id, change).await?;
+            Outcome::Done
+        }
+        Call::ResetBios(id) => {
+            driver.reset_bios(&id).await?;
             Outcome::Done
         }
     })

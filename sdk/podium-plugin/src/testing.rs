@@ -795,6 +795,21 @@ impl<T: HardwareDriver> DriverCalls<'_, T> {
         self.done(DriverCall::Decompose(system_id.to_owned()))
     }
 
+    pub fn read_bios(&self, system_id: &str) -> Result<crate::driver::Bios> {
+        match self.exchange(CallKind::Call, DriverCall::ReadBios(system_id.to_owned()))? {
+            Outcome::Bios(bios) => Ok(bios),
+            other => panic!("read-bios finished with {other:?}"),
+        }
+    }
+
+    pub fn set_bios(&self, system_id: &str, change: crate::driver::BiosChange) -> Result<()> {
+        self.done(DriverCall::SetBios((system_id.to_owned(), change)))
+    }
+
+    pub fn reset_bios(&self, system_id: &str) -> Result<()> {
+        self.done(DriverCall::ResetBios(system_id.to_owned()))
+    }
+
     pub fn inspect(&self, system_id: &str) -> Result<System> {
         match self.exchange(CallKind::Call, DriverCall::Inspect(system_id.to_owned()))? {
             Outcome::System(system) => Ok(system),
@@ -1117,7 +1132,29 @@ impl Lifted for Outcome {
                     + service.limits.len() * 16
             }
             Outcome::Composed(id) => id.lifted(),
+            Outcome::Bios(bios) => {
+                bios.attributes.lifted()
+                    + bios.pending.lifted()
+                    + bios
+                        .registry
+                        .iter()
+                        .map(|e| {
+                            e.name.lifted() + e.display_name.lifted() + e.allowed.lifted() + 64
+                        })
+                        .sum::<usize>()
+                    + bios.apply_times.len()
+            }
         }
+    }
+}
+
+impl Lifted for crate::driver::Attribute {
+    fn lifted(&self) -> usize {
+        let value = match &self.value {
+            Some(crate::driver::AttributeValue::Text(t)) => t.lifted(),
+            _ => 0,
+        };
+        self.name.lifted() + value + 16
     }
 }
 

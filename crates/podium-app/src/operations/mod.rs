@@ -117,6 +117,10 @@ impl Podium {
                 return Box::pin(self.provision_execute(op)).await;
             }
             OperationRequest::Deprovision => return Box::pin(self.deprovision_execute(op)).await,
+            OperationRequest::Bios(action) => {
+                let host = self.operation_host(op).await?;
+                return Box::pin(self.bios_execute(&host, action)).await;
+            }
             OperationRequest::Power(_) | OperationRequest::Boot(_) | OperationRequest::Media(_) => {
                 &op.request
             }

@@ -1,9 +1,14 @@
 //! Calls to hardware-driver plugins: discovery, inspection, power, boot and virtual media. What
 //! a driver reports is checked (`validate.rs`) and turned into the host's types (`system.rs`).
 
-use podium_types::{BootSettings, MediaRequest, MediaType, PowerAction, PowerState};
+use podium_types::{
+    ApplyTime, Bios, BiosChange, BiosValue, BootSettings, MediaRequest, MediaType, PowerAction,
+    PowerState,
+};
 
-use super::super::bindings::{wit_composition, wit_driver as wd, wit_exchange as wx};
+use super::super::bindings::{
+    wit_composition, wit_driver as wd, wit_exchange as wx, wit_settings as ws,
+};
 use super::super::system::{Capabilities, Chassis, CompositionService, ServiceInfo, System};
 use super::super::{Contract, Plugin, Pre, Runtime};
 use super::exchange::{self, expect};
@@ -260,6 +265,68 @@ impl DriverCall<'_> {
             self,
             Bounds::Call,
             wx::Call::Decompose(system_id.to_owned()),
+            Done
+        );
+        result.map_err(plugin_err(label))
+    }
+
+    /// A system's BIOS: its attributes, their registry, what is staged. `unsupported` where the
+    /// BMC has no BIOS resource (and from a 0.1.0 driver).
+    pub async fn read_bios(self, system_id: &str) -> Result<Bios, CallError> {
+        self.since_0_2("BIOS settings")?;
+        let (label, result) = finished!(
+            self,
+            Bounds::Call,
+            wx::Call::ReadBios(system_id.to_owned()),
+            Bios,
+            "bios"
+        );
+        let bios = result.map_err(plugin_err(label.clone()))?;
+        super::super::validate::bios(bios).map_err(|reason| CallError::Malformed {
+            plugin: label,
+            reason,
+        })
+    }
+
+    /// Stages a change of BIOS attributes (checked against the registry by the caller).
+    pub async fn set_bios(self, system_id: &str, change: &BiosChange) -> Result<(), CallError> {
+        self.since_0_2("BIOS settings")?;
+        let change = ws::BiosChange {
+            attributes: change
+                .attributes
+                .iter()
+                .map(|(name, value)| ws::Attribute {
+                    name: name.clone(),
+                    value: Some(match value {
+                        BiosValue::Text(t) => ws::AttributeValue::Text(t.clone()),
+                        BiosValue::Integer(i) => ws::AttributeValue::Integer(*i),
+                        BiosValue::Boolean(b) => ws::AttributeValue::Boolean(*b),
+                    }),
+                })
+                .collect(),
+            apply_time: change.apply_time.map(|t| match t {
+                ApplyTime::Immediate => ws::ApplyTime::Immediate,
+                ApplyTime::OnReset => ws::ApplyTime::OnReset,
+                ApplyTime::AtMaintenanceWindowStart => ws::ApplyTime::AtMaintenanceWindowStart,
+                ApplyTime::InMaintenanceWindowOnReset => ws::ApplyTime::InMaintenanceWindowOnReset,
+            }),
+        };
+        let (label, result) = finished!(
+            self,
+            Bounds::Call,
+            wx::Call::SetBios((system_id.to_owned(), change)),
+            Done
+        );
+        result.map_err(plugin_err(label))
+    }
+
+    /// Resets a system's BIOS attributes to their defaults.
+    pub async fn reset_bios(self, system_id: &str) -> Result<(), CallError> {
+        self.since_0_2("BIOS settings")?;
+        let (label, result) = finished!(
+            self,
+            Bounds::Call,
+            wx::Call::ResetBios(system_id.to_owned()),
             Done
         );
         result.map_err(plugin_err(label))

@@ -236,7 +236,8 @@ fn checked((label, result): Finished, call: &wx::Call) -> Result<Finished, CallE
         wx::Call::DiscoverChassis => "chassis",
         wx::Call::ReadComposition => "composition",
         wx::Call::Compose(_) => "composed",
-        wx::Call::Decompose(_) => "done",
+        wx::Call::Decompose(_) | wx::Call::SetBios(_) | wx::Call::ResetBios(_) => "done",
+        wx::Call::ReadBios(_) => "bios",
     };
     match &result {
         Ok(outcome) if outcome_name(outcome) != expected => Err(CallError::Malformed {
@@ -265,6 +266,9 @@ fn call_name(call: &wx::Call) -> &'static str {
         wx::Call::ReadComposition => "read_composition",
         wx::Call::Compose(_) => "compose",
         wx::Call::Decompose(_) => "decompose",
+        wx::Call::ReadBios(_) => "read_bios",
+        wx::Call::SetBios(_) => "set_bios",
+        wx::Call::ResetBios(_) => "reset_bios",
     }
 }
 
@@ -300,5 +304,6 @@ fn outcome_name(outcome: &wx::Outcome) -> &'static str {
         wx::Outcome::Chassis(_) => "chassis",
         wx::Outcome::Composition(_) => "composition",
         wx::Outcome::Composed(_) => "composed",
+        wx::Outcome::Bios(_) => "bios",
     }
 }

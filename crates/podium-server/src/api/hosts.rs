@@ -4,7 +4,7 @@
 use axum::Json;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
-use podium_types::{ChassisId, HostId, OperationId, PodManagerId};
+use podium_types::{Bios, BiosChange, ChassisId, HostId, OperationId, PodManagerId};
 
 use super::error::{ApiResult, ErrorBody};
 use super::extract::{AdminCaller, ApiJson, ApiQuery};
@@ -160,6 +160,51 @@ pub(super) async fn host_media(
     ApiJson(params): ApiJson<MediaParams>,
 ) -> ApiResult<(StatusCode, Json<OperationView>)> {
     let op = podium.host_media(&caller, &id, params).await?;
+    Ok((StatusCode::ACCEPTED, Json(op)))
+}
+
+/// The host's BIOS as its BMC reports it now: attributes, their registry (types, allowed
+/// values, read-only), what is staged and when a change can apply. 409 `bios_unsupported` where
+/// the BMC has no BIOS settings.
+#[utoipa::path(get, path = "/v1/hosts/{id}/bios", tag = "hosts", params(("id" = String, Path)),
+    responses((status = 200, body = Bios), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn host_bios(
+    State(podium): State<Podium>,
+    AdminCaller(caller): AdminCaller,
+    Path(id): Path<HostId>,
+) -> ApiResult<Json<Bios>> {
+    Ok(Json(podium.host_bios(&caller, &id).await?))
+}
+
+/// Changes BIOS attributes, as an operation: checked first against the BMC's registry (an
+/// unknown or read-only attribute, or a value it does not allow, is a 422 naming
+/// `attributes.NAME`), then staged, then read back (the operation's result says which applied
+/// and which are pending the next reset).
+#[utoipa::path(patch, path = "/v1/hosts/{id}/bios", tag = "hosts", params(("id" = String, Path)),
+    request_body = BiosChange,
+    responses((status = 202, body = OperationView), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn host_bios_change(
+    State(podium): State<Podium>,
+    AdminCaller(caller): AdminCaller,
+    Path(id): Path<HostId>,
+    ApiJson(change): ApiJson<BiosChange>,
+) -> ApiResult<(StatusCode, Json<OperationView>)> {
+    let op = podium.host_bios_change(&caller, &id, change).await?;
+    Ok((StatusCode::ACCEPTED, Json(op)))
+}
+
+/// Resets the BIOS attributes to their defaults, as an operation.
+#[utoipa::path(post, path = "/v1/hosts/{id}/bios/reset", tag = "hosts", params(("id" = String, Path)),
+    responses((status = 202, body = OperationView), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn host_bios_reset(
+    State(podium): State<Podium>,
+    AdminCaller(caller): AdminCaller,
+    Path(id): Path<HostId>,
+) -> ApiResult<(StatusCode, Json<OperationView>)> {
+    let op = podium.host_bios_reset(&caller, &id).await?;
     Ok((StatusCode::ACCEPTED, Json(op)))
 }
 

@@ -7,7 +7,8 @@ use std::sync::{Arc, Mutex};
 
 use podium_plugin::Error;
 use podium_plugin::driver::{
-    BootSettings, MediaRequest, MediaType, PowerAction, PowerState, ServiceInfo, System,
+    Bios, BiosChange, BootSettings, MediaRequest, MediaType, PowerAction, PowerState, ServiceInfo,
+    System,
 };
 use podium_plugin::http::{HttpError, Method, Response, method_name};
 use podium_plugin::log::Level;
@@ -273,5 +274,13 @@ impl Calls {
         self.0
             .driver::<Redfish>()
             .eject_media(system_id, media_type)
+    }
+
+    pub(super) fn read_bios(&self, system_id: &str) -> Result<Bios, Error> {
+        self.0.driver::<Redfish>().read_bios(system_id)
+    }
+
+    pub(super) fn set_bios(&self, system_id: &str, change: BiosChange) -> Result<(), Error> {
+        self.0.driver::<Redfish>().set_bios(system_id, change)
     }
 }

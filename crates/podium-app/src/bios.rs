@@ -1,0 +1,304 @@
+//! A host's BIOS settings: read through its driver, changed (checked against the BMC's attribute
+//! registry before anything is sent) and reset to defaults, each change an operation in the
+//! host's queue that reads the BIOS back and says what applied and what is staged.
+
+use podium_runtime::{CallError, PluginError};
+use podium_types::views::OperationView;
+use podium_types::{
+    Bios, BiosAction, BiosAttributeType, BiosChange, BiosValue, HostId, OperationRequest,
+};
+
+use crate::app::Podium;
+use crate::auth::Caller;
+use crate::data::{Host, PodManager};
+use crate::error::Error;
+use crate::lifecycle::{HostAction, action_allowed};
+
+/// The most attributes one change sets.
+const CHANGE_MAX: usize = 1000;
+/// The longest text value taken.
+const TEXT_MAX: usize = 4096;
+
+impl Podium {
+    /// `GET /v1/hosts/{id}/bios`: the host's BIOS as its BMC reports it now.
+    pub async fn host_bios(&self, caller: &Caller, id: &HostId) -> Result<Bios, Error> {
+        let host = self.host_get(caller, id).await?;
+        let pm = self.pod_manager_load(&host.pod_manager).await?;
+        self.bios_read(&pm, &host).await
+    }
+
+    /// `PATCH /v1/hosts/{id}/bios`: checks the change against the BIOS as read now (a 422 naming
+    /// the attribute), then queues it.
+    pub async fn host_bios_change(
+        &self,
+        caller: &Caller,
+        id: &HostId,
+        change: BiosChange,
+    ) -> Result<OperationView, Error> {
+        caller.require_admin()?;
+        let host = self.host_load(id).await?;
+        action_allowed(&host, HostAction::Bios)?;
+        let pm = self.pod_manager_load(&host.pod_manager).await?;
+        let bios = self.bios_read(&pm, &host).await?;
+        change_check(&bios, &change)?;
+        let request = OperationRequest::Bios(BiosAction::Set(change));
+        self.operation_start(&host, request, None)
+            .await
+            .map(crate::views::operation)
+    }
+
+    /// `POST /v1/hosts/{id}/bios/reset`: queues a reset of the BIOS attributes to defaults,
+    /// where the BMC has BIOS settings.
+    pub async fn host_bios_reset(
+        &self,
+        caller: &Caller,
+        id: &HostId,
+    ) -> Result<OperationView, Error> {
+        caller.require_admin()?;
+        let host = self.host_load(id).await?;
+        action_allowed(&host, HostAction::Bios)?;
+        let pm = self.pod_manager_load(&host.pod_manager).await?;
+        self.bios_read(&pm, &host).await?;
+        let request = OperationRequest::Bios(BiosAction::Reset);
+        self.operation_start(&host, request, None)
+            .await
+            .map(crate::views::operation)
+    }
+
+    async fn bios_read(&self, pm: &PodManager, host: &Host) -> Result<Bios, Error> {
+        let driver = self.host_driver(pm, host).await?;
+        driver
+            .call()
+            .read_bios(&host.system_id)
+            .await
+            .map_err(|e| bios_error(host, e))
+    }
+
+    /// Carries out a `bios` operation: the change (checked again: the BIOS may have changed
+    /// since it was asked for), then the BIOS read back. A value the BMC neither shows nor
+    /// stages fails the operation, naming it.
+    pub(crate) async fn bios_execute(
+        &self,
+        host: &Host,
+        action: &BiosAction,
+    ) -> Result<Option<serde_json::Value>, Error> {
+        let pm = self.pod_manager_load(&host.pod_manager).await?;
+        let driver = self.host_driver(&pm, host).await?;
+        match action {
+            BiosAction::Set(change) => {
+                let before = self.bios_read(&pm, host).await?;
+                change_check(&before, change)?;
+                driver
+                    .call()
+                    .set_bios(&host.system_id, change)
+                    .await
+                    .map_err(|e| bios_error(host, e))?;
+                let after = self.bios_read(&pm, host).await?;
+                let (mut applied, mut pending) = (Vec::new(), Vec::new());
+                for (name, wanted) in &change.attributes {
+                    let wanted = Some(wanted.clone());
+                    if after.attributes.get(name) == Some(&wanted) {
+                        applied.push(name);
+                    } else if after.pending.get(name) == Some(&wanted) {
+                        pending.push(name);
+                    } else {
+                        let now = match after.attributes.get(name) {
+                            Some(Some(v)) => v.to_string(),
+                            _ => "nothing".into(),
+                        };
+                        return Err(Error::Conflict {
+                            code: "bios_not_applied",
+                            message: format!(
+                                "the BMC took the change of `{name}` but reports {now}, and \
+                                 stages nothing for it"
+                            ),
+                        });
+                    }
+                }
+                Ok(Some(serde_json::json!({
+                    "applied": applied,
+                    "pending": pending,
+                })))
+            }
+            BiosAction::Reset => {
+                driver
+                    .call()
+                    .reset_bios(&host.system_id)
+                    .await
+                    .map_err(|e| bios_error(host, e))?;
+                let after = self.bios_read(&pm, host).await?;
+                Ok(Some(serde_json::json!({
+                    "pending": after.pending.keys().collect::<Vec<_>>(),
+                })))
+            }
+        }
+    }
+}
+
+/// A driver's failure, with a BMC without BIOS settings as a 409 naming the capability.
+fn bios_error(host: &Host, e: CallError) -> Error {
+    match e {
+        CallError::Plugin {
+            error: PluginError::Unsupported(why),
+            ..
+        } => Error::Conflict {
+            code: "bios_unsupported",
+            message: format!(
+                "host `{}` has no BIOS settings Podium can reach (its driver says: {why})",
+                host.id
+            ),
+        },
+        other => Error::from(other),
+    }
+}
+
+/// Checks a change against the BIOS as read: every attribute one the host has, not read-only,
+/// with a value its registry allows; the apply time one the BMC offers. A 422 names the first
+/// attribute that is not.
+pub(crate) fn change_check(bios: &Bios, change: &BiosChange) -> Result<(), Error> {
+    let invalid = |field: String, message: String| Error::Invalid {
+        field: Some(field),
+        message,
+    };
+    if change.attributes.is_empty() {
+        return Err(invalid(
+            "attributes".into(),
+            "name at least one attribute to change".into(),
+        ));
+    }
+    if change.attributes.len() > CHANGE_MAX {
+        return Err(invalid(
+            "attributes".into(),
+            format!("at most {CHANGE_MAX} attributes change at once"),
+        ));
+    }
+    if let Some(time) = change.apply_time
+        && !bios.apply_times.is_empty()
+        && !bios.apply_times.contains(&time)
+    {
+        return Err(invalid(
+            "apply_time".into(),
+            format!(
+                "the BMC applies a change {}, not {time}",
+                bios.apply_times
+                    .iter()
+                    .map(|t| t.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ));
+    }
+    for (name, value) in &change.attributes {
+        let field = format!("attributes.{name}");
+        let Some(entry) = bios.registry.get(name) else {
+            match bios.attributes.get(name) {
+                None => {
+                    return Err(invalid(
+                        field,
+                        format!("the host's BIOS has no attribute `{name}`"),
+                    ));
+                }
+                // No registry entry: a value of the kind the BMC reports.
+                Some(Some(now)) if std::mem::discriminant(now) != std::mem::discriminant(value) => {
+                    return Err(invalid(
+                        field,
+                        format!("expected a value like the BMC's {now}, found {value}"),
+                    ));
+                }
+                Some(_) => {
+                    text_check(&field, value, None, None)?;
+                    continue;
+                }
+            }
+        };
+        if entry.read_only {
+            return Err(invalid(field, format!("`{name}` is read-only")));
+        }
+        // An operation's request is kept and shown: a password would be too.
+        if entry.attribute_type == BiosAttributeType::Password {
+            return Err(invalid(
+                field,
+                format!(
+                    "`{name}` is a password: Podium sets no BIOS password (an operation's \
+                     request is kept and shown)"
+                ),
+            ));
+        }
+        match (entry.attribute_type, value) {
+            (BiosAttributeType::Enumeration, BiosValue::Text(v)) => {
+                if !entry.allowed_values.is_empty() && !entry.allowed_values.contains(v) {
+                    return Err(invalid(
+                        field,
+                        format!(
+                            "{value} is not allowed: one of {}",
+                            entry.allowed_values.join(", ")
+                        ),
+                    ));
+                }
+            }
+            (BiosAttributeType::Text, BiosValue::Text(_)) => {
+                text_check(&field, value, entry.min_length, entry.max_length)?;
+            }
+            (BiosAttributeType::Integer, BiosValue::Integer(i)) => {
+                let low = entry.lower_bound.is_some_and(|b| *i < b);
+                let high = entry.upper_bound.is_some_and(|b| *i > b);
+                if low || high {
+                    return Err(invalid(
+                        field,
+                        format!(
+                            "{i} is out of bounds: from {} to {}",
+                            entry.lower_bound.map_or("any".into(), |b| b.to_string()),
+                            entry.upper_bound.map_or("any".into(), |b| b.to_string()),
+                        ),
+                    ));
+                }
+            }
+            (BiosAttributeType::Boolean, BiosValue::Boolean(_)) => {}
+            (kind, _) => {
+                let expected = match kind {
+                    BiosAttributeType::Integer => "an integer",
+                    BiosAttributeType::Boolean => "true or false",
+                    _ => "a string",
+                };
+                return Err(invalid(
+                    field,
+                    format!("`{name}` is of type {kind}: expected {expected}, found {value}"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A text value: no control character, within the lengths (in characters) where given.
+fn text_check(
+    field: &str,
+    value: &BiosValue,
+    min: Option<u32>,
+    max: Option<u32>,
+) -> Result<(), Error> {
+    let BiosValue::Text(text) = value else {
+        return Ok(());
+    };
+    let chars = text.chars().count();
+    let why = if text.len() > TEXT_MAX || text.chars().any(char::is_control) {
+        Some(format!(
+            "a string of at most {TEXT_MAX} bytes with no control character"
+        ))
+    } else if min.is_some_and(|m| chars < m as usize) || max.is_some_and(|m| chars > m as usize) {
+        Some(format!(
+            "from {} to {} characters, found {chars}",
+            min.unwrap_or(0),
+            max.map_or("any".into(), |m| m.to_string())
+        ))
+    } else {
+        None
+    };
+    match why {
+        Some(why) => Err(Error::Invalid {
+            field: Some(field.to_owned()),
+            message: format!("expected {why}"),
+        }),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,112 @@
+//! BIOS settings as Podium shows and changes them: a host's attributes, the registry that says
+//! what each may hold, what is staged and when a change applies (DMTF's `Bios` and
+//! `AttributeRegistry`, as a driver reports them).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::names::names;
+
+names! {
+    /// What an attribute holds (DMTF's `AttributeType`).
+    pub enum BiosAttributeType ("a BIOS attribute type") {
+        Enumeration => "enumeration",
+        Text => "string",
+        Integer => "integer",
+        Boolean => "boolean",
+        Password => "password",
+    }
+}
+
+names! {
+    /// When a staged change applies (Redfish `@Redfish.SettingsApplyTime`).
+    pub enum ApplyTime ("an apply time") {
+        Immediate => "immediate",
+        OnReset => "on_reset",
+        AtMaintenanceWindowStart => "at_maintenance_window_start",
+        InMaintenanceWindowOnReset => "in_maintenance_window_on_reset",
+    }
+}
+
+/// An attribute's value: a string (of an `enumeration`, a `string` or a `password`), an integer
+/// or a boolean.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(untagged)]
+pub enum BiosValue {
+    Boolean(bool),
+    Integer(i64),
+    Text(String),
+}
+
+impl std::fmt::Display for BiosValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BiosValue::Boolean(b) => write!(f, "{b}"),
+            BiosValue::Integer(i) => write!(f, "{i}"),
+            BiosValue::Text(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+/// What one attribute may hold, as the BMC's registry says.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct BiosAttributeEntry {
+    #[serde(rename = "type")]
+    pub attribute_type: BiosAttributeType,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display_name: Option<String>,
+    /// An `enumeration`'s values.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allowed_values: Vec<String>,
+    /// Never changed through Podium.
+    pub read_only: bool,
+    /// A change applies only at the host's next reset.
+    pub reset_required: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lower_bound: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upper_bound: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_length: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_length: Option<u32>,
+}
+
+/// A host's BIOS as its BMC reports it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Bios {
+    /// The current values, by attribute name; `null` where the BMC reports none, and always for
+    /// a password.
+    #[schema(value_type = Object)]
+    pub attributes: BTreeMap<String, Option<BiosValue>>,
+    /// What each attribute may hold, by name; empty where the BMC publishes no registry (then
+    /// only attributes it reports are taken, as they come).
+    pub registry: BTreeMap<String, BiosAttributeEntry>,
+    /// Changes staged and not applied yet.
+    #[schema(value_type = Object)]
+    pub pending: BTreeMap<String, Option<BiosValue>>,
+    /// When the BMC can apply a change; empty where it does not say.
+    pub apply_times: Vec<ApplyTime>,
+}
+
+/// A change of BIOS attributes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BiosChange {
+    /// The attributes to change and their new values.
+    pub attributes: BTreeMap<String, BiosValue>,
+    /// When the change applies; left to the BMC where absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub apply_time: Option<ApplyTime>,
+}
+
+/// What a `bios` operation does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BiosAction {
+    /// Stage the change; the operation then reads the BIOS back and checks it.
+    Set(BiosChange),
+    /// Reset every attribute to its default.
+    Reset,
+}

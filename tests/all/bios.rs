@@ -1,0 +1,224 @@
+//! BIOS settings through the admin API, against sushy-tools' libvirt driver in front of
+//! libvirt's built-in `test:///default` driver (a domain with no VM behind it, whose BIOS
+//! sushy-tools keeps in the domain's metadata), and its fake driver where a BMC has no BIOS.
+
+use podium_tests::TestServer;
+use podium_tests::sushy::{LibvirtBackend, Sushy, SushyConfig};
+use podium_types::Bios;
+use podium_types::views::HostView;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::pod_managers::wait_succeeded;
+
+/// The domain `test:///default` holds, running: sushy-tools serves it as this system.
+pub(crate) const TEST_DOMAIN: &str = "6695eb01-f6a4-8304-79aa-97f2502e193f";
+
+pub(crate) async fn libvirt_bmc() -> Sushy {
+    Sushy::start(SushyConfig {
+        libvirt: Some(LibvirtBackend {
+            uri: "test:///default".into(),
+            domains: vec![TEST_DOMAIN.into()],
+            storage_pool: "default-pool".into(),
+        }),
+        ..SushyConfig::default()
+    })
+    .await
+    .expect("sushy-tools starts with libvirt's test driver")
+}
+
+/// The BIOS attributes as the emulator itself shows them.
+pub(crate) async fn bmc_attributes(bmc: &Sushy) -> Value {
+    let reply = bmc
+        .request(
+            reqwest::Method::GET,
+            &format!("/redfish/v1/Systems/{TEST_DOMAIN}/BIOS"),
+        )
+        .send()
+        .await
+        .expect("the emulator answers");
+    let body: Value = reply.json().await.expect("a JSON BIOS");
+    body["Attributes"].clone()
+}
+
+/// A pod manager in front of `bmc`, synced, and its one host once it is available.
+async fn site(server: &TestServer, bmc: &Sushy) -> HostView {
+    let admin = server.admin();
+    let pm = admin.synced_site(&bmc.url()).await;
+    admin.systems_in_state(&pm, 1, "available").await.remove(0)
+}
+
+/// An admin reads a host's BIOS, typed by the BMC's registry; a change the registry does not
+/// allow is a 422 naming the attribute and reaches nothing; a change that it allows is an
+/// operation whose result says what applied, and the BMC's own view shows it; a reset brings
+/// the defaults back.
+#[tokio::test]
+async fn an_admin_reads_changes_and_resets_a_hosts_bios() {
+    let bmc = libvirt_bmc().await;
+    let server = TestServer::start().await;
+    let admin = server.admin();
+    let host = site(&server, &bmc).await;
+    let path = format!("/v1/hosts/{}/bios", host.id);
+
+    let read = admin.get(&path).await;
+    assert_eq!(read.status, StatusCode::OK, "{}", read.text);
+    let bios: Bios = read.view();
+    // sushy-tools sends every value as a string; the registry types them.
+    assert_eq!(
+        bios.attributes["ProcTurboMode"],
+        Some(json_value("Enabled"))
+    );
+    assert_eq!(bios.attributes["QuietBoot"], Some(json_value(true)));
+    assert_eq!(bios.attributes["NumCores"], Some(json_value(10)));
+    assert_eq!(
+        bios.attributes["SysPassword"], None,
+        "a password is never shown"
+    );
+    let turbo = &bios.registry["ProcTurboMode"];
+    assert_eq!(turbo.allowed_values, ["Enabled", "Disabled"]);
+    assert!(bios.registry["NumCores"].read_only);
+    assert!(bios.pending.is_empty(), "{bios:?}");
+
+    let before = bmc_attributes(&bmc).await;
+    for (body, field, says) in [
+        (json!({"Nope": "x"}), "attributes.Nope", "no attribute"),
+        (
+            json!({"ProcTurboMode": "Sideways"}),
+            "attributes.ProcTurboMode",
+            "Enabled, Disabled",
+        ),
+        (json!({"NumCores": 12}), "attributes.NumCores", "read-only"),
+        (
+            json!({"QuietBoot": "yes"}),
+            "attributes.QuietBoot",
+            "boolean",
+        ),
+        (
+            json!({"SysPassword": "hunter2-secret"}),
+            "attributes.SysPassword",
+            "password",
+        ),
+        (
+            json!({"L2Cache": "x".repeat(17)}),
+            "attributes.L2Cache",
+            "characters",
+        ),
+    ] {
+        let refused = admin.patch(&path, json!({ "attributes": body })).await;
+        assert_eq!(
+            refused.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{}",
+            refused.text
+        );
+        assert_eq!(refused.field(), field, "{}", refused.text);
+        assert!(refused.message().contains(says), "{}", refused.text);
+        assert!(!refused.text.contains("hunter2-secret"), "{}", refused.text);
+    }
+    let empty = admin.patch(&path, json!({ "attributes": {} })).await;
+    assert_eq!(
+        empty.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{}",
+        empty.text
+    );
+    assert_eq!(empty.field(), "attributes", "{}", empty.text);
+    let stray = admin
+        .patch(
+            &path,
+            json!({ "attributes": {"QuietBoot": false}, "when": "now" }),
+        )
+        .await;
+    assert!(stray.status.is_client_error(), "{}", stray.text);
+    assert_eq!(
+        bmc_attributes(&bmc).await,
+        before,
+        "a refused change reaches nothing"
+    );
+
+    let change = admin
+        .patch(
+            &path,
+            json!({ "attributes": {
+                "ProcTurboMode": "Disabled",
+                "QuietBoot": false,
+                "L2Cache": "20x256 KB",
+            }}),
+        )
+        .await;
+    assert_eq!(change.status, StatusCode::ACCEPTED, "{}", change.text);
+    assert_eq!(change.body["kind"], "bios", "{}", change.text);
+    let op = wait_succeeded(&admin, change.body["id"].as_str().unwrap()).await;
+    let mut applied: Vec<&str> = op["result"]["applied"]
+        .as_array()
+        .unwrap_or_else(|| panic!("applied in {op}"))
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    applied.sort_unstable();
+    assert_eq!(applied, ["L2Cache", "ProcTurboMode", "QuietBoot"], "{op}");
+    let seen = bmc_attributes(&bmc).await;
+    assert_eq!(seen["ProcTurboMode"], "Disabled", "{seen}");
+    assert_eq!(seen["QuietBoot"], "False", "{seen}");
+    assert_eq!(seen["L2Cache"], "20x256 KB", "{seen}");
+    let bios: Bios = admin.get(&path).await.view();
+    assert_eq!(bios.attributes["QuietBoot"], Some(json_value(false)));
+
+    let reset = admin
+        .post(&format!("/v1/hosts/{}/bios/reset", host.id), json!({}))
+        .await;
+    assert_eq!(reset.status, StatusCode::ACCEPTED, "{}", reset.text);
+    wait_succeeded(&admin, reset.body["id"].as_str().unwrap()).await;
+    let seen = bmc_attributes(&bmc).await;
+    assert_eq!(seen["ProcTurboMode"], "Enabled", "{seen}");
+    assert_eq!(seen["L2Cache"], "10x256 KB", "{seen}");
+
+    let ops = admin
+        .get(&format!("/v1/operations?host={}&kind=bios", host.id))
+        .await;
+    assert_eq!(ops.status, StatusCode::OK, "{}", ops.text);
+    assert_eq!(
+        ops.body["items"].as_array().map(Vec::len),
+        Some(2),
+        "{}",
+        ops.text
+    );
+    let audit = admin.get("/v1/audit").await;
+    assert!(
+        audit.text.contains(&format!("/v1/hosts/{}/bios", host.id)),
+        "{}",
+        audit.text
+    );
+}
+
+/// A BMC without BIOS settings (sushy-tools' fake driver links none): reading, changing and
+/// resetting are a 409 naming the capability, and nothing is queued.
+#[tokio::test]
+async fn a_bmc_without_bios_settings_is_a_conflict_naming_them() {
+    let bmc = Sushy::start(SushyConfig::with_systems(1))
+        .await
+        .expect("sushy-tools starts");
+    let server = TestServer::start().await;
+    let admin = server.admin();
+    let host = site(&server, &bmc).await;
+    let path = format!("/v1/hosts/{}/bios", host.id);
+    for reply in [
+        admin.get(&path).await,
+        admin
+            .patch(&path, json!({ "attributes": {"QuietBoot": false} }))
+            .await,
+        admin.post(&format!("{path}/reset"), json!({})).await,
+    ] {
+        assert_eq!(reply.status, StatusCode::CONFLICT, "{}", reply.text);
+        assert_eq!(reply.code(), "bios_unsupported", "{}", reply.text);
+        assert!(reply.message().contains("Bios"), "{}", reply.text);
+    }
+    let ops = admin
+        .get(&format!("/v1/operations?host={}&kind=bios", host.id))
+        .await;
+    assert_eq!(ops.body["items"], json!([]), "{}", ops.text);
+}
+
+fn json_value(v: impl Into<Value>) -> podium_types::BiosValue {
+    serde_json::from_value(v.into()).expect("a BIOS value")
+}
