@@ -1,6 +1,8 @@
-//! BIOS settings through the admin API, against sushy-tools' libvirt driver in front of
-//! libvirt's built-in `test:///default` driver (a domain with no VM behind it, whose BIOS
-//! sushy-tools keeps in the domain's metadata), and its fake driver where a BMC has no BIOS.
+//! BIOS settings and secure boot through the admin API, against sushy-tools' libvirt driver in
+//! front of libvirt's built-in `test:///default` driver (a domain with no VM behind it, whose
+//! BIOS sushy-tools keeps in the domain's metadata, and whose loader it rewrites for secure
+//! boot), its fake driver where a BMC has no BIOS, and DMTF's blade mockup served by
+//! `sushy-static` where a system has no secure boot.
 
 use podium_tests::TestServer;
 use podium_tests::sushy::{LibvirtBackend, Sushy, SushyConfig};
@@ -14,31 +16,54 @@ use crate::pod_managers::wait_succeeded;
 /// The domain `test:///default` holds, running: sushy-tools serves it as this system.
 pub(crate) const TEST_DOMAIN: &str = "6695eb01-f6a4-8304-79aa-97f2502e193f";
 
+/// sushy-tools' libvirt driver in front of the test domain. Its loader map names firmware for
+/// the domain's architecture (i686), which the test driver never opens, so secure boot can be
+/// turned on and off.
 pub(crate) async fn libvirt_bmc() -> Sushy {
+    let ovmf =
+        json!({"x86_64": "/usr/share/OVMF/OVMF_CODE.fd", "i686": "/usr/share/OVMF/OVMF_CODE.fd"});
     Sushy::start(SushyConfig {
         libvirt: Some(LibvirtBackend {
             uri: "test:///default".into(),
             domains: vec![TEST_DOMAIN.into()],
             storage_pool: "default-pool".into(),
         }),
+        settings: vec![
+            (
+                "SUSHY_EMULATOR_BOOT_LOADER_MAP",
+                json!({"UEFI": ovmf, "Legacy": {"x86_64": null, "i686": null}}),
+            ),
+            (
+                "SUSHY_EMULATOR_SECURE_BOOT_ENABLED_NVRAM",
+                json!("/usr/share/OVMF/OVMF_VARS.ms.fd"),
+            ),
+            (
+                "SUSHY_EMULATOR_SECURE_BOOT_DISABLED_NVRAM",
+                json!("/usr/share/OVMF/OVMF_VARS.fd"),
+            ),
+        ],
         ..SushyConfig::default()
     })
     .await
     .expect("sushy-tools starts with libvirt's test driver")
 }
 
-/// The BIOS attributes as the emulator itself shows them.
-pub(crate) async fn bmc_attributes(bmc: &Sushy) -> Value {
+/// The test domain's resource `under` its system, as the emulator itself shows it.
+async fn bmc_view(bmc: &Sushy, under: &str) -> Value {
     let reply = bmc
         .request(
             reqwest::Method::GET,
-            &format!("/redfish/v1/Systems/{TEST_DOMAIN}/BIOS"),
+            &format!("/redfish/v1/Systems/{TEST_DOMAIN}/{under}"),
         )
         .send()
         .await
         .expect("the emulator answers");
-    let body: Value = reply.json().await.expect("a JSON BIOS");
-    body["Attributes"].clone()
+    reply.json().await.expect("a JSON resource")
+}
+
+/// The BIOS attributes as the emulator itself shows them.
+pub(crate) async fn bmc_attributes(bmc: &Sushy) -> Value {
+    bmc_view(bmc, "BIOS").await["Attributes"].clone()
 }
 
 /// A pod manager in front of `bmc`, synced, and its one host once it is available.
@@ -215,6 +240,83 @@ async fn a_bmc_without_bios_settings_is_a_conflict_naming_them() {
     }
     let ops = admin
         .get(&format!("/v1/operations?host={}&kind=bios", host.id))
+        .await;
+    assert_eq!(ops.body["items"], json!([]), "{}", ops.text);
+}
+
+/// An admin reads a host's secure boot and turns it on and off, each change an operation that
+/// reads it back; the BMC's own view (the domain's loader, rewritten) follows; a body that is
+/// not `{"enabled": bool}` is a 422 naming the field.
+#[tokio::test]
+async fn an_admin_turns_secure_boot_on_and_off() {
+    let bmc = libvirt_bmc().await;
+    let server = TestServer::start().await;
+    let admin = server.admin();
+    let host = site(&server, &bmc).await;
+    let path = format!("/v1/hosts/{}/secure_boot", host.id);
+
+    let read = admin.get(&path).await;
+    assert_eq!(read.status, StatusCode::OK, "{}", read.text);
+    let state: podium_types::SecureBoot = read.view();
+    assert!(!state.enabled, "{}", read.text);
+    assert_eq!(state.mode.as_deref(), Some("DeployedMode"));
+
+    for body in [
+        json!({"enabled": "yes"}),
+        json!({}),
+        json!({"enabled": true, "x": 1}),
+    ] {
+        let refused = admin.put(&path, body.clone()).await;
+        assert_eq!(
+            refused.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{body}: {}",
+            refused.text
+        );
+    }
+    assert_eq!(
+        bmc_view(&bmc, "SecureBoot").await["SecureBootEnable"],
+        false
+    );
+
+    for enabled in [true, false] {
+        let change = admin.put(&path, json!({ "enabled": enabled })).await;
+        assert_eq!(change.status, StatusCode::ACCEPTED, "{}", change.text);
+        assert_eq!(change.body["kind"], "secure_boot", "{}", change.text);
+        let op = wait_succeeded(&admin, change.body["id"].as_str().unwrap()).await;
+        assert_eq!(op["result"]["enabled"], enabled, "{op}");
+        assert_eq!(op["request"], json!({ "enabled": enabled }), "{op}");
+        let seen = bmc_view(&bmc, "SecureBoot").await;
+        assert_eq!(seen["SecureBootEnable"], enabled, "{seen}");
+        let state: podium_types::SecureBoot = admin.get(&path).await.view();
+        assert_eq!(state.enabled, enabled);
+    }
+}
+
+/// A system without secure boot (DMTF's blades link no `SecureBoot`): reading or changing it is
+/// a 409 naming the capability, and nothing is queued.
+#[tokio::test]
+async fn a_system_without_secure_boot_is_a_conflict_naming_it() {
+    let bmc = podium_tests::sushy::SushyStatic::start(&podium_tests::composition::mockup(
+        "public-bladed",
+    ))
+    .await
+    .expect("sushy-static starts");
+    let server = TestServer::start().await;
+    let admin = server.admin();
+    let pm = admin.synced_site(&bmc.url()).await;
+    let host = admin.systems_in_state(&pm, 4, "available").await.remove(0);
+    let path = format!("/v1/hosts/{}/secure_boot", host.id);
+    for reply in [
+        admin.get(&path).await,
+        admin.put(&path, json!({"enabled": true})).await,
+    ] {
+        assert_eq!(reply.status, StatusCode::CONFLICT, "{}", reply.text);
+        assert_eq!(reply.code(), "secure_boot_unsupported", "{}", reply.text);
+        assert!(reply.message().contains("SecureBoot"), "{}", reply.text);
+    }
+    let ops = admin
+        .get(&format!("/v1/operations?host={}&kind=secure_boot", host.id))
         .await;
     assert_eq!(ops.body["items"], json!([]), "{}", ops.text);
 }

@@ -921,7 +921,7 @@ async fn composed_nodes_are_composed_listed_and_decomposed_from_the_cli() {
 
 /// `podium host bios`: a host's BIOS as a table of attributes (named by the host's name), a
 /// change with `--set` followed to its end and seen at the BMC, a value the registry refuses
-/// with the API's words, and a reset.
+/// with the API's words, and a reset; `podium host secure-boot`: shown, then turned on.
 #[tokio::test]
 async fn a_hosts_bios_is_read_changed_and_reset_from_the_cli() {
     let bmc = crate::bios::libvirt_bmc().await;
@@ -988,4 +988,14 @@ async fn a_hosts_bios_is_read_changed_and_reset_from_the_cli() {
     assert_eq!(op["status"], "succeeded", "{op}");
     let seen = crate::bios::bmc_attributes(&bmc).await;
     assert_eq!(seen["ProcTurboMode"], "Enabled", "{seen}");
+
+    let shown = cli.json(&["host", "secure-boot", &host.name]).await;
+    assert_eq!(shown["enabled"], false, "{shown}");
+    let op = cli
+        .json(&["host", "secure-boot", &host.name, "--on", "--wait"])
+        .await;
+    assert_eq!(op["status"], "succeeded", "{op}");
+    assert_eq!(op["result"]["enabled"], true, "{op}");
+    let shown = cli.json(&["host", "secure-boot", &host.name]).await;
+    assert_eq!(shown["enabled"], true, "{shown}");
 }

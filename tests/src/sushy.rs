@@ -83,6 +83,9 @@ pub struct SushyConfig {
     /// sushy-tools' libvirt driver in front of real virtual machines, instead of its fake
     /// driver (`systems` is then unused).
     pub libvirt: Option<LibvirtBackend>,
+    /// Further `SUSHY_EMULATOR_*` settings, written as Python literals (JSON's `null`, `true`
+    /// are `None`, `True`).
+    pub settings: Vec<(&'static str, Value)>,
 }
 
 /// What the emulator's libvirt driver fronts.
@@ -540,6 +543,7 @@ async fn write_config(root: &Path, dir: &Path, config: &SushyConfig) -> Result<O
             settings.push(("SUSHY_EMULATOR_STORAGE_POOL", json!(libvirt.storage_pool)));
         }
     }
+    settings.extend(config.settings.iter().cloned());
     if let Some((user, password)) = &config.basic_auth {
         if user.contains(':') || user.contains('\n') {
             bail!("basic auth user {user:?}: no ':' or newline allowed");

@@ -1,11 +1,13 @@
 //! A host's BIOS settings: read through its driver, changed (checked against the BMC's attribute
 //! registry before anything is sent) and reset to defaults, each change an operation in the
-//! host's queue that reads the BIOS back and says what applied and what is staged.
+//! host's queue that reads the BIOS back and says what applied and what is staged. And its
+//! secure boot, read and turned on or off likewise.
 
 use podium_runtime::{CallError, PluginError};
 use podium_types::views::OperationView;
 use podium_types::{
     Bios, BiosAction, BiosAttributeType, BiosChange, BiosValue, HostId, OperationRequest,
+    SecureBoot, SecureBootChange,
 };
 
 use crate::app::Podium;
@@ -35,16 +37,11 @@ impl Podium {
         id: &HostId,
         change: BiosChange,
     ) -> Result<OperationView, Error> {
-        caller.require_admin()?;
-        let host = self.host_load(id).await?;
-        action_allowed(&host, HostAction::Bios)?;
-        let pm = self.pod_manager_load(&host.pod_manager).await?;
+        let (host, pm) = self.firmware_target(caller, id).await?;
         let bios = self.bios_read(&pm, &host).await?;
         change_check(&bios, &change)?;
         let request = OperationRequest::Bios(BiosAction::Set(change));
-        self.operation_start(&host, request, None)
-            .await
-            .map(crate::views::operation)
+        self.firmware_queue(&host, request).await
     }
 
     /// `POST /v1/hosts/{id}/bios/reset`: queues a reset of the BIOS attributes to defaults,
@@ -54,15 +51,100 @@ impl Podium {
         caller: &Caller,
         id: &HostId,
     ) -> Result<OperationView, Error> {
-        caller.require_admin()?;
-        let host = self.host_load(id).await?;
-        action_allowed(&host, HostAction::Bios)?;
-        let pm = self.pod_manager_load(&host.pod_manager).await?;
+        let (host, pm) = self.firmware_target(caller, id).await?;
         self.bios_read(&pm, &host).await?;
         let request = OperationRequest::Bios(BiosAction::Reset);
-        self.operation_start(&host, request, None)
+        self.firmware_queue(&host, request).await
+    }
+
+    /// `GET /v1/hosts/{id}/secure_boot`: the host's secure boot as its BMC reports it now.
+    pub async fn host_secure_boot(
+        &self,
+        caller: &Caller,
+        id: &HostId,
+    ) -> Result<SecureBoot, Error> {
+        let host = self.host_get(caller, id).await?;
+        let pm = self.pod_manager_load(&host.pod_manager).await?;
+        self.secure_boot_read(&pm, &host).await
+    }
+
+    /// `PUT /v1/hosts/{id}/secure_boot`: queues turning secure boot on or off, where the BMC
+    /// has it for the host.
+    pub async fn host_secure_boot_set(
+        &self,
+        caller: &Caller,
+        id: &HostId,
+        change: SecureBootChange,
+    ) -> Result<OperationView, Error> {
+        let (host, pm) = self.firmware_target(caller, id).await?;
+        self.secure_boot_read(&pm, &host).await?;
+        let request = OperationRequest::SecureBoot {
+            enabled: change.enabled,
+        };
+        self.firmware_queue(&host, request).await
+    }
+
+    /// The host an admin's firmware change is for, in a state that allows one, and its pod
+    /// manager.
+    async fn firmware_target(
+        &self,
+        caller: &Caller,
+        id: &HostId,
+    ) -> Result<(Host, PodManager), Error> {
+        caller.require_admin()?;
+        let host = self.host_load(id).await?;
+        action_allowed(&host, HostAction::Firmware)?;
+        let pm = self.pod_manager_load(&host.pod_manager).await?;
+        Ok((host, pm))
+    }
+
+    async fn firmware_queue(
+        &self,
+        host: &Host,
+        request: OperationRequest,
+    ) -> Result<OperationView, Error> {
+        self.operation_start(host, request, None)
             .await
             .map(crate::views::operation)
+    }
+
+    async fn secure_boot_read(&self, pm: &PodManager, host: &Host) -> Result<SecureBoot, Error> {
+        let driver = self.host_driver(pm, host).await?;
+        driver
+            .call()
+            .read_secure_boot(&host.system_id)
+            .await
+            .map_err(|e| unsupported(host, "secure_boot_unsupported", "secure boot", e))
+    }
+
+    /// Carries out a `secure_boot` operation: the change, then secure boot read back, which
+    /// must show it.
+    pub(crate) async fn secure_boot_execute(
+        &self,
+        host: &Host,
+        enabled: bool,
+    ) -> Result<Option<serde_json::Value>, Error> {
+        let pm = self.pod_manager_load(&host.pod_manager).await?;
+        let driver = self.host_driver(&pm, host).await?;
+        driver
+            .call()
+            .set_secure_boot(&host.system_id, enabled)
+            .await
+            .map_err(|e| unsupported(host, "secure_boot_unsupported", "secure boot", e))?;
+        let after = self.secure_boot_read(&pm, host).await?;
+        if after.enabled != enabled {
+            return Err(Error::Conflict {
+                code: "secure_boot_not_applied",
+                message: format!(
+                    "the BMC took the change but reports secure boot {}",
+                    if after.enabled { "enabled" } else { "disabled" }
+                ),
+            });
+        }
+        Ok(Some(serde_json::json!({
+            "enabled": after.enabled,
+            "current_boot": after.current_boot,
+        })))
     }
 
     async fn bios_read(&self, pm: &PodManager, host: &Host) -> Result<Bios, Error> {
@@ -137,14 +219,19 @@ impl Podium {
 
 /// A driver's failure, with a BMC without BIOS settings as a 409 naming the capability.
 fn bios_error(host: &Host, e: CallError) -> Error {
+    unsupported(host, "bios_unsupported", "BIOS settings", e)
+}
+
+/// A driver's failure, with a BMC without `what` for the host as a 409 `code` naming it.
+fn unsupported(host: &Host, code: &'static str, what: &str, e: CallError) -> Error {
     match e {
         CallError::Plugin {
             error: PluginError::Unsupported(why),
             ..
         } => Error::Conflict {
-            code: "bios_unsupported",
+            code,
             message: format!(
-                "host `{}` has no BIOS settings Podium can reach (its driver says: {why})",
+                "host `{}` has no {what} Podium can reach (its driver says: {why})",
                 host.id
             ),
         },

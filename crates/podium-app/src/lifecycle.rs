@@ -96,9 +96,11 @@ pub(crate) fn failure(kind: OperationKind) -> Option<(HostErrorKind, &'static [H
             HostErrorKind::PowerManagement,
             &[HostState::Available, HostState::Provisioned],
         )),
-        OperationKind::Sync | OperationKind::Boot | OperationKind::Media | OperationKind::Bios => {
-            None
-        }
+        OperationKind::Sync
+        | OperationKind::Boot
+        | OperationKind::Media
+        | OperationKind::Bios
+        | OperationKind::SecureBoot => None,
     }
 }
 
@@ -108,8 +110,8 @@ pub(crate) enum HostAction {
     Power,
     Boot,
     Media,
-    /// A change of its BIOS settings, or their reset.
-    Bios,
+    /// A change of its BIOS settings or secure boot, or a reset of the BIOS.
+    Firmware,
     Inspect,
     /// A tenant's power change through its claim (`online`).
     TenantPower,
@@ -123,7 +125,7 @@ impl HostAction {
             HostAction::Power => "power",
             HostAction::Boot => "boot",
             HostAction::Media => "media",
-            HostAction::Bios => "BIOS",
+            HostAction::Firmware => "firmware settings",
             HostAction::Inspect => "inspect",
             HostAction::TenantPower => "power (through its claim)",
             HostAction::TenantRedfish => "Redfish (a tenant's, on its claimed host)",
@@ -134,7 +136,7 @@ impl HostAction {
     fn allowed_in(self) -> &'static [ShownState] {
         use ShownState::{In, Maintenance};
         match self {
-            HostAction::Power | HostAction::Boot | HostAction::Media | HostAction::Bios => &[
+            HostAction::Power | HostAction::Boot | HostAction::Media | HostAction::Firmware => &[
                 In(HostState::Available),
                 In(HostState::Provisioned),
                 In(HostState::Error),

@@ -146,6 +146,7 @@ fn request_json(request: &OperationRequest) -> serde_json::Value {
         }
         OperationRequest::Bios(BiosAction::Set(change)) => json!(change),
         OperationRequest::Bios(BiosAction::Reset) => json!({ "action": "reset" }),
+        OperationRequest::SecureBoot { enabled } => json!({ "enabled": enabled }),
         OperationRequest::Provision { image } => json!({ "image": image }),
     }
 }

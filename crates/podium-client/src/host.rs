@@ -4,7 +4,7 @@ use anyhow::bail;
 use clap::Subcommand;
 use podium_types::requests::{ConfigDriveCreate, MaintenanceParams, PowerParams};
 use podium_types::views::{List, OperationView};
-use podium_types::{Bios, BiosChange, BiosValue, OperationKind, OperationStatus};
+use podium_types::{Bios, BiosChange, BiosValue, OperationKind, OperationStatus, SecureBootChange};
 use reqwest::Method;
 use serde_json::json;
 
@@ -52,6 +52,18 @@ pub(super) enum HostCommand {
         apply_time: Option<String>,
         #[arg(long)]
         reset: bool,
+        /// Follow the operation until it ends.
+        #[arg(long)]
+        wait: bool,
+    },
+    /// The host's secure boot; with `--on` or `--off` turns it on or off from the next boot on
+    /// (an operation).
+    SecureBoot {
+        id: String,
+        #[arg(long, conflicts_with = "off")]
+        on: bool,
+        #[arg(long)]
+        off: bool,
         /// Follow the operation until it ends.
         #[arg(long)]
         wait: bool,
@@ -124,6 +136,7 @@ impl HostCommand {
             HostCommand::Show { id }
             | HostCommand::Power { id, .. }
             | HostCommand::Bios { id, .. }
+            | HostCommand::SecureBoot { id, .. }
             | HostCommand::Operations { id }
             | HostCommand::Inspect { id, .. }
             | HostCommand::Maintenance { id, .. }
@@ -195,22 +208,21 @@ pub(super) async fn run(url: Option<&str>, format: Format, cmd: HostCommand) -> 
                 None
             };
             match op {
-                Some(mut op) => {
-                    if wait {
-                        op = watch_operation(&c, &op.id).await?;
-                    }
-                    print(output::object(format, &serde_json::to_value(&op)?));
-                    if op.status == OperationStatus::Failed {
-                        bail!(
-                            "the BIOS operation failed: {}",
-                            op.error.as_deref().unwrap_or("")
-                        );
-                    }
-                }
+                Some(op) => follow(&c, format, op, wait, "BIOS").await?,
                 None => {
                     let bios: Bios = c.get_view(&path).await?;
                     print(output::list(format, &bios_rows(&bios), BIOS_COLUMNS));
                 }
+            }
+        }
+        HostCommand::SecureBoot { id, on, off, wait } => {
+            let path = format!("/v1/hosts/{}/secure_boot", seg(&id)?);
+            if on || off {
+                let change = SecureBootChange { enabled: on };
+                let op = client::view(c.send(Method::PUT, &path, Some(&change)).await?)?;
+                follow(&c, format, op, wait, "secure boot").await?;
+            } else {
+                print(output::object(format, &c.get(&path).await?));
             }
         }
         HostCommand::Inspect { id, wait } => {
@@ -274,6 +286,28 @@ pub(super) async fn run(url: Option<&str>, format: Format, cmd: HostCommand) -> 
                 .await?;
             print(output::object(format, &drive));
         }
+    }
+    Ok(())
+}
+
+/// Prints an operation `op` of `what`, after following it to its end with `wait`; fails where
+/// it failed.
+async fn follow(
+    c: &Client,
+    format: Format,
+    mut op: OperationView,
+    wait: bool,
+    what: &str,
+) -> anyhow::Result<()> {
+    if wait {
+        op = watch_operation(c, &op.id).await?;
+    }
+    print(output::object(format, &serde_json::to_value(&op)?));
+    if op.status == OperationStatus::Failed {
+        bail!(
+            "the {what} operation failed: {}",
+            op.error.as_deref().unwrap_or("")
+        );
     }
     Ok(())
 }

@@ -18,7 +18,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use podium_types::{ApplyTime, Bios, BiosAttributeEntry, BiosAttributeType, BiosValue};
+use podium_types::{ApplyTime, Bios, BiosAttributeEntry, BiosAttributeType, BiosValue, SecureBoot};
 
 use super::bindings::wit_components as wc;
 use super::bindings::wit_composition as wk;
@@ -525,6 +525,18 @@ fn attributes(
         }
     }
     Ok(map)
+}
+
+/// Secure boot as a driver read it, checked.
+pub(super) fn secure_boot(state: ws::SecureBoot) -> Result<SecureBoot, String> {
+    if let Some(mode) = &state.mode {
+        text("mode", mode, MAX_TEXT)?;
+    }
+    Ok(SecureBoot {
+        enabled: state.enabled,
+        current_boot: state.current_boot,
+        mode: state.mode,
+    })
 }
 
 /// A BIOS as a driver read it, checked (see `settings` in the contract).

@@ -69,6 +69,11 @@ enum Bios {
 }
 
 #[derive(Serialize, Deserialize)]
+struct SecureBoot {
+    enabled: bool,
+}
+
+#[derive(Serialize, Deserialize)]
 struct Provision {
     #[serde(default)]
     image: serde_json::Value,
@@ -113,6 +118,9 @@ pub(crate) fn request_encode(request: &OperationRequest) -> String {
             apply_time: change.apply_time.map(|t| t.as_str().to_owned()),
         }),
         OperationRequest::Bios(BiosAction::Reset) => serde_json::to_string(&Bios::Reset),
+        OperationRequest::SecureBoot { enabled } => {
+            serde_json::to_string(&SecureBoot { enabled: *enabled })
+        }
         OperationRequest::Provision { image } => serde_json::to_string(&Provision {
             image: image.clone(),
         }),
@@ -196,6 +204,10 @@ pub(crate) fn request_decode(kind: &str, text: &str) -> Result<OperationRequest,
                 }
             },
         )),
+        OperationKind::SecureBoot => {
+            let s: SecureBoot = serde_json::from_str(text).map_err(bad)?;
+            Ok(OperationRequest::SecureBoot { enabled: s.enabled })
+        }
         OperationKind::Provision => {
             let p: Provision = serde_json::from_str(text).map_err(bad)?;
             Ok(OperationRequest::Provision { image: p.image })

@@ -80,15 +80,15 @@ const OWN_BMC: &str = "o.own_bmc = 1";
 
 /// The operations of one host run one at a time, in the order they were queued: none of `o`'s
 /// host is running under a live lease, and none queued before it is still waiting. A host in
-/// maintenance runs only the admin's own power, boot and media actions (ahead of whatever else
-/// waits for the maintenance to end).
+/// maintenance runs only the admin's own power, boot, media and firmware actions (ahead of
+/// whatever else waits for the maintenance to end).
 const HOST_FREE: &str = "(o.host_id IS NULL OR (NOT EXISTS (SELECT 1 FROM operations b \
     WHERE b.host_id = o.host_id AND b.id <> o.id AND b.status = 'running' AND b.lease_expires_at > $3) \
     AND (CASE WHEN EXISTS (SELECT 1 FROM hosts h WHERE h.id = o.host_id AND h.maintenance_since IS NOT NULL) \
-         THEN o.claim_id IS NULL AND o.kind IN ('power', 'boot', 'media', 'bios') \
+         THEN o.claim_id IS NULL AND o.kind IN ('power', 'boot', 'media', 'bios', 'secure_boot') \
               AND NOT EXISTS (SELECT 1 FROM operations b WHERE b.host_id = o.host_id \
                   AND b.status = 'queued' AND b.id < o.id AND b.claim_id IS NULL \
-                  AND b.kind IN ('power', 'boot', 'media', 'bios')) \
+                  AND b.kind IN ('power', 'boot', 'media', 'bios', 'secure_boot')) \
          ELSE NOT EXISTS (SELECT 1 FROM operations b WHERE b.host_id = o.host_id \
               AND b.status = 'queued' AND b.id < o.id) END)))";
 

@@ -1,6 +1,6 @@
 //! BIOS settings as Podium shows and changes them: a host's attributes, the registry that says
 //! what each may hold, what is staged and when a change applies (DMTF's `Bios` and
-//! `AttributeRegistry`, as a driver reports them).
+//! `AttributeRegistry`, as a driver reports them); and its UEFI secure boot.
 
 use std::collections::BTreeMap;
 
@@ -100,6 +100,27 @@ pub struct BiosChange {
     /// When the change applies; left to the BMC where absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub apply_time: Option<ApplyTime>,
+}
+
+/// A host's UEFI secure boot as its BMC reports it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct SecureBoot {
+    /// Enforced from the next boot on.
+    pub enabled: bool,
+    /// Whether the boot running now was verified; absent where the BMC does not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current_boot: Option<bool>,
+    /// Redfish `SecureBootMode` (`SetupMode`, `UserMode`, `AuditMode`, `DeployedMode`), where
+    /// reported.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+}
+
+/// Secure boot on or off.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SecureBootChange {
+    pub enabled: bool,
 }
 
 /// What a `bios` operation does.

@@ -30,6 +30,7 @@ pub mod views;
 
 pub use bios::{
     ApplyTime, Bios, BiosAction, BiosAttributeEntry, BiosAttributeType, BiosChange, BiosValue,
+    SecureBoot, SecureBootChange,
 };
 pub use claim::ClaimState;
 pub use documents::Phase;

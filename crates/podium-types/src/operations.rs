@@ -15,6 +15,7 @@ names! {
         Boot => "boot",
         Media => "media",
         Bios => "bios",
+        SecureBoot => "secure_boot",
         Provision => "provision",
         Deprovision => "deprovision",
     }
@@ -36,7 +37,11 @@ impl OperationKind {
     pub fn is_host_action(self) -> bool {
         matches!(
             self,
-            OperationKind::Power | OperationKind::Boot | OperationKind::Media | OperationKind::Bios
+            OperationKind::Power
+                | OperationKind::Boot
+                | OperationKind::Media
+                | OperationKind::Bios
+                | OperationKind::SecureBoot
         )
     }
 }
@@ -55,6 +60,10 @@ pub enum OperationRequest {
     Media(MediaAction),
     /// Change a host's BIOS attributes, or reset them to their defaults.
     Bios(BiosAction),
+    /// Turn a host's secure boot on or off.
+    SecureBoot {
+        enabled: bool,
+    },
     /// Boot a bound claim's host from its image; `image` is the claim's image as it was asked
     /// for (recorded for whoever reads the operation; the provisioning reads the claim).
     Provision {
@@ -74,6 +83,7 @@ impl OperationRequest {
             OperationRequest::Boot(_) => OperationKind::Boot,
             OperationRequest::Media(_) => OperationKind::Media,
             OperationRequest::Bios(_) => OperationKind::Bios,
+            OperationRequest::SecureBoot { .. } => OperationKind::SecureBoot,
             OperationRequest::Provision { .. } => OperationKind::Provision,
             OperationRequest::Deprovision => OperationKind::Deprovision,
         }

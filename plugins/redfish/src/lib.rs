@@ -18,7 +18,7 @@ mod tests;
 
 use podium_plugin::driver::{
     Bios, BiosChange, BootSettings, CapabilitySet, Chassis, ComposeRequest, CompositionService,
-    MediaRequest, MediaType, PowerAction, PowerState, ServiceInfo, System,
+    MediaRequest, MediaType, PowerAction, PowerState, SecureBoot, ServiceInfo, System,
 };
 use podium_plugin::{HardwareDriver, Plugin, PluginInfo, Result};
 
@@ -112,6 +112,14 @@ impl HardwareDriver for Redfish {
 
     async fn reset_bios(&self, system_id: &str) -> Result<()> {
         self.0.reset_bios(system_id).await
+    }
+
+    async fn read_secure_boot(&self, system_id: &str) -> Result<SecureBoot> {
+        self.0.read_secure_boot(system_id).await
+    }
+
+    async fn set_secure_boot(&self, system_id: &str, enabled: bool) -> Result<()> {
+        self.0.set_secure_boot(system_id, enabled).await
     }
 }
 

@@ -70,6 +70,8 @@ pub(crate) struct ComputerSystem {
     pub(crate) virtual_media: Option<Link>,
     #[serde(rename = "Bios", default, deserialize_with = "lenient")]
     pub(crate) bios: Option<Link>,
+    #[serde(rename = "SecureBoot", default, deserialize_with = "lenient")]
+    pub(crate) secure_boot: Option<Link>,
     #[serde(rename = "Links", default, deserialize_with = "lenient")]
     pub(crate) links: Option<SystemLinks>,
     #[serde(rename = "Actions", default, deserialize_with = "lenient")]
@@ -382,6 +384,18 @@ pub(crate) struct Bios {
     pub(crate) settings: Option<Settings>,
     #[serde(rename = "Actions", default, deserialize_with = "lenient")]
     pub(crate) actions: Option<BiosActions>,
+}
+
+/// `GET .../SecureBoot`.
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub(crate) struct SecureBoot {
+    #[serde(rename = "SecureBootEnable", default, deserialize_with = "lenient")]
+    pub(crate) enable: Option<bool>,
+    /// `Enabled`, `Disabled`.
+    #[serde(rename = "SecureBootCurrentBoot", default, deserialize_with = "text")]
+    pub(crate) current_boot: Option<String>,
+    #[serde(rename = "SecureBootMode", default, deserialize_with = "text")]
+    pub(crate) mode: Option<String>,
 }
 
 /// `@Redfish.Settings`: where changes are staged, and when they may apply.

@@ -26,6 +26,7 @@ pub use crate::wit::exchange::podium::plugin::composition::{
 /// BIOS settings, new in `podium:plugin@0.2.0`.
 pub use crate::wit::exchange::podium::plugin::settings::{
     ApplyTime, Attribute, AttributeEntry, AttributeType, AttributeValue, Bios, BiosChange,
+    SecureBoot,
 };
 
 /// A hardware driver. Every call builds the plugin from the pod manager's configuration
@@ -34,7 +35,7 @@ pub use crate::wit::exchange::podium::plugin::settings::{
 /// send the same requests given the same answers, see [`exchange`](crate::exchange)).
 ///
 /// Idempotency the host expects: `probe`, `discover`, `inspect`, `get_power`,
-/// `discover_chassis`, `read_composition` and `read_bios` change nothing;
+/// `discover_chassis`, `read_composition`, `read_bios` and `read_secure_boot` change nothing;
 /// `set_power`, `set_boot_override`, `insert_media` and `eject_media` may be called again after a
 /// failure or a crash and must then do no harm (powering on a machine that is on succeeds,
 /// inserting the image already inserted succeeds).
@@ -128,6 +129,18 @@ pub trait HardwareDriver: Plugin {
     async fn reset_bios(&self, system_id: &str) -> Result<()> {
         let _ = system_id;
         Err(unsupported::<Self>("BIOS settings"))
+    }
+
+    /// A system's secure boot. Changes nothing.
+    async fn read_secure_boot(&self, system_id: &str) -> Result<SecureBoot> {
+        let _ = system_id;
+        Err(unsupported::<Self>("secure boot"))
+    }
+
+    /// Turns secure boot on or off from the next boot on. Idempotent.
+    async fn set_secure_boot(&self, system_id: &str, enabled: bool) -> Result<()> {
+        let _ = (system_id, enabled);
+        Err(unsupported::<Self>("secure boot"))
     }
 }
 
@@ -231,6 +244,11 @@ pub(crate) async fn run<T: HardwareDriver>(call: Call) -> Result<Outcome> {
         }
         Call::ResetBios(id) => {
             driver.reset_bios(&id).await?;
+            Outcome::Done
+        }
+        Call::ReadSecureBoot(id) => Outcome::SecureBoot(driver.read_secure_boot(&id).await?),
+        Call::SetSecureBoot((id, enabled)) => {
+            driver.set_secure_boot(&id, enabled).await?;
             Outcome::Done
         }
     })

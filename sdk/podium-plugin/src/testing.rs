@@ -810,6 +810,20 @@ impl<T: HardwareDriver> DriverCalls<'_, T> {
         self.done(DriverCall::ResetBios(system_id.to_owned()))
     }
 
+    pub fn read_secure_boot(&self, system_id: &str) -> Result<crate::driver::SecureBoot> {
+        match self.exchange(
+            CallKind::Call,
+            DriverCall::ReadSecureBoot(system_id.to_owned()),
+        )? {
+            Outcome::SecureBoot(state) => Ok(state),
+            other => panic!("read-secure-boot finished with {other:?}"),
+        }
+    }
+
+    pub fn set_secure_boot(&self, system_id: &str, enabled: bool) -> Result<()> {
+        self.done(DriverCall::SetSecureBoot((system_id.to_owned(), enabled)))
+    }
+
     pub fn inspect(&self, system_id: &str) -> Result<System> {
         match self.exchange(CallKind::Call, DriverCall::Inspect(system_id.to_owned()))? {
             Outcome::System(system) => Ok(system),
@@ -1144,6 +1158,7 @@ impl Lifted for Outcome {
                         .sum::<usize>()
                     + bios.apply_times.len()
             }
+            Outcome::SecureBoot(state) => state.mode.lifted() + 8,
         }
     }
 }

@@ -121,6 +121,10 @@ impl Podium {
                 let host = self.operation_host(op).await?;
                 return Box::pin(self.bios_execute(&host, action)).await;
             }
+            OperationRequest::SecureBoot { enabled } => {
+                let host = self.operation_host(op).await?;
+                return Box::pin(self.secure_boot_execute(&host, *enabled)).await;
+            }
             OperationRequest::Power(_) | OperationRequest::Boot(_) | OperationRequest::Media(_) => {
                 &op.request
             }

@@ -3,7 +3,7 @@
 
 use podium_types::{
     ApplyTime, Bios, BiosChange, BiosValue, BootSettings, MediaRequest, MediaType, PowerAction,
-    PowerState,
+    PowerState, SecureBoot,
 };
 
 use super::super::bindings::{
@@ -327,6 +327,35 @@ impl DriverCall<'_> {
             self,
             Bounds::Call,
             wx::Call::ResetBios(system_id.to_owned()),
+            Done
+        );
+        result.map_err(plugin_err(label))
+    }
+
+    /// A system's secure boot. `unsupported` where the BMC has none for it.
+    pub async fn read_secure_boot(self, system_id: &str) -> Result<SecureBoot, CallError> {
+        self.since_0_2("secure boot")?;
+        let (label, result) = finished!(
+            self,
+            Bounds::Call,
+            wx::Call::ReadSecureBoot(system_id.to_owned()),
+            SecureBoot,
+            "secure-boot"
+        );
+        let state = result.map_err(plugin_err(label.clone()))?;
+        super::super::validate::secure_boot(state).map_err(|reason| CallError::Malformed {
+            plugin: label,
+            reason,
+        })
+    }
+
+    /// Turns secure boot on or off, from the next boot on.
+    pub async fn set_secure_boot(self, system_id: &str, enabled: bool) -> Result<(), CallError> {
+        self.since_0_2("secure boot")?;
+        let (label, result) = finished!(
+            self,
+            Bounds::Call,
+            wx::Call::SetSecureBoot((system_id.to_owned(), enabled)),
             Done
         );
         result.map_err(plugin_err(label))

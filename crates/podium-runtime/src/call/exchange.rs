@@ -236,8 +236,12 @@ fn checked((label, result): Finished, call: &wx::Call) -> Result<Finished, CallE
         wx::Call::DiscoverChassis => "chassis",
         wx::Call::ReadComposition => "composition",
         wx::Call::Compose(_) => "composed",
-        wx::Call::Decompose(_) | wx::Call::SetBios(_) | wx::Call::ResetBios(_) => "done",
+        wx::Call::Decompose(_)
+        | wx::Call::SetBios(_)
+        | wx::Call::ResetBios(_)
+        | wx::Call::SetSecureBoot(_) => "done",
         wx::Call::ReadBios(_) => "bios",
+        wx::Call::ReadSecureBoot(_) => "secure-boot",
     };
     match &result {
         Ok(outcome) if outcome_name(outcome) != expected => Err(CallError::Malformed {
@@ -269,6 +273,8 @@ fn call_name(call: &wx::Call) -> &'static str {
         wx::Call::ReadBios(_) => "read_bios",
         wx::Call::SetBios(_) => "set_bios",
         wx::Call::ResetBios(_) => "reset_bios",
+        wx::Call::ReadSecureBoot(_) => "read_secure_boot",
+        wx::Call::SetSecureBoot(_) => "set_secure_boot",
     }
 }
 
@@ -305,5 +311,6 @@ fn outcome_name(outcome: &wx::Outcome) -> &'static str {
         wx::Outcome::Composition(_) => "composition",
         wx::Outcome::Composed(_) => "composed",
         wx::Outcome::Bios(_) => "bios",
+        wx::Outcome::SecureBoot(_) => "secure-boot",
     }
 }

@@ -4,7 +4,9 @@
 use axum::Json;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
-use podium_types::{Bios, BiosChange, ChassisId, HostId, OperationId, PodManagerId};
+use podium_types::{
+    Bios, BiosChange, ChassisId, HostId, OperationId, PodManagerId, SecureBoot, SecureBootChange,
+};
 
 use super::error::{ApiResult, ErrorBody};
 use super::extract::{AdminCaller, ApiJson, ApiQuery};
@@ -205,6 +207,35 @@ pub(super) async fn host_bios_reset(
     Path(id): Path<HostId>,
 ) -> ApiResult<(StatusCode, Json<OperationView>)> {
     let op = podium.host_bios_reset(&caller, &id).await?;
+    Ok((StatusCode::ACCEPTED, Json(op)))
+}
+
+/// The host's UEFI secure boot as its BMC reports it now. 409 `secure_boot_unsupported` where
+/// the BMC has none for it.
+#[utoipa::path(get, path = "/v1/hosts/{id}/secure_boot", tag = "hosts", params(("id" = String, Path)),
+    responses((status = 200, body = SecureBoot), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn host_secure_boot(
+    State(podium): State<Podium>,
+    AdminCaller(caller): AdminCaller,
+    Path(id): Path<HostId>,
+) -> ApiResult<Json<SecureBoot>> {
+    Ok(Json(podium.host_secure_boot(&caller, &id).await?))
+}
+
+/// Turns secure boot on or off from the next boot on, as an operation (kind `secure_boot`)
+/// that reads it back.
+#[utoipa::path(put, path = "/v1/hosts/{id}/secure_boot", tag = "hosts", params(("id" = String, Path)),
+    request_body = SecureBootChange,
+    responses((status = 202, body = OperationView), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn host_secure_boot_set(
+    State(podium): State<Podium>,
+    AdminCaller(caller): AdminCaller,
+    Path(id): Path<HostId>,
+    ApiJson(change): ApiJson<SecureBootChange>,
+) -> ApiResult<(StatusCode, Json<OperationView>)> {
+    let op = podium.host_secure_boot_set(&caller, &id, change).await?;
     Ok((StatusCode::ACCEPTED, Json(op)))
 }
 

@@ -1,6 +1,6 @@
 //! BIOS settings: the system's `Bios` resource, its `AttributeRegistry` (found through the
 //! service's `Registries`, by the `Id` the `Bios` names), the settings object changes are staged
-//! in, and `Bios.ResetBios`.
+//! in, and `Bios.ResetBios`; and the system's `SecureBoot`.
 //!
 //! Values are typed by the registry: BMCs differ in how they send them (sushy-tools stores every
 //! value as a string, `"True"`, `"12"`), and the host compares what it asked for with what it
@@ -9,6 +9,7 @@
 use futures::future::join_all;
 use podium_plugin::driver::{
     ApplyTime, Attribute, AttributeEntry, AttributeType, AttributeValue, Bios, BiosChange,
+    SecureBoot,
 };
 use podium_plugin::http::Method;
 use podium_plugin::{Error, log};
@@ -113,6 +114,50 @@ impl Client {
             .and_then(|a| a.target)
             .unwrap_or_else(|| format!("{}/Actions/Bios.ResetBios", path.trim_end_matches('/')));
         self.send_json(Method::Post, &target, &json!({})).await
+    }
+
+    /// The system's `SecureBoot`: whether it is enabled, and the boot running now verified.
+    pub(crate) async fn read_secure_boot(&self, system_id: &str) -> Result<SecureBoot, Error> {
+        check_system_id(system_id)?;
+        let path = self.secure_boot_of(system_id).await?;
+        let state: model::SecureBoot = self.get(&path, UrlSource::Service).await?;
+        Ok(SecureBoot {
+            enabled: state
+                .enable
+                .ok_or_else(|| Error::Protocol(format!("GET {path}: no SecureBootEnable")))?,
+            current_boot: match state.current_boot.as_deref() {
+                Some("Enabled") => Some(true),
+                Some("Disabled") => Some(false),
+                _ => None,
+            },
+            mode: state.mode,
+        })
+    }
+
+    /// PATCHes `SecureBootEnable`.
+    pub(crate) async fn set_secure_boot(
+        &self,
+        system_id: &str,
+        enabled: bool,
+    ) -> Result<(), Error> {
+        check_system_id(system_id)?;
+        let path = self.secure_boot_of(system_id).await?;
+        self.send_json(
+            Method::Patch,
+            &path,
+            &json!({ "SecureBootEnable": enabled }),
+        )
+        .await
+    }
+
+    async fn secure_boot_of(&self, system_id: &str) -> Result<String, Error> {
+        let system: ComputerSystem = self.get(system_id, UrlSource::Caller).await?;
+        let Some(link) = system.secure_boot else {
+            return Err(Error::Unsupported(format!(
+                "secure boot: {system_id} links no SecureBoot resource"
+            )));
+        };
+        link_path(&link, &format!("GET {system_id}: SecureBoot"))
     }
 
     /// The system's `Bios` (by its link: sushy-tools serves it as `BIOS`) and where it is;
