@@ -18,6 +18,7 @@ mod events;
 mod exchange;
 mod faults;
 mod hosts;
+mod inventory;
 mod ipam;
 mod lifecycle;
 mod metrics;

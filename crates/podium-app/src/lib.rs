@@ -22,6 +22,7 @@ mod endpoint;
 pub mod error;
 pub mod events;
 mod grants;
+mod hardware;
 mod hosts;
 mod ipam;
 mod labels;

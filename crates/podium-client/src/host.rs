@@ -68,6 +68,9 @@ pub(super) enum HostCommand {
         #[arg(long)]
         wait: bool,
     },
+    /// The host's full inventory as its BMC reports it now: processors, memory modules,
+    /// storage and drives, NICs and their link.
+    Hardware { id: String },
     /// The host's operations, newest first.
     Operations { id: String },
     /// Inspect the host again through its driver (its inventory; with DHCP-less pools, its
@@ -137,6 +140,7 @@ impl HostCommand {
             | HostCommand::Power { id, .. }
             | HostCommand::Bios { id, .. }
             | HostCommand::SecureBoot { id, .. }
+            | HostCommand::Hardware { id }
             | HostCommand::Operations { id }
             | HostCommand::Inspect { id, .. }
             | HostCommand::Maintenance { id, .. }
@@ -224,6 +228,10 @@ pub(super) async fn run(url: Option<&str>, format: Format, cmd: HostCommand) -> 
             } else {
                 print(output::object(format, &c.get(&path).await?));
             }
+        }
+        HostCommand::Hardware { id } => {
+            let path = format!("/v1/hosts/{}/hardware", seg(&id)?);
+            print(output::object(format, &c.get(&path).await?));
         }
         HostCommand::Inspect { id, wait } => {
             let op = inspect(&c, &id, wait).await?;

@@ -18,11 +18,15 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use podium_types::{ApplyTime, Bios, BiosAttributeEntry, BiosAttributeType, BiosValue, SecureBoot};
+use podium_types::{
+    ApplyTime, Bios, BiosAttributeEntry, BiosAttributeType, BiosValue, Drive, HardwareInventory,
+    LinkState, MemoryModule, NicLink, Processor, SecureBoot, StorageController,
+};
 
 use super::bindings::wit_components as wc;
 use super::bindings::wit_composition as wk;
 use super::bindings::wit_driver as wd;
+use super::bindings::wit_inventory as wi;
 use super::bindings::wit_settings as ws;
 use super::system::{
     BlockLimit, BlockType, Chassis, ChassisType, CompositionService, CompositionState, Health,
@@ -525,6 +529,140 @@ fn attributes(
         }
     }
     Ok(map)
+}
+
+const MAX_PARTS: usize = 4096;
+
+/// Optional text fields, each held to the rule of text.
+fn texts(fields: &[(&str, &Option<String>)]) -> Result<(), String> {
+    for (at, value) in fields {
+        if let Some(value) = value {
+            text(at, value, MAX_TEXT)?;
+        }
+    }
+    Ok(())
+}
+
+/// A list of parts: at most [`MAX_PARTS`], each with an id unique in it.
+fn parts<'a>(at: &str, ids: impl ExactSizeIterator<Item = &'a String>) -> Result<(), String> {
+    if ids.len() > MAX_PARTS {
+        return Err(format!("{at}: more than {MAX_PARTS}"));
+    }
+    let mut seen = HashSet::new();
+    for (i, id) in ids.enumerate() {
+        unique_id(&format!("{at}[{i}].id"), id, &mut seen)?;
+    }
+    Ok(())
+}
+
+/// A full inventory as a driver read it, checked.
+pub(super) fn hardware(h: wi::HardwareInventory) -> Result<HardwareInventory, String> {
+    parts("processors", h.processors.iter().map(|p| &p.id))?;
+    parts("memory", h.memory.iter().map(|m| &m.id))?;
+    parts("storage", h.storage.iter().map(|s| &s.id))?;
+    parts("nics", h.nics.iter().map(|n| &n.id))?;
+    let mut processors = Vec::with_capacity(h.processors.len());
+    for (i, p) in h.processors.into_iter().enumerate() {
+        let at = |f: &str| format!("processors[{i}].{f}");
+        texts(&[
+            (&at("socket"), &p.socket),
+            (&at("processor-type"), &p.processor_type),
+            (&at("instruction-set"), &p.instruction_set),
+            (&at("manufacturer"), &p.manufacturer),
+            (&at("model"), &p.model),
+        ])?;
+        processors.push(Processor {
+            id: p.id,
+            socket: p.socket,
+            processor_type: p.processor_type,
+            instruction_set: p.instruction_set,
+            manufacturer: p.manufacturer,
+            model: p.model,
+            cores: p.cores,
+            threads: p.threads,
+            max_speed_mhz: p.max_speed_mhz,
+        });
+    }
+    let mut memory = Vec::with_capacity(h.memory.len());
+    for (i, m) in h.memory.into_iter().enumerate() {
+        let at = |f: &str| format!("memory[{i}].{f}");
+        texts(&[
+            (&at("name"), &m.name),
+            (&at("device-type"), &m.device_type),
+            (&at("manufacturer"), &m.manufacturer),
+            (&at("part-number"), &m.part_number),
+            (&at("serial"), &m.serial),
+        ])?;
+        memory.push(MemoryModule {
+            id: m.id,
+            name: m.name,
+            capacity_mib: m.capacity_mib,
+            device_type: m.device_type,
+            speed_mhz: m.speed_mhz,
+            manufacturer: m.manufacturer,
+            part_number: m.part_number,
+            serial: m.serial,
+        });
+    }
+    let mut storage = Vec::with_capacity(h.storage.len());
+    for (i, s) in h.storage.into_iter().enumerate() {
+        texts(&[(&format!("storage[{i}].name"), &s.name)])?;
+        parts(
+            &format!("storage[{i}].drives"),
+            s.drives.iter().map(|d| &d.id),
+        )?;
+        let mut drives = Vec::with_capacity(s.drives.len());
+        for (j, d) in s.drives.into_iter().enumerate() {
+            let at = |f: &str| format!("storage[{i}].drives[{j}].{f}");
+            texts(&[
+                (&at("name"), &d.name),
+                (&at("manufacturer"), &d.manufacturer),
+                (&at("model"), &d.model),
+                (&at("serial"), &d.serial),
+                (&at("media-type"), &d.media_type),
+                (&at("protocol"), &d.protocol),
+            ])?;
+            drives.push(Drive {
+                id: d.id,
+                name: d.name,
+                manufacturer: d.manufacturer,
+                model: d.model,
+                serial: d.serial,
+                capacity_bytes: d.capacity_bytes,
+                media_type: d.media_type,
+                protocol: d.protocol,
+            });
+        }
+        storage.push(StorageController {
+            id: s.id,
+            name: s.name,
+            drives,
+        });
+    }
+    let mut nics = Vec::with_capacity(h.nics.len());
+    for (i, n) in h.nics.into_iter().enumerate() {
+        texts(&[(&format!("nics[{i}].name"), &n.name)])?;
+        nics.push(NicLink {
+            id: n.id,
+            name: n.name,
+            mac: n
+                .mac
+                .map(|m| mac(&format!("nics[{i}].mac"), &m))
+                .transpose()?,
+            link: n.link.map(|l| match l {
+                wi::LinkState::Up => LinkState::Up,
+                wi::LinkState::Down => LinkState::Down,
+                wi::LinkState::NoLink => LinkState::NoLink,
+            }),
+            speed_mbps: n.speed_mbps,
+        });
+    }
+    Ok(HardwareInventory {
+        processors,
+        memory,
+        storage,
+        nics,
+    })
 }
 
 /// Secure boot as a driver read it, checked.

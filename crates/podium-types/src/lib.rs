@@ -16,6 +16,7 @@ mod hardware;
 mod host;
 mod ids;
 mod image;
+mod inventory;
 mod names;
 mod operations;
 mod owner;
@@ -46,6 +47,9 @@ pub use ids::{
     OperationId, PluginId, PodManagerId, SessionId, TenantId, TenantScope, TokenId,
 };
 pub use image::{ChecksumType, Cleaning, DeploySettings, ImageFormat};
+pub use inventory::{
+    Drive, HardwareInventory, LinkState, MemoryModule, NicLink, Processor, StorageController,
+};
 pub use names::{Named, UnknownName};
 pub use operations::{OperationKind, OperationRequest, OperationStatus};
 pub use owner::{BadOwner, OWNER_MAX, Owner};

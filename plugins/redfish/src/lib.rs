@@ -18,7 +18,8 @@ mod tests;
 
 use podium_plugin::driver::{
     Bios, BiosChange, BootSettings, CapabilitySet, Chassis, ComposeRequest, CompositionService,
-    MediaRequest, MediaType, PowerAction, PowerState, SecureBoot, ServiceInfo, System,
+    HardwareInventory, MediaRequest, MediaType, PowerAction, PowerState, SecureBoot, ServiceInfo,
+    System,
 };
 use podium_plugin::{HardwareDriver, Plugin, PluginInfo, Result};
 
@@ -112,6 +113,10 @@ impl HardwareDriver for Redfish {
 
     async fn reset_bios(&self, system_id: &str) -> Result<()> {
         self.0.reset_bios(system_id).await
+    }
+
+    async fn read_hardware(&self, system_id: &str) -> Result<HardwareInventory> {
+        self.0.read_hardware(system_id).await
     }
 
     async fn read_secure_boot(&self, system_id: &str) -> Result<SecureBoot> {

@@ -72,6 +72,14 @@ pub(crate) struct ComputerSystem {
     pub(crate) bios: Option<Link>,
     #[serde(rename = "SecureBoot", default, deserialize_with = "lenient")]
     pub(crate) secure_boot: Option<Link>,
+    #[serde(rename = "Processors", default, deserialize_with = "lenient")]
+    pub(crate) processors: Option<Link>,
+    #[serde(rename = "Memory", default, deserialize_with = "lenient")]
+    pub(crate) memory: Option<Link>,
+    #[serde(rename = "Storage", default, deserialize_with = "lenient")]
+    pub(crate) storage: Option<Link>,
+    #[serde(rename = "SimpleStorage", default, deserialize_with = "lenient")]
+    pub(crate) simple_storage: Option<Link>,
     #[serde(rename = "Links", default, deserialize_with = "lenient")]
     pub(crate) links: Option<SystemLinks>,
     #[serde(rename = "Actions", default, deserialize_with = "lenient")]
@@ -158,6 +166,12 @@ pub(crate) struct EthernetInterface {
     pub(crate) permanent_mac_address: Option<String>,
     #[serde(rename = "SpeedMbps", default, deserialize_with = "number")]
     pub(crate) speed_mbps: Option<f64>,
+    /// `LinkUp`, `LinkDown`, `NoLink`.
+    #[serde(rename = "LinkStatus", default, deserialize_with = "text")]
+    pub(crate) link_status: Option<String>,
+    /// `Physical`, or `Virtual` (a VLAN, say, over a physical NIC, with its MAC).
+    #[serde(rename = "EthernetInterfaceType", default, deserialize_with = "text")]
+    pub(crate) interface_type: Option<String>,
 }
 
 /// `GET /redfish/v1/Managers/{id}`.

@@ -12,6 +12,7 @@
 //! endpoint and adds the credentials. A system id is the system's `@odata.id` path.
 
 mod bios;
+mod inventory;
 
 use futures::future::try_join_all;
 use podium_plugin::exchange::memo;
@@ -692,8 +693,14 @@ impl Client {
                 .map(|path| self.get::<EthernetInterface>(path, UrlSource::Service)),
         )
         .await?;
-        let mut nics = Vec::new();
+        let mut nics: Vec<Nic> = Vec::new();
         for (path, interface) in paths.into_iter().zip(interfaces) {
+            // A virtual interface (a VLAN over a NIC, as DMTF's `public-rackmount1` has) is no
+            // NIC of the machine's, and carries its NIC's MAC.
+            if interface.interface_type.as_deref() == Some("Virtual") {
+                log::debug(&format!("{path}: a virtual interface; skipped"));
+                continue;
+            }
             let raw = [&interface.mac_address, &interface.permanent_mac_address];
             let Some(mac) = raw
                 .iter()
@@ -704,6 +711,13 @@ impl Client {
                 ));
                 continue;
             };
+            if let Some(first) = nics.iter().find(|n| n.mac == mac) {
+                log::warn(&format!(
+                    "{path}: MAC {mac} is already that of interface {}; skipped",
+                    first.id
+                ));
+                continue;
+            }
             nics.push(Nic {
                 id: interface
                     .id

@@ -23,6 +23,10 @@ pub use crate::wit::exchange::podium::plugin::composition::{
     BlockLimit, BlockType, ComposeRequest, CompositionService, CompositionState, ResourceBlock,
     ResourceZone,
 };
+/// The full inventory, new in `podium:plugin@0.2.0`.
+pub use crate::wit::exchange::podium::plugin::inventory::{
+    Drive, HardwareInventory, LinkState, MemoryModule, NicLink, Processor, StorageController,
+};
 /// BIOS settings, new in `podium:plugin@0.2.0`.
 pub use crate::wit::exchange::podium::plugin::settings::{
     ApplyTime, Attribute, AttributeEntry, AttributeType, AttributeValue, Bios, BiosChange,
@@ -35,7 +39,8 @@ pub use crate::wit::exchange::podium::plugin::settings::{
 /// send the same requests given the same answers, see [`exchange`](crate::exchange)).
 ///
 /// Idempotency the host expects: `probe`, `discover`, `inspect`, `get_power`,
-/// `discover_chassis`, `read_composition`, `read_bios` and `read_secure_boot` change nothing;
+/// `discover_chassis`, `read_composition`, `read_bios`, `read_secure_boot` and `read_hardware`
+/// change nothing;
 /// `set_power`, `set_boot_override`, `insert_media` and `eject_media` may be called again after a
 /// failure or a crash and must then do no harm (powering on a machine that is on succeeds,
 /// inserting the image already inserted succeeds).
@@ -135,6 +140,13 @@ pub trait HardwareDriver: Plugin {
     async fn read_secure_boot(&self, system_id: &str) -> Result<SecureBoot> {
         let _ = system_id;
         Err(unsupported::<Self>("secure boot"))
+    }
+
+    /// A system's full inventory: processors, memory modules, storage controllers and their
+    /// drives, NICs and their link. Changes nothing.
+    async fn read_hardware(&self, system_id: &str) -> Result<HardwareInventory> {
+        let _ = system_id;
+        Err(unsupported::<Self>("the full inventory"))
     }
 
     /// Turns secure boot on or off from the next boot on. Idempotent.
@@ -247,6 +259,7 @@ pub(crate) async fn run<T: HardwareDriver>(call: Call) -> Result<Outcome> {
             Outcome::Done
         }
         Call::ReadSecureBoot(id) => Outcome::SecureBoot(driver.read_secure_boot(&id).await?),
+        Call::ReadHardware(id) => Outcome::Hardware(driver.read_hardware(&id).await?),
         Call::SetSecureBoot((id, enabled)) => {
             driver.set_secure_boot(&id, enabled).await?;
             Outcome::Done

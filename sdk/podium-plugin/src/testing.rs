@@ -820,6 +820,16 @@ impl<T: HardwareDriver> DriverCalls<'_, T> {
         }
     }
 
+    pub fn read_hardware(&self, system_id: &str) -> Result<crate::driver::HardwareInventory> {
+        match self.exchange(
+            CallKind::Call,
+            DriverCall::ReadHardware(system_id.to_owned()),
+        )? {
+            Outcome::Hardware(inventory) => Ok(inventory),
+            other => panic!("read-hardware finished with {other:?}"),
+        }
+    }
+
     pub fn set_secure_boot(&self, system_id: &str, enabled: bool) -> Result<()> {
         self.done(DriverCall::SetSecureBoot((system_id.to_owned(), enabled)))
     }
@@ -1159,6 +1169,14 @@ impl Lifted for Outcome {
                     + bios.apply_times.len()
             }
             Outcome::SecureBoot(state) => state.mode.lifted() + 8,
+            // Every record is a handful of short strings and numbers.
+            Outcome::Hardware(h) => {
+                (h.processors.len() + h.memory.len() + h.nics.len()) * 256
+                    + h.storage
+                        .iter()
+                        .map(|s| 64 + s.drives.len() * 256)
+                        .sum::<usize>()
+            }
         }
     }
 }

@@ -2,8 +2,8 @@
 //! a driver reports is checked (`validate.rs`) and turned into the host's types (`system.rs`).
 
 use podium_types::{
-    ApplyTime, Bios, BiosChange, BiosValue, BootSettings, MediaRequest, MediaType, PowerAction,
-    PowerState, SecureBoot,
+    ApplyTime, Bios, BiosChange, BiosValue, BootSettings, HardwareInventory, MediaRequest,
+    MediaType, PowerAction, PowerState, SecureBoot,
 };
 
 use super::super::bindings::{
@@ -344,6 +344,23 @@ impl DriverCall<'_> {
         );
         let state = result.map_err(plugin_err(label.clone()))?;
         super::super::validate::secure_boot(state).map_err(|reason| CallError::Malformed {
+            plugin: label,
+            reason,
+        })
+    }
+
+    /// A system's full inventory: processors, memory, storage, NICs and their link.
+    pub async fn read_hardware(self, system_id: &str) -> Result<HardwareInventory, CallError> {
+        self.since_0_2("the full inventory")?;
+        let (label, result) = finished!(
+            self,
+            Bounds::Call,
+            wx::Call::ReadHardware(system_id.to_owned()),
+            Hardware,
+            "hardware"
+        );
+        let inventory = result.map_err(plugin_err(label.clone()))?;
+        super::super::validate::hardware(inventory).map_err(|reason| CallError::Malformed {
             plugin: label,
             reason,
         })

@@ -242,6 +242,7 @@ fn checked((label, result): Finished, call: &wx::Call) -> Result<Finished, CallE
         | wx::Call::SetSecureBoot(_) => "done",
         wx::Call::ReadBios(_) => "bios",
         wx::Call::ReadSecureBoot(_) => "secure-boot",
+        wx::Call::ReadHardware(_) => "hardware",
     };
     match &result {
         Ok(outcome) if outcome_name(outcome) != expected => Err(CallError::Malformed {
@@ -275,6 +276,7 @@ fn call_name(call: &wx::Call) -> &'static str {
         wx::Call::ResetBios(_) => "reset_bios",
         wx::Call::ReadSecureBoot(_) => "read_secure_boot",
         wx::Call::SetSecureBoot(_) => "set_secure_boot",
+        wx::Call::ReadHardware(_) => "read_hardware",
     }
 }
 
@@ -312,5 +314,6 @@ fn outcome_name(outcome: &wx::Outcome) -> &'static str {
         wx::Outcome::Composed(_) => "composed",
         wx::Outcome::Bios(_) => "bios",
         wx::Outcome::SecureBoot(_) => "secure-boot",
+        wx::Outcome::Hardware(_) => "hardware",
     }
 }

@@ -5,7 +5,8 @@ use axum::Json;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
 use podium_types::{
-    Bios, BiosChange, ChassisId, HostId, OperationId, PodManagerId, SecureBoot, SecureBootChange,
+    Bios, BiosChange, ChassisId, HardwareInventory, HostId, OperationId, PodManagerId, SecureBoot,
+    SecureBootChange,
 };
 
 use super::error::{ApiResult, ErrorBody};
@@ -208,6 +209,20 @@ pub(super) async fn host_bios_reset(
 ) -> ApiResult<(StatusCode, Json<OperationView>)> {
     let op = podium.host_bios_reset(&caller, &id).await?;
     Ok((StatusCode::ACCEPTED, Json(op)))
+}
+
+/// The host's full inventory as its BMC reports it now: processors, memory modules, storage
+/// controllers with their drives, NICs with their link. A part the BMC lacks is empty; 409
+/// `hardware_unsupported` where it has none of them.
+#[utoipa::path(get, path = "/v1/hosts/{id}/hardware", tag = "hosts", params(("id" = String, Path)),
+    responses((status = 200, body = HardwareInventory), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn host_hardware(
+    State(podium): State<Podium>,
+    AdminCaller(caller): AdminCaller,
+    Path(id): Path<HostId>,
+) -> ApiResult<Json<HardwareInventory>> {
+    Ok(Json(podium.host_hardware(&caller, &id).await?))
 }
 
 /// The host's UEFI secure boot as its BMC reports it now. 409 `secure_boot_unsupported` where

@@ -140,6 +140,22 @@ fn a_change_is_staged_in_the_settings_object_with_its_apply_time() {
 }
 
 #[test]
+fn a_system_linking_no_part_has_no_full_inventory() {
+    let mut fake = Fake::emulator();
+    fake.edit(SYSTEM, |s| {
+        let s = s.as_object_mut().unwrap();
+        for part in ["Processors", "Memory", "Storage", "SimpleStorage", "EthernetInterfaces"] {
+            s.remove(part);
+        }
+    });
+    let err = fake.client().read_hardware(SYSTEM).unwrap_err();
+    assert!(
+        matches!(&err, Error::Unsupported(why) if why.contains("Processors")),
+        "{err:?}"
+    );
+}
+
+#[test]
 fn a_system_without_a_bios_is_unsupported() {
     let fake = Fake::emulator();
     let err = fake.client().read_bios(SYSTEM).unwrap_err();

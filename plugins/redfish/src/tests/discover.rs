@@ -407,6 +407,43 @@ fn reads_cpu_memory_and_nics_leniently() {
     assert!(fake.logs().iter().any(|(_, m)| m.contains("/3: no usable")));
 }
 
+/// A virtual interface (a VLAN, as DMTF's `public-rackmount1` lists) and an interface reusing
+/// another's MAC are no NICs of the machine: left out, so the system is still discovered.
+#[test]
+fn virtual_interfaces_and_repeated_macs_are_left_out() {
+    let mut fake = Fake::emulator();
+    let nics = format!("{SYSTEM}/EthernetInterfaces");
+    fake.edit(&nics, |c| {
+        c["Members"] = json!([
+            {"@odata.id": format!("{nics}/1")},
+            {"@odata.id": format!("{nics}/vlan")},
+            {"@odata.id": format!("{nics}/again")},
+        ]);
+    });
+    fake.json(
+        &format!("{nics}/1"),
+        json!({"Id": "1", "MACAddress": "12:44:6A:3B:04:11", "EthernetInterfaceType": "Physical"}),
+    );
+    fake.json(
+        &format!("{nics}/vlan"),
+        json!({"Id": "vlan", "MACAddress": "12:44:6A:3B:04:11", "EthernetInterfaceType": "Virtual"}),
+    );
+    fake.json(
+        &format!("{nics}/again"),
+        json!({"Id": "again", "MACAddress": "12-44-6a-3b-04-11"}),
+    );
+    let system = fake.client().discover().unwrap().remove(0);
+    let ids: Vec<&str> = system.nics.iter().map(|n| n.id.as_str()).collect();
+    assert_eq!(ids, ["1"]);
+    let logs = fake.logs();
+    assert!(
+        logs.iter().any(
+            |(_, m)| m.contains("/again: MAC 12:44:6a:3b:04:11 is already that of interface 1")
+        ),
+        "{logs:?}"
+    );
+}
+
 #[test]
 fn fractional_memory() {
     let mut fake = Fake::emulator();

@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex};
 
 use podium_plugin::Error;
 use podium_plugin::driver::{
-    Bios, BiosChange, BootSettings, MediaRequest, MediaType, PowerAction, PowerState, ServiceInfo,
-    System,
+    Bios, BiosChange, BootSettings, HardwareInventory, MediaRequest, MediaType, PowerAction,
+    PowerState, ServiceInfo, System,
 };
 use podium_plugin::http::{HttpError, Method, Response, method_name};
 use podium_plugin::log::Level;
@@ -278,6 +278,10 @@ impl Calls {
 
     pub(super) fn read_bios(&self, system_id: &str) -> Result<Bios, Error> {
         self.0.driver::<Redfish>().read_bios(system_id)
+    }
+
+    pub(super) fn read_hardware(&self, system_id: &str) -> Result<HardwareInventory, Error> {
+        self.0.driver::<Redfish>().read_hardware(system_id)
     }
 
     pub(super) fn set_bios(&self, system_id: &str, change: BiosChange) -> Result<(), Error> {

@@ -1,0 +1,41 @@
+//! A host's full inventory (processors, memory modules, storage, NICs with their link), read
+//! live through its driver.
+
+use podium_runtime::{CallError, PluginError};
+use podium_types::{HardwareInventory, HostId};
+
+use crate::app::Podium;
+use crate::auth::Caller;
+use crate::error::Error;
+
+impl Podium {
+    /// `GET /v1/hosts/{id}/hardware`: the host's full inventory as its BMC reports it now; a
+    /// 409 `hardware_unsupported` where the driver reads none of it.
+    pub async fn host_hardware(
+        &self,
+        caller: &Caller,
+        id: &HostId,
+    ) -> Result<HardwareInventory, Error> {
+        let host = self.host_get(caller, id).await?;
+        let pm = self.pod_manager_load(&host.pod_manager).await?;
+        let driver = self.host_driver(&pm, &host).await?;
+        driver
+            .call()
+            .read_hardware(&host.system_id)
+            .await
+            .map_err(|e| match e {
+                CallError::Plugin {
+                    error: PluginError::Unsupported(why),
+                    ..
+                } => Error::Conflict {
+                    code: "hardware_unsupported",
+                    message: format!(
+                        "host `{}` has no full inventory Podium can reach (its driver says: \
+                         {why})",
+                        host.id
+                    ),
+                },
+                other => Error::from(other),
+            })
+    }
+}
