@@ -144,7 +144,13 @@ fn a_system_linking_no_part_has_no_full_inventory() {
     let mut fake = Fake::emulator();
     fake.edit(SYSTEM, |s| {
         let s = s.as_object_mut().unwrap();
-        for part in ["Processors", "Memory", "Storage", "SimpleStorage", "EthernetInterfaces"] {
+        for part in [
+            "Processors",
+            "Memory",
+            "Storage",
+            "SimpleStorage",
+            "EthernetInterfaces",
+        ] {
             s.remove(part);
         }
     });
