@@ -259,8 +259,15 @@ pub(crate) fn change_check(bios: &Bios, change: &BiosChange) -> Result<(), Error
             format!("at most {CHANGE_MAX} attributes change at once"),
         ));
     }
+    if change.apply_time.is_some() && bios.apply_times.is_empty() {
+        return Err(invalid(
+            "apply_time".into(),
+            "the BMC does not say when it can apply a change: leave apply_time out, and it \
+             applies the change as it does"
+                .into(),
+        ));
+    }
     if let Some(time) = change.apply_time
-        && !bios.apply_times.is_empty()
         && !bios.apply_times.contains(&time)
     {
         return Err(invalid(
@@ -275,8 +282,33 @@ pub(crate) fn change_check(bios: &Bios, change: &BiosChange) -> Result<(), Error
             ),
         ));
     }
+    // Names first: a name is echoed in the field and message of a refusal.
+    if let Some(bad) = change.attributes.keys().find(|n| !attribute_name_ok(n)) {
+        let shown: String = bad.chars().take(64).collect();
+        return Err(invalid(
+            "attributes".into(),
+            format!(
+                "{shown:?} is no attribute name: 1 to 256 ASCII letters, digits, `_`, `-` or `.`"
+            ),
+        ));
+    }
     for (name, value) in &change.attributes {
         let field = format!("attributes.{name}");
+        // An operation's request is kept and shown: a password would be too.
+        let password = podium_types::is_password_name(name)
+            || bios
+                .registry
+                .get(name)
+                .is_some_and(|e| e.attribute_type == BiosAttributeType::Password);
+        if bios.attributes.contains_key(name) && password {
+            return Err(invalid(
+                field,
+                format!(
+                    "`{name}` is a password: Podium sets no BIOS password (an operation's \
+                     request is kept and shown)"
+                ),
+            ));
+        }
         let Some(entry) = bios.registry.get(name) else {
             match bios.attributes.get(name) {
                 None => {
@@ -285,14 +317,28 @@ pub(crate) fn change_check(bios: &Bios, change: &BiosChange) -> Result<(), Error
                         format!("the host's BIOS has no attribute `{name}`"),
                     ));
                 }
+                // No registry entry and no value: nothing says what it may hold.
+                Some(None) => {
+                    return Err(invalid(
+                        field,
+                        format!(
+                            "the BMC reports no value of `{name}` and publishes no registry \
+                             entry for it: Podium cannot check a change of it"
+                        ),
+                    ));
+                }
                 // No registry entry: a value of the kind the BMC reports.
                 Some(Some(now)) if std::mem::discriminant(now) != std::mem::discriminant(value) => {
                     return Err(invalid(
                         field,
-                        format!("expected a value like the BMC's {now}, found {value}"),
+                        format!(
+                            "expected {} as the BMC reports, found {}",
+                            kind(now),
+                            kind(value)
+                        ),
                     ));
                 }
-                Some(_) => {
+                Some(Some(_)) => {
                     text_check(&field, value, None, None)?;
                     continue;
                 }
@@ -301,7 +347,6 @@ pub(crate) fn change_check(bios: &Bios, change: &BiosChange) -> Result<(), Error
         if entry.read_only {
             return Err(invalid(field, format!("`{name}` is read-only")));
         }
-        // An operation's request is kept and shown: a password would be too.
         if entry.attribute_type == BiosAttributeType::Password {
             return Err(invalid(
                 field,
@@ -341,20 +386,41 @@ pub(crate) fn change_check(bios: &Bios, change: &BiosChange) -> Result<(), Error
                 }
             }
             (BiosAttributeType::Boolean, BiosValue::Boolean(_)) => {}
-            (kind, _) => {
-                let expected = match kind {
+            (declared, _) => {
+                let expected = match declared {
                     BiosAttributeType::Integer => "an integer",
                     BiosAttributeType::Boolean => "true or false",
                     _ => "a string",
                 };
                 return Err(invalid(
                     field,
-                    format!("`{name}` is of type {kind}: expected {expected}, found {value}"),
+                    format!(
+                        "`{name}` is of type {declared}: expected {expected}, found {}",
+                        kind(value)
+                    ),
                 ));
             }
         }
     }
     Ok(())
+}
+
+/// What kind of value, in words (never the value: a refusal does not echo it).
+fn kind(value: &BiosValue) -> &'static str {
+    match value {
+        BiosValue::Boolean(_) => "true or false",
+        BiosValue::Integer(_) => "an integer",
+        BiosValue::Text(_) => "a string",
+    }
+}
+
+/// An attribute name as the contract has them.
+fn attribute_name_ok(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 256
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
 /// A text value: no control character, within the lengths (in characters) where given.
@@ -387,5 +453,100 @@ fn text_check(
             message: format!("expected {why}"),
         }),
         None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use podium_types::{ApplyTime, BiosAttributeEntry};
+    use std::collections::BTreeMap;
+
+    fn bios() -> Bios {
+        let mut attributes = BTreeMap::new();
+        attributes.insert("QuietBoot".into(), Some(BiosValue::Boolean(true)));
+        attributes.insert("AssetTag".into(), None);
+        attributes.insert("AdminPwd".into(), None);
+        attributes.insert("Label".into(), Some(BiosValue::Text("a".into())));
+        let mut registry = BTreeMap::new();
+        registry.insert(
+            "QuietBoot".into(),
+            BiosAttributeEntry {
+                attribute_type: BiosAttributeType::Boolean,
+                display_name: None,
+                allowed_values: Vec::new(),
+                read_only: false,
+                reset_required: false,
+                lower_bound: None,
+                upper_bound: None,
+                min_length: None,
+                max_length: None,
+            },
+        );
+        Bios {
+            attributes,
+            registry,
+            pending: BTreeMap::new(),
+            apply_times: Vec::new(),
+        }
+    }
+
+    fn refused(change: serde_json::Value) -> (String, String) {
+        let change: BiosChange = serde_json::from_value(change).unwrap();
+        match change_check(&bios(), &change) {
+            Err(Error::Invalid {
+                field: Some(field),
+                message,
+            }) => (field, message),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_change_the_registry_or_the_bmc_cannot_vouch_for_is_refused() {
+        let (field, message) = refused(serde_json::json!({"attributes": {"AdminPwd": "s3cret-x"}}));
+        assert_eq!(field, "attributes.AdminPwd");
+        assert!(
+            message.contains("password") && !message.contains("s3cret-x"),
+            "{message}"
+        );
+        let (field, message) = refused(serde_json::json!({"attributes": {"AssetTag": "x"}}));
+        assert_eq!(field, "attributes.AssetTag");
+        assert!(message.contains("cannot check"), "{message}");
+        let (field, message) = refused(serde_json::json!({"attributes": {"Label": 7}}));
+        assert_eq!(field, "attributes.Label");
+        assert_eq!(
+            message,
+            "expected a string as the BMC reports, found an integer"
+        );
+        let (field, message) = refused(serde_json::json!({"attributes": {"Bad\nName": true}}));
+        assert_eq!(field, "attributes");
+        assert!(message.contains("no attribute name"), "{message}");
+        let (field, _) = refused(
+            serde_json::json!({"attributes": {"QuietBoot": false}, "apply_time": "on_reset"}),
+        );
+        assert_eq!(field, "apply_time", "the BMC offers no apply time");
+        let mut offered = bios();
+        offered.apply_times = vec![ApplyTime::Immediate];
+        let change: BiosChange = serde_json::from_value(
+            serde_json::json!({"attributes": {"QuietBoot": false}, "apply_time": "immediate"}),
+        )
+        .unwrap();
+        assert!(change_check(&offered, &change).is_ok());
+    }
+
+    #[test]
+    fn a_value_of_no_kind_says_which_kinds_there_are() {
+        for bad in [
+            serde_json::json!(null),
+            serde_json::json!(1.5),
+            serde_json::json!(u64::MAX),
+        ] {
+            let err = serde_json::from_value::<BiosValue>(bad).unwrap_err();
+            assert!(
+                err.to_string().contains("a whole number within 64 bits"),
+                "{err}"
+            );
+        }
     }
 }

@@ -10,6 +10,8 @@
 //! | count | `cpu-count`, `memory-mib` | at most 1,048,576 CPUs and 2^32 MiB (4 PiB) |
 //! | list | systems, a system's NICs, its media slots | at most 100,000, 1,024, 64; ids unique within the list |
 //! | composition | `read-composition`'s answer | at most 100,000 blocks and 10,000 zones, ids unique; every zone a block is in, or offered, listed; a block's systems each once |
+//! | BIOS | `read-bios`'s answer | attribute names 1 to 256 ASCII letters, digits, `_`, `-`, `.`, each once in a list; text values at most 4096 bytes, text; at most 10,000 attributes, pending values and registry entries each, 1,024 allowed values of an entry (each text); a password's value (by the registry's type, or a name saying `password`, `passwd`, `pwd`) dropped |
+//! | inventory | `read-hardware`'s answer | at most 4,096 processors, memory modules, storage controllers, drives of one, NICs, ids unique in each list; their strings text; a NIC's `mac` a MAC (not checked for uniqueness: a VLAN repeats its NIC's) |
 //! | chassis | `discover-chassis`'s answer | at most 100,000 chassis (ids unique), each in a chassis of the same answer or in none, no loop; at most 100,000 systems in one, each once; `location` and an `other` type are text |
 //!
 //! "Invisible" are the characters that change how text reads without showing: bidirectional
@@ -517,9 +519,10 @@ fn attributes(
     for (i, a) in list.into_iter().enumerate() {
         let at = format!("{at}[{i}]");
         attribute_name(&format!("{at}.name"), &a.name)?;
-        let password = registry
-            .get(&a.name)
-            .is_some_and(|e| e.attribute_type == BiosAttributeType::Password);
+        let password = podium_types::is_password_name(&a.name)
+            || registry
+                .get(&a.name)
+                .is_some_and(|e| e.attribute_type == BiosAttributeType::Password);
         let value = match a.value {
             Some(v) if !password => Some(attribute_value(&format!("{at}.value"), v)?),
             _ => None,

@@ -32,12 +32,34 @@ names! {
 
 /// An attribute's value: a string (of an `enumeration`, a `string` or a `password`), an integer
 /// or a boolean.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(untagged)]
 pub enum BiosValue {
     Boolean(bool),
     Integer(i64),
     Text(String),
+}
+
+impl<'de> Deserialize<'de> for BiosValue {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match serde_json::Value::deserialize(deserializer)? {
+            serde_json::Value::Bool(b) => Ok(BiosValue::Boolean(b)),
+            serde_json::Value::String(s) => Ok(BiosValue::Text(s)),
+            serde_json::Value::Number(n) if n.is_i64() => {
+                Ok(BiosValue::Integer(n.as_i64().unwrap_or_default()))
+            }
+            _ => Err(serde::de::Error::custom(
+                "expected a string, a whole number within 64 bits, or true or false",
+            )),
+        }
+    }
+}
+
+/// Whether an attribute's name says it holds a password (`AdminPassword`, `SysPwd`): Podium
+/// shows no value of it and sets none, whatever the registry says, or where there is none.
+pub fn is_password_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.contains("password") || lower.contains("passwd") || lower.contains("pwd")
 }
 
 impl std::fmt::Display for BiosValue {

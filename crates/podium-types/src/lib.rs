@@ -31,7 +31,7 @@ pub mod views;
 
 pub use bios::{
     ApplyTime, Bios, BiosAction, BiosAttributeEntry, BiosAttributeType, BiosChange, BiosValue,
-    SecureBoot, SecureBootChange,
+    SecureBoot, SecureBootChange, is_password_name,
 };
 pub use claim::ClaimState;
 pub use documents::Phase;

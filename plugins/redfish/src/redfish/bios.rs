@@ -15,7 +15,7 @@ use podium_plugin::http::Method;
 use podium_plugin::{Error, log};
 use serde_json::{Map, Value, json};
 
-use super::{Client, check_system_id, link_path};
+use super::{Client, check_system_id, last_segment, link_path};
 use crate::error::UrlSource;
 use crate::model::{self, ComputerSystem, RegistryAttribute, RegistryFile, ServiceRoot};
 
@@ -47,7 +47,7 @@ impl Client {
                 .flatten()
                 .map(|(name, value)| Attribute {
                     name: name.clone(),
-                    value: typed(value, entry(name)),
+                    value: typed(name, value, entry(name)),
                 })
                 .collect()
         };
@@ -193,7 +193,20 @@ impl Client {
             return Ok(Vec::new());
         };
         let collection = link_path(&link, "GET the service root: Registries")?;
+        // BMCs list many registries (messages, one per NIC): the ones named like the BIOS's
+        // first, before the cap.
         let mut members = self.members(&collection).await?;
+        let lower = name.to_ascii_lowercase();
+        members.sort_by_key(|m| {
+            let last = last_segment(m).to_ascii_lowercase();
+            if last == lower {
+                0
+            } else if last.contains("attributeregistry") || last.contains("bios") {
+                1
+            } else {
+                2
+            }
+        });
         members.truncate(REGISTRY_READS);
         let files: Vec<RegistryFile> = join_all(
             members
@@ -238,7 +251,8 @@ impl Client {
             })
             .filter(|u| u.starts_with('/'))
             .collect();
-        uris.dedup();
+        let mut seen = std::collections::HashSet::new();
+        uris.retain(|u| seen.insert(u.clone()));
         uris.truncate(REGISTRY_READS);
         let registries = join_all(
             uris.iter()
@@ -313,10 +327,22 @@ fn entry_of(entry: &RegistryAttribute) -> Option<AttributeEntry> {
 
 /// A value as its registry entry types it (`"True"` of a `Boolean` is `true`, `"12"` of an
 /// `Integer` is 12); without an entry, as JSON types it. A password never has one.
-pub(crate) fn typed(value: &Value, entry: Option<&RegistryAttribute>) -> Option<AttributeValue> {
+pub(crate) fn typed(
+    name: &str,
+    value: &Value,
+    entry: Option<&RegistryAttribute>,
+) -> Option<AttributeValue> {
     let kind = entry.and_then(attribute_type);
+    if password_named(name) {
+        return None;
+    }
     match (value, kind) {
         (Value::Null, _) | (_, Some(AttributeType::Password)) => None,
+        // A string attribute sent as a number or a boolean is its text.
+        (
+            Value::Number(_) | Value::Bool(_),
+            Some(AttributeType::Text | AttributeType::Enumeration),
+        ) => Some(AttributeValue::Text(value.to_string())),
         (Value::Bool(b), _) => Some(AttributeValue::Boolean(*b)),
         (Value::String(s), Some(AttributeType::Boolean)) if s.eq_ignore_ascii_case("true") => {
             Some(AttributeValue::Boolean(true))
@@ -336,6 +362,13 @@ pub(crate) fn typed(value: &Value, entry: Option<&RegistryAttribute>) -> Option<
         }),
         (other, _) => Some(AttributeValue::Text(other.to_string())),
     }
+}
+
+/// Whether an attribute's name says it holds a password (`AdminPassword`, `SysPwd`): its value
+/// is never read out, registry or not.
+fn password_named(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.contains("password") || lower.contains("passwd") || lower.contains("pwd")
 }
 
 fn json_value(value: Option<&AttributeValue>) -> Value {

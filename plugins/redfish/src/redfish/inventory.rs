@@ -49,7 +49,11 @@ impl Client {
                 .map(|(path, s)| self.storage_controller(path, s)),
         )
         .await;
-        controllers.extend(simple.iter().map(|(path, s)| simple_storage(path, s)));
+        // A BMC may show one controller both ways: `SimpleStorage` only where `Storage` has
+        // none (as sushy, and so Ironic, read them).
+        if controllers.is_empty() {
+            controllers.extend(simple.iter().map(|(path, s)| simple_storage(path, s)));
+        }
         Ok(HardwareInventory {
             processors: processors.iter().map(|(p, v)| processor(p, v)).collect(),
             memory: memory.iter().map(|(p, v)| memory_module(p, v)).collect(),
@@ -121,7 +125,8 @@ impl Client {
                         name: i.name,
                         mac: [&i.mac_address, &i.permanent_mac_address]
                             .iter()
-                            .find_map(|m| m.as_deref().and_then(normalise_mac)),
+                            .find_map(|m| m.as_deref().and_then(normalise_mac))
+                            .filter(|m| unicast(m)),
                         link: match i.link_status.as_deref() {
                             Some("LinkUp") => Some(LinkState::Up),
                             Some("LinkDown") => Some(LinkState::Down),
@@ -177,6 +182,12 @@ impl Client {
                 .collect(),
         }
     }
+}
+
+/// Whether a MAC (as `normalise_mac` writes it) is a NIC's own: an unprogrammed port may report
+/// the broadcast address.
+fn unicast(mac: &str) -> bool {
+    u8::from_str_radix(&mac[..2], 16).is_ok_and(|first| first & 1 == 0)
 }
 
 /// Whether a part is there: anything but `Status.State: Absent`.

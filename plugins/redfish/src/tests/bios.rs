@@ -170,3 +170,18 @@ fn a_system_without_a_bios_is_unsupported() {
         "{err:?}"
     );
 }
+
+/// A BMC listing many registries (messages, one per NIC) before its BIOS's: the one named like
+/// the `Bios`'s registry is read first, whatever the cap on files read.
+#[test]
+fn the_bios_registry_is_found_among_many() {
+    let mut fake = vendor();
+    let mut members: Vec<_> = (0..40)
+        .map(|i| json!({"@odata.id": format!("/redfish/v1/Registries/NetworkAttributes{i}")}))
+        .collect();
+    members.push(json!({"@odata.id": "/redfish/v1/Registries/BiosAttributeRegistry.v1_2_0"}));
+    fake.json("/redfish/v1/Registries", json!({ "Members": members }));
+    let bios = fake.client().read_bios(SYSTEM).unwrap();
+    assert_eq!(bios.registry.len(), 3, "{bios:?}");
+    assert!(!fake.got("/redfish/v1/Registries/NetworkAttributes39"));
+}
