@@ -103,7 +103,7 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "`reboot` is not an operation kind (one of register, inspect, sync, power, boot, \
-             media, provision, deprovision)"
+             media, bios, secure_boot, provision, deprovision)"
         );
     }
 }
