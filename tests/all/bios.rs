@@ -7,7 +7,6 @@
 use podium_tests::TestServer;
 use podium_tests::sushy::{LibvirtBackend, Sushy, SushyConfig};
 use podium_types::Bios;
-use podium_types::views::HostView;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -49,7 +48,7 @@ pub(crate) async fn libvirt_bmc() -> Sushy {
 }
 
 /// The test domain's resource `under` its system, as the emulator itself shows it.
-async fn bmc_view(bmc: &Sushy, under: &str) -> Value {
+pub(crate) async fn bmc_view(bmc: &Sushy, under: &str) -> Value {
     let reply = bmc
         .request(
             reqwest::Method::GET,
@@ -66,13 +65,6 @@ pub(crate) async fn bmc_attributes(bmc: &Sushy) -> Value {
     bmc_view(bmc, "BIOS").await["Attributes"].clone()
 }
 
-/// A pod manager in front of `bmc`, synced, and its one host once it is available.
-async fn site(server: &TestServer, bmc: &Sushy) -> HostView {
-    let admin = server.admin();
-    let pm = admin.synced_site(&bmc.url()).await;
-    admin.systems_in_state(&pm, 1, "available").await.remove(0)
-}
-
 /// An admin reads a host's BIOS, typed by the BMC's registry; a change the registry does not
 /// allow is a 422 naming the attribute and reaches nothing; a change that it allows is an
 /// operation whose result says what applied, and the BMC's own view shows it; a reset brings
@@ -82,7 +74,7 @@ async fn an_admin_reads_changes_and_resets_a_hosts_bios() {
     let bmc = libvirt_bmc().await;
     let server = TestServer::start().await;
     let admin = server.admin();
-    let host = site(&server, &bmc).await;
+    let host = admin.available_host(&bmc.url(), 1).await;
     let path = format!("/v1/hosts/{}/bios", host.id);
 
     let read = admin.get(&path).await;
@@ -236,7 +228,7 @@ async fn a_bmc_without_bios_settings_is_a_conflict_naming_them() {
         .expect("sushy-tools starts");
     let server = TestServer::start().await;
     let admin = server.admin();
-    let host = site(&server, &bmc).await;
+    let host = admin.available_host(&bmc.url(), 1).await;
     let path = format!("/v1/hosts/{}/bios", host.id);
     for reply in [
         admin.get(&path).await,
@@ -263,7 +255,7 @@ async fn an_admin_turns_secure_boot_on_and_off() {
     let bmc = libvirt_bmc().await;
     let server = TestServer::start().await;
     let admin = server.admin();
-    let host = site(&server, &bmc).await;
+    let host = admin.available_host(&bmc.url(), 1).await;
     let path = format!("/v1/hosts/{}/secure_boot", host.id);
 
     let read = admin.get(&path).await;
@@ -316,8 +308,7 @@ async fn a_system_without_secure_boot_is_a_conflict_naming_it() {
     .expect("sushy-static starts");
     let server = TestServer::start().await;
     let admin = server.admin();
-    let pm = admin.synced_site(&bmc.url()).await;
-    let host = admin.systems_in_state(&pm, 4, "available").await.remove(0);
+    let host = admin.available_host(&bmc.url(), 4).await;
     let path = format!("/v1/hosts/{}/secure_boot", host.id);
     for reply in [
         admin.get(&path).await,

@@ -921,9 +921,11 @@ async fn composed_nodes_are_composed_listed_and_decomposed_from_the_cli() {
 
 /// `podium host bios`: a host's BIOS as a table of attributes (named by the host's name), a
 /// change with `--set` followed to its end and seen at the BMC, a value the registry refuses
-/// with the API's words, and a reset; `podium host secure-boot`: shown, then turned on.
+/// with the API's words, and a reset; `podium host secure-boot`: shown, then turned on;
+/// `podium host firmware`: the components as a table, an update followed to its end, an image
+/// URL refused with the API's words.
 #[tokio::test]
-async fn a_hosts_bios_is_read_changed_and_reset_from_the_cli() {
+async fn a_hosts_bios_secure_boot_and_firmware_from_the_cli() {
     let bmc = crate::bios::libvirt_bmc().await;
     let server = TestServer::start().await;
     let (pm, cli) = named_site(&server, "lab1", &bmc.url()).await;
@@ -998,4 +1000,47 @@ async fn a_hosts_bios_is_read_changed_and_reset_from_the_cli() {
     assert_eq!(op["result"]["enabled"], true, "{op}");
     let shown = cli.json(&["host", "secure-boot", &host.name]).await;
     assert_eq!(shown["enabled"], true, "{shown}");
+
+    let table = cli.ok(&["host", "firmware", &host.name]).await;
+    let bios = table
+        .lines()
+        .find(|l| l.contains(" bios "))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert!(bios.contains("1.0.0") && bios.contains("true"), "{table}");
+    let system = format!("/redfish/v1/Systems/{}", crate::bios::TEST_DOMAIN);
+    let op = cli
+        .json(&[
+            "host",
+            "firmware",
+            &host.name,
+            "--update",
+            "http://127.0.0.1:9/bios.bin",
+            "--target",
+            &system,
+            "--wait",
+        ])
+        .await;
+    assert_eq!(op["status"], "succeeded", "{op}");
+    assert_eq!(op["result"]["components"][0]["version"], "1.1.0", "{op}");
+    let refused = cli
+        .run(
+            &[
+                "host",
+                "firmware",
+                &host.name,
+                "--update",
+                "ftp://x/b.bin",
+                "--target",
+                &system,
+            ],
+            "",
+            None,
+        )
+        .await;
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("image_url") && stderr.contains("http or https"),
+        "{stderr}"
+    );
 }

@@ -10,8 +10,7 @@ use reqwest::StatusCode;
 
 async fn inventory(server: &TestServer, url: &str) -> HardwareInventory {
     let admin = server.admin();
-    let pm = admin.synced_site(url).await;
-    let host = admin.systems_in_state(&pm, 1, "available").await.remove(0);
+    let host = admin.available_host(url, 1).await;
     let read = admin.get(&format!("/v1/hosts/{}/hardware", host.id)).await;
     assert_eq!(read.status, StatusCode::OK, "{}", read.text);
     read.view()

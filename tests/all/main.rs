@@ -17,6 +17,7 @@ mod deploy;
 mod events;
 mod exchange;
 mod faults;
+mod firmware;
 mod hosts;
 mod inventory;
 mod ipam;

@@ -59,8 +59,7 @@ async fn main() {
     .expect("sushy-tools starts");
     let server = TestServer::start_with(site::quick).await;
     let admin = server.admin();
-    let pm = admin.synced_site(&bmc.url()).await;
-    let host = admin.systems_in_state(&pm, 1, "available").await.remove(0);
+    let host = admin.available_host(&bmc.url(), 1).await;
     let path = format!("/v1/hosts/{}/bios", host.id);
 
     let mut podium = Vec::new();

@@ -312,6 +312,15 @@ impl Client {
         pm
     }
 
+    /// Registers a pod manager at `url` whose `systems` systems are all to be available, syncs
+    /// it, and answers the first of its hosts once they are.
+    pub async fn available_host(&self, url: &str, systems: usize) -> HostView {
+        let pm = self.synced_site(url).await;
+        self.systems_in_state(&pm, systems, "available")
+            .await
+            .remove(0)
+    }
+
     /// Opens `GET path` as a stream of server-sent events (parsed by `eventsource-stream`, a
     /// client nobody here wrote), resuming after `last_event_id` where given; the reply's
     /// status and body where the server refused.

@@ -7,9 +7,10 @@ use serde_json::Value;
 
 /// An HTTP proxy on 127.0.0.1 in front of a real BMC (the emulator) that, while `failing` is
 /// set, answers every request itself with `500 Internal Server Error` and a Redfish error body,
-/// as a BMC whose service is wedged does; otherwise it forwards each request unchanged. Each
-/// answer waits `delay_ms` first, plus up to `jitter_ms` more (uniformly at random), as a slow
-/// BMC's does; `requests` counts what it was sent. Stopped when dropped.
+/// as a BMC whose service is wedged does (and so for one path while `failing_path` names it);
+/// otherwise it forwards each request unchanged, and the answer's status, type, body and
+/// `Location`. Each answer waits `delay_ms` first, plus up to `jitter_ms` more (uniformly at
+/// random), as a slow BMC's does; `requests` counts what it was sent. Stopped when dropped.
 #[derive(Debug)]
 pub struct FaultProxy {
     port: u16,
@@ -18,6 +19,8 @@ pub struct FaultProxy {
     pub delay_ms: std::sync::Arc<std::sync::atomic::AtomicU64>,
     /// At most this many milliseconds more, drawn for each request.
     pub jitter_ms: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    /// A path answered with that same `500` whatever `failing` says, while set.
+    pub failing_path: std::sync::Arc<std::sync::Mutex<Option<String>>>,
     /// Requests received so far.
     pub requests: std::sync::Arc<std::sync::atomic::AtomicU64>,
     /// The most requests it held at once (received, not yet answered) so far.
@@ -44,6 +47,7 @@ impl FaultProxy {
             .expect("bind the fault proxy");
         let port = listener.local_addr().expect("addr").port();
         let failing = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let failing_path = std::sync::Arc::new(std::sync::Mutex::new(None::<String>));
         let delay_ms = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
         let jitter_ms = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
         let requests = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
@@ -58,12 +62,14 @@ impl FaultProxy {
             requests.clone(),
         );
         let (most, now) = (most_at_once.clone(), at_once.clone());
+        let failing_at = failing_path.clone();
         let task = tokio::spawn(async move {
             while let Ok((mut stream, _)) = listener.accept().await {
                 let (flag, client, upstream) = (flag.clone(), client.clone(), upstream.clone());
                 let (delay, jitter, count) = (delay.clone(), jitter.clone(), count.clone());
                 let (most, now) = (most.clone(), now.clone());
                 let only_system = only_system.clone();
+                let failing_at = failing_at.clone();
                 tokio::spawn(async move {
                     let mut request = Vec::new();
                     let mut buf = [0_u8; 4096];
@@ -107,8 +113,14 @@ impl FaultProxy {
                     let wait = delay.load(std::sync::atomic::Ordering::Acquire)
                         + fastrand::u64(..=jitter.load(std::sync::atomic::Ordering::Acquire));
                     tokio::time::sleep(Duration::from_millis(wait)).await;
-                    let (status, content_type, answer) = if flag
-                        .load(std::sync::atomic::Ordering::Acquire)
+                    let fails_here = failing_at
+                        .lock()
+                        .expect("failing path")
+                        .as_deref()
+                        .is_some_and(|p| p == path);
+                    let mut location = None;
+                    let (status, content_type, answer) = if fails_here
+                        || flag.load(std::sync::atomic::Ordering::Acquire)
                     {
                         (
                                 500,
@@ -127,6 +139,11 @@ impl FaultProxy {
                         match forward.body(body).send().await {
                             Ok(r) => {
                                 let status = r.status().as_u16();
+                                location = r
+                                    .headers()
+                                    .get("location")
+                                    .and_then(|v| v.to_str().ok())
+                                    .map(str::to_owned);
                                 let content_type = r
                                     .headers()
                                     .get("content-type")
@@ -145,8 +162,11 @@ impl FaultProxy {
                             Err(_) => return,
                         }
                     };
+                    let location = location
+                        .map(|l| format!("Location: {l}\r\n"))
+                        .unwrap_or_default();
                     let head = format!(
-                        "HTTP/1.1 {status} X\r\nContent-Type: {content_type}\r\n\
+                        "HTTP/1.1 {status} X\r\nContent-Type: {content_type}\r\n{location}\
                          Content-Length: {}\r\nConnection: close\r\n\r\n",
                         answer.len()
                     );
@@ -159,6 +179,7 @@ impl FaultProxy {
         FaultProxy {
             port,
             failing,
+            failing_path,
             delay_ms,
             jitter_ms,
             requests,

@@ -38,6 +38,7 @@ impl Podium {
         change: BiosChange,
     ) -> Result<OperationView, Error> {
         let (host, pm) = self.firmware_target(caller, id).await?;
+        change_shape(&change)?;
         let bios = self.bios_read(&pm, &host).await?;
         change_check(&bios, &change)?;
         let request = OperationRequest::Bios(BiosAction::Set(change));
@@ -86,7 +87,7 @@ impl Podium {
 
     /// The host an admin's firmware change is for, in a state that allows one, and its pod
     /// manager.
-    async fn firmware_target(
+    pub(crate) async fn firmware_target(
         &self,
         caller: &Caller,
         id: &HostId,
@@ -98,7 +99,7 @@ impl Podium {
         Ok((host, pm))
     }
 
-    async fn firmware_queue(
+    pub(crate) async fn firmware_queue(
         &self,
         host: &Host,
         request: OperationRequest,
@@ -223,7 +224,7 @@ fn bios_error(host: &Host, e: CallError) -> Error {
 }
 
 /// A driver's failure, with a BMC without `what` for the host as a 409 `code` naming it.
-fn unsupported(host: &Host, code: &'static str, what: &str, e: CallError) -> Error {
+pub(crate) fn unsupported(host: &Host, code: &'static str, what: &str, e: CallError) -> Error {
     match e {
         CallError::Plugin {
             error: PluginError::Unsupported(why),
@@ -239,29 +240,56 @@ fn unsupported(host: &Host, code: &'static str, what: &str, e: CallError) -> Err
     }
 }
 
-/// Checks a change against the BIOS as read: every attribute one the host has, not read-only,
-/// with a value its registry allows; the apply time one the BMC offers. A 422 names the first
-/// attribute that is not.
-pub(crate) fn change_check(bios: &Bios, change: &BiosChange) -> Result<(), Error> {
-    let invalid = |field: String, message: String| Error::Invalid {
-        field: Some(field),
-        message,
-    };
+/// Checks what a change is on its own, before the BMC is asked anything: at least one
+/// attribute and at most [`CHANGE_MAX`], each a name as the contract has them, no password
+/// (by its name), every string plain text of at most [`TEXT_MAX`] bytes. A 422 names the first
+/// that is not.
+pub(crate) fn change_shape(change: &BiosChange) -> Result<(), Error> {
     if change.attributes.is_empty() {
         return Err(invalid(
-            "attributes".into(),
+            "attributes",
             "name at least one attribute to change".into(),
         ));
     }
     if change.attributes.len() > CHANGE_MAX {
         return Err(invalid(
-            "attributes".into(),
+            "attributes",
             format!("at most {CHANGE_MAX} attributes change at once"),
         ));
     }
+    // Names first: a name is echoed in the field and message of a refusal.
+    if let Some(bad) = change
+        .attributes
+        .keys()
+        .find(|n| !podium_types::is_attribute_name(n))
+    {
+        let shown: String = bad.chars().take(64).collect();
+        return Err(invalid(
+            "attributes",
+            format!(
+                "{shown:?} is no attribute name: 1 to 256 ASCII letters, digits, `_`, `-` or `.`"
+            ),
+        ));
+    }
+    for (name, value) in &change.attributes {
+        let field = format!("attributes.{name}");
+        // An operation's request is kept and shown: a password would be too.
+        if podium_types::is_password_name(name) {
+            return Err(password(field, name));
+        }
+        text_check(&field, value, None, None)?;
+    }
+    Ok(())
+}
+
+/// Checks a change against the BIOS as read: every attribute one the host has, not read-only,
+/// with a value its registry allows; the apply time one the BMC offers. A 422 names the first
+/// attribute that is not. A refusal never quotes the value sent.
+pub(crate) fn change_check(bios: &Bios, change: &BiosChange) -> Result<(), Error> {
+    change_shape(change)?;
     if change.apply_time.is_some() && bios.apply_times.is_empty() {
         return Err(invalid(
-            "apply_time".into(),
+            "apply_time",
             "the BMC does not say when it can apply a change: leave apply_time out, and it \
              applies the change as it does"
                 .into(),
@@ -271,7 +299,7 @@ pub(crate) fn change_check(bios: &Bios, change: &BiosChange) -> Result<(), Error
         && !bios.apply_times.contains(&time)
     {
         return Err(invalid(
-            "apply_time".into(),
+            "apply_time",
             format!(
                 "the BMC applies a change {}, not {time}",
                 bios.apply_times
@@ -282,45 +310,20 @@ pub(crate) fn change_check(bios: &Bios, change: &BiosChange) -> Result<(), Error
             ),
         ));
     }
-    // Names first: a name is echoed in the field and message of a refusal.
-    if let Some(bad) = change.attributes.keys().find(|n| !attribute_name_ok(n)) {
-        let shown: String = bad.chars().take(64).collect();
-        return Err(invalid(
-            "attributes".into(),
-            format!(
-                "{shown:?} is no attribute name: 1 to 256 ASCII letters, digits, `_`, `-` or `.`"
-            ),
-        ));
-    }
     for (name, value) in &change.attributes {
         let field = format!("attributes.{name}");
-        // An operation's request is kept and shown: a password would be too.
-        let password = podium_types::is_password_name(name)
-            || bios
-                .registry
-                .get(name)
-                .is_some_and(|e| e.attribute_type == BiosAttributeType::Password);
-        if bios.attributes.contains_key(name) && password {
-            return Err(invalid(
-                field,
-                format!(
-                    "`{name}` is a password: Podium sets no BIOS password (an operation's \
-                     request is kept and shown)"
-                ),
-            ));
-        }
         let Some(entry) = bios.registry.get(name) else {
             match bios.attributes.get(name) {
                 None => {
                     return Err(invalid(
-                        field,
+                        &field,
                         format!("the host's BIOS has no attribute `{name}`"),
                     ));
                 }
                 // No registry entry and no value: nothing says what it may hold.
                 Some(None) => {
                     return Err(invalid(
-                        field,
+                        &field,
                         format!(
                             "the BMC reports no value of `{name}` and publishes no registry \
                              entry for it: Podium cannot check a change of it"
@@ -330,7 +333,7 @@ pub(crate) fn change_check(bios: &Bios, change: &BiosChange) -> Result<(), Error
                 // No registry entry: a value of the kind the BMC reports.
                 Some(Some(now)) if std::mem::discriminant(now) != std::mem::discriminant(value) => {
                     return Err(invalid(
-                        field,
+                        &field,
                         format!(
                             "expected {} as the BMC reports, found {}",
                             kind(now),
@@ -338,31 +341,22 @@ pub(crate) fn change_check(bios: &Bios, change: &BiosChange) -> Result<(), Error
                         ),
                     ));
                 }
-                Some(Some(_)) => {
-                    text_check(&field, value, None, None)?;
-                    continue;
-                }
+                Some(Some(_)) => continue,
             }
         };
-        if entry.read_only {
-            return Err(invalid(field, format!("`{name}` is read-only")));
-        }
         if entry.attribute_type == BiosAttributeType::Password {
-            return Err(invalid(
-                field,
-                format!(
-                    "`{name}` is a password: Podium sets no BIOS password (an operation's \
-                     request is kept and shown)"
-                ),
-            ));
+            return Err(password(field, name));
+        }
+        if entry.read_only {
+            return Err(invalid(&field, format!("`{name}` is read-only")));
         }
         match (entry.attribute_type, value) {
             (BiosAttributeType::Enumeration, BiosValue::Text(v)) => {
                 if !entry.allowed_values.is_empty() && !entry.allowed_values.contains(v) {
                     return Err(invalid(
-                        field,
+                        &field,
                         format!(
-                            "{value} is not allowed: one of {}",
+                            "the value is not among those allowed: {}",
                             entry.allowed_values.join(", ")
                         ),
                     ));
@@ -376,9 +370,9 @@ pub(crate) fn change_check(bios: &Bios, change: &BiosChange) -> Result<(), Error
                 let high = entry.upper_bound.is_some_and(|b| *i > b);
                 if low || high {
                     return Err(invalid(
-                        field,
+                        &field,
                         format!(
-                            "{i} is out of bounds: from {} to {}",
+                            "the value is out of bounds: from {} to {}",
                             entry.lower_bound.map_or("any".into(), |b| b.to_string()),
                             entry.upper_bound.map_or("any".into(), |b| b.to_string()),
                         ),
@@ -393,7 +387,7 @@ pub(crate) fn change_check(bios: &Bios, change: &BiosChange) -> Result<(), Error
                     _ => "a string",
                 };
                 return Err(invalid(
-                    field,
+                    &field,
                     format!(
                         "`{name}` is of type {declared}: expected {expected}, found {}",
                         kind(value)
@@ -405,6 +399,23 @@ pub(crate) fn change_check(bios: &Bios, change: &BiosChange) -> Result<(), Error
     Ok(())
 }
 
+fn invalid(field: &str, message: String) -> Error {
+    Error::Invalid {
+        field: Some(field.to_owned()),
+        message,
+    }
+}
+
+fn password(field: String, name: &str) -> Error {
+    Error::Invalid {
+        field: Some(field),
+        message: format!(
+            "`{name}` is a password: Podium sets no BIOS password (an operation's request is \
+             kept and shown)"
+        ),
+    }
+}
+
 /// What kind of value, in words (never the value: a refusal does not echo it).
 fn kind(value: &BiosValue) -> &'static str {
     match value {
@@ -414,16 +425,8 @@ fn kind(value: &BiosValue) -> &'static str {
     }
 }
 
-/// An attribute name as the contract has them.
-fn attribute_name_ok(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 256
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
-}
-
-/// A text value: no control character, within the lengths (in characters) where given.
+/// A text value: plain text (no control or invisible character, which a read of the BIOS would
+/// refuse ever after), within the lengths (in characters) where given.
 fn text_check(
     field: &str,
     value: &BiosValue,
@@ -434,9 +437,9 @@ fn text_check(
         return Ok(());
     };
     let chars = text.chars().count();
-    let why = if text.len() > TEXT_MAX || text.chars().any(char::is_control) {
+    let why = if text.len() > TEXT_MAX || !text.chars().all(podium_types::text::is_plain) {
         Some(format!(
-            "a string of at most {TEXT_MAX} bytes with no control character"
+            "a string of at most {TEXT_MAX} bytes with no control or invisible character"
         ))
     } else if min.is_some_and(|m| chars < m as usize) || max.is_some_and(|m| chars > m as usize) {
         Some(format!(
@@ -448,10 +451,7 @@ fn text_check(
         None
     };
     match why {
-        Some(why) => Err(Error::Invalid {
-            field: Some(field.to_owned()),
-            message: format!("expected {why}"),
-        }),
+        Some(why) => Err(invalid(field, format!("expected {why}"))),
         None => Ok(()),
     }
 }
@@ -533,6 +533,68 @@ mod tests {
         )
         .unwrap();
         assert!(change_check(&offered, &change).is_ok());
+    }
+
+    #[test]
+    fn a_change_no_read_of_the_bios_could_show_is_refused_before_the_bmc_is_asked() {
+        for (change, field, says) in [
+            // Invisible: the BMC would keep it, and every read after would be refused.
+            (
+                serde_json::json!({"attributes": {"Label": "a\u{200B}b"}}),
+                "attributes.Label",
+                "invisible",
+            ),
+            // A password by its name, whether the host has it or not.
+            (
+                serde_json::json!({"attributes": {"SetupPassword": "s3cret-x"}}),
+                "attributes.SetupPassword",
+                "password",
+            ),
+            (
+                serde_json::json!({"attributes": {}}),
+                "attributes",
+                "at least one",
+            ),
+        ] {
+            let change: BiosChange = serde_json::from_value(change).unwrap();
+            match change_shape(&change) {
+                Err(Error::Invalid {
+                    field: Some(f),
+                    message,
+                }) => {
+                    assert_eq!(f, field);
+                    assert!(message.contains(says), "{message}");
+                    assert!(!message.contains("s3cret-x"), "{message}");
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_refusal_of_a_value_never_quotes_it() {
+        let mut bios = bios();
+        bios.attributes
+            .insert("Mode".into(), Some(BiosValue::Text("A".into())));
+        bios.registry.insert(
+            "Mode".into(),
+            BiosAttributeEntry {
+                attribute_type: BiosAttributeType::Enumeration,
+                display_name: None,
+                allowed_values: vec!["A".into(), "B".into()],
+                read_only: false,
+                reset_required: false,
+                lower_bound: None,
+                upper_bound: None,
+                min_length: None,
+                max_length: None,
+            },
+        );
+        let change: BiosChange =
+            serde_json::from_value(serde_json::json!({"attributes": {"Mode": "quoted-xyz"}}))
+                .unwrap();
+        let err = change_check(&bios, &change).unwrap_err().to_string();
+        assert!(err.contains("A, B") && !err.contains("quoted-xyz"), "{err}");
     }
 
     #[test]

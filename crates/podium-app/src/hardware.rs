@@ -1,11 +1,11 @@
 //! A host's full inventory (processors, memory modules, storage, NICs with their link), read
 //! live through its driver.
 
-use podium_runtime::{CallError, PluginError};
 use podium_types::{HardwareInventory, HostId};
 
 use crate::app::Podium;
 use crate::auth::Caller;
+use crate::bios::unsupported;
 use crate::error::Error;
 
 impl Podium {
@@ -23,19 +23,6 @@ impl Podium {
             .call()
             .read_hardware(&host.system_id)
             .await
-            .map_err(|e| match e {
-                CallError::Plugin {
-                    error: PluginError::Unsupported(why),
-                    ..
-                } => Error::Conflict {
-                    code: "hardware_unsupported",
-                    message: format!(
-                        "host `{}` has no full inventory Podium can reach (its driver says: \
-                         {why})",
-                        host.id
-                    ),
-                },
-                other => Error::from(other),
-            })
+            .map_err(|e| unsupported(&host, "hardware_unsupported", "full inventory", e))
     }
 }

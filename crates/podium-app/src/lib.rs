@@ -21,6 +21,7 @@ mod drivers;
 mod endpoint;
 pub mod error;
 pub mod events;
+mod firmware;
 mod grants;
 mod hardware;
 mod hosts;

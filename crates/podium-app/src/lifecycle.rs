@@ -100,7 +100,8 @@ pub(crate) fn failure(kind: OperationKind) -> Option<(HostErrorKind, &'static [H
         | OperationKind::Boot
         | OperationKind::Media
         | OperationKind::Bios
-        | OperationKind::SecureBoot => None,
+        | OperationKind::SecureBoot
+        | OperationKind::FirmwareUpdate => None,
     }
 }
 

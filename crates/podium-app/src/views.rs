@@ -147,6 +147,10 @@ fn request_json(request: &OperationRequest) -> serde_json::Value {
         OperationRequest::Bios(BiosAction::Set(change)) => json!(change),
         OperationRequest::Bios(BiosAction::Reset) => json!({ "action": "reset" }),
         OperationRequest::SecureBoot { enabled } => json!({ "enabled": enabled }),
+        OperationRequest::FirmwareUpdate(u) => json!({
+            "image_url": u.image_url,
+            "targets": u.targets,
+        }),
         OperationRequest::Provision { image } => json!({ "image": image }),
     }
 }
@@ -156,6 +160,7 @@ pub(crate) fn operation(o: OperationRow) -> OperationView {
         request: request_json(&o.request),
         kind: o.kind(),
         result: o.result.unwrap_or(serde_json::Value::Null),
+        progress: o.progress.unwrap_or(serde_json::Value::Null),
         id: o.id,
         status: o.status,
         host: o.host_id,

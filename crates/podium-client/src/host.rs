@@ -4,7 +4,10 @@ use anyhow::bail;
 use clap::Subcommand;
 use podium_types::requests::{ConfigDriveCreate, MaintenanceParams, PowerParams};
 use podium_types::views::{List, OperationView};
-use podium_types::{Bios, BiosChange, BiosValue, OperationKind, OperationStatus, SecureBootChange};
+use podium_types::{
+    Bios, BiosChange, BiosValue, Firmware, FirmwareUpdate, OperationKind, OperationStatus,
+    SecureBootChange,
+};
 use reqwest::Method;
 use serde_json::json;
 
@@ -71,6 +74,21 @@ pub(super) enum HostCommand {
     /// The host's full inventory as its BMC reports it now: processors, memory modules,
     /// storage and drives, NICs and their link.
     Hardware { id: String },
+    /// The host's firmware components (their id, kind, name, version, whether the BMC can
+    /// update them); with `--update IMAGE_URL --target ID ...` updates them from the image, an
+    /// operation that follows the BMC's task.
+    Firmware {
+        id: String,
+        /// The image the BMC downloads: an http or https URL, without credentials.
+        #[arg(long, value_name = "IMAGE_URL", requires = "targets")]
+        update: Option<String>,
+        /// A component to update, by its id (the first column of the list); repeatable.
+        #[arg(long = "target", value_name = "ID", requires = "update")]
+        targets: Vec<String>,
+        /// Follow the operation until it ends.
+        #[arg(long)]
+        wait: bool,
+    },
     /// The host's operations, newest first.
     Operations { id: String },
     /// Inspect the host again through its driver (its inventory; with DHCP-less pools, its
@@ -141,6 +159,7 @@ impl HostCommand {
             | HostCommand::Bios { id, .. }
             | HostCommand::SecureBoot { id, .. }
             | HostCommand::Hardware { id }
+            | HostCommand::Firmware { id, .. }
             | HostCommand::Operations { id }
             | HostCommand::Inspect { id, .. }
             | HostCommand::Maintenance { id, .. }
@@ -233,6 +252,30 @@ pub(super) async fn run(url: Option<&str>, format: Format, cmd: HostCommand) -> 
             let path = format!("/v1/hosts/{}/hardware", seg(&id)?);
             print(output::object(format, &c.get(&path).await?));
         }
+        HostCommand::Firmware {
+            id,
+            update,
+            targets,
+            wait,
+        } => {
+            let path = format!("/v1/hosts/{}/firmware", seg(&id)?);
+            match update {
+                Some(image_url) => {
+                    let update = FirmwareUpdate { image_url, targets };
+                    let op = client::view(c.post(&format!("{path}/update"), &update).await?)?;
+                    follow(&c, format, op, wait, "firmware update").await?;
+                }
+                None => {
+                    let firmware: Firmware = c.get_view(&path).await?;
+                    let rows: Vec<serde_json::Value> = firmware
+                        .components
+                        .iter()
+                        .map(serde_json::to_value)
+                        .collect::<Result<_, _>>()?;
+                    print(output::list(format, &rows, FIRMWARE_COLUMNS));
+                }
+            }
+        }
         HostCommand::Inspect { id, wait } => {
             let op = inspect(&c, &id, wait).await?;
             print(output::object(format, &serde_json::to_value(&op)?));
@@ -319,6 +362,14 @@ async fn follow(
     }
     Ok(())
 }
+
+const FIRMWARE_COLUMNS: &[Column] = &[
+    ("ID", "/id"),
+    ("KIND", "/kind"),
+    ("NAME", "/name"),
+    ("VERSION", "/version"),
+    ("UPDATEABLE", "/updateable"),
+];
 
 const BIOS_COLUMNS: &[Column] = &[
     ("NAME", "/name"),

@@ -112,6 +112,7 @@ pub(crate) use driver::podium::plugin::types as wit_types;
 pub(crate) use driver_0_2::exports::podium::plugin::driver as wit_exchange;
 pub(crate) use driver_0_2::podium::plugin::components as wit_components;
 pub(crate) use driver_0_2::podium::plugin::composition as wit_composition;
+pub(crate) use driver_0_2::podium::plugin::firmware as wit_firmware;
 pub(crate) use driver_0_2::podium::plugin::inventory as wit_inventory;
 pub(crate) use driver_0_2::podium::plugin::settings as wit_settings;
 pub(crate) use ipam::exports::podium::plugin::allocator as wit_allocator;

@@ -100,6 +100,7 @@ impl driver_0_2::podium::plugin::components::Host for PluginState {}
 impl driver_0_2::podium::plugin::composition::Host for PluginState {}
 impl driver_0_2::podium::plugin::settings::Host for PluginState {}
 impl driver_0_2::podium::plugin::inventory::Host for PluginState {}
+impl driver_0_2::podium::plugin::firmware::Host for PluginState {}
 
 impl driver_0_2::podium::plugin::config::Host for PluginState {
     async fn get(&mut self) -> String {

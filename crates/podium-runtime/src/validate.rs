@@ -12,22 +12,26 @@
 //! | composition | `read-composition`'s answer | at most 100,000 blocks and 10,000 zones, ids unique; every zone a block is in, or offered, listed; a block's systems each once |
 //! | BIOS | `read-bios`'s answer | attribute names 1 to 256 ASCII letters, digits, `_`, `-`, `.`, each once in a list; text values at most 4096 bytes, text; at most 10,000 attributes, pending values and registry entries each, 1,024 allowed values of an entry (each text); a password's value (by the registry's type, or a name saying `password`, `passwd`, `pwd`) dropped |
 //! | inventory | `read-hardware`'s answer | at most 4,096 processors, memory modules, storage controllers, drives of one, NICs, ids unique in each list; their strings text; a NIC's `mac` a MAC (not checked for uniqueness: a VLAN repeats its NIC's) |
+//! | firmware | `read-firmware`'s answer | at most 1,024 components, ids unique; `name` and `version` text |
+//! | task | `update-firmware`'s and `read-task`'s answers | a task reference an id; `percent` at most 100; at most 64 messages, each text |
 //! | chassis | `discover-chassis`'s answer | at most 100,000 chassis (ids unique), each in a chassis of the same answer or in none, no loop; at most 100,000 systems in one, each once; `location` and an `other` type are text |
 //!
 //! "Invisible" are the characters that change how text reads without showing: bidirectional
-//! overrides, zero-width characters ([`super::text::is_invisible`]). The first problem found
+//! overrides, zero-width characters ([`podium_types::text::is_invisible`]). The first problem found
 //! is the reason the call fails, naming the field (`systems[3].nics[0].mac`).
 
 use std::collections::{BTreeMap, HashSet};
 
 use podium_types::{
-    ApplyTime, Bios, BiosAttributeEntry, BiosAttributeType, BiosValue, Drive, HardwareInventory,
-    LinkState, MemoryModule, NicLink, Processor, SecureBoot, StorageController,
+    ApplyTime, Bios, BiosAttributeEntry, BiosAttributeType, BiosValue, Drive, FirmwareComponent,
+    FirmwareKind, HardwareInventory, LinkState, MemoryModule, NicLink, Processor, SecureBoot,
+    StorageController, TaskState, TaskStatus,
 };
 
 use super::bindings::wit_components as wc;
 use super::bindings::wit_composition as wk;
 use super::bindings::wit_driver as wd;
+use super::bindings::wit_firmware as wf;
 use super::bindings::wit_inventory as wi;
 use super::bindings::wit_settings as ws;
 use super::system::{
@@ -480,12 +484,7 @@ const MAX_ATTRIBUTE_NAME: usize = 256;
 
 /// A BIOS attribute's name: ASCII letters, digits, `_`, `-` and `.`.
 fn attribute_name(at: &str, name: &str) -> Result<(), String> {
-    if name.is_empty()
-        || name.len() > MAX_ATTRIBUTE_NAME
-        || !name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
-    {
+    if !podium_types::is_attribute_name(name) {
         return Err(format!(
             "{at} `{}` must be 1 to {MAX_ATTRIBUTE_NAME} ASCII letters, digits, `_`, `-` or `.`",
             shown(name)
@@ -665,6 +664,63 @@ pub(super) fn hardware(h: wi::HardwareInventory) -> Result<HardwareInventory, St
         memory,
         storage,
         nics,
+    })
+}
+
+const MAX_COMPONENTS: usize = 1024;
+const MAX_MESSAGES: usize = 64;
+
+/// Firmware components as a driver read them, checked.
+pub(super) fn firmware(list: Vec<wf::FirmwareComponent>) -> Result<Vec<FirmwareComponent>, String> {
+    if list.len() > MAX_COMPONENTS {
+        return Err(format!("components: more than {MAX_COMPONENTS}"));
+    }
+    let mut seen = HashSet::new();
+    let mut components = Vec::with_capacity(list.len());
+    for (i, c) in list.into_iter().enumerate() {
+        unique_id(&format!("components[{i}].id"), &c.id, &mut seen)?;
+        text(&format!("components[{i}].name"), &c.name, MAX_TEXT)?;
+        texts(&[(&format!("components[{i}].version"), &c.version)])?;
+        components.push(FirmwareComponent {
+            id: c.id,
+            name: c.name,
+            kind: match c.kind {
+                wf::ComponentKind::Bios => FirmwareKind::Bios,
+                wf::ComponentKind::Bmc => FirmwareKind::Bmc,
+                wf::ComponentKind::Nic => FirmwareKind::Nic,
+                wf::ComponentKind::Other => FirmwareKind::Other,
+            },
+            version: c.version,
+            updateable: c.updateable,
+        });
+    }
+    Ok(components)
+}
+
+/// A task's reference, as `update-firmware` answered it: an id.
+pub(super) fn task_reference(task: &str) -> Result<(), String> {
+    system_id("task", task)
+}
+
+/// A task's status as a driver read it, checked.
+pub(super) fn task(status: wf::TaskStatus) -> Result<TaskStatus, String> {
+    if status.percent.is_some_and(|p| p > 100) {
+        return Err("percent: over 100".into());
+    }
+    if status.messages.len() > MAX_MESSAGES {
+        return Err(format!("messages: more than {MAX_MESSAGES}"));
+    }
+    for (i, m) in status.messages.iter().enumerate() {
+        text(&format!("messages[{i}]"), m, MAX_TEXT)?;
+    }
+    Ok(TaskStatus {
+        state: match status.state {
+            wf::TaskState::Running => TaskState::Running,
+            wf::TaskState::Completed => TaskState::Completed,
+            wf::TaskState::Failed => TaskState::Failed,
+        },
+        percent: status.percent,
+        messages: status.messages,
     })
 }
 

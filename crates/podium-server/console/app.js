@@ -130,7 +130,7 @@ async function operationsPage(query) {
     }),
     field('Kind', 'kind', {
       type: 'select',
-      options: [['', 'any'], ...['register', 'inspect', 'sync', 'power', 'boot', 'media', 'provision', 'deprovision'].map((k) => [k, k])],
+      options: [['', 'any'], ...['register', 'inspect', 'sync', 'power', 'boot', 'media', 'bios', 'secure_boot', 'firmware_update', 'provision', 'deprovision'].map((k) => [k, k])],
     }));
   page('Operations', filters, list);
   live(list, async () => table('Operations', ['Kind', 'Status', 'Host', 'Created', 'Finished', 'Error'],

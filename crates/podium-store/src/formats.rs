@@ -74,6 +74,12 @@ struct SecureBoot {
 }
 
 #[derive(Serialize, Deserialize)]
+struct FirmwareUpdate {
+    image_url: String,
+    targets: Vec<String>,
+}
+
+#[derive(Serialize, Deserialize)]
 struct Provision {
     #[serde(default)]
     image: serde_json::Value,
@@ -121,6 +127,10 @@ pub(crate) fn request_encode(request: &OperationRequest) -> String {
         OperationRequest::SecureBoot { enabled } => {
             serde_json::to_string(&SecureBoot { enabled: *enabled })
         }
+        OperationRequest::FirmwareUpdate(u) => serde_json::to_string(&FirmwareUpdate {
+            image_url: u.image_url.clone(),
+            targets: u.targets.clone(),
+        }),
         OperationRequest::Provision { image } => serde_json::to_string(&Provision {
             image: image.clone(),
         }),
@@ -208,6 +218,15 @@ pub(crate) fn request_decode(kind: &str, text: &str) -> Result<OperationRequest,
             let s: SecureBoot = serde_json::from_str(text).map_err(bad)?;
             Ok(OperationRequest::SecureBoot { enabled: s.enabled })
         }
+        OperationKind::FirmwareUpdate => {
+            let u: FirmwareUpdate = serde_json::from_str(text).map_err(bad)?;
+            Ok(OperationRequest::FirmwareUpdate(
+                podium_types::FirmwareUpdate {
+                    image_url: u.image_url,
+                    targets: u.targets,
+                },
+            ))
+        }
         OperationKind::Provision => {
             let p: Provision = serde_json::from_str(text).map_err(bad)?;
             Ok(OperationRequest::Provision { image: p.image })
@@ -261,6 +280,36 @@ mod tests {
                 r#"{"action":"eject","media_type":"cd"}"#,
                 OperationRequest::Media(MediaAction::Eject {
                     media_type: MediaType::Cd,
+                }),
+            ),
+            (
+                "bios",
+                r#"{"action":"set","attributes":{"ProcTurboMode":"Disabled","NumCores":12,"QuietBoot":false},"apply_time":"on_reset"}"#,
+                OperationRequest::Bios(BiosAction::Set(BiosChange {
+                    attributes: BTreeMap::from([
+                        ("ProcTurboMode".into(), BiosValue::Text("Disabled".into())),
+                        ("NumCores".into(), BiosValue::Integer(12)),
+                        ("QuietBoot".into(), BiosValue::Boolean(false)),
+                    ]),
+                    apply_time: Some(podium_types::ApplyTime::OnReset),
+                })),
+            ),
+            (
+                "bios",
+                r#"{"action":"reset"}"#,
+                OperationRequest::Bios(BiosAction::Reset),
+            ),
+            (
+                "secure_boot",
+                r#"{"enabled":true}"#,
+                OperationRequest::SecureBoot { enabled: true },
+            ),
+            (
+                "firmware_update",
+                r#"{"image_url":"http://i/bios.bin","targets":["/redfish/v1/Systems/1"]}"#,
+                OperationRequest::FirmwareUpdate(podium_types::FirmwareUpdate {
+                    image_url: "http://i/bios.bin".into(),
+                    targets: vec!["/redfish/v1/Systems/1".into()],
                 }),
             ),
             (

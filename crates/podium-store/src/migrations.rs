@@ -80,6 +80,7 @@ const FILES: &[File] = &[
     migration!("0028_spread.sql"),
     migration!("0029_composed_nodes.sql"),
     migration!("0030_claims_that_compose.sql"),
+    migration!("0031_operation_progress.sql"),
 ];
 
 /// The migrator of Podium's schema on `backend`.

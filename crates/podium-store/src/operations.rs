@@ -31,6 +31,8 @@ pub struct OperationRow {
     pub claim_id: Option<ClaimId>,
     /// What it found or did (an inspection's inventory, a power action's state).
     pub result: Option<serde_json::Value>,
+    /// How far it is while it runs (a firmware update's task), kept across takeovers.
+    pub progress: Option<serde_json::Value>,
 }
 
 impl OperationRow {
@@ -54,6 +56,7 @@ impl OperationRow {
             next_attempt_at: None,
             claim_id: None,
             result: None,
+            progress: None,
         }
     }
 
@@ -63,7 +66,7 @@ impl OperationRow {
 }
 
 const COLUMNS: &str = "id, kind, status, pod_manager, host_id, request, error, created_at, \
-    started_at, finished_at, attempts, next_attempt_at, claim_id, result";
+    started_at, finished_at, attempts, next_attempt_at, claim_id, result, progress";
 
 /// Due: running under a lease that expired (its holder died), or queued and its time has come.
 /// Two conditions, each tried alone and in `id` order, so that the index on `(status, id)` finds
@@ -85,10 +88,10 @@ const OWN_BMC: &str = "o.own_bmc = 1";
 const HOST_FREE: &str = "(o.host_id IS NULL OR (NOT EXISTS (SELECT 1 FROM operations b \
     WHERE b.host_id = o.host_id AND b.id <> o.id AND b.status = 'running' AND b.lease_expires_at > $3) \
     AND (CASE WHEN EXISTS (SELECT 1 FROM hosts h WHERE h.id = o.host_id AND h.maintenance_since IS NOT NULL) \
-         THEN o.claim_id IS NULL AND o.kind IN ('power', 'boot', 'media', 'bios', 'secure_boot') \
+         THEN o.claim_id IS NULL AND o.kind IN ('power', 'boot', 'media', 'bios', 'secure_boot', 'firmware_update') \
               AND NOT EXISTS (SELECT 1 FROM operations b WHERE b.host_id = o.host_id \
                   AND b.status = 'queued' AND b.id < o.id AND b.claim_id IS NULL \
-                  AND b.kind IN ('power', 'boot', 'media', 'bios', 'secure_boot')) \
+                  AND b.kind IN ('power', 'boot', 'media', 'bios', 'secure_boot', 'firmware_update')) \
          ELSE NOT EXISTS (SELECT 1 FROM operations b WHERE b.host_id = o.host_id \
               AND b.status = 'queued' AND b.id < o.id) END)))";
 
@@ -118,6 +121,10 @@ fn row(r: &sqlx::any::AnyRow) -> Result<OperationRow, StoreError> {
         result: r
             .try_get::<Option<String>, _>("result")?
             .map(|text| crate::decode("operation result", &text))
+            .transpose()?,
+        progress: r
+            .try_get::<Option<String>, _>("progress")?
+            .map(|text| crate::decode("operation progress", &text))
             .transpose()?,
     })
 }
@@ -436,6 +443,26 @@ impl Datastore {
         .bind(error)
         .bind(now.to_string())
         .bind(result.map(crate::json))
+        .execute(&mut *self.writer().await?)
+        .await?
+        .rows_affected()
+            == 1)
+    }
+
+    /// Records how far an operation `owner` holds is; `false` when the lease was lost.
+    pub async fn operation_progress(
+        &self,
+        id: &OperationId,
+        owner: &str,
+        progress: &serde_json::Value,
+    ) -> Result<bool, StoreError> {
+        Ok(sqlx::query(
+            "UPDATE operations SET progress = $3 \
+             WHERE id = $1 AND lease_owner = $2 AND status = 'running'",
+        )
+        .bind(id.as_str())
+        .bind(owner)
+        .bind(crate::json(progress))
         .execute(&mut *self.writer().await?)
         .await?
         .rows_affected()

@@ -55,6 +55,16 @@ impl<'de> Deserialize<'de> for BiosValue {
     }
 }
 
+/// Whether `name` is an attribute name as the contract has them: 1 to 256 ASCII letters,
+/// digits, `_`, `-` and `.`.
+pub fn is_attribute_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 256
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
+
 /// Whether an attribute's name says it holds a password (`AdminPassword`, `SysPwd`): Podium
 /// shows no value of it and sets none, whatever the registry says, or where there is none.
 pub fn is_password_name(name: &str) -> bool {

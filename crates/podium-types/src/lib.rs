@@ -12,6 +12,7 @@ mod claim;
 mod documents;
 mod events;
 mod filters;
+mod firmware;
 mod hardware;
 mod host;
 mod ids;
@@ -25,18 +26,22 @@ mod plugins;
 mod pod_manager;
 pub mod requests;
 mod secret;
+pub mod text;
 mod timestamp;
 mod tokens;
 pub mod views;
 
 pub use bios::{
     ApplyTime, Bios, BiosAction, BiosAttributeEntry, BiosAttributeType, BiosChange, BiosValue,
-    SecureBoot, SecureBootChange, is_password_name,
+    SecureBoot, SecureBootChange, is_attribute_name, is_password_name,
 };
 pub use claim::ClaimState;
 pub use documents::Phase;
 pub use events::{EventAction, EventFilter, EventKind};
 pub use filters::{AuditFilter, HostFilter, OperationFilter, PodManagerFilter};
+pub use firmware::{
+    Firmware, FirmwareComponent, FirmwareKind, FirmwareUpdate, TaskState, TaskStatus,
+};
 pub use hardware::{
     BootMode, BootPersistence, BootSettings, BootTarget, ChassisState, ComponentHealth,
     MediaAction, MediaRequest, MediaSlot, MediaType, Nic, PowerAction, PowerState,

@@ -2,6 +2,7 @@
 //! request each kind carries.
 
 use crate::bios::BiosAction;
+use crate::firmware::FirmwareUpdate;
 use crate::hardware::{BootSettings, MediaAction, PowerAction};
 use crate::names::names;
 
@@ -16,6 +17,7 @@ names! {
         Media => "media",
         Bios => "bios",
         SecureBoot => "secure_boot",
+        FirmwareUpdate => "firmware_update",
         Provision => "provision",
         Deprovision => "deprovision",
     }
@@ -42,6 +44,7 @@ impl OperationKind {
                 | OperationKind::Media
                 | OperationKind::Bios
                 | OperationKind::SecureBoot
+                | OperationKind::FirmwareUpdate
         )
     }
 }
@@ -64,6 +67,8 @@ pub enum OperationRequest {
     SecureBoot {
         enabled: bool,
     },
+    /// Update a host's firmware from an image; the BMC runs it as a task the operation follows.
+    FirmwareUpdate(FirmwareUpdate),
     /// Boot a bound claim's host from its image; `image` is the claim's image as it was asked
     /// for (recorded for whoever reads the operation; the provisioning reads the claim).
     Provision {
@@ -84,6 +89,7 @@ impl OperationRequest {
             OperationRequest::Media(_) => OperationKind::Media,
             OperationRequest::Bios(_) => OperationKind::Bios,
             OperationRequest::SecureBoot { .. } => OperationKind::SecureBoot,
+            OperationRequest::FirmwareUpdate(_) => OperationKind::FirmwareUpdate,
             OperationRequest::Provision { .. } => OperationKind::Provision,
             OperationRequest::Deprovision => OperationKind::Deprovision,
         }
@@ -103,7 +109,7 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "`reboot` is not an operation kind (one of register, inspect, sync, power, boot, \
-             media, bios, secure_boot, provision, deprovision)"
+             media, bios, secure_boot, firmware_update, provision, deprovision)"
         );
     }
 }

@@ -18,8 +18,8 @@ mod tests;
 
 use podium_plugin::driver::{
     Bios, BiosChange, BootSettings, CapabilitySet, Chassis, ComposeRequest, CompositionService,
-    HardwareInventory, MediaRequest, MediaType, PowerAction, PowerState, SecureBoot, ServiceInfo,
-    System,
+    FirmwareComponent, FirmwareUpdate, HardwareInventory, MediaRequest, MediaType, PowerAction,
+    PowerState, SecureBoot, ServiceInfo, System, TaskStatus,
 };
 use podium_plugin::{HardwareDriver, Plugin, PluginInfo, Result};
 
@@ -125,6 +125,22 @@ impl HardwareDriver for Redfish {
 
     async fn set_secure_boot(&self, system_id: &str, enabled: bool) -> Result<()> {
         self.0.set_secure_boot(system_id, enabled).await
+    }
+
+    async fn read_firmware(&self, system_id: &str) -> Result<Vec<FirmwareComponent>> {
+        self.0.read_firmware(system_id).await
+    }
+
+    async fn update_firmware(
+        &self,
+        system_id: &str,
+        update: FirmwareUpdate,
+    ) -> Result<Option<String>> {
+        self.0.update_firmware(system_id, &update).await
+    }
+
+    async fn read_task(&self, system_id: &str, task: &str) -> Result<TaskStatus> {
+        self.0.read_task(system_id, task).await
     }
 }
 

@@ -37,6 +37,8 @@ pub(crate) struct ServiceRoot {
     pub(crate) composition_service: Option<Link>,
     #[serde(rename = "Registries", default, deserialize_with = "lenient")]
     pub(crate) registries: Option<Link>,
+    #[serde(rename = "UpdateService", default, deserialize_with = "lenient")]
+    pub(crate) update_service: Option<Link>,
 }
 
 /// `GET /redfish/v1/Systems/{id}`.
@@ -84,6 +86,8 @@ pub(crate) struct ComputerSystem {
     pub(crate) links: Option<SystemLinks>,
     #[serde(rename = "Actions", default, deserialize_with = "lenient")]
     pub(crate) actions: Option<SystemActions>,
+    #[serde(rename = "BiosVersion", default, deserialize_with = "text")]
+    pub(crate) bios_version: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize, Serialize)]
@@ -126,6 +130,8 @@ pub(crate) struct Boot {
 pub(crate) struct SystemLinks {
     #[serde(rename = "ManagedBy", default, deserialize_with = "links")]
     pub(crate) managed_by: Option<Vec<Link>>,
+    #[serde(rename = "Chassis", default, deserialize_with = "links")]
+    pub(crate) chassis: Option<Vec<Link>>,
 }
 
 #[derive(Debug, Default, Deserialize, Serialize)]
@@ -179,6 +185,10 @@ pub(crate) struct EthernetInterface {
 pub(crate) struct Manager {
     #[serde(rename = "VirtualMedia", default, deserialize_with = "lenient")]
     pub(crate) virtual_media: Option<Link>,
+    #[serde(rename = "Name", default, deserialize_with = "text")]
+    pub(crate) name: Option<String>,
+    #[serde(rename = "FirmwareVersion", default, deserialize_with = "text")]
+    pub(crate) firmware_version: Option<String>,
 }
 
 /// A member of a `VirtualMedia` collection: one slot.
@@ -398,6 +408,73 @@ pub(crate) struct Bios {
     pub(crate) settings: Option<Settings>,
     #[serde(rename = "Actions", default, deserialize_with = "lenient")]
     pub(crate) actions: Option<BiosActions>,
+}
+
+/// `GET /redfish/v1/UpdateService`.
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub(crate) struct UpdateService {
+    #[serde(rename = "FirmwareInventory", default, deserialize_with = "lenient")]
+    pub(crate) firmware_inventory: Option<Link>,
+    #[serde(rename = "Actions", default, deserialize_with = "lenient")]
+    pub(crate) actions: Option<UpdateActions>,
+}
+
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub(crate) struct UpdateActions {
+    #[serde(
+        rename = "#UpdateService.SimpleUpdate",
+        default,
+        deserialize_with = "lenient"
+    )]
+    pub(crate) simple_update: Option<SimpleUpdateAction>,
+}
+
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub(crate) struct SimpleUpdateAction {
+    #[serde(default, deserialize_with = "text")]
+    pub(crate) target: Option<String>,
+    #[serde(
+        rename = "TransferProtocol@Redfish.AllowableValues",
+        default,
+        deserialize_with = "strings"
+    )]
+    pub(crate) transfer_protocols: Option<Vec<String>>,
+}
+
+/// A member of `FirmwareInventory`.
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub(crate) struct SoftwareInventory {
+    #[serde(rename = "@odata.id", default, deserialize_with = "text")]
+    pub(crate) odata_id: Option<String>,
+    #[serde(rename = "Id", default, deserialize_with = "text")]
+    pub(crate) id: Option<String>,
+    #[serde(rename = "Name", default, deserialize_with = "text")]
+    pub(crate) name: Option<String>,
+    #[serde(rename = "Version", default, deserialize_with = "text")]
+    pub(crate) version: Option<String>,
+    #[serde(rename = "Updateable", default, deserialize_with = "lenient")]
+    pub(crate) updateable: Option<bool>,
+    #[serde(rename = "RelatedItem", default, deserialize_with = "links")]
+    pub(crate) related_item: Option<Vec<Link>>,
+}
+
+/// `GET` of a `Task` (or of a task monitor, which answers one while the task runs).
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub(crate) struct Task {
+    #[serde(rename = "TaskState", default, deserialize_with = "text")]
+    pub(crate) task_state: Option<String>,
+    #[serde(rename = "TaskStatus", default, deserialize_with = "text")]
+    pub(crate) task_status: Option<String>,
+    #[serde(rename = "PercentComplete", default, deserialize_with = "number")]
+    pub(crate) percent_complete: Option<f64>,
+    #[serde(rename = "Messages", default, deserialize_with = "objects")]
+    pub(crate) messages: Option<Vec<TaskMessage>>,
+}
+
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub(crate) struct TaskMessage {
+    #[serde(rename = "Message", default, deserialize_with = "text")]
+    pub(crate) message: Option<String>,
 }
 
 /// `GET .../SecureBoot`.

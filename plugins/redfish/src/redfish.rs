@@ -12,6 +12,7 @@
 //! endpoint and adds the credentials. A system id is the system's `@odata.id` path.
 
 mod bios;
+mod firmware;
 mod inventory;
 
 use futures::future::try_join_all;

@@ -23,6 +23,10 @@ pub use crate::wit::exchange::podium::plugin::composition::{
     BlockLimit, BlockType, ComposeRequest, CompositionService, CompositionState, ResourceBlock,
     ResourceZone,
 };
+/// Firmware, new in `podium:plugin@0.2.0`.
+pub use crate::wit::exchange::podium::plugin::firmware::{
+    ComponentKind, FirmwareComponent, FirmwareUpdate, TaskState, TaskStatus,
+};
 /// The full inventory, new in `podium:plugin@0.2.0`.
 pub use crate::wit::exchange::podium::plugin::inventory::{
     Drive, HardwareInventory, LinkState, MemoryModule, NicLink, Processor, StorageController,
@@ -39,11 +43,12 @@ pub use crate::wit::exchange::podium::plugin::settings::{
 /// send the same requests given the same answers, see [`exchange`](crate::exchange)).
 ///
 /// Idempotency the host expects: `probe`, `discover`, `inspect`, `get_power`,
-/// `discover_chassis`, `read_composition`, `read_bios`, `read_secure_boot` and `read_hardware`
-/// change nothing;
+/// `discover_chassis`, `read_composition`, `read_bios`, `read_secure_boot`, `read_hardware`,
+/// `read_firmware` and `read_task` change nothing;
 /// `set_power`, `set_boot_override`, `insert_media` and `eject_media` may be called again after a
 /// failure or a crash and must then do no harm (powering on a machine that is on succeeds,
-/// inserting the image already inserted succeeds).
+/// inserting the image already inserted succeeds). `update_firmware` is the one the host never
+/// calls twice for one update: it keeps the task it answered and follows that.
 ///
 /// The methods with a default answer `unsupported`: leave them out of [`capabilities`] too.
 ///
@@ -153,6 +158,28 @@ pub trait HardwareDriver: Plugin {
     async fn set_secure_boot(&self, system_id: &str, enabled: bool) -> Result<()> {
         let _ = (system_id, enabled);
         Err(unsupported::<Self>("secure boot"))
+    }
+
+    /// A system's firmware components. Changes nothing.
+    async fn read_firmware(&self, system_id: &str) -> Result<Vec<FirmwareComponent>> {
+        let _ = system_id;
+        Err(unsupported::<Self>("firmware"))
+    }
+
+    /// Starts a firmware update; answers the task that runs it (`None`: done already).
+    async fn update_firmware(
+        &self,
+        system_id: &str,
+        update: FirmwareUpdate,
+    ) -> Result<Option<String>> {
+        let _ = (system_id, update);
+        Err(unsupported::<Self>("firmware updates"))
+    }
+
+    /// Where a task `update_firmware` answered stands. Changes nothing.
+    async fn read_task(&self, system_id: &str, task: &str) -> Result<TaskStatus> {
+        let _ = (system_id, task);
+        Err(unsupported::<Self>("firmware updates"))
     }
 }
 
@@ -264,5 +291,10 @@ pub(crate) async fn run<T: HardwareDriver>(call: Call) -> Result<Outcome> {
             driver.set_secure_boot(&id, enabled).await?;
             Outcome::Done
         }
+        Call::ReadFirmware(id) => Outcome::Firmware(driver.read_firmware(&id).await?),
+        Call::UpdateFirmware((id, update)) => {
+            Outcome::TaskStarted(driver.update_firmware(&id, update).await?)
+        }
+        Call::ReadTask((id, task)) => Outcome::Task(driver.read_task(&id, &task).await?),
     })
 }

@@ -834,6 +834,40 @@ impl<T: HardwareDriver> DriverCalls<'_, T> {
         self.done(DriverCall::SetSecureBoot((system_id.to_owned(), enabled)))
     }
 
+    pub fn read_firmware(&self, system_id: &str) -> Result<Vec<crate::driver::FirmwareComponent>> {
+        match self.exchange(
+            CallKind::Call,
+            DriverCall::ReadFirmware(system_id.to_owned()),
+        )? {
+            Outcome::Firmware(components) => Ok(components),
+            other => panic!("read-firmware finished with {other:?}"),
+        }
+    }
+
+    pub fn update_firmware(
+        &self,
+        system_id: &str,
+        update: crate::driver::FirmwareUpdate,
+    ) -> Result<Option<String>> {
+        match self.exchange(
+            CallKind::Call,
+            DriverCall::UpdateFirmware((system_id.to_owned(), update)),
+        )? {
+            Outcome::TaskStarted(task) => Ok(task),
+            other => panic!("update-firmware finished with {other:?}"),
+        }
+    }
+
+    pub fn read_task(&self, system_id: &str, task: &str) -> Result<crate::driver::TaskStatus> {
+        match self.exchange(
+            CallKind::Call,
+            DriverCall::ReadTask((system_id.to_owned(), task.to_owned())),
+        )? {
+            Outcome::Task(status) => Ok(status),
+            other => panic!("read-task finished with {other:?}"),
+        }
+    }
+
     pub fn inspect(&self, system_id: &str) -> Result<System> {
         match self.exchange(CallKind::Call, DriverCall::Inspect(system_id.to_owned()))? {
             Outcome::System(system) => Ok(system),
@@ -1177,6 +1211,12 @@ impl Lifted for Outcome {
                         .map(|s| 64 + s.drives.len() * 256)
                         .sum::<usize>()
             }
+            Outcome::Firmware(components) => components
+                .iter()
+                .map(|c| c.id.lifted() + c.name.lifted() + c.version.lifted() + 8)
+                .sum(),
+            Outcome::TaskStarted(task) => task.lifted(),
+            Outcome::Task(status) => status.messages.lifted() + 8,
         }
     }
 }

@@ -125,6 +125,9 @@ impl Podium {
                 let host = self.operation_host(op).await?;
                 return Box::pin(self.secure_boot_execute(&host, *enabled)).await;
             }
+            OperationRequest::FirmwareUpdate(update) => {
+                return Box::pin(self.firmware_update_execute(op, update)).await;
+            }
             OperationRequest::Power(_) | OperationRequest::Boot(_) | OperationRequest::Media(_) => {
                 &op.request
             }

@@ -2,12 +2,12 @@
 //! a driver reports is checked (`validate.rs`) and turned into the host's types (`system.rs`).
 
 use podium_types::{
-    ApplyTime, Bios, BiosChange, BiosValue, BootSettings, HardwareInventory, MediaRequest,
-    MediaType, PowerAction, PowerState, SecureBoot,
+    ApplyTime, Bios, BiosChange, BiosValue, BootSettings, FirmwareComponent, FirmwareUpdate,
+    HardwareInventory, MediaRequest, MediaType, PowerAction, PowerState, SecureBoot, TaskStatus,
 };
 
 use super::super::bindings::{
-    wit_composition, wit_driver as wd, wit_exchange as wx, wit_settings as ws,
+    wit_composition, wit_driver as wd, wit_exchange as wx, wit_firmware, wit_settings as ws,
 };
 use super::super::system::{Capabilities, Chassis, CompositionService, ServiceInfo, System};
 use super::super::{Contract, Plugin, Pre, Runtime};
@@ -361,6 +361,70 @@ impl DriverCall<'_> {
         );
         let inventory = result.map_err(plugin_err(label.clone()))?;
         super::super::validate::hardware(inventory).map_err(|reason| CallError::Malformed {
+            plugin: label,
+            reason,
+        })
+    }
+
+    /// A system's firmware components. `unsupported` where the BMC reports none.
+    pub async fn read_firmware(self, system_id: &str) -> Result<Vec<FirmwareComponent>, CallError> {
+        self.since_0_2("firmware")?;
+        let (label, result) = finished!(
+            self,
+            Bounds::Call,
+            wx::Call::ReadFirmware(system_id.to_owned()),
+            Firmware,
+            "firmware"
+        );
+        let components = result.map_err(plugin_err(label.clone()))?;
+        super::super::validate::firmware(components).map_err(|reason| CallError::Malformed {
+            plugin: label,
+            reason,
+        })
+    }
+
+    /// Starts a firmware update: the task the BMC runs it as, or `None` where it is done.
+    pub async fn update_firmware(
+        self,
+        system_id: &str,
+        update: &FirmwareUpdate,
+    ) -> Result<Option<String>, CallError> {
+        self.since_0_2("firmware updates")?;
+        let update = wit_firmware::FirmwareUpdate {
+            image_url: update.image_url.clone(),
+            targets: update.targets.clone(),
+        };
+        let (label, result) = finished!(
+            self,
+            Bounds::Call,
+            wx::Call::UpdateFirmware((system_id.to_owned(), update)),
+            TaskStarted,
+            "task-started"
+        );
+        let task = result.map_err(plugin_err(label.clone()))?;
+        if let Some(task) = &task {
+            super::super::validate::task_reference(task).map_err(|reason| {
+                CallError::Malformed {
+                    plugin: label,
+                    reason,
+                }
+            })?;
+        }
+        Ok(task)
+    }
+
+    /// Where a firmware update's task stands.
+    pub async fn read_task(self, system_id: &str, task: &str) -> Result<TaskStatus, CallError> {
+        self.since_0_2("firmware updates")?;
+        let (label, result) = finished!(
+            self,
+            Bounds::Call,
+            wx::Call::ReadTask((system_id.to_owned(), task.to_owned())),
+            Task,
+            "task"
+        );
+        let status = result.map_err(plugin_err(label.clone()))?;
+        super::super::validate::task(status).map_err(|reason| CallError::Malformed {
             plugin: label,
             reason,
         })

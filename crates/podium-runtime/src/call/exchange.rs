@@ -243,6 +243,9 @@ fn checked((label, result): Finished, call: &wx::Call) -> Result<Finished, CallE
         wx::Call::ReadBios(_) => "bios",
         wx::Call::ReadSecureBoot(_) => "secure-boot",
         wx::Call::ReadHardware(_) => "hardware",
+        wx::Call::ReadFirmware(_) => "firmware",
+        wx::Call::UpdateFirmware(_) => "task-started",
+        wx::Call::ReadTask(_) => "task",
     };
     match &result {
         Ok(outcome) if outcome_name(outcome) != expected => Err(CallError::Malformed {
@@ -277,6 +280,9 @@ fn call_name(call: &wx::Call) -> &'static str {
         wx::Call::ReadSecureBoot(_) => "read_secure_boot",
         wx::Call::SetSecureBoot(_) => "set_secure_boot",
         wx::Call::ReadHardware(_) => "read_hardware",
+        wx::Call::ReadFirmware(_) => "read_firmware",
+        wx::Call::UpdateFirmware(_) => "update_firmware",
+        wx::Call::ReadTask(_) => "read_task",
     }
 }
 
@@ -315,5 +321,8 @@ fn outcome_name(outcome: &wx::Outcome) -> &'static str {
         wx::Outcome::Bios(_) => "bios",
         wx::Outcome::SecureBoot(_) => "secure-boot",
         wx::Outcome::Hardware(_) => "hardware",
+        wx::Outcome::Firmware(_) => "firmware",
+        wx::Outcome::TaskStarted(_) => "task-started",
+        wx::Outcome::Task(_) => "task",
     }
 }

@@ -5,8 +5,8 @@ use axum::Json;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
 use podium_types::{
-    Bios, BiosChange, ChassisId, HardwareInventory, HostId, OperationId, PodManagerId, SecureBoot,
-    SecureBootChange,
+    Bios, BiosChange, ChassisId, Firmware, FirmwareUpdate, HardwareInventory, HostId, OperationId,
+    PodManagerId, SecureBoot, SecureBootChange,
 };
 
 use super::error::{ApiResult, ErrorBody};
@@ -251,6 +251,38 @@ pub(super) async fn host_secure_boot_set(
     ApiJson(change): ApiJson<SecureBootChange>,
 ) -> ApiResult<(StatusCode, Json<OperationView>)> {
     let op = podium.host_secure_boot_set(&caller, &id, change).await?;
+    Ok((StatusCode::ACCEPTED, Json(op)))
+}
+
+/// The host's firmware components (its BIOS, its BMC, its NICs) as its BMC reports them now.
+/// 409 `firmware_unsupported` where the BMC reports none.
+#[utoipa::path(get, path = "/v1/hosts/{id}/firmware", tag = "hosts", params(("id" = String, Path)),
+    responses((status = 200, body = Firmware), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn host_firmware(
+    State(podium): State<Podium>,
+    AdminCaller(caller): AdminCaller,
+    Path(id): Path<HostId>,
+) -> ApiResult<Json<Firmware>> {
+    Ok(Json(podium.host_firmware(&caller, &id).await?))
+}
+
+/// Updates firmware components from an image the BMC downloads, as an operation (kind
+/// `firmware_update`) that follows the BMC's task: its `progress` shows the task's state,
+/// percent and messages; its result each target's version before and after. A target that is
+/// not one of the host's components, or that the BMC says cannot be updated, is a 422 naming
+/// `targets[i]`.
+#[utoipa::path(post, path = "/v1/hosts/{id}/firmware/update", tag = "hosts", params(("id" = String, Path)),
+    request_body = FirmwareUpdate,
+    responses((status = 202, body = OperationView), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn host_firmware_update(
+    State(podium): State<Podium>,
+    AdminCaller(caller): AdminCaller,
+    Path(id): Path<HostId>,
+    ApiJson(update): ApiJson<FirmwareUpdate>,
+) -> ApiResult<(StatusCode, Json<OperationView>)> {
+    let op = podium.host_firmware_update(&caller, &id, update).await?;
     Ok((StatusCode::ACCEPTED, Json(op)))
 }
 

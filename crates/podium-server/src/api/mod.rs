@@ -117,6 +117,8 @@ pub(crate) fn routes() -> (Router<Podium>, utoipa::openapi::OpenApi) {
         .routes(routes!(hosts::host_bios, hosts::host_bios_change))
         .routes(routes!(hosts::host_bios_reset))
         .routes(routes!(hosts::host_hardware))
+        .routes(routes!(hosts::host_firmware))
+        .routes(routes!(hosts::host_firmware_update))
         .routes(routes!(
             hosts::host_secure_boot,
             hosts::host_secure_boot_set

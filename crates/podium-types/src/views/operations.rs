@@ -32,4 +32,8 @@ pub struct OperationView {
     /// config drive, a sync's counts.
     #[schema(value_type = Option<Object>)]
     pub result: serde_json::Value,
+    /// How far it is (a firmware update's task at the BMC: its `task`, `state`, `percent` and
+    /// `messages`); null for kinds that say nothing of it.
+    #[schema(value_type = Option<Object>)]
+    pub progress: serde_json::Value,
 }

@@ -104,15 +104,20 @@ impl Client {
         self.send_json(Method::Patch, &target, &body).await
     }
 
-    /// POSTs `Bios.ResetBios` to the target the `Bios` advertises.
+    /// POSTs `Bios.ResetBios` to the target the `Bios` advertises; `unsupported` where it
+    /// advertises none.
     pub(crate) async fn reset_bios(&self, system_id: &str) -> Result<(), Error> {
         check_system_id(system_id)?;
         let (path, bios) = self.bios_of(system_id).await?;
-        let target = bios
+        let Some(target) = bios
             .actions
             .and_then(|a| a.reset_bios)
             .and_then(|a| a.target)
-            .unwrap_or_else(|| format!("{}/Actions/Bios.ResetBios", path.trim_end_matches('/')));
+        else {
+            return Err(Error::Unsupported(format!(
+                "resetting the BIOS: {path} offers no Bios.ResetBios"
+            )));
+        };
         self.send_json(Method::Post, &target, &json!({})).await
     }
 

@@ -101,7 +101,8 @@ impl Client {
         })
     }
 
-    /// The NICs with their link; those without a usable MAC keep their link, without a MAC.
+    /// The NICs with their link (not the virtual interfaces, which discovery leaves out too);
+    /// those without a usable MAC keep their link, without a MAC.
     async fn nic_links(&self, link: &Option<Link>, system_id: &str) -> Vec<NicLink> {
         let Some(link) = link else {
             return Vec::new();
@@ -119,7 +120,16 @@ impl Client {
                 paths
                     .into_iter()
                     .zip(interfaces)
-                    .filter_map(|(path, i)| i.ok().map(|i| (path, i)))
+                    .filter_map(|(path, i)| match i {
+                        // A VLAN over a NIC, carrying its MAC: no NIC of the machine's, as
+                        // discovery has it.
+                        Ok(i) if i.interface_type.as_deref() == Some("Virtual") => None,
+                        Ok(i) => Some((path, i)),
+                        Err(e) => {
+                            log::warn(&format!("{path}: left out of the inventory: {e}"));
+                            None
+                        }
+                    })
                     .map(|(path, i)| NicLink {
                         id: i.id.unwrap_or_else(|| last_segment(&path).to_owned()),
                         name: i.name,

@@ -185,3 +185,25 @@ fn the_bios_registry_is_found_among_many() {
     assert_eq!(bios.registry.len(), 3, "{bios:?}");
     assert!(!fake.got("/redfish/v1/Registries/NetworkAttributes39"));
 }
+
+#[test]
+fn a_reset_goes_to_the_action_the_bios_advertises_and_nowhere_else() {
+    let fake = vendor();
+    let err = fake.client().reset_bios(SYSTEM).unwrap_err();
+    assert!(matches!(err, Error::Unsupported(_)), "{err:?}");
+    assert!(fake.changes().is_empty(), "no URL is guessed");
+
+    let mut fake = vendor();
+    let target = format!("{BIOS}/Actions/Bios.ResetBios.Oem");
+    fake.edit(BIOS, |b| {
+        b["Actions"] = json!({"#Bios.ResetBios": {"target": target}});
+    });
+    fake.client().reset_bios(SYSTEM).unwrap();
+    let sent = fake.changes();
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert_eq!(
+        (sent[0].method, sent[0].url.as_str()),
+        (Method::Post, target.as_str())
+    );
+    assert_eq!(sent[0].body, Some(json!({})));
+}

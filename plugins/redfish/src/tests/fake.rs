@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex};
 
 use podium_plugin::Error;
 use podium_plugin::driver::{
-    Bios, BiosChange, BootSettings, HardwareInventory, MediaRequest, MediaType, PowerAction,
-    PowerState, ServiceInfo, System,
+    Bios, BiosChange, BootSettings, FirmwareComponent, FirmwareUpdate, HardwareInventory,
+    MediaRequest, MediaType, PowerAction, PowerState, ServiceInfo, System, TaskStatus,
 };
 use podium_plugin::http::{HttpError, Method, Response, method_name};
 use podium_plugin::log::Level;
@@ -161,6 +161,24 @@ impl Fake {
         self
     }
 
+    /// Answers `method url` with `status`, `body` and a `Location` header.
+    pub(super) fn answer_located(
+        &mut self,
+        method: Method,
+        url: &str,
+        status: u16,
+        body: &[u8],
+        location: &str,
+    ) -> &mut Self {
+        let mut answer = response(status, body.to_vec());
+        answer.headers = vec![("Location".into(), location.into())];
+        self.routes
+            .lock()
+            .unwrap()
+            .insert((method_name(method), path(url)), Ok(answer));
+        self
+    }
+
     /// Fails `method url` in the transport.
     pub(super) fn fail(&mut self, method: Method, url: &str, error: HttpError) -> &mut Self {
         self.routes
@@ -286,5 +304,27 @@ impl Calls {
 
     pub(super) fn set_bios(&self, system_id: &str, change: BiosChange) -> Result<(), Error> {
         self.0.driver::<Redfish>().set_bios(system_id, change)
+    }
+
+    pub(super) fn reset_bios(&self, system_id: &str) -> Result<(), Error> {
+        self.0.driver::<Redfish>().reset_bios(system_id)
+    }
+
+    pub(super) fn read_firmware(&self, system_id: &str) -> Result<Vec<FirmwareComponent>, Error> {
+        self.0.driver::<Redfish>().read_firmware(system_id)
+    }
+
+    pub(super) fn update_firmware(
+        &self,
+        system_id: &str,
+        update: FirmwareUpdate,
+    ) -> Result<Option<String>, Error> {
+        self.0
+            .driver::<Redfish>()
+            .update_firmware(system_id, update)
+    }
+
+    pub(super) fn read_task(&self, system_id: &str, task: &str) -> Result<TaskStatus, Error> {
+        self.0.driver::<Redfish>().read_task(system_id, task)
     }
 }

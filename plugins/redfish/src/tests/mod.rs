@@ -6,4 +6,5 @@ mod config;
 mod discover;
 mod errors;
 mod fake;
+mod firmware;
 mod operations;

@@ -1,0 +1,326 @@
+//! A host's firmware: its components read through its driver, and an update from an image, an
+//! operation in the host's queue that starts the update at the BMC and follows the BMC's task to
+//! its end, recording how far it is (`progress`) as it goes.
+//!
+//! An update is the one host action that is not idempotent (a second start flashes again). The
+//! task the BMC answered is recorded before anything else happens, so an operation taken over
+//! (after a crash, a shutdown or a transient failure) follows that task; one whose start was
+//! under way when its process died is failed, not started again.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use podium_types::views::OperationView;
+use podium_types::{
+    Firmware, FirmwareComponent, FirmwareUpdate, HostId, OperationRequest, TaskState, Timestamp,
+};
+
+use crate::app::Podium;
+use crate::auth::Caller;
+use crate::bios::unsupported;
+use crate::data::{Host, OperationRow, PodManager};
+use crate::error::Error;
+
+/// How often the BMC's task is read.
+const POLL: Duration = Duration::from_secs(5);
+/// How long an update may run at the BMC before the operation gives up following it.
+const DEADLINE: Duration = Duration::from_secs(2 * 60 * 60);
+/// The most components one update targets.
+const TARGETS_MAX: usize = 64;
+/// The longest image URL taken.
+const URL_MAX: usize = 2048;
+
+impl Podium {
+    /// `GET /v1/hosts/{id}/firmware`: the host's firmware components as its BMC reports them now.
+    pub async fn host_firmware(&self, caller: &Caller, id: &HostId) -> Result<Firmware, Error> {
+        let host = self.host_get(caller, id).await?;
+        let pm = self.pod_manager_load(&host.pod_manager).await?;
+        let components = self.firmware_read(&pm, &host).await?;
+        Ok(Firmware { components })
+    }
+
+    /// `POST /v1/hosts/{id}/firmware/update`: checks the update against the components as read
+    /// now (a 422 naming the field), then queues it.
+    pub async fn host_firmware_update(
+        &self,
+        caller: &Caller,
+        id: &HostId,
+        update: FirmwareUpdate,
+    ) -> Result<OperationView, Error> {
+        let (host, pm) = self.firmware_target(caller, id).await?;
+        image_check(&update.image_url)?;
+        targets_check(&update.targets)?;
+        let components = self.firmware_read(&pm, &host).await?;
+        for (i, target) in update.targets.iter().enumerate() {
+            let field = format!("targets[{i}]");
+            match components.iter().find(|c| &c.id == target) {
+                None => {
+                    return Err(Error::invalid(
+                        &field,
+                        format!(
+                            "the host has no firmware component `{target}` (its components: {})",
+                            ids(&components)
+                        ),
+                    ));
+                }
+                Some(c) if !c.updateable => {
+                    return Err(Error::invalid(
+                        &field,
+                        format!("the BMC says `{target}` ({}) cannot be updated", c.name),
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+        self.firmware_queue(&host, OperationRequest::FirmwareUpdate(update))
+            .await
+    }
+
+    async fn firmware_read(
+        &self,
+        pm: &PodManager,
+        host: &Host,
+    ) -> Result<Vec<FirmwareComponent>, Error> {
+        let driver = self.host_driver(pm, host).await?;
+        driver
+            .call()
+            .read_firmware(&host.system_id)
+            .await
+            .map_err(|e| unsupported(host, "firmware_unsupported", "firmware", e))
+    }
+
+    /// Carries out a `firmware_update` operation: starts the update (unless a try before this
+    /// one did), follows its task to the end, then reads the components again. Its result: the
+    /// task, and each target's version before and after.
+    pub(crate) async fn firmware_update_execute(
+        &self,
+        op: &OperationRow,
+        update: &FirmwareUpdate,
+    ) -> Result<Option<Value>, Error> {
+        let host = self.operation_host(op).await?;
+        let pm = self.pod_manager_load(&host.pod_manager).await?;
+        let mut progress = match &op.progress {
+            Some(p) if p["started"] == json!(true) => p.clone(),
+            Some(_) => {
+                return Err(Error::Conflict {
+                    code: "firmware_update_interrupted",
+                    message: "Podium stopped while the update was being started, so whether the \
+                              BMC took it is not known: read the host's firmware before asking \
+                              again"
+                        .into(),
+                });
+            }
+            None => self.firmware_update_start(op, &pm, &host, update).await?,
+        };
+        let started = progress["started_at"]
+            .as_str()
+            .and_then(|t| t.parse::<Timestamp>().ok())
+            .unwrap_or_else(Timestamp::now);
+        if let Some(task) = progress["task"].as_str().map(str::to_owned) {
+            loop {
+                let driver = self.host_driver(&pm, &host).await?;
+                let status = driver
+                    .call()
+                    .read_task(&host.system_id, &task)
+                    .await
+                    .map_err(|e| unsupported(&host, "firmware_unsupported", "firmware", e))?;
+                let changed = progress["state"] != json!(status.state)
+                    || progress["percent"] != json!(status.percent)
+                    || progress["messages"] != json!(status.messages);
+                progress["state"] = json!(status.state);
+                progress["percent"] = json!(status.percent);
+                progress["messages"] = json!(status.messages);
+                if changed {
+                    self.operation_record_progress(op, &progress).await?;
+                }
+                match status.state {
+                    TaskState::Completed => break,
+                    TaskState::Failed => {
+                        return Err(Error::Conflict {
+                            code: "firmware_update_failed",
+                            message: format!(
+                                "the BMC's task {task} failed{}",
+                                said(&status.messages)
+                            ),
+                        });
+                    }
+                    TaskState::Running => {}
+                }
+                if Timestamp::now() > started.after(DEADLINE) {
+                    return Err(Error::Conflict {
+                        code: "firmware_update_timeout",
+                        message: format!(
+                            "the BMC's task {task} has run for over {} minutes{}; it may still \
+                             run there",
+                            DEADLINE.as_secs() / 60,
+                            said(&status.messages)
+                        ),
+                    });
+                }
+                tokio::time::sleep(POLL).await;
+            }
+        }
+        let after = self.firmware_read(&pm, &host).await?;
+        let components: Vec<Value> = update
+            .targets
+            .iter()
+            .map(|id| {
+                let now = after.iter().find(|c| &c.id == id);
+                json!({
+                    "id": id,
+                    "name": now.map(|c| c.name.as_str()),
+                    "version_before": progress["before"][id.as_str()],
+                    "version": now.and_then(|c| c.version.as_deref()),
+                })
+            })
+            .collect();
+        Ok(Some(json!({
+            "task": progress["task"],
+            "messages": progress["messages"],
+            "components": components,
+        })))
+    }
+
+    /// Starts an update at the BMC: the targets' versions before it and the task it answers
+    /// are recorded, with a mark set before the start, so a try after this one never starts
+    /// it again.
+    async fn firmware_update_start(
+        &self,
+        op: &OperationRow,
+        pm: &PodManager,
+        host: &Host,
+        update: &FirmwareUpdate,
+    ) -> Result<Value, Error> {
+        let components = self.firmware_read(pm, host).await?;
+        let before: serde_json::Map<String, Value> = update
+            .targets
+            .iter()
+            .map(|id| {
+                let version = components
+                    .iter()
+                    .find(|c| &c.id == id)
+                    .and_then(|c| c.version.clone());
+                (id.clone(), json!(version))
+            })
+            .collect();
+        let mut progress = json!({"started": false, "before": before});
+        self.operation_record_progress(op, &progress).await?;
+        let driver = self.host_driver(pm, host).await?;
+        let task = driver
+            .call()
+            .update_firmware(&host.system_id, update)
+            .await
+            .map_err(|e| unsupported(host, "firmware_unsupported", "firmware updates", e));
+        let task = match task {
+            Ok(task) => task,
+            Err(e) => {
+                // Refused: nothing was started, so a try after this one may start it.
+                self.datastore()
+                    .operation_progress(&op.id, &self.inner.operations.worker_id, &Value::Null)
+                    .await?;
+                return Err(e);
+            }
+        };
+        progress["started"] = json!(true);
+        progress["started_at"] = json!(Timestamp::now());
+        progress["task"] = json!(task);
+        progress["state"] = json!(if task.is_some() {
+            TaskState::Running
+        } else {
+            TaskState::Completed
+        });
+        self.operation_record_progress(op, &progress).await?;
+        Ok(progress)
+    }
+
+    /// Records how far an operation this process holds is; a lease lost stops it.
+    async fn operation_record_progress(
+        &self,
+        op: &OperationRow,
+        progress: &Value,
+    ) -> Result<(), Error> {
+        let held = self
+            .datastore()
+            .operation_progress(&op.id, &self.inner.operations.worker_id, progress)
+            .await?;
+        if held {
+            Ok(())
+        } else {
+            Err(Error::Unavailable(format!(
+                "operation {} was taken over by another worker",
+                op.id
+            )))
+        }
+    }
+}
+
+/// The image: an http or https URL with no credentials in it (the request is kept and shown).
+fn image_check(image_url: &str) -> Result<(), Error> {
+    if image_url.len() > URL_MAX {
+        return Err(Error::invalid(
+            "image_url",
+            format!("is longer than {URL_MAX} bytes"),
+        ));
+    }
+    crate::hosts::image_url_check("image_url", image_url)?;
+    let url = url::Url::parse(image_url).map_err(|e| Error::invalid("image_url", e.to_string()))?;
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(Error::invalid(
+            "image_url",
+            "holds credentials: an operation's request is kept and shown, so give the BMC a URL \
+             it can fetch without them",
+        ));
+    }
+    Ok(())
+}
+
+fn targets_check(targets: &[String]) -> Result<(), Error> {
+    if targets.is_empty() {
+        return Err(Error::invalid(
+            "targets",
+            "name at least one component to update (GET the host's firmware for their ids)",
+        ));
+    }
+    if targets.len() > TARGETS_MAX {
+        return Err(Error::invalid(
+            "targets",
+            format!("at most {TARGETS_MAX} components update at once"),
+        ));
+    }
+    for (i, t) in targets.iter().enumerate() {
+        if targets[..i].contains(t) {
+            return Err(Error::invalid(
+                format!("targets[{i}]"),
+                "names a component named before",
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn ids(components: &[FirmwareComponent]) -> String {
+    if components.is_empty() {
+        return "none".into();
+    }
+    components
+        .iter()
+        .map(|c| format!("`{}`", c.id))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// What the BMC said, for a message: `: "..."; "..."`, or nothing.
+fn said(messages: &[String]) -> String {
+    if messages.is_empty() {
+        return String::new();
+    }
+    format!(
+        ": {}",
+        messages
+            .iter()
+            .map(|m| format!("{m:?}"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    )
+}
