@@ -19,9 +19,16 @@ pub(crate) const TEST_DOMAIN: &str = "6695eb01-f6a4-8304-79aa-97f2502e193f";
 /// the domain's architecture (i686), which the test driver never opens, so secure boot can be
 /// turned on and off.
 pub(crate) async fn libvirt_bmc() -> Sushy {
+    Sushy::start(libvirt_config())
+        .await
+        .expect("sushy-tools starts with libvirt's test driver")
+}
+
+/// The configuration of [`libvirt_bmc`].
+pub(crate) fn libvirt_config() -> SushyConfig {
     let ovmf =
         json!({"x86_64": "/usr/share/OVMF/OVMF_CODE.fd", "i686": "/usr/share/OVMF/OVMF_CODE.fd"});
-    Sushy::start(SushyConfig {
+    SushyConfig {
         libvirt: Some(LibvirtBackend {
             uri: "test:///default".into(),
             domains: vec![TEST_DOMAIN.into()],
@@ -42,9 +49,7 @@ pub(crate) async fn libvirt_bmc() -> Sushy {
             ),
         ],
         ..SushyConfig::default()
-    })
-    .await
-    .expect("sushy-tools starts with libvirt's test driver")
+    }
 }
 
 /// The test domain's resource `under` its system, as the emulator itself shows it.

@@ -1272,3 +1272,172 @@ async fn every_redfish_route_answers_each_kind_of_caller_as_it_should() {
         StatusCode::NOT_FOUND
     );
 }
+
+/// What a tenant's sushy (the library Ironic reads a BMC with) reads of its claimed host beyond
+/// the summary, through Podium, from sushy-tools' libvirt driver behind it: the BIOS typed by
+/// an attribute registry it finds under `Registries` as it finds a BMC's, secure boot, the
+/// processors, the storage. Each new resource answers only the caller who may drive the host:
+/// 401 without credentials, 404 to another tenant, and a read-only token may read it.
+#[tokio::test]
+async fn a_tenants_sushy_reads_its_hosts_bios_and_parts_through_podium() {
+    let site = Site::start_with(crate::bios::libvirt_config(), |_| {}).await;
+    let Tenant {
+        token: alice,
+        id: alice_id,
+        ..
+    } = site.tenant("alice").await;
+    let Tenant { token: bob, .. } = site.tenant("bob").await;
+    let (_, host) = claim(&site, &alice).await;
+    let out = run_peer_script("redfish_hardware.py", &[&site.server.url, &alice, &host])
+        .await
+        .unwrap();
+    let seen: Value = serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(seen["attributes"]["ProcTurboMode"], "Enabled", "{seen}");
+    assert_eq!(
+        seen["attributes"]["QuietBoot"], true,
+        "typed by the registry: {seen}"
+    );
+    assert_eq!(seen["attributes"]["NumCores"], 10, "{seen}");
+    assert_eq!(seen["attributes"]["SysPassword"], Value::Null, "{seen}");
+    assert_eq!(seen["pending"], json!({}), "{seen}");
+    assert_eq!(
+        seen["registry_id"],
+        format!("BiosAttributeRegistry.{host}"),
+        "{seen}"
+    );
+    assert_eq!(
+        seen["registry"]["ProcTurboMode"],
+        json!({"type": "Enumeration", "read_only": false, "values": ["Enabled", "Disabled"]}),
+        "{seen}"
+    );
+    assert_eq!(seen["registry"]["NumCores"]["read_only"], true, "{seen}");
+    // sushy-tools' two vCPUs, one thread each.
+    assert_eq!(
+        seen["processors"],
+        json!({"count": 2, "architecture": "x86"}),
+        "{seen}"
+    );
+    assert_eq!(seen["secure_boot"], false, "{seen}");
+
+    let read_only = site
+        .admin
+        .created(
+            &format!("/v1/tenants/{alice_id}/tokens"),
+            json!({"read_only": true}),
+        )
+        .await
+        .body["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let system = format!("/redfish/v1/Systems/{host}");
+    let cpu = members(&get(&site, &format!("{system}/Processors"), Auth::Basic(&alice)).await);
+    assert_eq!(cpu.len(), 2, "{cpu:?}");
+    let registry = format!("/redfish/v1/Registries/BiosAttributeRegistry.{host}");
+    for path in [
+        format!("{system}/Bios"),
+        format!("{system}/Bios/Settings"),
+        format!("{system}/SecureBoot"),
+        format!("{system}/Processors"),
+        cpu[0].clone(),
+        format!("{system}/Memory"),
+        format!("{system}/SimpleStorage"),
+        format!("{system}/Storage"),
+        registry.clone(),
+        format!("{registry}/en"),
+    ] {
+        assert_eq!(
+            get(&site, &path, Auth::None).await.status,
+            StatusCode::UNAUTHORIZED,
+            "{path}"
+        );
+        let a = get(&site, &path, Auth::Basic(&bob)).await;
+        assert_eq!(a.status, StatusCode::NOT_FOUND, "bob: {path}: {}", a.text);
+        for (who, token) in [("alice", &alice), ("read-only", &read_only)] {
+            let a = get(&site, &path, Auth::Basic(token)).await;
+            assert_eq!(a.status, StatusCode::OK, "{who}: {path}: {}", a.text);
+            assert!(
+                !a.text.contains(crate::bios::TEST_DOMAIN),
+                "the BMC's system is never named: {path}: {}",
+                a.text
+            );
+        }
+    }
+    // Bob's registries list nothing of Alice's.
+    let listed = members(&get(&site, "/redfish/v1/Registries", Auth::Basic(&bob)).await);
+    assert!(listed.is_empty(), "{listed:?}");
+    let listed = members(&get(&site, "/redfish/v1/Registries", Auth::Basic(&alice)).await);
+    assert_eq!(listed, [registry], "{listed:?}");
+}
+
+/// Unmodified Ironic with the tenant's token reads its claimed host's BIOS through Podium when
+/// it manages the node (`GET /v1/nodes/{node}/bios`, the settings typed by the registry it
+/// found under `Registries`) and inspects it with its `redfish` inspect interface: the node's
+/// properties come from Podium's answers (the memory, the processors' architecture).
+#[tokio::test]
+async fn unmodified_ironic_inspects_and_lists_the_bios_of_a_claimed_host_through_podium() {
+    let site = Site::start_with(crate::bios::libvirt_config(), |_| {}).await;
+    let Tenant { token: alice, .. } = site.tenant("alice").await;
+    let (_, host) = claim(&site, &alice).await;
+    let ironic = Ironic::start(Duration::from_secs(3600)).await.unwrap();
+    let system = format!("/redfish/v1/Systems/{host}");
+    let node = ironic
+        .node_create_inspected(&site.server.url, &system, "alice", &alice)
+        .await
+        .unwrap();
+    ironic.provision(&node, "manage").await.unwrap();
+    let managed = ironic_settles(&ironic, &node, "provision_state", "manageable").await;
+    assert_eq!(
+        managed["provision_state"],
+        "manageable",
+        "{managed}\n{}",
+        ironic.log()
+    );
+
+    let bios = eventually(
+        Duration::from_secs(60),
+        "Ironic's BIOS settings of the node",
+        || async {
+            let listed = ironic
+                .request(
+                    Method::GET,
+                    &format!("/nodes/{node}/bios?detail=true"),
+                    None,
+                )
+                .await
+                .ok()?;
+            let settings = listed["bios"].as_array()?.clone();
+            (!settings.is_empty()).then_some(settings)
+        },
+    )
+    .await;
+    let setting = |name: &str| {
+        bios.iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("{name} in {bios:?}"))
+            .clone()
+    };
+    assert_eq!(setting("ProcTurboMode")["value"], "Enabled");
+    assert_eq!(
+        setting("ProcTurboMode")["allowable_values"],
+        json!(["Enabled", "Disabled"])
+    );
+    assert_eq!(setting("NumCores")["read_only"], true);
+
+    ironic.provision(&node, "inspect").await.unwrap();
+    let inspected = eventually(Duration::from_secs(120), "the inspection's end", || async {
+        let n = ironic_node(&ironic, &node).await;
+        (n["provision_state"] != "inspecting" && n["provision_state"] != "inspect wait")
+            .then_some(n)
+    })
+    .await;
+    assert_eq!(
+        inspected["provision_state"],
+        "manageable",
+        "{inspected}\n{}",
+        ironic.log()
+    );
+    // sushy-tools' test domain: 8 GiB, x86-64 vCPUs; no disk it can size.
+    assert_eq!(inspected["properties"]["memory_mb"], 8192, "{inspected}");
+    assert_eq!(inspected["properties"]["cpu_arch"], "x86_64", "{inspected}");
+}

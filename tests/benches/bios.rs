@@ -1,9 +1,10 @@
-//! A BIOS read through Podium beside the same read straight at the BMC: `GET
-//! /v1/hosts/{id}/bios` (the Redfish driver's `read-bios` through the plugin runtime: the
-//! system, its `Bios`, the service root, `Registries` and each registry file, the attribute
-//! registry, each step's requests sent together) against a client sending those same GETs to
-//! sushy-tools' libvirt driver in front of libvirt's `test:///default` domain, one after another
-//! as a script would.
+//! A BIOS read and a full inventory read through Podium beside the same reads straight at the
+//! BMC: `GET /v1/hosts/{id}/bios` (the Redfish driver's `read-bios` through the plugin runtime:
+//! the system, its `Bios`, the service root, `Registries` and each registry file, the attribute
+//! registry, each step's requests sent together) and `GET /v1/hosts/{id}/hardware` (the system,
+//! its `Processors`, `Memory`, `Storage`, `SimpleStorage` and `EthernetInterfaces` and their
+//! members) against a client sending those same GETs to sushy-tools' libvirt driver in front
+//! of libvirt's `test:///default` domain, one after another as a script would.
 //!
 //! `cargo bench -p podium-tests --bench bios [-- RUNS]`; default 50.
 
@@ -23,6 +24,19 @@ fn median(mut times: Vec<Duration>) -> Duration {
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
+}
+
+/// A GET whose answer may be an error (sushy-tools links a `Memory` it answers with a 404).
+async fn try_get(bmc: &Sushy, path: &str) -> Option<Value> {
+    let reply = bmc
+        .request(reqwest::Method::GET, path)
+        .send()
+        .await
+        .expect("the emulator answers");
+    if reply.status() != StatusCode::OK {
+        return None;
+    }
+    reply.json().await.ok()
 }
 
 async fn get(bmc: &Sushy, path: &str) -> Value {
@@ -109,11 +123,50 @@ async fn main() {
         requests = 5 + files.len() + locations.len();
     }
 
+    let hardware = format!("/v1/hosts/{}/hardware", host.id);
+    let mut podium_hw = Vec::new();
+    for _ in 0..runs {
+        let started = Instant::now();
+        let read = admin.get(&hardware).await;
+        podium_hw.push(started.elapsed());
+        assert_eq!(read.status, StatusCode::OK, "{}", read.text);
+    }
+    let mut sequential_hw = Vec::new();
+    let mut hw_requests = 0;
+    for _ in 0..runs {
+        let started = Instant::now();
+        let system = get(&bmc, &system_path).await;
+        let mut sent = 1;
+        for part in [
+            "Processors",
+            "Memory",
+            "Storage",
+            "SimpleStorage",
+            "EthernetInterfaces",
+        ] {
+            let Some(link) = system[part]["@odata.id"].as_str() else {
+                continue;
+            };
+            sent += 1;
+            if let Some(collection) = try_get(&bmc, link).await {
+                for member in members(&collection) {
+                    try_get(&bmc, &member).await;
+                    sent += 1;
+                }
+            }
+        }
+        sequential_hw.push(started.elapsed());
+        hw_requests = sent;
+    }
+
     let report = json!({
         "runs": runs,
         "requests_per_read": requests,
         "podium_get_bios_ms": ms(median(podium)),
         "direct_sequential_ms": ms(median(sequential)),
+        "requests_per_inventory": hw_requests,
+        "podium_get_hardware_ms": ms(median(podium_hw)),
+        "direct_inventory_sequential_ms": ms(median(sequential_hw)),
     });
     println!("{}", serde_json::to_string_pretty(&report).unwrap());
 }

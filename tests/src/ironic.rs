@@ -57,7 +57,8 @@ impl Ironic {
                  enabled_boot_interfaces = redfish-virtual-media\n\
                  enabled_inspect_interfaces = redfish,no-inspect\n\
                  enabled_deploy_interfaces = ramdisk\n\
-                 enabled_bios_interfaces = no-bios\n\
+                 enabled_bios_interfaces = no-bios,redfish\n\
+                 default_bios_interface = no-bios\n\
                  enabled_raid_interfaces = no-raid\n\
                  enabled_vendor_interfaces = no-vendor\n\
                  enabled_network_interfaces = noop\n\
@@ -177,21 +178,42 @@ impl Ironic {
         username: &str,
         password: &str,
     ) -> Result<String> {
-        let node = self
-            .request(
-                Method::POST,
-                "/nodes",
-                Some(json!({
-                    "driver": "redfish",
-                    "driver_info": {
-                        "redfish_address": address,
-                        "redfish_system_id": system,
-                        "redfish_username": username,
-                        "redfish_password": password,
-                    },
-                })),
-            )
-            .await?;
+        self.enroll(json!({}), address, system, username, password)
+            .await
+    }
+
+    /// Enrolls a node as [`Ironic::node_create_with`] does, whose BIOS Ironic reads (and
+    /// keeps) with the `redfish` BIOS interface, and which it inspects with the `redfish`
+    /// inspect interface.
+    pub async fn node_create_inspected(
+        &self,
+        address: &str,
+        system: &str,
+        username: &str,
+        password: &str,
+    ) -> Result<String> {
+        let interfaces = json!({"bios_interface": "redfish", "inspect_interface": "redfish"});
+        self.enroll(interfaces, address, system, username, password)
+            .await
+    }
+
+    /// Enrolls a `redfish` node with the interfaces `node` names.
+    async fn enroll(
+        &self,
+        mut node: Value,
+        address: &str,
+        system: &str,
+        username: &str,
+        password: &str,
+    ) -> Result<String> {
+        node["driver"] = json!("redfish");
+        node["driver_info"] = json!({
+            "redfish_address": address,
+            "redfish_system_id": system,
+            "redfish_username": username,
+            "redfish_password": password,
+        });
+        let node = self.request(Method::POST, "/nodes", Some(node)).await?;
         node["uuid"]
             .as_str()
             .map(str::to_owned)

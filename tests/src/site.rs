@@ -63,7 +63,11 @@ impl Site {
     pub async fn on(server: TestServer, mut bmc: SushyConfig) -> Site {
         bmc.basic_auth
             .get_or_insert_with(|| ("admin".into(), BMC_PASSWORD.into()));
-        let systems = bmc.systems.len();
+        // The emulator's own systems, or the libvirt domains it serves.
+        let systems = bmc
+            .libvirt
+            .as_ref()
+            .map_or(bmc.systems.len(), |l| l.domains.len());
         let (user, password) = bmc.basic_auth.clone().expect("just set");
         let bmc = Sushy::start(bmc).await.expect("sushy-tools starts");
         let admin = server.admin();

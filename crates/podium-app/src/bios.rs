@@ -109,7 +109,11 @@ impl Podium {
             .map(crate::views::operation)
     }
 
-    async fn secure_boot_read(&self, pm: &PodManager, host: &Host) -> Result<SecureBoot, Error> {
+    pub(crate) async fn secure_boot_read(
+        &self,
+        pm: &PodManager,
+        host: &Host,
+    ) -> Result<SecureBoot, Error> {
         let driver = self.host_driver(pm, host).await?;
         driver
             .call()
@@ -148,7 +152,7 @@ impl Podium {
         })))
     }
 
-    async fn bios_read(&self, pm: &PodManager, host: &Host) -> Result<Bios, Error> {
+    pub(crate) async fn bios_read(&self, pm: &PodManager, host: &Host) -> Result<Bios, Error> {
         let driver = self.host_driver(pm, host).await?;
         driver
             .call()

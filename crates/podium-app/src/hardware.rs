@@ -6,6 +6,7 @@ use podium_types::{HardwareInventory, HostId};
 use crate::app::Podium;
 use crate::auth::Caller;
 use crate::bios::unsupported;
+use crate::data::{Host, PodManager};
 use crate::error::Error;
 
 impl Podium {
@@ -18,11 +19,19 @@ impl Podium {
     ) -> Result<HardwareInventory, Error> {
         let host = self.host_get(caller, id).await?;
         let pm = self.pod_manager_load(&host.pod_manager).await?;
-        let driver = self.host_driver(&pm, &host).await?;
+        self.hardware_read(&pm, &host).await
+    }
+
+    pub(crate) async fn hardware_read(
+        &self,
+        pm: &PodManager,
+        host: &Host,
+    ) -> Result<HardwareInventory, Error> {
+        let driver = self.host_driver(pm, host).await?;
         driver
             .call()
             .read_hardware(&host.system_id)
             .await
-            .map_err(|e| unsupported(&host, "hardware_unsupported", "full inventory", e))
+            .map_err(|e| unsupported(host, "hardware_unsupported", "full inventory", e))
     }
 }

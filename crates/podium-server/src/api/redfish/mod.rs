@@ -30,6 +30,7 @@ use podium_types::views::OperationView;
 use podium_types::{HostId, OperationId};
 
 mod accounts;
+mod hardware;
 mod media;
 mod service;
 mod sessions;
@@ -71,6 +72,60 @@ pub(crate) fn router() -> Router<Podium> {
         .route(
             "/redfish/v1/Systems/{id}/Actions/ComputerSystem.Reset",
             post(systems::system_reset),
+        )
+        .route("/redfish/v1/Systems/{id}/Bios", get(hardware::bios_view))
+        .route(
+            "/redfish/v1/Systems/{id}/Bios/Settings",
+            get(hardware::bios_settings),
+        )
+        .route(
+            "/redfish/v1/Systems/{id}/SecureBoot",
+            get(hardware::secure_boot_view),
+        )
+        .route(
+            "/redfish/v1/Systems/{id}/Processors",
+            get(hardware::processor_list),
+        )
+        .route(
+            "/redfish/v1/Systems/{id}/Processors/{member}",
+            get(hardware::processor_view),
+        )
+        .route(
+            "/redfish/v1/Systems/{id}/Memory",
+            get(hardware::memory_list),
+        )
+        .route(
+            "/redfish/v1/Systems/{id}/Memory/{member}",
+            get(hardware::memory_view),
+        )
+        .route(
+            "/redfish/v1/Systems/{id}/SimpleStorage",
+            get(hardware::simple_storage_list),
+        )
+        .route(
+            "/redfish/v1/Systems/{id}/SimpleStorage/{member}",
+            get(hardware::simple_storage_view),
+        )
+        .route(
+            "/redfish/v1/Systems/{id}/Storage",
+            get(hardware::storage_list),
+        )
+        .route(
+            "/redfish/v1/Systems/{id}/Storage/{member}",
+            get(hardware::storage_view),
+        )
+        .route(
+            "/redfish/v1/Systems/{id}/Storage/{member}/Drives/{drive}",
+            get(hardware::drive_view),
+        )
+        .route("/redfish/v1/Registries", get(hardware::registry_list))
+        .route(
+            "/redfish/v1/Registries/{name}",
+            get(hardware::registry_file),
+        )
+        .route(
+            "/redfish/v1/Registries/{name}/en",
+            get(hardware::registry_view),
         )
         .route(
             "/redfish/v1/Systems/{id}/EthernetInterfaces",

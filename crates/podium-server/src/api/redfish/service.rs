@@ -28,6 +28,7 @@ pub(super) async fn service_root() -> Response {
         "SessionService": {"@odata.id": format!("{ROOT}/SessionService")},
         "AccountService": {"@odata.id": format!("{ROOT}/AccountService")},
         "TaskService": {"@odata.id": format!("{ROOT}/TaskService")},
+        "Registries": {"@odata.id": format!("{ROOT}/Registries")},
         "Links": {"Sessions": {"@odata.id": format!("{ROOT}/SessionService/Sessions")}},
     }))
 }
@@ -44,6 +45,7 @@ pub(super) async fn odata() -> Response {
             entry("SessionService", "/redfish/v1/SessionService"),
             entry("AccountService", "/redfish/v1/AccountService"),
             entry("TaskService", "/redfish/v1/TaskService"),
+            entry("Registries", "/redfish/v1/Registries"),
             entry("Sessions", "/redfish/v1/SessionService/Sessions"),
         ],
     }))
@@ -52,7 +54,7 @@ pub(super) async fn odata() -> Response {
 
 /// The CSDL document: the DMTF schemas the service's resources are instances of.
 pub(super) async fn metadata() -> Response {
-    const SCHEMAS: [(&str, &str); 23] = [
+    const SCHEMAS: [(&str, &str); 38] = [
         ("ChassisCollection", "ChassisCollection"),
         ("Chassis", "Chassis.v1_14_0"),
         ("ServiceRoot", "ServiceRoot.v1_5_0"),
@@ -76,6 +78,24 @@ pub(super) async fn metadata() -> Response {
         ("ManagerAccount", "ManagerAccount.v1_4_0"),
         ("RoleCollection", "RoleCollection"),
         ("Role", "Role.v1_2_4"),
+        ("Bios", "Bios.v1_1_0"),
+        ("Settings", "Settings.v1_3_3"),
+        ("SecureBoot", "SecureBoot.v1_1_0"),
+        ("ProcessorCollection", "ProcessorCollection"),
+        ("Processor", "Processor.v1_0_0"),
+        ("MemoryCollection", "MemoryCollection"),
+        ("Memory", "Memory.v1_7_0"),
+        ("SimpleStorageCollection", "SimpleStorageCollection"),
+        ("SimpleStorage", "SimpleStorage.v1_2_0"),
+        ("StorageCollection", "StorageCollection"),
+        ("Storage", "Storage.v1_7_0"),
+        ("Drive", "Drive.v1_4_0"),
+        (
+            "MessageRegistryFileCollection",
+            "MessageRegistryFileCollection",
+        ),
+        ("MessageRegistryFile", "MessageRegistryFile.v1_1_0"),
+        ("AttributeRegistry", "AttributeRegistry.v1_3_0"),
     ];
     let mut xml = String::from(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\

@@ -91,7 +91,7 @@ pub(super) fn system(s: &SystemView) -> Value {
     if let Some(claim) = &s.claim {
         oem["Claim"] = json!(claim);
     }
-    json!({
+    let mut body = json!({
         "@odata.type": "#ComputerSystem.v1_13_0.ComputerSystem",
         "@odata.id": uri,
         "Id": s.id,
@@ -117,7 +117,11 @@ pub(super) fn system(s: &SystemView) -> Value {
             "ResetType@Redfish.AllowableValues": RESET_TYPES,
         }},
         "Oem": {"Podium": oem},
-    })
+    });
+    if let Some(body) = body.as_object_mut() {
+        body.extend(super::hardware::system_links(&uri));
+    }
+    body
 }
 
 pub(super) async fn system_list(State(podium): State<Podium>, caller: RfCaller) -> Answer {

@@ -1,0 +1,41 @@
+//! What a Redfish client reads of a system beyond its summary: its BIOS and the attribute
+//! registry that types it, its secure boot, its processors, memory and storage. Each is read live
+//! through the host's driver, for the hosts the caller may drive (`redfish_host`), as the JSON
+//! API reads them for an admin.
+
+use podium_types::{Bios, HardwareInventory, HostId, SecureBoot};
+
+use crate::app::Podium;
+use crate::auth::Caller;
+use crate::error::Error;
+
+impl Podium {
+    /// The system's BIOS: its attributes, registry and what is staged.
+    pub async fn redfish_bios(&self, caller: &Caller, id: &HostId) -> Result<Bios, Error> {
+        let (host, _) = self.redfish_host(caller, id).await?;
+        let pm = self.pod_manager_load(&host.pod_manager).await?;
+        self.bios_read(&pm, &host).await
+    }
+
+    /// The system's secure boot.
+    pub async fn redfish_secure_boot(
+        &self,
+        caller: &Caller,
+        id: &HostId,
+    ) -> Result<SecureBoot, Error> {
+        let (host, _) = self.redfish_host(caller, id).await?;
+        let pm = self.pod_manager_load(&host.pod_manager).await?;
+        self.secure_boot_read(&pm, &host).await
+    }
+
+    /// The system's processors, memory, storage and NICs.
+    pub async fn redfish_hardware(
+        &self,
+        caller: &Caller,
+        id: &HostId,
+    ) -> Result<HardwareInventory, Error> {
+        let (host, _) = self.redfish_host(caller, id).await?;
+        let pm = self.pod_manager_load(&host.pod_manager).await?;
+        self.hardware_read(&pm, &host).await
+    }
+}
