@@ -1441,3 +1441,70 @@ async fn unmodified_ironic_inspects_and_lists_the_bios_of_a_claimed_host_through
     assert_eq!(inspected["properties"]["memory_mb"], 8192, "{inspected}");
     assert_eq!(inspected["properties"]["cpu_arch"], "x86_64", "{inspected}");
 }
+
+/// A client walks a system's inventory one resource at a time (the `Processors` collection,
+/// each processor, the memory and storage collections, as Ironic's inspection does): Podium
+/// answers the whole walk from one read of the BMC, counted at a proxy in front of it, where a
+/// read for each resource would cost as many reads as there are resources.
+#[tokio::test]
+async fn a_walk_of_a_systems_inventory_reads_its_bmc_once() {
+    let emulator = crate::bios::libvirt_bmc().await;
+    let bmc = podium_tests::FaultProxy::start(&emulator.url()).await;
+    let server = TestServer::start().await;
+    let admin = server.admin();
+    let host = admin.available_host(&bmc.url(), 1).await;
+    let pm = host.pod_manager.to_string();
+    let (_, token) = admin.granted_tenant("alice", &pm).await;
+    let claim = server
+        .client(Some(&token))
+        .created(
+            "/v1/claims",
+            json!({"pod_manager": pm, "image": {"url": "http://127.0.0.1:9/os.iso"}, "online": false}),
+        )
+        .await;
+    assert_eq!(claim.body["state"], "bound", "{}", claim.text);
+    let sent = || bmc.requests.load(std::sync::atomic::Ordering::SeqCst);
+
+    // One read of the inventory, as the admin's API makes it: what it costs at the BMC.
+    let before = sent();
+    let read = admin.get(&format!("/v1/hosts/{}/hardware", host.id)).await;
+    assert_eq!(read.status, StatusCode::OK, "{}", read.text);
+    let one_read = sent() - before;
+    assert!(one_read > 3, "{one_read}");
+
+    let system = format!("/redfish/v1/Systems/{}", host.id);
+    let base = server.url.clone();
+    let http = reqwest::Client::new();
+    let fetch = |path: String| {
+        let (http, base, token) = (http.clone(), base.clone(), token.clone());
+        async move {
+            let reply = http
+                .get(format!("{base}{path}"))
+                .basic_auth("alice", Some(token))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(reply.status(), StatusCode::OK, "{path}");
+            reply.json::<Value>().await.unwrap()
+        }
+    };
+    let before = sent();
+    let processors = fetch(format!("{system}/Processors")).await;
+    let mut walked = 1;
+    for member in processors["Members"].as_array().unwrap() {
+        fetch(member["@odata.id"].as_str().unwrap().to_owned()).await;
+        walked += 1;
+    }
+    for part in ["Memory", "SimpleStorage", "Storage"] {
+        fetch(format!("{system}/{part}")).await;
+        walked += 1;
+    }
+    assert!(walked >= 6, "{walked}");
+    // One read, where there would be one a resource (a background probe of the site may add a
+    // request or two).
+    let walk = sent() - before;
+    assert!(
+        walk < 2 * one_read,
+        "{walked} resources cost {walk} requests at the BMC; one read costs {one_read}"
+    );
+}

@@ -57,6 +57,8 @@ pub(crate) struct Inner {
     /// When this process last tried to read each host's power for a Redfish client
     /// (`redfish.rs`), so a host whose BMC does not answer is not asked on every read.
     pub(crate) redfish_power_tried: crate::redfish::tried::PowerTried,
+    /// The full inventories read lately for Redfish clients, which the reads after share.
+    pub(crate) redfish_inventories: crate::redfish::inventory::Inventories,
     /// How many lookups and heartbeats each host's deploy agent sent this minute.
     pub(crate) agent_windows: crate::agent::windows::Windows,
 }
@@ -123,6 +125,7 @@ impl Podium {
                 events: crate::events::clock::EventClock::default(),
                 refresh_took_ms: std::sync::atomic::AtomicU64::new(0),
                 redfish_power_tried: crate::redfish::tried::PowerTried::default(),
+                redfish_inventories: crate::redfish::inventory::Inventories::default(),
                 agent_windows: crate::agent::windows::Windows::default(),
             }),
         }

@@ -1,7 +1,9 @@
 //! What a Redfish client reads of a system beyond its summary: its BIOS and the attribute
 //! registry that types it, its secure boot, its processors, memory and storage. Each is read live
 //! through the host's driver, for the hosts the caller may drive (`redfish_host`), as the JSON
-//! API reads them for an admin.
+//! API reads them for an admin; an inventory read serves the reads of the seconds after it.
+
+use std::sync::Arc;
 
 use podium_types::{Bios, HardwareInventory, HostId, SecureBoot};
 
@@ -28,14 +30,21 @@ impl Podium {
         self.secure_boot_read(&pm, &host).await
     }
 
-    /// The system's processors, memory, storage and NICs.
+    /// The system's processors, memory, storage and NICs: one read of the BMC serves the
+    /// reads of the next seconds (`inventory.rs`), as a client walks them one resource at a
+    /// time.
     pub async fn redfish_hardware(
         &self,
         caller: &Caller,
         id: &HostId,
-    ) -> Result<HardwareInventory, Error> {
+    ) -> Result<Arc<HardwareInventory>, Error> {
         let (host, _) = self.redfish_host(caller, id).await?;
-        let pm = self.pod_manager_load(&host.pod_manager).await?;
-        self.hardware_read(&pm, &host).await
+        self.inner
+            .redfish_inventories
+            .get_or_read(&host.id, || async {
+                let pm = self.pod_manager_load(&host.pod_manager).await?;
+                self.hardware_read(&pm, &host).await
+            })
+            .await
     }
 }

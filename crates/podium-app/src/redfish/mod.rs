@@ -28,6 +28,7 @@ pub const SESSION_TIMEOUT_SECS: i64 = 1800;
 pub const POWER_FRESH_SECS: i64 = tried::RETRY_AFTER.as_secs() as i64;
 
 mod hardware;
+pub(crate) mod inventory;
 pub(crate) mod tried;
 
 /// How long a read of the system waits for its BMC's answer before it answers what it has.

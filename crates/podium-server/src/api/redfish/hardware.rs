@@ -5,6 +5,8 @@
 //! read live through the host's driver; a BIOS or secure boot the BMC lacks is not found (404),
 //! a part of the inventory it lacks an empty collection.
 
+use std::sync::Arc;
+
 use axum::extract::{Path, State};
 use serde_json::{Map, Value, json};
 
@@ -46,7 +48,7 @@ async fn hardware_of(
     caller: &RfCaller,
     id: &str,
     uri: &str,
-) -> Result<HardwareInventory, RedfishError> {
+) -> Result<Arc<HardwareInventory>, RedfishError> {
     podium
         .redfish_hardware(caller.caller(), &HostId::from(id.to_owned()))
         .await
@@ -406,7 +408,7 @@ pub(super) async fn part_list(podium: Podium, caller: RfCaller, id: String, part
     {
         Ok(hw) => hw,
         Err(Error::Conflict { code, .. }) if code.ends_with("_unsupported") => {
-            HardwareInventory::default()
+            Arc::new(HardwareInventory::default())
         }
         Err(e) => return Err(e.into()),
     };
