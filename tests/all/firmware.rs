@@ -257,14 +257,24 @@ async fn a_bmc_without_an_update_service_takes_no_update() {
     assert_eq!(ops.body["items"], json!([]), "{}", ops.text);
 }
 
-/// An update is the one action that must not run twice: where the BMC took it and reading its
-/// task then fails (a 500 from the BMC), the operation is tried again later, following the task
-/// it recorded, and never starts the update again: the emulator's BIOS version rises once.
+/// An update is the one action that must not run twice. Its task's reads fail (a 500 from
+/// the BMC, as one restarting answers): the operation keeps following, showing the failure in
+/// its progress, and a second update of the host is refused. Podium is killed (`kill -9`)
+/// meanwhile and started again: the operation,
+/// taken over, follows the task it recorded and never starts the update again. The emulator's
+/// BIOS version rises once.
 #[tokio::test]
-async fn an_update_tried_again_follows_its_task_and_never_flashes_twice() {
+async fn an_update_taken_over_after_kill_9_follows_its_task_and_flashes_once() {
+    const BIN: &str = env!("CARGO_BIN_EXE_podium-under-test");
     let emulator = libvirt_bmc().await;
     let bmc = podium_tests::FaultProxy::start(&emulator.url()).await;
-    let server = TestServer::start().await;
+    let data = tempfile::tempdir().unwrap();
+    let database = podium_tests::PostgresDatabase::for_this_run().await;
+    let url = database.as_ref().map(|d| d.url.as_str());
+    // A lease of 1 s: a dead process's operation is taken over soon.
+    let options = ["--operation-lease", "1"];
+    let server =
+        podium_tests::ProcessServer::start_logging(BIN, data.path(), url, "info", &options).await;
     let admin = server.admin();
     let host = admin.available_host(&bmc.url(), 1).await;
     let task = "/redfish/v1/TaskService/Tasks/42";
@@ -279,27 +289,38 @@ async fn an_update_tried_again_follows_its_task_and_never_flashes_twice() {
         .await;
     assert_eq!(started.status, StatusCode::ACCEPTED, "{}", started.text);
     let id = started.body["id"].as_str().unwrap().to_owned();
-    // Tried at least twice, each time failing at the task, which it kept.
-    let waiting = podium_tests::eventually(
+    let following = podium_tests::eventually(
         std::time::Duration::from_secs(60),
-        "a second try of the update",
+        "the task's reads failing",
         || async {
             let op = admin.get(&format!("/v1/operations/{id}")).await.body;
-            (op["attempts"].as_i64() >= Some(2) && op["status"] == "queued").then_some(op)
+            op["progress"]["last_error"]
+                .as_str()
+                .is_some_and(|e| e.contains("wedged"))
+                .then_some(op)
         },
     )
     .await;
-    assert_eq!(waiting["progress"]["task"], task, "{waiting}");
-    assert!(
-        waiting["error"]
-            .as_str()
-            .is_some_and(|e| e.contains("wedged")),
-        "{waiting}"
-    );
+    assert_eq!(following["status"], "running", "{following}");
+    assert_eq!(following["progress"]["task"], task, "{following}");
+    // A second update of the host while this one runs (a request sent twice) is refused.
+    let again = admin
+        .post(
+            &format!("/v1/hosts/{}/firmware/update", host.id),
+            json!({"image_url": "http://127.0.0.1:9/bios.bin", "targets": [system]}),
+        )
+        .await;
+    assert_eq!(again.status, StatusCode::CONFLICT, "{}", again.text);
+    assert_eq!(again.code(), "firmware_update_pending", "{}", again.text);
     assert_eq!(bmc_view(&emulator, "").await["BiosVersion"], "1.1.0");
 
+    server.kill9().await;
     *bmc.failing_path.lock().unwrap() = None;
+    let restarted =
+        podium_tests::ProcessServer::start_logging(BIN, data.path(), url, "info", &options).await;
+    let admin = restarted.admin();
     let op = wait_succeeded(&admin, &id).await;
+    assert!(op["attempts"].as_i64() >= Some(2), "taken over: {op}");
     assert_eq!(op["progress"]["state"], "completed", "{op}");
     assert_eq!(
         op["result"]["components"][0]["version_before"], "1.0.0",

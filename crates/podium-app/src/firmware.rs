@@ -13,8 +13,11 @@ use serde_json::{Value, json};
 
 use podium_types::views::OperationView;
 use podium_types::{
-    Firmware, FirmwareComponent, FirmwareUpdate, HostId, OperationRequest, TaskState, Timestamp,
+    Firmware, FirmwareComponent, FirmwareUpdate, HostId, OperationFilter, OperationKind,
+    OperationRequest, OperationStatus, Page, TaskState, Timestamp,
 };
+
+use podium_runtime::{CallError, PluginError};
 
 use crate::app::Podium;
 use crate::auth::Caller;
@@ -73,6 +76,32 @@ impl Podium {
                 Some(_) => {}
             }
         }
+        // One update of a host at a time: a second (a request sent twice) would flash again.
+        let waiting = OperationFilter {
+            host: Some(host.id.clone()),
+            statuses: vec![OperationStatus::Queued, OperationStatus::Running],
+            kinds: vec![OperationKind::FirmwareUpdate],
+            ..OperationFilter::default()
+        };
+        let page = Page {
+            limit: 1,
+            cursor: None,
+        };
+        if let Some(other) = self
+            .datastore()
+            .operation_list(&waiting, &page)
+            .await?
+            .items
+            .first()
+        {
+            return Err(Error::Conflict {
+                code: "firmware_update_pending",
+                message: format!(
+                    "operation {} already updates host `{}`'s firmware: wait for its end",
+                    other.id, host.id
+                ),
+            });
+        }
         self.firmware_queue(&host, OperationRequest::FirmwareUpdate(update))
             .await
     }
@@ -105,9 +134,9 @@ impl Podium {
             Some(_) => {
                 return Err(Error::Conflict {
                     code: "firmware_update_interrupted",
-                    message: "Podium stopped while the update was being started, so whether the \
-                              BMC took it is not known: read the host's firmware before asking \
-                              again"
+                    message: "an earlier try was stopped while starting the update (Podium \
+                              stopped, or the BMC did not answer), so whether the BMC took it is \
+                              not known: read the host's firmware before asking again"
                         .into(),
                 });
             }
@@ -117,49 +146,11 @@ impl Podium {
             .as_str()
             .and_then(|t| t.parse::<Timestamp>().ok())
             .unwrap_or_else(Timestamp::now);
-        if let Some(task) = progress["task"].as_str().map(str::to_owned) {
-            loop {
-                let driver = self.host_driver(&pm, &host).await?;
-                let status = driver
-                    .call()
-                    .read_task(&host.system_id, &task)
-                    .await
-                    .map_err(|e| unsupported(&host, "firmware_unsupported", "firmware", e))?;
-                let changed = progress["state"] != json!(status.state)
-                    || progress["percent"] != json!(status.percent)
-                    || progress["messages"] != json!(status.messages);
-                progress["state"] = json!(status.state);
-                progress["percent"] = json!(status.percent);
-                progress["messages"] = json!(status.messages);
-                if changed {
-                    self.operation_record_progress(op, &progress).await?;
-                }
-                match status.state {
-                    TaskState::Completed => break,
-                    TaskState::Failed => {
-                        return Err(Error::Conflict {
-                            code: "firmware_update_failed",
-                            message: format!(
-                                "the BMC's task {task} failed{}",
-                                said(&status.messages)
-                            ),
-                        });
-                    }
-                    TaskState::Running => {}
-                }
-                if Timestamp::now() > started.after(DEADLINE) {
-                    return Err(Error::Conflict {
-                        code: "firmware_update_timeout",
-                        message: format!(
-                            "the BMC's task {task} has run for over {} minutes{}; it may still \
-                             run there",
-                            DEADLINE.as_secs() / 60,
-                            said(&status.messages)
-                        ),
-                    });
-                }
-                tokio::time::sleep(POLL).await;
-            }
+        let task = progress["task"].as_str().map(str::to_owned);
+        let done = progress["state"] == json!(TaskState::Completed);
+        if let (Some(task), false) = (task, done) {
+            self.firmware_task_follow(op, &pm, &host, &task, started, &mut progress)
+                .await?;
         }
         let after = self.firmware_read(&pm, &host).await?;
         let components: Vec<Value> = update
@@ -182,9 +173,86 @@ impl Podium {
         })))
     }
 
+    /// Follows the BMC's task to its end, recording its state, percent and messages as they
+    /// change. A read of the task that fails transiently (a BMC restarting, as one updating its
+    /// own firmware does) is tried again at the next poll, until the deadline; a task the BMC
+    /// no longer knows, once seen, has ended (its result is in the versions read after).
+    async fn firmware_task_follow(
+        &self,
+        op: &OperationRow,
+        pm: &PodManager,
+        host: &Host,
+        task: &str,
+        started: Timestamp,
+        progress: &mut Value,
+    ) -> Result<(), Error> {
+        loop {
+            let driver = self.host_driver(pm, host).await?;
+            let read = driver.call().read_task(&host.system_id, task).await;
+            let status = match read {
+                Ok(status) => Some(status),
+                Err(e) if e.is_transient() => {
+                    progress["last_error"] = json!(e.to_string());
+                    self.operation_record_progress(op, progress).await?;
+                    None
+                }
+                Err(CallError::Plugin {
+                    error: PluginError::NotFound(_),
+                    ..
+                }) => {
+                    progress["state"] = json!("gone");
+                    self.operation_record_progress(op, progress).await?;
+                    return Ok(());
+                }
+                Err(e) => {
+                    return Err(unsupported(host, "firmware_unsupported", "firmware", e));
+                }
+            };
+            if let Some(status) = status {
+                let changed = progress["state"] != json!(status.state)
+                    || progress["percent"] != json!(status.percent)
+                    || progress["messages"] != json!(status.messages)
+                    || progress.get("last_error").is_some();
+                progress["state"] = json!(status.state);
+                progress["percent"] = json!(status.percent);
+                progress["messages"] = json!(status.messages);
+                if let Some(p) = progress.as_object_mut() {
+                    p.remove("last_error");
+                }
+                if changed {
+                    self.operation_record_progress(op, progress).await?;
+                }
+                match status.state {
+                    TaskState::Completed => return Ok(()),
+                    TaskState::Failed => {
+                        return Err(Error::Conflict {
+                            code: "firmware_update_failed",
+                            message: format!(
+                                "the BMC's task {task} failed{}",
+                                said(&status.messages)
+                            ),
+                        });
+                    }
+                    TaskState::Running => {}
+                }
+            }
+            if Timestamp::now() > started.after(DEADLINE) {
+                return Err(Error::Conflict {
+                    code: "firmware_update_timeout",
+                    message: format!(
+                        "the BMC's task {task} has run for over {} minutes; it may still run \
+                         there",
+                        DEADLINE.as_secs() / 60,
+                    ),
+                });
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
     /// Starts an update at the BMC: the targets' versions before it and the task it answers
-    /// are recorded, with a mark set before the start, so a try after this one never starts
-    /// it again.
+    /// are recorded, with a mark set before the start (only where no try has set one), so a
+    /// try after this one never starts it again.
     async fn firmware_update_start(
         &self,
         op: &OperationRow,
@@ -205,21 +273,58 @@ impl Podium {
             })
             .collect();
         let mut progress = json!({"started": false, "before": before});
-        self.operation_record_progress(op, &progress).await?;
+        let marked = self
+            .datastore()
+            .operation_progress(
+                &op.id,
+                &self.inner.operations.worker_id,
+                op.attempts,
+                Some(&progress),
+                true,
+            )
+            .await?;
+        if !marked {
+            return Err(Error::Unavailable(format!(
+                "operation {} was taken over, or started by another try",
+                op.id
+            )));
+        }
         let driver = self.host_driver(pm, host).await?;
-        let task = driver
-            .call()
-            .update_firmware(&host.system_id, update)
-            .await
-            .map_err(|e| unsupported(host, "firmware_unsupported", "firmware updates", e));
-        let task = match task {
+        let task = match driver.call().update_firmware(&host.system_id, update).await {
             Ok(task) => task,
             Err(e) => {
-                // Refused: nothing was started, so a try after this one may start it.
-                self.datastore()
-                    .operation_progress(&op.id, &self.inner.operations.worker_id, &Value::Null)
-                    .await?;
-                return Err(e);
+                // Refused before anything started (unsupported, a request the BMC rejects):
+                // a try after this one may start it. Any other failure (unreachable, a
+                // timeout, a 5xx) may have come after the BMC took it: the mark stays, and a
+                // try after this one says so rather than flash again.
+                let refused = matches!(
+                    &e,
+                    CallError::Plugin {
+                        error: PluginError::Unsupported(_)
+                            | PluginError::InvalidInput(_)
+                            | PluginError::NotFound(_)
+                            | PluginError::Unauthorized(_)
+                            | PluginError::Conflict(_),
+                        ..
+                    }
+                );
+                if refused {
+                    self.datastore()
+                        .operation_progress(
+                            &op.id,
+                            &self.inner.operations.worker_id,
+                            op.attempts,
+                            None,
+                            false,
+                        )
+                        .await?;
+                }
+                return Err(unsupported(
+                    host,
+                    "firmware_unsupported",
+                    "firmware updates",
+                    e,
+                ));
             }
         };
         progress["started"] = json!(true);
@@ -242,7 +347,13 @@ impl Podium {
     ) -> Result<(), Error> {
         let held = self
             .datastore()
-            .operation_progress(&op.id, &self.inner.operations.worker_id, progress)
+            .operation_progress(
+                &op.id,
+                &self.inner.operations.worker_id,
+                op.attempts,
+                Some(progress),
+                false,
+            )
             .await?;
         if held {
             Ok(())

@@ -86,7 +86,7 @@ pub(super) enum HostCommand {
         #[arg(long = "target", value_name = "ID", requires = "update")]
         targets: Vec<String>,
         /// Follow the operation until it ends.
-        #[arg(long)]
+        #[arg(long, requires = "update")]
         wait: bool,
     },
     /// The host's operations, newest first.

@@ -10,7 +10,7 @@
 //! | count | `cpu-count`, `memory-mib` | at most 1,048,576 CPUs and 2^32 MiB (4 PiB) |
 //! | list | systems, a system's NICs, its media slots | at most 100,000, 1,024, 64; ids unique within the list |
 //! | composition | `read-composition`'s answer | at most 100,000 blocks and 10,000 zones, ids unique; every zone a block is in, or offered, listed; a block's systems each once |
-//! | BIOS | `read-bios`'s answer | attribute names 1 to 256 ASCII letters, digits, `_`, `-`, `.`, each once in a list; text values at most 4096 bytes, text; at most 10,000 attributes, pending values and registry entries each, 1,024 allowed values of an entry (each text); a password's value (by the registry's type, or a name saying `password`, `passwd`, `pwd`) dropped |
+//! | BIOS | `read-bios`'s answer | attribute names 1 to 256 ASCII letters, digits, `_`, `-`, `.`, each once in a list; text values at most 4096 bytes, text; at most 10,000 attributes, pending values and registry entries each, 1,024 allowed values of an entry (each text); a password's value (by the registry's type, or a name saying `password`, `passwd`, `pwd`, `secret`) dropped |
 //! | inventory | `read-hardware`'s answer | at most 4,096 processors, memory modules, storage controllers, drives of one, NICs, ids unique in each list; their strings text; a NIC's `mac` a MAC (not checked for uniqueness: a VLAN repeats its NIC's) |
 //! | firmware | `read-firmware`'s answer | at most 1,024 components, ids unique; `name` and `version` text |
 //! | task | `update-firmware`'s and `read-task`'s answers | a task reference an id; `percent` at most 100; at most 64 messages, each text |

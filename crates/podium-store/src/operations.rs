@@ -449,20 +449,26 @@ impl Datastore {
             == 1)
     }
 
-    /// Records how far an operation `owner` holds is; `false` when the lease was lost.
+    /// Records how far an operation is (`None`: nothing), where `owner` still holds the lease
+    /// of attempt `attempt` (a lease taken again, by this process or another, is a new attempt);
+    /// with `first`, only where nothing is recorded yet. `false` when it was not written.
     pub async fn operation_progress(
         &self,
         id: &OperationId,
         owner: &str,
-        progress: &serde_json::Value,
+        attempt: i64,
+        progress: Option<&serde_json::Value>,
+        first: bool,
     ) -> Result<bool, StoreError> {
-        Ok(sqlx::query(
-            "UPDATE operations SET progress = $3 \
-             WHERE id = $1 AND lease_owner = $2 AND status = 'running'",
-        )
+        let unset = if first { " AND progress IS NULL" } else { "" };
+        Ok(sqlx::query(&format!(
+            "UPDATE operations SET progress = $4 \
+             WHERE id = $1 AND lease_owner = $2 AND attempts = $3 AND status = 'running'{unset}"
+        ))
         .bind(id.as_str())
         .bind(owner)
-        .bind(crate::json(progress))
+        .bind(attempt)
+        .bind(progress.map(crate::json))
         .execute(&mut *self.writer().await?)
         .await?
         .rows_affected()

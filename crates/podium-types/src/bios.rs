@@ -65,11 +65,15 @@ pub fn is_attribute_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
-/// Whether an attribute's name says it holds a password (`AdminPassword`, `SysPwd`): Podium
-/// shows no value of it and sets none, whatever the registry says, or where there is none.
+/// Whether an attribute's name says it holds a password or a secret (`AdminPassword`, `SysPwd`,
+/// `IscsiChapSecret`): Podium shows no value of it and sets none, whatever the registry says,
+/// or where there is none.
 pub fn is_password_name(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
-    lower.contains("password") || lower.contains("passwd") || lower.contains("pwd")
+    lower.contains("password")
+        || lower.contains("passwd")
+        || lower.contains("pwd")
+        || lower.contains("secret")
 }
 
 impl std::fmt::Display for BiosValue {

@@ -12,6 +12,13 @@ use crate::auth::Caller;
 use crate::error::Error;
 
 impl Podium {
+    /// A system the caller may drive, by its id (to check before answering what names it,
+    /// without asking its BMC anything).
+    pub async fn redfish_visible(&self, caller: &Caller, id: &HostId) -> Result<HostId, Error> {
+        let (host, _) = self.redfish_host(caller, id).await?;
+        Ok(host.id)
+    }
+
     /// The system's BIOS: its attributes, registry and what is staged.
     pub async fn redfish_bios(&self, caller: &Caller, id: &HostId) -> Result<Bios, Error> {
         let (host, _) = self.redfish_host(caller, id).await?;

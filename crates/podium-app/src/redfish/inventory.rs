@@ -15,7 +15,8 @@ use tokio::sync::OnceCell;
 /// How long an inventory read serves the reads of the same host after it.
 pub(crate) const FRESH: Duration = Duration::from_secs(10);
 
-/// The most hosts kept; past it, those read longer than [`FRESH`] ago are forgotten.
+/// The most hosts kept: past it (a client reading more hosts than this within [`FRESH`]),
+/// every entry is forgotten.
 const KEPT: usize = 10_000;
 
 type Cell = Arc<OnceCell<Arc<HardwareInventory>>>;
@@ -41,8 +42,11 @@ impl Inventories {
                 .get(host)
                 .is_none_or(|(at, _)| now.duration_since(*at) >= FRESH);
             if stale {
+                // What is no longer fresh serves no one: forgotten at each new read, so the map
+                // holds only the hosts read within the last seconds.
+                kept.retain(|_, (at, _)| now.duration_since(*at) < FRESH);
                 if kept.len() >= KEPT {
-                    kept.retain(|_, (at, _)| now.duration_since(*at) < FRESH);
+                    kept.clear();
                 }
                 kept.insert(host.clone(), (now, Cell::default()));
             }

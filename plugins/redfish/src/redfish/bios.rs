@@ -369,11 +369,14 @@ pub(crate) fn typed(
     }
 }
 
-/// Whether an attribute's name says it holds a password (`AdminPassword`, `SysPwd`): its value
-/// is never read out, registry or not.
+/// Whether an attribute's name says it holds a password or a secret (`AdminPassword`, `SysPwd`,
+/// `IscsiChapSecret`): its value is never read out, registry or not.
 fn password_named(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
-    lower.contains("password") || lower.contains("passwd") || lower.contains("pwd")
+    lower.contains("password")
+        || lower.contains("passwd")
+        || lower.contains("pwd")
+        || lower.contains("secret")
 }
 
 fn json_value(value: Option<&AttributeValue>) -> Value {

@@ -19,6 +19,8 @@ const INVENTORY_READS: usize = 256;
 /// The most task messages kept, and the longest.
 const MESSAGES: usize = 64;
 const MESSAGE_CHARS: usize = 256;
+/// The longest name or version kept, in characters (the host takes 256 bytes).
+const TEXT_CHARS: usize = 64;
 
 impl Client {
     /// A system's firmware components.
@@ -69,7 +71,7 @@ impl Client {
                 id: system_id.to_owned(),
                 name: "BIOS".into(),
                 kind: ComponentKind::Bios,
-                version: Some(version),
+                version: Some(plain(&version, TEXT_CHARS)),
                 updateable: updates,
             });
         }
@@ -87,9 +89,9 @@ impl Client {
                     ..
                 }) => components.push(FirmwareComponent {
                     id: path.clone(),
-                    name: name.unwrap_or_else(|| "BMC".into()),
+                    name: plain(name.as_deref().unwrap_or("BMC"), TEXT_CHARS),
                     kind: ComponentKind::Bmc,
-                    version: Some(version),
+                    version: Some(plain(&version, TEXT_CHARS)),
                     updateable: updates,
                 }),
                 Ok(_) => {}
@@ -171,7 +173,10 @@ impl Client {
                 } else if to_manager || words.contains("bmc") {
                     ComponentKind::Bmc
                 } else if related.iter().any(|r| r.contains("/NetworkAdapters/"))
-                    || words.contains("nic")
+                    || words
+                        .split(|c: char| !c.is_ascii_alphanumeric())
+                        .any(|w| w == "nic")
+                    || words.contains("ethernet")
                     || words.contains("network")
                 {
                     ComponentKind::Nic
@@ -180,9 +185,9 @@ impl Client {
                 };
             components.push(FirmwareComponent {
                 id,
-                name,
+                name: plain(&name, TEXT_CHARS),
                 kind,
-                version: item.version,
+                version: item.version.map(|v| plain(&v, TEXT_CHARS)),
                 updateable: updates && item.updateable.unwrap_or(false),
             });
         }
@@ -251,7 +256,7 @@ impl Client {
                         .as_str()
                         .is_some_and(|t| t.starts_with("#Task."))
             })
-            .and_then(|v| v["@odata.id"].as_str().map(str::to_owned));
+            .and_then(|v| v["@odata.id"].as_str().map(|t| url_path(t).to_owned()));
         Ok(task.or(location))
     }
 
@@ -314,12 +319,7 @@ pub(crate) fn task_status(task: Task) -> TaskStatus {
         .into_iter()
         .flatten()
         .filter_map(|m| m.message)
-        .map(|m| {
-            m.chars()
-                .map(|c| if c.is_control() { ' ' } else { c })
-                .take(MESSAGE_CHARS)
-                .collect::<String>()
-        })
+        .map(|m| plain(&m, MESSAGE_CHARS))
         .filter(|m| !m.trim().is_empty())
         .collect();
     if messages.len() > MESSAGES {
@@ -333,4 +333,23 @@ pub(crate) fn task_status(task: Task) -> TaskStatus {
             .map(|p| p.clamp(0.0, 100.0) as u8),
         messages,
     }
+}
+
+/// Text a BMC sent, as the host takes it: controls as spaces, the characters that change how
+/// text reads without showing (bidirectional overrides, zero-width characters) left out, at most
+/// `max` characters.
+fn plain(text: &str, max: usize) -> String {
+    text.chars()
+        .filter(|c| {
+            !matches!(c,
+                '\u{00AD}' | '\u{061C}' | '\u{180E}'
+                | '\u{200B}'..='\u{200F}'
+                | '\u{202A}'..='\u{202E}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{FEFF}')
+        })
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(max)
+        .collect()
 }

@@ -208,7 +208,7 @@ fn a_tasks_state_percent_and_messages_are_read_in_every_state() {
         (
             200,
             json!({"TaskState": "Running", "PercentComplete": 40,
-                     "Messages": [{"Message": "Flashing\u{7}"}, {"Message": " "}, {}]}),
+                     "Messages": [{"Message": "Flash\u{200B}ing\u{7}"}, {"Message": " "}, {}]}),
             TaskState::Running,
             Some(40),
             vec!["Flashing "],

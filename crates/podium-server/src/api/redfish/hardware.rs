@@ -143,11 +143,10 @@ async fn registry_host(
     uri: &str,
 ) -> Result<HostId, RedfishError> {
     let id = name.strip_prefix(REGISTRY).ok_or_else(|| missing(uri))?;
-    let system = podium
-        .redfish_system(caller.caller(), &HostId::from(id.to_owned()))
+    podium
+        .redfish_visible(caller.caller(), &HostId::from(id.to_owned()))
         .await
-        .map_err(|e| part_error(e, uri))?;
-    Ok(system.id)
+        .map_err(|e| part_error(e, uri))
 }
 
 /// `GET Registries/{name}`: where a system's attribute registry is.
@@ -302,7 +301,8 @@ impl Part {
 
     /// The member whose id is `member`, as Redfish shows it.
     fn member(self, hw: &HardwareInventory, uri: &str, member: &str) -> Option<Value> {
-        let status = json!({"State": "Enabled", "Health": "OK"});
+        // Present; its health is not read (a BMC's would be passed on, not made up).
+        let status = json!({"State": "Enabled"});
         match self {
             Part::Processors => hw.processors.iter().find(|p| segment(&p.id) == member).map(|p| {
                 json!({
@@ -347,7 +347,7 @@ impl Part {
                             "Manufacturer": d.manufacturer,
                             "Model": d.model,
                             "CapacityBytes": d.capacity_bytes,
-                            "Status": {"State": "Enabled", "Health": "OK"},
+                            "Status": {"State": "Enabled"},
                         })
                     })
                     .collect();
@@ -468,7 +468,7 @@ pub(super) async fn drive_view(
         "CapacityBytes": d.capacity_bytes,
         "MediaType": d.media_type,
         "Protocol": d.protocol,
-        "Status": {"State": "Enabled", "Health": "OK"},
+        "Status": {"State": "Enabled"},
     })))
 }
 
