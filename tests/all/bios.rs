@@ -329,6 +329,6 @@ async fn a_system_without_secure_boot_is_a_conflict_naming_it() {
     assert_eq!(ops.body["items"], json!([]), "{}", ops.text);
 }
 
-fn json_value(v: impl Into<Value>) -> podium_types::BiosValue {
+pub(crate) fn json_value(v: impl Into<Value>) -> podium_types::BiosValue {
     serde_json::from_value(v.into()).expect("a BIOS value")
 }

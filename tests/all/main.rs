@@ -35,6 +35,7 @@ mod rendering;
 mod secrets;
 mod server;
 mod tasks;
+mod tenant_firmware;
 mod tenants;
 mod tidy;
 mod tls;

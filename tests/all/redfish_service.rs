@@ -1442,6 +1442,126 @@ async fn unmodified_ironic_inspects_and_lists_the_bios_of_a_claimed_host_through
     assert_eq!(inspected["properties"]["cpu_arch"], "x86_64", "{inspected}");
 }
 
+/// Unmodified Ironic with the tenant's token applies a BIOS setting to its claimed host in a
+/// manual cleaning (`bios.apply_configuration`, no ramdisk): it PATCHes `Bios/Settings` and
+/// reboots the node through Podium, then finds the setting applied, as the BMC's own view shows.
+/// The attribute the site does not let tenants change is read-only in Ironic's cache, and Ironic
+/// refuses a cleaning that asks for it before it sends anything.
+#[tokio::test]
+async fn unmodified_ironic_applies_a_bios_setting_to_a_claimed_host_in_manual_cleaning() {
+    let site = Site::start_with(crate::bios::libvirt_config(), |_| {}).await;
+    let allowed = site
+        .admin
+        .patch(
+            &format!("/v1/pod_managers/{}", site.pm),
+            json!({"tenant_firmware": {"bios_attributes": ["ProcTurboMode"]}}),
+        )
+        .await;
+    assert_eq!(allowed.status, StatusCode::OK, "{}", allowed.text);
+    let Tenant { token: alice, .. } = site.tenant("alice").await;
+    let (_, host) = claim(&site, &alice).await;
+    let ironic = Ironic::start(Duration::from_secs(3600)).await.unwrap();
+    let system = format!("/redfish/v1/Systems/{host}");
+    let node = ironic
+        .node_create_inspected(&site.server.url, &system, "alice", &alice)
+        .await
+        .unwrap();
+    ironic.provision(&node, "manage").await.unwrap();
+    let managed = ironic_settles(&ironic, &node, "provision_state", "manageable").await;
+    assert_eq!(
+        managed["provision_state"],
+        "manageable",
+        "{managed}\n{}",
+        ironic.log()
+    );
+    let cached = eventually(Duration::from_secs(60), "Ironic's BIOS cache", || async {
+        let listed = ironic
+            .request(
+                Method::GET,
+                &format!("/nodes/{node}/bios?detail=true"),
+                None,
+            )
+            .await
+            .ok()?;
+        let settings = listed["bios"].as_array()?.clone();
+        (!settings.is_empty()).then_some(settings)
+    })
+    .await;
+    let read_only = |name: &str| {
+        cached
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("{name} in {cached:?}"))["read_only"]
+            .clone()
+    };
+    assert_eq!(read_only("ProcTurboMode"), false);
+    assert_eq!(read_only("QuietBoot"), true);
+
+    let clean = |name: &str, value: &str| {
+        json!({"target": "clean", "disable_ramdisk": true, "clean_steps": [{
+            "interface": "bios", "step": "apply_configuration",
+            "args": {"settings": [{"name": name, "value": value}]}}]})
+    };
+    ironic
+        .request(
+            Method::PUT,
+            &format!("/nodes/{node}/states/provision"),
+            Some(clean("ProcTurboMode", "Disabled")),
+        )
+        .await
+        .unwrap();
+    let done = cleaning_ends(&ironic, &node).await;
+    assert_eq!(
+        done["provision_state"],
+        "manageable",
+        "{done}\n{}",
+        ironic.log()
+    );
+    assert!(done["last_error"].is_null(), "{done}");
+    let attributes = crate::bios::bmc_attributes(&site.bmc).await;
+    assert_eq!(attributes["ProcTurboMode"], "Disabled", "{attributes}");
+
+    // QuietBoot is not the tenant's: Ironic's own check of its cache refuses the step.
+    ironic
+        .request(
+            Method::PUT,
+            &format!("/nodes/{node}/states/provision"),
+            Some(clean("QuietBoot", "false")),
+        )
+        .await
+        .unwrap();
+    let failed = cleaning_ends(&ironic, &node).await;
+    assert_eq!(failed["provision_state"], "clean failed", "{failed}");
+    assert!(
+        failed["last_error"]
+            .as_str()
+            .is_some_and(|e| e.contains("QuietBoot")),
+        "{failed}"
+    );
+    let attributes = crate::bios::bmc_attributes(&site.bmc).await;
+    assert_ne!(attributes["QuietBoot"], "False", "{attributes}");
+}
+
+/// Waits until Ironic's cleaning of `node` ends (back in `manageable`, or `clean failed`).
+async fn cleaning_ends(ironic: &Ironic, node: &str) -> Value {
+    let deadline = std::time::Instant::now() + Duration::from_secs(180);
+    loop {
+        let n = ironic_node(ironic, node).await;
+        // A failed cleaning keeps its target (`manageable`).
+        let done = n["provision_state"] == "clean failed"
+            || (n["provision_state"] == "manageable" && n["target_provision_state"].is_null());
+        if done {
+            return n;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "Ironic's cleaning did not end in 180 s: {n}\n{}",
+            ironic.log()
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
 /// A client walks a system's inventory one resource at a time (the `Processors` collection,
 /// each processor, the memory and storage collections, as Ironic's inspection does): Podium
 /// answers the whole walk from one read of the BMC, counted at a proxy in front of it, where a

@@ -73,6 +73,8 @@ impl Ironic {
                  [conductor]\n\
                  automated_clean = false\n\
                  sync_power_state_interval = {}\n\
+                 [redfish]\n\
+                 firmware_update_status_interval = 2\n\
                  [dhcp]\n\
                  dhcp_provider = none\n",
                 dir.path().join("ironic.sqlite").display(),

@@ -6,8 +6,8 @@
 use podium_runtime::{CallError, PluginError};
 use podium_types::views::OperationView;
 use podium_types::{
-    Bios, BiosAction, BiosAttributeType, BiosChange, BiosValue, HostId, OperationRequest,
-    SecureBoot, SecureBootChange,
+    Bios, BiosAction, BiosAttributeType, BiosChange, BiosValue, ClaimId, HostId, OperationRequest,
+    SecureBoot, SecureBootChange, TenantFirmware,
 };
 
 use crate::app::Podium;
@@ -38,11 +38,7 @@ impl Podium {
         change: BiosChange,
     ) -> Result<OperationView, Error> {
         let (host, pm) = self.firmware_target(caller, id).await?;
-        change_shape(&change)?;
-        let bios = self.bios_read(&pm, &host).await?;
-        change_check(&bios, &change)?;
-        let request = OperationRequest::Bios(BiosAction::Set(change));
-        self.firmware_queue(&host, request).await
+        self.bios_change(&host, &pm, change, &Asker::Admin).await
     }
 
     /// `POST /v1/hosts/{id}/bios/reset`: queues a reset of the BIOS attributes to defaults,
@@ -53,9 +49,7 @@ impl Podium {
         id: &HostId,
     ) -> Result<OperationView, Error> {
         let (host, pm) = self.firmware_target(caller, id).await?;
-        self.bios_read(&pm, &host).await?;
-        let request = OperationRequest::Bios(BiosAction::Reset);
-        self.firmware_queue(&host, request).await
+        self.bios_reset(&host, &pm, &Asker::Admin).await
     }
 
     /// `GET /v1/hosts/{id}/secure_boot`: the host's secure boot as its BMC reports it now.
@@ -78,11 +72,70 @@ impl Podium {
         change: SecureBootChange,
     ) -> Result<OperationView, Error> {
         let (host, pm) = self.firmware_target(caller, id).await?;
-        self.secure_boot_read(&pm, &host).await?;
+        self.secure_boot_change(&host, &pm, change, &Asker::Admin)
+            .await
+    }
+
+    /// Checks a change of BIOS attributes (on its own, against what the asker may change, then
+    /// against the BIOS as read now: a 422 naming the attribute) and queues it.
+    pub(crate) async fn bios_change(
+        &self,
+        host: &Host,
+        pm: &PodManager,
+        change: BiosChange,
+        asker: &Asker,
+    ) -> Result<OperationView, Error> {
+        change_shape(&change)?;
+        if let Asker::Tenant(_) = asker {
+            tenant_may_set(&pm.tenant_firmware, &change)?;
+        }
+        let bios = self.bios_read(pm, host).await?;
+        change_check(&bios, &change)?;
+        let request = OperationRequest::Bios(BiosAction::Set(change));
+        self.firmware_queue(host, request, asker).await
+    }
+
+    /// Queues a reset of the BIOS attributes to defaults, where the BMC has BIOS settings; an
+    /// admin's only (a reset changes every attribute).
+    pub(crate) async fn bios_reset(
+        &self,
+        host: &Host,
+        pm: &PodManager,
+        asker: &Asker,
+    ) -> Result<OperationView, Error> {
+        if let Asker::Tenant(_) = asker {
+            return Err(Error::Forbidden(
+                "a reset sets every BIOS attribute to its default: only the site's admin can \
+                 reset the BIOS"
+                    .into(),
+            ));
+        }
+        self.bios_read(pm, host).await?;
+        let request = OperationRequest::Bios(BiosAction::Reset);
+        self.firmware_queue(host, request, asker).await
+    }
+
+    /// Queues turning secure boot on or off, where the BMC has it for the host and the asker
+    /// may.
+    pub(crate) async fn secure_boot_change(
+        &self,
+        host: &Host,
+        pm: &PodManager,
+        change: SecureBootChange,
+        asker: &Asker,
+    ) -> Result<OperationView, Error> {
+        if let Asker::Tenant(_) = asker
+            && !pm.tenant_firmware.secure_boot
+        {
+            return Err(Error::Forbidden(
+                "this site does not let tenants turn secure boot on or off".into(),
+            ));
+        }
+        self.secure_boot_read(pm, host).await?;
         let request = OperationRequest::SecureBoot {
             enabled: change.enabled,
         };
-        self.firmware_queue(&host, request).await
+        self.firmware_queue(host, request, asker).await
     }
 
     /// The host an admin's firmware change is for, in a state that allows one, and its pod
@@ -99,12 +152,19 @@ impl Podium {
         Ok((host, pm))
     }
 
+    /// Queues a firmware change in the host's queue; a tenant's is run at its claim's request
+    /// (listed with the claim's operations, and a task of its Redfish service).
     pub(crate) async fn firmware_queue(
         &self,
         host: &Host,
         request: OperationRequest,
+        asker: &Asker,
     ) -> Result<OperationView, Error> {
-        self.operation_start(host, request, None)
+        let claim = match asker {
+            Asker::Admin => None,
+            Asker::Tenant(claim) => Some(claim),
+        };
+        self.operation_start(host, request, claim)
             .await
             .map(crate::views::operation)
     }
@@ -222,6 +282,42 @@ impl Podium {
     }
 }
 
+/// Who asks for a firmware change: the site's admin, or a tenant through the claim that holds
+/// the host, within what the host's pod manager lets tenants change (`TenantFirmware`).
+pub(crate) enum Asker {
+    Admin,
+    Tenant(ClaimId),
+}
+
+/// The most names a refusal lists.
+const LISTED_MAX: usize = 20;
+
+/// Whether a tenant may change every attribute of `change`: a 422 naming the first it may not,
+/// and listing those it may.
+fn tenant_may_set(allowed: &TenantFirmware, change: &BiosChange) -> Result<(), Error> {
+    let Some(name) = change
+        .attributes
+        .keys()
+        .find(|n| !allowed.bios_attributes.contains(*n))
+    else {
+        return Ok(());
+    };
+    let may = &allowed.bios_attributes;
+    let message = if may.is_empty() {
+        format!("this site lets tenants change no BIOS attribute, `{name}` neither")
+    } else {
+        let mut listed: Vec<&str> = may.iter().take(LISTED_MAX).map(String::as_str).collect();
+        if may.len() > LISTED_MAX {
+            listed.push("…");
+        }
+        format!(
+            "this site does not let tenants change `{name}`; they may change {}",
+            listed.join(", ")
+        )
+    };
+    Err(invalid(&format!("attributes.{name}"), message))
+}
+
 /// A driver's failure, with a BMC without BIOS settings as a 409 naming the capability.
 fn bios_error(host: &Host, e: CallError) -> Error {
     unsupported(host, "bios_unsupported", "BIOS settings", e)
@@ -242,6 +338,34 @@ pub(crate) fn unsupported(host: &Host, code: &'static str, what: &str, e: CallEr
         },
         other => Error::from(other),
     }
+}
+
+/// Checks what an admin lets tenants change: at most [`CHANGE_MAX`] BIOS attributes, each a
+/// name as the contract has them and none a password's.
+pub(crate) fn tenant_firmware_check(t: &TenantFirmware) -> Result<(), Error> {
+    let field = "tenant_firmware.bios_attributes";
+    if t.bios_attributes.len() > CHANGE_MAX {
+        return Err(invalid(field, format!("at most {CHANGE_MAX} attributes")));
+    }
+    for name in &t.bios_attributes {
+        if !podium_types::is_attribute_name(name) {
+            let shown: String = name.chars().take(64).collect();
+            return Err(invalid(
+                field,
+                format!(
+                    "{shown:?} is no attribute name: 1 to 256 ASCII letters, digits, `_`, `-` \
+                     or `.`"
+                ),
+            ));
+        }
+        if podium_types::is_password_name(name) {
+            return Err(invalid(
+                field,
+                format!("`{name}` is a password: Podium sets no BIOS password"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Checks what a change is on its own, before the BMC is asked anything: at least one

@@ -21,7 +21,7 @@ use podium_runtime::{CallError, PluginError};
 
 use crate::app::Podium;
 use crate::auth::Caller;
-use crate::bios::unsupported;
+use crate::bios::{Asker, unsupported};
 use crate::data::{Host, OperationRow, PodManager};
 use crate::error::Error;
 
@@ -52,9 +52,30 @@ impl Podium {
         update: FirmwareUpdate,
     ) -> Result<OperationView, Error> {
         let (host, pm) = self.firmware_target(caller, id).await?;
+        self.firmware_update(&host, &pm, update, &Asker::Admin)
+            .await
+    }
+
+    /// Checks an update (the image, the targets against the components as read now: a 422
+    /// naming the field) and queues it, where the asker may update firmware and no other
+    /// update of the host waits.
+    pub(crate) async fn firmware_update(
+        &self,
+        host: &Host,
+        pm: &PodManager,
+        update: FirmwareUpdate,
+        asker: &Asker,
+    ) -> Result<OperationView, Error> {
+        if let Asker::Tenant(_) = asker
+            && !pm.tenant_firmware.firmware_update
+        {
+            return Err(Error::Forbidden(
+                "this site does not let tenants update firmware".into(),
+            ));
+        }
         image_check(&update.image_url)?;
         targets_check(&update.targets)?;
-        let components = self.firmware_read(&pm, &host).await?;
+        let components = self.firmware_read(pm, host).await?;
         for (i, target) in update.targets.iter().enumerate() {
             let field = format!("targets[{i}]");
             match components.iter().find(|c| &c.id == target) {
@@ -102,11 +123,11 @@ impl Podium {
                 ),
             });
         }
-        self.firmware_queue(&host, OperationRequest::FirmwareUpdate(update))
+        self.firmware_queue(host, OperationRequest::FirmwareUpdate(update), asker)
             .await
     }
 
-    async fn firmware_read(
+    pub(crate) async fn firmware_read(
         &self,
         pm: &PodManager,
         host: &Host,

@@ -199,6 +199,7 @@ fn granted(pm: crate::data::PodManager, grant: GrantRow) -> GrantedPodManagerVie
         location: pm.location,
         status: pm.status,
         network_config_owner: pm.network_config_owner,
+        tenant_firmware: pm.tenant_firmware,
         grant: TenantGrantView {
             id: grant.id,
             selector: grant.selector,

@@ -118,6 +118,9 @@ pub(crate) enum HostAction {
     TenantPower,
     /// A tenant's power, boot or media action on its claimed host through the Redfish face.
     TenantRedfish,
+    /// A tenant's change of its claimed host's BIOS settings, secure boot or firmware, within
+    /// what the site lets tenants change.
+    TenantFirmware,
 }
 
 impl HostAction {
@@ -130,6 +133,7 @@ impl HostAction {
             HostAction::Inspect => "inspect",
             HostAction::TenantPower => "power (through its claim)",
             HostAction::TenantRedfish => "Redfish (a tenant's, on its claimed host)",
+            HostAction::TenantFirmware => "firmware settings (a tenant's, on its claimed host)",
         }
     }
 
@@ -144,7 +148,7 @@ impl HostAction {
                 Maintenance,
             ],
             HostAction::Inspect => &[In(HostState::Available), In(HostState::Error)],
-            HostAction::TenantPower | HostAction::TenantRedfish => &[
+            HostAction::TenantPower | HostAction::TenantRedfish | HostAction::TenantFirmware => &[
                 In(HostState::Available),
                 In(HostState::Provisioned),
                 In(HostState::Error),

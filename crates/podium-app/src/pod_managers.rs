@@ -199,6 +199,9 @@ impl Podium {
             Some(r) => Some(self.binding_resolve("renderer", r, World::Renderer).await?),
             None => None,
         };
+        if let Some(t) = &params.tenant_firmware {
+            crate::bios::tenant_firmware_check(t)?;
+        }
         self.check_unique(&params.name, &url, None).await?;
         let now = podium_types::Timestamp::now();
         let pm = PodManager {
@@ -220,6 +223,7 @@ impl Podium {
             limits,
             preprovisioning_image: params.preprovisioning_image,
             deploy: params.deploy.unwrap_or_default(),
+            tenant_firmware: params.tenant_firmware.unwrap_or_default(),
             status: PodManagerStatus::Unknown,
             status_message: None,
             last_probe_at: None,
@@ -372,6 +376,10 @@ impl Podium {
         }
         if let Some(deploy) = params.deploy {
             row.deploy = deploy;
+        }
+        if let Some(t) = params.tenant_firmware {
+            crate::bios::tenant_firmware_check(&t)?;
+            row.tenant_firmware = t;
         }
         self.check_unique(&row.name, &row.service.url, Some(uuid))
             .await?;

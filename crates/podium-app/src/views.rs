@@ -72,6 +72,7 @@ pub(crate) fn pod_manager(
         limits: r.limits,
         preprovisioning_image: r.preprovisioning_image,
         deploy: r.deploy,
+        tenant_firmware: r.tenant_firmware,
         created_at: r.created_at,
         updated_at: r.updated_at,
     }

@@ -11,6 +11,7 @@ use reqwest::Method;
 use serde_json::json;
 
 use super::client::{self, Client};
+use super::firmware::{BiosArgs, FirmwareArgs, SecureBootArgs, bios, firmware, secure_boot};
 use super::input::{key_value, read_json_file, seg};
 use super::names::Named;
 use super::operation::OPERATION_COLUMNS;
@@ -41,6 +42,29 @@ pub(super) enum ClaimCommand {
         /// Follow the release until the claim is gone (its host deprovisioned).
         #[arg(long)]
         wait: bool,
+    },
+    /// The claimed host's BIOS settings; with `--set`, changes those the site lets tenants
+    /// change (an operation; the others show read-only).
+    Bios {
+        id: String,
+        #[command(flatten)]
+        args: BiosArgs,
+    },
+    /// The claimed host's secure boot; with `--on` or `--off`, where the site lets tenants,
+    /// turns it on or off from the next boot on (an operation).
+    SecureBoot {
+        id: String,
+        #[command(flatten)]
+        args: SecureBootArgs,
+    },
+    /// The claimed host's full inventory as its BMC reports it now.
+    Hardware { id: String },
+    /// The claimed host's firmware components; with `--update IMAGE_URL --target ID ...`,
+    /// where the site lets tenants, updates them from the image (an operation).
+    Firmware {
+        id: String,
+        #[command(flatten)]
+        args: FirmwareArgs,
     },
     /// The meta_data.json and network_data.json the claimed host boots with.
     Rendered { id: String },
@@ -179,6 +203,19 @@ pub(super) async fn run(
                 .claim;
             print(output::object(format, &serde_json::to_value(&claim)?));
             settled_well(&claim)?;
+        }
+        ClaimCommand::Bios { id, args } => {
+            bios(&c, format, &format!("/v1/claims/{}", seg(&id)?), args).await?;
+        }
+        ClaimCommand::SecureBoot { id, args } => {
+            secure_boot(&c, format, &format!("/v1/claims/{}", seg(&id)?), args).await?;
+        }
+        ClaimCommand::Hardware { id } => {
+            let path = format!("/v1/claims/{}/hardware", seg(&id)?);
+            print(output::object(format, &c.get(&path).await?));
+        }
+        ClaimCommand::Firmware { id, args } => {
+            firmware(&c, format, &format!("/v1/claims/{}", seg(&id)?), args).await?;
         }
         ClaimCommand::Rendered { id } => {
             let r = c.get(&format!("/v1/claims/{}/rendered", seg(&id)?)).await?;

@@ -4,14 +4,12 @@ use anyhow::bail;
 use clap::Subcommand;
 use podium_types::requests::{ConfigDriveCreate, MaintenanceParams, PowerParams};
 use podium_types::views::{List, OperationView};
-use podium_types::{
-    Bios, BiosChange, BiosValue, Firmware, FirmwareUpdate, OperationKind, OperationStatus,
-    SecureBootChange,
-};
+use podium_types::{OperationKind, OperationStatus};
 use reqwest::Method;
 use serde_json::json;
 
 use super::client::{self, Client};
+use super::firmware::{BiosArgs, FirmwareArgs, SecureBootArgs, bios, firmware, secure_boot};
 use super::input::{parsed, seg};
 use super::names::Named;
 use super::operation::OPERATION_COLUMNS;
@@ -45,31 +43,15 @@ pub(super) enum HostCommand {
     /// `--set` changes them, with `--reset` resets them to their defaults (an operation each).
     Bios {
         id: String,
-        /// `NAME=VALUE`, repeatable. VALUE is read as JSON where it is one (`true`, `12`,
-        /// `"12"` for the string), else as a string (`Disabled`).
-        #[arg(long = "set", value_parser = super::input::key_value, conflicts_with = "reset")]
-        set: Vec<(String, String)>,
-        /// When the change applies: immediate, on_reset, at_maintenance_window_start,
-        /// in_maintenance_window_on_reset (default: as the BMC decides).
-        #[arg(long, requires = "set")]
-        apply_time: Option<String>,
-        #[arg(long)]
-        reset: bool,
-        /// Follow the operation until it ends.
-        #[arg(long)]
-        wait: bool,
+        #[command(flatten)]
+        args: BiosArgs,
     },
     /// The host's secure boot; with `--on` or `--off` turns it on or off from the next boot on
     /// (an operation).
     SecureBoot {
         id: String,
-        #[arg(long, conflicts_with = "off")]
-        on: bool,
-        #[arg(long)]
-        off: bool,
-        /// Follow the operation until it ends.
-        #[arg(long)]
-        wait: bool,
+        #[command(flatten)]
+        args: SecureBootArgs,
     },
     /// The host's full inventory as its BMC reports it now: processors, memory modules,
     /// storage and drives, NICs and their link.
@@ -79,15 +61,8 @@ pub(super) enum HostCommand {
     /// operation that follows the BMC's task.
     Firmware {
         id: String,
-        /// The image the BMC downloads: an http or https URL, without credentials.
-        #[arg(long, value_name = "IMAGE_URL", requires = "targets")]
-        update: Option<String>,
-        /// A component to update, by its id (the first column of the list); repeatable.
-        #[arg(long = "target", value_name = "ID", requires = "update")]
-        targets: Vec<String>,
-        /// Follow the operation until it ends.
-        #[arg(long, requires = "update")]
-        wait: bool,
+        #[command(flatten)]
+        args: FirmwareArgs,
     },
     /// The host's operations, newest first.
     Operations { id: String },
@@ -204,77 +179,18 @@ pub(super) async fn run(url: Option<&str>, format: Format, cmd: HostCommand) -> 
                 );
             }
         }
-        HostCommand::Bios {
-            id,
-            set,
-            apply_time,
-            reset,
-            wait,
-        } => {
-            let path = format!("/v1/hosts/{}/bios", seg(&id)?);
-            let op: Option<OperationView> = if reset {
-                Some(client::view(
-                    c.post(&format!("{path}/reset"), &json!({})).await?,
-                )?)
-            } else if !set.is_empty() {
-                let change = BiosChange {
-                    attributes: set
-                        .into_iter()
-                        .map(|(name, value)| (name, bios_value(&value)))
-                        .collect(),
-                    apply_time: apply_time.map(|t| parsed("--apply-time", &t)).transpose()?,
-                };
-                Some(client::view(
-                    c.send(Method::PATCH, &path, Some(&change)).await?,
-                )?)
-            } else {
-                None
-            };
-            match op {
-                Some(op) => follow(&c, format, op, wait, "BIOS").await?,
-                None => {
-                    let bios: Bios = c.get_view(&path).await?;
-                    print(output::list(format, &bios_rows(&bios), BIOS_COLUMNS));
-                }
-            }
+        HostCommand::Bios { id, args } => {
+            bios(&c, format, &format!("/v1/hosts/{}", seg(&id)?), args).await?;
         }
-        HostCommand::SecureBoot { id, on, off, wait } => {
-            let path = format!("/v1/hosts/{}/secure_boot", seg(&id)?);
-            if on || off {
-                let change = SecureBootChange { enabled: on };
-                let op = client::view(c.send(Method::PUT, &path, Some(&change)).await?)?;
-                follow(&c, format, op, wait, "secure boot").await?;
-            } else {
-                print(output::object(format, &c.get(&path).await?));
-            }
+        HostCommand::SecureBoot { id, args } => {
+            secure_boot(&c, format, &format!("/v1/hosts/{}", seg(&id)?), args).await?;
         }
         HostCommand::Hardware { id } => {
             let path = format!("/v1/hosts/{}/hardware", seg(&id)?);
             print(output::object(format, &c.get(&path).await?));
         }
-        HostCommand::Firmware {
-            id,
-            update,
-            targets,
-            wait,
-        } => {
-            let path = format!("/v1/hosts/{}/firmware", seg(&id)?);
-            match update {
-                Some(image_url) => {
-                    let update = FirmwareUpdate { image_url, targets };
-                    let op = client::view(c.post(&format!("{path}/update"), &update).await?)?;
-                    follow(&c, format, op, wait, "firmware update").await?;
-                }
-                None => {
-                    let firmware: Firmware = c.get_view(&path).await?;
-                    let rows: Vec<serde_json::Value> = firmware
-                        .components
-                        .iter()
-                        .map(serde_json::to_value)
-                        .collect::<Result<_, _>>()?;
-                    print(output::list(format, &rows, FIRMWARE_COLUMNS));
-                }
-            }
+        HostCommand::Firmware { id, args } => {
+            firmware(&c, format, &format!("/v1/hosts/{}", seg(&id)?), args).await?;
         }
         HostCommand::Inspect { id, wait } => {
             let op = inspect(&c, &id, wait).await?;
@@ -339,67 +255,6 @@ pub(super) async fn run(url: Option<&str>, format: Format, cmd: HostCommand) -> 
         }
     }
     Ok(())
-}
-
-/// Prints an operation `op` of `what`, after following it to its end with `wait`; fails where
-/// it failed.
-async fn follow(
-    c: &Client,
-    format: Format,
-    mut op: OperationView,
-    wait: bool,
-    what: &str,
-) -> anyhow::Result<()> {
-    if wait {
-        op = watch_operation(c, &op.id).await?;
-    }
-    print(output::object(format, &serde_json::to_value(&op)?));
-    if op.status == OperationStatus::Failed {
-        bail!(
-            "the {what} operation failed: {}",
-            op.error.as_deref().unwrap_or("")
-        );
-    }
-    Ok(())
-}
-
-const FIRMWARE_COLUMNS: &[Column] = &[
-    ("ID", "/id"),
-    ("KIND", "/kind"),
-    ("NAME", "/name"),
-    ("VERSION", "/version"),
-    ("UPDATEABLE", "/updateable"),
-];
-
-const BIOS_COLUMNS: &[Column] = &[
-    ("NAME", "/name"),
-    ("VALUE", "/value"),
-    ("TYPE", "/type"),
-    ("READ ONLY", "/read_only"),
-    ("PENDING", "/pending"),
-];
-
-/// One row per attribute: its value, its registry entry's type and whether it is read-only,
-/// and what is staged for it.
-fn bios_rows(bios: &Bios) -> Vec<serde_json::Value> {
-    bios.attributes
-        .iter()
-        .map(|(name, value)| {
-            let entry = bios.registry.get(name);
-            json!({
-                "name": name,
-                "value": value,
-                "type": entry.map(|e| e.attribute_type.as_str()),
-                "read_only": entry.map(|e| e.read_only),
-                "pending": bios.pending.get(name),
-            })
-        })
-        .collect()
-}
-
-/// A `--set` value: JSON where it is a JSON string, number or boolean, else the text itself.
-fn bios_value(text: &str) -> BiosValue {
-    serde_json::from_str(text).unwrap_or_else(|_| BiosValue::Text(text.to_owned()))
 }
 
 /// Asks for an inspection of the host `id`; with `wait`, follows it until it ends.

@@ -17,6 +17,7 @@ mod claim;
 mod client;
 mod composed;
 mod events;
+mod firmware;
 mod grant;
 mod host;
 mod input;

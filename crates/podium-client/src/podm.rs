@@ -42,6 +42,20 @@ pub(super) enum PodmCommand {
         #[arg(long, value_name = "N")]
         requests: Option<u32>,
     },
+    /// Set what tenants may change of the hosts they claim at a pod manager (by uuid or name):
+    /// what is not given is not allowed (docs/hardware.md).
+    TenantFirmware {
+        uuid: String,
+        /// A BIOS attribute tenants may change (repeat for more).
+        #[arg(long = "bios-attribute", value_name = "NAME")]
+        bios_attributes: Vec<String>,
+        /// Tenants may turn secure boot on and off.
+        #[arg(long)]
+        secure_boot: bool,
+        /// Tenants may update firmware from an image.
+        #[arg(long)]
+        firmware_update: bool,
+    },
     /// Delete a pod manager (by uuid or name) and forget its hosts.
     Delete { uuid: String },
     /// Sync the inventory now.
@@ -187,6 +201,7 @@ impl PodmCreate {
                     .unwrap_or_default(),
                 allow_md5,
             }),
+            tenant_firmware: None,
         })
     }
 }
@@ -231,6 +246,7 @@ impl PodmCommand {
             | PodmCommand::Delete { uuid }
             | PodmCommand::Sync { uuid, .. }
             | PodmCommand::Limits { uuid, .. }
+            | PodmCommand::TenantFirmware { uuid, .. }
             | PodmCommand::Template(
                 TemplateCommand::Show { uuid }
                 | TemplateCommand::Set { uuid, .. }
@@ -282,6 +298,26 @@ pub(super) async fn run(url: Option<&str>, format: Format, cmd: PodmCommand) -> 
                     service,
                     site,
                     requests,
+                }),
+                ..Default::default()
+            };
+            let path = format!("/v1/pod_managers/{}", seg(&uuid)?);
+            print(output::object(
+                format,
+                &c.send(Method::PATCH, &path, Some(&body)).await?,
+            ));
+        }
+        PodmCommand::TenantFirmware {
+            uuid,
+            bios_attributes,
+            secure_boot,
+            firmware_update,
+        } => {
+            let body = PodManagerUpdate {
+                tenant_firmware: Some(podium_types::TenantFirmware {
+                    bios_attributes: bios_attributes.into_iter().collect(),
+                    secure_boot,
+                    firmware_update,
                 }),
                 ..Default::default()
             };

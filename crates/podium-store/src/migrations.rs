@@ -81,6 +81,7 @@ const FILES: &[File] = &[
     migration!("0029_composed_nodes.sql"),
     migration!("0030_claims_that_compose.sql"),
     migration!("0031_operation_progress.sql"),
+    migration!("0032_tenant_firmware.sql"),
 ];
 
 /// The migrator of Podium's schema on `backend`.

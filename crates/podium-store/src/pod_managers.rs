@@ -1,7 +1,7 @@
 //! Stored pod managers and their status history.
 
 use podium_types::Timestamp;
-use podium_types::{DeploySettings, PodManagerId, PodManagerStatus};
+use podium_types::{DeploySettings, PodManagerId, PodManagerStatus, TenantFirmware};
 use sqlx::Row;
 
 use super::{Datastore, StoreError, decode, json, moment, moment_opt};
@@ -37,6 +37,8 @@ pub struct PodManagerRow {
     pub preprovisioning_image: Option<String>,
     /// How the site's hosts take disk images and are cleaned after them.
     pub deploy: DeploySettings,
+    /// What its tenants may change of the hosts they claim.
+    pub tenant_firmware: TenantFirmware,
     pub status: PodManagerStatus,
     pub status_message: Option<String>,
     pub last_probe_at: Option<Timestamp>,
@@ -55,7 +57,7 @@ pub struct StatusChange {
 const COLUMNS: &str = "uuid, name, url, auth_sealed, description, location, tls_verify, tls_ca_bundle, \
     driver, ipam, renderer, network_config_owner, status, status_message, last_probe_at, \
     redfish_link, created_at, updated_at, tls_pinned_sha256, service_limit, site_limit, preprovisioning_image, deploy, \
-    request_limit";
+    request_limit, tenant_firmware";
 
 fn row(r: &sqlx::any::AnyRow) -> Result<PodManagerRow, StoreError> {
     Ok(PodManagerRow {
@@ -83,6 +85,12 @@ fn row(r: &sqlx::any::AnyRow) -> Result<PodManagerRow, StoreError> {
         deploy: r
             .try_get::<Option<String>, _>("deploy")?
             .map(|text| decode("deploy settings", &text))
+            .transpose()?
+            .unwrap_or_default(),
+        // Absent: a pod manager from before the setting, whose tenants change nothing.
+        tenant_firmware: r
+            .try_get::<Option<String>, _>("tenant_firmware")?
+            .map(|text| decode("tenant firmware settings", &text))
             .transpose()?
             .unwrap_or_default(),
         status: r.try_get::<String, _>("status")?.parse()?,
@@ -147,7 +155,7 @@ impl Datastore {
 
     pub async fn pod_manager_create(&self, pm: &PodManagerRow) -> Result<(), StoreError> {
         let sql = format!(
-            "INSERT INTO pod_managers ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)"
+            "INSERT INTO pod_managers ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)"
         );
         bind_settings(sqlx::query(&sql), pm)
             .bind(pm.status.as_str())
@@ -162,6 +170,7 @@ impl Datastore {
             .bind(&pm.preprovisioning_image)
             .bind(json(&pm.deploy))
             .bind(pm.request_limit)
+            .bind(json(&pm.tenant_firmware))
             .execute(&mut *self.writer().await?)
             .await?;
         Ok(())
@@ -175,7 +184,7 @@ impl Datastore {
              location = $6, tls_verify = $7, tls_ca_bundle = $8, driver = $9, ipam = $10, \
              renderer = $11, network_config_owner = $12, updated_at = $13, tls_pinned_sha256 = $14, \
              service_limit = $15, site_limit = $16, preprovisioning_image = $17, \
-             deploy = $18, request_limit = $19 WHERE uuid = $1",
+             deploy = $18, request_limit = $19, tenant_firmware = $20 WHERE uuid = $1",
             ),
             pm,
         )
@@ -186,6 +195,7 @@ impl Datastore {
         .bind(&pm.preprovisioning_image)
         .bind(json(&pm.deploy))
         .bind(pm.request_limit)
+        .bind(json(&pm.tenant_firmware))
         .execute(&mut *self.writer().await?)
         .await?;
         Ok(done.rows_affected() == 1)

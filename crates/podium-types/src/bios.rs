@@ -2,7 +2,7 @@
 //! what each may hold, what is staged and when a change applies (DMTF's `Bios` and
 //! `AttributeRegistry`, as a driver reports them); and its UEFI secure boot.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -157,6 +157,36 @@ pub struct SecureBoot {
 #[serde(deny_unknown_fields)]
 pub struct SecureBootChange {
     pub enabled: bool,
+}
+
+/// What a pod manager's tenants may change of the hosts they claim, through the JSON API and
+/// their Redfish service; nothing unless the admin says so.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TenantFirmware {
+    /// The BIOS attributes tenants may change, by name (at most 1,000). Every other attribute
+    /// is read-only to them, and they cannot reset the BIOS to its defaults.
+    #[serde(default)]
+    pub bios_attributes: BTreeSet<String>,
+    /// Whether tenants may turn secure boot on and off.
+    #[serde(default)]
+    pub secure_boot: bool,
+    /// Whether tenants may update the firmware of their hosts from an image.
+    #[serde(default)]
+    pub firmware_update: bool,
+}
+
+impl Bios {
+    /// The BIOS as a tenant allowed to change `allowed` sees it: every other attribute of the
+    /// registry is read-only.
+    pub fn restricted_to(mut self, allowed: &BTreeSet<String>) -> Bios {
+        for (name, entry) in &mut self.registry {
+            if !allowed.contains(name) {
+                entry.read_only = true;
+            }
+        }
+        self
+    }
 }
 
 /// What a `bios` operation does.

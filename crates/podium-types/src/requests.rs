@@ -122,6 +122,10 @@ pub struct PodManagerCreate {
     /// Default: a metadata erase, md5 refused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deploy: Option<crate::DeploySettings>,
+    /// What tenants may change of the hosts they claim here (`docs/hardware.md`). Default:
+    /// nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tenant_firmware: Option<crate::TenantFirmware>,
 }
 
 /// How many operations of a site run at once, counted across every Podium process on the
@@ -201,6 +205,9 @@ pub struct PodManagerUpdate {
     /// Replaces the settings: a field absent goes back to its default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deploy: Option<crate::DeploySettings>,
+    /// Replaces the settings: a field absent goes back to its default (nothing allowed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tenant_firmware: Option<crate::TenantFirmware>,
 }
 
 /// Paging of every list.

@@ -7,6 +7,7 @@
 //! `Caller` and filter by its tenant id in the datastore; another tenant's claim is "not found".
 
 mod bind;
+mod firmware;
 
 use crate::app::Podium;
 use crate::auth::Caller;
@@ -382,6 +383,26 @@ impl Podium {
             None => None,
         };
         Ok((claim, host))
+    }
+
+    /// A claim that is bound, with its host; a pending, failed or releasing one holds none (a
+    /// released claim's documents and settings must not outlive it).
+    pub(crate) async fn claim_bound(
+        &self,
+        caller: &Caller,
+        claim_id: &ClaimId,
+    ) -> Result<(ClaimRow, Host), Error> {
+        let (claim, host) = self.claim_get(caller, claim_id).await?;
+        match host {
+            Some(host) if claim.state == ClaimState::Bound => Ok((claim, host)),
+            _ => Err(Error::Conflict {
+                code: "claim_not_bound",
+                message: format!(
+                    "claim `{claim_id}` is {}: only a bound claim holds a host",
+                    claim.state
+                ),
+            }),
+        }
     }
 
     pub async fn claim_list(&self, caller: &Caller) -> Result<List<ClaimView>, Error> {

@@ -28,6 +28,8 @@ pub(crate) struct PodManager {
     pub(crate) preprovisioning_image: Option<String>,
     /// How its hosts take disk images and are cleaned after them.
     pub(crate) deploy: podium_types::DeploySettings,
+    /// What its tenants may change of the hosts they claim.
+    pub(crate) tenant_firmware: podium_types::TenantFirmware,
     pub(crate) status: PodManagerStatus,
     pub(crate) status_message: Option<String>,
     pub(crate) last_probe_at: Option<Timestamp>,
@@ -69,6 +71,7 @@ impl From<PodManagerRow> for PodManager {
             },
             preprovisioning_image: r.preprovisioning_image,
             deploy: r.deploy,
+            tenant_firmware: r.tenant_firmware,
             status: r.status,
             status_message: r.status_message,
             last_probe_at: r.last_probe_at,
@@ -100,6 +103,7 @@ impl From<PodManager> for PodManagerRow {
             request_limit: p.limits.requests.map(i64::from),
             preprovisioning_image: p.preprovisioning_image,
             deploy: p.deploy,
+            tenant_firmware: p.tenant_firmware,
             status: p.status,
             status_message: p.status_message,
             last_probe_at: p.last_probe_at,

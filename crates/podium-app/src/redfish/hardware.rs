@@ -5,11 +5,17 @@
 
 use std::sync::Arc;
 
-use podium_types::{Bios, HardwareInventory, HostId, SecureBoot};
+use podium_types::views::OperationView;
+use podium_types::{Bios, BiosChange, HardwareInventory, HostId, SecureBoot, SecureBootChange};
 
 use crate::app::Podium;
 use crate::auth::Caller;
+use crate::bios::Asker;
+use crate::data::{Host, PodManager};
 use crate::error::Error;
+use crate::lifecycle::{HostAction, action_allowed};
+
+use super::writable;
 
 impl Podium {
     /// A system the caller may drive, by its id (to check before answering what names it,
@@ -19,11 +25,67 @@ impl Podium {
         Ok(host.id)
     }
 
-    /// The system's BIOS: its attributes, registry and what is staged.
+    /// The system's BIOS: its attributes, registry and what is staged; to a tenant, every
+    /// attribute its site does not let tenants change is read-only.
     pub async fn redfish_bios(&self, caller: &Caller, id: &HostId) -> Result<Bios, Error> {
-        let (host, _) = self.redfish_host(caller, id).await?;
+        let (host, claim) = self.redfish_host(caller, id).await?;
         let pm = self.pod_manager_load(&host.pod_manager).await?;
-        self.bios_read(&pm, &host).await
+        let bios = self.bios_read(&pm, &host).await?;
+        Ok(match claim {
+            Some(_) => bios.restricted_to(&pm.tenant_firmware.bios_attributes),
+            None => bios,
+        })
+    }
+
+    /// A PATCH of the system's `Bios/Settings`: a change of BIOS attributes, within what a
+    /// tenant's site lets it change.
+    pub async fn redfish_bios_change(
+        &self,
+        caller: &Caller,
+        id: &HostId,
+        change: BiosChange,
+    ) -> Result<OperationView, Error> {
+        let (host, pm, asker) = self.redfish_firmware_target(caller, id).await?;
+        self.bios_change(&host, &pm, change, &asker).await
+    }
+
+    /// `Bios.ResetBios`: the admin's only.
+    pub async fn redfish_bios_reset(
+        &self,
+        caller: &Caller,
+        id: &HostId,
+    ) -> Result<OperationView, Error> {
+        let (host, pm, asker) = self.redfish_firmware_target(caller, id).await?;
+        self.bios_reset(&host, &pm, &asker).await
+    }
+
+    /// A PATCH of the system's `SecureBoot`.
+    pub async fn redfish_secure_boot_change(
+        &self,
+        caller: &Caller,
+        id: &HostId,
+        change: SecureBootChange,
+    ) -> Result<OperationView, Error> {
+        let (host, pm, asker) = self.redfish_firmware_target(caller, id).await?;
+        self.secure_boot_change(&host, &pm, change, &asker).await
+    }
+
+    /// A system the caller may change the firmware of (in a state that allows it), its pod
+    /// manager, and who asks.
+    async fn redfish_firmware_target(
+        &self,
+        caller: &Caller,
+        id: &HostId,
+    ) -> Result<(Host, PodManager, Asker), Error> {
+        writable(caller)?;
+        let (host, claim) = self.redfish_host(caller, id).await?;
+        let (action, asker) = match claim {
+            Some(claim) => (HostAction::TenantFirmware, Asker::Tenant(claim)),
+            None => (HostAction::Firmware, Asker::Admin),
+        };
+        action_allowed(&host, action)?;
+        let pm = self.pod_manager_load(&host.pod_manager).await?;
+        Ok((host, pm, asker))
     }
 
     /// The system's secure boot.

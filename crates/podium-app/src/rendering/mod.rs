@@ -329,26 +329,6 @@ impl Podium {
         Ok(documents.view())
     }
 
-    /// A claim that is bound, with its host; a pending, failed or releasing one has no
-    /// documents (a released claim's drive must not outlive it).
-    async fn claim_bound(
-        &self,
-        caller: &Caller,
-        claim_id: &ClaimId,
-    ) -> Result<(ClaimRow, Host), Error> {
-        let (claim, host) = self.claim_get(caller, claim_id).await?;
-        match host {
-            Some(host) if claim.state == podium_types::ClaimState::Bound => Ok((claim, host)),
-            _ => Err(Error::Conflict {
-                code: "claim_not_bound",
-                message: format!(
-                    "claim `{claim_id}` is {}: only a bound claim has documents to render",
-                    claim.state
-                ),
-            }),
-        }
-    }
-
     /// Holds the addresses a freshly bound claim's documents need, so that viewing them later
     /// takes nothing. Failures are logged: the claim stays bound, and its documents answer why.
     pub(crate) async fn claim_hold_addresses(&self, claim_id: &ClaimId) {

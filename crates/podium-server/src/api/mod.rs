@@ -170,6 +170,15 @@ pub(crate) fn routes() -> (Router<Podium>, utoipa::openapi::OpenApi) {
         .routes(routes!(rendering::host_rendered))
         .routes(routes!(rendering::host_config_drive))
         .routes(routes!(claims::claim_operations))
+        .routes(routes!(claims::claim_bios, claims::claim_bios_change))
+        .routes(routes!(claims::claim_bios_reset))
+        .routes(routes!(
+            claims::claim_secure_boot,
+            claims::claim_secure_boot_set
+        ))
+        .routes(routes!(claims::claim_firmware))
+        .routes(routes!(claims::claim_firmware_update))
+        .routes(routes!(claims::claim_hardware))
         .routes(routes!(rendering::claim_rendered))
         .routes(routes!(rendering::claim_config_drive))
         .routes(routes!(rendering::config_drive_download))

@@ -48,6 +48,8 @@ pub struct PodManagerView {
     pub preprovisioning_image: Option<String>,
     /// How the site's hosts take disk images and are cleaned after them.
     pub deploy: crate::DeploySettings,
+    /// What tenants may change of the hosts they claim here.
+    pub tenant_firmware: crate::TenantFirmware,
     pub has_auth: bool,
     pub created_at: crate::Timestamp,
     pub updated_at: crate::Timestamp,
@@ -66,6 +68,9 @@ pub struct GrantedPodManagerView {
     /// Who writes a claimed host's network config there: the site (`admin`), the claim
     /// (`consumer`), or the claim on top of the site's (`layered`).
     pub network_config_owner: NetworkConfigOwner,
+    /// What the tenant may change of the hosts it claims there: BIOS attributes, secure boot,
+    /// firmware updates.
+    pub tenant_firmware: crate::TenantFirmware,
     pub grant: TenantGrantView,
 }
 

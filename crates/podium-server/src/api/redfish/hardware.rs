@@ -7,17 +7,24 @@
 
 use std::sync::Arc;
 
+use std::collections::BTreeMap;
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
 use serde_json::{Map, Value, json};
 
 use podium_app::app::Podium;
 use podium_app::error::Error;
 use podium_types::{
-    ApplyTime, Bios, BiosAttributeType, HardwareInventory, HostId, StorageController,
+    ApplyTime, Bios, BiosAttributeType, BiosChange, BiosValue, HardwareInventory, HostId,
+    SecureBootChange, StorageController, TenantScope,
 };
 
+use super::systems::pick;
 use super::{
-    Answer, ROOT, RedfishError, RfCaller, collection, missing, resource, segment, system_uri,
+    Answer, ROOT, RedfishError, RfCaller, accepted, collection, missing, object, optional_object,
+    resource, segment, system_uri,
 };
 
 /// The prefix of a system's attribute registry's `Id`: the host's id follows.
@@ -60,12 +67,7 @@ fn registry_id(id: &HostId) -> String {
 }
 
 fn apply_time_name(t: ApplyTime) -> &'static str {
-    match t {
-        ApplyTime::Immediate => "Immediate",
-        ApplyTime::OnReset => "OnReset",
-        ApplyTime::AtMaintenanceWindowStart => "AtMaintenanceWindowStart",
-        ApplyTime::InMaintenanceWindowOnReset => "InMaintenanceWindowOnReset",
-    }
+    super::systems::name_of(&APPLY_TIMES, t)
 }
 
 /// `GET Systems/{id}/Bios`: the current attributes (a password's value is never shown), the
@@ -90,7 +92,7 @@ pub(super) async fn bios_view(
                 .collect::<Vec<_>>()
         );
     }
-    Ok(resource(json!({
+    let mut body = json!({
         "@odata.type": "#Bios.v1_1_0.Bios",
         "@odata.id": uri,
         "Id": "Bios",
@@ -98,7 +100,14 @@ pub(super) async fn bios_view(
         "AttributeRegistry": registry_id(&host),
         "Attributes": bios.attributes,
         "@Redfish.Settings": settings,
-    })))
+    });
+    // A reset sets every attribute: only the admin may.
+    if matches!(caller.caller().scope(), TenantScope::Every) {
+        body["Actions"] = json!({
+            "#Bios.ResetBios": {"target": format!("{uri}/Actions/Bios.ResetBios")},
+        });
+    }
+    Ok(resource(body))
 }
 
 /// `GET Systems/{id}/Bios/Settings`: the settings object, holding what is staged (the values
@@ -258,6 +267,141 @@ pub(super) async fn secure_boot_view(
         body["SecureBootMode"] = json!(mode);
     }
     Ok(resource(body))
+}
+
+/// `PATCH Systems/{id}/SecureBoot` `{"SecureBootEnable": bool}`: secure boot turned on or off
+/// from the next boot on, as an operation (202 and its task).
+pub(super) async fn secure_boot_patch(
+    State(podium): State<Podium>,
+    caller: RfCaller,
+    Path(id): Path<String>,
+    body: Result<Bytes, BytesRejection>,
+) -> Answer {
+    let host = HostId::from(id);
+    let uri = format!("{}/SecureBoot", system_uri(&host));
+    let mut enabled = None;
+    for (key, value) in &object(body)? {
+        match key.as_str() {
+            "SecureBootEnable" => {
+                enabled = Some(
+                    value
+                        .as_bool()
+                        .ok_or_else(|| RedfishError::property_type(key, "true or false"))?,
+                )
+            }
+            k if k.starts_with('@') => {}
+            k => return Err(RedfishError::property_unknown(k)),
+        }
+    }
+    let enabled = enabled.ok_or_else(|| RedfishError::property_missing("SecureBootEnable"))?;
+    let op = podium
+        .redfish_secure_boot_change(caller.caller(), &host, SecureBootChange { enabled })
+        .await
+        .map_err(|e| part_error(e, &uri))?;
+    Ok(accepted(&op))
+}
+
+/// The apply times a change names, as Redfish names them.
+const APPLY_TIMES: [(&str, ApplyTime); 4] = [
+    ("Immediate", ApplyTime::Immediate),
+    ("OnReset", ApplyTime::OnReset),
+    (
+        "AtMaintenanceWindowStart",
+        ApplyTime::AtMaintenanceWindowStart,
+    ),
+    (
+        "InMaintenanceWindowOnReset",
+        ApplyTime::InMaintenanceWindowOnReset,
+    ),
+];
+
+/// `PATCH Systems/{id}/Bios/Settings` `{"Attributes": {..}}`, with an
+/// `@Redfish.SettingsApplyTime` where the BMC offers apply times: a change of BIOS attributes,
+/// as an operation (202 and its task) checked first as the JSON API's is; to a tenant, only the
+/// attributes its site lets it change.
+pub(super) async fn bios_settings_patch(
+    State(podium): State<Podium>,
+    caller: RfCaller,
+    Path(id): Path<String>,
+    body: Result<Bytes, BytesRejection>,
+) -> Answer {
+    let host = HostId::from(id);
+    let uri = format!("{}/Bios/Settings", system_uri(&host));
+    let (mut attributes, mut apply_time) = (None, None);
+    for (key, value) in &object(body)? {
+        match key.as_str() {
+            "Attributes" => attributes = Some(bios_values(value)?),
+            "@Redfish.SettingsApplyTime" => {
+                let time = value.get("ApplyTime").ok_or_else(|| {
+                    RedfishError::property_missing("@Redfish.SettingsApplyTime/ApplyTime")
+                })?;
+                apply_time = Some(pick(
+                    "@Redfish.SettingsApplyTime/ApplyTime",
+                    time,
+                    &APPLY_TIMES,
+                )?);
+            }
+            k if k.starts_with('@') => {}
+            k => return Err(RedfishError::property_unknown(k)),
+        }
+    }
+    let attributes = attributes.ok_or_else(|| RedfishError::property_missing("Attributes"))?;
+    let change = BiosChange {
+        attributes,
+        apply_time,
+    };
+    let op = podium
+        .redfish_bios_change(caller.caller(), &host, change)
+        .await
+        .map_err(|e| part_error(e, &uri))?;
+    Ok(accepted(&op))
+}
+
+/// A PATCH's `Attributes`: each a string, an integer or true or false.
+fn bios_values(value: &Value) -> Result<BTreeMap<String, BiosValue>, RedfishError> {
+    let object = value
+        .as_object()
+        .ok_or_else(|| RedfishError::property_type("Attributes", "an object"))?;
+    object
+        .iter()
+        .map(|(name, v)| {
+            let value = match v {
+                Value::Bool(b) => BiosValue::Boolean(*b),
+                Value::String(s) => BiosValue::Text(s.clone()),
+                Value::Number(n) => BiosValue::Integer(n.as_i64().ok_or_else(|| {
+                    RedfishError::property_type(&format!("Attributes/{name}"), "an integer")
+                })?),
+                _ => {
+                    return Err(RedfishError::property_type(
+                        &format!("Attributes/{name}"),
+                        "a string, an integer or true or false",
+                    ));
+                }
+            };
+            Ok((name.clone(), value))
+        })
+        .collect()
+}
+
+/// `Bios.ResetBios` (an admin's only): the attributes reset to their defaults, as an operation
+/// (202 and its task). Its body, if any, is an empty object.
+pub(super) async fn bios_reset(
+    State(podium): State<Podium>,
+    caller: RfCaller,
+    Path(id): Path<String>,
+    body: Result<Bytes, BytesRejection>,
+) -> Answer {
+    const ACTION: &str = "Bios.ResetBios";
+    if let Some(key) = optional_object(body)?.keys().find(|k| !k.starts_with('@')) {
+        return Err(RedfishError::parameter_unknown(ACTION, key));
+    }
+    let host = HostId::from(id);
+    let uri = format!("{}/Bios/Actions/{ACTION}", system_uri(&host));
+    let op = podium
+        .redfish_bios_reset(caller.caller(), &host)
+        .await
+        .map_err(|e| part_error(e, &uri))?;
+    Ok(accepted(&op))
 }
 
 /// A part of the inventory: its kind in the system's URI and in Redfish's types.

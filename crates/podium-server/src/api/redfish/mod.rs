@@ -76,11 +76,15 @@ pub(crate) fn router() -> Router<Podium> {
         .route("/redfish/v1/Systems/{id}/Bios", get(hardware::bios_view))
         .route(
             "/redfish/v1/Systems/{id}/Bios/Settings",
-            get(hardware::bios_settings),
+            get(hardware::bios_settings).patch(hardware::bios_settings_patch),
+        )
+        .route(
+            "/redfish/v1/Systems/{id}/Bios/Actions/Bios.ResetBios",
+            post(hardware::bios_reset),
         )
         .route(
             "/redfish/v1/Systems/{id}/SecureBoot",
-            get(hardware::secure_boot_view),
+            get(hardware::secure_boot_view).patch(hardware::secure_boot_patch),
         )
         .route(
             "/redfish/v1/Systems/{id}/Processors",
@@ -221,7 +225,9 @@ fn allowed(template: &str) -> &'static str {
     match template {
         "/redfish/v1/SessionService/Sessions" => "GET, HEAD, POST",
         "/redfish/v1/SessionService/Sessions/{id}" => "GET, HEAD, DELETE",
-        "/redfish/v1/Systems/{id}" => "GET, HEAD, PATCH",
+        "/redfish/v1/Systems/{id}"
+        | "/redfish/v1/Systems/{id}/Bios/Settings"
+        | "/redfish/v1/Systems/{id}/SecureBoot" => "GET, HEAD, PATCH",
         t if t.contains("/Actions/") || t.ends_with("/Members") => "POST",
         _ => "GET, HEAD",
     }
@@ -269,6 +275,26 @@ impl RedfishError {
             StatusCode::BAD_REQUEST,
             "PropertyUnknown",
             format!("The property {name} is not a known property of the resource, or cannot be changed here."),
+        )
+        .with_args(&[name])
+    }
+
+    fn property_missing(name: &str) -> Self {
+        RedfishError::new(
+            StatusCode::BAD_REQUEST,
+            "PropertyMissing",
+            format!(
+                "The property {name} is a required property and must be included in the request."
+            ),
+        )
+        .with_args(&[name])
+    }
+
+    fn property_type(name: &str, expected: &str) -> Self {
+        RedfishError::new(
+            StatusCode::BAD_REQUEST,
+            "PropertyValueTypeError",
+            format!("The property {name} must be {expected}."),
         )
         .with_args(&[name])
     }
@@ -615,14 +641,9 @@ fn optional_object(
 }
 
 fn string_of<'a>(key: &str, value: &'a Value) -> Result<&'a str, RedfishError> {
-    value.as_str().ok_or_else(|| {
-        RedfishError::new(
-            StatusCode::BAD_REQUEST,
-            "PropertyValueTypeError",
-            format!("The property {key} must be a string."),
-        )
-        .with_args(&[key])
-    })
+    value
+        .as_str()
+        .ok_or_else(|| RedfishError::property_type(key, "a string"))
 }
 
 fn string_param<'a>(action: &str, key: &str, value: &'a Value) -> Result<&'a str, RedfishError> {

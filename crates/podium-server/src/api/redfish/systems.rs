@@ -187,12 +187,7 @@ pub(super) async fn system_patch(
         }
     }
     let Some(boot) = boot else {
-        return Err(RedfishError::new(
-            StatusCode::BAD_REQUEST,
-            "PropertyMissing",
-            "The property Boot is a required property and must be included in the request.",
-        )
-        .with_args(&["Boot"]));
+        return Err(RedfishError::property_missing("Boot"));
     };
     let op = podium
         .redfish_boot(caller.caller(), &current.id, boot_change(boot)?)
@@ -222,12 +217,7 @@ pub(super) fn pick<T: Copy>(
 /// What a PATCH of `Boot` names (`podium-app` reads it over the current override).
 pub(super) fn boot_change(boot: &Value) -> Result<BootChange, RedfishError> {
     let Some(boot) = boot.as_object() else {
-        return Err(RedfishError::new(
-            StatusCode::BAD_REQUEST,
-            "PropertyValueTypeError",
-            "The property Boot must be an object.",
-        )
-        .with_args(&["Boot"]));
+        return Err(RedfishError::property_type("Boot", "an object"));
     };
     let mut change = BootChange::default();
     for (key, value) in boot {
