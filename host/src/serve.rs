@@ -147,6 +147,11 @@ pub(crate) struct ServeArgs {
     /// and a task); one more is refused with 429 until one of them ends.
     #[arg(long, default_value_t = podium_app::events::STREAMS_PER_TOKEN, env = "PODIUM_EVENT_STREAMS_PER_TOKEN")]
     event_streams_per_token: usize,
+    /// Let Redfish event subscriptions push to loopback and link-local addresses (a receiver on
+    /// this machine, or beside it on a link); refused by default, so a tenant cannot aim
+    /// Podium's requests at services only the host reaches.
+    #[arg(long, env = "PODIUM_EVENT_DESTINATIONS_LOCAL")]
+    event_destinations_local: bool,
     /// Days audit events are kept (`GET /v1/audit`); 0 keeps them for ever.
     #[arg(long, default_value_t = 90, env = "PODIUM_AUDIT_RETENTION_DAYS")]
     audit_retention_days: u64,
@@ -317,6 +322,7 @@ pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<()> {
         "--event-streams-per-token must be between 1 and 100000"
     );
     config.event_streams_per_token = args.event_streams_per_token;
+    config.event_destinations_local = args.event_destinations_local;
     config.audit_retention = (args.audit_retention_days > 0)
         .then(|| Duration::from_secs(args.audit_retention_days * 86_400));
     let runtime = tokio::runtime::Builder::new_multi_thread()

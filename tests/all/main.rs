@@ -30,6 +30,7 @@ mod plugins;
 mod pod_managers;
 mod provisioning;
 mod redfish;
+mod redfish_events;
 mod redfish_service;
 mod rendering;
 mod secrets;

@@ -1007,7 +1007,7 @@ async fn the_account_service_shows_each_caller_its_own_account_and_the_standard_
 
 /// Every route of the Redfish service, as (method, path) with `{system}`, `{nic}`, `{slot}`,
 /// `{task}` and `{session}` to fill in. Kept beside `allowed()` in the server's `redfish.rs`.
-const ROUTES: [(&str, &str); 35] = [
+const ROUTES: [(&str, &str); 40] = [
     ("GET", "/redfish/v1/SessionService"),
     ("GET", "/redfish/v1/SessionService/Sessions"),
     ("GET", "/redfish/v1/SessionService/Sessions/{session}"),
@@ -1057,6 +1057,17 @@ const ROUTES: [(&str, &str); 35] = [
     ("GET", "/redfish/v1/TaskService/Tasks"),
     ("GET", "/redfish/v1/TaskService/Tasks/{task}"),
     ("GET", "/redfish/v1/TaskService/TaskMonitors/{task}"),
+    ("GET", "/redfish/v1/EventService"),
+    ("GET", "/redfish/v1/EventService/Subscriptions"),
+    ("POST", "/redfish/v1/EventService/Subscriptions"),
+    (
+        "GET",
+        "/redfish/v1/EventService/Subscriptions/{subscription}",
+    ),
+    (
+        "DELETE",
+        "/redfish/v1/EventService/Subscriptions/{subscription}",
+    ),
     // Open to anyone, as Redfish requires.
     ("GET", "/redfish"),
     ("GET", "/redfish/v1"),
@@ -1073,6 +1084,10 @@ fn body_for(method: &str, path: &str, image: &str) -> Option<String> {
         }
         "POST" if path.ends_with("ComputerSystem.Reset") => json!({"ResetType": "ForceRestart"}),
         "POST" if path.ends_with("InsertMedia") => json!({"Image": image}),
+        // A name this machine never resolves: nothing is delivered.
+        "POST" if path.ends_with("Subscriptions") => {
+            json!({"Destination": "https://events.example.invalid/sweep"})
+        }
         "POST" => json!({}),
         _ => return None,
     };
@@ -1132,6 +1147,20 @@ async fn every_redfish_route_answers_each_kind_of_caller_as_it_should() {
     )
     .await;
     let session = opened.body["Id"].as_str().unwrap().to_owned();
+    let subscribed = post(
+        &site,
+        "/redfish/v1/EventService/Subscriptions",
+        Auth::Basic(&alice),
+        json!({"Destination": "https://events.example.invalid/alice"}),
+    )
+    .await;
+    assert_eq!(
+        subscribed.status,
+        StatusCode::CREATED,
+        "{}",
+        subscribed.text
+    );
+    let subscription = subscribed.body["Id"].as_str().unwrap().to_owned();
     let image = site.images.url("/sweep.iso");
     let fill = |path: &str| {
         path.replace("{system}", &host)
@@ -1139,6 +1168,7 @@ async fn every_redfish_route_answers_each_kind_of_caller_as_it_should() {
             .replace("{slot}", "Cd")
             .replace("{task}", &task)
             .replace("{session}", &session)
+            .replace("{subscription}", &subscription)
     };
     let open = |path: &str| {
         !path.contains("/v1/")
@@ -1305,9 +1335,10 @@ async fn a_tenants_sushy_reads_its_hosts_bios_and_parts_through_podium() {
         format!("BiosAttributeRegistry.{host}"),
         "{seen}"
     );
+    // The site lets its tenants change nothing: every attribute is read-only to Alice.
     assert_eq!(
         seen["registry"]["ProcTurboMode"],
-        json!({"type": "Enumeration", "read_only": false, "values": ["Enabled", "Disabled"]}),
+        json!({"type": "Enumeration", "read_only": true, "values": ["Enabled", "Disabled"]}),
         "{seen}"
     );
     assert_eq!(seen["registry"]["NumCores"]["read_only"], true, "{seen}");

@@ -16,6 +16,7 @@ use serde_json::json;
 
 const BIN: &str = env!("CARGO_BIN_EXE_podium-under-test");
 const WRONG_PASSWORD: &str = "wr0ng-bmc-Passw0rd-for-grep";
+const HEADER_SECRET: &str = "event-header-S3cret-for-grep";
 
 #[tokio::test]
 async fn no_response_and_no_log_line_carries_a_secret() {
@@ -223,6 +224,45 @@ async fn no_response_and_no_log_line_carries_a_secret() {
             );
         }
     }
+    // Event subscriptions whose headers carry a credential: sealed, never shown, never logged
+    // (their deliveries fail: the name resolves nowhere, and the failure is logged).
+    let subscriptions = format!("{base}/redfish/v1/EventService/Subscriptions");
+    for headers in [
+        json!({"Authorization": format!("Bearer {HEADER_SECRET}")}),
+        json!([{"X-Bad": format!("{HEADER_SECRET}\u{1}")}]),
+    ] {
+        let r = http
+            .post(&subscriptions)
+            .basic_auth("acme", Some(&tenant_token))
+            .json(
+                &json!({"Destination": "https://events.example.invalid/acme",
+                          "HttpHeaders": headers}),
+            );
+        answers.push(reply(r.send().await.unwrap()).await);
+    }
+    let listed = reply(
+        http.get(&subscriptions)
+            .basic_auth("acme", Some(&tenant_token))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    let member = listed.body["Members"][0]["@odata.id"]
+        .as_str()
+        .expect("the subscription made")
+        .to_owned();
+    answers.push(listed);
+    answers.push(
+        reply(
+            http.get(format!("{base}{member}"))
+                .basic_auth("acme", Some(&tenant_token))
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await,
+    );
     answers.push(server.client(Some(&admin_token)).get("/v1/hosts").await);
     answers.push(
         server
@@ -273,6 +313,7 @@ async fn no_response_and_no_log_line_carries_a_secret() {
         ("the bootstrap admin token", ADMIN_TOKEN),
         ("the config drive token", drive_token.as_str()),
         ("a Redfish session token", session_token.as_str()),
+        ("an event subscription's header", HEADER_SECRET),
     ];
     for (what, secret) in secrets {
         for (i, answer) in answers.iter().enumerate() {

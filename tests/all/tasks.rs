@@ -40,7 +40,9 @@ async fn background_tasks_show_their_status_and_run_when_asked() {
         .collect();
     assert_eq!(
         names,
-        ["probe", "sync", "bind", "expiry", "leasing", "refresh"]
+        [
+            "probe", "sync", "bind", "expiry", "leasing", "refresh", "delivery"
+        ]
     );
     let probe = task(&admin, "probe").await;
     assert_eq!(probe["runs"], 0, "{probe}");
@@ -75,6 +77,11 @@ async fn background_tasks_show_their_status_and_run_when_asked() {
             "refresh",
             "0 hosts with their own BMC read, 0 did not answer",
             json!({"read": 0, "unreachable": 0}),
+        ),
+        (
+            "delivery",
+            "0 events delivered, 0 deliveries failed, 0 events given up on",
+            json!({"delivered": 0, "retrying": 0, "dropped": 0}),
         ),
     ] {
         let before = task(&admin, name).await["runs"].as_u64().unwrap();

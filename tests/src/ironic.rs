@@ -60,7 +60,8 @@ impl Ironic {
                  enabled_bios_interfaces = no-bios,redfish\n\
                  default_bios_interface = no-bios\n\
                  enabled_raid_interfaces = no-raid\n\
-                 enabled_vendor_interfaces = no-vendor\n\
+                 enabled_vendor_interfaces = no-vendor,redfish\n\
+                 default_vendor_interface = no-vendor\n\
                  enabled_network_interfaces = noop\n\
                  enabled_console_interfaces = no-console\n\
                  enabled_firmware_interfaces = no-firmware\n\
@@ -195,6 +196,20 @@ impl Ironic {
         password: &str,
     ) -> Result<String> {
         let interfaces = json!({"bios_interface": "redfish", "inspect_interface": "redfish"});
+        self.enroll(interfaces, address, system, username, password)
+            .await
+    }
+
+    /// Enrolls a node as [`Ironic::node_create_with`] does, with the `redfish` vendor interface
+    /// (its passthru methods manage the BMC's event subscriptions).
+    pub async fn node_create_subscribing(
+        &self,
+        address: &str,
+        system: &str,
+        username: &str,
+        password: &str,
+    ) -> Result<String> {
+        let interfaces = json!({"vendor_interface": "redfish"});
         self.enroll(interfaces, address, system, username, password)
             .await
     }

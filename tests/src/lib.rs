@@ -21,6 +21,7 @@ mod images;
 pub mod ironic;
 mod postgres;
 mod process;
+mod receiver;
 mod server;
 pub mod site;
 pub mod sushy;
@@ -32,6 +33,7 @@ pub use fault_proxy::FaultProxy;
 pub use images::ImageServer;
 pub use postgres::PostgresDatabase;
 pub use process::{ConnectionCounter, ProcessServer, process_peak_rss, process_usage};
+pub use receiver::{EventReceiver, Received};
 pub use server::TestServer;
 pub use site::{BMC_PASSWORD, Site, Tenant};
 

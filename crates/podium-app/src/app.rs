@@ -45,6 +45,8 @@ pub(crate) struct Inner {
     /// Event streams open in this process, by token, and their bound.
     pub(crate) event_streams:
         std::sync::OnceLock<std::sync::Arc<crate::events::streams::StreamCounts>>,
+    /// Whether event subscriptions may push to local addresses (`subscriptions.rs`).
+    pub(crate) event_destinations_local: std::sync::OnceLock<bool>,
     /// How long change events are kept; a day (the events module's `RETENTION`) when unset.
     pub(crate) event_retention: std::sync::OnceLock<std::time::Duration>,
     /// The audit log's writer (group commits).
@@ -120,6 +122,7 @@ impl Podium {
                 background: crate::background::handle::Background::default(),
                 audit_retention: std::sync::OnceLock::new(),
                 event_retention: std::sync::OnceLock::new(),
+                event_destinations_local: std::sync::OnceLock::new(),
                 event_streams: std::sync::OnceLock::new(),
                 audit: crate::audit::writer::AuditWriter::default(),
                 events: crate::events::clock::EventClock::default(),

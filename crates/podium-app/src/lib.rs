@@ -35,6 +35,7 @@ mod pod_managers;
 pub mod redfish;
 pub mod rendering;
 mod sealing;
+pub mod subscriptions;
 mod tenants;
 mod views;
 

@@ -73,6 +73,9 @@ pub struct ServeConfig {
     pub event_retention: Duration,
     /// `GET /v1/events` streams one token may hold open in this process.
     pub event_streams_per_token: usize,
+    /// Whether Redfish event subscriptions may push to loopback and link-local addresses (a
+    /// receiver on this machine); refused by default.
+    pub event_destinations_local: bool,
     /// The plugins built with the binary, `(name, component)`, registered at start.
     pub bundled: &'static [(&'static str, &'static [u8])],
 }
@@ -112,6 +115,7 @@ impl ServeConfig {
             audit_retention: Some(podium_app::audit::DEFAULT_RETENTION),
             event_retention: podium_app::events::RETENTION,
             event_streams_per_token: podium_app::events::STREAMS_PER_TOKEN,
+            event_destinations_local: false,
         }
     }
 }
@@ -186,6 +190,7 @@ pub async fn start(config: &ServeConfig) -> anyhow::Result<Started> {
     podium.set_audit_retention(config.audit_retention);
     podium.set_event_retention(config.event_retention);
     podium.set_event_streams_per_token(config.event_streams_per_token);
+    podium.set_event_destinations_local(config.event_destinations_local);
     podium
         .plugins_register_at_start(config.bundled, config.plugin_dir.as_deref())
         .await?;

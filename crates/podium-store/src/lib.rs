@@ -25,6 +25,7 @@ mod plugins;
 mod pod_managers;
 mod redfish_sessions;
 mod rendering;
+mod subscriptions;
 mod tenants;
 mod tokens;
 
@@ -44,6 +45,7 @@ pub use plugins::PluginRow;
 pub use pod_managers::{PodManagerConflict, PodManagerRow, StatusChange};
 pub use redfish_sessions::SessionRow;
 pub use rendering::ConfigDriveRow;
+pub use subscriptions::SubscriptionRow;
 pub use tenants::TenantRow;
 pub use tokens::TokenRow;
 

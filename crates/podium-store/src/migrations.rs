@@ -82,6 +82,7 @@ const FILES: &[File] = &[
     migration!("0030_claims_that_compose.sql"),
     migration!("0031_operation_progress.sql"),
     migration!("0032_tenant_firmware.sql"),
+    migration!("0033_event_subscriptions.sql"),
 ];
 
 /// The migrator of Podium's schema on `backend`.

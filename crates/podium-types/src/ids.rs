@@ -136,6 +136,8 @@ ids! {
     ConfigDriveId("a config drive");
     /// A Redfish session (`/redfish/v1/SessionService/Sessions`).
     SessionId("a Redfish session");
+    /// A Redfish event subscription (`/redfish/v1/EventService/Subscriptions`).
+    SubscriptionId("an event subscription");
 }
 
 /// An id of some kind, for code written once for all of them.

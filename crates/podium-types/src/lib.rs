@@ -49,7 +49,7 @@ pub use hardware::{
 pub use host::{HostErrorKind, HostKind, HostState, ShownState};
 pub use ids::{
     ChassisId, ClaimId, ConfigDriveId, GrantId, HostId, Id, IpClaimId, IpPoolId, MalformedId,
-    OperationId, PluginId, PodManagerId, SessionId, TenantId, TenantScope, TokenId,
+    OperationId, PluginId, PodManagerId, SessionId, SubscriptionId, TenantId, TenantScope, TokenId,
 };
 pub use image::{ChecksumType, Cleaning, DeploySettings, ImageFormat};
 pub use inventory::{

@@ -63,16 +63,20 @@ pub enum Job {
     /// Reads the power state of the hosts with their own BMC whose turn came, a share of them
     /// per run, so each is read about once per sync interval (`refresh.rs`).
     Refresh,
+    /// Pushes the events each Redfish event subscription has not had yet
+    /// (`subscriptions.rs`).
+    Delivery,
 }
 
 impl Job {
-    pub const ALL: [Job; 6] = [
+    pub const ALL: [Job; 7] = [
         Job::Probe,
         Job::Sync,
         Job::Bind,
         Job::Expiry,
         Job::Leasing,
         Job::Refresh,
+        Job::Delivery,
     ];
 
     pub fn name(self) -> &'static str {
@@ -83,6 +87,7 @@ impl Job {
             Job::Expiry => "expiry",
             Job::Leasing => "leasing",
             Job::Refresh => "refresh",
+            Job::Delivery => "delivery",
         }
     }
 
@@ -100,6 +105,7 @@ impl Job {
             Job::Refresh => {
                 "reads the power of hosts with their own BMC in turn, spread over the sync interval"
             }
+            Job::Delivery => "pushes to each Redfish event subscription the events it has not had",
         }
     }
 }
@@ -130,6 +136,8 @@ impl Intervals {
             Job::Bind | Job::Expiry => self.housekeeping,
             Job::Leasing => self.leasing,
             Job::Refresh => self.refresh(),
+            // A second: an event reaches its subscribers within about that.
+            Job::Delivery => Duration::from_secs(1),
         }
     }
 }

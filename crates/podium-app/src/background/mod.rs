@@ -92,5 +92,6 @@ async fn run(job: Job, podium: &Podium, intervals: Intervals) -> Result<Outcome,
                 .hosts_refresh_due(intervals.sync, intervals.refresh())
                 .await
         }
+        Job::Delivery => podium.subscriptions_deliver().await,
     }
 }

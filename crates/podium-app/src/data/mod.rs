@@ -23,7 +23,7 @@ pub(crate) use pod_manager::PodManager;
 pub(crate) use podium_store::{
     AgentRow, AuditRow, ChassisReport, ChassisRow, ClaimRow, Composed, ComposedNodeRow,
     ConfigDriveRow, EventRow, GrantRow, IpAllocationRow, IpPoolRow, OperationRow, PluginRow,
-    SessionRow, StatusChange, TenantRow, TokenRow,
+    SessionRow, StatusChange, SubscriptionRow, TenantRow, TokenRow,
 };
 /// The store's questions and their answers.
 pub(crate) use podium_store::{

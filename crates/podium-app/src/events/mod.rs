@@ -223,7 +223,11 @@ impl Podium {
 
 /// An event as `caller` sees it: a tenant never sees a host's pod manager or error.
 fn view(caller: &Caller, row: EventRow) -> Result<EventView, Error> {
-    let admin = matches!(caller, Caller::Admin { .. });
+    view_for(matches!(caller, Caller::Admin { .. }), row)
+}
+
+/// An event as an admin (`admin`) or a tenant sees it.
+pub(crate) fn view_for(admin: bool, row: EventRow) -> Result<EventView, Error> {
     let data = &row.data;
     let text = |key: &str| data[key].as_str().map(str::to_owned);
     let flag = |key: &str| {

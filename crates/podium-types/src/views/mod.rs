@@ -37,7 +37,9 @@ pub use plugins::{PluginList, PluginView};
 pub use pod_managers::{
     GrantedPodManagerView, PodManagerView, StatusChangeView, TenantGrantView, TlsView,
 };
-pub use redfish::{RedfishAccountView, RedfishRole, SessionView, SystemView};
+pub use redfish::{
+    RedfishAccountView, RedfishRole, SessionView, SubscriptionCreate, SubscriptionView, SystemView,
+};
 pub use rendering::{ConfigDriveView, PreviewView, RenderedView, UnallocatedView};
 pub use tasks::{TaskList, TaskStatus};
 pub use tenants::{GrantView, MeView, TenantDeletionView, TenantView, TokenCreatedView, TokenView};

@@ -40,6 +40,33 @@ pub struct SessionView {
     pub created_at: crate::Timestamp,
 }
 
+/// A Redfish event subscription as its owner reads it: never its HTTP headers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SubscriptionView {
+    pub id: crate::SubscriptionId,
+    pub destination: String,
+    pub context: String,
+    pub event_types: Vec<String>,
+    /// Whether headers are sent with each event (they are never shown).
+    pub has_headers: bool,
+    /// The last event handled for it (delivered, or given up on after its tries).
+    pub delivered_through: i64,
+    /// Why the last try failed, if one did.
+    pub last_error: Option<String>,
+    pub created_at: crate::Timestamp,
+}
+
+/// What a Redfish client asks to subscribe to (`POST /redfish/v1/EventService/Subscriptions`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SubscriptionCreate {
+    pub destination: String,
+    pub context: String,
+    /// Empty: every type.
+    pub event_types: Vec<String>,
+    /// Sent with each event; sealed at rest, never shown.
+    pub headers: Vec<(String, crate::Secret)>,
+}
+
 crate::names::names! {
     /// A Redfish standard role, the one a token has in the Redfish face (`AccountService`).
     pub enum RedfishRole ("a Redfish role") {

@@ -30,6 +30,7 @@ use podium_types::views::OperationView;
 use podium_types::{HostId, OperationId};
 
 mod accounts;
+mod events;
 mod hardware;
 mod media;
 mod service;
@@ -181,6 +182,15 @@ pub(crate) fn router() -> Router<Podium> {
             "/redfish/v1/AccountService/Roles/{id}",
             get(accounts::role_view),
         )
+        .route("/redfish/v1/EventService", get(events::event_service))
+        .route(
+            "/redfish/v1/EventService/Subscriptions",
+            get(events::subscription_list).post(events::subscription_create),
+        )
+        .route(
+            "/redfish/v1/EventService/Subscriptions/{id}",
+            get(events::subscription_view).delete(events::subscription_delete),
+        )
         .route("/redfish/v1/TaskService", get(tasks::task_service))
         .route("/redfish/v1/TaskService/Tasks", get(tasks::task_list))
         .route("/redfish/v1/TaskService/Tasks/{id}", get(tasks::task_view))
@@ -223,8 +233,11 @@ async fn protocol(request: axum::extract::Request, next: axum::middleware::Next)
 /// The methods a route of the service takes.
 fn allowed(template: &str) -> &'static str {
     match template {
-        "/redfish/v1/SessionService/Sessions" => "GET, HEAD, POST",
-        "/redfish/v1/SessionService/Sessions/{id}" => "GET, HEAD, DELETE",
+        "/redfish/v1/SessionService/Sessions" | "/redfish/v1/EventService/Subscriptions" => {
+            "GET, HEAD, POST"
+        }
+        "/redfish/v1/SessionService/Sessions/{id}"
+        | "/redfish/v1/EventService/Subscriptions/{id}" => "GET, HEAD, DELETE",
         "/redfish/v1/Systems/{id}"
         | "/redfish/v1/Systems/{id}/Bios/Settings"
         | "/redfish/v1/Systems/{id}/SecureBoot" => "GET, HEAD, PATCH",
@@ -341,7 +354,14 @@ impl RedfishError {
 impl From<Error> for RedfishError {
     fn from(e: Error) -> RedfishError {
         let (status, _, _) = super::ApiError::status_of(&e);
-        let message = e.to_string();
+        let message = match &e {
+            // The property a refusal is about, where its message does not name it.
+            Error::Invalid {
+                field: Some(field),
+                message,
+            } if !message.contains(field.as_str()) => format!("{field}: {message}"),
+            e => e.to_string(),
+        };
         let message_id = match &e {
             Error::Unauthenticated(_) => "NoValidSession",
             Error::Forbidden(_) => "InsufficientPrivilege",

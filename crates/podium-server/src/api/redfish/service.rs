@@ -28,6 +28,7 @@ pub(super) async fn service_root() -> Response {
         "SessionService": {"@odata.id": format!("{ROOT}/SessionService")},
         "AccountService": {"@odata.id": format!("{ROOT}/AccountService")},
         "TaskService": {"@odata.id": format!("{ROOT}/TaskService")},
+        "EventService": {"@odata.id": format!("{ROOT}/EventService")},
         "Registries": {"@odata.id": format!("{ROOT}/Registries")},
         "Links": {"Sessions": {"@odata.id": format!("{ROOT}/SessionService/Sessions")}},
     }))
@@ -45,6 +46,7 @@ pub(super) async fn odata() -> Response {
             entry("SessionService", "/redfish/v1/SessionService"),
             entry("AccountService", "/redfish/v1/AccountService"),
             entry("TaskService", "/redfish/v1/TaskService"),
+            entry("EventService", "/redfish/v1/EventService"),
             entry("Registries", "/redfish/v1/Registries"),
             entry("Sessions", "/redfish/v1/SessionService/Sessions"),
         ],
@@ -54,7 +56,7 @@ pub(super) async fn odata() -> Response {
 
 /// The CSDL document: the DMTF schemas the service's resources are instances of.
 pub(super) async fn metadata() -> Response {
-    const SCHEMAS: [(&str, &str); 38] = [
+    const SCHEMAS: [(&str, &str); 41] = [
         ("ChassisCollection", "ChassisCollection"),
         ("Chassis", "Chassis.v1_14_0"),
         ("ServiceRoot", "ServiceRoot.v1_5_0"),
@@ -96,6 +98,9 @@ pub(super) async fn metadata() -> Response {
         ),
         ("MessageRegistryFile", "MessageRegistryFile.v1_1_0"),
         ("AttributeRegistry", "AttributeRegistry.v1_3_0"),
+        ("EventService", "EventService.v1_7_0"),
+        ("EventDestinationCollection", "EventDestinationCollection"),
+        ("EventDestination", "EventDestination.v1_7_0"),
     ];
     let mut xml = String::from(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\

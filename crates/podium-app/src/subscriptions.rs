@@ -1,0 +1,563 @@
+//! Redfish event subscriptions (`EventService/Subscriptions`): a tenant (or the admin) names a
+//! destination, and Podium pushes to it, as Redfish `Event`s, the changes it may see of hosts
+//! and operations: a host's power and provisioning state, an operation's start and end (the
+//! same events `GET /v1/events` streams, `events/`).
+//!
+//! Delivery is the `delivery` background task: for each subscription, the events after the last
+//! it handled (`delivered_through`, kept in the database, so a restart loses none), up to
+//! [`BATCH`] in one `Event`, POSTed with the subscription's headers. A batch the destination
+//! does not take (no answer in [`TIMEOUT`], or not a 2xx) is tried again at the task's next runs,
+//! [`TRIES`] times in all, then given up on (its events are skipped, and `last_error` says why),
+//! so one dead receiver costs its own subscription and nothing else. Delivery is at least once:
+//! two processes may both send a batch before one of them records it.
+//!
+//! A destination is http(s), holds no credentials, and is no loopback, link-local, unspecified
+//! or multicast address, unless the server lets local destinations (`--event-destinations-local`):
+//! checked when the subscription is made and again, on the addresses its name resolves to, at
+//! each delivery, which connects to the address it checked.
+
+use std::net::{IpAddr, SocketAddr};
+use std::time::Duration;
+
+use futures::StreamExt;
+use podium_types::views::{EventView, SubscriptionCreate, SubscriptionView};
+use podium_types::{EventFilter, EventKind, OperationStatus, Secret, SubscriptionId, Timestamp};
+use serde_json::{Value, json};
+
+use crate::app::Podium;
+use crate::auth::Caller;
+use crate::background::Outcome;
+use crate::data::SubscriptionRow;
+use crate::error::Error;
+
+/// The most subscriptions one tenant (or the admin) holds.
+pub const SUBSCRIPTIONS_MAX: i64 = 1000;
+/// The most events one `Event` carries.
+const BATCH: u32 = 50;
+/// How long a destination has to take an event.
+const TIMEOUT: Duration = Duration::from_secs(5);
+/// How many times a batch is sent before it is given up on.
+const TRIES: i64 = 5;
+/// How many destinations are sent to at once.
+const CONCURRENCY: usize = 64;
+/// The event types a subscription may name; Podium's events are of every one.
+pub const EVENT_TYPES: [&str; 4] = ["Alert", "StatusChange", "ResourceUpdated", "Other"];
+/// The most headers a subscription sends, and the longest name and value.
+const HEADERS_MAX: usize = 16;
+const HEADER_VALUE_MAX: usize = 1024;
+/// The longest destination and context.
+const DESTINATION_MAX: usize = 2048;
+const CONTEXT_MAX: usize = 256;
+
+impl Podium {
+    /// Sets whether subscriptions may push to loopback and link-local addresses (before the
+    /// server starts); refused by default.
+    pub fn set_event_destinations_local(&self, allowed: bool) {
+        let _ = self.inner.event_destinations_local.set(allowed);
+    }
+
+    fn destinations_local(&self) -> bool {
+        self.inner
+            .event_destinations_local
+            .get()
+            .copied()
+            .unwrap_or(false)
+    }
+
+    /// `POST EventService/Subscriptions`: checks what is asked (a 422 naming the Redfish
+    /// property) and records it; events from now on are pushed to it.
+    pub async fn subscription_create(
+        &self,
+        caller: &Caller,
+        request: SubscriptionCreate,
+    ) -> Result<SubscriptionView, Error> {
+        writable(caller)?;
+        let url = destination_check(&request.destination, self.destinations_local())?;
+        if request.context.chars().count() > CONTEXT_MAX
+            || !request.context.chars().all(podium_types::text::is_plain)
+        {
+            return Err(Error::invalid(
+                "Context",
+                format!("at most {CONTEXT_MAX} characters of plain text"),
+            ));
+        }
+        for (i, t) in request.event_types.iter().enumerate() {
+            if !EVENT_TYPES.contains(&t.as_str()) {
+                return Err(Error::invalid(
+                    format!("EventTypes[{i}]"),
+                    format!("is one of {}", EVENT_TYPES.join(", ")),
+                ));
+            }
+        }
+        let headers = headers_check(&request.headers)?;
+        let headers_sealed = (!headers.is_empty()).then(|| {
+            let text = serde_json::to_string(&headers).expect("headers serialize");
+            self.inner.sealer.seal(&Secret::new(text))
+        });
+        let horizon = self.datastore().events_horizon().await?;
+        let row = SubscriptionRow {
+            id: SubscriptionId::generate(),
+            tenant_id: caller.scope().tenant().cloned(),
+            destination: url.to_string(),
+            context: request.context,
+            event_types: request.event_types,
+            headers_sealed,
+            delivered_through: horizon.newest,
+            failures: 0,
+            last_error: None,
+            created_at: Timestamp::now(),
+        };
+        if !self
+            .datastore()
+            .subscription_create(&row, SUBSCRIPTIONS_MAX)
+            .await?
+        {
+            return Err(Error::Conflict {
+                code: "subscriptions_full",
+                message: format!(
+                    "this account holds {SUBSCRIPTIONS_MAX} event subscriptions, the most it may: \
+                     delete one first"
+                ),
+            });
+        }
+        Ok(view(row))
+    }
+
+    /// The caller's subscriptions (a tenant's own; the admin's).
+    pub async fn subscription_list(&self, caller: &Caller) -> Result<Vec<SubscriptionView>, Error> {
+        let rows = self.datastore().subscription_list(caller.scope()).await?;
+        Ok(rows.into_iter().map(view).collect())
+    }
+
+    pub async fn subscription_view(
+        &self,
+        caller: &Caller,
+        id: &SubscriptionId,
+    ) -> Result<SubscriptionView, Error> {
+        self.datastore()
+            .subscription_get(caller.scope(), id)
+            .await?
+            .map(view)
+            .ok_or_else(|| Error::not_found("subscription", id))
+    }
+
+    pub async fn subscription_delete(
+        &self,
+        caller: &Caller,
+        id: &SubscriptionId,
+    ) -> Result<(), Error> {
+        writable(caller)?;
+        if !self
+            .datastore()
+            .subscription_delete(caller.scope(), id)
+            .await?
+        {
+            return Err(Error::not_found("subscription", id));
+        }
+        Ok(())
+    }
+
+    /// The `delivery` task: what each subscription has not had yet, one batch each, to
+    /// [`CONCURRENCY`] destinations at once.
+    pub(crate) async fn subscriptions_deliver(&self) -> Result<Outcome, Error> {
+        let horizon = self.datastore().events_horizon().await?;
+        let due: Vec<SubscriptionRow> = self
+            .datastore()
+            .subscription_all()
+            .await?
+            .into_iter()
+            .filter(|s| s.delivered_through < horizon.newest)
+            .collect();
+        let results: Vec<Result<Sent, Error>> = futures::stream::iter(due)
+            .map(|s| self.subscription_deliver(s, horizon.newest, horizon.forgotten_through))
+            .buffer_unordered(CONCURRENCY)
+            .collect()
+            .await;
+        let (mut sent, mut failed, mut dropped) = (0, 0, 0);
+        for r in results {
+            match r? {
+                Sent::Delivered(n) => sent += n,
+                Sent::Failed => failed += 1,
+                Sent::Dropped(n) => dropped += n,
+                Sent::Nothing => {}
+            }
+        }
+        Ok(Outcome::new(format!(
+            "{sent} events delivered, {failed} deliveries failed, {dropped} events given up on"
+        ))
+        .count("delivered", sent)
+        .count("retrying", failed)
+        .count("dropped", dropped))
+    }
+
+    /// One batch for one subscription.
+    async fn subscription_deliver(
+        &self,
+        s: SubscriptionRow,
+        newest: i64,
+        forgotten_through: i64,
+    ) -> Result<Sent, Error> {
+        let from = s.delivered_through;
+        // Events forgotten while the subscription waited are gone for it too.
+        let after = from.max(forgotten_through);
+        let filter = EventFilter {
+            tenant: s.tenant_id.clone(),
+            kinds: vec![EventKind::Host, EventKind::Operation],
+            ..EventFilter::default()
+        };
+        let rows = self
+            .datastore()
+            .events_between(after, newest, &filter, BATCH)
+            .await?;
+        let through = match rows.last() {
+            Some(last) if rows.len() == BATCH as usize => last.seq,
+            _ => newest,
+        };
+        if rows.is_empty() {
+            self.datastore()
+                .subscription_advance(&s.id, from, through, None)
+                .await?;
+            return Ok(Sent::Nothing);
+        }
+        let admin = s.tenant_id.is_none();
+        let events = rows
+            .into_iter()
+            .map(|row| crate::events::view_for(admin, row))
+            .collect::<Result<Vec<_>, _>>()?;
+        let count = events.len();
+        match self.push(&s, &events).await {
+            Ok(()) => {
+                self.datastore()
+                    .subscription_advance(&s.id, from, through, None)
+                    .await?;
+                Ok(Sent::Delivered(count))
+            }
+            Err(why) if s.failures + 1 >= TRIES => {
+                tracing::warn!(subscription = %s.id, events = count, error = %why,
+                    "gave up on delivering events to a subscription");
+                let note = format!("{count} events given up on after {TRIES} tries: {why}");
+                self.datastore()
+                    .subscription_advance(&s.id, from, through, Some(&note))
+                    .await?;
+                Ok(Sent::Dropped(count))
+            }
+            Err(why) => {
+                tracing::info!(subscription = %s.id, error = %why, "an event delivery failed");
+                self.datastore()
+                    .subscription_failed(&s.id, from, &why)
+                    .await?;
+                Ok(Sent::Failed)
+            }
+        }
+    }
+
+    /// POSTs one `Event` of `events` to the subscription's destination; why not, in words
+    /// (never a header's value).
+    async fn push(&self, s: &SubscriptionRow, events: &[EventView]) -> Result<(), String> {
+        let url = url::Url::parse(&s.destination).map_err(|e| format!("bad destination: {e}"))?;
+        let host = url
+            .host_str()
+            .ok_or("the destination names no host")?
+            .to_owned();
+        let port = url
+            .port_or_known_default()
+            .ok_or("the destination names no port")?;
+        let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), port))
+            .await
+            .map_err(|e| format!("cannot resolve {host}: {e}"))?
+            .collect();
+        let local = self.destinations_local();
+        let addr = addrs
+            .iter()
+            .copied()
+            .find(|a| local || !is_local(a.ip()))
+            .ok_or_else(|| {
+                format!("{host} resolves only to addresses a subscription may not reach")
+            })?;
+        // Connect to the address checked, whatever the name resolves to next.
+        let client = reqwest::Client::builder()
+            .timeout(TIMEOUT)
+            .redirect(reqwest::redirect::Policy::none())
+            .resolve(&host, addr)
+            .build()
+            .map_err(|e| e.to_string())?;
+        let mut request = client.post(url).json(&event(s, events));
+        if let Some(sealed) = &s.headers_sealed {
+            let text = self
+                .inner
+                .sealer
+                .open(sealed)
+                .map_err(|_| "the subscription's headers cannot be opened".to_owned())?;
+            let headers: Vec<(String, String)> = serde_json::from_str(text.expose())
+                .map_err(|_| "the subscription's headers are corrupt".to_owned())?;
+            for (name, value) in headers {
+                request = request.header(name, value);
+            }
+        }
+        let answer = request.send().await.map_err(|e| {
+            let mut why = e.to_string();
+            let mut source = std::error::Error::source(&e);
+            while let Some(s) = source {
+                why = format!("{why}: {s}");
+                source = s.source();
+            }
+            why
+        })?;
+        if answer.status().is_success() {
+            Ok(())
+        } else {
+            Err(format!("the destination answered {}", answer.status()))
+        }
+    }
+}
+
+/// What one subscription's turn did.
+enum Sent {
+    Nothing,
+    Delivered(usize),
+    Failed,
+    Dropped(usize),
+}
+
+fn writable(caller: &Caller) -> Result<(), Error> {
+    match caller {
+        Caller::Admin {
+            read_only: true, ..
+        }
+        | Caller::Tenant {
+            read_only: true, ..
+        } => Err(Error::Forbidden(
+            "this token is read-only: it may read, and change nothing".into(),
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn view(s: SubscriptionRow) -> SubscriptionView {
+    SubscriptionView {
+        id: s.id,
+        destination: s.destination,
+        context: s.context,
+        event_types: s.event_types,
+        has_headers: s.headers_sealed.is_some(),
+        delivered_through: s.delivered_through,
+        last_error: s.last_error,
+        created_at: s.created_at,
+    }
+}
+
+/// A destination Podium may push to: http(s), no credentials, no fragment, a host that is no
+/// local address (unless `local`).
+fn destination_check(destination: &str, local: bool) -> Result<url::Url, Error> {
+    let field = "Destination";
+    if destination.len() > DESTINATION_MAX {
+        return Err(Error::invalid(
+            field,
+            format!("at most {DESTINATION_MAX} bytes"),
+        ));
+    }
+    let url = url::Url::parse(destination)
+        .map_err(|e| Error::invalid(field, format!("is not a URL: {e}")))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(Error::invalid(field, "is an http or https URL"));
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(Error::invalid(
+            field,
+            "holds credentials: give them as HttpHeaders, which are never shown",
+        ));
+    }
+    let ip = match url.host() {
+        Some(url::Host::Ipv4(ip)) => Some(IpAddr::V4(ip)),
+        Some(url::Host::Ipv6(ip)) => Some(IpAddr::V6(ip)),
+        Some(url::Host::Domain(d)) => {
+            let d = d.trim_end_matches('.').to_ascii_lowercase();
+            if !local && (d == "localhost" || d.ends_with(".localhost")) {
+                return Err(Error::invalid(
+                    field,
+                    "names this machine, which a subscription may not reach (the admin may allow local destinations)",
+                ));
+            }
+            None
+        }
+        None => return Err(Error::invalid(field, "names no host")),
+    };
+    if let Some(ip) = ip
+        && !local
+        && is_local(ip)
+    {
+        return Err(Error::invalid(
+            field,
+            "is a loopback, link-local, unspecified or multicast address, which a subscription \
+             may not reach (the admin may allow local destinations)",
+        ));
+    }
+    Ok(url)
+}
+
+/// Whether an address is one a subscription may not reach unless the server allows local
+/// destinations: loopback, link-local, unspecified, multicast or broadcast.
+fn is_local(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => {
+            v4.is_loopback()
+                || v4.is_link_local()
+                || v4.is_unspecified()
+                || v4.is_multicast()
+                || v4.is_broadcast()
+        }
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return is_local(IpAddr::V4(v4));
+            }
+            v6.is_loopback()
+                || v6.is_unspecified()
+                || v6.is_multicast()
+                || v6.is_unicast_link_local()
+        }
+    }
+}
+
+/// The headers to send: at most [`HEADERS_MAX`], each a valid header name that is not one the
+/// request itself sets, with a plain value of at most [`HEADER_VALUE_MAX`] bytes.
+fn headers_check(headers: &[(String, Secret)]) -> Result<Vec<(String, String)>, Error> {
+    if headers.len() > HEADERS_MAX {
+        return Err(Error::invalid(
+            "HttpHeaders",
+            format!("at most {HEADERS_MAX} headers"),
+        ));
+    }
+    let mut out = Vec::with_capacity(headers.len());
+    for (name, value) in headers {
+        let field = format!("HttpHeaders/{name}");
+        let valid =
+            reqwest::header::HeaderName::from_bytes(name.as_bytes()).is_ok() && name.len() <= 64;
+        if !valid {
+            return Err(Error::invalid("HttpHeaders", "a header name is not valid"));
+        }
+        if matches!(
+            name.to_ascii_lowercase().as_str(),
+            "host" | "content-length" | "content-type" | "transfer-encoding" | "connection"
+        ) {
+            return Err(Error::invalid(&field, "is set by Podium"));
+        }
+        let text = value.expose();
+        if text.len() > HEADER_VALUE_MAX
+            || reqwest::header::HeaderValue::from_str(text).is_err()
+            || text.chars().any(char::is_control)
+        {
+            // Never the value: it may be a credential.
+            return Err(Error::invalid(
+                &field,
+                format!("is at most {HEADER_VALUE_MAX} bytes of visible text"),
+            ));
+        }
+        out.push((name.clone(), text.to_owned()));
+    }
+    Ok(out)
+}
+
+/// The Redfish `Event` of `events` for subscription `s`: each a `ResourceChanged` of the
+/// system or the task it is about, in words, with Podium's view of it under `Oem.Podium`.
+fn event(s: &SubscriptionRow, events: &[EventView]) -> Value {
+    let event_type = s.event_types.first().map_or("Alert", String::as_str);
+    let records: Vec<Value> = events
+        .iter()
+        .map(|e| {
+            let (origin, message_id, message) = match (&e.host, &e.operation) {
+                (Some(h), _) => (
+                    format!("/redfish/v1/Systems/{}", h.id),
+                    "ResourceEvent.1.0.ResourceChanged",
+                    format!(
+                        "System {} is {} and powered {}.",
+                        h.id, h.provisioning_state, h.power_state
+                    ),
+                ),
+                (_, Some(o)) => {
+                    let id = match o.status {
+                        OperationStatus::Succeeded => "TaskEvent.1.0.TaskCompletedOK",
+                        OperationStatus::Failed => "TaskEvent.1.0.TaskAborted",
+                        OperationStatus::Running => "TaskEvent.1.0.TaskStarted",
+                        _ => "ResourceEvent.1.0.ResourceChanged",
+                    };
+                    (
+                        format!("/redfish/v1/TaskService/Tasks/{}", o.id),
+                        id,
+                        format!("Task {} ({}) is {}.", o.id, o.kind, o.status),
+                    )
+                }
+                _ => (
+                    "/redfish/v1".to_owned(),
+                    "ResourceEvent.1.0.ResourceChanged",
+                    "A resource changed.".to_owned(),
+                ),
+            };
+            json!({
+                "EventType": event_type,
+                "EventId": e.seq.to_string(),
+                "EventTimestamp": e.at.to_string(),
+                "Severity": "OK",
+                "MessageSeverity": "OK",
+                "MessageId": message_id,
+                "Message": message,
+                "OriginOfCondition": {"@odata.id": origin},
+                "Oem": {"Podium": e},
+            })
+        })
+        .collect();
+    let last = events.last().map_or(0, |e| e.seq);
+    json!({
+        "@odata.type": "#Event.v1_7_0.Event",
+        "Id": last.to_string(),
+        "Name": "Podium events",
+        "Context": s.context,
+        "Events": records,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_destination_is_http_without_credentials_and_no_local_address() {
+        for (url, local, ok) in [
+            ("https://events.example.net/redfish", false, true),
+            ("http://10.1.2.3:8080/e", false, true),
+            ("ftp://events.example.net/", false, false),
+            ("http://user:pw@events.example.net/", false, false),
+            ("http://127.0.0.1:9/e", false, false),
+            ("http://127.0.0.1:9/e", true, true),
+            ("http://169.254.169.254/latest", false, false),
+            ("http://[::1]/e", false, false),
+            ("http://[::ffff:127.0.0.1]/e", false, false),
+            ("http://[fe80::1]/e", false, false),
+            ("http://0.0.0.0/e", false, false),
+            ("http://224.0.0.1/e", false, false),
+            ("http://localhost:9/e", false, false),
+            ("not a url", false, false),
+        ] {
+            assert_eq!(
+                destination_check(url, local).is_ok(),
+                ok,
+                "{url} local={local}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_header_value_is_never_in_a_refusal() {
+        match headers_check(&[("X-Auth".into(), Secret::new("s3cret\nX"))]) {
+            Err(Error::Invalid {
+                field: Some(field),
+                message,
+            }) => {
+                assert_eq!(field, "HttpHeaders/X-Auth");
+                assert!(!message.contains("s3cret"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(headers_check(&[("Host".into(), Secret::new("a"))]).is_err());
+        assert!(headers_check(&[("X-Auth".into(), Secret::new("Bearer abc"))]).is_ok());
+    }
+}
