@@ -1007,7 +1007,7 @@ async fn the_account_service_shows_each_caller_its_own_account_and_the_standard_
 
 /// Every route of the Redfish service, as (method, path) with `{system}`, `{nic}`, `{slot}`,
 /// `{task}` and `{session}` to fill in. Kept beside `allowed()` in the server's `redfish.rs`.
-const ROUTES: [(&str, &str); 40] = [
+const ROUTES: [(&str, &str); 41] = [
     ("GET", "/redfish/v1/SessionService"),
     ("GET", "/redfish/v1/SessionService/Sessions"),
     ("GET", "/redfish/v1/SessionService/Sessions/{session}"),
@@ -1057,6 +1057,7 @@ const ROUTES: [(&str, &str); 40] = [
     ("GET", "/redfish/v1/TaskService/Tasks"),
     ("GET", "/redfish/v1/TaskService/Tasks/{task}"),
     ("GET", "/redfish/v1/TaskService/TaskMonitors/{task}"),
+    ("GET", "/redfish/v1/UpdateService"),
     ("GET", "/redfish/v1/EventService"),
     ("GET", "/redfish/v1/EventService/Subscriptions"),
     ("POST", "/redfish/v1/EventService/Subscriptions"),

@@ -387,3 +387,62 @@ async fn a_tenants_sushy_changes_what_the_site_allows_through_podium() {
     }
     assert_eq!(bmc_attributes(&site.bmc).await["ProcTurboMode"], "Disabled");
 }
+
+/// A tenant's `sushy` updates its claimed host's BIOS through its Redfish service
+/// (`UpdateService.SimpleUpdate`, the system as the target, as Ironic's redfish firmware
+/// interface sends it): refused (403) until the site lets tenants update firmware, then an
+/// operation of its claim that the BMC's own view confirms (sushy-tools raises the BIOS version);
+/// another tenant naming the host is told it does not exist.
+#[tokio::test]
+async fn a_tenants_sushy_updates_its_hosts_bios_where_the_site_allows() {
+    let site = Site::start_with(libvirt_config(), |_| {}).await;
+    let alice = site.tenant("alice").await;
+    let bob = site.tenant("bob").await;
+    let (claim, host) = claimed(&site, &alice).await;
+    let image = site.images.url("/bios-1.1.0.bin");
+    let update = async |token: &str| -> Value {
+        let out = run_peer_script(
+            "redfish_firmware_update.py",
+            &[&site.server.url, token, &host, &image],
+        )
+        .await
+        .unwrap();
+        serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out}"))
+    };
+
+    let refused = update(&alice.token).await;
+    assert_eq!(refused["status"], 403, "{refused}");
+    assert!(
+        refused["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("update firmware")),
+        "{refused}"
+    );
+    allow(
+        &site,
+        json!({"bios_attributes": [], "secure_boot": false, "firmware_update": true}),
+    )
+    .await;
+    let hidden = update(&bob.token).await;
+    assert_eq!(hidden["status"], 404, "{hidden}");
+
+    let started = update(&alice.token).await;
+    assert!(started["task_monitor"].is_string(), "{started}");
+    let ops = alice
+        .client
+        .get(&format!("/v1/claims/{claim}/operations"))
+        .await;
+    let op = ops.body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|op| op["kind"] == "firmware_update")
+        .unwrap_or_else(|| panic!("{}", ops.text))
+        .clone();
+    let done = wait_succeeded(&site.admin, op["id"].as_str().unwrap()).await;
+    assert_eq!(
+        done["result"]["components"][0]["version"], "1.1.0",
+        "{done}"
+    );
+    assert_eq!(bmc_view(&site.bmc, "").await["BiosVersion"], "1.1.0");
+}

@@ -91,6 +91,22 @@ impl Caller {
         }
     }
 
+    /// Rights to change what the caller may see (a token that is not read-only, an admin's or
+    /// a tenant's).
+    pub fn require_writable(&self) -> Result<(), Error> {
+        match self {
+            Caller::Admin {
+                read_only: true, ..
+            }
+            | Caller::Tenant {
+                read_only: true, ..
+            } => Err(Error::Forbidden(
+                "this token is read-only: it may read, and change nothing".into(),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// Admin rights to read.
     pub fn require_admin_read(&self) -> Result<(), Error> {
         match self {

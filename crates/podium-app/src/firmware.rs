@@ -66,13 +66,7 @@ impl Podium {
         update: FirmwareUpdate,
         asker: &Asker,
     ) -> Result<OperationView, Error> {
-        if let Asker::Tenant(_) = asker
-            && !pm.tenant_firmware.firmware_update
-        {
-            return Err(Error::Forbidden(
-                "this site does not let tenants update firmware".into(),
-            ));
-        }
+        may_update(pm, asker)?;
         image_check(&update.image_url)?;
         targets_check(&update.targets)?;
         let components = self.firmware_read(pm, host).await?;
@@ -455,4 +449,15 @@ fn said(messages: &[String]) -> String {
             .collect::<Vec<_>>()
             .join("; ")
     )
+}
+
+/// Whether `asker` may update the firmware of a host of `pm`: an admin may; a tenant where the
+/// site lets tenants (a 403 otherwise).
+pub(crate) fn may_update(pm: &PodManager, asker: &Asker) -> Result<(), Error> {
+    match asker {
+        Asker::Tenant(_) if !pm.tenant_firmware.firmware_update => Err(Error::Forbidden(
+            "this site does not let tenants update firmware".into(),
+        )),
+        _ => Ok(()),
+    }
 }

@@ -71,7 +71,7 @@ impl Podium {
         caller: &Caller,
         request: SubscriptionCreate,
     ) -> Result<SubscriptionView, Error> {
-        writable(caller)?;
+        caller.require_writable()?;
         let url = destination_check(&request.destination, self.destinations_local())?;
         if request.context.chars().count() > CONTEXT_MAX
             || !request.context.chars().all(podium_types::text::is_plain)
@@ -146,7 +146,7 @@ impl Podium {
         caller: &Caller,
         id: &SubscriptionId,
     ) -> Result<(), Error> {
-        writable(caller)?;
+        caller.require_writable()?;
         if !self
             .datastore()
             .subscription_delete(caller.scope(), id)
@@ -317,20 +317,6 @@ enum Sent {
     Delivered(usize),
     Failed,
     Dropped(usize),
-}
-
-fn writable(caller: &Caller) -> Result<(), Error> {
-    match caller {
-        Caller::Admin {
-            read_only: true, ..
-        }
-        | Caller::Tenant {
-            read_only: true, ..
-        } => Err(Error::Forbidden(
-            "this token is read-only: it may read, and change nothing".into(),
-        )),
-        _ => Ok(()),
-    }
 }
 
 fn view(s: SubscriptionRow) -> SubscriptionView {

@@ -119,7 +119,7 @@ impl Podium {
         caller: &Caller,
         id: &ClaimId,
     ) -> Result<(Host, PodManager), Error> {
-        super::writable(caller)?;
+        caller.require_writable()?;
         let (host, pm) = self.claimed_host(caller, id).await?;
         action_allowed(&host, HostAction::TenantFirmware)?;
         Ok((host, pm))

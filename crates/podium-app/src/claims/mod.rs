@@ -120,18 +120,6 @@ fn tenant_of(caller: &Caller) -> Result<(&TenantId, bool), Error> {
     }
 }
 
-fn writable(caller: &Caller) -> Result<(), Error> {
-    match caller {
-        Caller::Tenant {
-            read_only: true, ..
-        }
-        | Caller::Admin {
-            read_only: true, ..
-        } => Err(Error::Forbidden("this token is read-only".into())),
-        _ => Ok(()),
-    }
-}
-
 /// What a claim's image must say beyond its URL: a `raw` or `qcow2` image, which the deploy
 /// agent writes to disk, needs a sha256 or sha512 checksum (the agent checks the image against
 /// it before the host boots it; md5 only where the pod manager allows it); root device hints go
@@ -232,7 +220,7 @@ impl Podium {
         caller: &Caller,
         params: ClaimCreate,
     ) -> Result<ClaimView, Error> {
-        writable(caller)?;
+        caller.require_writable()?;
         let (tenant_id, _) = tenant_of(caller)?;
         let url = url::Url::parse(&params.image.url)
             .map_err(|e| Error::invalid("image.url", format!("is not a URL: {e}")))?;
@@ -425,7 +413,7 @@ impl Podium {
         id: &ClaimId,
         params: ClaimUpdate,
     ) -> Result<ClaimView, Error> {
-        writable(caller)?;
+        caller.require_writable()?;
         let (claim, _) = self.claim_get(caller, id).await?;
         if claim.state == ClaimState::Releasing {
             return Err(Error::Conflict {
@@ -517,7 +505,7 @@ impl Podium {
     /// Releases a claim: the host is deprovisioned (power off, media ejected, boot override
     /// cleared) before it is free for anyone else.
     pub async fn claim_delete(&self, caller: &Caller, id: &ClaimId) -> Result<(), Error> {
-        writable(caller)?;
+        caller.require_writable()?;
         let (claim, _) = self.claim_get(caller, id).await?;
         self.claim_release(&claim).await
     }

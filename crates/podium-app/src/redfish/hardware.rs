@@ -6,7 +6,10 @@
 use std::sync::Arc;
 
 use podium_types::views::OperationView;
-use podium_types::{Bios, BiosChange, HardwareInventory, HostId, SecureBoot, SecureBootChange};
+use podium_types::{
+    Bios, BiosChange, FirmwareKind, FirmwareUpdate, HardwareInventory, HostId, SecureBoot,
+    SecureBootChange,
+};
 
 use crate::app::Podium;
 use crate::auth::Caller;
@@ -14,8 +17,6 @@ use crate::bios::Asker;
 use crate::data::{Host, PodManager};
 use crate::error::Error;
 use crate::lifecycle::{HostAction, action_allowed};
-
-use super::writable;
 
 impl Podium {
     /// A system the caller may drive, by its id (to check before answering what names it,
@@ -70,6 +71,55 @@ impl Podium {
         self.secure_boot_change(&host, &pm, change, &asker).await
     }
 
+    /// `UpdateService.SimpleUpdate`: the BIOS of the one system `targets` names (the caller's
+    /// only system where it names none) updated from `image_url`, as the JSON API's update is;
+    /// a tenant's where its site lets tenants update firmware.
+    pub async fn redfish_simple_update(
+        &self,
+        caller: &Caller,
+        image_url: String,
+        targets: Vec<HostId>,
+    ) -> Result<OperationView, Error> {
+        let id = match targets.as_slice() {
+            [one] => one.clone(),
+            [] => {
+                let systems = self.redfish_systems(caller).await?;
+                match systems.as_slice() {
+                    [one] => one.id.clone(),
+                    _ => {
+                        return Err(Error::invalid(
+                            "Targets",
+                            "name the system to update: the caller drives more than one, or none",
+                        ));
+                    }
+                }
+            }
+            _ => {
+                return Err(Error::invalid(
+                    "Targets",
+                    "name one system: each system's update is an operation of its own",
+                ));
+            }
+        };
+        let (host, pm, asker) = self.redfish_firmware_target(caller, &id).await?;
+        crate::firmware::may_update(&pm, &asker)?;
+        let components = self.firmware_read(&pm, &host).await?;
+        let bios = components
+            .iter()
+            .find(|c| c.kind == FirmwareKind::Bios && c.updateable)
+            .ok_or_else(|| {
+                Error::invalid(
+                    "Targets",
+                    format!("system `{id}` has no BIOS firmware its BMC can update"),
+                )
+            })?;
+        let update = FirmwareUpdate {
+            image_url,
+            targets: vec![bios.id.clone()],
+        };
+        self.firmware_update(&host, &pm, update, &asker).await
+    }
+
     /// A system the caller may change the firmware of (in a state that allows it), its pod
     /// manager, and who asks.
     async fn redfish_firmware_target(
@@ -77,7 +127,7 @@ impl Podium {
         caller: &Caller,
         id: &HostId,
     ) -> Result<(Host, PodManager, Asker), Error> {
-        writable(caller)?;
+        caller.require_writable()?;
         let (host, claim) = self.redfish_host(caller, id).await?;
         let (action, asker) = match claim {
             Some(claim) => (HostAction::TenantFirmware, Asker::Tenant(claim)),

@@ -99,20 +99,6 @@ fn seconds_ago(seconds: i64) -> podium_types::Timestamp {
     podium_types::Timestamp::now().before(std::time::Duration::from_secs(seconds.unsigned_abs()))
 }
 
-fn writable(caller: &Caller) -> Result<(), Error> {
-    match caller {
-        Caller::Admin {
-            read_only: true, ..
-        }
-        | Caller::Tenant {
-            read_only: true, ..
-        } => Err(Error::Forbidden(
-            "this token is read-only: it may read, and change nothing".into(),
-        )),
-        _ => Ok(()),
-    }
-}
-
 fn well_formed(secret: &str) -> bool {
     !secret.is_empty() && secret.len() <= 256 && secret.is_ascii()
 }
@@ -247,7 +233,7 @@ impl Podium {
         id: &SessionId,
     ) -> Result<(), Error> {
         if caller.session.as_ref() != Some(id) {
-            writable(&caller.caller)?;
+            caller.caller.require_writable()?;
         }
         self.datastore()
             .session_get(caller.caller.scope(), id)
@@ -433,7 +419,7 @@ impl Podium {
         admin_action: HostAction,
         request: OperationRequest,
     ) -> Result<OperationView, Error> {
-        writable(caller)?;
+        caller.require_writable()?;
         let (host, claim) = self.redfish_host(caller, id).await?;
         let action = if claim.is_some() {
             HostAction::TenantRedfish

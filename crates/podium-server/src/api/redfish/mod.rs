@@ -37,6 +37,7 @@ mod service;
 mod sessions;
 mod systems;
 mod tasks;
+mod update;
 
 const ROOT: &str = "/redfish/v1";
 const X_AUTH_TOKEN: HeaderName = HeaderName::from_static("x-auth-token");
@@ -181,6 +182,11 @@ pub(crate) fn router() -> Router<Podium> {
         .route(
             "/redfish/v1/AccountService/Roles/{id}",
             get(accounts::role_view),
+        )
+        .route("/redfish/v1/UpdateService", get(update::update_service))
+        .route(
+            "/redfish/v1/UpdateService/Actions/UpdateService.SimpleUpdate",
+            post(update::simple_update),
         )
         .route("/redfish/v1/EventService", get(events::event_service))
         .route(

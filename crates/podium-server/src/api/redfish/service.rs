@@ -29,6 +29,7 @@ pub(super) async fn service_root() -> Response {
         "AccountService": {"@odata.id": format!("{ROOT}/AccountService")},
         "TaskService": {"@odata.id": format!("{ROOT}/TaskService")},
         "EventService": {"@odata.id": format!("{ROOT}/EventService")},
+        "UpdateService": {"@odata.id": format!("{ROOT}/UpdateService")},
         "Registries": {"@odata.id": format!("{ROOT}/Registries")},
         "Links": {"Sessions": {"@odata.id": format!("{ROOT}/SessionService/Sessions")}},
     }))
@@ -47,6 +48,7 @@ pub(super) async fn odata() -> Response {
             entry("AccountService", "/redfish/v1/AccountService"),
             entry("TaskService", "/redfish/v1/TaskService"),
             entry("EventService", "/redfish/v1/EventService"),
+            entry("UpdateService", "/redfish/v1/UpdateService"),
             entry("Registries", "/redfish/v1/Registries"),
             entry("Sessions", "/redfish/v1/SessionService/Sessions"),
         ],
@@ -56,7 +58,7 @@ pub(super) async fn odata() -> Response {
 
 /// The CSDL document: the DMTF schemas the service's resources are instances of.
 pub(super) async fn metadata() -> Response {
-    const SCHEMAS: [(&str, &str); 41] = [
+    const SCHEMAS: [(&str, &str); 42] = [
         ("ChassisCollection", "ChassisCollection"),
         ("Chassis", "Chassis.v1_14_0"),
         ("ServiceRoot", "ServiceRoot.v1_5_0"),
@@ -101,6 +103,7 @@ pub(super) async fn metadata() -> Response {
         ("EventService", "EventService.v1_7_0"),
         ("EventDestinationCollection", "EventDestinationCollection"),
         ("EventDestination", "EventDestination.v1_7_0"),
+        ("UpdateService", "UpdateService.v1_11_0"),
     ];
     let mut xml = String::from(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
