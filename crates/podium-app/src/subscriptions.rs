@@ -8,8 +8,9 @@
 //! [`BATCH`] in one `Event`, POSTed with the subscription's headers. A batch the destination
 //! does not take (no answer in [`TIMEOUT`], or not a 2xx) is tried again at the task's next runs,
 //! [`TRIES`] times in all, then given up on (its events are skipped, and `last_error` says why),
-//! so one dead receiver costs its own subscription and nothing else. Delivery is at least once:
-//! two processes may both send a batch before one of them records it.
+//! so one dead receiver costs its own subscription and nothing else. One process at a time sends
+//! a subscription its batch (a lease on it, `leased_until`); a process that dies while sending
+//! lets go after the lease's 30 s, and its batch is sent again (at least once).
 //!
 //! A destination is http(s), holds no credentials, and is no loopback, link-local, unspecified
 //! or multicast address, unless the server lets local destinations (`--event-destinations-local`):
@@ -38,6 +39,9 @@ const BATCH: u32 = 50;
 const TIMEOUT: Duration = Duration::from_secs(5);
 /// How many times a batch is sent before it is given up on.
 const TRIES: i64 = 5;
+/// How long a process holds a subscription while it sends its batch (a batch takes at most
+/// [`TIMEOUT`] and the reads around it).
+const LEASE: Duration = Duration::from_secs(30);
 /// How many destinations are sent to at once.
 const CONCURRENCY: usize = 64;
 /// The event types a subscription may name; Podium's events are of every one.
@@ -198,6 +202,15 @@ impl Podium {
         forgotten_through: i64,
     ) -> Result<Sent, Error> {
         let from = s.delivered_through;
+        // One process at a time sends a subscription its batch.
+        let now = Timestamp::now();
+        if !self
+            .datastore()
+            .subscription_lease(&s.id, now, now.after(LEASE))
+            .await?
+        {
+            return Ok(Sent::Nothing);
+        }
         // Events forgotten while the subscription waited are gone for it too.
         let after = from.max(forgotten_through);
         let filter = EventFilter {

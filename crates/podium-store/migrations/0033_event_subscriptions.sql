@@ -2,7 +2,8 @@
 -- the events a tenant (or, with `tenant_id` NULL, the admin) may see. `delivered_through` is
 -- the last event (`events.seq`) handled for the subscription, delivered or given up on after its
 -- tries; `headers_sealed` the HTTP headers to send with each event, encrypted (they may carry a
--- credential) and never shown.
+-- credential) and never shown; `leased_until` when the process sending its next batch lets go
+-- of it, so that one process at a time sends to it.
 CREATE TABLE event_subscriptions (
     id TEXT PRIMARY KEY,
     tenant_id TEXT REFERENCES tenants (id) ON DELETE CASCADE,
@@ -13,6 +14,7 @@ CREATE TABLE event_subscriptions (
     delivered_through BIGINT NOT NULL,
     failures BIGINT NOT NULL DEFAULT 0,
     last_error TEXT,
+    leased_until TEXT,
     created_at TEXT NOT NULL
 );
 CREATE INDEX event_subscriptions_tenant ON event_subscriptions (tenant_id);

@@ -129,6 +129,26 @@ impl Datastore {
         Ok(done.rows_affected() == 1)
     }
 
+    /// Takes the sending of a subscription's next batch until `until`, where no process holds
+    /// it (or its hold ran out before `now`); whether it did.
+    pub async fn subscription_lease(
+        &self,
+        id: &SubscriptionId,
+        now: Timestamp,
+        until: Timestamp,
+    ) -> Result<bool, StoreError> {
+        let done = sqlx::query(
+            "UPDATE event_subscriptions SET leased_until = $3 \
+             WHERE id = $1 AND (leased_until IS NULL OR leased_until < $2)",
+        )
+        .bind(id.as_str())
+        .bind(now.to_string())
+        .bind(until.to_string())
+        .execute(&mut *self.writer().await?)
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
     /// Moves a subscription's delivery from `from` on to `through` (the events up to it
     /// handled), clearing its failures, where no other process moved it meanwhile; whether it
     /// did.
@@ -141,7 +161,8 @@ impl Datastore {
     ) -> Result<bool, StoreError> {
         let done = sqlx::query(
             "UPDATE event_subscriptions SET delivered_through = $3, failures = 0, \
-             last_error = COALESCE($4, last_error) WHERE id = $1 AND delivered_through = $2",
+             last_error = COALESCE($4, last_error), leased_until = NULL \
+             WHERE id = $1 AND delivered_through = $2",
         )
         .bind(id.as_str())
         .bind(from)
@@ -160,8 +181,8 @@ impl Datastore {
         error: &str,
     ) -> Result<(), StoreError> {
         sqlx::query(
-            "UPDATE event_subscriptions SET failures = failures + 1, last_error = $3 \
-             WHERE id = $1 AND delivered_through = $2",
+            "UPDATE event_subscriptions SET failures = failures + 1, last_error = $3, \
+             leased_until = NULL WHERE id = $1 AND delivered_through = $2",
         )
         .bind(id.as_str())
         .bind(from)
