@@ -332,3 +332,107 @@ async fn a_system_without_secure_boot_is_a_conflict_naming_it() {
 pub(crate) fn json_value(v: impl Into<Value>) -> podium_types::BiosValue {
     serde_json::from_value(v.into()).expect("a BIOS value")
 }
+
+/// A pod manager's firmware profile (Metal3's HostFirmwareSettings): its inspection gives each
+/// host the profile's BIOS values and secure boot before the host is `available`, as the BMC's
+/// own view shows; a profile the BMC cannot take (a read-only attribute) leaves the host in
+/// `error`, saying why, and the fixed profile is given at the next inspection. What the profile
+/// names is checked when it is set.
+#[tokio::test]
+async fn a_pod_managers_firmware_profile_is_given_to_each_host_before_it_is_available() {
+    let bmc = libvirt_bmc().await;
+    let server = TestServer::start().await;
+    let admin = server.admin();
+    for (profile, field) in [
+        (
+            json!({"bios": {"SysPassword": "hunter2-secret"}}),
+            "firmware_profile.bios.SysPassword",
+        ),
+        (json!({"bios": {"Bad Name": 1}}), "firmware_profile.bios"),
+        (
+            json!({"bios": {"L2Cache": "a\u{202e}b"}}),
+            "firmware_profile.bios.L2Cache",
+        ),
+    ] {
+        let refused = admin
+            .post(
+                "/v1/pod_managers",
+                json!({"name": "site", "url": bmc.url(), "firmware_profile": profile}),
+            )
+            .await;
+        assert_eq!(
+            refused.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{profile}: {}",
+            refused.text
+        );
+        assert_eq!(refused.field(), field, "{}", refused.text);
+        assert!(!refused.text.contains("hunter2-secret"), "{}", refused.text);
+    }
+    let profile =
+        json!({"bios": {"ProcTurboMode": "Disabled", "QuietBoot": false}, "secure_boot": true});
+    let pm = admin
+        .created(
+            "/v1/pod_managers",
+            json!({"name": "site", "url": bmc.url(), "firmware_profile": profile}),
+        )
+        .await;
+    assert_eq!(pm.body["firmware_profile"], profile, "{}", pm.text);
+    let pm = pm.body["uuid"].as_str().unwrap().to_owned();
+    let host = admin.systems_in_state(&pm, 1, "available").await[0]
+        .id
+        .to_string();
+    let attributes = bmc_attributes(&bmc).await;
+    assert_eq!(attributes["ProcTurboMode"], "Disabled", "{attributes}");
+    assert_eq!(attributes["QuietBoot"], "False", "{attributes}");
+    assert_eq!(bmc_view(&bmc, "SecureBoot").await["SecureBootEnable"], true);
+    let inspections = admin
+        .get(&format!("/v1/operations?host={host}&kind=inspect"))
+        .await;
+    let given = &inspections.body["items"][0]["result"]["firmware_profile"];
+    assert_eq!(
+        given["bios"]["changed"],
+        json!(["ProcTurboMode", "QuietBoot"]),
+        "{}",
+        inspections.text
+    );
+    assert_eq!(given["secure_boot"]["changed"], true, "{given}");
+
+    // A read-only attribute: the inspection fails, and the host says why.
+    let path = format!("/v1/pod_managers/{pm}");
+    let set = admin
+        .patch(
+            &path,
+            json!({"firmware_profile": {"bios": {"NumCores": 12}}}),
+        )
+        .await;
+    assert_eq!(set.status, StatusCode::OK, "{}", set.text);
+    let inspect = admin
+        .post(&format!("/v1/hosts/{host}/inspect"), json!({}))
+        .await;
+    assert_eq!(inspect.status, StatusCode::ACCEPTED, "{}", inspect.text);
+    let failed = admin.systems_in_state(&pm, 1, "error").await.remove(0);
+    let error = failed.error.expect("the host says why");
+    assert!(
+        error.message.contains("firmware profile")
+            && error.message.contains("NumCores")
+            && error.message.contains("read-only"),
+        "{}",
+        error.message
+    );
+    assert_eq!(bmc_attributes(&bmc).await["NumCores"], "10");
+
+    // Fixed: the next inspection gives it, and the host is available again.
+    let set = admin
+        .patch(
+            &path,
+            json!({"firmware_profile": {"bios": {"ProcTurboMode": "Enabled"}}}),
+        )
+        .await;
+    assert_eq!(set.status, StatusCode::OK, "{}", set.text);
+    admin
+        .post(&format!("/v1/hosts/{host}/inspect"), json!({}))
+        .await;
+    admin.systems_in_state(&pm, 1, "available").await;
+    assert_eq!(bmc_attributes(&bmc).await["ProcTurboMode"], "Enabled");
+}

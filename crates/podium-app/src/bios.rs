@@ -3,12 +3,15 @@
 //! host's queue that reads the BIOS back and says what applied and what is staged. And its
 //! secure boot, read and turned on or off likewise.
 
+use std::collections::BTreeMap;
+
 use podium_runtime::{CallError, PluginError};
 use podium_types::views::OperationView;
 use podium_types::{
-    Bios, BiosAction, BiosAttributeType, BiosChange, BiosValue, ClaimId, HostId, OperationRequest,
-    SecureBoot, SecureBootChange, TenantFirmware,
+    Bios, BiosAction, BiosAttributeType, BiosChange, BiosValue, ClaimId, FirmwareProfile, HostId,
+    OperationRequest, SecureBoot, SecureBootChange, TenantFirmware,
 };
+use serde_json::{Value, json};
 
 use crate::app::Podium;
 use crate::auth::Caller;
@@ -212,6 +215,70 @@ impl Podium {
         })))
     }
 
+    /// Gives the host its pod manager's firmware profile (an inspection's last step, before the
+    /// host is `available`): the BIOS attributes that differ from it are changed (checked
+    /// against the registry as a change is) and secure boot turned on or off. What the BMC
+    /// stages for the next reset stays staged: the host's provisioning resets it before its
+    /// tenant's system runs. Where the BMC cannot take the profile, a 409
+    /// `firmware_profile_not_applied` saying why; a BMC that does not answer fails as any call
+    /// does (and is tried again).
+    pub(crate) async fn profile_apply(&self, pm: &PodManager, host: &Host) -> Result<Value, Error> {
+        let profile = &pm.firmware_profile;
+        let refused = |e: Error| match e {
+            Error::Invalid { field, message } => not_applied(
+                host,
+                match field {
+                    Some(field) => format!("{field}: {message}"),
+                    None => message,
+                },
+            ),
+            Error::Conflict { message, .. } => not_applied(host, message),
+            other => other,
+        };
+        let mut result = json!({});
+        if !profile.bios.is_empty() {
+            let bios = self.bios_read(pm, host).await.map_err(refused)?;
+            let holds = |name: &String, value: &BiosValue| {
+                let value = Some(value.clone());
+                bios.attributes.get(name) == Some(&value) || bios.pending.get(name) == Some(&value)
+            };
+            let change = BiosChange {
+                attributes: profile
+                    .bios
+                    .iter()
+                    .filter(|(name, value)| !holds(name, value))
+                    .map(|(name, value)| (name.clone(), value.clone()))
+                    .collect(),
+                apply_time: None,
+            };
+            let (mut changed, mut pending) = (Vec::new(), Vec::new());
+            if !change.attributes.is_empty() {
+                change_check(&bios, &change).map_err(refused)?;
+                self.host_driver(pm, host)
+                    .await?
+                    .call()
+                    .set_bios(&host.system_id, &change)
+                    .await
+                    .map_err(|e| refused(bios_error(host, e)))?;
+                let after = self.bios_read(pm, host).await.map_err(refused)?;
+                let (a, p) = taken(&after, &change).map_err(refused)?;
+                changed = a.into_iter().cloned().collect::<Vec<String>>();
+                pending = p.into_iter().cloned().collect::<Vec<String>>();
+            }
+            result["bios"] = json!({"changed": changed, "pending": pending});
+        }
+        if let Some(enabled) = profile.secure_boot {
+            let now = self.secure_boot_read(pm, host).await.map_err(refused)?;
+            if now.enabled != enabled {
+                self.secure_boot_execute(host, enabled)
+                    .await
+                    .map_err(refused)?;
+            }
+            result["secure_boot"] = json!({"enabled": enabled, "changed": now.enabled != enabled});
+        }
+        Ok(result)
+    }
+
     pub(crate) async fn bios_read(&self, pm: &PodManager, host: &Host) -> Result<Bios, Error> {
         let driver = self.host_driver(pm, host).await?;
         driver
@@ -241,27 +308,7 @@ impl Podium {
                     .await
                     .map_err(|e| bios_error(host, e))?;
                 let after = self.bios_read(&pm, host).await?;
-                let (mut applied, mut pending) = (Vec::new(), Vec::new());
-                for (name, wanted) in &change.attributes {
-                    let wanted = Some(wanted.clone());
-                    if after.attributes.get(name) == Some(&wanted) {
-                        applied.push(name);
-                    } else if after.pending.get(name) == Some(&wanted) {
-                        pending.push(name);
-                    } else {
-                        let now = match after.attributes.get(name) {
-                            Some(Some(v)) => v.to_string(),
-                            _ => "nothing".into(),
-                        };
-                        return Err(Error::Conflict {
-                            code: "bios_not_applied",
-                            message: format!(
-                                "the BMC took the change of `{name}` but reports {now}, and \
-                                 stages nothing for it"
-                            ),
-                        });
-                    }
-                }
+                let (applied, pending) = taken(&after, change)?;
                 Ok(Some(serde_json::json!({
                     "applied": applied,
                     "pending": pending,
@@ -316,6 +363,47 @@ fn tenant_may_set(allowed: &TenantFirmware, change: &BiosChange) -> Result<(), E
         )
     };
     Err(invalid(&format!("attributes.{name}"), message))
+}
+
+/// What the BIOS read after a change shows of it: the attributes that hold their new values, and
+/// those staged with them; one that shows neither is a 409 `bios_not_applied` naming it.
+fn taken<'c>(
+    after: &Bios,
+    change: &'c BiosChange,
+) -> Result<(Vec<&'c String>, Vec<&'c String>), Error> {
+    let (mut applied, mut pending) = (Vec::new(), Vec::new());
+    for (name, wanted) in &change.attributes {
+        let wanted = Some(wanted.clone());
+        if after.attributes.get(name) == Some(&wanted) {
+            applied.push(name);
+        } else if after.pending.get(name) == Some(&wanted) {
+            pending.push(name);
+        } else {
+            let now = match after.attributes.get(name) {
+                Some(Some(v)) => v.to_string(),
+                _ => "nothing".into(),
+            };
+            return Err(Error::Conflict {
+                code: "bios_not_applied",
+                message: format!(
+                    "the BMC took the change of `{name}` but reports {now}, and stages nothing \
+                     for it"
+                ),
+            });
+        }
+    }
+    Ok((applied, pending))
+}
+
+/// The pod manager's firmware profile cannot be given to the host, and why.
+fn not_applied(host: &Host, why: String) -> Error {
+    Error::Conflict {
+        code: "firmware_profile_not_applied",
+        message: format!(
+            "the pod manager's firmware profile cannot be given to host `{}`: {why}",
+            host.id
+        ),
+    }
 }
 
 /// A driver's failure, with a BMC without BIOS settings as a 409 naming the capability.
@@ -385,22 +473,28 @@ pub(crate) fn change_shape(change: &BiosChange) -> Result<(), Error> {
             format!("at most {CHANGE_MAX} attributes change at once"),
         ));
     }
+    attributes_shape("attributes", &change.attributes)
+}
+
+/// Checks the attributes of a change or a profile on their own (`field` names them in a
+/// refusal): each a name as the contract has them, no password (by its name), every string plain
+/// text of at most [`TEXT_MAX`] bytes.
+fn attributes_shape(field: &str, attributes: &BTreeMap<String, BiosValue>) -> Result<(), Error> {
     // Names first: a name is echoed in the field and message of a refusal.
-    if let Some(bad) = change
-        .attributes
+    if let Some(bad) = attributes
         .keys()
         .find(|n| !podium_types::is_attribute_name(n))
     {
         let shown: String = bad.chars().take(64).collect();
         return Err(invalid(
-            "attributes",
+            field,
             format!(
                 "{shown:?} is no attribute name: 1 to 256 ASCII letters, digits, `_`, `-` or `.`"
             ),
         ));
     }
-    for (name, value) in &change.attributes {
-        let field = format!("attributes.{name}");
+    for (name, value) in attributes {
+        let field = format!("{field}.{name}");
         // An operation's request is kept and shown: a password would be too.
         if podium_types::is_password_name(name) {
             return Err(password(field, name));
@@ -408,6 +502,16 @@ pub(crate) fn change_shape(change: &BiosChange) -> Result<(), Error> {
         text_check(&field, value, None, None)?;
     }
     Ok(())
+}
+
+/// Checks a pod manager's firmware profile on its own: at most [`CHANGE_MAX`] attributes, each
+/// as a change's is.
+pub(crate) fn profile_check(profile: &FirmwareProfile) -> Result<(), Error> {
+    let field = "firmware_profile.bios";
+    if profile.bios.len() > CHANGE_MAX {
+        return Err(invalid(field, format!("at most {CHANGE_MAX} attributes")));
+    }
+    attributes_shape(field, &profile.bios)
 }
 
 /// Checks a change against the BIOS as read: every attribute one the host has, not read-only,

@@ -202,6 +202,9 @@ impl Podium {
         if let Some(t) = &params.tenant_firmware {
             crate::bios::tenant_firmware_check(t)?;
         }
+        if let Some(p) = &params.firmware_profile {
+            crate::bios::profile_check(p)?;
+        }
         self.check_unique(&params.name, &url, None).await?;
         let now = podium_types::Timestamp::now();
         let pm = PodManager {
@@ -224,6 +227,7 @@ impl Podium {
             preprovisioning_image: params.preprovisioning_image,
             deploy: params.deploy.unwrap_or_default(),
             tenant_firmware: params.tenant_firmware.unwrap_or_default(),
+            firmware_profile: params.firmware_profile.unwrap_or_default(),
             status: PodManagerStatus::Unknown,
             status_message: None,
             last_probe_at: None,
@@ -380,6 +384,10 @@ impl Podium {
         if let Some(t) = params.tenant_firmware {
             crate::bios::tenant_firmware_check(&t)?;
             row.tenant_firmware = t;
+        }
+        if let Some(p) = params.firmware_profile {
+            crate::bios::profile_check(&p)?;
+            row.firmware_profile = p;
         }
         self.check_unique(&row.name, &row.service.url, Some(uuid))
             .await?;

@@ -73,6 +73,7 @@ pub(crate) fn pod_manager(
         preprovisioning_image: r.preprovisioning_image,
         deploy: r.deploy,
         tenant_firmware: r.tenant_firmware,
+        firmware_profile: r.firmware_profile,
         created_at: r.created_at,
         updated_at: r.updated_at,
     }

@@ -202,6 +202,7 @@ impl PodmCreate {
                 allow_md5,
             }),
             tenant_firmware: None,
+            firmware_profile: None,
         })
     }
 }

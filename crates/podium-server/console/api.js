@@ -124,6 +124,14 @@ export const api = {
   hostBoot: (id, body) => call('POST', `/v1/hosts/${seg(id)}/boot`, body),
   /** @param {string} id @returns {Promise<S['OperationView']>} */
   hostInspect: (id) => call('POST', `/v1/hosts/${seg(id)}/inspect`),
+  /** @param {string} id @returns {Promise<S['Bios']>} */
+  hostBios: (id) => call('GET', `/v1/hosts/${seg(id)}/bios`),
+  /** @param {string} id @returns {Promise<S['SecureBoot']>} */
+  hostSecureBoot: (id) => call('GET', `/v1/hosts/${seg(id)}/secure_boot`),
+  /** @param {string} id @returns {Promise<S['Firmware']>} */
+  hostFirmware: (id) => call('GET', `/v1/hosts/${seg(id)}/firmware`),
+  /** @param {string} id @returns {Promise<S['HardwareInventory']>} */
+  hostHardware: (id) => call('GET', `/v1/hosts/${seg(id)}/hardware`),
   /** @param {string} id @param {S['MaintenanceParams']} body @returns {Promise<S['HostView']>} */
   maintenanceOn: (id, body) => call('PUT', `/v1/hosts/${seg(id)}/maintenance`, body),
   /** @param {string} id @returns {Promise<S['HostView']>} */

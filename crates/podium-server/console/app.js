@@ -382,6 +382,49 @@ async function hostPage(id) {
   const boot = field('Boot device (next boot)', 'boot', {
     type: 'select', options: [['pxe', 'network (PXE)'], ['hdd', 'disk'], ['cd', 'CD']],
   });
+  // Read from the BMC when asked (each is a live read through the driver), not on every redraw.
+  const settings = h('div', { 'aria-live': 'polite' });
+  const part = async (/** @type {string} */ title, /** @type {() => Promise<Node>} */ draw) => {
+    let body;
+    try {
+      body = await draw();
+    } catch (e) {
+      body = errorBox(e);
+    }
+    return h('div', null, h('h3', null, title), body);
+  };
+  const readSettings = async () => {
+    settings.replaceChildren(h('p', { role: 'status' }, 'Reading from the BMC…'));
+    settings.replaceChildren(
+      await part('BIOS', async () => {
+        const bios = await api.hostBios(id);
+        return table('BIOS attributes', ['Attribute', 'Value', 'Type', 'Read-only', 'Staged'],
+          Object.entries(bios.attributes), ([name, value]) => {
+            const entry = bios.registry[name];
+            const staged = /** @type {Record<string, unknown>} */ (bios.pending)[name];
+            return [name, value === null ? '' : String(value), entry?.type ?? '',
+              entry?.read_only ? 'yes' : 'no', staged === undefined ? '' : String(staged)];
+          });
+      }),
+      await part('Secure boot', async () => {
+        const sb = await api.hostSecureBoot(id);
+        return h('p', null, sb.enabled ? 'Enabled from the next boot on.' : 'Disabled.');
+      }),
+      await part('Firmware', async () => {
+        const fw = await api.hostFirmware(id);
+        return table('Firmware components', ['Component', 'Kind', 'Version', 'Updateable'],
+          fw.components, (c) => [c.name, c.kind, c.version ?? '', c.updateable ? 'yes' : 'no']);
+      }),
+      await part('Inventory', async () => {
+        const hw = await api.hostHardware(id);
+        return table('Inventory', ['Part', 'Count', 'Details'], [
+          ['Processors', hw.processors.length, hw.processors.map((p) => p.model ?? p.id).join(', ')],
+          ['Memory modules', hw.memory.length, hw.memory.map((m) => `${m.capacity_mib ?? '?'} MiB`).join(', ')],
+          ['Storage controllers', hw.storage.length, hw.storage.map((s) => `${s.id}: ${s.drives.length} drives`).join(', ')],
+          ['NICs', hw.nics.length, hw.nics.map((n) => `${n.mac ?? n.id} ${n.link ?? ''}`).join(', ')],
+        ], (row) => row.map(String));
+      }));
+  };
   page(`Host ${host.name}`, summary,
     h('section', { class: 'card', 'aria-label': 'Actions' }, h('h2', null, 'Actions'),
       act('Power on', () => api.hostPower(id, { action: 'on' })),
@@ -399,6 +442,10 @@ async function hostPage(id) {
       })),
       act('Maintenance off', () => api.maintenanceOff(id)),
       status),
+    h('section', { class: 'card', 'aria-label': 'Hardware settings' }, h('h2', null, 'Hardware settings'),
+      h('button', { type: 'button', class: 'secondary', onclick: readSettings },
+        'Read BIOS, secure boot, firmware and inventory'),
+      settings),
     h('h2', null, 'Operations'), ops);
   const drawHost = (/** @type {S['HostView']} */ now) =>
     h('div', null,

@@ -83,6 +83,7 @@ const FILES: &[File] = &[
     migration!("0031_operation_progress.sql"),
     migration!("0032_tenant_firmware.sql"),
     migration!("0033_event_subscriptions.sql"),
+    migration!("0034_firmware_profile.sql"),
 ];
 
 /// The migrator of Podium's schema on `backend`.

@@ -1,7 +1,9 @@
 //! Stored pod managers and their status history.
 
 use podium_types::Timestamp;
-use podium_types::{DeploySettings, PodManagerId, PodManagerStatus, TenantFirmware};
+use podium_types::{
+    DeploySettings, FirmwareProfile, PodManagerId, PodManagerStatus, TenantFirmware,
+};
 use sqlx::Row;
 
 use super::{Datastore, StoreError, decode, json, moment, moment_opt};
@@ -39,6 +41,8 @@ pub struct PodManagerRow {
     pub deploy: DeploySettings,
     /// What its tenants may change of the hosts they claim.
     pub tenant_firmware: TenantFirmware,
+    /// The firmware settings its hosts are given before they are `available`.
+    pub firmware_profile: FirmwareProfile,
     pub status: PodManagerStatus,
     pub status_message: Option<String>,
     pub last_probe_at: Option<Timestamp>,
@@ -57,7 +61,7 @@ pub struct StatusChange {
 const COLUMNS: &str = "uuid, name, url, auth_sealed, description, location, tls_verify, tls_ca_bundle, \
     driver, ipam, renderer, network_config_owner, status, status_message, last_probe_at, \
     redfish_link, created_at, updated_at, tls_pinned_sha256, service_limit, site_limit, preprovisioning_image, deploy, \
-    request_limit, tenant_firmware";
+    request_limit, tenant_firmware, firmware_profile";
 
 fn row(r: &sqlx::any::AnyRow) -> Result<PodManagerRow, StoreError> {
     Ok(PodManagerRow {
@@ -91,6 +95,12 @@ fn row(r: &sqlx::any::AnyRow) -> Result<PodManagerRow, StoreError> {
         tenant_firmware: r
             .try_get::<Option<String>, _>("tenant_firmware")?
             .map(|text| decode("tenant firmware settings", &text))
+            .transpose()?
+            .unwrap_or_default(),
+        // Absent: a pod manager from before the setting, with no profile.
+        firmware_profile: r
+            .try_get::<Option<String>, _>("firmware_profile")?
+            .map(|text| decode("firmware profile", &text))
             .transpose()?
             .unwrap_or_default(),
         status: r.try_get::<String, _>("status")?.parse()?,
@@ -155,7 +165,7 @@ impl Datastore {
 
     pub async fn pod_manager_create(&self, pm: &PodManagerRow) -> Result<(), StoreError> {
         let sql = format!(
-            "INSERT INTO pod_managers ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)"
+            "INSERT INTO pod_managers ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)"
         );
         bind_settings(sqlx::query(&sql), pm)
             .bind(pm.status.as_str())
@@ -171,6 +181,7 @@ impl Datastore {
             .bind(json(&pm.deploy))
             .bind(pm.request_limit)
             .bind(json(&pm.tenant_firmware))
+            .bind(json(&pm.firmware_profile))
             .execute(&mut *self.writer().await?)
             .await?;
         Ok(())
@@ -184,7 +195,7 @@ impl Datastore {
              location = $6, tls_verify = $7, tls_ca_bundle = $8, driver = $9, ipam = $10, \
              renderer = $11, network_config_owner = $12, updated_at = $13, tls_pinned_sha256 = $14, \
              service_limit = $15, site_limit = $16, preprovisioning_image = $17, \
-             deploy = $18, request_limit = $19, tenant_firmware = $20 WHERE uuid = $1",
+             deploy = $18, request_limit = $19, tenant_firmware = $20, firmware_profile = $21 WHERE uuid = $1",
             ),
             pm,
         )
@@ -196,6 +207,7 @@ impl Datastore {
         .bind(json(&pm.deploy))
         .bind(pm.request_limit)
         .bind(json(&pm.tenant_firmware))
+        .bind(json(&pm.firmware_profile))
         .execute(&mut *self.writer().await?)
         .await?;
         Ok(done.rows_affected() == 1)

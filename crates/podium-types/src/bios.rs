@@ -176,6 +176,28 @@ pub struct TenantFirmware {
     pub firmware_update: bool,
 }
 
+/// The firmware settings every host of a pod manager is given before it is `available`, as
+/// Metal3's HostFirmwareSettings: applied by each inspection, which fails where the BMC cannot
+/// take them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FirmwareProfile {
+    /// BIOS attributes and the values they are to hold (at most 1,000; no password).
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub bios: BTreeMap<String, BiosValue>,
+    /// Secure boot on (`true`) or off; absent: left as it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secure_boot: Option<bool>,
+}
+
+impl FirmwareProfile {
+    /// Whether it asks for nothing.
+    pub fn is_empty(&self) -> bool {
+        self.bios.is_empty() && self.secure_boot.is_none()
+    }
+}
+
 impl Bios {
     /// The BIOS as a tenant allowed to change `allowed` sees it: every other attribute of the
     /// registry is read-only.

@@ -33,7 +33,8 @@ pub mod views;
 
 pub use bios::{
     ApplyTime, Bios, BiosAction, BiosAttributeEntry, BiosAttributeType, BiosChange, BiosValue,
-    SecureBoot, SecureBootChange, TenantFirmware, is_attribute_name, is_password_name,
+    FirmwareProfile, SecureBoot, SecureBootChange, TenantFirmware, is_attribute_name,
+    is_password_name,
 };
 pub use claim::ClaimState;
 pub use documents::Phase;

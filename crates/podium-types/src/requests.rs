@@ -126,6 +126,10 @@ pub struct PodManagerCreate {
     /// nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tenant_firmware: Option<crate::TenantFirmware>,
+    /// The firmware settings every host is given before it is `available`
+    /// (`docs/hardware.md`). Default: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub firmware_profile: Option<crate::FirmwareProfile>,
 }
 
 /// How many operations of a site run at once, counted across every Podium process on the
@@ -208,6 +212,9 @@ pub struct PodManagerUpdate {
     /// Replaces the settings: a field absent goes back to its default (nothing allowed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tenant_firmware: Option<crate::TenantFirmware>,
+    /// Replaces the profile (`{}`: none); hosts are given it at their next inspection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub firmware_profile: Option<crate::FirmwareProfile>,
 }
 
 /// Paging of every list.

@@ -30,6 +30,8 @@ pub(crate) struct PodManager {
     pub(crate) deploy: podium_types::DeploySettings,
     /// What its tenants may change of the hosts they claim.
     pub(crate) tenant_firmware: podium_types::TenantFirmware,
+    /// The firmware settings its hosts are given before they are `available`.
+    pub(crate) firmware_profile: podium_types::FirmwareProfile,
     pub(crate) status: PodManagerStatus,
     pub(crate) status_message: Option<String>,
     pub(crate) last_probe_at: Option<Timestamp>,
@@ -72,6 +74,7 @@ impl From<PodManagerRow> for PodManager {
             preprovisioning_image: r.preprovisioning_image,
             deploy: r.deploy,
             tenant_firmware: r.tenant_firmware,
+            firmware_profile: r.firmware_profile,
             status: r.status,
             status_message: r.status_message,
             last_probe_at: r.last_probe_at,
@@ -104,6 +107,7 @@ impl From<PodManager> for PodManagerRow {
             preprovisioning_image: p.preprovisioning_image,
             deploy: p.deploy,
             tenant_firmware: p.tenant_firmware,
+            firmware_profile: p.firmware_profile,
             status: p.status,
             status_message: p.status_message,
             last_probe_at: p.last_probe_at,

@@ -1,6 +1,6 @@
 //! Operation `inspect`: the DHCP-less preprovisioning prepared where the site has such pools
 //! (and the site's ramdisk booted with it, where it has one), then the inventory read out of
-//! band; the host is `available`.
+//! band, and the pod manager's firmware profile given (`bios.rs`); the host is `available`.
 
 use serde_json::{Value, json};
 
@@ -47,6 +47,12 @@ impl Podium {
             .inspect(&host.system_id)
             .await
             .map_err(Error::from)?;
+        // The site's firmware profile, before the host is available to anyone.
+        let profile = if pm.firmware_profile.is_empty() {
+            Value::Null
+        } else {
+            self.profile_apply(&pm, &host).await?
+        };
         let now = podium_types::Timestamp::now();
         let inventory = crate::data::host_from_system(&system);
         if self
@@ -66,6 +72,7 @@ impl Podium {
                 "power_state": system.power,
             },
             "preprovisioning": preprovisioning,
+            "firmware_profile": profile,
         })))
     }
 

@@ -50,6 +50,8 @@ pub struct PodManagerView {
     pub deploy: crate::DeploySettings,
     /// What tenants may change of the hosts they claim here.
     pub tenant_firmware: crate::TenantFirmware,
+    /// The firmware settings every host is given before it is `available`.
+    pub firmware_profile: crate::FirmwareProfile,
     pub has_auth: bool,
     pub created_at: crate::Timestamp,
     pub updated_at: crate::Timestamp,
