@@ -47,8 +47,9 @@ impl Podium {
             .inspect(&host.system_id)
             .await
             .map_err(Error::from)?;
-        // The site's firmware profile, before the host is available to anyone.
-        let profile = if pm.firmware_profile.is_empty() {
+        // The site's firmware profile, before the host is available to anyone (a chassis has
+        // no BIOS of its own).
+        let profile = if pm.firmware_profile.is_empty() || !host.kind.is_machine() {
             Value::Null
         } else {
             self.profile_apply(&pm, &host).await?
