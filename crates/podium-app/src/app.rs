@@ -47,6 +47,9 @@ pub(crate) struct Inner {
         std::sync::OnceLock<std::sync::Arc<crate::events::streams::StreamCounts>>,
     /// Whether event subscriptions may push to local addresses (`subscriptions.rs`).
     pub(crate) event_destinations_local: std::sync::OnceLock<bool>,
+    /// The client every delivery posts with (its resolver checks each address), made at the
+    /// first delivery.
+    pub(crate) event_client: std::sync::OnceLock<reqwest::Client>,
     /// How long change events are kept; a day (the events module's `RETENTION`) when unset.
     pub(crate) event_retention: std::sync::OnceLock<std::time::Duration>,
     /// The audit log's writer (group commits).
@@ -123,6 +126,7 @@ impl Podium {
                 audit_retention: std::sync::OnceLock::new(),
                 event_retention: std::sync::OnceLock::new(),
                 event_destinations_local: std::sync::OnceLock::new(),
+                event_client: std::sync::OnceLock::new(),
                 event_streams: std::sync::OnceLock::new(),
                 audit: crate::audit::writer::AuditWriter::default(),
                 events: crate::events::clock::EventClock::default(),

@@ -60,6 +60,25 @@ impl Podium {
         let _ = self.inner.event_destinations_local.set(allowed);
     }
 
+    /// The client deliveries post with: pooled connections, no redirects, and a resolver that
+    /// keeps only the addresses a subscription may reach (a name is resolved at each new
+    /// connection, so one that comes to resolve to this machine is refused then). An address
+    /// in the destination itself was checked when the subscription was made.
+    fn event_client(&self) -> Result<&reqwest::Client, String> {
+        if let Some(client) = self.inner.event_client.get() {
+            return Ok(client);
+        }
+        let client = reqwest::Client::builder()
+            .timeout(TIMEOUT)
+            .redirect(reqwest::redirect::Policy::none())
+            .dns_resolver(std::sync::Arc::new(Checked {
+                local: self.destinations_local(),
+            }))
+            .build()
+            .map_err(|e| e.to_string())?;
+        Ok(self.inner.event_client.get_or_init(|| client))
+    }
+
     fn destinations_local(&self) -> bool {
         self.inner
             .event_destinations_local
@@ -268,32 +287,7 @@ impl Podium {
     /// (never a header's value).
     async fn push(&self, s: &SubscriptionRow, events: &[EventView]) -> Result<(), String> {
         let url = url::Url::parse(&s.destination).map_err(|e| format!("bad destination: {e}"))?;
-        let host = url
-            .host_str()
-            .ok_or("the destination names no host")?
-            .to_owned();
-        let port = url
-            .port_or_known_default()
-            .ok_or("the destination names no port")?;
-        let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), port))
-            .await
-            .map_err(|e| format!("cannot resolve {host}: {e}"))?
-            .collect();
-        let local = self.destinations_local();
-        let addr = addrs
-            .iter()
-            .copied()
-            .find(|a| local || !is_local(a.ip()))
-            .ok_or_else(|| {
-                format!("{host} resolves only to addresses a subscription may not reach")
-            })?;
-        // Connect to the address checked, whatever the name resolves to next.
-        let client = reqwest::Client::builder()
-            .timeout(TIMEOUT)
-            .redirect(reqwest::redirect::Policy::none())
-            .resolve(&host, addr)
-            .build()
-            .map_err(|e| e.to_string())?;
+        let client = self.event_client()?;
         let mut request = client.post(url).json(&event(s, events));
         if let Some(sealed) = &s.headers_sealed {
             let text = self
@@ -392,6 +386,31 @@ fn destination_check(destination: &str, local: bool) -> Result<url::Url, Error> 
         ));
     }
     Ok(url)
+}
+
+/// Resolves a destination's name to the addresses a subscription may reach.
+struct Checked {
+    local: bool,
+}
+
+impl reqwest::dns::Resolve for Checked {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let local = self.local;
+        Box::pin(async move {
+            let host = name.as_str();
+            let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host, 0))
+                .await?
+                .filter(|a| local || !is_local(a.ip()))
+                .collect();
+            if addrs.is_empty() {
+                return Err(format!(
+                    "{host} resolves only to addresses a subscription may not reach"
+                )
+                .into());
+            }
+            Ok(Box::new(addrs.into_iter()) as reqwest::dns::Addrs)
+        })
+    }
 }
 
 /// Whether an address is one a subscription may not reach unless the server allows local
@@ -558,5 +577,19 @@ mod tests {
         }
         assert!(headers_check(&[("Host".into(), Secret::new("a"))]).is_err());
         assert!(headers_check(&[("X-Auth".into(), Secret::new("Bearer abc"))]).is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_name_is_resolved_only_to_addresses_a_subscription_may_reach() {
+        use reqwest::dns::Resolve;
+        let name = || "localhost".parse::<reqwest::dns::Name>().unwrap();
+        let refused = Checked { local: false }.resolve(name()).await;
+        let why = refused.err().expect("localhost refused").to_string();
+        assert!(why.contains("may not reach"), "{why}");
+        let mut allowed = Checked { local: true }
+            .resolve(name())
+            .await
+            .expect("allowed");
+        assert!(allowed.all(|a| a.ip().is_loopback()));
     }
 }
