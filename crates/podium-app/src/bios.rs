@@ -193,13 +193,24 @@ impl Podium {
         enabled: bool,
     ) -> Result<Option<serde_json::Value>, Error> {
         let pm = self.pod_manager_load(&host.pod_manager).await?;
-        let driver = self.host_driver(&pm, host).await?;
+        self.secure_boot_set(&pm, host, enabled).await
+    }
+
+    /// Turns secure boot on or off and reads it back: a BMC that took the change but shows
+    /// otherwise is a 409 `secure_boot_not_applied`.
+    async fn secure_boot_set(
+        &self,
+        pm: &PodManager,
+        host: &Host,
+        enabled: bool,
+    ) -> Result<Option<serde_json::Value>, Error> {
+        let driver = self.host_driver(pm, host).await?;
         driver
             .call()
             .set_secure_boot(&host.system_id, enabled)
             .await
             .map_err(|e| unsupported(host, "secure_boot_unsupported", "secure boot", e))?;
-        let after = self.secure_boot_read(&pm, host).await?;
+        let after = self.secure_boot_read(pm, host).await?;
         if after.enabled != enabled {
             return Err(Error::Conflict {
                 code: "secure_boot_not_applied",
@@ -270,7 +281,7 @@ impl Podium {
         if let Some(enabled) = profile.secure_boot {
             let now = self.secure_boot_read(pm, host).await.map_err(refused)?;
             if now.enabled != enabled {
-                self.secure_boot_execute(host, enabled)
+                self.secure_boot_set(pm, host, enabled)
                     .await
                     .map_err(refused)?;
             }

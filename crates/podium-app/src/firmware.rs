@@ -70,6 +70,19 @@ impl Podium {
         image_check(&update.image_url)?;
         targets_check(&update.targets)?;
         let components = self.firmware_read(pm, host).await?;
+        self.firmware_update_of(host, update, asker, &components)
+            .await
+    }
+
+    /// Queues an update whose image is checked, its targets checked against `components` (the
+    /// host's as just read).
+    pub(crate) async fn firmware_update_of(
+        &self,
+        host: &Host,
+        update: FirmwareUpdate,
+        asker: &Asker,
+        components: &[FirmwareComponent],
+    ) -> Result<OperationView, Error> {
         for (i, target) in update.targets.iter().enumerate() {
             let field = format!("targets[{i}]");
             match components.iter().find(|c| &c.id == target) {
@@ -78,7 +91,7 @@ impl Podium {
                         &field,
                         format!(
                             "the host has no firmware component `{target}` (its components: {})",
-                            ids(&components)
+                            ids(components)
                         ),
                     ));
                 }
@@ -382,7 +395,7 @@ impl Podium {
 }
 
 /// The image: an http or https URL with no credentials in it (the request is kept and shown).
-fn image_check(image_url: &str) -> Result<(), Error> {
+pub(crate) fn image_check(image_url: &str) -> Result<(), Error> {
     if image_url.len() > URL_MAX {
         return Err(Error::invalid(
             "image_url",

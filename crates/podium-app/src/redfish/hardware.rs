@@ -103,6 +103,7 @@ impl Podium {
         };
         let (host, pm, asker) = self.redfish_firmware_target(caller, &id).await?;
         crate::firmware::may_update(&pm, &asker)?;
+        crate::firmware::image_check(&image_url)?;
         let components = self.firmware_read(&pm, &host).await?;
         let bios = components
             .iter()
@@ -117,7 +118,8 @@ impl Podium {
             image_url,
             targets: vec![bios.id.clone()],
         };
-        self.firmware_update(&host, &pm, update, &asker).await
+        self.firmware_update_of(&host, update, &asker, &components)
+            .await
     }
 
     /// A system the caller may change the firmware of (in a state that allows it), its pod
