@@ -17,7 +17,7 @@ use serde_json::{Map, Value, json};
 use podium_app::app::Podium;
 use podium_app::error::Error;
 use podium_types::{
-    ApplyTime, Bios, BiosAttributeType, BiosChange, BiosValue, HardwareInventory, HostId,
+    ApplyTime, BiosAttributeType, BiosChange, BiosValue, HardwareInventory, HostId,
     SecureBootChange, StorageController, TenantScope,
 };
 
@@ -38,28 +38,12 @@ fn part_error(e: Error, uri: &str) -> RedfishError {
     }
 }
 
-async fn bios_of(
-    podium: &Podium,
-    caller: &RfCaller,
-    id: &str,
+/// A read or change of what the BMC may lack: its answer, or not found where it lacks it.
+async fn of_part<T>(
+    call: impl Future<Output = Result<T, Error>>,
     uri: &str,
-) -> Result<Bios, RedfishError> {
-    podium
-        .redfish_bios(caller.caller(), &HostId::from(id.to_owned()))
-        .await
-        .map_err(|e| part_error(e, uri))
-}
-
-async fn hardware_of(
-    podium: &Podium,
-    caller: &RfCaller,
-    id: &str,
-    uri: &str,
-) -> Result<Arc<HardwareInventory>, RedfishError> {
-    podium
-        .redfish_hardware(caller.caller(), &HostId::from(id.to_owned()))
-        .await
-        .map_err(|e| part_error(e, uri))
+) -> Result<T, RedfishError> {
+    call.await.map_err(|e| part_error(e, uri))
 }
 
 fn registry_id(id: &HostId) -> String {
@@ -79,7 +63,7 @@ pub(super) async fn bios_view(
 ) -> Answer {
     let host = HostId::from(id.clone());
     let uri = format!("{}/Bios", system_uri(&host));
-    let bios = bios_of(&podium, &caller, &id, &uri).await?;
+    let bios = of_part(podium.redfish_bios(caller.caller(), &host), &uri).await?;
     let mut settings = json!({
         "@odata.type": "#Settings.v1_3_3.Settings",
         "SettingsObject": {"@odata.id": format!("{uri}/Settings")},
@@ -119,7 +103,7 @@ pub(super) async fn bios_settings(
 ) -> Answer {
     let host = HostId::from(id.clone());
     let uri = format!("{}/Bios/Settings", system_uri(&host));
-    let bios = bios_of(&podium, &caller, &id, &uri).await?;
+    let bios = of_part(podium.redfish_bios(caller.caller(), &host), &uri).await?;
     Ok(resource(json!({
         "@odata.type": "#Bios.v1_1_0.Bios",
         "@odata.id": uri,
@@ -152,10 +136,11 @@ async fn registry_host(
     uri: &str,
 ) -> Result<HostId, RedfishError> {
     let id = name.strip_prefix(REGISTRY).ok_or_else(|| missing(uri))?;
-    podium
-        .redfish_visible(caller.caller(), &HostId::from(id.to_owned()))
-        .await
-        .map_err(|e| part_error(e, uri))
+    of_part(
+        podium.redfish_visible(caller.caller(), &HostId::from(id.to_owned())),
+        uri,
+    )
+    .await
 }
 
 /// `GET Registries/{name}`: where a system's attribute registry is.
@@ -186,7 +171,7 @@ pub(super) async fn registry_view(
 ) -> Answer {
     let uri = format!("{ROOT}/Registries/{}/en", segment(&name));
     let host = registry_host(&podium, &caller, &name, &uri).await?;
-    let bios = bios_of(&podium, &caller, host.as_str(), &uri).await?;
+    let bios = of_part(podium.redfish_bios(caller.caller(), &host), &uri).await?;
     let attributes: Vec<Value> = bios
         .registry
         .iter()
@@ -249,10 +234,7 @@ pub(super) async fn secure_boot_view(
 ) -> Answer {
     let host = HostId::from(id);
     let uri = format!("{}/SecureBoot", system_uri(&host));
-    let state = podium
-        .redfish_secure_boot(caller.caller(), &host)
-        .await
-        .map_err(|e| part_error(e, &uri))?;
+    let state = of_part(podium.redfish_secure_boot(caller.caller(), &host), &uri).await?;
     let mut body = json!({
         "@odata.type": "#SecureBoot.v1_1_0.SecureBoot",
         "@odata.id": uri,
@@ -294,11 +276,13 @@ pub(super) async fn secure_boot_patch(
         }
     }
     let enabled = enabled.ok_or_else(|| RedfishError::property_missing("SecureBootEnable"))?;
-    let op = podium
-        .redfish_secure_boot_change(caller.caller(), &host, SecureBootChange { enabled })
-        .await
-        .map_err(|e| part_error(e, &uri))?;
-    Ok(accepted(&op))
+    Ok(accepted(
+        &of_part(
+            podium.redfish_secure_boot_change(caller.caller(), &host, SecureBootChange { enabled }),
+            &uri,
+        )
+        .await?,
+    ))
 }
 
 /// The apply times a change names, as Redfish names them.
@@ -350,11 +334,13 @@ pub(super) async fn bios_settings_patch(
         attributes,
         apply_time,
     };
-    let op = podium
-        .redfish_bios_change(caller.caller(), &host, change)
-        .await
-        .map_err(|e| part_error(e, &uri))?;
-    Ok(accepted(&op))
+    Ok(accepted(
+        &of_part(
+            podium.redfish_bios_change(caller.caller(), &host, change),
+            &uri,
+        )
+        .await?,
+    ))
 }
 
 /// A PATCH's `Attributes`: each a string, an integer or true or false.
@@ -397,11 +383,9 @@ pub(super) async fn bios_reset(
     }
     let host = HostId::from(id);
     let uri = format!("{}/Bios/Actions/{ACTION}", system_uri(&host));
-    let op = podium
-        .redfish_bios_reset(caller.caller(), &host)
-        .await
-        .map_err(|e| part_error(e, &uri))?;
-    Ok(accepted(&op))
+    Ok(accepted(
+        &of_part(podium.redfish_bios_reset(caller.caller(), &host), &uri).await?,
+    ))
 }
 
 /// A part of the inventory: its kind in the system's URI and in Redfish's types.
@@ -579,7 +563,11 @@ pub(super) async fn part_view(
 ) -> Answer {
     let base = format!("{}/{}", system_uri(&HostId::from(id.clone())), part.path());
     let uri = format!("{base}/{}", segment(&member));
-    let hw = hardware_of(&podium, &caller, &id, &uri).await?;
+    let hw = of_part(
+        podium.redfish_hardware(caller.caller(), &HostId::from(id.clone())),
+        &uri,
+    )
+    .await?;
     part.member(&hw, &uri, &member)
         .map(resource)
         .ok_or_else(|| missing(&uri))
@@ -597,7 +585,11 @@ pub(super) async fn drive_view(
         segment(&storage),
         segment(&drive)
     );
-    let hw = hardware_of(&podium, &caller, &id, &uri).await?;
+    let hw = of_part(
+        podium.redfish_hardware(caller.caller(), &HostId::from(id.clone())),
+        &uri,
+    )
+    .await?;
     let d = storage_of(&hw, &storage)
         .and_then(|s| s.drives.iter().find(|d| segment(&d.id) == drive))
         .ok_or_else(|| missing(&uri))?;
