@@ -132,14 +132,7 @@ async fn an_admin_reads_changes_and_resets_a_hosts_bios() {
         ),
     ] {
         let refused = admin.patch(&path, json!({ "attributes": body })).await;
-        assert_eq!(
-            refused.status,
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "{}",
-            refused.text
-        );
-        assert_eq!(refused.field(), field, "{}", refused.text);
-        assert!(refused.message().contains(says), "{}", refused.text);
+        refused.assert_invalid(field, says);
         assert!(!refused.text.contains("hunter2-secret"), "{}", refused.text);
     }
     let empty = admin.patch(&path, json!({ "attributes": {} })).await;
@@ -275,13 +268,7 @@ async fn an_admin_turns_secure_boot_on_and_off() {
         (json!({"enabled": true, "x": 1}), "x"),
     ] {
         let refused = admin.put(&path, body.clone()).await;
-        assert_eq!(
-            refused.status,
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "{body}: {}",
-            refused.text
-        );
-        assert_eq!(refused.field(), field, "{body}: {}", refused.text);
+        refused.assert_invalid(field, "");
     }
     assert_eq!(
         bmc_view(&bmc, "SecureBoot").await["SecureBootEnable"],
@@ -360,13 +347,7 @@ async fn a_pod_managers_firmware_profile_is_given_to_each_host_before_it_is_avai
                 json!({"name": "site", "url": bmc.url(), "firmware_profile": profile}),
             )
             .await;
-        assert_eq!(
-            refused.status,
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "{profile}: {}",
-            refused.text
-        );
-        assert_eq!(refused.field(), field, "{}", refused.text);
+        refused.assert_invalid(field, "");
         assert!(!refused.text.contains("hunter2-secret"), "{}", refused.text);
     }
     let profile =

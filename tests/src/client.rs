@@ -115,6 +115,19 @@ impl Reply {
         self.body["error"]["field"].as_str().unwrap_or("")
     }
 
+    /// Asserts a 422 naming `field` whose message says `says` (the whole answer in the panic).
+    #[track_caller]
+    pub fn assert_invalid(&self, field: &str, says: &str) {
+        assert_eq!(
+            self.status,
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "{}",
+            self.text
+        );
+        assert_eq!(self.field(), field, "{}", self.text);
+        assert!(self.message().contains(says), "{}", self.text);
+    }
+
     /// The body as one of the API's views (`podium_types::views`), the type a client compiled
     /// against the model reads: a field renamed or retyped fails here, naming it.
     pub fn view<T: serde::de::DeserializeOwned>(&self) -> T {
