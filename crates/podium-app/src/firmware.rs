@@ -13,8 +13,8 @@ use serde_json::{Value, json};
 
 use podium_types::views::OperationView;
 use podium_types::{
-    Firmware, FirmwareComponent, FirmwareUpdate, HostId, OperationFilter, OperationKind,
-    OperationRequest, OperationStatus, Page, TaskState, Timestamp,
+    Firmware, FirmwareComponent, FirmwareKind, FirmwareUpdate, HostId, OperationFilter,
+    OperationKind, OperationRequest, OperationStatus, Page, TaskState, Timestamp,
 };
 
 use podium_runtime::{CallError, PluginError};
@@ -140,11 +140,26 @@ impl Podium {
         host: &Host,
     ) -> Result<Vec<FirmwareComponent>, Error> {
         let driver = self.host_driver(pm, host).await?;
-        driver
+        let components = driver
             .call()
             .read_firmware(&host.system_id)
             .await
-            .map_err(|e| unsupported(host, "firmware_unsupported", "firmware", e))
+            .map_err(|e| unsupported(host, "firmware_unsupported", "firmware", e))?;
+        // The versions the Redfish face shows (`BiosVersion`, the manager's `FirmwareVersion`),
+        // kept where they changed.
+        let version = |kind| {
+            components
+                .iter()
+                .find(|c| c.kind == kind)
+                .and_then(|c| c.version.clone())
+        };
+        let (bios, bmc) = (version(FirmwareKind::Bios), version(FirmwareKind::Bmc));
+        if (&bios, &bmc) != (&host.bios_version, &host.bmc_version) {
+            self.datastore()
+                .host_set_firmware_versions(&host.id, bios.as_deref(), bmc.as_deref())
+                .await?;
+        }
+        Ok(components)
     }
 
     /// Carries out a `firmware_update` operation: starts the update (unless a try before this

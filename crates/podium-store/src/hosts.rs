@@ -66,6 +66,12 @@ pub struct HostRow {
     /// chassis found them (`Datastore::chassis_sync` writes it; nothing else does).
     #[serde(default, deserialize_with = "json_text_or_null")]
     pub chassis_path: Option<Vec<podium_types::views::ChassisRef>>,
+    /// The BIOS's and the BMC's firmware versions as the last firmware read found them
+    /// (`Datastore::host_set_firmware_versions` writes them; nothing else does).
+    #[serde(default)]
+    pub bios_version: Option<String>,
+    #[serde(default)]
+    pub bmc_version: Option<String>,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
     pub last_seen_at: Timestamp,
@@ -420,6 +426,24 @@ impl Datastore {
             .bind(now.to_string())
             .execute(&mut *self.writer().await?)
             .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Keeps the BIOS's and the BMC's firmware versions a read of the host's firmware found
+    /// (not a change of the host: its `updated_at` stays).
+    pub async fn host_set_firmware_versions(
+        &self,
+        id: &HostId,
+        bios: Option<&str>,
+        bmc: Option<&str>,
+    ) -> Result<bool, StoreError> {
+        let done =
+            sqlx::query("UPDATE hosts SET bios_version = $2, bmc_version = $3 WHERE id = $1")
+                .bind(id.as_str())
+                .bind(bios)
+                .bind(bmc)
+                .execute(&mut *self.writer().await?)
+                .await?;
         Ok(done.rows_affected() == 1)
     }
 
@@ -886,7 +910,8 @@ fn host_doc_sql(object: &str, labels: &str, text: &str) -> String {
         .map(|c| format!("'{c}', {c}"))
         .collect();
     format!(
-        "{object}({}, 'chassis_path', chassis_path, 'labels', {labels}){text}",
+        "{object}({}, 'chassis_path', chassis_path, 'bios_version', bios_version, \
+         'bmc_version', bmc_version, 'labels', {labels}){text}",
         fields.join(", ")
     )
 }

@@ -84,6 +84,7 @@ const FILES: &[File] = &[
     migration!("0032_tenant_firmware.sql"),
     migration!("0033_event_subscriptions.sql"),
     migration!("0034_firmware_profile.sql"),
+    migration!("0035_host_firmware_versions.sql"),
 ];
 
 /// The migrator of Podium's schema on `backend`.

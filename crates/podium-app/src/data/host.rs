@@ -47,6 +47,9 @@ pub(crate) struct Host {
     pub(crate) root_device: Option<podium_types::requests::RootDeviceHints>,
     /// The chassis it stands in, outermost first; empty where its pod manager names none.
     pub(crate) chassis: Vec<podium_types::views::ChassisRef>,
+    /// The BIOS's and the BMC's firmware versions as the last read of its firmware found them.
+    pub(crate) bios_version: Option<String>,
+    pub(crate) bmc_version: Option<String>,
     pub(crate) created_at: Timestamp,
     pub(crate) updated_at: Timestamp,
     pub(crate) last_seen_at: Timestamp,
@@ -115,6 +118,8 @@ impl From<HostRow> for Host {
             maintenance,
             root_device: r.root_device,
             chassis: r.chassis_path.unwrap_or_default(),
+            bios_version: r.bios_version,
+            bmc_version: r.bmc_version,
             created_at: r.created_at,
             updated_at: r.updated_at,
             last_seen_at: r.last_seen_at,
@@ -170,6 +175,8 @@ impl From<Host> for HostRow {
             maintenance_reason,
             root_device: h.root_device,
             chassis_path: (!h.chassis.is_empty()).then_some(h.chassis),
+            bios_version: h.bios_version,
+            bmc_version: h.bmc_version,
             created_at: h.created_at,
             updated_at: h.updated_at,
             last_seen_at: h.last_seen_at,
@@ -204,6 +211,8 @@ mod tests {
                 name: "Rack 7".into(),
                 chassis_type: "Rack".into(),
             }]),
+            bios_version: Some("2.1.0".into()),
+            bmc_version: Some("1.0.0".into()),
             ..HostRow::default()
         };
         for row in [bare, full] {

@@ -54,6 +54,13 @@ impl Podium {
         } else {
             self.profile_apply(&pm, &host).await?
         };
+        // The firmware versions the Redfish face shows; a BMC that cannot say shows none, and
+        // the inspection goes on.
+        if host.kind.is_machine()
+            && let Err(e) = self.firmware_read(&pm, &host).await
+        {
+            tracing::info!(host = %host.id, error = %e, "the firmware versions were not read");
+        }
         let now = podium_types::Timestamp::now();
         let inventory = crate::data::host_from_system(&system);
         if self

@@ -500,6 +500,8 @@ fn system_view(host: Host, claim: Option<ClaimId>) -> SystemView {
         power_state,
         state,
         claim,
+        bios_version: host.bios_version,
+        bmc_version: host.bmc_version,
         updated_at: host.updated_at,
     }
 }

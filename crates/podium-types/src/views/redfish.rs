@@ -27,6 +27,10 @@ pub struct SystemView {
     pub state: ShownState,
     /// The claim through which the caller holds it (a tenant's); `None` for an admin.
     pub claim: Option<ClaimId>,
+    /// The BIOS's and the BMC's firmware versions as Podium last read them (an inspection, a
+    /// firmware update, a read of the host's firmware).
+    pub bios_version: Option<String>,
+    pub bmc_version: Option<String>,
     /// When the host last changed (its ETag is made from the whole view).
     pub updated_at: crate::Timestamp,
 }

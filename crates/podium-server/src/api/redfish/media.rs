@@ -35,7 +35,7 @@ pub(super) async fn manager_view(
 ) -> Answer {
     let s = system_get(&podium, &caller, id).await?;
     let uri = manager_uri(&s.id);
-    Ok(resource(json!({
+    let mut body = json!({
         "@odata.type": "#Manager.v1_10_0.Manager",
         "@odata.id": uri,
         "Id": s.id,
@@ -47,7 +47,11 @@ pub(super) async fn manager_view(
             "ManagerForServers": [{"@odata.id": system_uri(&s.id)}],
             "ManagerForChassis": [{"@odata.id": chassis_uri(&s.id)}],
         },
-    })))
+    });
+    if let Some(version) = &s.bmc_version {
+        body["FirmwareVersion"] = json!(version);
+    }
+    Ok(resource(body))
 }
 
 pub(super) fn media_type_name(t: MediaType) -> &'static str {

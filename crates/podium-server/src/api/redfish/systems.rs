@@ -118,6 +118,9 @@ pub(super) fn system(s: &SystemView) -> Value {
         }},
         "Oem": {"Podium": oem},
     });
+    if let Some(version) = &s.bios_version {
+        body["BiosVersion"] = json!(version);
+    }
     if let Some(body) = body.as_object_mut() {
         body.extend(super::hardware::system_links(&uri));
     }
