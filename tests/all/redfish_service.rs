@@ -1574,6 +1574,163 @@ async fn unmodified_ironic_applies_a_bios_setting_to_a_claimed_host_in_manual_cl
     assert_ne!(attributes["QuietBoot"], "False", "{attributes}");
 }
 
+/// Unmodified Ironic with the tenant's token updates its claimed host's BIOS in servicing, with
+/// its `redfish` firmware interface: it adopts the node (`active` without a deploy), then its
+/// `firmware.update` step sends `SimpleUpdate` to Podium's `UpdateService` and follows the task
+/// Podium answers to its end. Until the site allows tenants' updates the step fails with Podium's
+/// refusal and nothing reaches the BMC; once allowed, the BMC's own view shows the image's BIOS
+/// version, so does Ironic's list of the node's firmware (read from Podium's system and manager
+/// after the update), and the update is an operation of the claim.
+#[tokio::test]
+async fn unmodified_ironic_updates_a_claimed_hosts_bios_in_servicing() {
+    let site = Site::start_with(crate::bios::libvirt_config(), |_| {}).await;
+    let Tenant { token: alice, .. } = site.tenant("alice").await;
+    let (claim, host) = claim(&site, &alice).await;
+    // The inspection read the firmware versions the system and its manager show.
+    let system = format!("/redfish/v1/Systems/{host}");
+    let before = get(&site, &system, Auth::Basic(&alice)).await;
+    assert_eq!(before.body["BiosVersion"], "1.0.0", "{}", before.text);
+    let ironic = Ironic::start(Duration::from_secs(3600)).await.unwrap();
+    let node = ironic
+        .node_create_updating(&site.server.url, &system, "alice", &alice)
+        .await
+        .unwrap();
+    ironic.provision(&node, "manage").await.unwrap();
+    let managed = ironic_settles(&ironic, &node, "provision_state", "manageable").await;
+    assert_eq!(
+        managed["provision_state"],
+        "manageable",
+        "{managed}\n{}",
+        ironic.log()
+    );
+    // Adopted as it runs: the `ramdisk` deploy interface takes over a node booting `boot_iso`.
+    ironic
+        .request(
+            Method::PATCH,
+            &format!("/nodes/{node}"),
+            Some(json!([{"op": "add", "path": "/instance_info/boot_iso",
+                         "value": site.images.url("/os.iso")}])),
+        )
+        .await
+        .unwrap();
+    ironic.provision(&node, "adopt").await.unwrap();
+    let adopted = ironic_settles(&ironic, &node, "provision_state", "active").await;
+    assert_eq!(
+        adopted["provision_state"],
+        "active",
+        "{adopted}\n{}",
+        ironic.log()
+    );
+
+    let service = json!({"target": "service", "service_steps": [{
+        "interface": "firmware", "step": "update",
+        "args": {"settings": [{"component": "bios", "url": site.images.url("/bios-1.1.0.bin")}]}}]});
+    let path = format!("/nodes/{node}/states/provision");
+    ironic
+        .request(Method::PUT, &path, Some(service.clone()))
+        .await
+        .unwrap();
+    let refused = servicing_ends(&ironic, &node).await;
+    assert_eq!(refused["provision_state"], "service failed", "{refused}");
+    assert!(
+        refused["last_error"]
+            .as_str()
+            .is_some_and(|e| e.contains("update firmware")),
+        "{refused}"
+    );
+    assert_eq!(
+        crate::bios::bmc_view(&site.bmc, "").await["BiosVersion"],
+        "1.0.0"
+    );
+
+    let allowed = site
+        .admin
+        .patch(
+            &format!("/v1/pod_managers/{}", site.pm),
+            json!({"tenant_firmware": {"firmware_update": true}}),
+        )
+        .await;
+    assert_eq!(allowed.status, StatusCode::OK, "{}", allowed.text);
+    // Ironic puts a node whose servicing failed in maintenance; its user takes it out.
+    assert_eq!(refused["maintenance"], true, "{refused}");
+    ironic
+        .request(Method::DELETE, &format!("/nodes/{node}/maintenance"), None)
+        .await
+        .unwrap();
+    ironic
+        .request(Method::PUT, &path, Some(service))
+        .await
+        .unwrap();
+    let done = servicing_ends(&ironic, &node).await;
+    assert_eq!(
+        done["provision_state"],
+        "active",
+        "{done}\n{}",
+        ironic.log()
+    );
+    assert!(done["last_error"].is_null(), "{done}");
+    assert_eq!(
+        crate::bios::bmc_view(&site.bmc, "").await["BiosVersion"],
+        "1.1.0"
+    );
+    // Ironic's list of the node's firmware, from what Podium's system and manager show.
+    let firmware = ironic
+        .request(Method::GET, &format!("/nodes/{node}/firmware"), None)
+        .await
+        .unwrap();
+    let version = |component: &str| {
+        firmware["firmware"]
+            .as_array()
+            .and_then(|all| all.iter().find(|c| c["component"] == component))
+            .unwrap_or_else(|| panic!("no {component} in Ironic's firmware list: {firmware}"))
+            ["current_version"]
+            .clone()
+    };
+    assert_eq!(version("bios"), "1.1.0", "{firmware}");
+    assert_eq!(
+        version("bmc"),
+        site.bmc
+            .get_json(&format!(
+                "/redfish/v1/Managers/{}",
+                crate::bios::TEST_DOMAIN
+            ))
+            .await
+            .unwrap()["FirmwareVersion"],
+        "{firmware}"
+    );
+    let ops = site
+        .server
+        .client(Some(&alice))
+        .get(&format!("/v1/claims/{claim}/operations"))
+        .await;
+    assert!(
+        ops.body["items"].as_array().is_some_and(|all| all
+            .iter()
+            .any(|op| op["kind"] == "firmware_update" && op["status"] == "succeeded")),
+        "{}",
+        ops.text
+    );
+}
+
+/// Waits until Ironic's servicing of `node` ends (back in `active`, or `service failed`).
+async fn servicing_ends(ironic: &Ironic, node: &str) -> Value {
+    let deadline = std::time::Instant::now() + Duration::from_secs(180);
+    loop {
+        let n = ironic_node(ironic, node).await;
+        let done = n["provision_state"] == "service failed"
+            || (n["provision_state"] == "active" && n["target_provision_state"].is_null());
+        if done {
+            return n;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "Ironic's servicing did not end in 180 s: {n}\n{}",
+            ironic.log()
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
 /// Waits until Ironic's cleaning of `node` ends (back in `manageable`, or `clean failed`).
 async fn cleaning_ends(ironic: &Ironic, node: &str) -> Value {
     let deadline = std::time::Instant::now() + Duration::from_secs(180);

@@ -64,7 +64,8 @@ impl Ironic {
                  default_vendor_interface = no-vendor\n\
                  enabled_network_interfaces = noop\n\
                  enabled_console_interfaces = no-console\n\
-                 enabled_firmware_interfaces = no-firmware\n\
+                 enabled_firmware_interfaces = no-firmware,redfish\n\
+                 default_firmware_interface = no-firmware\n\
                  use_stderr = true\n\
                  [api]\n\
                  host_ip = 127.0.0.1\n\
@@ -76,6 +77,7 @@ impl Ironic {
                  sync_power_state_interval = {}\n\
                  [redfish]\n\
                  firmware_update_status_interval = 2\n\
+                 firmware_update_validation_interval = 1\n\
                  [dhcp]\n\
                  dhcp_provider = none\n",
                 dir.path().join("ironic.sqlite").display(),
@@ -210,6 +212,20 @@ impl Ironic {
         password: &str,
     ) -> Result<String> {
         let interfaces = json!({"vendor_interface": "redfish"});
+        self.enroll(interfaces, address, system, username, password)
+            .await
+    }
+
+    /// Enrolls a node as [`Ironic::node_create_with`] does, whose firmware Ironic updates with
+    /// the `redfish` firmware interface (its `update` step, in servicing).
+    pub async fn node_create_updating(
+        &self,
+        address: &str,
+        system: &str,
+        username: &str,
+        password: &str,
+    ) -> Result<String> {
+        let interfaces = json!({"firmware_interface": "redfish"});
         self.enroll(interfaces, address, system, username, password)
             .await
     }
