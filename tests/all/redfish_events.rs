@@ -1,7 +1,7 @@
 //! Redfish event subscriptions (`EventService`): unmodified Ironic subscribes a tenant to its
 //! claimed host's events through Podium, and a local receiver gets them; what a subscription
-//! names is checked; a receiver that does not answer costs its own subscription its events,
-//! after bounded tries, and no one else's.
+//! names is checked (when it is made, and again at each delivery); a receiver that does not
+//! answer costs its own subscription its events, after bounded tries, and no one else's.
 
 use std::time::Duration;
 
@@ -382,5 +382,56 @@ async fn a_dead_receiver_costs_its_own_subscription_its_events_and_no_one_elses(
             .as_str()
             .is_some_and(|m| m.contains("powered on"))),
         "{revived:?}"
+    );
+}
+
+/// A subscription to this machine, made while local destinations were allowed, gets nothing
+/// once Podium runs without them: each delivery checks the destination again, and the
+/// subscription says why its events were given up on.
+#[tokio::test]
+async fn a_local_destination_is_refused_at_delivery_once_local_destinations_are_not_allowed() {
+    let mut site = local_site().await;
+    let host = site.admin.systems_in_state(&site.pm, 1, "available").await[0]
+        .id
+        .to_string();
+    let receiver = EventReceiver::start().await;
+    let subscriptions = "/redfish/v1/EventService/Subscriptions";
+    let (status, body, text) = redfish(
+        &site,
+        Method::POST,
+        subscriptions,
+        podium_tests::ADMIN_TOKEN,
+        Some(json!({"Destination": receiver.url("/events")})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{text}");
+    let path = format!("{subscriptions}/{}", body["Id"].as_str().unwrap());
+
+    // Restarted as by default: no local destination.
+    site.server = site.server.restart().await;
+    site.admin = site.server.admin();
+    let op = site
+        .admin
+        .post(&format!("/v1/hosts/{host}/power"), json!({"action": "on"}))
+        .await;
+    crate::pod_managers::wait_succeeded(&site.admin, op.body["id"].as_str().unwrap()).await;
+    let given_up = eventually(
+        Duration::from_secs(60),
+        "the events given up on",
+        || async {
+            let (_, shown, _) =
+                redfish(&site, Method::GET, &path, podium_tests::ADMIN_TOKEN, None).await;
+            let error = shown["Oem"]["Podium"]["LastError"].as_str()?.to_owned();
+            error.contains("given up").then_some(error)
+        },
+    )
+    .await;
+    assert!(given_up.contains("loopback"), "{given_up}");
+    let heard = records_about(&receiver.received(), &format!("/redfish/v1/Systems/{host}"));
+    assert!(
+        !heard.iter().any(|e| e["Message"]
+            .as_str()
+            .is_some_and(|m| m.contains("powered on"))),
+        "{heard:?}"
     );
 }
