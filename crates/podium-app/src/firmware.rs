@@ -146,7 +146,8 @@ impl Podium {
             .await
             .map_err(|e| unsupported(host, "firmware_unsupported", "firmware", e))?;
         // The versions the Redfish face shows (`BiosVersion`, the manager's `FirmwareVersion`),
-        // kept where they changed.
+        // kept where they changed: the first component of each kind (the driver lists the
+        // running one first, `docs/hardware.md`).
         let version = |kind| {
             components
                 .iter()
@@ -154,10 +155,13 @@ impl Podium {
                 .and_then(|c| c.version.clone())
         };
         let (bios, bmc) = (version(FirmwareKind::Bios), version(FirmwareKind::Bmc));
-        if (&bios, &bmc) != (&host.bios_version, &host.bmc_version) {
-            self.datastore()
-                .host_set_firmware_versions(&host.id, bios.as_deref(), bmc.as_deref())
-                .await?;
+        // What was read is answered even where it cannot be kept.
+        if let Err(e) = self
+            .datastore()
+            .host_set_firmware_versions(&host.id, bios.as_deref(), bmc.as_deref())
+            .await
+        {
+            tracing::warn!(host = %host.id, error = %e, "the firmware versions read were not kept");
         }
         Ok(components)
     }

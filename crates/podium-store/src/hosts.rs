@@ -430,20 +430,23 @@ impl Datastore {
     }
 
     /// Keeps the BIOS's and the BMC's firmware versions a read of the host's firmware found
-    /// (not a change of the host: its `updated_at` stays).
+    /// (not a change of the host: its `updated_at` stays); nothing is written where they are
+    /// the ones kept. Whether they changed.
     pub async fn host_set_firmware_versions(
         &self,
         id: &HostId,
         bios: Option<&str>,
         bmc: Option<&str>,
     ) -> Result<bool, StoreError> {
-        let done =
-            sqlx::query("UPDATE hosts SET bios_version = $2, bmc_version = $3 WHERE id = $1")
-                .bind(id.as_str())
-                .bind(bios)
-                .bind(bmc)
-                .execute(&mut *self.writer().await?)
-                .await?;
+        let done = sqlx::query(
+            "UPDATE hosts SET bios_version = $2, bmc_version = $3 WHERE id = $1 \
+             AND (bios_version IS DISTINCT FROM $2 OR bmc_version IS DISTINCT FROM $3)",
+        )
+        .bind(id.as_str())
+        .bind(bios)
+        .bind(bmc)
+        .execute(&mut *self.writer().await?)
+        .await?;
         Ok(done.rows_affected() == 1)
     }
 

@@ -57,8 +57,24 @@ impl Client {
                 .inventory(link, system_id, &managers, &chassis, updates)
                 .await;
             match listed {
-                Ok(components) if !components.is_empty() => return Ok(components),
+                Ok(mut components) if !components.is_empty() => {
+                    // The running BIOS first (an inventory may also list the image before it,
+                    // or one staged): the one whose version the system reports.
+                    let running = |c: &FirmwareComponent| {
+                        c.kind == ComponentKind::Bios
+                            && c.version.is_some()
+                            && c.version
+                                == system.bios_version.as_deref().map(|v| plain(v, TEXT_CHARS))
+                    };
+                    components.sort_by_key(|c| !running(c));
+                    return Ok(components);
+                }
                 Ok(_) => {}
+                // A service that links an inventory it does not serve (sushy-tools) says only
+                // the versions.
+                Err(e) if matches!(e, Error::NotFound(_)) => log::info(&format!(
+                    "no firmware inventory, so the system's BIOS and BMC versions are shown: {e}"
+                )),
                 Err(e) => log::warn(&format!(
                     "the firmware inventory cannot be read, so the system's BIOS and BMC \
                      versions are shown: {e}"

@@ -93,6 +93,27 @@ fn the_inventory_shows_what_belongs_to_the_system_each_typed() {
     );
 }
 
+/// An inventory that lists the BIOS image before the running one (as some vendors list the
+/// previous and the staged images too) shows first the one whose version the system reports.
+#[test]
+fn the_running_bios_comes_first() {
+    let mut fake = vendor();
+    fake.json(
+        INVENTORY,
+        json!({"Members": [{"@odata.id": format!("{INVENTORY}/Previous-BIOS")},
+                           {"@odata.id": format!("{INVENTORY}/BIOS")}]}),
+    );
+    fake.json(
+        &format!("{INVENTORY}/Previous-BIOS"),
+        json!({"@odata.id": format!("{INVENTORY}/Previous-BIOS"), "Id": "Previous-BIOS",
+               "Name": "System BIOS", "Version": "2.2.0", "Updateable": false}),
+    );
+    fake.edit(SYSTEM, |s| s["BiosVersion"] = json!("2.3.1"));
+    let components = fake.client().read_firmware(SYSTEM).unwrap();
+    let versions: Vec<Option<&str>> = components.iter().map(|c| c.version.as_deref()).collect();
+    assert_eq!(versions, [Some("2.3.1"), Some("2.2.0")]);
+}
+
 #[test]
 fn without_an_inventory_the_managers_version_is_shown() {
     let mut fake = vendor();
