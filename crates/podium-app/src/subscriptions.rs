@@ -14,7 +14,7 @@
 //!
 //! A destination is http(s), holds no credentials, and is no loopback, link-local, unspecified
 //! or multicast address, unless the server lets local destinations (`--event-destinations-local`):
-//! checked when the subscription is made and again at each delivery, whose connection is made
+//! checked when the subscription is made and again at each delivery, whose connections are made
 //! only to the addresses its name resolves to that pass the same check (no proxy, no redirect).
 
 use std::net::{IpAddr, SocketAddr};
@@ -44,6 +44,9 @@ const TRIES: i64 = 5;
 const LEASE: Duration = Duration::from_secs(30);
 /// How many destinations are sent to at once.
 const CONCURRENCY: usize = 64;
+/// How long a connection to a destination is kept for the next delivery (the `delivery` task
+/// runs every second).
+const IDLE: Duration = Duration::from_secs(5);
 /// The event types a subscription may name; Podium's events are of every one.
 pub const EVENT_TYPES: [&str; 4] = ["Alert", "StatusChange", "ResourceUpdated", "Other"];
 /// The most headers a subscription sends, and the longest name and value.
@@ -61,11 +64,11 @@ impl Podium {
     }
 
     /// The client deliveries post with (made once: its TLS roots are loaded once): no proxy
-    /// (a proxy would resolve the name itself, past the check), no redirects, no idle
-    /// connection kept (a tenant's thousand destinations would hold a thousand sockets; each
-    /// delivery connects anew, so a name is resolved and checked at each), and a resolver that
-    /// keeps only the addresses a subscription may reach. An address written in the
-    /// destination is checked by `push`.
+    /// (a proxy would resolve the name itself, past the check), no redirects, a resolver that
+    /// keeps only the addresses a subscription may reach (each new connection goes to an
+    /// address checked then), and connections kept idle for [`IDLE`] only, at most
+    /// [`CONCURRENCY`] per destination (so at most one per subscription stays open between
+    /// deliveries). An address written in the destination is checked by `push`.
     fn event_client(&self) -> Result<&reqwest::Client, String> {
         if let Some(client) = self.inner.event_client.get() {
             return Ok(client);
@@ -74,7 +77,8 @@ impl Podium {
             .timeout(TIMEOUT)
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()
-            .pool_max_idle_per_host(0)
+            .pool_idle_timeout(IDLE)
+            .pool_max_idle_per_host(CONCURRENCY)
             .dns_resolver(std::sync::Arc::new(Checked {
                 local: self.destinations_local(),
             }))
