@@ -6,6 +6,7 @@
 
 use podium_tests::TestServer;
 use podium_tests::sushy::SushyStatic;
+use podium_types::views::HostView;
 use podium_types::{Firmware, FirmwareKind};
 use reqwest::StatusCode;
 use serde_json::json;
@@ -24,6 +25,9 @@ async fn an_admin_updates_a_hosts_bios_and_the_operation_follows_the_bmcs_task()
     let server = TestServer::start().await;
     let admin = server.admin();
     let host = admin.available_host(&bmc.url(), 1).await;
+    // The inspection read the versions; the host shows them.
+    assert_eq!(host.bios_version.as_deref(), Some("1.0.0"), "{host:?}");
+    assert_eq!(host.bmc_version.as_deref(), Some("1.00"), "{host:?}");
     let path = format!("/v1/hosts/{}/firmware", host.id);
 
     let read = admin.get(&path).await;
@@ -124,6 +128,8 @@ async fn an_admin_updates_a_hosts_bios_and_the_operation_follows_the_bmcs_task()
         "{op}"
     );
     assert_eq!(bmc_view(&bmc, "").await["BiosVersion"], "1.1.0");
+    let shown: HostView = admin.get(&format!("/v1/hosts/{}", host.id)).await.view();
+    assert_eq!(shown.bios_version.as_deref(), Some("1.1.0"), "{shown:?}");
     let again: Firmware = admin.get(&path).await.view();
     assert!(
         again

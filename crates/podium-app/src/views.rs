@@ -119,6 +119,8 @@ pub(crate) fn host(h: Host) -> HostView {
         boot_mac: h.boot_mac,
         root_device: h.root_device,
         bmc,
+        bios_version: h.bios_version,
+        bmc_version: h.bmc_version,
         created_at: h.created_at,
         updated_at: h.updated_at,
         last_seen_at: h.last_seen_at,

@@ -456,6 +456,7 @@ async function hostPage(id) {
         ['Maintenance', now.maintenance ? `on: ${now.maintenance.reason ?? ''}` : 'off'],
         ['Power', now.power_state], ['CPUs', now.cpu_count], ['Memory (MiB)', now.memory_mib],
         ['Manufacturer', now.manufacturer ?? ''], ['Model', now.model ?? ''],
+        ['BIOS version', now.bios_version ?? 'not read'], ['BMC firmware', now.bmc_version ?? 'not read'],
         ['Labels', Object.entries(now.labels).map(([k, v]) => `${k}=${v}`).join(', ')],
       ], (row) => row),
       h('h2', null, 'NICs'),

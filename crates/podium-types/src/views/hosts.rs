@@ -49,6 +49,12 @@ pub struct HostView {
     pub root_device: Option<crate::requests::RootDeviceHints>,
     /// The host's own BMC, where it has one (its credentials are write-only).
     pub bmc: Option<BmcView>,
+    /// The BIOS's firmware version as the last read of the host's firmware found it (an
+    /// inspection, an update, `GET /v1/hosts/{id}/firmware`); `null`: never read, or not
+    /// reported.
+    pub bios_version: Option<String>,
+    /// The BMC's firmware version, read as `bios_version` is.
+    pub bmc_version: Option<String>,
     pub created_at: crate::Timestamp,
     pub updated_at: crate::Timestamp,
     pub last_seen_at: crate::Timestamp,
