@@ -81,6 +81,17 @@ async fn an_admin_updates_a_hosts_bios_and_the_operation_follows_the_bmcs_task()
             "force",
             "unknown field",
         ),
+        // Text the URL parser would quietly change before it was sent: refused, not cleaned up.
+        (
+            json!({"image_url": format!("{image}\r\nX-Injected: 1"), "targets": [bios.id]}),
+            "image_url",
+            "line break",
+        ),
+        (
+            json!({"image_url": "http:///bios-1.1.0.bin", "targets": [bios.id]}),
+            "image_url",
+            "names no host",
+        ),
     ] {
         let refused = admin.post(&update, body.clone()).await;
         assert_eq!(
@@ -99,8 +110,10 @@ async fn an_admin_updates_a_hosts_bios_and_the_operation_follows_the_bmcs_task()
         "a refused update reaches nothing"
     );
 
+    // Sent as typed, kept and forwarded as parsed (the form the check saw).
+    let typed = "HTTP://127.0.0.1:9/firmware/../bios-1.1.0.bin";
     let started = admin
-        .post(&update, json!({"image_url": image, "targets": [bios.id]}))
+        .post(&update, json!({"image_url": typed, "targets": [bios.id]}))
         .await;
     assert_eq!(started.status, StatusCode::ACCEPTED, "{}", started.text);
     assert_eq!(started.body["kind"], "firmware_update", "{}", started.text);

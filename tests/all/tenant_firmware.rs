@@ -381,6 +381,39 @@ async fn a_tenants_sushy_updates_its_hosts_bios_where_the_site_allows() {
     .await;
     let hidden = update(&bob.token).await;
     assert_eq!(hidden["status"], 404, "{hidden}");
+    // An image URL the parser would quietly change is refused, naming the property: nothing
+    // is queued, so the BMC never receives a line break in a header.
+    let simple_update = format!(
+        "{}/redfish/v1/UpdateService/Actions/UpdateService.SimpleUpdate",
+        site.server.url
+    );
+    for (uri, says) in [
+        (format!("{image}\r\nX-Injected: 1"), "line break"),
+        ("http:///bios-1.1.0.bin".to_owned(), "names no host"),
+    ] {
+        let refused = reqwest::Client::new()
+            .post(&simple_update)
+            .basic_auth("alice", Some(&alice.token))
+            .json(&json!({"ImageURI": uri}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(refused.status(), StatusCode::BAD_REQUEST, "{uri:?}");
+        let text = refused.text().await.unwrap();
+        assert!(
+            text.contains("ImageURI") && text.contains(says),
+            "{uri:?}: {text}"
+        );
+    }
+    let queued = alice
+        .client
+        .get(&format!("/v1/claims/{claim}/operations"))
+        .await;
+    assert!(
+        !queued.text.contains("firmware_update"),
+        "a refused update queues nothing: {}",
+        queued.text
+    );
 
     let started = update(&alice.token).await;
     assert!(started["task_monitor"].is_string(), "{started}");

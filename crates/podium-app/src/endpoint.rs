@@ -14,13 +14,7 @@ pub(crate) fn normalize_url(field: &str, raw: &str) -> Result<Url, Error> {
     // An error echoes the URL, but never a password written into it.
     let shown = redact_userinfo(raw);
     let bad = |why: &str| Error::invalid(field, format!("`{shown}` {why}"));
-    let url = Url::parse(raw).map_err(|e| bad(&format!("is not a URL: {e}")))?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(bad("must use http or https"));
-    }
-    if url.host_str().is_none_or(str::is_empty) {
-        return Err(bad("has no host"));
-    }
+    let url = crate::urls::http_url(field, raw)?;
     if !url.username().is_empty() || url.password().is_some() {
         return Err(bad("must not carry credentials: send them in `auth`"));
     }

@@ -31,8 +31,6 @@ const POLL: Duration = Duration::from_secs(5);
 const DEADLINE: Duration = Duration::from_secs(2 * 60 * 60);
 /// The most components one update targets.
 const TARGETS_MAX: usize = 64;
-/// The longest image URL taken.
-const URL_MAX: usize = 2048;
 
 impl Podium {
     /// `GET /v1/hosts/{id}/firmware`: the host's firmware components as its BMC reports them now.
@@ -63,11 +61,11 @@ impl Podium {
         &self,
         host: &Host,
         pm: &PodManager,
-        update: FirmwareUpdate,
+        mut update: FirmwareUpdate,
         asker: &Asker,
     ) -> Result<OperationView, Error> {
         may_update(pm, asker)?;
-        image_check(&update.image_url)?;
+        update.image_url = image_check("image_url", &update.image_url)?;
         targets_check(&update.targets)?;
         let components = self.firmware_read(pm, host).await?;
         self.firmware_update_of(host, update, asker, &components)
@@ -413,24 +411,18 @@ impl Podium {
     }
 }
 
-/// The image: an http or https URL with no credentials in it (the request is kept and shown).
-pub(crate) fn image_check(image_url: &str) -> Result<(), Error> {
-    if image_url.len() > URL_MAX {
-        return Err(Error::invalid(
-            "image_url",
-            format!("is longer than {URL_MAX} bytes"),
-        ));
-    }
-    crate::hosts::image_url_check("image_url", image_url)?;
-    let url = url::Url::parse(image_url).map_err(|e| Error::invalid("image_url", e.to_string()))?;
+/// The image given in `field`: an http or https URL with no credentials in it (the request is
+/// kept and shown), answered as it is to be kept and sent.
+pub(crate) fn image_check(field: &str, image_url: &str) -> Result<String, Error> {
+    let url = crate::urls::http_url(field, image_url)?;
     if !url.username().is_empty() || url.password().is_some() {
         return Err(Error::invalid(
-            "image_url",
+            field,
             "holds credentials: an operation's request is kept and shown, so give the BMC a URL \
              it can fetch without them",
         ));
     }
-    Ok(())
+    Ok(url.into())
 }
 
 fn targets_check(targets: &[String]) -> Result<(), Error> {

@@ -512,10 +512,10 @@ impl Podium {
         &self,
         caller: &Caller,
         id: &HostId,
-        params: MediaParams,
+        mut params: MediaParams,
     ) -> Result<OperationView, Error> {
-        if let MediaParams::Insert { image_url, .. } = &params {
-            image_url_check("image_url", image_url)?;
+        if let MediaParams::Insert { image_url, .. } = &mut params {
+            *image_url = crate::urls::http_url("image_url", image_url)?.into();
         }
         let request = OperationRequest::Media(params.into());
         self.operation_queue(caller, id, HostAction::Media, request)
@@ -653,14 +653,4 @@ fn prefix_field(prefix: &'static str) -> impl Fn(Error) -> Error {
         },
         other => other,
     }
-}
-
-/// An image a BMC is to download: an http or https URL.
-pub(crate) fn image_url_check(field: &str, image_url: &str) -> Result<(), Error> {
-    let url = url::Url::parse(image_url)
-        .map_err(|e| Error::invalid(field, format!("is not a URL: {e}")))?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(Error::invalid(field, "must be an http or https URL"));
-    }
-    Ok(())
 }

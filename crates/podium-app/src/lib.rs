@@ -37,6 +37,7 @@ pub mod rendering;
 mod sealing;
 pub mod subscriptions;
 mod tenants;
+mod urls;
 mod views;
 
 /// The latency buckets of every histogram Podium keeps (plugin calls, operations, HTTP

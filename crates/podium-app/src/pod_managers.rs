@@ -180,9 +180,11 @@ impl Podium {
         let tls = Tls::checked_or_default(params.tls)?;
         let limits = params.limits.unwrap_or_default();
         validate_limits(&limits)?;
-        if let Some(url) = &params.preprovisioning_image {
-            crate::hosts::image_url_check("preprovisioning_image", url)?;
-        }
+        let preprovisioning_image = params
+            .preprovisioning_image
+            .as_deref()
+            .map(|url| crate::urls::http_url("preprovisioning_image", url).map(String::from))
+            .transpose()?;
         let driver = params.driver.unwrap_or_else(|| PluginBindingParams {
             name: DEFAULT_DRIVER.into(),
             ..Default::default()
@@ -224,7 +226,7 @@ impl Podium {
                 .network_config_owner
                 .unwrap_or(NetworkConfigOwner::Admin),
             limits,
-            preprovisioning_image: params.preprovisioning_image,
+            preprovisioning_image,
             deploy: params.deploy.unwrap_or_default(),
             tenant_firmware: params.tenant_firmware.unwrap_or_default(),
             firmware_profile: params.firmware_profile.unwrap_or_default(),
@@ -373,10 +375,10 @@ impl Podium {
             row.limits = limits;
         }
         if let Some(image) = params.preprovisioning_image {
-            if let Some(url) = &image {
-                crate::hosts::image_url_check("preprovisioning_image", url)?;
-            }
-            row.preprovisioning_image = image;
+            row.preprovisioning_image = image
+                .as_deref()
+                .map(|url| crate::urls::http_url("preprovisioning_image", url).map(String::from))
+                .transpose()?;
         }
         if let Some(deploy) = params.deploy {
             row.deploy = deploy;

@@ -17,7 +17,7 @@
 //! checked when the subscription is made and again at each delivery, whose connections are made
 //! only to the addresses its name resolves to that pass the same check (no proxy, no redirect).
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -360,11 +360,7 @@ fn destination_check(destination: &str, local: bool) -> Result<url::Url, Error> 
             format!("at most {DESTINATION_MAX} bytes"),
         ));
     }
-    let url = url::Url::parse(destination)
-        .map_err(|e| Error::invalid(field, format!("is not a URL: {e}")))?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(Error::invalid(field, "is an http or https URL"));
-    }
+    let url = crate::urls::http_url(field, destination)?;
     if !url.username().is_empty() || url.password().is_some() {
         return Err(Error::invalid(
             field,
@@ -436,15 +432,39 @@ fn is_local(ip: IpAddr) -> bool {
                 || v4.is_broadcast()
         }
         IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return is_local(IpAddr::V4(v4));
-            }
             v6.is_loopback()
                 || v6.is_unspecified()
                 || v6.is_multicast()
                 || v6.is_unicast_link_local()
+                || embedded_ipv4(v6).any(|v4| is_local(IpAddr::V4(v4)))
         }
     }
+}
+
+/// The IPv4 addresses an IPv6 address carries, which a translator or relay on the way may
+/// reach: IPv4-mapped (`::ffff:a.b.c.d`), IPv4-compatible (`::a.b.c.d`, deprecated but still
+/// routed by some stacks), NAT64 (`64:ff9b::/96` and the local-use `64:ff9b:1::/48`, the
+/// address in the last 32 bits), 6to4 (`2002:AABB:CCDD::/48`) and Teredo (`2001:0::/32`: the
+/// server in bits 32-63, the client in the last 32 bits, inverted).
+fn embedded_ipv4(v6: Ipv6Addr) -> impl Iterator<Item = Ipv4Addr> {
+    let bits = v6.to_bits();
+    let low = Ipv4Addr::from_bits(bits as u32);
+    let segments = v6.segments();
+    let mut found = Vec::with_capacity(2);
+    if bits >> 32 == 0xffff || (bits >> 32 == 0 && bits > 1) {
+        found.push(low);
+    }
+    if bits >> 32 == 0x0064_ff9b_0000_0000_0000_0000 || bits >> 80 == 0x0064_ff9b_0001 {
+        found.push(low);
+    }
+    if segments[0] == 0x2002 {
+        found.push(Ipv4Addr::from_bits((bits >> 80) as u32));
+    }
+    if segments[0] == 0x2001 && segments[1] == 0 {
+        found.push(Ipv4Addr::from_bits((bits >> 64) as u32));
+        found.push(Ipv4Addr::from_bits(!(bits as u32)));
+    }
+    found.into_iter()
 }
 
 /// The headers to send: at most [`HEADERS_MAX`], each a valid header name that is not one the
@@ -560,6 +580,34 @@ mod tests {
             ("http://169.254.169.254/latest", false, false),
             ("http://[::1]/e", false, false),
             ("http://[::ffff:127.0.0.1]/e", false, false),
+            // IPv6 forms that carry a refused IPv4 address, which a translator reaches.
+            ("http://[::127.0.0.1]/e", false, false),
+            ("http://[::a9fe:a9fe]/e", false, false),
+            ("http://[64:ff9b::7f00:1]/e", false, false),
+            ("http://[64:ff9b:1::a9fe:a9fe]/e", false, false),
+            ("http://[2002:7f00:1::]/e", false, false),
+            ("http://[2002:a9fe:a9fe::1]/e", false, false),
+            ("http://[2001:0:7f00:1::]/e", false, false),
+            (
+                "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/e",
+                false,
+                false,
+            ),
+            ("http://[::127.0.0.1]/e", true, true),
+            // The same forms carrying an address that may be reached.
+            ("http://[::a00:1]/e", false, true),
+            ("http://[64:ff9b::c633:6407]/e", false, true),
+            ("http://[2002:c633:6407::1]/e", false, true),
+            (
+                "http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/e",
+                false,
+                true,
+            ),
+            ("http://[2001:db8::1]/e", false, true),
+            ("http://[::ffff:10.0.0.1]/e", false, true),
+            // Text the parser would quietly change before it was sent.
+            ("http://events.example.net/e\r\nX-Injected: 1", false, false),
+            ("http:///events.example.net/e", false, false),
             ("http://[fe80::1]/e", false, false),
             ("http://0.0.0.0/e", false, false),
             ("http://224.0.0.1/e", false, false),

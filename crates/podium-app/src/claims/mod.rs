@@ -218,15 +218,11 @@ impl Podium {
     pub async fn claim_create(
         &self,
         caller: &Caller,
-        params: ClaimCreate,
+        mut params: ClaimCreate,
     ) -> Result<ClaimView, Error> {
         caller.require_writable()?;
         let (tenant_id, _) = tenant_of(caller)?;
-        let url = url::Url::parse(&params.image.url)
-            .map_err(|e| Error::invalid("image.url", format!("is not a URL: {e}")))?;
-        if !matches!(url.scheme(), "http" | "https") {
-            return Err(Error::invalid("image.url", "must be an http or https URL"));
-        }
+        params.image.url = crate::urls::http_url("image.url", &params.image.url)?.into();
         let user_data = user_data_bytes(params.user_data, params.user_data_base64.as_deref())?;
         let meta_data = meta_data_text(params.meta_data)?;
         let network_data = network_data_text(params.network_data)?;

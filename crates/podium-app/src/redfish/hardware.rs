@@ -103,7 +103,7 @@ impl Podium {
         };
         let (host, pm, asker) = self.redfish_firmware_target(caller, &id).await?;
         crate::firmware::may_update(&pm, &asker)?;
-        crate::firmware::image_check(&image_url)?;
+        let image_url = crate::firmware::image_check("ImageURI", &image_url)?;
         let components = self.firmware_read(&pm, &host).await?;
         let bios = components
             .iter()

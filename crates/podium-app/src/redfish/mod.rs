@@ -370,10 +370,10 @@ impl Podium {
         &self,
         caller: &Caller,
         id: &HostId,
-        media: MediaAction,
+        mut media: MediaAction,
     ) -> Result<OperationView, Error> {
-        if let MediaAction::Insert(request) = &media {
-            crate::hosts::image_url_check("Image", &request.image_url)?;
+        if let MediaAction::Insert(request) = &mut media {
+            request.image_url = crate::urls::http_url("Image", &request.image_url)?.into();
         }
         self.redfish_operation(
             caller,
