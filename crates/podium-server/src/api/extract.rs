@@ -99,10 +99,13 @@ pub(super) fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiErro
             let message = inner.to_string();
             let field = field_of(&path, &message);
             let error = match inner.classify() {
-                serde_json::error::Category::Data => Error::Invalid { field, message },
+                serde_json::error::Category::Data => Error::Invalid {
+                    field,
+                    message: reason(&inner),
+                },
                 _ => Error::BadRequest {
                     field,
-                    message: format!("the body is not valid JSON: {message}"),
+                    message: format!("the body is not valid JSON: {}", reason(&inner)),
                 },
             };
             return Err(error.into());
@@ -110,9 +113,41 @@ pub(super) fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiErro
     };
     de.end().map_err(|e| Error::BadRequest {
         field: None,
-        message: format!("the body is not valid JSON: {e}"),
+        message: format!("the body is not valid JSON: {}", reason(&e)),
     })?;
     Ok(value)
+}
+
+/// serde's account of what is wrong, in words for a person: no line and column of the body (the
+/// field is named beside it), and the parser's backquoted lists as plain ones.
+fn reason(e: &serde_json::Error) -> String {
+    let full = e.to_string();
+    let message = match e.line() {
+        0 => full.as_str(),
+        line => full
+            .strip_suffix(&format!(" at line {line} column {}", e.column()))
+            .unwrap_or(&full),
+    };
+    let plain = |list: &str| list.replace('`', "");
+    if let Some(rest) = message.strip_prefix("unknown field `") {
+        return match rest.split_once("`, expected ") {
+            Some((_, expected)) => format!(
+                "unknown field: the fields here are {}",
+                plain(expected.trim_start_matches("one of ")).replace(" or ", " and ")
+            ),
+            None => "unknown field: there are no fields here".to_owned(),
+        };
+    }
+    if let Some(rest) = message.strip_prefix("unknown variant `") {
+        return match rest.split_once("`, expected ") {
+            Some((_, expected)) => format!("is not {}", plain(expected)),
+            None => "is not a value this field takes".to_owned(),
+        };
+    }
+    if message.starts_with("missing field `") {
+        return "is required".to_owned();
+    }
+    message.to_owned()
 }
 
 /// The path (`auth.password`, `ranges[1].end`) of the first string or key with a NUL in it.
@@ -184,6 +219,8 @@ pub(super) async fn refuse_nul_in_url(
 /// The field a serde error is about: its path, plus the field a "missing field" or "unknown
 /// field" message names.
 fn field_of(path: &str, message: &str) -> Option<String> {
+    // serde_path_to_error writes `?` where it cannot name the place (inside a syntax error).
+    let path = path.trim_end_matches("?").trim_end_matches('.');
     let path = (path != "." && !path.is_empty()).then_some(path);
     let named = ["missing field `", "unknown field `"]
         .iter()
@@ -288,5 +325,80 @@ impl FromRequestParts<Podium> for TenantCaller {
             );
         }
         Ok(TenantCaller(caller))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Hints {
+        size: Option<u32>,
+        serial: Option<String>,
+        kind: Option<Kind>,
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    enum Kind {
+        Hdd,
+        Ssd,
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Image {
+        url: String,
+        hints: Option<Hints>,
+    }
+
+    fn refusal(body: &str) -> (Option<String>, String) {
+        match parse_json::<Image>(body.as_bytes()).map_err(|e| e.0) {
+            Err(Error::Invalid { field, message } | Error::BadRequest { field, message }) => {
+                (field, message)
+            }
+            other => panic!("{body}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_refusal_names_the_field_and_the_reason_never_a_line_and_column() {
+        let padding = " ".repeat(300);
+        for (body, field, message) in [
+            (
+                format!(r#"{{"url": "x",{padding}"hints": {{"rotational": true}}}}"#),
+                Some("hints.rotational"),
+                "unknown field: the fields here are size, serial, kind",
+            ),
+            (
+                r#"{"url": "x", "hints": {"kind": "tape"}}"#.to_owned(),
+                Some("hints.kind"),
+                "is not hdd or ssd",
+            ),
+            (r#"{"hints": null}"#.to_owned(), Some("url"), "is required"),
+            (
+                r#"{"url": "x", "hints": {"size": "big"}}"#.to_owned(),
+                Some("hints.size"),
+                "invalid type: string \"big\", expected u32",
+            ),
+            (
+                r#"{"url": "x",
+                    "hints": {"size": 1,}}"#
+                    .to_owned(),
+                Some("hints"),
+                "the body is not valid JSON: trailing comma",
+            ),
+            (
+                r#"{"url": "x"} {}"#.to_owned(),
+                None,
+                "the body is not valid JSON: trailing characters",
+            ),
+        ] {
+            let (f, m) = refusal(&body);
+            assert_eq!((f.as_deref(), m.as_str()), (field, message), "{body}");
+        }
     }
 }
