@@ -50,9 +50,34 @@ async fn the_openapi_document_is_valid_and_documents_every_common_answer() {
                     assert!(responses.contains_key(status), "{at} lacks {status}");
                 }
             }
+            // Every write to a host or a claim acts on a host's state, which may refuse it now.
+            let on_host = path.starts_with("/v1/hosts/{id}") || path.starts_with("/v1/claims/{id}");
+            if on_host && method != "get" {
+                assert!(responses.contains_key("409"), "{at} lacks 409");
+            }
         }
     }
     assert!(operations > 50, "{operations} operations");
+    // The event stream names a claim, host or operation that may be gone.
+    assert!(doc["paths"]["/v1/events"]["get"]["responses"]["404"].is_object());
+    // Each event's `data` is what the wire carries: a string holding JSON of a schema.
+    let events = doc["components"]["schemas"]["StreamEvent"]["oneOf"]
+        .as_array()
+        .unwrap();
+    assert_eq!(events.len(), 6, "{events:?}");
+    for event in events {
+        let data = &event["properties"]["data"];
+        assert_eq!(data["type"], "string", "{event}");
+        assert_eq!(data["contentMediaType"], "application/json", "{event}");
+        let schema = data["contentSchema"]["$ref"].as_str().unwrap_or_default();
+        let name = schema
+            .strip_prefix("#/components/schemas/")
+            .unwrap_or_default();
+        assert!(
+            doc["components"]["schemas"][name].is_object(),
+            "{event}: no schema {schema}"
+        );
+    }
 }
 
 #[tokio::test]

@@ -44,8 +44,9 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
 #[utoipa::path(get, path = "/v1/events", tag = "events",
     params(EventsQuery,
         ("Last-Event-ID" = Option<i64>, Header, description = "Resume after this event")),
-    responses((status = 200, description = "A stream of server-sent events (`text/event-stream`); each is one of `StreamEvent`'s: its `event` field says which, its `data` is the JSON object shown there",
+    responses((status = 200, description = "A stream of server-sent events (`text/event-stream`); each is one of `StreamEvent`'s: its `event` field says which, its `data` is a string holding the JSON its `contentSchema` describes",
         content_type = "text/event-stream", body = StreamEvent),
+        (status = 404, body = ErrorBody, description = "A claim, host or operation the query names does not exist, or is not the caller's"),
         (status = 429, body = ErrorBody, description = "The token holds as many streams open in this process as it may (`--event-streams-per-token`, 32 by default): close one; `Retry-After` says when to ask again",
             headers(("Retry-After" = u32, description = "Seconds to wait before asking again")))),
     security(("bearer" = [])))]
@@ -151,7 +152,8 @@ impl Watch {
 }
 
 /// One server-sent event of `GET /v1/events`, as a client reads it: `event` says which kind,
-/// `id` is what a client resumes after (`Last-Event-ID`), `data` is this JSON object. The
+/// `id` is what a client resumes after (`Last-Event-ID`), `data` is a string of JSON (on the
+/// wire a field's value is text: the document says so, [`document_stream_event`]). The
 /// stream is `reset` (only where it resumed from before what is kept), then `ready`, then
 /// changes (`claim`, `host`, `operation`), and `error` where it ends for a reason.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -240,5 +242,34 @@ impl StreamEvent {
             Some(id) => event.id(id),
             None => event,
         }
+    }
+}
+
+/// Describes each event's `data` as what the wire carries: a string whose content is JSON
+/// (`contentMediaType`), of the schema the type has (`contentSchema`). The derived schema
+/// would say `data` is an object, which no client reading the stream receives.
+pub(super) fn document_stream_event(openapi: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::schema::{Object, Schema, Type};
+    use utoipa::openapi::{RefOr, extensions::Extensions};
+
+    let Some(RefOr::T(Schema::OneOf(one_of))) = openapi
+        .components
+        .as_mut()
+        .and_then(|c| c.schemas.get_mut("StreamEvent"))
+    else {
+        return;
+    };
+    for variant in &mut one_of.items {
+        let RefOr::T(Schema::Object(object)) = variant else {
+            continue;
+        };
+        let Some(data) = object.properties.get_mut("data") else {
+            continue;
+        };
+        let content_schema = serde_json::to_value(&*data).expect("a schema serializes");
+        let mut text = Object::with_type(Type::String);
+        text.content_media_type = "application/json".to_owned();
+        text.extensions = Some(Extensions::from_iter([("contentSchema", content_schema)]));
+        *data = RefOr::T(Schema::Object(text));
     }
 }

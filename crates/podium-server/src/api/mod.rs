@@ -184,6 +184,7 @@ pub(crate) fn routes() -> (Router<Podium>, utoipa::openapi::OpenApi) {
         .routes(routes!(rendering::config_drive_download))
         .split_for_parts();
     document_common_responses(&mut openapi);
+    events::document_stream_event(&mut openapi);
     (router, openapi)
 }
 
@@ -192,7 +193,8 @@ pub(crate) fn routes() -> (Router<Podium>, utoipa::openapi::OpenApi) {
 /// an unknown or expired one; a tenant on an admin route, a read-only token on a write), 400,
 /// 413 and 422 where a body is read (not JSON, too large, a field wrong), 422 where a path or
 /// query parameter is read (malformed, unknown, a NUL byte), 503 where the database is read
-/// (it took no query in time).
+/// (it took no query in time), 409 on every write to a host or a claim (each acts on a host's
+/// state, which may not allow it now).
 fn document_common_responses(openapi: &mut utoipa::openapi::OpenApi) {
     use utoipa::openapi::path::ParameterIn;
     use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
@@ -208,15 +210,16 @@ fn document_common_responses(openapi: &mut utoipa::openapi::OpenApi) {
             )
             .build()
     };
-    for item in openapi.paths.paths.values_mut() {
+    for (path, item) in &mut openapi.paths.paths {
         let operations = [
-            &mut item.get,
-            &mut item.put,
-            &mut item.post,
-            &mut item.delete,
-            &mut item.patch,
+            (false, &mut item.get),
+            (true, &mut item.put),
+            (true, &mut item.post),
+            (true, &mut item.delete),
+            (true, &mut item.patch),
         ];
-        for op in operations.into_iter().flatten() {
+        for (write, op) in operations {
+            let Some(op) = op else { continue };
             let mut add = |status: &str, description: &str| {
                 op.responses
                     .responses
@@ -224,6 +227,8 @@ fn document_common_responses(openapi: &mut utoipa::openapi::OpenApi) {
                     .or_insert_with(|| error(description).into());
             };
             let secured = op.security.as_ref().is_some_and(|s| !s.is_empty());
+            let acts_on_host = write
+                && (path.starts_with("/v1/hosts/{id}") || path.starts_with("/v1/claims/{id}"));
             let has_body = op.request_body.is_some();
             let has_params = op.parameters.as_ref().is_some_and(|p| {
                 p.iter()
@@ -256,6 +261,13 @@ fn document_common_responses(openapi: &mut utoipa::openapi::OpenApi) {
                 add(
                     "422",
                     "A path or query parameter is wrong; `field` names it",
+                );
+            }
+            if acts_on_host {
+                add(
+                    "409",
+                    "The host's state does not allow this now (another operation holds it, it is \
+                     being provisioned or released, it is in maintenance); `code` says which",
                 );
             }
         }
