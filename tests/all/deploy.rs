@@ -57,6 +57,13 @@ async fn a_disk_image_is_checked_against_the_pod_managers_deploy_settings() {
             "image.root_device.serial",
             "1 to 255 characters",
         ),
+        // A hint the agent does not know: named, with the ones it does, in words (no line and
+        // column of the body, no parser's quoting).
+        (
+            json!({"checksum": SHA256, "checksum_type": "sha256", "root_device": {"label": "x"}}),
+            "image.root_device.label",
+            "unknown field: the fields here are size, ",
+        ),
     ] {
         let refused = alice.post("/v1/claims", disk(image.clone())).await;
         assert_eq!(
@@ -67,6 +74,11 @@ async fn a_disk_image_is_checked_against_the_pod_managers_deploy_settings() {
         );
         assert_eq!(refused.field(), field, "{}", refused.text);
         assert!(refused.message().contains(words), "{}", refused.text);
+        assert!(
+            !refused.message().contains(" at line ") && !refused.message().contains(" column "),
+            "{}",
+            refused.text
+        );
     }
     let live = alice
         .post(
@@ -251,9 +263,16 @@ async fn a_host_whose_disks_hold_another_claims_image_is_cleaned_before_it_is_pr
     // has no deploy ramdisk to clean them with: the provisioning fails saying so, the claim's
     // release fails the same way, and the host is held in `error`, never back in the pool
     // with another tenant's data on it.
+    let before = admin.get(&format!("/v1/hosts/{}", host.id)).await;
+    assert_eq!(
+        before.body["disks"],
+        json!({"may_hold_data_of": "01a24100-0000-7000-8000-000000000001", "last_cleaning": null}),
+        "the admin sees the mark: {}",
+        before.text
+    );
     let claim = alice.created("/v1/claims", site.claim(json!({}))).await;
     let claim_id = claim.body["id"].as_str().unwrap().to_owned();
-    eventually(
+    let held = eventually(
         Duration::from_secs(60),
         "the host held in error",
         || async {
@@ -262,6 +281,26 @@ async fn a_host_whose_disks_hold_another_claims_image_is_cleaned_before_it_is_pr
         },
     )
     .await;
+    // The host shows what may be on its disks, and the cleaning that failed.
+    let disks = &held.body["disks"];
+    assert_eq!(
+        disks["may_hold_data_of"], "01a24100-0000-7000-8000-000000000001",
+        "{disks}"
+    );
+    let last = &disks["last_cleaning"];
+    assert_eq!(last["succeeded"], false, "{disks}");
+    assert_eq!(last["cleaning"], "metadata", "{disks}");
+    assert_eq!(
+        last["claim"], "01a24100-0000-7000-8000-000000000001",
+        "{disks}"
+    );
+    assert!(
+        last["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("no deploy ramdisk"),
+        "{disks}"
+    );
     let ops = admin
         .get(&format!("/v1/operations?host={}&kind=provision", host.id))
         .await;

@@ -222,7 +222,7 @@ async fn release(tenant: &Client, admin: &Client, claim: &str, host: &str, timeo
 }
 
 /// Waits (up to five minutes: a cleaning boots the ramdisk) until the host is `available` with
-/// no error, and answers its last deprovisioning, which succeeded.
+/// no error, its disks shown clean, and answers its last deprovisioning, which succeeded.
 async fn freed(admin: &Client, host: &str) -> Value {
     let freed = eventually_json(
         Duration::from_secs(300),
@@ -233,6 +233,10 @@ async fn freed(admin: &Client, host: &str) -> Value {
     )
     .await;
     assert_eq!(freed["error"], Value::Null, "{freed}");
+    let disks = &freed["disks"];
+    assert_eq!(disks["may_hold_data_of"], Value::Null, "{freed}");
+    assert_eq!(disks["last_cleaning"]["succeeded"], true, "{freed}");
+    assert!(disks["last_cleaning"]["claim"].is_string(), "{freed}");
     let ops = admin
         .get(&format!("/v1/operations?host={host}&kind=deprovision"))
         .await;

@@ -121,6 +121,10 @@ pub(crate) fn host(h: Host) -> HostView {
         bmc,
         bios_version: h.bios_version,
         bmc_version: h.bmc_version,
+        disks: podium_types::views::DisksView {
+            may_hold_data_of: h.disks_written_for,
+            last_cleaning: h.last_cleaning,
+        },
         created_at: h.created_at,
         updated_at: h.updated_at,
         last_seen_at: h.last_seen_at,

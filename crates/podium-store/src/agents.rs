@@ -94,18 +94,38 @@ impl Datastore {
         Ok(done.rows_affected() == 1)
     }
 
-    /// Records that claim `written_for`'s image is being written to the host's disks (`Some`),
-    /// or that they were cleaned (`None`).
+    /// Records that the host's disks may hold claim `written_for`'s data (its image is being
+    /// written): they are cleaned before the host is free again (`host_cleaned`).
     pub async fn host_disks_written(
         &self,
         host: &HostId,
-        written_for: Option<&ClaimId>,
+        written_for: &ClaimId,
     ) -> Result<(), StoreError> {
         sqlx::query("UPDATE hosts SET disks_written_for = $2 WHERE id = $1")
             .bind(host.as_str())
-            .bind(written_for.map(ClaimId::as_str))
+            .bind(written_for.as_str())
             .execute(&mut *self.writer().await?)
             .await?;
+        Ok(())
+    }
+
+    /// Records a cleaning of the host's disks: one that succeeded clears the mark
+    /// `host_disks_written` set, one that failed leaves it.
+    pub async fn host_cleaned(
+        &self,
+        host: &HostId,
+        record: &podium_types::CleaningRecord,
+    ) -> Result<(), StoreError> {
+        let text = serde_json::to_string(record).expect("a cleaning record serializes");
+        sqlx::query(
+            "UPDATE hosts SET last_cleaning = $2, \
+             disks_written_for = CASE WHEN $3 THEN NULL ELSE disks_written_for END WHERE id = $1",
+        )
+        .bind(host.as_str())
+        .bind(text)
+        .bind(record.succeeded)
+        .execute(&mut *self.writer().await?)
+        .await?;
         Ok(())
     }
 

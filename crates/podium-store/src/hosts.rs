@@ -72,6 +72,13 @@ pub struct HostRow {
     pub bios_version: Option<String>,
     #[serde(default)]
     pub bmc_version: Option<String>,
+    /// The claim whose data the disks may hold: written for it (or booted by its tenant), not
+    /// cleaned since (`Datastore::host_disks_written` and `host_cleaned` write it).
+    #[serde(default)]
+    pub disks_written_for: Option<ClaimId>,
+    /// The last cleaning of the disks (`Datastore::host_cleaned` writes it; nothing else does).
+    #[serde(default, deserialize_with = "json_text_or_null")]
+    pub last_cleaning: Option<podium_types::CleaningRecord>,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
     pub last_seen_at: Timestamp,
@@ -914,7 +921,8 @@ fn host_doc_sql(object: &str, labels: &str, text: &str) -> String {
         .collect();
     format!(
         "{object}({}, 'chassis_path', chassis_path, 'bios_version', bios_version, \
-         'bmc_version', bmc_version, 'labels', {labels}){text}",
+         'bmc_version', bmc_version, 'disks_written_for', disks_written_for, \
+         'last_cleaning', last_cleaning, 'labels', {labels}){text}",
         fields.join(", ")
     )
 }

@@ -85,6 +85,7 @@ const FILES: &[File] = &[
     migration!("0033_event_subscriptions.sql"),
     migration!("0034_firmware_profile.sql"),
     migration!("0035_host_firmware_versions.sql"),
+    migration!("0036_host_last_cleaning.sql"),
 ];
 
 /// The migrator of Podium's schema on `backend`.

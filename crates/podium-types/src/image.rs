@@ -37,6 +37,21 @@ names! {
     }
 }
 
+/// A cleaning of a host's disks between tenants, as the host keeps its last one.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize, utoipa::ToSchema)]
+pub struct CleaningRecord {
+    /// When it ended.
+    pub at: crate::Timestamp,
+    /// What it erased.
+    pub cleaning: Cleaning,
+    /// The claim whose data it erased.
+    pub claim: Option<crate::ClaimId>,
+    pub succeeded: bool,
+    /// What failed, where it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
 /// How a pod manager's hosts take disk images (`raw`, `qcow2`) and are cleaned after them
 /// (`docs/deploy.md`). Every field absent is its default.
 #[derive(

@@ -52,7 +52,7 @@ pub use ids::{
     ChassisId, ClaimId, ConfigDriveId, GrantId, HostId, Id, IpClaimId, IpPoolId, MalformedId,
     OperationId, PluginId, PodManagerId, SessionId, SubscriptionId, TenantId, TenantScope, TokenId,
 };
-pub use image::{ChecksumType, Cleaning, DeploySettings, ImageFormat};
+pub use image::{ChecksumType, Cleaning, CleaningRecord, DeploySettings, ImageFormat};
 pub use inventory::{
     Drive, HardwareInventory, LinkState, MemoryModule, NicLink, Processor, StorageController,
 };

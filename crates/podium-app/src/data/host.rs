@@ -50,6 +50,10 @@ pub(crate) struct Host {
     /// The BIOS's and the BMC's firmware versions as the last read of its firmware found them.
     pub(crate) bios_version: Option<String>,
     pub(crate) bmc_version: Option<String>,
+    /// The claim whose data the disks may hold (written or booted for it, not cleaned since).
+    pub(crate) disks_written_for: Option<ClaimId>,
+    /// The last cleaning of its disks.
+    pub(crate) last_cleaning: Option<podium_types::CleaningRecord>,
     pub(crate) created_at: Timestamp,
     pub(crate) updated_at: Timestamp,
     pub(crate) last_seen_at: Timestamp,
@@ -120,6 +124,8 @@ impl From<HostRow> for Host {
             chassis: r.chassis_path.unwrap_or_default(),
             bios_version: r.bios_version,
             bmc_version: r.bmc_version,
+            disks_written_for: r.disks_written_for,
+            last_cleaning: r.last_cleaning,
             created_at: r.created_at,
             updated_at: r.updated_at,
             last_seen_at: r.last_seen_at,
@@ -177,6 +183,8 @@ impl From<Host> for HostRow {
             chassis_path: (!h.chassis.is_empty()).then_some(h.chassis),
             bios_version: h.bios_version,
             bmc_version: h.bmc_version,
+            disks_written_for: h.disks_written_for,
+            last_cleaning: h.last_cleaning,
             created_at: h.created_at,
             updated_at: h.updated_at,
             last_seen_at: h.last_seen_at,
@@ -213,6 +221,14 @@ mod tests {
             }]),
             bios_version: Some("2.1.0".into()),
             bmc_version: Some("1.0.0".into()),
+            disks_written_for: Some(ClaimId::generate()),
+            last_cleaning: Some(podium_types::CleaningRecord {
+                at: Timestamp::now(),
+                cleaning: podium_types::Cleaning::Full,
+                claim: Some(ClaimId::generate()),
+                succeeded: false,
+                message: Some("the agent said no".into()),
+            }),
             ..HostRow::default()
         };
         for row in [bare, full] {

@@ -90,7 +90,7 @@ impl Podium {
         // From here the disks may hold the tenant's data, whatever becomes of the write: they
         // are cleaned before the host is free again.
         self.datastore()
-            .host_disks_written(&host.id, Some(&claim.id))
+            .host_disks_written(&host.id, &claim.id)
             .await?;
         let written_started = Instant::now();
         let write = self
@@ -158,8 +158,22 @@ impl Podium {
     /// Cleans every disk of the host with its agent, booting the ramdisk first unless it runs:
     /// as the pod manager's `deploy.cleaning` says, their metadata (partition tables, file
     /// system signatures: IPA's clean step `erase_devices_metadata`) or every byte
-    /// (`erase_devices`). What happened, for the operation's result.
+    /// (`erase_devices`). What happened, for the operation's result; the host keeps the
+    /// outcome as its last cleaning, and only one that succeeded clears its disks' mark.
     pub(super) async fn clean(&self, pm: &PodManager, host: &Host) -> Result<Value, Error> {
+        let outcome = self.clean_disks(pm, host).await;
+        let record = podium_types::CleaningRecord {
+            at: podium_types::Timestamp::now(),
+            cleaning: pm.deploy.cleaning,
+            claim: host.disks_written_for.clone(),
+            succeeded: outcome.is_ok(),
+            message: outcome.as_ref().err().map(ToString::to_string),
+        };
+        self.datastore().host_cleaned(&host.id, &record).await?;
+        outcome
+    }
+
+    async fn clean_disks(&self, pm: &PodManager, host: &Host) -> Result<Value, Error> {
         let started = Instant::now();
         let (agent, fast_track) = self.deploy_agent(pm, host).await?;
         let erase_started = Instant::now();
@@ -189,7 +203,6 @@ impl Podium {
                 }),
             )
             .await?;
-        self.datastore().host_disks_written(&host.id, None).await?;
         tracing::info!(host = %host.id, fast_track, "disks cleaned");
         Ok(json!({
             "step": step,

@@ -55,9 +55,21 @@ pub struct HostView {
     pub bios_version: Option<String>,
     /// The BMC's firmware version, read as `bios_version` is.
     pub bmc_version: Option<String>,
+    /// Whether the disks may hold a tenant's data, and their last cleaning.
+    pub disks: DisksView,
     pub created_at: crate::Timestamp,
     pub updated_at: crate::Timestamp,
     pub last_seen_at: crate::Timestamp,
+}
+
+/// What may be on a host's disks (`docs/deploy.md`, cleaning).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct DisksView {
+    /// The claim whose data the disks may hold: an image was written for it, or it was given
+    /// the machine to boot, and no cleaning succeeded since; `null`: nothing of a claim's.
+    pub may_hold_data_of: Option<crate::ClaimId>,
+    /// The last cleaning of the disks between tenants; `null`: never cleaned.
+    pub last_cleaning: Option<crate::CleaningRecord>,
 }
 
 /// Why a host is in `error`.

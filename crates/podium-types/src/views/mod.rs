@@ -30,7 +30,9 @@ pub use composition::{
 pub use events::{
     ClaimEventView, EventView, HostEventView, OperationEventView, ReadyData, ResetData,
 };
-pub use hosts::{AgentState, AgentView, BmcView, HostErrorView, HostView, MaintenanceView};
+pub use hosts::{
+    AgentState, AgentView, BmcView, DisksView, HostErrorView, HostView, MaintenanceView,
+};
 pub use ipam::{IpClaimView, IpPoolView, UsageView};
 pub use operations::OperationView;
 pub use plugins::{PluginList, PluginView};
