@@ -202,7 +202,8 @@ async fn a_site_with_a_preprovisioning_image_boots_it_with_the_dhcpless_drive_wh
     // Validated, named.
     for (bad, reason) in [
         ("ftp://images/ramdisk.iso", "http or https"),
-        ("not a url", "not a URL"),
+        ("not-a-url", "not a URL"),
+        ("http://images/ramdisk .iso", "a space"),
     ] {
         let refused = admin
             .patch(
