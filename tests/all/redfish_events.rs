@@ -14,6 +14,20 @@ use serde_json::{Value, json};
 
 /// A request to the site's Redfish service with `token` as the password; the status and the
 /// JSON body (`Null` where there is none).
+/// Subscribes `destination` with `token` (asserting the 201); the subscription's `Id`.
+async fn subscribe(site: &Site, token: &str, destination: &str) -> String {
+    let (status, body, text) = redfish(
+        site,
+        Method::POST,
+        "/redfish/v1/EventService/Subscriptions",
+        token,
+        Some(json!({ "Destination": destination })),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{text}");
+    body["Id"].as_str().expect("an Id").to_owned()
+}
+
 async fn redfish(
     site: &Site,
     method: Method,
@@ -78,7 +92,13 @@ async fn unmodified_ironic_subscribes_a_tenant_to_its_hosts_events_through_podiu
     let ironic = Ironic::start(Duration::from_secs(3600)).await.unwrap();
     let system = format!("/redfish/v1/Systems/{host}");
     let node = ironic
-        .node_create_subscribing(&site.server.url, &system, "alice", &alice.token)
+        .node_create_with_interfaces(
+            json!({"vendor_interface": "redfish"}),
+            &site.server.url,
+            &system,
+            "alice",
+            &alice.token,
+        )
         .await
         .unwrap();
     let created = ironic
@@ -293,16 +313,7 @@ async fn a_dead_receiver_costs_its_own_subscription_its_events_and_no_one_elses(
     let subscriptions = "/redfish/v1/EventService/Subscriptions";
     let mut ids = Vec::new();
     for receiver in [&dead, &alive] {
-        let (status, body, text) = redfish(
-            &site,
-            Method::POST,
-            subscriptions,
-            podium_tests::ADMIN_TOKEN,
-            Some(json!({"Destination": receiver.url("/events")})),
-        )
-        .await;
-        assert_eq!(status, StatusCode::CREATED, "{text}");
-        ids.push(body["Id"].as_str().unwrap().to_owned());
+        ids.push(subscribe(&site, podium_tests::ADMIN_TOKEN, &receiver.url("/events")).await);
     }
     let system = format!("/redfish/v1/Systems/{host}");
     let power = |action: &'static str| {
@@ -396,16 +407,8 @@ async fn a_local_destination_is_refused_at_delivery_once_local_destinations_are_
         .to_string();
     let receiver = EventReceiver::start().await;
     let subscriptions = "/redfish/v1/EventService/Subscriptions";
-    let (status, body, text) = redfish(
-        &site,
-        Method::POST,
-        subscriptions,
-        podium_tests::ADMIN_TOKEN,
-        Some(json!({"Destination": receiver.url("/events")})),
-    )
-    .await;
-    assert_eq!(status, StatusCode::CREATED, "{text}");
-    let path = format!("{subscriptions}/{}", body["Id"].as_str().unwrap());
+    let id = subscribe(&site, podium_tests::ADMIN_TOKEN, &receiver.url("/events")).await;
+    let path = format!("{subscriptions}/{id}");
 
     // Restarted as by default: no local destination.
     site.server = site.server.restart().await;

@@ -1414,7 +1414,13 @@ async fn unmodified_ironic_inspects_and_lists_the_bios_of_a_claimed_host_through
     let ironic = Ironic::start(Duration::from_secs(3600)).await.unwrap();
     let system = format!("/redfish/v1/Systems/{host}");
     let node = ironic
-        .node_create_inspected(&site.server.url, &system, "alice", &alice)
+        .node_create_with_interfaces(
+            json!({"bios_interface": "redfish", "inspect_interface": "redfish"}),
+            &site.server.url,
+            &system,
+            "alice",
+            &alice,
+        )
         .await
         .unwrap();
     ironic.provision(&node, "manage").await.unwrap();
@@ -1495,7 +1501,13 @@ async fn unmodified_ironic_applies_a_bios_setting_to_a_claimed_host_in_manual_cl
     let ironic = Ironic::start(Duration::from_secs(3600)).await.unwrap();
     let system = format!("/redfish/v1/Systems/{host}");
     let node = ironic
-        .node_create_inspected(&site.server.url, &system, "alice", &alice)
+        .node_create_with_interfaces(
+            json!({"bios_interface": "redfish", "inspect_interface": "redfish"}),
+            &site.server.url,
+            &system,
+            "alice",
+            &alice,
+        )
         .await
         .unwrap();
     ironic.provision(&node, "manage").await.unwrap();
@@ -1592,7 +1604,13 @@ async fn unmodified_ironic_updates_a_claimed_hosts_bios_in_servicing() {
     assert_eq!(before.body["BiosVersion"], "1.0.0", "{}", before.text);
     let ironic = Ironic::start(Duration::from_secs(3600)).await.unwrap();
     let node = ironic
-        .node_create_updating(&site.server.url, &system, "alice", &alice)
+        .node_create_with_interfaces(
+            json!({"firmware_interface": "redfish"}),
+            &site.server.url,
+            &system,
+            "alice",
+            &alice,
+        )
         .await
         .unwrap();
     ironic.provision(&node, "manage").await.unwrap();
@@ -1712,43 +1730,39 @@ async fn unmodified_ironic_updates_a_claimed_hosts_bios_in_servicing() {
     );
 }
 
-/// Waits until Ironic's servicing of `node` ends (back in `active`, or `service failed`).
-async fn servicing_ends(ironic: &Ironic, node: &str) -> Value {
+/// Waits until Ironic's `what` of `node` ends: back in `settled` with no target, or in
+/// `failed` (a failed step keeps its target).
+async fn ironic_step_ends(
+    ironic: &Ironic,
+    node: &str,
+    (settled, failed): (&str, &str),
+    what: &str,
+) -> Value {
     let deadline = std::time::Instant::now() + Duration::from_secs(180);
     loop {
         let n = ironic_node(ironic, node).await;
-        let done = n["provision_state"] == "service failed"
-            || (n["provision_state"] == "active" && n["target_provision_state"].is_null());
+        let done = n["provision_state"] == failed
+            || (n["provision_state"] == settled && n["target_provision_state"].is_null());
         if done {
             return n;
         }
         assert!(
             std::time::Instant::now() < deadline,
-            "Ironic's servicing did not end in 180 s: {n}\n{}",
+            "Ironic's {what} did not end in 180 s: {n}\n{}",
             ironic.log()
         );
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
 }
 
-/// Waits until Ironic's cleaning of `node` ends (back in `manageable`, or `clean failed`).
+/// Ironic's servicing of `node` ended (`active`, or `service failed`).
+async fn servicing_ends(ironic: &Ironic, node: &str) -> Value {
+    ironic_step_ends(ironic, node, ("active", "service failed"), "servicing").await
+}
+
+/// Ironic's cleaning of `node` ended (back in `manageable`, or `clean failed`).
 async fn cleaning_ends(ironic: &Ironic, node: &str) -> Value {
-    let deadline = std::time::Instant::now() + Duration::from_secs(180);
-    loop {
-        let n = ironic_node(ironic, node).await;
-        // A failed cleaning keeps its target (`manageable`).
-        let done = n["provision_state"] == "clean failed"
-            || (n["provision_state"] == "manageable" && n["target_provision_state"].is_null());
-        if done {
-            return n;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "Ironic's cleaning did not end in 180 s: {n}\n{}",
-            ironic.log()
-        );
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
+    ironic_step_ends(ironic, node, ("manageable", "clean failed"), "cleaning").await
 }
 
 /// A client walks a system's inventory one resource at a time (the `Processors` collection,

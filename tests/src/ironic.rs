@@ -187,45 +187,19 @@ impl Ironic {
             .await
     }
 
-    /// Enrolls a node as [`Ironic::node_create_with`] does, whose BIOS Ironic reads (and
-    /// keeps) with the `redfish` BIOS interface, and which it inspects with the `redfish`
-    /// inspect interface.
-    pub async fn node_create_inspected(
+    /// Enrolls a node as [`Ironic::node_create_with`] does, with the hardware interfaces
+    /// `interfaces` names (`{"bios_interface": "redfish", "inspect_interface": "redfish"}`
+    /// for a node whose BIOS Ironic reads and which it inspects out of band;
+    /// `{"vendor_interface": "redfish"}` for event subscriptions; `{"firmware_interface":
+    /// "redfish"}` for firmware updates in servicing).
+    pub async fn node_create_with_interfaces(
         &self,
+        interfaces: Value,
         address: &str,
         system: &str,
         username: &str,
         password: &str,
     ) -> Result<String> {
-        let interfaces = json!({"bios_interface": "redfish", "inspect_interface": "redfish"});
-        self.enroll(interfaces, address, system, username, password)
-            .await
-    }
-
-    /// Enrolls a node as [`Ironic::node_create_with`] does, with the `redfish` vendor interface
-    /// (its passthru methods manage the BMC's event subscriptions).
-    pub async fn node_create_subscribing(
-        &self,
-        address: &str,
-        system: &str,
-        username: &str,
-        password: &str,
-    ) -> Result<String> {
-        let interfaces = json!({"vendor_interface": "redfish"});
-        self.enroll(interfaces, address, system, username, password)
-            .await
-    }
-
-    /// Enrolls a node as [`Ironic::node_create_with`] does, whose firmware Ironic updates with
-    /// the `redfish` firmware interface (its `update` step, in servicing).
-    pub async fn node_create_updating(
-        &self,
-        address: &str,
-        system: &str,
-        username: &str,
-        password: &str,
-    ) -> Result<String> {
-        let interfaces = json!({"firmware_interface": "redfish"});
         self.enroll(interfaces, address, system, username, password)
             .await
     }
