@@ -56,7 +56,13 @@ async fn a_pod_manager_keeps_its_blade_enclosure_as_a_tree() {
         enclosure.location.as_deref(),
         Some("row North, rack WEB43, U12")
     );
+    // The four blades' systems are the hosts; the enclosure and its blades are chassis only.
     let hosts: Vec<HostView> = admin.hosts_all(&format!("&pod_manager={pm}")).await;
+    assert_eq!(
+        hosts.iter().map(|h| h.kind).collect::<Vec<_>>(),
+        [HostKind::System; 4],
+        "{hosts:#?}"
+    );
     for n in 1..=4 {
         let blade = by_id(&tree, &format!("/redfish/v1/Chassis/Blade{n}"));
         let file: Value = serde_json::from_str(
@@ -107,11 +113,7 @@ async fn a_pod_manager_keeps_its_blade_enclosure_as_a_tree() {
         .map(|h| h.system_id)
         .collect();
     within.sort();
-    let mut systems: Vec<String> = hosts
-        .iter()
-        .filter(|h| h.kind == HostKind::System)
-        .map(|h| h.system_id.clone())
-        .collect();
+    let mut systems: Vec<String> = hosts.iter().map(|h| h.system_id.clone()).collect();
     systems.sort();
     assert_eq!(within, systems);
 
@@ -480,4 +482,71 @@ async fn systems_of_one_chassis_share_a_rack() {
         .created("/v1/claims", site.claim(json!({"online": false})))
         .await;
     assert_eq!(other.body["state"], "bound", "{}", other.text);
+}
+
+/// A database an earlier release wrote, where a discovery made hosts of kind `chassis` (the
+/// enclosure, its blades), is migrated: those hosts go, a claim bound to one fails saying why,
+/// and the systems stay hosts.
+#[tokio::test]
+async fn chassis_an_earlier_release_kept_as_hosts_are_migrated_away() {
+    use sqlx::Connection;
+    let folder = mockup("public-bladed");
+    let bmc = SushyStatic::start(&folder)
+        .await
+        .expect("sushy-static starts");
+    let server = TestServer::start().await;
+    let admin = server.admin();
+    let pm = admin.synced_site(&bmc.url()).await;
+    let (_, token) = admin.granted_tenant("alice", &pm).await;
+    let alice = server.client(Some(&token));
+    let claim = alice
+        .created(
+            "/v1/claims",
+            json!({"pod_manager": pm, "image": {"url": "http://images.example/os.iso"},
+                   "online": false}),
+        )
+        .await;
+    let claim_id = claim.body["id"].as_str().unwrap().to_owned();
+    let bound = claim.body["host"]["id"].as_str().unwrap().to_owned();
+
+    // As the earlier release left it: the claimed host is a chassis, and the migration is
+    // not yet run.
+    sqlx::any::install_default_drivers();
+    let url = server.database_url();
+    let mut db = sqlx::AnyConnection::connect(&url).await.unwrap();
+    sqlx::query("UPDATE hosts SET kind = 'chassis' WHERE id = $1")
+        .bind(&bound)
+        .execute(&mut db)
+        .await
+        .unwrap();
+    sqlx::query("DELETE FROM _sqlx_migrations WHERE version = 38")
+        .execute(&mut db)
+        .await
+        .unwrap();
+    db.close().await.unwrap();
+    let server = server.restart().await;
+    let (admin, alice) = (server.admin(), server.client(Some(&token)));
+
+    let gone = admin.get(&format!("/v1/hosts/{bound}")).await;
+    assert_eq!(gone.status, StatusCode::NOT_FOUND, "{}", gone.text);
+    let failed = alice.get(&format!("/v1/claims/{claim_id}")).await;
+    assert_eq!(failed.body["state"], "failed", "{}", failed.text);
+    assert_eq!(failed.body["host"], Value::Null, "{}", failed.text);
+    assert!(
+        failed.body["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("chassis")),
+        "{}",
+        failed.text
+    );
+    let left: Vec<HostView> = admin.hosts_all(&format!("&pod_manager={pm}")).await;
+    assert_eq!(
+        left.len(),
+        3,
+        "the other blades' systems stay hosts: {left:#?}"
+    );
+    assert!(left.iter().all(|h| h.kind == HostKind::System), "{left:#?}");
+    // The tenant deletes the failed claim and claims again.
+    let deleted = alice.delete(&format!("/v1/claims/{claim_id}")).await;
+    assert!(deleted.status.is_success(), "{}", deleted.text);
 }

@@ -500,7 +500,13 @@ impl Podium {
         let composing = self.compose_lock(uuid).await;
         let discovered_at = podium_types::Timestamp::now();
         let systems = driver.call().discover().await.map_err(Error::from)?;
-        let hosts: Vec<_> = systems.iter().map(crate::data::host_from_system).collect();
+        // Systems only: a chassis is a component of the tree (`chassis_sync`), never a host,
+        // whatever a driver reports (contract 0.1.0 let it report chassis as systems).
+        let hosts: Vec<_> = systems
+            .iter()
+            .filter(|s| s.kind == podium_runtime::SystemKind::System)
+            .map(crate::data::host_from_system)
+            .collect();
         let summary = self
             .datastore()
             .hosts_sync(

@@ -86,6 +86,8 @@ const FILES: &[File] = &[
     migration!("0034_firmware_profile.sql"),
     migration!("0035_host_firmware_versions.sql"),
     migration!("0036_host_last_cleaning.sql"),
+    migration!("0037_pod_manager_power.sql"),
+    migration!("0038_chassis_are_not_hosts.sql"),
 ];
 
 /// The migrator of Podium's schema on `backend`.

@@ -4,7 +4,9 @@
 use crate::names::names;
 
 names! {
-    /// What a host is: a computer system, or the chassis that holds systems.
+    /// What a host is: a computer system, composed or not. `chassis` is what earlier releases
+    /// made of the chassis a discovery found; chassis are the component tree now (migration
+    /// 0038 removed those hosts), and no host is made of this kind.
     #[derive(Default)]
     pub enum HostKind ("a host kind") {
         #[default]

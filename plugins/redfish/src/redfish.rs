@@ -80,37 +80,21 @@ impl Client {
         })
     }
 
-    /// Every system, then every chassis (where the service has a `Chassis` collection), with
-    /// their inventory; restricted to `system_ids` when the configuration has them.
+    /// Every system of the service's `Systems` collection, with its inventory; restricted to
+    /// `system_ids` when the configuration has them. Chassis are no hosts: they are the
+    /// component tree (`discover_chassis`).
     pub(crate) async fn discover(&self) -> Result<Vec<System>, Error> {
         let root_path = &self.config.root;
         let root: ServiceRoot = self.get(root_path, UrlSource::Service).await?;
-        // Both collections, then every selected member, each in one step.
-        let (systems, chassis) = futures::try_join!(
-            self.linked_members(&root.systems, root_path, "Systems"),
-            self.linked_members(&root.chassis, root_path, "Chassis")
-        )?;
-        let selected = |paths: &[String]| -> Vec<String> {
-            paths
-                .iter()
-                .filter(|p| self.config.selects(p))
-                .cloned()
-                .collect()
-        };
-        let (selected_systems, selected_chassis) = (selected(&systems), selected(&chassis));
-        let (mut found, found_chassis) = futures::try_join!(
-            try_join_all(selected_systems.iter().map(|p| self.system_inventory(p))),
-            try_join_all(selected_chassis.iter().map(|p| self.chassis_inventory(p)))
-        )?;
-        found.extend(found_chassis);
+        let systems = self
+            .linked_members(&root.systems, root_path, "Systems")
+            .await?;
+        let selected: Vec<&String> = systems.iter().filter(|p| self.config.selects(p)).collect();
+        let found = try_join_all(selected.iter().map(|p| self.system_inventory(p))).await?;
         for id in self.config.system_ids.iter().flatten() {
-            if !systems
-                .iter()
-                .chain(&chassis)
-                .any(|path| matches_id(id, path))
-            {
+            if !systems.iter().any(|path| matches_id(id, path)) {
                 log::warn(&format!(
-                    "system_ids: {id} matches no system or chassis of the service"
+                    "system_ids: {id} matches no system of the service"
                 ));
             }
         }
@@ -473,8 +457,8 @@ impl Client {
         }
     }
 
-    /// One system's (or chassis') inventory, as `discover` reads it: a resource whose
-    /// `@odata.type` names a `Chassis` is read as one, anything else as a `ComputerSystem`.
+    /// One system's inventory, as `discover` reads it. A chassis is refused: it is a component
+    /// of the tree, not a host.
     pub(crate) async fn inspect(&self, system_id: &str) -> Result<System, Error> {
         check_system_id(system_id)?;
         let resource = self.get_object(system_id, UrlSource::Caller).await?;
@@ -484,10 +468,10 @@ impl Client {
             .is_some_and(|t| t.starts_with("#Chassis."));
         let protocol = |e: serde_json::Error| Error::Protocol(format!("GET {system_id}: {e}"));
         if chassis {
-            Ok(chassis_of(
-                system_id,
-                serde_json::from_value(resource).map_err(protocol)?,
-            ))
+            Err(Error::InvalidInput(format!(
+                "{system_id} is a chassis, not a computer system: chassis are the component tree \
+                 (discover-chassis), not hosts"
+            )))
         } else {
             self.system_of(
                 system_id,
@@ -678,10 +662,6 @@ impl Client {
             media_slots,
             id,
         })
-    }
-
-    async fn chassis_inventory(&self, path: &str) -> Result<System, Error> {
-        Ok(chassis_of(path, self.get(path, UrlSource::Service).await?))
     }
 
     /// The NICs of an `EthernetInterfaces` collection; an interface without a usable MAC is left
@@ -1307,28 +1287,5 @@ fn member_id(path: &str, odata_id: Option<&str>) -> String {
     match odata_id {
         Some(id) if id.trim_end_matches('/') == path.trim_end_matches('/') => id.to_owned(),
         _ => path.to_owned(),
-    }
-}
-
-/// A chassis as a host of kind `chassis`: no CPUs, memory, NICs or media of its own.
-fn chassis_of(path: &str, chassis: Chassis) -> System {
-    let id = member_id(path, chassis.odata_id.as_deref());
-    System {
-        name: chassis
-            .name
-            .or(chassis.id)
-            .unwrap_or_else(|| last_segment(&id).to_owned()),
-        kind: SystemKind::Chassis,
-        uuid: chassis.uuid,
-        manufacturer: chassis.manufacturer,
-        model: chassis.model,
-        serial: chassis.serial_number,
-        cpu_count: 0,
-        memory_mib: 0,
-        nics: Vec::new(),
-        power: power_state(chassis.power_state.as_deref()),
-        boot: None,
-        media_slots: Vec::new(),
-        id,
     }
 }

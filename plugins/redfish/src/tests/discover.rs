@@ -53,24 +53,6 @@ fn emulated_system() -> System {
     }
 }
 
-fn emulated_chassis() -> System {
-    System {
-        id: CHASSIS.to_owned(),
-        kind: SystemKind::Chassis,
-        name: "Chassis".to_owned(),
-        uuid: Some("15693887-7984-9484-3272-842188918912".to_owned()),
-        manufacturer: Some("Contoso".to_owned()),
-        model: Some("3500RX".to_owned()),
-        serial: Some("437XR1138R2".to_owned()),
-        cpu_count: 0,
-        memory_mib: 0,
-        nics: vec![],
-        power: PowerState::On,
-        boot: None,
-        media_slots: vec![],
-    }
-}
-
 fn protocol(result: Result<Vec<System>, Error>) -> String {
     match result {
         Err(Error::Protocol(message)) => message,
@@ -125,7 +107,8 @@ fn probe_fails_on_refused_credentials() {
 fn discovers_the_emulator() {
     let fake = Fake::emulator();
     let found = fake.client().discover().unwrap();
-    assert_eq!(found, vec![emulated_system(), emulated_chassis()]);
+    // The emulator's chassis is no host: only its system is reported.
+    assert_eq!(found, vec![emulated_system()]);
     for sent in fake.sent().iter() {
         assert!(sent.url.starts_with("/redfish/v1"), "{}", sent.url);
         assert!(
@@ -145,10 +128,13 @@ fn discovers_the_emulator() {
 }
 
 #[test]
-fn inspect_reads_one_system_or_chassis_as_discover_does() {
+fn inspect_reads_one_system_as_discover_does_and_refuses_a_chassis() {
     let fake = Fake::emulator();
     assert_eq!(fake.client().inspect(SYSTEM).unwrap(), emulated_system());
-    assert_eq!(fake.client().inspect(CHASSIS).unwrap(), emulated_chassis());
+    assert!(matches!(
+        fake.client().inspect(CHASSIS),
+        Err(Error::InvalidInput(m)) if m.contains("is a chassis")
+    ));
     // Only that system's resources: not the service root, not the other members.
     assert!(!fake.got("/redfish/v1"));
     assert!(!fake.got("/redfish/v1/Systems"));
@@ -273,7 +259,7 @@ fn follows_next_links() {
     let fake = paginated();
     let found = fake.client().discover().unwrap();
     let names: Vec<&str> = found.iter().map(|s| s.name.as_str()).collect();
-    assert_eq!(names, ["node-a", "node-b", "node-c", "Chassis"]);
+    assert_eq!(names, ["node-a", "node-b", "node-c"]);
     let ids: Vec<&str> = found.iter().map(|s| s.id.as_str()).collect();
     assert_eq!(
         ids[..3],
