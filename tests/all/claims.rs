@@ -476,3 +476,108 @@ async fn deleting_a_tenant_with_release_deprovisions_its_hosts_first() {
     assert_eq!(again.body["state"], "bound", "{}", again.text);
     assert_eq!(again.body["host"]["id"], host_id.as_str());
 }
+
+/// A tenant's `online: false` powers its host off as a user expects: the BMC is asked for
+/// `GracefulShutdown` (the OS shuts down), and `ForceOff` only follows where the site's
+/// `power.shutdown_timeout` is 0. What the BMC received is read at a proxy in front of it.
+#[tokio::test]
+async fn a_claims_power_off_asks_the_os_to_shut_down_first() {
+    use podium_tests::sushy::{Sushy, SushyConfig};
+    use podium_tests::{FaultProxy, TestServer};
+
+    let server = TestServer::start_with(podium_tests::site::quick).await;
+    let admin = server.admin();
+    let emulator = Sushy::start(SushyConfig::with_systems(1)).await.unwrap();
+    let bmc = FaultProxy::start(&emulator.url()).await;
+    let pm = admin
+        .created(
+            "/v1/pod_managers",
+            json!({"name": "site", "url": bmc.url(), "deploy": {"cleaning": "disabled"}}),
+        )
+        .await;
+    assert_eq!(
+        pm.body["power"],
+        json!({"shutdown_timeout": 120}),
+        "{}",
+        pm.text
+    );
+    let pm = pm.body["uuid"].as_str().unwrap().to_owned();
+    let refused = admin
+        .patch(
+            &format!("/v1/pod_managers/{pm}"),
+            json!({"power": {"shutdown_timeout": 3601}}),
+        )
+        .await;
+    refused.assert_invalid("power.shutdown_timeout", "0 (force at once) to 3600");
+    admin.systems_in_state(&pm, 1, "available").await;
+    let (_, token) = admin.granted_tenant("alice", &pm).await;
+    let alice = server.client(Some(&token));
+    let images = podium_tests::ImageServer::start(vec![0x42; 4096]).await;
+    let claim = alice
+        .created(
+            "/v1/claims",
+            json!({"pod_manager": pm, "image": {"url": images.url("/os.iso")}}),
+        )
+        .await;
+    let id = claim.body["id"].as_str().unwrap().to_owned();
+    eventually(Duration::from_secs(60), "the claim provisioned", || async {
+        let c = alice.get(&format!("/v1/claims/{id}")).await.body;
+        (c["host"]["provisioning_state"] == "provisioned").then_some(())
+    })
+    .await;
+
+    // The resets the BMC was sent from now on.
+    let resets = || -> Vec<Value> {
+        bmc.posted
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(path, _)| path.ends_with("/Actions/ComputerSystem.Reset"))
+            .map(|(_, body)| body["ResetType"].clone())
+            .collect()
+    };
+    let before = resets().len();
+    let off = alice
+        .patch(&format!("/v1/claims/{id}"), json!({"online": false}))
+        .await;
+    assert_eq!(off.status, StatusCode::OK, "{}", off.text);
+    let op = eventually(Duration::from_secs(150), "the power off done", || async {
+        let ops = alice.get(&format!("/v1/claims/{id}/operations")).await.body;
+        ops["items"]
+            .as_array()?
+            .iter()
+            .find(|o| o["kind"] == "power" && o["request"]["action"] == "off")
+            .filter(|o| o["status"] == "succeeded")
+            .cloned()
+    })
+    .await;
+    assert_eq!(op["result"]["power_state"], "off", "{op}");
+    assert_eq!(op["result"]["sent"], json!(["graceful_shutdown"]), "{op}");
+    assert_eq!(resets()[before..], [json!("GracefulShutdown")], "{op}");
+
+    // A site that gives the OS no time forces the power off at once.
+    let on = alice
+        .patch(&format!("/v1/claims/{id}"), json!({"online": true}))
+        .await;
+    assert_eq!(on.status, StatusCode::OK, "{}", on.text);
+    eventually(Duration::from_secs(60), "the host on again", || async {
+        let c = alice.get(&format!("/v1/claims/{id}")).await.body;
+        (c["host"]["power_state"] == "on").then_some(())
+    })
+    .await;
+    admin
+        .patch(
+            &format!("/v1/pod_managers/{pm}"),
+            json!({"power": {"shutdown_timeout": 0}}),
+        )
+        .await;
+    let before = resets().len();
+    let off = alice
+        .patch(&format!("/v1/claims/{id}"), json!({"online": false}))
+        .await;
+    assert_eq!(off.status, StatusCode::OK, "{}", off.text);
+    eventually(Duration::from_secs(60), "the power forced off", || async {
+        (resets()[before..] == [json!("ForceOff")]).then_some(())
+    })
+    .await;
+}

@@ -227,17 +227,21 @@ async fn a_tenant_claims_with_wait_and_follows_its_provisioning() {
             &bmc.url(),
             "--preprovisioning-image",
             ramdisk,
+            // Nothing answers at the ramdisk's URL: a release could not clean.
             "--cleaning",
-            "full",
+            "disabled",
             "--allow-md5",
+            "--shutdown-timeout",
+            "30",
         ])
         .await;
     assert_eq!(pm["preprovisioning_image"], ramdisk, "{pm}");
     assert_eq!(
         pm["deploy"],
-        json!({"cleaning": "full", "allow_md5": true}),
+        json!({"cleaning": "disabled", "allow_md5": true}),
         "{pm}"
     );
+    assert_eq!(pm["power"], json!({"shutdown_timeout": 30}), "{pm}");
     let pm = pm["uuid"].as_str().unwrap().to_owned();
     let sync = cli.json(&["podm", "sync", &pm, "--wait"]).await;
     assert_eq!(sync["status"], "succeeded", "{sync}");

@@ -27,13 +27,44 @@ async fn a_disk_image_is_checked_against_the_pod_managers_deploy_settings() {
         json!({"pod_manager": pm, "image": image, "online": false})
     };
 
-    // The defaults: metadata erase, md5 refused.
+    // As the site set them (cleaning off: it has no ramdisk), md5 refused by default; the view
+    // says what a release erases, and why.
     let view = admin.get(&format!("/v1/pod_managers/{pm}")).await;
     assert_eq!(
         view.body["deploy"],
-        json!({"cleaning": "metadata", "allow_md5": false}),
+        json!({"cleaning": "disabled", "allow_md5": false}),
         "{}",
         view.text
+    );
+    assert_eq!(
+        view.body["cleaning"]["erases"],
+        Value::Null,
+        "{}",
+        view.text
+    );
+    assert!(
+        view.body["cleaning"]["why"]
+            .as_str()
+            .is_some_and(|w| w.contains("data stays on the disks")),
+        "{}",
+        view.text
+    );
+    // The tenant sees it too, before it claims anything.
+    let granted = alice.get(&format!("/v1/me/pod_managers/{pm}")).await;
+    assert_eq!(
+        granted.body["cleaning"], view.body["cleaning"],
+        "{}",
+        granted.text
+    );
+    // Unset, cleaning is `metadata`.
+    let unset = admin
+        .patch(&format!("/v1/pod_managers/{pm}"), json!({"deploy": {}}))
+        .await;
+    assert_eq!(
+        unset.body["deploy"],
+        json!({"cleaning": "metadata", "allow_md5": false}),
+        "{}",
+        unset.text
     );
     for (image, field, words) in [
         (json!({}), "image.checksum_type", "sha256"),
@@ -65,15 +96,8 @@ async fn a_disk_image_is_checked_against_the_pod_managers_deploy_settings() {
             "unknown field: the fields here are size, ",
         ),
     ] {
-        let refused = alice.post("/v1/claims", disk(image.clone())).await;
-        assert_eq!(
-            refused.status,
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "{image}: {}",
-            refused.text
-        );
-        assert_eq!(refused.field(), field, "{}", refused.text);
-        assert!(refused.message().contains(words), "{}", refused.text);
+        let refused = alice.post("/v1/claims", disk(image)).await;
+        refused.assert_invalid(field, words);
         assert!(
             !refused.message().contains(" at line ") && !refused.message().contains(" column "),
             "{}",
@@ -245,6 +269,21 @@ async fn a_host_whose_disks_hold_another_claims_image_is_cleaned_before_it_is_pr
         .systems_in_state(&site.pm, 1, "available")
         .await
         .remove(0);
+    // The admin asks for cleaning on a site with no ramdisk to clean with: the site says it
+    // cannot, before anything is claimed.
+    let pm = admin
+        .patch(
+            &format!("/v1/pod_managers/{}", site.pm),
+            json!({"deploy": {"cleaning": "metadata"}}),
+        )
+        .await;
+    assert_eq!(pm.body["cleaning"]["erases"], Value::Null, "{}", pm.text);
+    let why = pm.body["cleaning"]["why"].as_str().unwrap_or_default();
+    assert!(
+        why.contains("no deploy ramdisk") && why.contains("`error`"),
+        "{}",
+        pm.text
+    );
     // What a release while the host was missing leaves: its disks marked as holding another
     // claim's image, never cleaned (there was no machine to reach).
     sqlx::any::install_default_drivers();

@@ -101,7 +101,9 @@ async fn the_installed_binary_serves_from_a_config_file_and_two_replicas_share_a
         .created(
             "/v1/pod_managers",
             json!({"name": "site", "url": bmc.url(),
-                   "auth": {"username": "admin", "password": BMC_PASSWORD}}),
+                   "auth": {"username": "admin", "password": BMC_PASSWORD},
+                   // No deploy ramdisk to clean the live system's disks with.
+                   "deploy": {"cleaning": "disabled"}}),
         )
         .await
         .body["uuid"]

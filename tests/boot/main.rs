@@ -8,7 +8,7 @@
 //! and heartbeats until Podium reaches it over TLS. A tenant claims it with a qcow2 image the
 //! agent writes to the hinted disk (fast track), the host boots it from disk and survives a
 //! power cycle; the release cleans the disks across a restart of Podium. Then a live image with
-//! user data; then a wrong checksum and an agent that dies mid-write, each failing its claim
+//! user data that makes a file system on a disk, which the release cleans; then a wrong checksum and an agent that dies mid-write, each failing its claim
 //! with the cause and leaving the host cleaned and free. The guest's serial console shows what
 //! each boot came up with, and `tcpdump` on the bridge shows no DHCP packet all along. The
 //! images are built by `tests/boot/images.sh` from Debian's packages and PyPI, and cached
@@ -153,6 +153,21 @@ fn blank(path: &std::path::Path) -> bool {
 }
 
 /// The first `n` bytes of a disk file.
+/// What `blkid` (util-linux, probing the file itself) finds on a disk: empty where nothing.
+fn signatures(path: &std::path::Path) -> String {
+    let out = std::process::Command::new("blkid")
+        .args(["-p", "-o", "export"])
+        .arg(path)
+        .output()
+        .expect("blkid runs");
+    // 2: nothing found.
+    assert!(
+        out.status.success() || out.status.code() == Some(2),
+        "blkid: {out:?}"
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
 fn head(path: &std::path::Path, n: usize) -> Vec<u8> {
     use std::io::Read;
     let mut bytes = vec![0; n];
@@ -204,21 +219,6 @@ async fn next_report(
     }
     assert!(report.contains(marker), "the user data ran:\n{report}");
     report
-}
-
-/// Releases the claim and waits (up to `timeout`: a cleaning boots the ramdisk) until its host
-/// is `available` again.
-async fn release(tenant: &Client, admin: &Client, claim: &str, host: &str, timeout: Duration) {
-    let released = tenant.delete(&format!("/v1/claims/{claim}")).await;
-    assert_eq!(released.status, StatusCode::ACCEPTED, "{}", released.text);
-    eventually_json(
-        timeout,
-        "the host released and available again",
-        admin,
-        &format!("/v1/hosts/{host}"),
-        |h| h["kind"] == "system" && h["state"] == "available",
-    )
-    .await;
 }
 
 /// Waits (up to five minutes: a cleaning boots the ramdisk) until the host is `available` with
@@ -323,7 +323,10 @@ async fn a_virtual_machine_boots_the_ramdisk_dhcp_less_then_the_tenants_image_th
     let pm = admin
         .created(
             "/v1/pod_managers",
-            json!({"name": "lab", "url": proxy.url(), "preprovisioning_image": ramdisk_url}),
+            // The test images' kernels have no ACPI button driver, so an OS asked to shut down
+            // never hears it: a power off is forced after 15 s rather than the default 120.
+            json!({"name": "lab", "url": proxy.url(), "preprovisioning_image": ramdisk_url,
+                   "power": {"shutdown_timeout": 15}}),
         )
         .await;
     assert_eq!(
@@ -570,6 +573,22 @@ async fn a_virtual_machine_boots_the_ramdisk_dhcp_less_then_the_tenants_image_th
         )
         .await;
     }
+    // The power off asked the OS first, then forced the power off when it did not hear.
+    let off = admin
+        .get(&format!("/v1/operations?host={host_id}&kind=power"))
+        .await;
+    let off = off.body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["request"]["action"] == "off")
+        .unwrap_or_else(|| panic!("a power off: {}", off.text))
+        .clone();
+    assert_eq!(
+        off["result"]["sent"],
+        json!(["graceful_shutdown", "force_off"]),
+        "{off}"
+    );
     next_report(&lab, seen, &hostname, &claim_address, &disk_marker).await;
 
     // Release: the disks are cleaned by the agent of a ramdisk booted again, before the host
@@ -618,8 +637,17 @@ async fn a_virtual_machine_boots_the_ramdisk_dhcp_less_then_the_tenants_image_th
     eprintln!("boot: cleaned on release: {cleaned}");
 
     // Provisioning a live image: a tenant claims the host with the live image and user data.
+    // The tenant has root on the machine: its user data makes a file system on a disk and
+    // writes a file into it (with e2fsprogs' debugfs: the live image's kernel has no ext4 to
+    // mount it with), and leaves its marker only once that worked.
     let marker = format!("PODIUM-USER-DATA-{:016x}", fastrand::u64(..));
-    let user_data = format!("#!/bin/sh\necho {marker} > /run/podium-user-data\n");
+    let user_data = format!(
+        "#!/bin/sh\nset -e\ndisk=/dev/disk/by-id/virtio-{small}\n\
+         mkfs.ext4 -q -F -L tenant-a \"$disk\"\necho tenant-a-secret > /run/secret\n\
+         debugfs -w -R 'write /run/secret secret' \"$disk\"\n\
+         debugfs -R 'cat /secret' \"$disk\" | grep -q tenant-a-secret\n\
+         echo {marker} > /run/podium-user-data\n"
+    );
     let seen = reports(&lab.serial());
     let claimed_at = Instant::now();
     let (claim_id, provisioned) = claim_provisioned(
@@ -655,6 +683,10 @@ async fn a_virtual_machine_boots_the_ramdisk_dhcp_less_then_the_tenants_image_th
     let cloud_init_done = claimed_at.elapsed();
     eprintln!("boot: the live image came up with\n{report}");
     assert!(
+        report.contains("LABEL=\"tenant-a\"") && report.contains("TYPE=\"ext4\""),
+        "the tenant's file system is on {small}:\n{report}"
+    );
+    assert!(
         !report.contains(&address),
         "the ramdisk's address is gone:\n{report}"
     );
@@ -668,15 +700,26 @@ async fn a_virtual_machine_boots_the_ramdisk_dhcp_less_then_the_tenants_image_th
         cloud_init_done.as_secs_f64()
     );
 
-    // Release: powered off, both media ejected (libvirt's own XML), the addresses freed.
-    release(
-        &alice,
-        &admin,
-        &claim_id,
-        &host_id,
-        Duration::from_secs(120),
-    )
-    .await;
+    // Release: the disks are cleaned (the live system had root on the machine), then powered
+    // off, both media ejected (libvirt's own XML), the addresses freed. The next tenant finds
+    // no file system on the disk: nothing to mount, nothing of the last tenant to read.
+    let released = alice.delete(&format!("/v1/claims/{claim_id}")).await;
+    assert_eq!(released.status, StatusCode::ACCEPTED, "{}", released.text);
+    let deprovision = freed(&admin, &host_id).await;
+    let cleaned = &deprovision["result"]["cleaned"];
+    assert_eq!(cleaned["step"], "erase_devices_metadata", "{deprovision}");
+    let wiped = head(&lab.disk_path(small), 1 << 20);
+    assert_ne!(
+        wiped[1080..1082],
+        [0x53, 0xEF],
+        "no ext4 superblock left on {small}"
+    );
+    assert_eq!(
+        signatures(&lab.disk_path(small)),
+        "",
+        "blkid finds no signature on {small}"
+    );
+    eprintln!("boot: the live system's disk cleaned on release: {cleaned}");
     assert_eq!(lab.state().unwrap(), "shut off");
     let xml = lab.domain_xml_now().unwrap();
     for device in ["cdrom", "floppy"] {

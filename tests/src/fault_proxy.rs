@@ -10,7 +10,8 @@ use serde_json::Value;
 /// as a BMC whose service is wedged does (and so for one path while `failing_path` names it);
 /// otherwise it forwards each request unchanged, and the answer's status, type, body and
 /// `Location`. Each answer waits `delay_ms` first, plus up to `jitter_ms` more (uniformly at
-/// random), as a slow BMC's does; `requests` counts what it was sent. Stopped when dropped.
+/// random), as a slow BMC's does; `requests` counts what it was sent, `posted` keeps the path
+/// and JSON body of each `POST` (the actions the BMC was asked for). Stopped when dropped.
 #[derive(Debug)]
 pub struct FaultProxy {
     port: u16,
@@ -25,6 +26,8 @@ pub struct FaultProxy {
     pub requests: std::sync::Arc<std::sync::atomic::AtomicU64>,
     /// The most requests it held at once (received, not yet answered) so far.
     pub most_at_once: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    /// Each `POST` received so far: its path and its body (`null` where it is no JSON).
+    pub posted: std::sync::Arc<std::sync::Mutex<Vec<(String, Value)>>>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -53,6 +56,8 @@ impl FaultProxy {
         let requests = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
         let most_at_once = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
         let at_once = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let posted = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let posts = posted.clone();
         let upstream = upstream.trim_end_matches('/').to_owned();
         let client = reqwest::Client::new();
         let (flag, delay, jitter, count) = (
@@ -70,6 +75,7 @@ impl FaultProxy {
                 let (most, now) = (most.clone(), now.clone());
                 let only_system = only_system.clone();
                 let failing_at = failing_at.clone();
+                let posts = posts.clone();
                 tokio::spawn(async move {
                     let mut request = Vec::new();
                     let mut buf = [0_u8; 4096];
@@ -105,6 +111,12 @@ impl FaultProxy {
                         }
                     }
                     let body = request[head_end..head_end + length].to_vec();
+                    if method == "POST" {
+                        posts.lock().expect("posted").push((
+                            path.to_owned(),
+                            serde_json::from_slice(&body).unwrap_or(Value::Null),
+                        ));
+                    }
                     count.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
                     let held = now.fetch_add(1, std::sync::atomic::Ordering::AcqRel) + 1;
                     most.fetch_max(held, std::sync::atomic::Ordering::AcqRel);
@@ -184,6 +196,7 @@ impl FaultProxy {
             jitter_ms,
             requests,
             most_at_once,
+            posted,
             task,
         }
     }

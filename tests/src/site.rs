@@ -1,6 +1,7 @@
 //! The site most tests start from: a Podium server, a sushy-tools emulator registered with it as
-//! a pod manager (behind HTTP Basic, with [`BMC_PASSWORD`]), every emulated system synced and
-//! `available`, a server of the images claims boot from, and the tenants granted it.
+//! a pod manager (behind HTTP Basic, with [`BMC_PASSWORD`]; cleaning disabled: it has no deploy
+//! ramdisk), every emulated system synced and `available`, a server of the images claims boot
+//! from, and the tenants granted it.
 
 use std::time::Duration;
 
@@ -71,11 +72,15 @@ impl Site {
         let (user, password) = bmc.basic_auth.clone().expect("just set");
         let bmc = Sushy::start(bmc).await.expect("sushy-tools starts");
         let admin = server.admin();
+        // An emulated site has no deploy ramdisk to clean disks with: its admin turned
+        // cleaning off, as one must where a release may not clean (`docs/deploy.md`). The
+        // tests of cleaning turn it on.
         let pm = admin
             .created(
                 "/v1/pod_managers",
                 json!({"name": "site", "url": bmc.url(),
-                       "auth": {"username": user, "password": password}}),
+                       "auth": {"username": user, "password": password},
+                       "deploy": {"cleaning": "disabled"}}),
             )
             .await
             .body["uuid"]

@@ -200,6 +200,10 @@ fn granted(pm: crate::data::PodManager, grant: GrantRow) -> GrantedPodManagerVie
         status: pm.status,
         network_config_owner: pm.network_config_owner,
         tenant_firmware: pm.tenant_firmware,
+        cleaning: podium_types::CleaningInEffect::of(
+            &pm.deploy,
+            pm.preprovisioning_image.is_some(),
+        ),
         grant: TenantGrantView {
             id: grant.id,
             selector: grant.selector,

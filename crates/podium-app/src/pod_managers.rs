@@ -54,6 +54,17 @@ fn validate_limits(limits: &OperationLimits) -> Result<(), Error> {
     Ok(())
 }
 
+fn power_checked(power: podium_types::PowerSettings) -> Result<podium_types::PowerSettings, Error> {
+    let max = podium_types::PowerSettings::SHUTDOWN_TIMEOUT_MAX;
+    if power.shutdown_timeout > max {
+        return Err(Error::invalid(
+            "power.shutdown_timeout",
+            format!("seconds the OS is given to shut down: 0 (force at once) to {max}"),
+        ));
+    }
+    Ok(power)
+}
+
 /// Whether a sync reads the hosts that have their own BMC too.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum OwnBmcs {
@@ -228,6 +239,7 @@ impl Podium {
             limits,
             preprovisioning_image,
             deploy: params.deploy.unwrap_or_default(),
+            power: power_checked(params.power.unwrap_or_default())?,
             tenant_firmware: params.tenant_firmware.unwrap_or_default(),
             firmware_profile: params.firmware_profile.unwrap_or_default(),
             status: PodManagerStatus::Unknown,
@@ -379,6 +391,9 @@ impl Podium {
                 .as_deref()
                 .map(|url| crate::urls::http_url("preprovisioning_image", url).map(String::from))
                 .transpose()?;
+        }
+        if let Some(power) = params.power {
+            row.power = power_checked(power)?;
         }
         if let Some(deploy) = params.deploy {
             row.deploy = deploy;

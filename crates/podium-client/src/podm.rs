@@ -116,13 +116,18 @@ pub(super) struct PodmCreate {
     /// pools.
     #[arg(long, value_name = "URL")]
     preprovisioning_image: Option<String>,
-    /// What releasing a disk-deployed host erases: `metadata` (default: partition tables and
-    /// file system signatures) or `full` (every byte).
-    #[arg(long, value_parser = ["metadata", "full"])]
+    /// What releasing a host whose disks may hold a tenant's data erases: `metadata` (default:
+    /// partition tables and file system signatures), `full` (every byte) or `disabled`
+    /// (nothing: the next tenant may read the last one's data).
+    #[arg(long, value_parser = ["metadata", "full", "disabled"])]
     cleaning: Option<String>,
     /// Take claims whose image checksum is md5 (refused by default).
     #[arg(long)]
     allow_md5: bool,
+    /// Seconds a power off gives the OS to shut down before it forces the power off (0: at
+    /// once; default 120).
+    #[arg(long, value_name = "SECONDS")]
+    shutdown_timeout: Option<u32>,
 }
 
 impl PodmCreate {
@@ -147,6 +152,7 @@ impl PodmCreate {
             preprovisioning_image,
             cleaning,
             allow_md5,
+            shutdown_timeout,
         } = self;
         let driver_config = driver_config
             .map(|c| {
@@ -201,6 +207,8 @@ impl PodmCreate {
                     .unwrap_or_default(),
                 allow_md5,
             }),
+            power: shutdown_timeout
+                .map(|shutdown_timeout| podium_types::PowerSettings { shutdown_timeout }),
             tenant_firmware: None,
             firmware_profile: None,
         })

@@ -218,9 +218,10 @@ async function podManagerPage(id) {
       field('New BMC user (leave empty to keep the credentials)', 'username', { autocomplete: 'off' }),
       field('New BMC password', 'password', { type: 'password', autocomplete: 'new-password' }),
       field('Preprovisioning image', 'preprovisioning_image', { value: pm.preprovisioning_image ?? '' }),
-      field('Cleaning between tenants (disk images)', 'cleaning', {
+      field('Cleaning between tenants', 'cleaning', {
         type: 'select', value: pm.deploy.cleaning,
-        options: [['metadata', 'metadata: partition tables and signatures'], ['full', 'full: every byte']],
+        options: [['metadata', 'metadata: partition tables and signatures'], ['full', 'full: every byte'],
+          ['disabled', 'disabled: the next tenant may read the last one\'s data']],
       }),
       field('md5 image checksums', 'allow_md5', {
         type: 'select', value: pm.deploy.allow_md5 ? 'allowed' : 'refused',
@@ -250,8 +251,11 @@ async function podManagerPage(id) {
       ['Credentials', now.has_auth ? 'set (never shown)' : 'none'],
       ['Network config owner', now.network_config_owner],
       ['Preprovisioning image', now.preprovisioning_image ?? 'none'],
-      ['Cleaning', now.deploy.cleaning],
+      ['Cleaning', `${now.deploy.cleaning}; in effect: ${now.cleaning.erases ?? 'nothing'} (${now.cleaning.why})`],
       ['md5 checksums', now.deploy.allow_md5 ? 'allowed' : 'refused'],
+      ['Power off', now.power.shutdown_timeout
+        ? `the OS is asked to shut down, forced off after ${now.power.shutdown_timeout} s`
+        : 'forced off at once'],
     ], (row) => row);
   live(summary, async () => drawPm(await api.podManager(id)), drawPm(pm));
   live(racks, async () => chassisTree((await api.chassis(id)).items));
@@ -457,6 +461,10 @@ async function hostPage(id) {
         ['Power', now.power_state], ['CPUs', now.cpu_count], ['Memory (MiB)', now.memory_mib],
         ['Manufacturer', now.manufacturer ?? ''], ['Model', now.model ?? ''],
         ['BIOS version', now.bios_version ?? 'not read'], ['BMC firmware', now.bmc_version ?? 'not read'],
+        ['Disks', now.disks.may_hold_data_of ? `may hold claim ${now.disks.may_hold_data_of}'s data` : 'nothing of a claim\'s'],
+        ['Last cleaning', now.disks.last_cleaning
+          ? `${now.disks.last_cleaning.cleaning} ${now.disks.last_cleaning.succeeded ? 'succeeded' : `failed: ${now.disks.last_cleaning.message ?? ''}`} at ${now.disks.last_cleaning.at}`
+          : 'never'],
         ['Labels', Object.entries(now.labels).map(([k, v]) => `${k}=${v}`).join(', ')],
       ], (row) => row),
       h('h2', null, 'NICs'),

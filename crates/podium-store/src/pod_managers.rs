@@ -39,6 +39,8 @@ pub struct PodManagerRow {
     pub preprovisioning_image: Option<String>,
     /// How the site's hosts take disk images and are cleaned after them.
     pub deploy: DeploySettings,
+    /// How the site's hosts are powered off.
+    pub power: podium_types::PowerSettings,
     /// What its tenants may change of the hosts they claim.
     pub tenant_firmware: TenantFirmware,
     /// The firmware settings its hosts are given before they are `available`.
@@ -61,7 +63,7 @@ pub struct StatusChange {
 const COLUMNS: &str = "uuid, name, url, auth_sealed, description, location, tls_verify, tls_ca_bundle, \
     driver, ipam, renderer, network_config_owner, status, status_message, last_probe_at, \
     redfish_link, created_at, updated_at, tls_pinned_sha256, service_limit, site_limit, preprovisioning_image, deploy, \
-    request_limit, tenant_firmware, firmware_profile";
+    request_limit, tenant_firmware, firmware_profile, power";
 
 fn row(r: &sqlx::any::AnyRow) -> Result<PodManagerRow, StoreError> {
     Ok(PodManagerRow {
@@ -89,6 +91,12 @@ fn row(r: &sqlx::any::AnyRow) -> Result<PodManagerRow, StoreError> {
         deploy: r
             .try_get::<Option<String>, _>("deploy")?
             .map(|text| decode("deploy settings", &text))
+            .transpose()?
+            .unwrap_or_default(),
+        // Absent: a pod manager from before the setting, with the defaults.
+        power: r
+            .try_get::<Option<String>, _>("power")?
+            .map(|text| decode("power settings", &text))
             .transpose()?
             .unwrap_or_default(),
         // Absent: a pod manager from before the setting, whose tenants change nothing.
@@ -165,7 +173,7 @@ impl Datastore {
 
     pub async fn pod_manager_create(&self, pm: &PodManagerRow) -> Result<(), StoreError> {
         let sql = format!(
-            "INSERT INTO pod_managers ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)"
+            "INSERT INTO pod_managers ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27)"
         );
         bind_settings(sqlx::query(&sql), pm)
             .bind(pm.status.as_str())
@@ -182,6 +190,7 @@ impl Datastore {
             .bind(pm.request_limit)
             .bind(json(&pm.tenant_firmware))
             .bind(json(&pm.firmware_profile))
+            .bind(json(&pm.power))
             .execute(&mut *self.writer().await?)
             .await?;
         Ok(())
@@ -195,7 +204,8 @@ impl Datastore {
              location = $6, tls_verify = $7, tls_ca_bundle = $8, driver = $9, ipam = $10, \
              renderer = $11, network_config_owner = $12, updated_at = $13, tls_pinned_sha256 = $14, \
              service_limit = $15, site_limit = $16, preprovisioning_image = $17, \
-             deploy = $18, request_limit = $19, tenant_firmware = $20, firmware_profile = $21 WHERE uuid = $1",
+             deploy = $18, request_limit = $19, tenant_firmware = $20, firmware_profile = $21, \
+             power = $22 WHERE uuid = $1",
             ),
             pm,
         )
@@ -208,6 +218,7 @@ impl Datastore {
         .bind(pm.request_limit)
         .bind(json(&pm.tenant_firmware))
         .bind(json(&pm.firmware_profile))
+        .bind(json(&pm.power))
         .execute(&mut *self.writer().await?)
         .await?;
         Ok(done.rows_affected() == 1)

@@ -36,7 +36,41 @@ crate::names::names! {
     }
 }
 
-/// A power action. `reboot` is read as `force_restart`.
+/// How a pod manager's hosts are powered off (`docs/operations.md`). Every field absent is its
+/// default.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize, utoipa::ToSchema,
+)]
+#[serde(deny_unknown_fields)]
+pub struct PowerSettings {
+    /// Seconds a power off (`off`, a claim's `online: false`) waits for the OS to shut down
+    /// after asking it (`GracefulShutdown`) before it forces the power off (`ForceOff`); 0
+    /// forces it at once. 0 to 3600; default 120.
+    #[serde(default = "PowerSettings::default_shutdown_timeout")]
+    #[schema(minimum = 0, maximum = 3600)]
+    pub shutdown_timeout: u32,
+}
+
+impl PowerSettings {
+    /// The longest a power off waits for the OS.
+    pub const SHUTDOWN_TIMEOUT_MAX: u32 = 3600;
+
+    fn default_shutdown_timeout() -> u32 {
+        120
+    }
+}
+
+impl Default for PowerSettings {
+    fn default() -> PowerSettings {
+        PowerSettings {
+            shutdown_timeout: PowerSettings::default_shutdown_timeout(),
+        }
+    }
+}
+
+/// A power action. `reboot` is read as `force_restart`. `off` asks the OS to shut down and
+/// forces the power off only after the site's `power.shutdown_timeout`; `force_off` cuts it at
+/// once; `graceful_shutdown` only asks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PowerAction {

@@ -34,6 +34,56 @@ names! {
         /// Every byte of every disk (IPA's `erase_devices`: the disk's own secure erase where it
         /// has one, else overwritten with random data and then zeros): hours on large disks.
         Full => "full",
+        /// Nothing: a tenant's data stays on the disks for the next tenant. The admin's
+        /// explicit choice (Metal3's `automatedCleaningMode: disabled`), for a site that
+        /// cleans by other means or trusts all its tenants.
+        Disabled => "disabled",
+    }
+}
+
+/// What a release of a pod manager's host erases now, as its settings and its deploy ramdisk
+/// allow, and why: shown with the pod manager, so that an admin knows before granting it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize, utoipa::ToSchema)]
+pub struct CleaningInEffect {
+    /// `metadata` or `full`; `null`: nothing is cleaned (see `why`).
+    pub erases: Option<Cleaning>,
+    pub why: String,
+}
+
+impl CleaningInEffect {
+    /// The cleaning `deploy` asks for, on a site with a deploy ramdisk or without one.
+    pub fn of(deploy: &DeploySettings, has_ramdisk: bool) -> CleaningInEffect {
+        match (deploy.cleaning, has_ramdisk) {
+            (Cleaning::Disabled, _) => CleaningInEffect {
+                erases: None,
+                why: "cleaning is disabled (`deploy.cleaning`): a tenant's data stays on the \
+                      disks for the next tenant"
+                    .into(),
+            },
+            (cleaning, false) => CleaningInEffect {
+                erases: None,
+                why: format!(
+                    "no deploy ramdisk (`preprovisioning_image`) to clean with: a release of a \
+                     host whose disks may hold a tenant's data fails and holds the host in \
+                     `error`; give the site a ramdisk for its {} cleaning, or set \
+                     `deploy.cleaning` to `disabled`",
+                    cleaning.as_str()
+                ),
+            },
+            (cleaning, true) => CleaningInEffect {
+                erases: Some(cleaning),
+                why: format!(
+                    "a release of a host whose disks may hold a tenant's data (its provisioning \
+                     began, or its tenant booted media of its own) boots the deploy ramdisk and \
+                     erases {} before the host is available again; a cleaning that fails holds \
+                     the host in `error`",
+                    match cleaning {
+                        Cleaning::Full => "every byte of every disk",
+                        _ => "every disk's partition tables and file system signatures",
+                    }
+                ),
+            },
+        }
     }
 }
 
@@ -67,8 +117,8 @@ pub struct CleaningRecord {
 )]
 #[serde(deny_unknown_fields)]
 pub struct DeploySettings {
-    /// What a release of a disk-deployed host erases before the host is free again. Default:
-    /// `metadata`.
+    /// What a release of a host whose disks may hold a tenant's data erases before the host is
+    /// free again (`metadata`, `full`; `disabled`: nothing). Default: `metadata`.
     #[serde(default)]
     pub cleaning: Cleaning,
     /// Whether claims may give an md5 checksum (weak: anyone can make an image with the same

@@ -45,14 +45,16 @@ pub use firmware::{
 };
 pub use hardware::{
     BootMode, BootPersistence, BootSettings, BootTarget, ChassisState, ComponentHealth,
-    MediaAction, MediaRequest, MediaSlot, MediaType, Nic, PowerAction, PowerState,
+    MediaAction, MediaRequest, MediaSlot, MediaType, Nic, PowerAction, PowerSettings, PowerState,
 };
 pub use host::{HostErrorKind, HostKind, HostState, ShownState};
 pub use ids::{
     ChassisId, ClaimId, ConfigDriveId, GrantId, HostId, Id, IpClaimId, IpPoolId, MalformedId,
     OperationId, PluginId, PodManagerId, SessionId, SubscriptionId, TenantId, TenantScope, TokenId,
 };
-pub use image::{ChecksumType, Cleaning, CleaningRecord, DeploySettings, ImageFormat};
+pub use image::{
+    ChecksumType, Cleaning, CleaningInEffect, CleaningRecord, DeploySettings, ImageFormat,
+};
 pub use inventory::{
     Drive, HardwareInventory, LinkState, MemoryModule, NicLink, Processor, StorageController,
 };

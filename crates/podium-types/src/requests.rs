@@ -122,6 +122,10 @@ pub struct PodManagerCreate {
     /// Default: a metadata erase, md5 refused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deploy: Option<crate::DeploySettings>,
+    /// How the site's hosts are powered off (`docs/operations.md`). Default: the OS is given
+    /// 120 seconds to shut down.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power: Option<crate::PowerSettings>,
     /// What tenants may change of the hosts they claim here (`docs/hardware.md`). Default:
     /// nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -209,6 +213,9 @@ pub struct PodManagerUpdate {
     /// Replaces the settings: a field absent goes back to its default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deploy: Option<crate::DeploySettings>,
+    /// Replaces the settings: a field absent goes back to its default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power: Option<crate::PowerSettings>,
     /// Replaces the settings: a field absent goes back to its default (nothing allowed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tenant_firmware: Option<crate::TenantFirmware>,

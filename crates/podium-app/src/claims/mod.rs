@@ -487,10 +487,12 @@ impl Podium {
                 // Claimed offline: it was never provisioned; coming online provisions it.
                 self.claim_provision(&claim).await?;
             } else {
+                // Off as a user expects: the OS asked to shut down, forced off only after the
+                // site's timeout (`operations/host_action.rs`).
                 let action = if online {
                     PowerAction::On
                 } else {
-                    PowerAction::ForceOff
+                    PowerAction::Off
                 };
                 self.claim_power(&claim, action).await?;
             }

@@ -28,6 +28,7 @@ pub(crate) struct PodManager {
     pub(crate) preprovisioning_image: Option<String>,
     /// How its hosts take disk images and are cleaned after them.
     pub(crate) deploy: podium_types::DeploySettings,
+    pub(crate) power: podium_types::PowerSettings,
     /// What its tenants may change of the hosts they claim.
     pub(crate) tenant_firmware: podium_types::TenantFirmware,
     /// The firmware settings its hosts are given before they are `available`.
@@ -73,6 +74,7 @@ impl From<PodManagerRow> for PodManager {
             },
             preprovisioning_image: r.preprovisioning_image,
             deploy: r.deploy,
+            power: r.power,
             tenant_firmware: r.tenant_firmware,
             firmware_profile: r.firmware_profile,
             status: r.status,
@@ -106,6 +108,7 @@ impl From<PodManager> for PodManagerRow {
             request_limit: p.limits.requests.map(i64::from),
             preprovisioning_image: p.preprovisioning_image,
             deploy: p.deploy,
+            power: p.power,
             tenant_firmware: p.tenant_firmware,
             firmware_profile: p.firmware_profile,
             status: p.status,

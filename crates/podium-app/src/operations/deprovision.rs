@@ -1,5 +1,5 @@
-//! Operation `deprovision`: a released claim's host cleaned where a disk image was written to
-//! it (`install.rs`), powered off, its media ejected, its boot override cleared (where the BMC
+//! Operation `deprovision`: a released claim's host cleaned where its disks may hold the
+//! tenant's data (its provisioning began, or its tenant booted media: `install.rs`), powered off, its media ejected, its boot override cleared (where the BMC
 //! lets it) and its addresses released; then the host is free and the claim gone.
 
 use crate::app::Podium;
@@ -34,7 +34,8 @@ impl Podium {
             // `error`.
             let written = self.datastore().host_disks_written_for(&host.id).await?;
             if written.is_some() {
-                result.insert("cleaned".into(), self.clean(&pm, &host).await?);
+                let (key, cleaned) = self.clean(&pm, &host).await?;
+                result.insert(key.into(), cleaned);
             }
             self.agent_forget(&host.id).await?;
             if let Some(kept) = self.deprovision(&pm, id, &host).await? {

@@ -1,10 +1,17 @@
 //! Operations `power`, `boot` and `media`: an admin's (or, for power, a tenant's) action on a
-//! host, carried out through its driver, then what the BMC reports read back.
+//! host, carried out through its driver, then what the BMC reports read back. A power `off`
+//! asks the OS to shut down first, and forces the power off only after the site's timeout.
+
+use std::time::Duration;
 
 use crate::app::Podium;
 use crate::data::Host;
+use crate::drivers::Driver;
 use crate::error::Error;
-use podium_types::{MediaAction, OperationRequest};
+use podium_types::{MediaAction, OperationRequest, PowerAction, PowerSettings, PowerState};
+
+/// How often a power off reads the power state while the OS shuts down.
+const SHUTDOWN_POLL: Duration = Duration::from_secs(2);
 
 impl Podium {
     pub(super) async fn host_action_execute(
@@ -16,11 +23,7 @@ impl Podium {
         let driver = self.host_driver(&pm, host).await?;
         match action {
             OperationRequest::Power(a) => {
-                driver
-                    .call()
-                    .set_power(&host.system_id, *a)
-                    .await
-                    .map_err(Error::from)?;
+                let sent = power_set(&driver, host, *a, pm.power).await?;
                 let now = podium_types::Timestamp::now();
                 // The BMC obeys again: a power management error is over.
                 self.datastore().host_recover_power(&host.id, now).await?;
@@ -29,7 +32,9 @@ impl Podium {
                     self.datastore()
                         .host_set_power(&host.id, state, now)
                         .await?;
-                    return Ok(Some(serde_json::json!({ "power_state": state })));
+                    return Ok(Some(
+                        serde_json::json!({ "power_state": state, "sent": sent }),
+                    ));
                 }
             }
             OperationRequest::Boot(b) => driver
@@ -55,5 +60,62 @@ impl Podium {
             }
         }
         Ok(self.host_observe(&pm, host).await)
+    }
+}
+
+/// Sends the host's BMC `action`, and answers what it sent. `off` is what a user expects of a
+/// power off: the OS is asked to shut down (`graceful_shutdown`), and the power forced off
+/// (`force_off`) only where it is still on after the site's `shutdown_timeout` (0: forced at
+/// once), or where the BMC refuses to ask the OS.
+async fn power_set(
+    driver: &Driver<'_>,
+    host: &Host,
+    action: PowerAction,
+    power: PowerSettings,
+) -> Result<Vec<PowerAction>, Error> {
+    let system = &host.system_id;
+    if action != PowerAction::Off {
+        driver
+            .call()
+            .set_power(system, action)
+            .await
+            .map_err(Error::from)?;
+        return Ok(vec![action]);
+    }
+    let force = async |mut sent: Vec<PowerAction>| {
+        driver
+            .call()
+            .set_power(system, PowerAction::ForceOff)
+            .await
+            .map_err(Error::from)?;
+        sent.push(PowerAction::ForceOff);
+        Ok(sent)
+    };
+    if power.shutdown_timeout == 0 {
+        return force(Vec::new()).await;
+    }
+    if let Err(e) = driver
+        .call()
+        .set_power(system, PowerAction::GracefulShutdown)
+        .await
+    {
+        // A BMC that cannot ask the OS (or a host already off, as some answer) is forced.
+        tracing::info!(host = %host.id, error = %e, "the BMC did not take GracefulShutdown; forcing the power off");
+        return force(Vec::new()).await;
+    }
+    let sent = vec![PowerAction::GracefulShutdown];
+    let deadline =
+        tokio::time::Instant::now() + Duration::from_secs(u64::from(power.shutdown_timeout));
+    loop {
+        // A failed read is read again at the next poll: the BMC may be busy with the shutdown.
+        if let Ok(PowerState::Off) = driver.call().get_power(system).await {
+            return Ok(sent);
+        }
+        if tokio::time::Instant::now() >= deadline {
+            tracing::info!(host = %host.id, timeout = power.shutdown_timeout,
+                "the OS did not shut down in time; forcing the power off");
+            return force(sent).await;
+        }
+        tokio::time::sleep(SHUTDOWN_POLL).await;
     }
 }

@@ -56,7 +56,9 @@ impl Podium {
         drive: &[u8],
     ) -> Result<Value, Error> {
         let started = Instant::now();
-        let (agent, fast_track) = self.deploy_agent(pm, host).await?;
+        let (agent, fast_track) = self
+            .deploy_agent(pm, host, "to write a disk image with")
+            .await?;
         let agent_ready = started.elapsed();
         let format = match claim.image.format {
             Some(ImageFormat::Qcow2) => "qcow2",
@@ -158,9 +160,23 @@ impl Podium {
     /// Cleans every disk of the host with its agent, booting the ramdisk first unless it runs:
     /// as the pod manager's `deploy.cleaning` says, their metadata (partition tables, file
     /// system signatures: IPA's clean step `erase_devices_metadata`) or every byte
-    /// (`erase_devices`). What happened, for the operation's result; the host keeps the
-    /// outcome as its last cleaning, and only one that succeeded clears its disks' mark.
-    pub(super) async fn clean(&self, pm: &PodManager, host: &Host) -> Result<Value, Error> {
+    /// (`erase_devices`). What happened, for the operation's result: `("cleaned", what it
+    /// did)`, or `("not_cleaned", why)` where the admin disabled cleaning (nothing is done, and
+    /// the mark stays). The host keeps the outcome as its last cleaning, and only one that
+    /// succeeded clears its disks' mark.
+    pub(super) async fn clean(
+        &self,
+        pm: &PodManager,
+        host: &Host,
+    ) -> Result<(&'static str, Value), Error> {
+        if pm.deploy.cleaning == Cleaning::Disabled {
+            tracing::info!(host = %host.id, "not cleaned: cleaning is disabled on its pod manager");
+            return Ok((
+                "not_cleaned",
+                "cleaning is disabled on this pod manager: the tenant's data stays on the disks"
+                    .into(),
+            ));
+        }
         let outcome = self.clean_disks(pm, host).await;
         let record = podium_types::CleaningRecord {
             at: podium_types::Timestamp::now(),
@@ -170,16 +186,25 @@ impl Podium {
             message: outcome.as_ref().err().map(ToString::to_string),
         };
         self.datastore().host_cleaned(&host.id, &record).await?;
-        outcome
+        outcome.map(|done| ("cleaned", done))
     }
 
     async fn clean_disks(&self, pm: &PodManager, host: &Host) -> Result<Value, Error> {
         let started = Instant::now();
-        let (agent, fast_track) = self.deploy_agent(pm, host).await?;
+        let (agent, fast_track) = self
+            .deploy_agent(
+                pm,
+                host,
+                "to clean the disks with (they may hold a tenant's data); or set \
+                 `deploy.cleaning` to `disabled`",
+            )
+            .await?;
         let erase_started = Instant::now();
         let (what, step) = match pm.deploy.cleaning {
-            Cleaning::Metadata => ("erasing the disks' metadata", "erase_devices_metadata"),
             Cleaning::Full => ("erasing the disks", "erase_devices"),
+            Cleaning::Metadata | Cleaning::Disabled => {
+                ("erasing the disks' metadata", "erase_devices_metadata")
+            }
         };
         let erased = self
             .agent_command(
@@ -214,11 +239,13 @@ impl Podium {
     }
 
     /// The host's agent, connected: the one running now (fast track: `true`), else one the
-    /// ramdisk it boots now brings up.
+    /// ramdisk it boots now brings up. `purpose` ends the refusal of a site with no ramdisk
+    /// ("has no deploy ramdisk ... {purpose}").
     pub(super) async fn deploy_agent(
         &self,
         pm: &PodManager,
         host: &Host,
+        purpose: &str,
     ) -> Result<(AgentClient, bool), Error> {
         if let Some(agent) = self.agent_connected(&host.id, ALIVE).await? {
             // It heartbeat lately, but may have died since (the host lost power mid-write):
@@ -250,8 +277,7 @@ impl Podium {
         }
         let Some(ramdisk) = &pm.preprovisioning_image else {
             return Err(failed(format!(
-                "pod manager `{}` has no deploy ramdisk (`preprovisioning_image`) to write a disk \
-                 image with",
+                "pod manager `{}` has no deploy ramdisk (`preprovisioning_image`) {purpose}",
                 pm.name
             )));
         };

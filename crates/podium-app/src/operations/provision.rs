@@ -167,7 +167,7 @@ impl Podium {
             .config_drive_store(documents, PROVISIONING_DRIVE_TTL)
             .await?;
         let pm = self.pod_manager_load(&host.pod_manager).await?;
-        // Another claim's image still on the disks (its host was released while missing, with
+        // Another claim's data still on the disks (its host was released while missing, with
         // no machine to clean): cleaned before this claim's system sees them.
         let cleaned = match self.datastore().host_disks_written_for(&host.id).await? {
             Some(other) if other != claim.id => Some(self.clean(&pm, &host).await?),
@@ -177,6 +177,12 @@ impl Podium {
             let bytes = self.config_drive_bytes(&drive.row)?;
             self.install(&pm, &host, &claim, &bytes).await?
         } else {
+            // From here the disks may hold the claim's data, whatever becomes of the boot: a
+            // live system has root on the machine. They are cleaned before the host is free
+            // again (an install marks them before it writes).
+            self.datastore()
+                .host_disks_written(&host.id, &claim.id)
+                .await?;
             // The ramdisk goes: whatever agent ran there no longer answers for the host.
             self.agent_forget(&host.id).await?;
             let action = self
@@ -197,8 +203,8 @@ impl Podium {
             )
             .await?;
         tracing::info!(claim = %claim_id, host = %host.id, format = ?image.format, "provisioned");
-        if let Some(cleaned) = cleaned {
-            result["cleaned_first"] = cleaned;
+        if let Some((key, cleaned)) = cleaned {
+            result[format!("{key}_first")] = cleaned;
         }
         result["config_drive"] = serde_json::json!({"id": drive.row.id, "sha256": drive.row.sha256, "size": drive.row.size});
         result["power_state"] =

@@ -48,6 +48,10 @@ pub struct PodManagerView {
     pub preprovisioning_image: Option<String>,
     /// How the site's hosts take disk images and are cleaned after them.
     pub deploy: crate::DeploySettings,
+    /// What a release erases now, as `deploy` and the deploy ramdisk allow, and why.
+    pub cleaning: crate::CleaningInEffect,
+    /// How the site's hosts are powered off.
+    pub power: crate::PowerSettings,
     /// What tenants may change of the hosts they claim here.
     pub tenant_firmware: crate::TenantFirmware,
     /// The firmware settings every host is given before it is `available`.
@@ -73,6 +77,8 @@ pub struct GrantedPodManagerView {
     /// What the tenant may change of the hosts it claims there: BIOS attributes, secure boot,
     /// firmware updates.
     pub tenant_firmware: crate::TenantFirmware,
+    /// What a release of a host claimed there erases of the tenant's data, and why.
+    pub cleaning: crate::CleaningInEffect,
     pub grant: TenantGrantView,
 }
 
