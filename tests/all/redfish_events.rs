@@ -12,8 +12,6 @@ use podium_tests::{EventReceiver, Received, eventually};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-/// A request to the site's Redfish service with `token` as the password; the status and the
-/// JSON body (`Null` where there is none).
 /// Subscribes `destination` with `token` (asserting the 201); the subscription's `Id`.
 async fn subscribe(site: &Site, token: &str, destination: &str) -> String {
     let (status, body, text) = redfish(
@@ -28,6 +26,8 @@ async fn subscribe(site: &Site, token: &str, destination: &str) -> String {
     body["Id"].as_str().expect("an Id").to_owned()
 }
 
+/// A request to the site's Redfish service with `token` as the password; the status and the
+/// JSON body (`Null` where there is none).
 async fn redfish(
     site: &Site,
     method: Method,

@@ -152,7 +152,6 @@ fn blank(path: &std::path::Path) -> bool {
     }
 }
 
-/// The first `n` bytes of a disk file.
 /// What `blkid` (util-linux, probing the file itself) finds on a disk: empty where nothing.
 fn signatures(path: &std::path::Path) -> String {
     let out = std::process::Command::new("blkid")
@@ -168,6 +167,7 @@ fn signatures(path: &std::path::Path) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
+/// The first `n` bytes of a disk file.
 fn head(path: &std::path::Path, n: usize) -> Vec<u8> {
     use std::io::Read;
     let mut bytes = vec![0; n];

@@ -52,8 +52,7 @@ pub const EVENT_TYPES: [&str; 4] = ["Alert", "StatusChange", "ResourceUpdated", 
 /// The most headers a subscription sends, and the longest name and value.
 const HEADERS_MAX: usize = 16;
 const HEADER_VALUE_MAX: usize = 1024;
-/// The longest destination and context.
-const DESTINATION_MAX: usize = 2048;
+/// The longest context (a destination is at most `urls::URL_MAX`).
 const CONTEXT_MAX: usize = 256;
 
 impl Podium {
@@ -354,12 +353,6 @@ fn view(s: SubscriptionRow) -> SubscriptionView {
 /// local address (unless `local`).
 fn destination_check(destination: &str, local: bool) -> Result<url::Url, Error> {
     let field = "Destination";
-    if destination.len() > DESTINATION_MAX {
-        return Err(Error::invalid(
-            field,
-            format!("at most {DESTINATION_MAX} bytes"),
-        ));
-    }
     let url = crate::urls::http_url(field, destination)?;
     if !url.username().is_empty() || url.password().is_some() {
         return Err(Error::invalid(
@@ -380,7 +373,8 @@ fn destination_check(destination: &str, local: bool) -> Result<url::Url, Error> 
             }
             None
         }
-        None => return Err(Error::invalid(field, "names no host")),
+        // `http_url` answers only URLs with a host.
+        None => None,
     };
     if let Some(ip) = ip
         && !local
@@ -442,26 +436,43 @@ fn is_local(ip: IpAddr) -> bool {
 }
 
 /// The IPv4 addresses an IPv6 address carries, which a translator or relay on the way may
-/// reach: IPv4-mapped (`::ffff:a.b.c.d`), IPv4-compatible (`::a.b.c.d`, deprecated but still
-/// routed by some stacks), NAT64 (`64:ff9b::/96` and the local-use `64:ff9b:1::/48`, the
-/// address in the last 32 bits), 6to4 (`2002:AABB:CCDD::/48`) and Teredo (`2001:0::/32`: the
-/// server in bits 32-63, the client in the last 32 bits, inverted).
+/// reach: IPv4-mapped (`::ffff:a.b.c.d`) and IPv4-translated (`::ffff:0:a.b.c.d`),
+/// IPv4-compatible (`::a.b.c.d`, deprecated but still routed by some stacks), NAT64's
+/// well-known prefix (`64:ff9b::/96`) and its local-use one (`64:ff9b:1::/48`, where the
+/// operator's prefix may be /48, /56, /64 or /96: each place RFC 6052 puts the address in), 6to4
+/// (`2002:AABB:CCDD::/48`) and Teredo (`2001:0::/32`: the server in bits 32-63, the client in
+/// the last 32 bits, inverted).
 fn embedded_ipv4(v6: Ipv6Addr) -> impl Iterator<Item = Ipv4Addr> {
     let bits = v6.to_bits();
-    let low = Ipv4Addr::from_bits(bits as u32);
+    // The 32 bits from `at` (counted from the top), skipping bits 64-71 (RFC 6052's `u`).
+    let at = |from: u32| -> Ipv4Addr {
+        let mut v4 = 0_u32;
+        let mut bit = from;
+        for _ in 0..32 {
+            if bit == 64 {
+                bit = 72;
+            }
+            v4 = (v4 << 1) | ((bits >> (127 - bit)) & 1) as u32;
+            bit += 1;
+        }
+        Ipv4Addr::from_bits(v4)
+    };
     let segments = v6.segments();
-    let mut found = Vec::with_capacity(2);
-    if bits >> 32 == 0xffff || (bits >> 32 == 0 && bits > 1) {
-        found.push(low);
+    let mut found = Vec::with_capacity(4);
+    if bits >> 32 == 0xffff || bits >> 32 == 0xffff_0000 || (bits >> 32 == 0 && bits > 1) {
+        found.push(at(96));
     }
-    if bits >> 32 == 0x0064_ff9b_0000_0000_0000_0000 || bits >> 80 == 0x0064_ff9b_0001 {
-        found.push(low);
+    if bits >> 32 == 0x0064_ff9b_0000_0000_0000_0000 {
+        found.push(at(96));
+    }
+    if bits >> 80 == 0x0064_ff9b_0001 {
+        found.extend([at(48), at(56), at(72), at(96)]);
     }
     if segments[0] == 0x2002 {
-        found.push(Ipv4Addr::from_bits((bits >> 80) as u32));
+        found.push(at(16));
     }
     if segments[0] == 0x2001 && segments[1] == 0 {
-        found.push(Ipv4Addr::from_bits((bits >> 64) as u32));
+        found.push(at(32));
         found.push(Ipv4Addr::from_bits(!(bits as u32)));
     }
     found.into_iter()
@@ -585,6 +596,11 @@ mod tests {
             ("http://[::a9fe:a9fe]/e", false, false),
             ("http://[64:ff9b::7f00:1]/e", false, false),
             ("http://[64:ff9b:1::a9fe:a9fe]/e", false, false),
+            // The local-use NAT64 prefix as a /48 (RFC 6052: 169.254 before the `u` octet,
+            // 169.254 after it) and as a /64.
+            ("http://[64:ff9b:1:a9fe:a9:fe00::]/e", false, false),
+            ("http://[64:ff9b:1:0:7f:0:100:0]/e", false, false),
+            ("http://[::ffff:0:7f00:1]/e", false, false),
             ("http://[2002:7f00:1::]/e", false, false),
             ("http://[2002:a9fe:a9fe::1]/e", false, false),
             ("http://[2001:0:7f00:1::]/e", false, false),

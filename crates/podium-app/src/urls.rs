@@ -44,6 +44,13 @@ pub(crate) fn http_url(field: &str, raw: &str) -> Result<Url, Error> {
         url::ParseError::EmptyHost => no_host(),
         e => Error::invalid(field, format!("is not a URL: {e}")),
     })?;
+    // Percent-encoding may make the kept form longer than the text.
+    if url.as_str().len() > URL_MAX {
+        return Err(Error::invalid(
+            field,
+            format!("is longer than {URL_MAX} bytes once encoded"),
+        ));
+    }
     if !matches!(url.scheme(), "http" | "https") {
         return Err(Error::invalid(field, "must be an http or https URL"));
     }

@@ -95,13 +95,14 @@ impl Datastore {
     }
 
     /// Records that the host's disks may hold claim `written_for`'s data (its image is being
-    /// written): they are cleaned before the host is free again (`host_cleaned`).
+    /// written, its system booted), while that claim holds the host: they are cleaned before
+    /// the host is free again (`host_cleaned`).
     pub async fn host_disks_written(
         &self,
         host: &HostId,
         written_for: &ClaimId,
     ) -> Result<(), StoreError> {
-        sqlx::query("UPDATE hosts SET disks_written_for = $2 WHERE id = $1")
+        sqlx::query("UPDATE hosts SET disks_written_for = $2 WHERE id = $1 AND claim_id = $2")
             .bind(host.as_str())
             .bind(written_for.as_str())
             .execute(&mut *self.writer().await?)
@@ -109,8 +110,8 @@ impl Datastore {
         Ok(())
     }
 
-    /// Records a cleaning of the host's disks: one that succeeded clears the mark
-    /// `host_disks_written` set, one that failed leaves it.
+    /// Records a cleaning of the host's disks: one that succeeded clears the mark of the claim
+    /// it cleaned (not one set since), one that failed leaves it.
     pub async fn host_cleaned(
         &self,
         host: &HostId,
@@ -119,11 +120,13 @@ impl Datastore {
         let text = serde_json::to_string(record).expect("a cleaning record serializes");
         sqlx::query(
             "UPDATE hosts SET last_cleaning = $2, \
-             disks_written_for = CASE WHEN $3 THEN NULL ELSE disks_written_for END WHERE id = $1",
+             disks_written_for = CASE WHEN $3 AND disks_written_for IS NOT DISTINCT FROM $4 \
+                 THEN NULL ELSE disks_written_for END WHERE id = $1",
         )
         .bind(host.as_str())
         .bind(text)
         .bind(record.succeeded)
+        .bind(record.claim.as_ref().map(ClaimId::as_str))
         .execute(&mut *self.writer().await?)
         .await?;
         Ok(())

@@ -1,6 +1,7 @@
 //! Operation `deprovision`: a released claim's host cleaned where its disks may hold the
-//! tenant's data (its provisioning began, or its tenant booted media: `install.rs`), powered off, its media ejected, its boot override cleared (where the BMC
-//! lets it) and its addresses released; then the host is free and the claim gone.
+//! tenant's data (its provisioning began, or its tenant booted media: `install.rs`), powered
+//! off, its media ejected, its boot override cleared (where the BMC lets it) and its addresses
+//! released; then the host is free and the claim gone.
 
 use crate::app::Podium;
 use crate::data::Host;

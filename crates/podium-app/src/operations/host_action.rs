@@ -8,7 +8,10 @@ use crate::app::Podium;
 use crate::data::Host;
 use crate::drivers::Driver;
 use crate::error::Error;
-use podium_types::{MediaAction, OperationRequest, PowerAction, PowerSettings, PowerState};
+use podium_runtime::{CallError, PluginError};
+use podium_types::{
+    ClaimId, MediaAction, OperationRequest, PowerAction, PowerSettings, PowerState,
+};
 
 /// How often a power off reads the power state while the OS shuts down.
 const SHUTDOWN_POLL: Duration = Duration::from_secs(2);
@@ -18,9 +21,22 @@ impl Podium {
         &self,
         host: &Host,
         action: &OperationRequest,
+        claim: Option<&ClaimId>,
     ) -> Result<Option<serde_json::Value>, Error> {
         let pm = self.pod_manager_load(&host.pod_manager).await?;
         let driver = self.host_driver(&pm, host).await?;
+        // A claim's media or boot override (its tenant's Redfish service) may boot anything on
+        // the machine: from here its disks may hold the claim's data, and are cleaned before
+        // the host is free again. Marked as the operation runs, so a release queued after it
+        // finds the mark, and only while the claim still holds the host.
+        if let Some(claim) = claim
+            && matches!(
+                action,
+                OperationRequest::Media(MediaAction::Insert(_)) | OperationRequest::Boot(_)
+            )
+        {
+            self.datastore().host_disks_written(&host.id, claim).await?;
+        }
         match action {
             OperationRequest::Power(a) => {
                 let sent = power_set(&driver, host, *a, pm.power).await?;
@@ -28,14 +44,14 @@ impl Podium {
                 // The BMC obeys again: a power management error is over.
                 self.datastore().host_recover_power(&host.id, now).await?;
                 // Read back what the BMC reports now.
+                let mut result = serde_json::json!({ "sent": sent });
                 if let Ok(state) = driver.call().get_power(&host.system_id).await {
                     self.datastore()
                         .host_set_power(&host.id, state, now)
                         .await?;
-                    return Ok(Some(
-                        serde_json::json!({ "power_state": state, "sent": sent }),
-                    ));
+                    result["power_state"] = serde_json::json!(state);
                 }
+                return Ok(Some(result));
             }
             OperationRequest::Boot(b) => driver
                 .call()
@@ -94,14 +110,19 @@ async fn power_set(
     if power.shutdown_timeout == 0 {
         return force(Vec::new()).await;
     }
-    if let Err(e) = driver
+    match driver
         .call()
         .set_power(system, PowerAction::GracefulShutdown)
         .await
     {
-        // A BMC that cannot ask the OS (or a host already off, as some answer) is forced.
-        tracing::info!(host = %host.id, error = %e, "the BMC did not take GracefulShutdown; forcing the power off");
-        return force(Vec::new()).await;
+        Ok(()) => {}
+        // A BMC that cannot ask the OS (or refuses to for a host already off, as some do) is
+        // forced; one that did not answer is asked again when the operation is retried.
+        Err(e) if refused(&e) => {
+            tracing::info!(host = %host.id, error = %e, "the BMC did not take GracefulShutdown; forcing the power off");
+            return force(Vec::new()).await;
+        }
+        Err(e) => return Err(Error::from(e)),
     }
     let sent = vec![PowerAction::GracefulShutdown];
     let deadline =
@@ -118,4 +139,23 @@ async fn power_set(
         }
         tokio::time::sleep(SHUTDOWN_POLL).await;
     }
+}
+
+/// Whether the BMC answered that it will not take the action (it cannot, or not now), as
+/// opposed to not answering.
+fn refused(e: &CallError) -> bool {
+    matches!(
+        e,
+        CallError::Plugin {
+            error: PluginError::Unsupported(_)
+                | PluginError::InvalidInput(_)
+                | PluginError::Conflict(_)
+                | PluginError::NotFound(_)
+                | PluginError::Remote {
+                    status: 400..=499,
+                    ..
+                },
+            ..
+        }
+    )
 }

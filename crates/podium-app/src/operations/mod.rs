@@ -133,7 +133,8 @@ impl Podium {
             }
         };
         let host = self.operation_host(op).await?;
-        self.host_action_execute(&host, action).await
+        self.host_action_execute(&host, action, op.claim_id.as_ref())
+            .await
     }
 
     /// Sets how the worker runs operations; call before `spawn_background`.

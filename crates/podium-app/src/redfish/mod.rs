@@ -427,16 +427,6 @@ impl Podium {
             admin_action
         };
         action_allowed(&host, action)?;
-        // A tenant that boots media of its own, or sets where the host boots from, may run
-        // anything on the machine: its disks are cleaned before the host is free again.
-        if let Some(claim) = &claim
-            && matches!(
-                request,
-                OperationRequest::Media(MediaAction::Insert(_)) | OperationRequest::Boot(_)
-            )
-        {
-            self.datastore().host_disks_written(&host.id, claim).await?;
-        }
         let op = self.operation_start(&host, request, claim.as_ref()).await?;
         Ok(crate::views::operation(op))
     }
