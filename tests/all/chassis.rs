@@ -550,7 +550,11 @@ async fn chassis_an_earlier_release_kept_as_hosts_are_migrated_away() {
         failed.text
     );
     let left: Vec<HostView> = admin.hosts_all(&format!("&pod_manager={pm}")).await;
-    assert_eq!(left.len(), 3, "the other blades' systems stay hosts: {left:#?}");
+    assert_eq!(
+        left.len(),
+        3,
+        "the other blades' systems stay hosts: {left:#?}"
+    );
     assert!(left.iter().all(|h| h.kind == HostKind::System), "{left:#?}");
     // The tenant deletes the failed claim and claims again.
     let deleted = alice.delete(&format!("/v1/claims/{claim_id}")).await;
