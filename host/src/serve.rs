@@ -73,6 +73,12 @@ pub(crate) struct ServeArgs {
     /// endpoint; a 0.2.0 driver, such as the bundled one, only while one step of its call runs.
     #[arg(long, default_value_t = 256, env = "PODIUM_PLUGIN_INSTANCES")]
     plugin_instances: u32,
+    /// Plugin calls whose code runs at once, handed out in turn between pod managers (a call
+    /// gives its turn up every millisecond and whenever it waits on the host): fewer than the
+    /// machine's threads, so plugins never hold every thread the API and the leasing run on.
+    /// Default: one fewer than the machine's threads, at least 1.
+    #[arg(long, env = "PODIUM_PLUGIN_LANES")]
+    plugin_lanes: Option<usize>,
     /// Driver calls (of contract 0.2.0) in flight at once in this process, each waiting on its
     /// BMC with its state and its sockets, no instance: the most BMC exchanges, and so the most
     /// operations, this process runs at once.
@@ -231,6 +237,13 @@ pub(crate) fn serve(args: ServeArgs) -> anyhow::Result<()> {
         "--plugin-instances must be between 1 and 10000"
     );
     config.plugin_instances = args.plugin_instances;
+    if let Some(lanes) = args.plugin_lanes {
+        anyhow::ensure!(
+            (1..=10_000).contains(&lanes),
+            "--plugin-lanes must be between 1 and 10000"
+        );
+        config.plugin_lanes = lanes;
+    }
     anyhow::ensure!(
         (1..=1_000_000).contains(&args.plugin_calls),
         "--plugin-calls must be between 1 and 1000000"

@@ -16,6 +16,7 @@ use super::bindings::wit_types;
 use super::http::{Endpoint, GrantLimits, HttpGrant};
 use super::imports::PluginState;
 use super::limits::MemoryLimitExceeded;
+use super::share::{Hold, LaneHook};
 pub use super::system::{
     BlockLimit, BlockType, Capabilities, Chassis, ChassisType, CompositionService,
     CompositionState, Health, MediaSlot, Nic, ResourceBlock, ResourceZone, ServiceInfo, System,
@@ -174,7 +175,7 @@ fn clip(s: String, max: usize) -> String {
 /// The deadline error the epoch callback traps with.
 #[derive(Debug, thiserror::Error)]
 #[error("deadline exceeded")]
-struct DeadlineExceeded;
+pub(crate) struct DeadlineExceeded;
 
 /// A store ready for one call: limits, deadline and imports set.
 struct Prepared {
@@ -213,13 +214,14 @@ impl Runtime {
         let label = plugin.label();
         let slot = self.slot(&label, None).await?;
         let deadline = Instant::now() + limit;
+        let share = share_of(&label, context.endpoint.as_ref());
         let http = self.grant(&label, context.endpoint, deadline, budget)?;
         let store = self.store(
             &label,
+            self.hold(share, deadline),
             context.config,
             http,
             context.allocations,
-            deadline,
             copy_limit,
         );
         Ok(Prepared {
@@ -327,16 +329,22 @@ impl Runtime {
         )))
     }
 
+    /// A call's hold on the lanes, in `share`'s turn, until `deadline`.
+    pub(super) fn hold(&self, share: Arc<str>, deadline: Instant) -> Hold {
+        Hold::new(self.inner.lanes.clone(), share, deadline)
+    }
+
     /// A store for one instance: the memory limit, the copy limit, the deadline, the imports.
     fn store(
         &self,
         label: &str,
+        hold: Hold,
         config_text: String,
         http: Option<HttpGrant>,
         allocations: Option<Box<dyn Allocations>>,
-        deadline: Instant,
         copy_limit: usize,
     ) -> Store<PluginState> {
+        let deadline = hold.deadline();
         let config_text = if config_text.is_empty() {
             "{}".to_owned()
         } else {
@@ -354,16 +362,39 @@ impl Runtime {
         // What the host copies out of the plugin's memory, each time it lifts a result or an
         // import's arguments (wasmtime's "hostcall fuel"; 128 MiB unless set).
         store.set_hostcall_fuel(copy_limit);
+        // The plugin's code runs only while its call holds a lane (`share.rs`).
+        store.call_hook_async(LaneHook(hold.clone()));
         store.set_epoch_deadline(1);
         store.epoch_deadline_callback(move |_| {
             if Instant::now() >= deadline {
                 Err(DeadlineExceeded.into())
+            } else if hold.contended() {
+                // Another call waits for a lane: this one gives its lane up and queues again,
+                // behind every other pod manager's turn.
+                let hold = hold.clone();
+                Ok(UpdateDeadline::YieldCustom(
+                    1,
+                    Box::pin(async move {
+                        hold.give_up();
+                        // A missed deadline is caught at the next tick.
+                        hold.take().await;
+                    }),
+                ))
             } else {
                 // Yield to tokio every tick so a busy plugin cannot hold a worker thread.
                 Ok(UpdateDeadline::Yield(1))
             }
         });
         store
+    }
+}
+
+/// Whose turn a call's code runs in (`share.rs`): its endpoint's pod manager, or the plugin
+/// for a call with none (an IPAM or renderer call, a driver's configuration check).
+pub(super) fn share_of(label: &str, endpoint: Option<&Endpoint>) -> Arc<str> {
+    match endpoint.and_then(|e| e.pod_manager.as_ref()) {
+        Some(pod_manager) => Arc::from(format!("pod-manager:{pod_manager}")),
+        None => Arc::from(format!("plugin:{label}")),
     }
 }
 
@@ -521,6 +552,7 @@ macro_rules! call_export {
             Ok((label, result))
         })
         .await;
+        runtime.inner.ended.one();
         runtime.inner.metrics.call(
             &plugin.info().name,
             $crate::metrics::export_name(stringify!($call)),

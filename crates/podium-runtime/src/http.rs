@@ -78,6 +78,18 @@ pub(crate) struct HttpGrant {
     max_request: usize,
     max_response: usize,
     budget: Budget,
+    /// What the answers of a 0.2.0 step hold as they are read, all requests of the step
+    /// together (`begin_answers`); unbounded for 0.1.0's `http` import, whose one answer at a
+    /// time is bounded by `max_response`.
+    answers: Answers,
+}
+
+/// The bytes a step's answers hold so far, counted as each chunk arrives, and their bound.
+#[derive(Debug, Default)]
+struct Answers {
+    bound: AtomicU64,
+    held: AtomicU64,
+    exceeded: std::sync::atomic::AtomicBool,
 }
 
 /// The bounds of one call's `http` grant.
@@ -311,7 +323,37 @@ impl HttpGrant {
                 limit: limits.budget,
                 ..Budget::default()
             },
+            answers: Answers::default(),
         }
+    }
+
+    /// Starts counting the answers of one step against `bound` bytes: past it, every read of
+    /// the step stops and fails as too large, and [`Self::answers_exceeded`] says so.
+    pub(crate) fn begin_answers(&self, bound: usize) {
+        self.answers.bound.store(bound as u64, Ordering::Relaxed);
+        self.answers.held.store(0, Ordering::Relaxed);
+        self.answers.exceeded.store(false, Ordering::Relaxed);
+    }
+
+    /// Whether the answers of this step went past their bound as they were read.
+    pub(crate) fn answers_exceeded(&self) -> bool {
+        self.answers.exceeded.load(Ordering::Relaxed)
+    }
+
+    /// Counts `bytes` more of a step's answers held; an error once past the bound.
+    fn hold(&self, bytes: usize) -> Result<(), HttpError> {
+        let bound = self.answers.bound.load(Ordering::Relaxed);
+        if bound == 0 {
+            return Ok(());
+        }
+        let held = self.answers.held.fetch_add(bytes as u64, Ordering::Relaxed) + bytes as u64;
+        if held > bound || self.answers.exceeded.load(Ordering::Relaxed) {
+            self.answers.exceeded.store(true, Ordering::Relaxed);
+            return Err(HttpError::TooLarge(format!(
+                "the answers of this step exceed the plugin's memory limit of {bound} bytes"
+            )));
+        }
+        Ok(())
     }
 
     /// Counts a request that reached the endpoint (or was sent and got no answer); one the host
@@ -457,7 +499,7 @@ impl HttpGrant {
 
     async fn read(&self, response: reqwest::Response) -> Result<Response, HttpError> {
         let status = response.status().as_u16();
-        let headers = response
+        let headers: Vec<(String, String)> = response
             .headers()
             .iter()
             .filter_map(|(k, v)| Some((k.as_str().to_owned(), v.to_str().ok()?.to_owned())))
@@ -467,6 +509,13 @@ impl HttpGrant {
         {
             return Err(self.too_large());
         }
+        self.hold(
+            headers
+                .iter()
+                .map(|(name, value)| name.len() + value.len() + 16)
+                .sum::<usize>()
+                + 16,
+        )?;
         let mut body = Vec::new();
         let mut response = response;
         while let Some(chunk) = response.chunk().await.map_err(|e| {
@@ -475,6 +524,8 @@ impl HttpGrant {
             if body.len() + chunk.len() > self.max_response {
                 return Err(self.too_large());
             }
+            // Counted as it arrives: the step's other answers in flight see it at once.
+            self.hold(chunk.len())?;
             self.budget.spend(0, chunk.len() as u64)?;
             body.extend_from_slice(&chunk);
         }
@@ -756,6 +807,83 @@ mod tests {
             }
         });
         (url, accepted)
+    }
+
+    /// A server whose every answer declares a body of 1 MiB, sends `sent` bytes of it and then
+    /// never the rest: an answer still in flight.
+    async fn hanging_server(sent: usize) -> Url {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = Url::parse(&format!("http://{}/", listener.local_addr().unwrap())).unwrap();
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                tokio::spawn(async move {
+                    let mut buf = [0u8; 4096];
+                    let mut read = Vec::new();
+                    while !read.windows(4).any(|w| w == b"\r\n\r\n") {
+                        match socket.read(&mut buf).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => read.extend_from_slice(&buf[..n]),
+                        }
+                    }
+                    let head = b"HTTP/1.1 200 OK\r\ncontent-length: 1048576\r\n\r\n";
+                    let _ = socket.write_all(head).await;
+                    let _ = socket.write_all(&vec![b'a'; sent]).await;
+                    std::future::pending::<()>().await;
+                });
+            }
+        });
+        url
+    }
+
+    /// A step's answers count against its bound as their bytes arrive: two answers still in
+    /// flight whose parts add up to more than the bound stop there, before either completes.
+    #[tokio::test]
+    async fn answers_in_flight_count_against_the_steps_memory() {
+        let base = hanging_server(700).await;
+        let grant = HttpGrant::new(
+            Endpoint {
+                base,
+                credentials: None,
+                tls: TlsPolicy::System,
+                pod_manager: None,
+                parallel_requests: None,
+            },
+            Clients::default().get(&TlsPolicy::System).unwrap(),
+            Arc::new(tokio::sync::Semaphore::new(16)),
+            Arc::new(IdleConnections::new(16)),
+            crate::metrics::Metrics::default(),
+            None,
+            GrantLimits {
+                deadline: Instant::now() + Duration::from_secs(30),
+                max_request: 1 << 10,
+                max_response: 2 << 20,
+                budget: None,
+            },
+        );
+        let get = || Request {
+            method: Method::Get,
+            url: "/".into(),
+            headers: Vec::new(),
+            body: Vec::new(),
+        };
+        grant.begin_answers(1000);
+        let first = grant.carry("test", get());
+        let second = grant.carry("test", get());
+        let stopped = tokio::select! {
+            answer = first => answer,
+            answer = second => answer,
+        };
+        match stopped {
+            Err(HttpError::TooLarge(message)) => {
+                assert!(message.contains("memory limit of 1000 bytes"), "{message}");
+            }
+            other => panic!("an answer past the step's bound: {other:?}"),
+        }
+        assert!(grant.answers_exceeded());
+        // The next step starts from nothing.
+        grant.begin_answers(1000);
+        assert!(!grant.answers_exceeded());
     }
 
     /// Past the bound of connections kept idle, a BMC without one has its connection closed

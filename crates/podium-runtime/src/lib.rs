@@ -17,8 +17,10 @@ mod http;
 mod imports;
 mod limits;
 mod metrics;
+mod share;
 mod system;
 mod text;
+mod trim;
 mod validate;
 
 use std::path::PathBuf;
@@ -45,6 +47,7 @@ pub use http::{
 };
 pub use imports::{LOG_BUDGET, LOG_LINE_MAX};
 pub use metrics::latency_histogram;
+pub use share::default_lanes;
 
 use self::bindings::{driver, driver_0_2, ipam, renderer};
 use self::imports::PluginState;
@@ -150,6 +153,10 @@ pub struct RuntimeConfig {
     /// Requests of one step of a 0.2.0 driver's exchange in flight at once (a step may ask for
     /// a collection's thousand members): what one call asks of its BMC at a time.
     pub parallel_requests: usize,
+    /// Plugin calls whose code runs at once, process-wide (`share.rs`): fewer than the
+    /// process's worker threads, so that plugins never hold them all; handed out round-robin
+    /// between pod managers. By default one fewer than the machine's threads, at least one.
+    pub lanes: usize,
     /// Where compiled components are cached; `None` compiles on every start.
     pub cache_dir: Option<PathBuf>,
     /// Answer the `http` import in-process (benchmarks only).
@@ -172,6 +179,7 @@ impl Default for RuntimeConfig {
             http_budget: Some(HttpBudget::CALL),
             discover_http_budget: Some(HttpBudget::DISCOVERY),
             parallel_requests: 16,
+            lanes: share::default_lanes(),
             cache_dir: None,
             http_stub: None,
         }
@@ -189,6 +197,10 @@ struct Inner {
     config: RuntimeConfig,
     pooling: bool,
     slots: Arc<Semaphore>,
+    /// Turns to run plugin code (`lanes`).
+    lanes: Arc<share::Lanes>,
+    /// Calls that ended, for the memory trim after a burst.
+    ended: Arc<trim::Ended>,
     /// Driver calls of 0.2.0 in flight (`max_calls`).
     calls: Arc<Semaphore>,
     /// Requests of plugins in flight (`max_requests`).
@@ -212,13 +224,18 @@ impl std::fmt::Debug for Runtime {
     }
 }
 
-/// How often the epoch ticker advances; the granularity of deadlines and of yields to tokio.
-const EPOCH_TICK: Duration = Duration::from_millis(10);
+/// How often the epoch ticker advances; the granularity of deadlines, of yields to tokio and of
+/// the turns plugins take at the lanes (`share.rs`): the longest a step waits for a lane that
+/// a spinning plugin holds.
+const EPOCH_TICK: Duration = Duration::from_millis(1);
 
 impl Runtime {
     pub fn new(config: RuntimeConfig) -> anyhow::Result<Runtime> {
         let (engine, pooling) = make_engine(&config)?;
-        spawn_epoch_ticker(&engine);
+        let lanes = share::Lanes::new(config.lanes);
+        spawn_epoch_ticker(&engine, &lanes);
+        let ended = Arc::new(trim::Ended::default());
+        trim::spawn(&ended);
 
         let driver_linker = imports::linker(&engine, |l| {
             driver::HardwareDriver::add_to_linker::<_, wasmtime::component::HasSelf<_>>(l, |s| s)
@@ -241,6 +258,8 @@ impl Runtime {
         Ok(Runtime {
             inner: Arc::new(Inner {
                 slots: Arc::new(Semaphore::new(config.max_instances as usize)),
+                lanes,
+                ended,
                 calls: Arc::new(Semaphore::new(config.max_calls.max(1) as usize)),
                 requests: Arc::new(Semaphore::new(config.max_requests.max(1))),
                 idle: Arc::new(http::IdleConnections::new(config.idle_connections)),
@@ -537,14 +556,20 @@ fn pool_config(config: &RuntimeConfig, pagemap: bool) -> PoolingAllocationConfig
     pool
 }
 
-fn spawn_epoch_ticker(engine: &Engine) {
+/// Advances the epoch every tick, and takes the lanes of calls that stayed in the host past a
+/// tick for the calls waiting (`share.rs`).
+fn spawn_epoch_ticker(engine: &Engine, lanes: &Arc<share::Lanes>) {
     let weak = engine.weak();
+    let lanes = Arc::downgrade(lanes);
     std::thread::Builder::new()
         .name("podium-epoch".into())
         .spawn(move || {
             while let Some(engine) = weak.upgrade() {
                 engine.increment_epoch();
                 drop(engine);
+                if let Some(lanes) = lanes.upgrade() {
+                    lanes.revoke_idle(std::time::Instant::now(), EPOCH_TICK);
+                }
                 std::thread::sleep(EPOCH_TICK);
             }
         })

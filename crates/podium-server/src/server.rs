@@ -26,6 +26,8 @@ pub struct ServeConfig {
     /// Plugin instances alive at once in this process (each holds its memory while its call
     /// waits on its endpoint); further calls wait for one.
     pub plugin_instances: u32,
+    /// Plugin calls whose code runs at once, in turn between pod managers.
+    pub plugin_lanes: usize,
     /// 0.2.0 driver calls in flight at once (each waits on its endpoint holding no instance):
     /// also the most operations this process runs at once.
     pub plugin_calls: u32,
@@ -93,6 +95,7 @@ impl ServeConfig {
             discover_timeout: defaults.discover_timeout,
             plugin_memory: defaults.memory_limit,
             plugin_instances: defaults.max_instances,
+            plugin_lanes: defaults.lanes,
             plugin_calls: defaults.max_calls,
             plugin_requests: defaults.max_requests,
             plugin_idle_connections: defaults.idle_connections,
@@ -154,6 +157,7 @@ pub async fn start(config: &ServeConfig) -> anyhow::Result<Started> {
         discover_timeout: config.discover_timeout,
         memory_limit: config.plugin_memory,
         max_instances: config.plugin_instances,
+        lanes: config.plugin_lanes,
         max_calls: config.plugin_calls,
         max_requests: config.plugin_requests,
         idle_connections: config.plugin_idle_connections,

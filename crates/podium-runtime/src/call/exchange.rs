@@ -45,6 +45,7 @@ pub(super) async fn run(
     let outcome = steps(runtime, plugin, context, bounds, &call)
         .await
         .and_then(|finished| checked(finished, &call));
+    runtime.inner.ended.one();
     runtime.inner.metrics.call(
         &plugin.info().name,
         call_name(&call),
@@ -80,6 +81,7 @@ async fn steps(
     // The first step's slot starts the deadline, as a 0.1.0 call's instance does.
     let mut slot = Some(runtime.slot(&label, None).await?);
     let deadline = Instant::now() + limit;
+    let share = super::share_of(&label, context.endpoint.as_ref());
     let grant = runtime.grant(&label, context.endpoint, deadline, budget)?;
     let mut resume: Option<(Vec<u8>, Answers)> = None;
     let mut log_budget = LOG_BUDGET;
@@ -113,10 +115,10 @@ async fn steps(
         };
         let mut store = runtime.store(
             &label,
+            runtime.hold(share.clone(), deadline),
             context.config.clone(),
             None,
             None,
-            deadline,
             copy_limit,
         );
         store.data_mut().log_budget = log_budget;
@@ -162,6 +164,9 @@ async fn steps(
         }
         let answers = match &grant {
             Some(grant) => {
+                // Counted as they are read, the answers still in flight too: a step's answers
+                // never hold more than the memory limit, however many arrive at once.
+                grant.begin_answers(memory_limit);
                 let mut answers = Vec::with_capacity(pending.requests.len());
                 let mut sent = futures::stream::iter(pending.requests)
                     .map(|request| grant.carry(&label, request))
@@ -169,7 +174,7 @@ async fn steps(
                 let mut bytes = 0usize;
                 while let Some(answer) = sent.next().await {
                     bytes += answer_size(&answer);
-                    if bytes > memory_limit {
+                    if bytes > memory_limit || grant.answers_exceeded() {
                         // The rest are dropped unsent (or unread).
                         return Err(CallError::MemoryLimit {
                             plugin: label.clone(),

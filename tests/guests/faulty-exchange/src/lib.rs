@@ -8,6 +8,11 @@
 //!   when given: `/hold/fan/0`...) in one step and answers `on` if every one got a 200 and they
 //!   came back in order (each body is its path).
 //! - `"spin"`, `"hog"`, `"trap"`: loop, allocate without bound, or panic when resumed.
+//! - `"spin-power"`: as `"ok"`, but `set-power` loops when resumed: a site whose hosts register
+//!   and whose power actions spin (the hostile neighbour of `benches/hostile_site.rs`).
+//!
+//! `"ok"` and `"spin-power"` probe, discover `"systems"` systems (1 unless given),
+//! `/redfish/v1/Systems/0` and on, inspect them, and power them (a GET of `/` each).
 //! - `"empty"`: the first step asks for no request.
 //! - `"wrong-outcome"`: `get-power` finishes with `done`.
 //! - `"endless"`: every step asks for one more GET of `/` (of `"target"` when given).
@@ -26,7 +31,7 @@ use std::hint::black_box;
 
 use exports::podium::plugin::driver::{Call, Guest as DriverGuest, Outcome, Pending, Step};
 use exports::podium::plugin::plugin::Guest as PluginGuest;
-use podium::plugin::hardware::{CapabilitySet, Nic, PowerState, System, SystemKind};
+use podium::plugin::hardware::{CapabilitySet, Nic, PowerState, ServiceInfo, System, SystemKind};
 use podium::plugin::http::{HttpError, Method, Request, Response};
 use podium::plugin::types::{Error, PluginInfo};
 
@@ -39,6 +44,7 @@ struct Config {
     fault: String,
     target: Option<String>,
     requests: usize,
+    systems: usize,
 }
 
 impl Config {
@@ -51,6 +57,10 @@ impl Config {
             target: text("target"),
             requests: value
                 .get("requests")
+                .and_then(serde_json::Value::as_u64)
+                .unwrap_or(1) as usize,
+            systems: value
+                .get("systems")
                 .and_then(serde_json::Value::as_u64)
                 .unwrap_or(1) as usize,
         })
@@ -77,11 +87,11 @@ fn finished(result: Result<Outcome, Error>) -> Step {
     Step::Finished(result)
 }
 
-fn system() -> System {
+fn system(i: usize) -> System {
     System {
-        id: "/redfish/v1/Systems/0".into(),
+        id: format!("/redfish/v1/Systems/{i}"),
         kind: SystemKind::System,
-        name: "faulty-exchange-0".into(),
+        name: format!("faulty-exchange-{i}"),
         uuid: None,
         manufacturer: None,
         model: None,
@@ -91,12 +101,19 @@ fn system() -> System {
         nics: vec![Nic {
             id: "nic0".into(),
             name: None,
-            mac: "52:54:00:00:00:02".into(),
+            mac: format!("52:54:00:{:02x}:{:02x}:02", i >> 8 & 0xff, i & 0xff),
             speed_mbps: None,
         }],
         power: PowerState::Off,
         boot: None,
         media_slots: Vec::new(),
+    }
+}
+
+fn spin() -> ! {
+    let mut counter = 0u64;
+    loop {
+        counter = black_box(counter.wrapping_add(1));
     }
 }
 
@@ -142,12 +159,8 @@ fn next_step(
     answers: &[Result<Response, HttpError>],
 ) -> Step {
     match config.fault.as_str() {
-        "spin" => {
-            let mut counter = 0u64;
-            loop {
-                counter = black_box(counter.wrapping_add(1));
-            }
-        }
+        "spin" => spin(),
+        "spin-power" if matches!(call, Call::SetPower(_)) => spin(),
         "hog" => {
             let mut hoard: Vec<Vec<u8>> = Vec::new();
             loop {
@@ -186,10 +199,24 @@ fn next_step(
             (_, Some(answer)) if !ok(answer) => Err(Error::Unreachable(format!(
                 "the endpoint answered {answer:?}"
             ))),
-            (Call::Discover, _) => Ok(Outcome::Systems(vec![system()])),
+            (Call::Probe, _) => Ok(Outcome::ServiceInfo(ServiceInfo {
+                root_link: "/".into(),
+                product: None,
+                version: None,
+            })),
+            (Call::Discover, _) => Ok(Outcome::Systems((0..config.systems).map(system).collect())),
+            (Call::Inspect(id), _) => match id
+                .strip_prefix("/redfish/v1/Systems/")
+                .and_then(|i| i.parse::<usize>().ok())
+                .filter(|i| *i < config.systems)
+            {
+                Some(i) => Ok(Outcome::System(system(i))),
+                None => Err(Error::NotFound(format!("no system {id}"))),
+            },
             (Call::GetPower(_), _) => Ok(Outcome::Power(PowerState::On)),
+            (Call::SetPower(_), _) => Ok(Outcome::Done),
             _ => Err(Error::Unsupported(
-                "faulty-exchange: only discover and get-power".into(),
+                "faulty-exchange: only probe, discover, inspect and power".into(),
             )),
         }),
     }
