@@ -8,6 +8,7 @@ const GUESTS: &[(&str, &str)] = &[
     ("guest-missing-export", "GUEST_MISSING_EXPORT"),
     ("guest-other-world", "GUEST_OTHER_WORLD"),
     ("guest-contract-0-1-0", "GUEST_CONTRACT_0_1_0"),
+    ("guest-contract-0-2-0", "GUEST_CONTRACT_0_2_0"),
 ];
 
 fn main() {

@@ -6,38 +6,17 @@
 
 use std::path::Path;
 
+use podium_tests::released::wit_digest;
 use podium_tests::sushy::{FakeSystem, Sushy, SushyConfig};
 use podium_tests::{TestServer, guests};
 use reqwest::StatusCode;
 use serde_json::json;
-use sha2::{Digest, Sha256};
 
 use crate::pod_managers::wait_succeeded;
 
 /// The digest of the released WIT (each file's name, a NUL, its bytes, in name order). A test
 /// that fails here means a released contract was edited: put the change in a new version.
 const RELEASED: &str = "0bb7dbc5362742d21a54fc1945a5565983e8bc771ac3b59a8ad71b805d34e4a2";
-
-/// The digest of the `.wit` files of `dir`, and their names and contents.
-fn wit_digest(dir: &Path) -> (String, Vec<(String, Vec<u8>)>) {
-    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "wit"))
-        .map(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            (name, std::fs::read(&p).unwrap())
-        })
-        .collect();
-    files.sort();
-    let mut digest = Sha256::new();
-    for (name, bytes) in &files {
-        digest.update(name.as_bytes());
-        digest.update([0]);
-        digest.update(bytes);
-    }
-    (hex::encode(digest.finalize()), files)
-}
 
 #[test]
 fn the_released_wit_is_unchanged() {

@@ -90,7 +90,12 @@ fn macs(host: &Value) -> Vec<String> {
 }
 
 /// Waits until `GET /v1/hosts/{id}` satisfies `ok`; returns the host.
-async fn wait_host(admin: &Client, id: &str, what: &str, ok: impl Fn(&Value) -> bool) -> Value {
+pub(crate) async fn wait_host(
+    admin: &Client,
+    id: &str,
+    what: &str,
+    ok: impl Fn(&Value) -> bool,
+) -> Value {
     let path = format!("/v1/hosts/{id}");
     eventually(&format!("host {id}: {what}"), async || {
         let reply = admin.get(&path).await;
@@ -338,7 +343,7 @@ async fn a_boot_override_is_written_to_the_bmc() {
 }
 
 /// The emulator's CD slot of a system, found from the system's `VirtualMedia` link.
-async fn emulated_cd(bmc: &Sushy, uuid: &str) -> Value {
+pub(crate) async fn emulated_cd(bmc: &Sushy, uuid: &str) -> Value {
     let system = bmc
         .get_json(&format!("/redfish/v1/Systems/{uuid}"))
         .await

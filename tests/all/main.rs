@@ -13,6 +13,7 @@ mod composition;
 mod config;
 mod contract;
 mod contract_0_1_0;
+mod contract_0_2_0;
 mod deploy;
 mod events;
 mod exchange;

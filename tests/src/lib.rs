@@ -4,7 +4,8 @@
 //! tests start from with its tenants (`site.rs`), processes of their own (`process.rs`), the
 //! image server (`images.rs`), the faulty proxy (`fault_proxy.rs`) and the composition service
 //! (`composition.rs`), the real peers (`sushy`,
-//! `ironic`, `cloud_init`, `vfat`, `vm`, `api_tools`) and the test guests' component bytes.
+//! `ironic`, `cloud_init`, `vfat`, `vm`, `api_tools`), the test guests' component bytes and the
+//! digest that pins a released contract's WIT (`released.rs`).
 //!
 //! `PODIUM_TEST_DATABASE=postgres` runs every test on PostgreSQL
 //! (`PODIUM_TEST_POSTGRES_URL`, default `postgres://postgres@127.0.0.1:5432/postgres`); each test
@@ -22,6 +23,7 @@ pub mod ironic;
 mod postgres;
 mod process;
 mod receiver;
+pub mod released;
 mod server;
 pub mod site;
 pub mod sushy;
@@ -49,6 +51,9 @@ pub mod guests {
     pub static OTHER_WORLD: &[u8] = include_bytes!(env!("GUEST_OTHER_WORLD"));
     /// A driver built against the released `podium:plugin@0.1.0` (its own copy of the WIT).
     pub static CONTRACT_0_1_0: &[u8] = include_bytes!(env!("GUEST_CONTRACT_0_1_0"));
+    /// A sans-IO driver built against the released `podium:plugin@0.2.0` (its own copy of the
+    /// WIT), answering every call.
+    pub static CONTRACT_0_2_0: &[u8] = include_bytes!(env!("GUEST_CONTRACT_0_2_0"));
 }
 
 /// The admin token every test server starts with.
