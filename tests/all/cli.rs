@@ -546,6 +546,42 @@ async fn names_stand_for_ids_and_help_is_per_command() {
         err.contains("limits.site") && err.contains("between 1 and"),
         "{err}"
     );
+    // What a release erases and how a power off treats the OS, changed after the create.
+    let deploy = cli
+        .json(&[
+            "podm",
+            "deploy",
+            "lab1",
+            "--cleaning",
+            "full",
+            "--allow-md5",
+        ])
+        .await;
+    assert_eq!(
+        deploy["deploy"],
+        json!({"cleaning": "full", "allow_md5": true}),
+        "{deploy}"
+    );
+    let power = cli
+        .json(&["podm", "power", "lab1", "--shutdown-timeout", "30"])
+        .await;
+    assert_eq!(power["power"], json!({"shutdown_timeout": 30}), "{power}");
+    let refused = cli
+        .run(
+            &["podm", "power", "lab1", "--shutdown-timeout", "3601"],
+            "",
+            None,
+        )
+        .await;
+    assert_eq!(refused.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("shutdown_timeout"), "{err}");
+    let defaults = cli.json(&["podm", "deploy", "lab1"]).await;
+    assert_eq!(
+        defaults["deploy"],
+        json!({"cleaning": "metadata", "allow_md5": false}),
+        "{defaults}"
+    );
     let grant = cli
         .json(&[
             "grant",

@@ -284,6 +284,21 @@ async fn a_host_whose_disks_hold_another_claims_image_is_cleaned_before_it_is_pr
         "{}",
         pm.text
     );
+    // Its hosts say so too, one by one and in the list.
+    let shown = admin.get(&format!("/v1/hosts/{}", host.id)).await;
+    assert_eq!(
+        shown.body["disks"]["cleaning"], pm.body["cleaning"],
+        "{}",
+        shown.text
+    );
+    let listed = admin
+        .get(&format!("/v1/hosts?pod_manager={}", site.pm))
+        .await;
+    assert_eq!(
+        listed.body["items"][0]["disks"]["cleaning"], pm.body["cleaning"],
+        "{}",
+        listed.text
+    );
     // What a release while the host was missing leaves: its disks marked as holding another
     // claim's image, never cleaned (there was no machine to reach).
     sqlx::any::install_default_drivers();
@@ -305,7 +320,8 @@ async fn a_host_whose_disks_hold_another_claims_image_is_cleaned_before_it_is_pr
     let before = admin.get(&format!("/v1/hosts/{}", host.id)).await;
     assert_eq!(
         before.body["disks"],
-        json!({"may_hold_data_of": "01a24100-0000-7000-8000-000000000001", "last_cleaning": null}),
+        json!({"may_hold_data_of": "01a24100-0000-7000-8000-000000000001", "last_cleaning": null,
+               "cleaning": pm.body["cleaning"]}),
         "the admin sees the mark: {}",
         before.text
     );

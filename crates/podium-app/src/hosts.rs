@@ -2,7 +2,7 @@
 //! managers, and carrying out power, boot and media actions as operations through the site's
 //! driver.
 
-use podium_types::{ClaimId, HostId};
+use podium_types::{ClaimId, HostId, PodManagerId};
 
 use crate::app::Podium;
 use crate::auth::Caller;
@@ -378,7 +378,26 @@ impl Podium {
     }
 
     pub async fn host_view(&self, caller: &Caller, id: &HostId) -> Result<HostView, Error> {
-        self.host_get(caller, id).await.map(views::host)
+        let host = self.host_get(caller, id).await?;
+        let cleaning = self.cleaning_in_effect(&host.pod_manager).await?;
+        Ok(views::host(host, cleaning))
+    }
+
+    /// What a release of a host of `pod_manager` erases now, and why.
+    async fn cleaning_in_effect(
+        &self,
+        pod_manager: &PodManagerId,
+    ) -> Result<podium_types::CleaningInEffect, Error> {
+        Ok(match self.pod_manager_find(pod_manager).await? {
+            Some(pm) => {
+                podium_types::CleaningInEffect::of(&pm.deploy, pm.preprovisioning_image.is_some())
+            }
+            // Deleted meanwhile, its hosts with it.
+            None => podium_types::CleaningInEffect {
+                erases: None,
+                why: "the host's pod manager is being deleted".into(),
+            },
+        })
     }
 
     pub async fn host_list(
@@ -389,7 +408,18 @@ impl Podium {
     ) -> Result<List<HostView>, Error> {
         caller.require_admin_read()?;
         let paged = self.datastore().host_list(&filter, &page).await?;
-        Ok(List::of(paged, |h| views::host(h.into())))
+        // A page's hosts are of a few pod managers: each read once.
+        let mut cleaning = std::collections::HashMap::new();
+        for row in &paged.items {
+            if !cleaning.contains_key(&row.pod_manager) {
+                let of = self.cleaning_in_effect(&row.pod_manager).await?;
+                cleaning.insert(row.pod_manager.clone(), of);
+            }
+        }
+        Ok(List::of(paged, |h| {
+            let of = cleaning[&h.pod_manager].clone();
+            views::host(h.into(), of)
+        }))
     }
 
     /// Replaces a host's labels and/or sets the NIC it boots from (checked against its NICs).

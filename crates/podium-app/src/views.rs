@@ -89,7 +89,8 @@ pub(crate) fn status_change(s: StatusChange) -> StatusChangeView {
     }
 }
 
-pub(crate) fn host(h: Host) -> HostView {
+/// A host's view; `cleaning` is what its pod manager's release erases now.
+pub(crate) fn host(h: Host, cleaning: podium_types::CleaningInEffect) -> HostView {
     let shown = shown_state(&h);
     let error = shown_error(&h);
     let bmc = h.bmc.as_ref().map(Bmc::view);
@@ -126,6 +127,7 @@ pub(crate) fn host(h: Host) -> HostView {
         disks: podium_types::views::DisksView {
             may_hold_data_of: h.disks_written_for,
             last_cleaning: h.last_cleaning,
+            cleaning,
         },
         created_at: h.created_at,
         updated_at: h.updated_at,

@@ -56,6 +56,26 @@ pub(super) enum PodmCommand {
         #[arg(long)]
         firmware_update: bool,
     },
+    /// Set what a pod manager's (by uuid or name) releases erase and which images its claims
+    /// may take; what is not given goes back to its default.
+    Deploy {
+        uuid: String,
+        /// `metadata` (default: partition tables and file system signatures), `full` (every
+        /// byte) or `disabled` (nothing: the next tenant may read the last one's data).
+        #[arg(long, value_parser = ["metadata", "full", "disabled"])]
+        cleaning: Option<String>,
+        /// Take claims whose image checksum is md5 (refused by default).
+        #[arg(long)]
+        allow_md5: bool,
+    },
+    /// Set how a pod manager's (by uuid or name) power off treats the OS.
+    Power {
+        uuid: String,
+        /// Seconds a power off gives the OS to shut down before it forces the power off (0: at
+        /// once; default 120).
+        #[arg(long, value_name = "SECONDS")]
+        shutdown_timeout: Option<u32>,
+    },
     /// Delete a pod manager (by uuid or name) and forget its hosts.
     Delete { uuid: String },
     /// Sync the inventory now.
@@ -256,6 +276,8 @@ impl PodmCommand {
             | PodmCommand::Sync { uuid, .. }
             | PodmCommand::Limits { uuid, .. }
             | PodmCommand::TenantFirmware { uuid, .. }
+            | PodmCommand::Deploy { uuid, .. }
+            | PodmCommand::Power { uuid, .. }
             | PodmCommand::Template(
                 TemplateCommand::Show { uuid }
                 | TemplateCommand::Set { uuid, .. }
@@ -336,6 +358,36 @@ pub(super) async fn run(url: Option<&str>, format: Format, cmd: PodmCommand) -> 
                 &c.send(Method::PATCH, &path, Some(&body)).await?,
             ));
         }
+        PodmCommand::Deploy {
+            uuid,
+            cleaning,
+            allow_md5,
+        } => {
+            let body = PodManagerUpdate {
+                deploy: Some(podium_types::DeploySettings {
+                    cleaning: cleaning
+                        .map(|c| parsed("--cleaning", &c))
+                        .transpose()?
+                        .unwrap_or_default(),
+                    allow_md5,
+                }),
+                ..Default::default()
+            };
+            update(&c, format, &uuid, &body).await?;
+        }
+        PodmCommand::Power {
+            uuid,
+            shutdown_timeout,
+        } => {
+            let defaults = podium_types::PowerSettings::default();
+            let body = PodManagerUpdate {
+                power: Some(podium_types::PowerSettings {
+                    shutdown_timeout: shutdown_timeout.unwrap_or(defaults.shutdown_timeout),
+                }),
+                ..Default::default()
+            };
+            update(&c, format, &uuid, &body).await?;
+        }
         PodmCommand::Delete { uuid } => {
             c.delete(&format!("/v1/pod_managers/{}", seg(&uuid)?))
                 .await?;
@@ -361,6 +413,21 @@ pub(super) async fn run(url: Option<&str>, format: Format, cmd: PodmCommand) -> 
         }
         PodmCommand::Template(cmd) => template(&c, cmd).await?,
     }
+    Ok(())
+}
+
+/// `PATCH`es the pod manager and prints what it became.
+async fn update(
+    c: &Client,
+    format: Format,
+    uuid: &str,
+    body: &PodManagerUpdate,
+) -> anyhow::Result<()> {
+    let path = format!("/v1/pod_managers/{}", seg(uuid)?);
+    print(output::object(
+        format,
+        &c.send(Method::PATCH, &path, Some(body)).await?,
+    ));
     Ok(())
 }
 

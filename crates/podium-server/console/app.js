@@ -465,6 +465,7 @@ async function hostPage(id) {
         ['Last cleaning', now.disks.last_cleaning
           ? `${now.disks.last_cleaning.cleaning} ${now.disks.last_cleaning.succeeded ? 'succeeded' : `failed: ${now.disks.last_cleaning.message ?? ''}`} at ${now.disks.last_cleaning.at}`
           : 'never'],
+        ['Release cleans', now.disks.cleaning.erases ?? `nothing: ${now.disks.cleaning.why}`],
         ['Labels', Object.entries(now.labels).map(([k, v]) => `${k}=${v}`).join(', ')],
       ], (row) => row),
       h('h2', null, 'NICs'),

@@ -1,18 +1,19 @@
 //! What a driver reports of a system or a chassis, in the form the store keeps.
 
-use podium_runtime::{Chassis, Health, System, SystemKind};
+use podium_runtime::{Chassis, Health, System};
 use podium_store::{ChassisReport, HostRow};
 use podium_types::{HostId, HostKind};
 
 /// The stored form of a discovered system (the `id` is used only if the host is new).
+///
+/// Always a system: a host comes only from a system (a sync and a registration keep no chassis
+/// a driver reports), and a later read of it that says chassis (contract 0.1.0 lets a driver
+/// say so) does not make it one.
 pub(crate) fn host_from_system(s: &System) -> HostRow {
     HostRow {
         id: HostId::generate(),
         system_id: s.id.clone(),
-        kind: match s.kind {
-            SystemKind::System => HostKind::System,
-            SystemKind::Chassis => HostKind::Chassis,
-        },
+        kind: HostKind::System,
         name: s.name.clone(),
         uuid: s.uuid.clone(),
         manufacturer: s.manufacturer.clone(),

@@ -70,6 +70,8 @@ pub struct DisksView {
     pub may_hold_data_of: Option<crate::ClaimId>,
     /// The last cleaning of the disks between tenants; `null`: never cleaned.
     pub last_cleaning: Option<crate::CleaningRecord>,
+    /// What a release of this host erases now, by its pod manager's settings, and why.
+    pub cleaning: crate::CleaningInEffect,
 }
 
 /// Why a host is in `error`.
