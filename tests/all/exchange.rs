@@ -1,7 +1,8 @@
-//! `podium:plugin@0.2.0`'s exchanges, from the host's side: a driver whose call waits on its BMC
-//! holds no instance, a step's requests are sent together and answered in order, and a driver
-//! that misbehaves in any step (`tests/guests/faulty-exchange`) fails its own call with an error
-//! that says which, the next call succeeding.
+//! The sans-IO exchanges (`podium:plugin@0.2.0`'s, and 0.3.0's, the same), from the host's
+//! side: a driver whose call waits on its BMC holds no instance, a step's requests are sent
+//! together and answered in order, and a driver that misbehaves in any step
+//! (`tests/guests/faulty-exchange`) fails its own call with an error that says which, the next
+//! call succeeding.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;

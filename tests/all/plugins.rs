@@ -271,7 +271,7 @@ async fn plugin_check_offline_accepts_what_an_upload_accepts_and_names_what_it_r
     assert!(out.contains("an upload would accept it"), "{out}");
     assert!(out.contains("name         redfish"), "{out}");
     assert!(out.contains("world        hardware-driver"), "{out}");
-    assert!(out.contains("contract     podium:plugin@0.2.0"), "{out}");
+    assert!(out.contains("contract     podium:plugin@0.3.0"), "{out}");
 
     // Each misbehaving guest: refused, with the very reason the upload gives.
     let server = TestServer::start().await;

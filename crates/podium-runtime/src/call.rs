@@ -565,6 +565,7 @@ macro_rules! call_export {
 
 mod driver;
 mod exchange;
+mod exchange_0_2;
 mod ipam;
 mod render;
 pub use driver::DriverCall;
@@ -590,6 +591,14 @@ pub(super) async fn info(runtime: &Runtime, plugin: &Plugin) -> Result<PluginInf
             plugin,
             context,
             Exchange,
+            "hardware-driver",
+            |b, s| b.podium_plugin_plugin().call_info(s)
+        ),
+        Pre::Exchange0_2(_) => call_export!(
+            runtime,
+            plugin,
+            context,
+            Exchange0_2,
             "hardware-driver",
             |b, s| b.podium_plugin_plugin().call_info(s)
         ),
@@ -625,6 +634,16 @@ impl Runtime {
                     plugin,
                     context,
                     Exchange,
+                    "hardware-driver",
+                    |b, s| b.podium_plugin_plugin().call_validate_config(s, &config)
+                )
+            }
+            Pre::Exchange0_2(_) => {
+                call_export!(
+                    self,
+                    plugin,
+                    context,
+                    Exchange0_2,
                     "hardware-driver",
                     |b, s| b.podium_plugin_plugin().call_validate_config(s, &config)
                 )

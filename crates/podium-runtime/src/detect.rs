@@ -19,11 +19,11 @@ pub enum LoadError {
     #[error("not a valid component: {0}")]
     Invalid(String),
     #[error(
-        "targets the WIT package {found}, but this host implements podium:plugin@0.1.0 (every world) and podium:plugin@0.2.0 (hardware-driver); rebuild the plugin against wit/podium-plugin@0.2.0 (a driver) or wit/podium-plugin@0.1.0"
+        "targets the WIT package {found}, but this host implements podium:plugin@0.1.0 (every world), podium:plugin@0.2.0 and podium:plugin@0.3.0 (hardware-driver); rebuild the plugin against wit/podium-plugin@0.3.0 (a driver) or wit/podium-plugin@0.1.0"
     )]
     IncompatibleVersion { found: String },
     #[error(
-        "implements none of Podium's worlds: it must export `podium:plugin/driver@0.2.0` or `podium:plugin/driver@0.1.0` (hardware-driver), `podium:plugin/allocator@0.1.0` (ipam) or `podium:plugin/render@0.1.0` (renderer), together with `podium:plugin/plugin` of the same version; it exports {exports}"
+        "implements none of Podium's worlds: it must export `podium:plugin/driver@0.3.0`, `podium:plugin/driver@0.2.0` or `podium:plugin/driver@0.1.0` (hardware-driver), `podium:plugin/allocator@0.1.0` (ipam) or `podium:plugin/render@0.1.0` (renderer), together with `podium:plugin/plugin` of the same version; it exports {exports}"
     )]
     NoWorld { exports: String },
     #[error("exports more than one of Podium's worlds ({0}); a plugin implements exactly one")]
@@ -67,6 +67,7 @@ pub(super) fn plugin_export(contract: Contract) -> &'static str {
     match contract {
         Contract::V0_1_0 => PLUGIN_EXPORT,
         Contract::V0_2_0 => "podium:plugin/plugin@0.2.0",
+        Contract::V0_3_0 => "podium:plugin/plugin@0.3.0",
     }
 }
 
@@ -78,6 +79,8 @@ fn world_export(world: World, contract: Contract) -> Option<&'static str> {
         (Contract::V0_1_0, World::Renderer) => Some("podium:plugin/render@0.1.0"),
         (Contract::V0_2_0, World::HardwareDriver) => Some("podium:plugin/driver@0.2.0"),
         (Contract::V0_2_0, _) => None,
+        (Contract::V0_3_0, World::HardwareDriver) => Some("podium:plugin/driver@0.3.0"),
+        (Contract::V0_3_0, _) => None,
     }
 }
 

@@ -8,7 +8,7 @@ use wasmtime::component::{Linker, ResourceTable};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-use super::bindings::{driver, driver_0_2, wit_allocations, wit_log};
+use super::bindings::{driver, driver_0_2, driver_0_3, wit_allocations, wit_log};
 use super::call::Allocations;
 use super::http::HttpGrant;
 use super::limits::Limiter;
@@ -112,6 +112,27 @@ impl driver_0_2::podium::plugin::config::Host for PluginState {
 impl driver_0_2::podium::plugin::log::Host for PluginState {
     async fn log(&mut self, level: driver_0_2::podium::plugin::log::Level, message: String) {
         use driver_0_2::podium::plugin::log::Level;
+        let level = match level {
+            Level::Trace => wit_log::Level::Trace,
+            Level::Debug => wit_log::Level::Debug,
+            Level::Info => wit_log::Level::Info,
+            Level::Warn => wit_log::Level::Warn,
+            Level::Error => wit_log::Level::Error,
+        };
+        wit_log::Host::log(self, level, message).await;
+    }
+}
+
+impl driver_0_3::podium::plugin::config::Host for PluginState {
+    async fn get(&mut self) -> String {
+        self.config.clone()
+    }
+}
+
+/// So is 0.3.0's.
+impl driver_0_3::podium::plugin::log::Host for PluginState {
+    async fn log(&mut self, level: driver_0_3::podium::plugin::log::Level, message: String) {
+        use driver_0_3::podium::plugin::log::Level;
         let level = match level {
             Level::Trace => wit_log::Level::Trace,
             Level::Debug => wit_log::Level::Debug,

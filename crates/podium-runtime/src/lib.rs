@@ -49,7 +49,7 @@ pub use imports::{LOG_BUDGET, LOG_LINE_MAX};
 pub use metrics::latency_histogram;
 pub use share::default_lanes;
 
-use self::bindings::{driver, driver_0_2, ipam, renderer};
+use self::bindings::{driver, driver_0_2, driver_0_3, ipam, renderer};
 use self::imports::PluginState;
 
 /// The component-model world a plugin implements.
@@ -91,18 +91,21 @@ pub enum Contract {
     /// The hardware-driver world only, sans-IO: a driver's call is an exchange of steps that
     /// holds no instance while its BMC answers (`call/exchange.rs`).
     V0_2_0,
+    /// 0.2.0's hardware-driver world with chassis power.
+    V0_3_0,
 }
 
 impl Contract {
-    pub const ALL: [Contract; 2] = [Contract::V0_1_0, Contract::V0_2_0];
+    pub const ALL: [Contract; 3] = [Contract::V0_1_0, Contract::V0_2_0, Contract::V0_3_0];
     /// What `podium plugin new` builds and the SDK speaks, for drivers.
-    pub const NEWEST: Contract = Contract::V0_2_0;
+    pub const NEWEST: Contract = Contract::V0_3_0;
 
-    /// The WIT package: `podium:plugin@0.2.0`.
+    /// The WIT package: `podium:plugin@0.3.0`.
     pub fn as_str(self) -> &'static str {
         match self {
             Contract::V0_1_0 => "podium:plugin@0.1.0",
             Contract::V0_2_0 => "podium:plugin@0.2.0",
+            Contract::V0_3_0 => "podium:plugin@0.3.0",
         }
     }
 }
@@ -210,6 +213,7 @@ struct Inner {
     http: http::Clients,
     driver_linker: Linker<PluginState>,
     exchange_linker: Linker<PluginState>,
+    exchange_linker_0_3: Linker<PluginState>,
     ipam_linker: Linker<PluginState>,
     renderer_linker: Linker<PluginState>,
     metrics: metrics::Metrics,
@@ -246,6 +250,12 @@ impl Runtime {
                 |s| s,
             )
         })?;
+        let exchange_linker_0_3 = imports::linker(&engine, |l| {
+            driver_0_3::HardwareDriver::add_to_linker::<_, wasmtime::component::HasSelf<_>>(
+                l,
+                |s| s,
+            )
+        })?;
         let ipam_linker = imports::linker(&engine, |l| {
             ipam::Ipam::add_to_linker::<_, wasmtime::component::HasSelf<_>>(l, |s| s)
         })?;
@@ -269,6 +279,7 @@ impl Runtime {
                 pooling,
                 driver_linker,
                 exchange_linker,
+                exchange_linker_0_3,
                 ipam_linker,
                 renderer_linker,
                 metrics: metrics::Metrics::default(),
@@ -339,11 +350,11 @@ impl Runtime {
         let (world, contract) = match detect::world(&self.inner.engine, &component) {
             Ok(found) => found,
             Err(LoadError::MissingExport { world, detail }) => {
-                let contract = if detail.contains("@0.2.0") {
-                    Contract::V0_2_0
-                } else {
-                    Contract::V0_1_0
-                };
+                let contract = Contract::ALL
+                    .into_iter()
+                    .rev()
+                    .find(|c| detail.contains(&c.as_str()["podium:plugin".len()..]))
+                    .unwrap_or(Contract::V0_1_0);
                 problems.push(LoadError::MissingExport { world, detail });
                 (world, contract)
             }
@@ -383,6 +394,7 @@ impl Runtime {
 
     fn linker(&self, world: World, contract: Contract) -> &Linker<PluginState> {
         match (world, contract) {
+            (World::HardwareDriver, Contract::V0_3_0) => &self.inner.exchange_linker_0_3,
             (World::HardwareDriver, Contract::V0_2_0) => &self.inner.exchange_linker,
             (World::HardwareDriver, Contract::V0_1_0) => &self.inner.driver_linker,
             (World::Ipam, _) => &self.inner.ipam_linker,
@@ -417,8 +429,11 @@ fn typed_pre(
     pre: wasmtime::component::InstancePre<PluginState>,
 ) -> Result<Pre, LoadError> {
     Ok(match (world, contract) {
+        (World::HardwareDriver, Contract::V0_3_0) => {
+            Pre::Exchange(driver_0_3::HardwareDriverPre::new(pre).map_err(detect::export_error)?)
+        }
         (World::HardwareDriver, Contract::V0_2_0) => {
-            Pre::Exchange(driver_0_2::HardwareDriverPre::new(pre).map_err(detect::export_error)?)
+            Pre::Exchange0_2(driver_0_2::HardwareDriverPre::new(pre).map_err(detect::export_error)?)
         }
         (World::HardwareDriver, Contract::V0_1_0) => {
             Pre::Driver(driver::HardwareDriverPre::new(pre).map_err(detect::export_error)?)
@@ -432,8 +447,11 @@ fn typed_pre(
 
 enum Pre {
     Driver(driver::HardwareDriverPre<PluginState>),
-    /// A 0.2.0 driver: its calls are exchanges of steps.
-    Exchange(driver_0_2::HardwareDriverPre<PluginState>),
+    /// A 0.3.0 driver: its calls are exchanges of steps.
+    Exchange(driver_0_3::HardwareDriverPre<PluginState>),
+    /// A 0.2.0 driver: the same exchange, with fewer calls (`call/exchange.rs` speaks 0.3.0's
+    /// to it).
+    Exchange0_2(driver_0_2::HardwareDriverPre<PluginState>),
     Ipam(ipam::IpamPre<PluginState>),
     Renderer(renderer::RendererPre<PluginState>),
 }

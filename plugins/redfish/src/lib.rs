@@ -91,6 +91,14 @@ impl HardwareDriver for Redfish {
         self.0.discover_chassis().await
     }
 
+    async fn get_chassis_power(&self, chassis_id: &str) -> Result<PowerState> {
+        self.0.get_chassis_power(chassis_id).await
+    }
+
+    async fn set_chassis_power(&self, chassis_id: &str, action: PowerAction) -> Result<()> {
+        self.0.set_chassis_power(chassis_id, action).await
+    }
+
     async fn read_composition(&self) -> Result<CompositionService> {
         self.0.read_composition().await
     }

@@ -142,7 +142,7 @@ pub(crate) struct SystemActions {
         deserialize_with = "lenient"
     )]
     pub(crate) reset: Option<ResetAction>,
-    /// What a chassis id passed back from `discover` advertises instead.
+    /// What a chassis advertises (and a chassis id a 0.1.0 host passed back from `discover`).
     #[serde(rename = "#Chassis.Reset", default, deserialize_with = "lenient")]
     pub(crate) chassis_reset: Option<ResetAction>,
 }
@@ -255,6 +255,8 @@ pub(crate) struct Chassis {
     pub(crate) location: Option<Location>,
     #[serde(rename = "Links", default, deserialize_with = "lenient")]
     pub(crate) links: Option<ChassisLinks>,
+    #[serde(rename = "Actions", default, deserialize_with = "lenient")]
+    pub(crate) actions: Option<SystemActions>,
 }
 
 /// `GET /redfish/v1/CompositionService`.

@@ -33,8 +33,8 @@ use podium_plugin::http::{Method, Request};
 use podium_plugin::{Error, ErrorExt, log};
 
 use crate::model::{
-    Chassis, ComputerSystem, EthernetInterface, Link, Location, Manager, Named, Part, ServiceRoot,
-    VirtualMedia,
+    Chassis, ComputerSystem, EthernetInterface, Link, Location, Manager, Named, Part, ResetAction,
+    ServiceRoot, VirtualMedia,
 };
 
 /// The Redfish logic, for one call of the host.
@@ -498,22 +498,49 @@ impl Client {
         let system: ComputerSystem = self.get(system_id, UrlSource::Caller).await?;
         let reset_type = reset_type(action);
         let reset = system.actions.and_then(|a| a.reset.or(a.chassis_reset));
-        if let Some(allowed) = reset
-            .as_ref()
-            .and_then(|r| r.allowed.as_ref())
-            .filter(|a| !a.is_empty())
-            && !allowed.iter().any(|a| a == reset_type)
-        {
-            return Err(Error::Unsupported(format!(
-                "{system_id}: ResetType {reset_type} is not supported (allowed: {})",
-                allowed.join(", ")
-            )));
-        }
+        check_reset_type(system_id, reset.as_ref(), reset_type)?;
         let target = reset.and_then(|r| r.target).unwrap_or_else(|| {
             format!(
                 "{}/Actions/ComputerSystem.Reset",
                 system_id.trim_end_matches('/')
             )
+        });
+        self.send_json(Method::Post, &target, &json!({ "ResetType": reset_type }))
+            .await
+    }
+
+    /// A chassis' own `PowerState`; `unsupported` where it reports none (a rack, say).
+    pub(crate) async fn get_chassis_power(&self, chassis_id: &str) -> Result<PowerState, Error> {
+        check_resource_id("chassis-id", chassis_id)?;
+        let chassis: Chassis = self.get(chassis_id, UrlSource::Caller).await?;
+        match chassis.power_state.as_deref() {
+            Some(state) => Ok(power_state(Some(state))),
+            None => Err(Error::Unsupported(format!(
+                "{chassis_id}: the chassis reports no PowerState of its own"
+            ))),
+        }
+    }
+
+    /// POSTs `Chassis.Reset` to the target the chassis advertises, after checking the reset type
+    /// against its `ResetType@Redfish.AllowableValues`. A chassis that advertises no
+    /// `#Chassis.Reset` takes none: `unsupported`, nothing sent (unlike a system's reset, whose
+    /// conventional target is tried, an enclosure's is never guessed).
+    pub(crate) async fn set_chassis_power(
+        &self,
+        chassis_id: &str,
+        action: PowerAction,
+    ) -> Result<(), Error> {
+        check_resource_id("chassis-id", chassis_id)?;
+        let chassis: Chassis = self.get(chassis_id, UrlSource::Caller).await?;
+        let reset_type = reset_type(action);
+        let Some(reset) = chassis.actions.and_then(|a| a.chassis_reset) else {
+            return Err(Error::Unsupported(format!(
+                "{chassis_id}: the chassis advertises no #Chassis.Reset action"
+            )));
+        };
+        check_reset_type(chassis_id, Some(&reset), reset_type)?;
+        let target = reset.target.unwrap_or_else(|| {
+            format!("{}/Actions/Chassis.Reset", chassis_id.trim_end_matches('/'))
         });
         self.send_json(Method::Post, &target, &json!({ "ResetType": reset_type }))
             .await
@@ -885,17 +912,39 @@ fn json_object(url: &str, body: &[u8]) -> Result<Value, Error> {
 /// A system id is a path the service handed out (or, from services that hand out absolute
 /// links, an http(s) URL).
 fn check_system_id(system_id: &str) -> Result<(), Error> {
-    let well_formed = (system_id.starts_with('/') && !system_id.starts_with("//"))
-        || system_id.starts_with("https://")
-        || system_id.starts_with("http://");
-    if !well_formed
-        || system_id
-            .chars()
-            .any(|c| c.is_whitespace() || c.is_control())
-    {
+    check_resource_id("system-id", system_id)
+}
+
+/// An id the host passed back is a Redfish path (or URL): `field` names it in the error.
+fn check_resource_id(field: &str, id: &str) -> Result<(), Error> {
+    let well_formed = (id.starts_with('/') && !id.starts_with("//"))
+        || id.starts_with("https://")
+        || id.starts_with("http://");
+    if !well_formed || id.chars().any(|c| c.is_whitespace() || c.is_control()) {
         return Err(Error::InvalidInput(format!(
-            "system-id: expected a Redfish path such as /redfish/v1/Systems/1, found {:?}",
-            podium_plugin::truncate(system_id)
+            "{field}: expected a Redfish path such as /redfish/v1/{}/1, found {:?}",
+            if field == "chassis-id" {
+                "Chassis"
+            } else {
+                "Systems"
+            },
+            podium_plugin::truncate(id)
+        )));
+    }
+    Ok(())
+}
+
+/// Refuses a reset type the resource's `ResetType@Redfish.AllowableValues` leaves out, where it
+/// lists any.
+fn check_reset_type(id: &str, reset: Option<&ResetAction>, reset_type: &str) -> Result<(), Error> {
+    if let Some(allowed) = reset
+        .and_then(|r| r.allowed.as_ref())
+        .filter(|a| !a.is_empty())
+        && !allowed.iter().any(|a| a == reset_type)
+    {
+        return Err(Error::Unsupported(format!(
+            "{id}: ResetType {reset_type} is not supported (allowed: {})",
+            allowed.join(", ")
         )));
     }
     Ok(())

@@ -1,5 +1,5 @@
 //! The `hardware-driver` world: power, boot and inventory of machines through their BMC, as a
-//! `podium:plugin@0.2.0` driver: each method is an `async fn` whose requests the host sends
+//! `podium:plugin@0.3.0` driver: each method is an `async fn` whose requests the host sends
 //! between steps ([`exchange`](crate::exchange)).
 
 use std::marker::PhantomData;
@@ -44,10 +44,10 @@ pub use crate::wit::exchange::podium::plugin::settings::{
 ///
 /// Idempotency the host expects: `probe`, `discover`, `inspect`, `get_power`,
 /// `discover_chassis`, `read_composition`, `read_bios`, `read_secure_boot`, `read_hardware`,
-/// `read_firmware` and `read_task` change nothing;
-/// `set_power`, `set_boot_override`, `insert_media` and `eject_media` may be called again after a
-/// failure or a crash and must then do no harm (powering on a machine that is on succeeds,
-/// inserting the image already inserted succeeds). `update_firmware` is the one the host never
+/// `read_firmware`, `read_task` and `get_chassis_power` change nothing;
+/// `set_power`, `set_boot_override`, `insert_media`, `eject_media` and `set_chassis_power` may be
+/// called again after a failure or a crash and must then do no harm (powering on a machine that
+/// is on succeeds, inserting the image already inserted succeeds). `update_firmware` is the one the host never
 /// calls twice for one update: it keeps the task it answered and follows that.
 ///
 /// The methods with a default answer `unsupported`: leave them out of [`capabilities`] too.
@@ -181,6 +181,22 @@ pub trait HardwareDriver: Plugin {
         let _ = (system_id, task);
         Err(unsupported::<Self>("firmware updates"))
     }
+
+    /// A chassis' own power state, by the id [`discover_chassis`](Self::discover_chassis)
+    /// reported; [`Error::NotFound`] when it is gone. Changes nothing. New in
+    /// `podium:plugin@0.3.0`.
+    async fn get_chassis_power(&self, chassis_id: &str) -> Result<PowerState> {
+        let _ = chassis_id;
+        Err(unsupported::<Self>("chassis power"))
+    }
+
+    /// Powers a chassis on or off, or restarts it (what that does to the systems inside is the
+    /// chassis' doing; the host asks only while no tenant holds one). Idempotent as
+    /// [`set_power`](Self::set_power) is. New in `podium:plugin@0.3.0`.
+    async fn set_chassis_power(&self, chassis_id: &str, action: PowerAction) -> Result<()> {
+        let _ = (chassis_id, action);
+        Err(unsupported::<Self>("chassis power"))
+    }
 }
 
 pub(crate) fn unsupported<T: Plugin>(what: &str) -> Error {
@@ -194,24 +210,24 @@ pub struct Export<T>(PhantomData<T>);
 
 impl<T: HardwareDriver> plugin::Guest for Export<T> {
     fn info() -> PluginInfo {
-        crate::host::bind_0_2();
+        crate::host::bind_exchange();
         T::info()
     }
 
     fn validate_config(config: String) -> Result<()> {
-        crate::host::bind_0_2();
+        crate::host::bind_exchange();
         T::from_config(&config).map(drop)
     }
 }
 
 impl<T: HardwareDriver> driver::Guest for Export<T> {
     fn capabilities() -> CapabilitySet {
-        crate::host::bind_0_2();
+        crate::host::bind_exchange();
         T::capabilities()
     }
 
     fn start(call: Call) -> driver::Step {
-        crate::host::bind_0_2();
+        crate::host::bind_exchange();
         wit_step(exchange::step(None, Vec::new(), run::<T>(call)))
     }
 
@@ -220,7 +236,7 @@ impl<T: HardwareDriver> driver::Guest for Export<T> {
         state: Vec<u8>,
         answers: Vec<std::result::Result<Response, HttpError>>,
     ) -> driver::Step {
-        crate::host::bind_0_2();
+        crate::host::bind_exchange();
         wit_step(exchange::step(Some(&state), answers, run::<T>(call)))
     }
 }
@@ -296,5 +312,10 @@ pub(crate) async fn run<T: HardwareDriver>(call: Call) -> Result<Outcome> {
             Outcome::TaskStarted(driver.update_firmware(&id, update).await?)
         }
         Call::ReadTask((id, task)) => Outcome::Task(driver.read_task(&id, &task).await?),
+        Call::GetChassisPower(id) => Outcome::Power(driver.get_chassis_power(&id).await?),
+        Call::SetChassisPower((id, action)) => {
+            driver.set_chassis_power(&id, action).await?;
+            Outcome::Done
+        }
     })
 }

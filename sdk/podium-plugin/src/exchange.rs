@@ -1,4 +1,4 @@
-//! The driver's side of a `podium:plugin@0.2.0` exchange: straight-line async driver code run as
+//! The driver's side of a `podium:plugin@0.3.0` exchange (sans-IO since 0.2.0): straight-line async driver code run as
 //! a state machine of steps, by replay.
 //!
 //! A driver method is an `async fn` whose requests are [`Request::send`]`.await`s

@@ -8,7 +8,7 @@ pub(crate) use wasm::*;
 pub(crate) use crate::testing::imports::*;
 
 /// The `log` and `config` imports of the world the component exports: 0.1.0's for an IPAM
-/// strategy or a renderer, 0.2.0's for a driver. Each world's exports bind theirs before the
+/// strategy or a renderer, 0.3.0's for a driver. Each world's exports bind theirs before the
 /// plugin's code runs, so a component imports only its own world's (the other's functions are
 /// never referenced, and the linker drops them).
 #[cfg_attr(
@@ -32,8 +32,8 @@ pub(crate) fn bind_0_1() {
     });
 }
 
-/// Binds 0.2.0's imports: the exports of a driver call this first.
-pub(crate) fn bind_0_2() {
+/// Binds the sans-IO driver world's imports (0.3.0's): the exports of a driver call this first.
+pub(crate) fn bind_exchange() {
     #[cfg(target_arch = "wasm32")]
     wasm::bind(Imports {
         log: |level, message| {

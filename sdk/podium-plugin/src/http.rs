@@ -1,5 +1,5 @@
 //! Requests to the one endpoint a driver acts for, sent by the host between the steps of a call
-//! (`podium:plugin@0.2.0`; see [`exchange`](crate::exchange) for how `.await` becomes a step).
+//! (`podium:plugin@0.3.0`, as since 0.2.0; see [`exchange`](crate::exchange) for how `.await` becomes a step).
 //!
 //! The host resolves a path (`/redfish/v1/Systems`) against the endpoint's base URL, refuses any
 //! other scheme, host or port (also after redirects), attaches the credentials and applies the

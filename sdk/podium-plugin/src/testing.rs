@@ -886,6 +886,20 @@ impl<T: HardwareDriver> DriverCalls<'_, T> {
         self.done(DriverCall::SetPower((system_id.to_owned(), action)))
     }
 
+    pub fn get_chassis_power(&self, chassis_id: &str) -> Result<PowerState> {
+        match self.exchange(
+            CallKind::Call,
+            DriverCall::GetChassisPower(chassis_id.to_owned()),
+        )? {
+            Outcome::Power(power) => Ok(power),
+            other => panic!("get-chassis-power finished with {other:?}"),
+        }
+    }
+
+    pub fn set_chassis_power(&self, chassis_id: &str, action: PowerAction) -> Result<()> {
+        self.done(DriverCall::SetChassisPower((chassis_id.to_owned(), action)))
+    }
+
     pub fn set_boot_override(&self, system_id: &str, settings: BootSettings) -> Result<()> {
         self.done(DriverCall::SetBootOverride((
             system_id.to_owned(),

@@ -103,8 +103,9 @@ macro_rules! finished {
 }
 
 impl DriverCall<'_> {
+    /// Whether the driver is sans-IO (0.2.0 and later): its calls are exchanges of steps.
     fn exchanges(&self) -> bool {
-        self.plugin.contract() == Contract::V0_2_0
+        self.plugin.contract() >= Contract::V0_2_0
     }
 
     pub async fn capabilities(self) -> Result<Capabilities, CallError> {
@@ -186,7 +187,7 @@ impl DriverCall<'_> {
     /// Every chassis behind the endpoint, with the systems each holds, under `discover`'s bounds.
     /// A 0.1.0 driver knows no chassis: `unsupported`, as a 0.2.0 driver without them answers.
     pub async fn discover_chassis(self) -> Result<Vec<Chassis>, CallError> {
-        self.since_0_2("chassis")?;
+        self.since(Contract::V0_2_0, "chassis")?;
         let (label, result) = finished!(
             self,
             Bounds::Discovery,
@@ -201,24 +202,23 @@ impl DriverCall<'_> {
         })
     }
 
-    /// A call new in 0.2.0: a 0.1.0 driver has no `what` (chassis, composition), so the call is
-    /// `unsupported` without running it.
-    fn since_0_2(&self, what: &str) -> Result<(), CallError> {
-        if self.exchanges() {
+    /// A call new in `contract`: a driver of an earlier one has no `what` (chassis, composition,
+    /// chassis power), so the call is `unsupported` without running it.
+    fn since(&self, contract: Contract, what: &str) -> Result<(), CallError> {
+        let has = self.plugin.contract();
+        if has >= contract {
             return Ok(());
         }
         Err(CallError::Plugin {
             plugin: self.plugin.label(),
-            error: PluginError::Unsupported(format!(
-                "{what}: a podium:plugin@0.1.0 driver has none"
-            )),
+            error: PluginError::Unsupported(format!("{what}: a {has} driver has none")),
         })
     }
 
     /// The composition service behind the endpoint: its resource blocks, zones and limits,
     /// under `discover`'s bounds. `unsupported` where it composes nothing.
     pub async fn read_composition(self) -> Result<CompositionService, CallError> {
-        self.since_0_2("composition")?;
+        self.since(Contract::V0_2_0, "composition")?;
         let (label, result) = finished!(
             self,
             Bounds::Discovery,
@@ -236,7 +236,7 @@ impl DriverCall<'_> {
     /// Composes a system named `name` of the blocks `blocks` (their ids); answers the system's
     /// id, as `discover` reports it.
     pub async fn compose(self, name: &str, blocks: &[String]) -> Result<String, CallError> {
-        self.since_0_2("composition")?;
+        self.since(Contract::V0_2_0, "composition")?;
         let request = wit_composition::ComposeRequest {
             name: name.to_owned(),
             blocks: blocks.to_vec(),
@@ -260,7 +260,7 @@ impl DriverCall<'_> {
 
     /// Decomposes the composed system `system_id`, freeing its blocks.
     pub async fn decompose(self, system_id: &str) -> Result<(), CallError> {
-        self.since_0_2("composition")?;
+        self.since(Contract::V0_2_0, "composition")?;
         let (label, result) = finished!(
             self,
             Bounds::Call,
@@ -273,7 +273,7 @@ impl DriverCall<'_> {
     /// A system's BIOS: its attributes, their registry, what is staged. `unsupported` where the
     /// BMC has no BIOS resource (and from a 0.1.0 driver).
     pub async fn read_bios(self, system_id: &str) -> Result<Bios, CallError> {
-        self.since_0_2("BIOS settings")?;
+        self.since(Contract::V0_2_0, "BIOS settings")?;
         let (label, result) = finished!(
             self,
             Bounds::Call,
@@ -290,7 +290,7 @@ impl DriverCall<'_> {
 
     /// Stages a change of BIOS attributes (checked against the registry by the caller).
     pub async fn set_bios(self, system_id: &str, change: &BiosChange) -> Result<(), CallError> {
-        self.since_0_2("BIOS settings")?;
+        self.since(Contract::V0_2_0, "BIOS settings")?;
         let change = ws::BiosChange {
             attributes: change
                 .attributes
@@ -322,7 +322,7 @@ impl DriverCall<'_> {
 
     /// Resets a system's BIOS attributes to their defaults.
     pub async fn reset_bios(self, system_id: &str) -> Result<(), CallError> {
-        self.since_0_2("BIOS settings")?;
+        self.since(Contract::V0_2_0, "BIOS settings")?;
         let (label, result) = finished!(
             self,
             Bounds::Call,
@@ -334,7 +334,7 @@ impl DriverCall<'_> {
 
     /// A system's secure boot. `unsupported` where the BMC has none for it.
     pub async fn read_secure_boot(self, system_id: &str) -> Result<SecureBoot, CallError> {
-        self.since_0_2("secure boot")?;
+        self.since(Contract::V0_2_0, "secure boot")?;
         let (label, result) = finished!(
             self,
             Bounds::Call,
@@ -351,7 +351,7 @@ impl DriverCall<'_> {
 
     /// A system's full inventory: processors, memory, storage, NICs and their link.
     pub async fn read_hardware(self, system_id: &str) -> Result<HardwareInventory, CallError> {
-        self.since_0_2("the full inventory")?;
+        self.since(Contract::V0_2_0, "the full inventory")?;
         let (label, result) = finished!(
             self,
             Bounds::Call,
@@ -368,7 +368,7 @@ impl DriverCall<'_> {
 
     /// A system's firmware components. `unsupported` where the BMC reports none.
     pub async fn read_firmware(self, system_id: &str) -> Result<Vec<FirmwareComponent>, CallError> {
-        self.since_0_2("firmware")?;
+        self.since(Contract::V0_2_0, "firmware")?;
         let (label, result) = finished!(
             self,
             Bounds::Call,
@@ -389,7 +389,7 @@ impl DriverCall<'_> {
         system_id: &str,
         update: &FirmwareUpdate,
     ) -> Result<Option<String>, CallError> {
-        self.since_0_2("firmware updates")?;
+        self.since(Contract::V0_2_0, "firmware updates")?;
         let update = wit_firmware::FirmwareUpdate {
             image_url: update.image_url.clone(),
             targets: update.targets.clone(),
@@ -415,7 +415,7 @@ impl DriverCall<'_> {
 
     /// Where a firmware update's task stands.
     pub async fn read_task(self, system_id: &str, task: &str) -> Result<TaskStatus, CallError> {
-        self.since_0_2("firmware updates")?;
+        self.since(Contract::V0_2_0, "firmware updates")?;
         let (label, result) = finished!(
             self,
             Bounds::Call,
@@ -432,7 +432,7 @@ impl DriverCall<'_> {
 
     /// Turns secure boot on or off, from the next boot on.
     pub async fn set_secure_boot(self, system_id: &str, enabled: bool) -> Result<(), CallError> {
-        self.since_0_2("secure boot")?;
+        self.since(Contract::V0_2_0, "secure boot")?;
         let (label, result) = finished!(
             self,
             Bounds::Call,
@@ -493,6 +493,35 @@ impl DriverCall<'_> {
                 action.into()
             ))
         };
+        result.map_err(plugin_err(label))
+    }
+
+    /// A chassis' own power state, by the id `discover_chassis` reported. New in 0.3.0.
+    pub async fn get_chassis_power(self, chassis_id: &str) -> Result<PowerState, CallError> {
+        self.since(Contract::V0_3_0, "chassis power")?;
+        let (label, result) = finished!(
+            self,
+            Bounds::Call,
+            wx::Call::GetChassisPower(chassis_id.to_owned()),
+            Power,
+            "power"
+        );
+        result.map(PowerState::from).map_err(plugin_err(label))
+    }
+
+    /// Powers a chassis on or off, or restarts it. New in 0.3.0.
+    pub async fn set_chassis_power(
+        self,
+        chassis_id: &str,
+        action: PowerAction,
+    ) -> Result<(), CallError> {
+        self.since(Contract::V0_3_0, "chassis power")?;
+        let (label, result) = finished!(
+            self,
+            Bounds::Call,
+            wx::Call::SetChassisPower((chassis_id.to_owned(), action.into())),
+            Done
+        );
         result.map_err(plugin_err(label))
     }
 

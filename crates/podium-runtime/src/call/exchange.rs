@@ -1,4 +1,5 @@
-//! A call to a `podium:plugin@0.2.0` driver: an exchange of steps.
+//! A call to a `podium:plugin@0.2.0` or `@0.3.0` driver: an exchange of steps. The host speaks
+//! 0.3.0's; a 0.2.0 driver is asked in its own terms (`exchange_0_2.rs`).
 //!
 //! The driver never waits on its BMC. Each step runs in a fresh instance (a slot of the pool,
 //! taken for that step only) and answers either the requests it wants sent with an opaque state,
@@ -21,11 +22,13 @@ use std::time::Instant;
 
 use futures::StreamExt;
 
-use super::super::bindings::{wit_exchange as wx, wit_http, wit_types};
+use super::super::bindings::{
+    driver_0_2, driver_0_3, wit_exchange as wx, wit_exchange_0_2, wit_http, wit_types,
+};
 use super::super::http::BudgetSpent;
-use super::super::imports::LOG_BUDGET;
+use super::super::imports::{LOG_BUDGET, PluginState};
 use super::super::{Plugin, Pre, Runtime};
-use super::{Bounds, CallContext, CallError, Prepared, explain};
+use super::{Bounds, CallContext, CallError, Prepared, exchange_0_2, explain};
 
 /// The outcome a call finished with, and the plugin's label.
 pub(super) type Finished = (String, Result<wx::Outcome, wit_types::Error>);
@@ -33,7 +36,7 @@ pub(super) type Finished = (String, Result<wx::Outcome, wit_types::Error>);
 /// The answers to a step's requests, in their order.
 type Answers = Vec<Result<wit_http::Response, wit_http::HttpError>>;
 
-/// Runs `call` on a 0.2.0 driver to its end.
+/// Runs `call` on a 0.2.0 or 0.3.0 driver to its end.
 pub(super) async fn run(
     runtime: &Runtime,
     plugin: &Plugin,
@@ -62,13 +65,28 @@ async fn steps(
     bounds: Bounds,
     call: &wx::Call,
 ) -> Result<Finished, CallError> {
-    let Pre::Exchange(pre) = &plugin.inner.pre else {
-        return Err(CallError::WrongWorld {
-            plugin: plugin.label(),
-            expected: "hardware-driver (podium:plugin@0.2.0)",
-        });
-    };
     let label = plugin.label();
+    let pre = match &plugin.inner.pre {
+        Pre::Exchange(pre) => Exchanger::V0_3(pre),
+        Pre::Exchange0_2(pre) => match exchange_0_2::call(call) {
+            Some(call) => Exchanger::V0_2(pre, call),
+            None => {
+                return Ok((
+                    label,
+                    Err(wit_types::Error::Unsupported(format!(
+                        "{}: a podium:plugin@0.2.0 driver has none",
+                        call_name(call)
+                    ))),
+                ));
+            }
+        },
+        _ => {
+            return Err(CallError::WrongWorld {
+                plugin: label,
+                expected: "hardware-driver (podium:plugin@0.2.0 or later)",
+            });
+        }
+    };
     let memory_limit = runtime.inner.config.memory_limit;
     let parallel = context
         .endpoint
@@ -129,16 +147,7 @@ async fn steps(
             limit,
             memory_limit,
             deadline,
-            async {
-                let bindings = pre.instantiate_async(&mut store).await?;
-                let driver = bindings.podium_plugin_driver();
-                match resume.take() {
-                    None => driver.call_start(&mut store, call).await,
-                    Some((state, answers)) => {
-                        driver.call_resume(&mut store, call, &state, &answers).await
-                    }
-                }
-            },
+            pre.step(&mut store, call, resume.take()),
         ))
         .await;
         if store.data().limiter.memory_exceeded {
@@ -211,6 +220,53 @@ async fn steps(
     }
 }
 
+/// A sans-IO driver's pre-instance, and the call in its contract's terms.
+enum Exchanger<'a> {
+    V0_3(&'a driver_0_3::HardwareDriverPre<PluginState>),
+    V0_2(
+        &'a driver_0_2::HardwareDriverPre<PluginState>,
+        wit_exchange_0_2::Call,
+    ),
+}
+
+impl Exchanger<'_> {
+    /// One step, on a fresh instance in `store`: the first (`resume` is `None`) or the next.
+    async fn step(
+        &self,
+        store: &mut wasmtime::Store<PluginState>,
+        call: &wx::Call,
+        resume: Option<(Vec<u8>, Answers)>,
+    ) -> wasmtime::Result<wx::Step> {
+        match self {
+            Exchanger::V0_3(pre) => {
+                let bindings = pre.instantiate_async(&mut *store).await?;
+                let driver = bindings.podium_plugin_driver();
+                match resume {
+                    None => driver.call_start(&mut *store, call).await,
+                    Some((state, answers)) => {
+                        driver
+                            .call_resume(&mut *store, call, &state, &answers)
+                            .await
+                    }
+                }
+            }
+            Exchanger::V0_2(pre, call) => {
+                let bindings = pre.instantiate_async(&mut *store).await?;
+                let driver = bindings.podium_plugin_driver();
+                let step = match resume {
+                    None => driver.call_start(&mut *store, call).await?,
+                    Some((state, answers)) => {
+                        driver
+                            .call_resume(&mut *store, call, &state, &answers)
+                            .await?
+                    }
+                };
+                Ok(exchange_0_2::step(step))
+            }
+        }
+    }
+}
+
 /// What an answer takes of the driver's memory when handed to it, roughly.
 fn answer_size(answer: &Result<wit_http::Response, wit_http::HttpError>) -> usize {
     match answer {
@@ -233,7 +289,7 @@ fn checked((label, result): Finished, call: &wx::Call) -> Result<Finished, CallE
         wx::Call::Probe => "service-info",
         wx::Call::Discover => "systems",
         wx::Call::Inspect(_) => "system",
-        wx::Call::GetPower(_) => "power",
+        wx::Call::GetPower(_) | wx::Call::GetChassisPower(_) => "power",
         wx::Call::SetPower(_)
         | wx::Call::SetBootOverride(_)
         | wx::Call::InsertMedia(_)
@@ -244,7 +300,8 @@ fn checked((label, result): Finished, call: &wx::Call) -> Result<Finished, CallE
         wx::Call::Decompose(_)
         | wx::Call::SetBios(_)
         | wx::Call::ResetBios(_)
-        | wx::Call::SetSecureBoot(_) => "done",
+        | wx::Call::SetSecureBoot(_)
+        | wx::Call::SetChassisPower(_) => "done",
         wx::Call::ReadBios(_) => "bios",
         wx::Call::ReadSecureBoot(_) => "secure-boot",
         wx::Call::ReadHardware(_) => "hardware",
@@ -288,6 +345,8 @@ fn call_name(call: &wx::Call) -> &'static str {
         wx::Call::ReadFirmware(_) => "read_firmware",
         wx::Call::UpdateFirmware(_) => "update_firmware",
         wx::Call::ReadTask(_) => "read_task",
+        wx::Call::GetChassisPower(_) => "get_chassis_power",
+        wx::Call::SetChassisPower(_) => "set_chassis_power",
     }
 }
 

@@ -268,6 +268,20 @@ impl Calls {
         self.0.driver::<Redfish>().set_power(system_id, action)
     }
 
+    pub(super) fn get_chassis_power(&self, chassis_id: &str) -> Result<PowerState, Error> {
+        self.0.driver::<Redfish>().get_chassis_power(chassis_id)
+    }
+
+    pub(super) fn set_chassis_power(
+        &self,
+        chassis_id: &str,
+        action: PowerAction,
+    ) -> Result<(), Error> {
+        self.0
+            .driver::<Redfish>()
+            .set_chassis_power(chassis_id, action)
+    }
+
     pub(super) fn set_boot_override(
         &self,
         system_id: &str,

@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use super::fake::{Fake, SYSTEM, VIRTUAL_MEDIA, fixture};
+use super::fake::{CHASSIS, Fake, SYSTEM, VIRTUAL_MEDIA, fixture};
 use podium_plugin::Error;
 use podium_plugin::driver::{
     BootMode, BootPersistence, BootSettings, BootTarget, MediaRequest, MediaType, PowerAction,
@@ -356,4 +356,76 @@ fn eject_with_nothing_inserted_sends_nothing() {
     fake.client().eject_media(SYSTEM, MediaType::Cd).unwrap();
     fake.client().eject_media(SYSTEM, MediaType::Usb).unwrap();
     assert!(fake.changes().is_empty());
+}
+
+#[test]
+fn get_chassis_power_reads_its_own_power_state() {
+    let mut fake = Fake::emulator();
+    assert_eq!(
+        fake.client().get_chassis_power(CHASSIS).unwrap(),
+        PowerState::On
+    );
+    fake.edit(CHASSIS, |c| c["PowerState"] = json!("Off"));
+    assert_eq!(
+        fake.client().get_chassis_power(CHASSIS).unwrap(),
+        PowerState::Off
+    );
+    // A rack has no power of its own.
+    fake.edit(CHASSIS, |c| {
+        c.as_object_mut().unwrap().remove("PowerState");
+    });
+    let err = fake.client().get_chassis_power(CHASSIS).unwrap_err();
+    assert!(
+        matches!(&err, Error::Unsupported(m) if m.contains("no PowerState")),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn set_chassis_power_posts_chassis_reset_where_advertised() {
+    let mut fake = Fake::emulator();
+    // The captured chassis advertises no reset: nothing is sent, nothing guessed.
+    let err = fake
+        .client()
+        .set_chassis_power(CHASSIS, PowerAction::ForceOff)
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Unsupported(m) if m.contains("#Chassis.Reset")),
+        "{err:?}"
+    );
+    assert!(fake.changes().is_empty());
+
+    let target = format!("{CHASSIS}/Actions/Chassis.Reset");
+    fake.edit(CHASSIS, |c| {
+        c["Actions"] = json!({"#Chassis.Reset": {
+            "target": target,
+            "ResetType@Redfish.AllowableValues": ["On", "ForceOff"],
+        }});
+    });
+    fake.client()
+        .set_chassis_power(CHASSIS, PowerAction::Off)
+        .unwrap();
+    let changes = fake.changes();
+    assert_eq!(changes.len(), 1);
+    assert_eq!(changes[0].method, Method::Post);
+    assert_eq!(changes[0].url, target);
+    assert_eq!(changes[0].body, Some(json!({"ResetType": "ForceOff"})));
+
+    let err = fake
+        .client()
+        .set_chassis_power(CHASSIS, PowerAction::GracefulRestart)
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Unsupported(m) if m.contains("allowed: On, ForceOff")),
+        "{err:?}"
+    );
+    assert_eq!(fake.changes().len(), 1);
+    let err = fake
+        .client()
+        .set_chassis_power("Chassis/1", PowerAction::On)
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidInput(m) if m.starts_with("chassis-id")),
+        "{err:?}"
+    );
 }

@@ -4,7 +4,7 @@
 //! one method. URLs are paths on the pod manager's endpoint; the host adds the credentials.
 //!
 //! The methods are `async`: the host sends what they await between the steps of the call
-//! (`podium:plugin@0.2.0`), and what they await together (`try_join_all`) is sent together. A
+//! (`podium:plugin@0.3.0`), and what they await together (`try_join_all`) is sent together. A
 //! method must send the same requests when given the same answers (no clock, no randomness):
 //! each step replays it from the start, and the tests fail one that does not.
 
