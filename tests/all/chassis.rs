@@ -560,3 +560,109 @@ async fn chassis_an_earlier_release_kept_as_hosts_are_migrated_away() {
     let deleted = alice.delete(&format!("/v1/claims/{claim_id}")).await;
     assert!(deleted.status.is_success(), "{}", deleted.text);
 }
+
+/// Chassis power (contract 0.3.0): the enclosure's `Chassis.Reset` reaches sushy-static as the
+/// mockup advertises it, and the chassis answered is as read back; what the chassis does not take
+/// is a 409 that sends nothing; while a host within the enclosure is claimed its power is a 409
+/// naming the host and the claim; a tenant and a bad action are refused.
+#[tokio::test]
+async fn an_admin_powers_a_chassis_only_while_no_host_within_is_in_use() {
+    let folder = tempfile::tempdir().unwrap();
+    podium_tests::composition::copy_mockup(&mockup("public-bladed"), folder.path());
+    let reset = format!("{ENCLOSURE}/Actions/Chassis.Reset");
+    let file = folder.path().join("Chassis/MultiBladeEncl/index.json");
+    let mut enclosure: Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    enclosure["Actions"] = json!({"#Chassis.Reset": {
+        "target": reset,
+        "ResetType@Redfish.AllowableValues": ["On", "ForceOff", "GracefulRestart"],
+    }});
+    std::fs::write(&file, enclosure.to_string()).unwrap();
+    let bmc = SushyStatic::start(folder.path())
+        .await
+        .expect("sushy-static starts");
+    let images = podium_tests::ImageServer::start(vec![0x42; 4096]).await;
+    let server = TestServer::start().await;
+    let admin = server.admin();
+    let pm = admin.synced_site(&bmc.url()).await;
+    admin.systems_in_state(&pm, 4, "available").await;
+    let tree = chassis_of(&admin, &pm).await;
+    let enclosure = by_id(&tree, ENCLOSURE).clone();
+    let blade = by_id(&tree, "/redfish/v1/Chassis/Blade1").clone();
+    let power = |id: &podium_types::ChassisId| format!("/v1/chassis/{id}/power");
+    let resets = || bmc.log().matches(&format!("\"POST {reset} ")).count();
+
+    let bad = admin
+        .post(&power(&enclosure.id), json!({"action": "explode"}))
+        .await;
+    bad.assert_invalid("action", "on");
+    let (_, token) = admin.granted_tenant("t1", &pm).await;
+    let tenant = server.client(Some(&token));
+    let refused = tenant
+        .post(&power(&enclosure.id), json!({"action": "on"}))
+        .await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN, "{}", refused.text);
+
+    // A blade of the mockup advertises no reset: nothing is sent.
+    let refused = admin
+        .post(&power(&blade.id), json!({"action": "force_off"}))
+        .await;
+    assert_eq!(refused.status, StatusCode::CONFLICT, "{}", refused.text);
+    assert_eq!(refused.code(), "chassis_power_unsupported");
+    assert!(
+        refused.message().contains("#Chassis.Reset"),
+        "{}",
+        refused.text
+    );
+    // Nor a reset type the enclosure does not list.
+    let refused = admin
+        .post(
+            &power(&enclosure.id),
+            json!({"action": "graceful_shutdown"}),
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::CONFLICT, "{}", refused.text);
+    assert!(
+        refused
+            .message()
+            .contains("allowed: On, ForceOff, GracefulRestart"),
+        "{}",
+        refused.text
+    );
+    assert_eq!(resets(), 0, "{}", bmc.log());
+
+    // The enclosure: its reset reaches the service with the reset type, and the chassis is
+    // answered as read back (sushy-static changes nothing: still on).
+    let done = admin
+        .post(&power(&enclosure.id), json!({"action": "off"}))
+        .await;
+    assert_eq!(done.status, StatusCode::OK, "{}", done.text);
+    let done: ChassisView = done.view();
+    assert_eq!(done.id, enclosure.id);
+    assert_eq!(done.power_state, Some(podium_types::PowerState::On));
+    assert_eq!(resets(), 1, "{}", bmc.log());
+    assert!(
+        bmc.log().contains(r#"{"ResetType": "ForceOff"}"#)
+            || bmc.log().contains(r#"{"ResetType":"ForceOff"}"#),
+        "{}",
+        bmc.log()
+    );
+
+    // A claim holds a blade's host: the enclosure's power would reach it.
+    let claim = tenant
+        .created(
+            "/v1/claims",
+            json!({"pod_manager": pm, "image": {"url": images.url("/os.iso")}, "online": false}),
+        )
+        .await;
+    let host = claim.body["host"]["name"].as_str().unwrap().to_owned();
+    let claim_id = claim.body["id"].as_str().unwrap().to_owned();
+    let refused = admin
+        .post(&power(&enclosure.id), json!({"action": "force_restart"}))
+        .await;
+    assert_eq!(refused.status, StatusCode::CONFLICT, "{}", refused.text);
+    assert_eq!(refused.code(), "chassis_in_use");
+    assert!(refused.message().contains(&host), "{}", refused.text);
+    assert!(refused.message().contains(&claim_id), "{}", refused.text);
+    assert_eq!(resets(), 1, "{}", bmc.log());
+}

@@ -157,6 +157,22 @@ async fn a_driver_built_for_0_2_0_discovers_and_drives_power_boot_media_and_chas
     let mut ids: Vec<String> = hosts.iter().map(|h| h.id.to_string()).collect();
     ids.sort();
     assert_eq!(held, ids, "{chassis:#?}");
+    // Chassis power came in 0.3.0: the host answers for a 0.2.0 driver without running it.
+    let reply = admin
+        .post(
+            &format!("/v1/chassis/{}/power", chassis[0].id),
+            json!({"action": "on"}),
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::CONFLICT, "{}", reply.text);
+    assert_eq!(reply.code(), "chassis_power_unsupported", "{}", reply.text);
+    assert!(
+        reply
+            .message()
+            .contains("chassis power: a podium:plugin@0.2.0 driver has none"),
+        "{}",
+        reply.text
+    );
 
     // The fixture's fixed composition service: read as one (not a 409), with nothing in it.
     let reply = admin

@@ -451,6 +451,12 @@ impl SushyStatic {
     pub fn url(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
     }
+
+    /// What it logged so far: each request's line (`"POST /redfish/v1/... HTTP/1.1" 204`), its
+    /// headers, and the body of each POST and PATCH (`Data: b'...'`).
+    pub fn log(&self) -> String {
+        fs::read_to_string(self.log.path()).unwrap_or_default()
+    }
 }
 
 impl Drop for SushyStatic {

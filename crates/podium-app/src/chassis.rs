@@ -4,7 +4,7 @@
 
 use podium_runtime::{CallError, PluginError};
 use podium_types::views::{ChassisView, GrantedChassisView, List};
-use podium_types::{ChassisId, Page, PodManagerId, Timestamp};
+use podium_types::{ChassisId, ChassisState, Page, PodManagerId, PowerAction, Timestamp};
 
 use crate::app::Podium;
 use crate::auth::Caller;
@@ -157,6 +157,92 @@ impl Podium {
             .await?
             .map(view)
             .ok_or_else(|| Error::not_found("chassis", id))
+    }
+}
+
+impl Podium {
+    /// `POST /v1/chassis/{id}/power`: powers a chassis on or off, or restarts it, through its pod
+    /// manager's driver (a 0.3.0 one), then reads its power back. Refused with a 409 while a host
+    /// within it is in use (a tenant's, or one Podium is working on): an enclosure's power is
+    /// every blade's. Checked before the action is sent; a claim that binds a host in between
+    /// meets a host powered as the chassis left it, as after a power cut.
+    pub async fn chassis_power(
+        &self,
+        caller: &Caller,
+        id: &ChassisId,
+        action: PowerAction,
+    ) -> Result<ChassisView, Error> {
+        caller.require_admin()?;
+        let chassis = self
+            .datastore()
+            .chassis_get(id)
+            .await?
+            .ok_or_else(|| Error::not_found("chassis", id))?;
+        if chassis.state == ChassisState::Missing {
+            return Err(Error::Conflict {
+                code: "chassis_missing",
+                message: format!(
+                    "chassis `{id}` was not reported by its pod manager's last sync: sync it \
+                     again before acting on it"
+                ),
+            });
+        }
+        const SHOWN: u32 = 10;
+        let in_use = self.datastore().chassis_hosts_in_use(id, SHOWN + 1).await?;
+        if !in_use.is_empty() {
+            let mut hosts: Vec<String> = in_use
+                .iter()
+                .take(SHOWN as usize)
+                .map(|h| match &h.claim_id {
+                    Some(claim) => format!("`{}` ({}, claim `{claim}`)", h.name, h.state),
+                    None => format!("`{}` ({})", h.name, h.state),
+                })
+                .collect();
+            if in_use.len() > SHOWN as usize {
+                hosts.push("and more".into());
+            }
+            return Err(Error::Conflict {
+                code: "chassis_in_use",
+                message: format!(
+                    "chassis `{id}` holds hosts in use, which its power would reach: {}; \
+                     wait for them, or release their claims first",
+                    hosts.join(", ")
+                ),
+            });
+        }
+        let pm = self.pod_manager_load(&chassis.pod_manager).await?;
+        let driver = self.pod_manager_driver(&pm).await?;
+        let chassis_id = &chassis.report.chassis_id;
+        driver
+            .call()
+            .set_chassis_power(chassis_id, action)
+            .await
+            .map_err(|e| match e {
+                CallError::Plugin {
+                    error: PluginError::Unsupported(why),
+                    ..
+                } => Error::Conflict {
+                    code: "chassis_power_unsupported",
+                    message: format!(
+                        "chassis `{id}` has no power control Podium can reach (its driver \
+                         says: {why})"
+                    ),
+                },
+                other => Error::from(other),
+            })?;
+        tracing::info!(chassis = %id, pod_manager = %pm.name, ?action, "chassis power set");
+        match driver.call().get_chassis_power(chassis_id).await {
+            Ok(power) => {
+                self.datastore()
+                    .chassis_power_read(id, power, Timestamp::now())
+                    .await?
+            }
+            // The action was sent: a read that fails leaves the stored state to the next sync.
+            Err(e) => {
+                tracing::warn!(chassis = %id, error = %e, "cannot read the chassis' power back")
+            }
+        }
+        self.chassis_view(caller, id).await
     }
 }
 

@@ -1,10 +1,13 @@
-//! `podium chassis`: the component tree under a pod manager (its racks, enclosures, blades).
+//! `podium chassis`: the component tree under a pod manager (its racks, enclosures, blades), and
+//! a chassis' power.
 
 use clap::Subcommand;
 use serde_json::Value;
 
+use podium_types::requests::PowerParams;
+
 use super::client::Client;
-use super::input::seg;
+use super::input::{parsed, seg};
 use super::names::Named;
 use super::output::{self, Format};
 use super::print;
@@ -16,6 +19,10 @@ pub(super) enum ChassisCommand {
     Tree { pod_manager: String },
     /// Show a chassis by id (admin).
     Show { id: String },
+    /// Power a chassis (admin): on, off (the BMC's ForceOff), graceful_shutdown, force_off,
+    /// graceful_restart, force_restart. Refused while a host within it is in use; shows the
+    /// chassis as it stands after.
+    Power { id: String, action: String },
 }
 
 impl ChassisCommand {
@@ -23,7 +30,7 @@ impl ChassisCommand {
     pub(super) fn names(&mut self) -> Vec<(Named, &mut String)> {
         match self {
             ChassisCommand::Tree { pod_manager } => vec![(Named::PodManager, pod_manager)],
-            ChassisCommand::Show { .. } => Vec::new(),
+            ChassisCommand::Show { .. } | ChassisCommand::Power { .. } => Vec::new(),
         }
     }
 }
@@ -49,6 +56,17 @@ pub(super) async fn run(
         }
         ChassisCommand::Show { id } => {
             let chassis = c.get(&format!("/v1/chassis/{}", seg(&id)?)).await?;
+            print(output::object(format, &chassis));
+        }
+        ChassisCommand::Power { id, action } => {
+            let chassis = c
+                .post(
+                    &format!("/v1/chassis/{}/power", seg(&id)?),
+                    &PowerParams {
+                        action: parsed("ACTION", &action)?,
+                    },
+                )
+                .await?;
             print(output::object(format, &chassis));
         }
     }

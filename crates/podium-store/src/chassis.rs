@@ -5,8 +5,8 @@ use std::collections::HashMap;
 
 use podium_types::views::ChassisRef;
 use podium_types::{
-    ChassisId, ChassisState, ComponentHealth, HostId, Page, Paged, PodManagerId, PowerState,
-    Timestamp,
+    ChassisId, ChassisState, ClaimId, ComponentHealth, HostId, HostState, Page, Paged,
+    PodManagerId, PowerState, Timestamp,
 };
 use sqlx::Row;
 
@@ -50,6 +50,16 @@ pub struct ChassisRow {
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
     pub last_seen_at: Timestamp,
+}
+
+/// A host within a chassis that a change of the chassis' power would reach while it is in use: a
+/// tenant's, or one Podium is working on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostInUse {
+    pub id: HostId,
+    pub name: String,
+    pub state: HostState,
+    pub claim_id: Option<ClaimId>,
 }
 
 /// Where a stored chassis stands: its pod manager, whether it is present, and the chassis it
@@ -320,6 +330,54 @@ impl Datastore {
             })
         })
         .transpose()
+    }
+
+    /// The hosts in use within chassis `id` (held by it, or by a chassis within it), at most
+    /// `limit` of them by id: those a claim holds, and those in a state Podium is working in
+    /// (registering, inspecting, provisioning, provisioned, deprovisioning). Available hosts,
+    /// failed ones and missing ones are not in use, maintenance or not.
+    pub async fn chassis_hosts_in_use(
+        &self,
+        id: &ChassisId,
+        limit: u32,
+    ) -> Result<Vec<HostInUse>, StoreError> {
+        let rows = sqlx::query(&format!(
+            "SELECT id, name, state, claim_id FROM hosts WHERE chassis IN ({}) \
+             AND (claim_id IS NOT NULL OR state NOT IN ('available', 'error', 'missing')) \
+             ORDER BY id LIMIT $2",
+            within_sql(1)
+        ))
+        .bind(id.as_str())
+        .bind(i64::from(limit))
+        .fetch_all(&mut *self.reader().await?)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(HostInUse {
+                    id: r.try_get::<String, _>("id")?.into(),
+                    name: r.try_get("name")?,
+                    state: parse(Some(r.try_get::<String, _>("state")?), "state")?
+                        .expect("a present value parses to one"),
+                    claim_id: r.try_get::<Option<String>, _>("claim_id")?.map(Into::into),
+                })
+            })
+            .collect()
+    }
+
+    /// Records a chassis' power state as its driver read it just now.
+    pub async fn chassis_power_read(
+        &self,
+        id: &ChassisId,
+        power: PowerState,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        sqlx::query("UPDATE chassis SET power_state = $2, updated_at = $3 WHERE id = $1")
+            .bind(id.as_str())
+            .bind(power.as_str())
+            .bind(now.to_string())
+            .execute(&mut *self.writer().await?)
+            .await?;
+        Ok(())
     }
 
     /// The ids of the hosts a chassis holds itself, as a JSON array (text).

@@ -32,7 +32,7 @@ mod tokens;
 pub use agents::{AgentRow, Heartbeat, LOOKUP_MACS_MAX};
 pub use audit::AuditRow;
 pub use chassis::{
-    BadTree, CHASSIS_DEPTH_MAX, ChassisPlace, ChassisReport, ChassisRow, ChassisSummary,
+    BadTree, CHASSIS_DEPTH_MAX, ChassisPlace, ChassisReport, ChassisRow, ChassisSummary, HostInUse,
 };
 pub use claims::{Bind, BindOutcome, ClaimRow, HostCriteria, Spread};
 pub use composed::{Composed, ComposedNodeRow};

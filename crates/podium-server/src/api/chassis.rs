@@ -1,15 +1,15 @@
 //! `/v1/pod_managers/{uuid}/chassis` and `/v1/chassis/{id}`: the component tree behind each pod
-//! manager (admin only).
+//! manager (admin only), and a chassis' power.
 
 use axum::Json;
 use axum::extract::{Path, State};
 use podium_types::{ChassisId, PodManagerId};
 
 use super::error::{ApiResult, ErrorBody};
-use super::extract::{AdminCaller, AnyCaller, ApiQuery};
+use super::extract::{AdminCaller, AnyCaller, ApiJson, ApiQuery};
 use podium_app::app::Podium;
 use podium_app::app::page;
-use podium_types::requests::PageQuery;
+use podium_types::requests::{PageQuery, PowerParams};
 use podium_types::views::{ChassisView, GrantedChassisView, List};
 
 /// The chassis of a pod manager (its racks, enclosures, blades...), as its last sync found
@@ -61,4 +61,27 @@ pub(super) async fn chassis_view(
     Path(id): Path<ChassisId>,
 ) -> ApiResult<Json<ChassisView>> {
     Ok(Json(podium.chassis_view(&caller, &id).await?))
+}
+
+/// Powers a chassis on or off, or restarts it (an enclosure's own power: Redfish
+/// `Chassis.Reset`), then reads its power back: the chassis as it stands after. `off` is the
+/// BMC's `ForceOff` (an enclosure runs no OS to shut down); `graceful_shutdown` where the
+/// chassis takes it. Refused with a 409 while a host within it is in use (claimed, or being
+/// registered, inspected, provisioned or released), or where its driver has no chassis power
+/// (a driver of contract 0.1.0 or 0.2.0, or a chassis that advertises no reset).
+#[utoipa::path(post, path = "/v1/chassis/{id}/power", tag = "pod_managers", params(("id" = String, Path)),
+    request_body = PowerParams,
+    responses((status = 200, body = ChassisView), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody), (status = 422, body = ErrorBody),
+        (status = 502, body = ErrorBody), (status = 504, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub(super) async fn chassis_power(
+    State(podium): State<Podium>,
+    AdminCaller(caller): AdminCaller,
+    Path(id): Path<ChassisId>,
+    ApiJson(params): ApiJson<PowerParams>,
+) -> ApiResult<Json<ChassisView>> {
+    Ok(Json(
+        podium.chassis_power(&caller, &id, params.action).await?,
+    ))
 }

@@ -99,6 +99,7 @@ pub(crate) fn routes() -> (Router<Podium>, utoipa::openapi::OpenApi) {
         .routes(routes!(pod_managers::pod_manager_sync))
         .routes(routes!(chassis::chassis_list))
         .routes(routes!(chassis::chassis_view))
+        .routes(routes!(chassis::chassis_power))
         .routes(routes!(chassis::granted_chassis_list))
         .routes(routes!(composition::composition_view))
         .routes(routes!(
