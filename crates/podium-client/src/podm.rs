@@ -332,11 +332,7 @@ pub(super) async fn run(url: Option<&str>, format: Format, cmd: PodmCommand) -> 
                 }),
                 ..Default::default()
             };
-            let path = format!("/v1/pod_managers/{}", seg(&uuid)?);
-            print(output::object(
-                format,
-                &c.send(Method::PATCH, &path, Some(&body)).await?,
-            ));
+            update(&c, format, &uuid, &body).await?;
         }
         PodmCommand::TenantFirmware {
             uuid,
@@ -352,11 +348,7 @@ pub(super) async fn run(url: Option<&str>, format: Format, cmd: PodmCommand) -> 
                 }),
                 ..Default::default()
             };
-            let path = format!("/v1/pod_managers/{}", seg(&uuid)?);
-            print(output::object(
-                format,
-                &c.send(Method::PATCH, &path, Some(&body)).await?,
-            ));
+            update(&c, format, &uuid, &body).await?;
         }
         PodmCommand::Deploy {
             uuid,
