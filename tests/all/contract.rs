@@ -58,6 +58,33 @@ async fn the_openapi_document_is_valid_and_documents_every_common_answer() {
         }
     }
     assert!(operations > 50, "{operations} operations");
+    // Every error body's code is one of the API's codes, and the document lists them all.
+    let schemas = &doc["components"]["schemas"];
+    let code = &schemas["ErrorDetail"]["properties"]["code"];
+    let code = match code["$ref"].as_str() {
+        Some(at) => &schemas[at.strip_prefix("#/components/schemas/").unwrap()],
+        None => code,
+    };
+    let listed: Vec<&str> = code["enum"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no enum of codes: {code}"))
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    let codes: Vec<&str> = podium_types::ErrorCode::ALL
+        .iter()
+        .map(|c| c.as_str())
+        .collect();
+    assert_eq!(listed, codes);
+    for code in [
+        "not_found",
+        "invalid_input",
+        "host_busy",
+        "chassis_in_use",
+        "plugin_deadline",
+    ] {
+        assert!(listed.contains(&code), "{code} in {listed:?}");
+    }
     // The event stream names a claim, host or operation that may be gone.
     assert!(doc["paths"]["/v1/events"]["get"]["responses"]["404"].is_object());
     // Each event's `data` is what the wire carries: a string holding JSON of a schema.

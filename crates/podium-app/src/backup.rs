@@ -4,6 +4,7 @@
 use crate::app::Podium;
 use crate::auth::Caller;
 use crate::error::Error;
+use podium_types::ErrorCode;
 
 /// A consistent copy of the database: an open file, already unlinked, and its length.
 #[derive(Debug)]
@@ -24,7 +25,7 @@ impl Podium {
                 Ok(Backup { file, bytes })
             }
             None => Err(Error::Conflict {
-                code: "backup_unavailable",
+                code: ErrorCode::BackupUnavailable,
                 message: "this Podium runs on PostgreSQL: back its database up with pg_dump \
                           (docs/operations.md)"
                     .into(),

@@ -3,6 +3,7 @@
 //! host's queue that reads the BIOS back and says what applied and what is staged. And its
 //! secure boot, read and turned on or off likewise.
 
+use podium_types::ErrorCode;
 use std::collections::BTreeMap;
 
 use podium_runtime::{CallError, PluginError};
@@ -182,7 +183,7 @@ impl Podium {
             .call()
             .read_secure_boot(&host.system_id)
             .await
-            .map_err(|e| unsupported(host, "secure_boot_unsupported", "secure boot", e))
+            .map_err(|e| unsupported(host, ErrorCode::SecureBootUnsupported, "secure boot", e))
     }
 
     /// Carries out a `secure_boot` operation: the change, then secure boot read back, which
@@ -209,11 +210,11 @@ impl Podium {
             .call()
             .set_secure_boot(&host.system_id, enabled)
             .await
-            .map_err(|e| unsupported(host, "secure_boot_unsupported", "secure boot", e))?;
+            .map_err(|e| unsupported(host, ErrorCode::SecureBootUnsupported, "secure boot", e))?;
         let after = self.secure_boot_read(pm, host).await?;
         if after.enabled != enabled {
             return Err(Error::Conflict {
-                code: "secure_boot_not_applied",
+                code: ErrorCode::SecureBootNotApplied,
                 message: format!(
                     "the BMC took the change but reports secure boot {}",
                     if after.enabled { "enabled" } else { "disabled" }
@@ -395,7 +396,7 @@ fn taken<'c>(
                 _ => "nothing".into(),
             };
             return Err(Error::Conflict {
-                code: "bios_not_applied",
+                code: ErrorCode::BiosNotApplied,
                 message: format!(
                     "the BMC took the change of `{name}` but reports {now}, and stages nothing \
                      for it"
@@ -409,7 +410,7 @@ fn taken<'c>(
 /// The pod manager's firmware profile cannot be given to the host, and why.
 fn not_applied(host: &Host, why: String) -> Error {
     Error::Conflict {
-        code: "firmware_profile_not_applied",
+        code: ErrorCode::FirmwareProfileNotApplied,
         message: format!(
             "the pod manager's firmware profile cannot be given to host `{}`: {why}",
             host.id
@@ -419,11 +420,11 @@ fn not_applied(host: &Host, why: String) -> Error {
 
 /// A driver's failure, with a BMC without BIOS settings as a 409 naming the capability.
 fn bios_error(host: &Host, e: CallError) -> Error {
-    unsupported(host, "bios_unsupported", "BIOS settings", e)
+    unsupported(host, ErrorCode::BiosUnsupported, "BIOS settings", e)
 }
 
 /// A driver's failure, with a BMC without `what` for the host as a 409 `code` naming it.
-pub(crate) fn unsupported(host: &Host, code: &'static str, what: &str, e: CallError) -> Error {
+pub(crate) fn unsupported(host: &Host, code: ErrorCode, what: &str, e: CallError) -> Error {
     match e {
         CallError::Plugin {
             error: PluginError::Unsupported(why),

@@ -3,6 +3,7 @@
 //! systems, stored as chassis (not hosts), and shown to the admin.
 
 use podium_runtime::{CallError, PluginError};
+use podium_types::ErrorCode;
 use podium_types::views::{ChassisView, GrantedChassisView, List};
 use podium_types::{ChassisId, ChassisState, Page, PodManagerId, PowerAction, Timestamp};
 
@@ -180,7 +181,7 @@ impl Podium {
             .ok_or_else(|| Error::not_found("chassis", id))?;
         if chassis.state == ChassisState::Missing {
             return Err(Error::Conflict {
-                code: "chassis_missing",
+                code: ErrorCode::ChassisMissing,
                 message: format!(
                     "chassis `{id}` was not reported by its pod manager's last sync: sync it \
                      again before acting on it"
@@ -202,7 +203,7 @@ impl Podium {
                 hosts.push("and more".into());
             }
             return Err(Error::Conflict {
-                code: "chassis_in_use",
+                code: ErrorCode::ChassisInUse,
                 message: format!(
                     "chassis `{id}` holds hosts in use, which its power would reach: {}; \
                      wait for them, or release their claims first",
@@ -222,7 +223,7 @@ impl Podium {
                     error: PluginError::Unsupported(why),
                     ..
                 } => Error::Conflict {
-                    code: "chassis_power_unsupported",
+                    code: ErrorCode::ChassisPowerUnsupported,
                     message: format!(
                         "chassis `{id}` has no power control Podium can reach (its driver \
                          says: {why})"

@@ -2,6 +2,7 @@
 //! API layer turns it into HTTP at the very edge (`api/error.rs`).
 
 use podium_runtime::{CallError, LoadError, PluginError};
+use podium_types::ErrorCode;
 
 /// Everything an application function can fail with.
 #[derive(Debug, thiserror::Error)]
@@ -29,11 +30,11 @@ pub enum Error {
     },
     /// The request conflicts with what exists; `code` says how.
     #[error("{message}")]
-    Conflict { code: &'static str, message: String },
+    Conflict { code: ErrorCode, message: String },
     /// The request conflicts with what exists in one field.
     #[error("{message}")]
     ConflictField {
-        code: &'static str,
+        code: ErrorCode,
         field: String,
         message: String,
     },
@@ -171,7 +172,7 @@ impl Error {
                 message: message.clone(),
             },
             Error::Conflict { code, message } => Error::Conflict {
-                code,
+                code: *code,
                 message: message.clone(),
             },
             Error::ConflictField {
@@ -179,7 +180,7 @@ impl Error {
                 field,
                 message,
             } => Error::ConflictField {
-                code,
+                code: *code,
                 field: field.clone(),
                 message: message.clone(),
             },

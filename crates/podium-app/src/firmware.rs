@@ -7,6 +7,7 @@
 //! (after a crash, a shutdown or a transient failure) follows that task; one whose start was
 //! under way when its process died is failed, not started again.
 
+use podium_types::ErrorCode;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -121,7 +122,7 @@ impl Podium {
             .first()
         {
             return Err(Error::Conflict {
-                code: "firmware_update_pending",
+                code: ErrorCode::FirmwareUpdatePending,
                 message: format!(
                     "operation {} already updates host `{}`'s firmware: wait for its end",
                     other.id, host.id
@@ -142,7 +143,7 @@ impl Podium {
             .call()
             .read_firmware(&host.system_id)
             .await
-            .map_err(|e| unsupported(host, "firmware_unsupported", "firmware", e))?;
+            .map_err(|e| unsupported(host, ErrorCode::FirmwareUnsupported, "firmware", e))?;
         // The versions the Redfish face shows (`BiosVersion`, the manager's `FirmwareVersion`),
         // kept where they changed: the first component of each kind (the driver lists the
         // running one first, `docs/hardware.md`).
@@ -178,7 +179,7 @@ impl Podium {
             Some(p) if p["started"] == json!(true) => p.clone(),
             Some(_) => {
                 return Err(Error::Conflict {
-                    code: "firmware_update_interrupted",
+                    code: ErrorCode::FirmwareUpdateInterrupted,
                     message: "an earlier try was stopped while starting the update (Podium \
                               stopped, or the BMC did not answer), so whether the BMC took it is \
                               not known: read the host's firmware before asking again"
@@ -250,7 +251,12 @@ impl Podium {
                     return Ok(());
                 }
                 Err(e) => {
-                    return Err(unsupported(host, "firmware_unsupported", "firmware", e));
+                    return Err(unsupported(
+                        host,
+                        ErrorCode::FirmwareUnsupported,
+                        "firmware",
+                        e,
+                    ));
                 }
             };
             if let Some(status) = status {
@@ -271,7 +277,7 @@ impl Podium {
                     TaskState::Completed => return Ok(()),
                     TaskState::Failed => {
                         return Err(Error::Conflict {
-                            code: "firmware_update_failed",
+                            code: ErrorCode::FirmwareUpdateFailed,
                             message: format!(
                                 "the BMC's task {task} failed{}",
                                 said(&status.messages)
@@ -283,7 +289,7 @@ impl Podium {
             }
             if Timestamp::now() > started.after(DEADLINE) {
                 return Err(Error::Conflict {
-                    code: "firmware_update_timeout",
+                    code: ErrorCode::FirmwareUpdateTimeout,
                     message: format!(
                         "the BMC's task {task} has run for over {} minutes; it may still run \
                          there",
@@ -366,7 +372,7 @@ impl Podium {
                 }
                 return Err(unsupported(
                     host,
-                    "firmware_unsupported",
+                    ErrorCode::FirmwareUnsupported,
                     "firmware updates",
                     e,
                 ));

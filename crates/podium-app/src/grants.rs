@@ -1,6 +1,7 @@
 //! Grants (Metal3's host deploy policy), the application side: the admin lets a tenant claim
 //! hosts of a pod manager, optionally narrowed by a label selector and a maximum number of hosts.
 
+use podium_types::ErrorCode;
 use podium_types::{GrantId, PodManagerId, TenantId};
 
 use crate::app::Podium;
@@ -64,7 +65,7 @@ impl Podium {
         match self.datastore().grant_create(&row).await {
             Ok(()) => Ok(views::grant(row)),
             Err(e) if crate::data::is_conflict(&e) => Err(Error::ConflictField {
-                code: "grant_exists",
+                code: ErrorCode::GrantExists,
                 field: "pod_manager".into(),
                 message:
                     "this tenant already has a grant for this pod manager; delete it to change it"

@@ -1,6 +1,7 @@
 //! A host's full inventory (processors, memory modules, storage, NICs with their link), read
 //! live through its driver.
 
+use podium_types::ErrorCode;
 use podium_types::{HardwareInventory, HostId};
 
 use crate::app::Podium;
@@ -32,6 +33,6 @@ impl Podium {
             .call()
             .read_hardware(&host.system_id)
             .await
-            .map_err(|e| unsupported(host, "hardware_unsupported", "full inventory", e))
+            .map_err(|e| unsupported(host, ErrorCode::HardwareUnsupported, "full inventory", e))
     }
 }

@@ -2,6 +2,7 @@
 //! managers, and carrying out power, boot and media actions as operations through the site's
 //! driver.
 
+use podium_types::ErrorCode;
 use podium_types::{ClaimId, HostId, PodManagerId};
 
 use crate::app::Podium;
@@ -123,7 +124,7 @@ impl Podium {
                 .await?
             {
                 return Err(Error::ConflictField {
-                    code: "mac_in_use",
+                    code: ErrorCode::MacInUse,
                     field: "bmc.url".into(),
                     message: format!(
                         "the BMC reports NIC `{}` with MAC {}, which host `{other}` ({name}) already has",
@@ -153,7 +154,7 @@ impl Podium {
             Ok(()) => {}
             Err(e) if crate::data::is_conflict(&e) => {
                 return Err(Error::ConflictField {
-                    code: "host_exists",
+                    code: ErrorCode::HostExists,
                     field: "bmc.system_id".into(),
                     message: format!(
                         "pod manager `{}` already has a host for system `{}`",
@@ -483,7 +484,7 @@ impl Podium {
                 .await?
             {
                 return Err(Error::Conflict {
-                    code: "host_busy",
+                    code: ErrorCode::HostBusy,
                     message: format!("host `{id}` changed state meanwhile; read it and try again"),
                 });
             }

@@ -11,6 +11,7 @@ use crate::app::Podium;
 use crate::auth::Caller;
 use crate::data::{Host, OperationRow};
 use crate::error::Error;
+use podium_types::ErrorCode;
 use podium_types::HostId;
 use podium_types::views::{HostView, OperationView};
 use podium_types::{HostErrorKind, HostState, OperationKind, OperationRequest};
@@ -167,7 +168,7 @@ pub(crate) fn action_allowed(host: &Host, action: HostAction) -> Result<(), Erro
     let allowed = action.allowed_in();
     if !allowed.contains(&state) {
         return Err(Error::Conflict {
-            code: "host_busy",
+            code: ErrorCode::HostBusy,
             message: format!(
                 "host `{}` is {state}: a {} action is allowed when it is {}",
                 host.id,
@@ -182,7 +183,7 @@ pub(crate) fn action_allowed(host: &Host, action: HostAction) -> Result<(), Erro
     }
     if action == HostAction::Inspect && host.claim_id.is_some() {
         return Err(Error::Conflict {
-            code: "host_claimed",
+            code: ErrorCode::HostClaimed,
             message: format!(
                 "host `{}` is held by a claim: it is inspected only while no claim holds it",
                 host.id
@@ -215,7 +216,7 @@ impl Podium {
             .await?
         {
             return Err(Error::Conflict {
-                code: "host_busy",
+                code: ErrorCode::HostBusy,
                 message: format!("host `{id}` changed state meanwhile; read it and try again"),
             });
         }
@@ -307,7 +308,7 @@ mod tests {
         ] {
             let e = action_allowed(&host(state), HostAction::Media).unwrap_err();
             assert!(
-                matches!(&e, Error::Conflict { code: "host_busy", message }
+                matches!(&e, Error::Conflict { code: ErrorCode::HostBusy, message }
                     if message.contains(&format!("is {state}:")) && message.contains("available, provisioned, error, maintenance")),
                 "{state}: {e:?}"
             );
@@ -336,7 +337,7 @@ mod tests {
         assert!(matches!(
             action_allowed(&h, HostAction::Inspect),
             Err(Error::Conflict {
-                code: "host_claimed",
+                code: ErrorCode::HostClaimed,
                 ..
             })
         ));

@@ -1,6 +1,7 @@
 //! Pod managers, the application side: the Valence registry with credentials sealed, plugins
 //! chosen per site, the status probe and the inventory sync through the site's driver.
 
+use podium_types::ErrorCode;
 use podium_types::{OperationRequest, PodManagerId, PodManagerStatus};
 
 use crate::app::Podium;
@@ -161,12 +162,12 @@ impl Podium {
         {
             None => Ok(()),
             Some(PodManagerConflict::Name) => Err(Error::ConflictField {
-                code: "name_taken",
+                code: ErrorCode::NameTaken,
                 field: "name".into(),
                 message: format!("a pod manager named `{name}` already exists"),
             }),
             Some(PodManagerConflict::Url) => Err(Error::ConflictField {
-                code: "url_taken",
+                code: ErrorCode::UrlTaken,
                 field: "url".into(),
                 message: format!("a pod manager for {url} already exists"),
             }),
@@ -260,7 +261,7 @@ impl Podium {
                 self.check_unique(&pm.name, &pm.service.url, Some(&pm.uuid))
                     .await?;
                 return Err(Error::Conflict {
-                    code: "conflict",
+                    code: ErrorCode::Conflict,
                     message: "a pod manager with this name or url was just created".into(),
                 });
             }
@@ -436,7 +437,7 @@ impl Podium {
             }
             Ok(false) => Err(Error::not_found("pod manager", uuid)),
             Err(claimed) => Err(Error::Conflict {
-                code: "pod_manager_in_use",
+                code: ErrorCode::PodManagerInUse,
                 message: format!(
                     "{claimed} of this pod manager's hosts are claimed by tenants; release those claims before deleting it"
                 ),

@@ -17,6 +17,7 @@
 //! checked when the subscription is made and again at each delivery, whose connections are made
 //! only to the addresses its name resolves to that pass the same check (no proxy, no redirect).
 
+use podium_types::ErrorCode;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::time::Duration;
 
@@ -143,7 +144,7 @@ impl Podium {
             .await?
         {
             return Err(Error::Conflict {
-                code: "subscriptions_full",
+                code: ErrorCode::SubscriptionsFull,
                 message: format!(
                     "this account holds {SUBSCRIPTIONS_MAX} event subscriptions, the most it may: \
                      delete one first"

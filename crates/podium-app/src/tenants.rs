@@ -8,6 +8,7 @@ use crate::auth::{Caller, generate_token, hash_token};
 use crate::data::{TenantRow, TokenRow};
 use crate::error::Error;
 use crate::views;
+use podium_types::ErrorCode;
 use podium_types::Role;
 use podium_types::requests::{TenantCreate, TokenCreate};
 use podium_types::views::{List, MeView, TenantView, TokenCreatedView, TokenView};
@@ -86,7 +87,7 @@ impl Podium {
         match self.datastore().tenant_create(&tenant).await {
             Ok(()) => Ok(views::tenant(tenant)),
             Err(e) if crate::data::is_conflict(&e) => Err(Error::ConflictField {
-                code: "name_taken",
+                code: ErrorCode::NameTaken,
                 field: "name".into(),
                 message: format!("a tenant named `{}` already exists", tenant.name),
             }),
@@ -150,7 +151,7 @@ impl Podium {
             Ok(true) => Ok(0),
             Ok(false) => Err(Error::not_found("tenant", id)),
             Err(claims) => Err(Error::Conflict {
-                code: "tenant_has_claims",
+                code: ErrorCode::TenantHasClaims,
                 message: format!(
                     "the tenant holds {claims} claims; release them first (DELETE /v1/claims/{{id}}), which deprovisions their hosts"
                 ),
@@ -242,7 +243,7 @@ impl Podium {
 pub(crate) async fn refuse_if_deleting(podium: &Podium, tenant: &TenantId) -> Result<(), Error> {
     if podium.datastore().tenant_deleting(tenant).await? {
         return Err(Error::Conflict {
-            code: "tenant_deleting",
+            code: ErrorCode::TenantDeleting,
             message: format!("tenant `{tenant}` is being deleted (its claims are being released)"),
         });
     }

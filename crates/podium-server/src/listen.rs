@@ -195,7 +195,12 @@ async fn refuse_plain_http(mut stream: TcpStream) -> std::io::Result<()> {
             left = left.saturating_sub(n);
         }
     }
-    let body = r#"{"error":{"code":"tls_required","message":"this address serves HTTPS only: send the request to https:// instead of http:// (nothing it carried was used)"}}"#;
+    let body = serde_json::json!({"error": {
+        "code": podium_types::ErrorCode::TlsRequired,
+        "message": "this address serves HTTPS only: send the request to https:// instead of \
+                    http:// (nothing it carried was used)",
+    }})
+    .to_string();
     let answer = format!(
         "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\
          connection: close\r\n\r\n{body}",

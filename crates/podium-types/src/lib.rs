@@ -10,6 +10,7 @@
 mod bios;
 mod claim;
 mod documents;
+mod errors;
 mod events;
 mod filters;
 mod firmware;
@@ -38,6 +39,7 @@ pub use bios::{
 };
 pub use claim::ClaimState;
 pub use documents::Phase;
+pub use errors::ErrorCode;
 pub use events::{EventAction, EventFilter, EventKind};
 pub use filters::{AuditFilter, HostFilter, OperationFilter, PodManagerFilter};
 pub use firmware::{

@@ -18,6 +18,7 @@
 pub(crate) mod client;
 pub(crate) mod windows;
 
+use podium_types::ErrorCode;
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -88,7 +89,7 @@ impl Podium {
             }
             _ => {
                 return Err(Error::Conflict {
-                    code: "agent_ambiguous",
+                    code: ErrorCode::AgentAmbiguous,
                     message: "these MACs belong to more than one host expecting an agent".into(),
                 });
             }

@@ -15,6 +15,7 @@ use crate::data::{ClaimRow, Host, OperationRow};
 use crate::error::Error;
 use crate::ipam::IpClaim;
 use podium_runtime::PowerAction;
+use podium_types::ErrorCode;
 use podium_types::requests::{ClaimCreate, ClaimUpdate, NetworkConfigOwner};
 use podium_types::views::{ClaimView, List, OperationView};
 use podium_types::{ClaimId, HostId, PodManagerId, TenantId, TenantScope};
@@ -285,7 +286,7 @@ impl Podium {
         validate_image(&params.image, &pm.deploy)?;
         if network_data.is_some() && pm.network_config_owner == NetworkConfigOwner::Admin {
             return Err(Error::Conflict {
-                code: "network_config_owned_by_site",
+                code: ErrorCode::NetworkConfigOwnedBySite,
                 message: "this site owns network config: its pod manager renders networkData from the admin's templates, so a claim cannot bring its own".into(),
             });
         }
@@ -380,7 +381,7 @@ impl Podium {
         match host {
             Some(host) if claim.state == ClaimState::Bound => Ok((claim, host)),
             _ => Err(Error::Conflict {
-                code: "claim_not_bound",
+                code: ErrorCode::ClaimNotBound,
                 message: format!(
                     "claim `{claim_id}` is {}: only a bound claim holds a host",
                     claim.state
@@ -413,7 +414,7 @@ impl Podium {
         let (claim, _) = self.claim_get(caller, id).await?;
         if claim.state == ClaimState::Releasing {
             return Err(Error::Conflict {
-                code: "claim_releasing",
+                code: ErrorCode::ClaimReleasing,
                 message: "the claim is being released".into(),
             });
         }
@@ -431,7 +432,7 @@ impl Podium {
             let pm = self.pod_manager_load(&claim.pod_manager).await?;
             if network_data.is_some() && pm.network_config_owner == NetworkConfigOwner::Admin {
                 return Err(Error::Conflict {
-                    code: "network_config_owned_by_site",
+                    code: ErrorCode::NetworkConfigOwnedBySite,
                     message:
                         "this site owns network config: a claim cannot bring its own networkData"
                             .into(),
@@ -471,7 +472,7 @@ impl Podium {
             .await?;
         if !updated {
             return Err(Error::Conflict {
-                code: "claim_changed",
+                code: ErrorCode::ClaimChanged,
                 message: "the claim changed while this request was checked (it was bound or released); read it and try again".into(),
             });
         }
@@ -634,7 +635,7 @@ impl Podium {
                 return Ok(());
             }
             return Err(Error::Conflict {
-                code: "host_busy",
+                code: ErrorCode::HostBusy,
                 message: format!(
                     "host `{}` is {}: it is provisioned from {}",
                     host.id,

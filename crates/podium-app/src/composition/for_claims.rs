@@ -4,6 +4,7 @@
 //! is decomposed once its host is available (or in error, or missing) and unclaimed. The
 //! reservation is in the database, so a restart loses neither.
 
+use podium_types::ErrorCode;
 use podium_types::requests::CompositionRequirement;
 use podium_types::{HostState, PodManagerId};
 
@@ -156,14 +157,14 @@ impl Podium {
                     )
                 }
                 Err(Error::ConflictField { code, message, .. })
-                    if code == "no_blocks_fit" || code == "block_taken" =>
+                    if code == ErrorCode::NoBlocksFit || code == ErrorCode::BlockTaken =>
                 {
                     tracing::info!(claim = %id, %message, "no node can be composed for a claim");
                     run.unfit.entry(pm.uuid.clone()).or_default().push(asked);
                     Composing::Waits(NO_BLOCKS_FIT.into())
                 }
                 Err(Error::Conflict {
-                    code: "composition_unsupported",
+                    code: ErrorCode::CompositionUnsupported,
                     ..
                 }) => Composing::Impossible("its pod manager composes no nodes".into()),
                 Err(e) => {

@@ -15,6 +15,7 @@ mod pick;
 pub(crate) use for_claims::{ComposeRun, Composing};
 
 use podium_runtime::{CallError, CompositionService, PluginError};
+use podium_types::ErrorCode;
 use podium_types::requests::{ComposedNodeCreate, CompositionRequirement};
 use podium_types::views::{
     BlockLimitView, ComposedNodeView, CompositionView, List, ResourceBlockView, ResourceZoneView,
@@ -129,7 +130,7 @@ impl Podium {
             Wanted::Blocks(named) => {
                 pick::check(&service, named).map_err(|refused| match refused {
                     pick::Refused::Taken(message) => Error::ConflictField {
-                        code: "block_taken",
+                        code: ErrorCode::BlockTaken,
                         field: "blocks".into(),
                         message,
                     },
@@ -138,7 +139,7 @@ impl Podium {
             }
             Wanted::Requirement(need) => {
                 pick::pick(&service, need).map_err(|refused| Error::ConflictField {
-                    code: "no_blocks_fit",
+                    code: ErrorCode::NoBlocksFit,
                     field: "requirement".into(),
                     message: format!("pod manager `{}`: {refused}", pm.name),
                 })?
@@ -154,7 +155,7 @@ impl Podium {
                     error: PluginError::Conflict(message),
                     ..
                 } => Error::ConflictField {
-                    code: "block_taken",
+                    code: ErrorCode::BlockTaken,
                     field: "blocks".into(),
                     message: format!("the service refused the composition: {message}"),
                 },
@@ -309,7 +310,7 @@ impl Podium {
 
 fn claimed(claim: &podium_types::ClaimId) -> Error {
     Error::Conflict {
-        code: "host_claimed",
+        code: ErrorCode::HostClaimed,
         message: format!(
             "claim `{claim}` holds this node's host: release the claim before decomposing it"
         ),
@@ -323,7 +324,7 @@ async fn read(pm: &PodManager, driver: &Driver<'_>) -> Result<CompositionService
             error: PluginError::Unsupported(_),
             ..
         } => Error::Conflict {
-            code: "composition_unsupported",
+            code: ErrorCode::CompositionUnsupported,
             message: format!(
                 "pod manager `{}` composes nothing: its driver has no composition (a Redfish \
                  service without a CompositionService, or a driver of contract 0.1.0)",

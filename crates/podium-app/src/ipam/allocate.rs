@@ -4,6 +4,7 @@
 //! proposal made against state another process changed meanwhile is retried, never committed
 //! twice.
 
+use podium_types::ErrorCode;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -203,7 +204,7 @@ impl Podium {
                     // Full as far as this process knows: addresses may have been released by
                     // another process since the cache was loaded; ask the datastore once more.
                     Err(Error::Conflict {
-                        code: "pool_exhausted",
+                        code: ErrorCode::PoolExhausted,
                         ..
                     }) if !fresh => retry.push(job),
                     Ok(Choice::Answer(answer)) => {
@@ -300,7 +301,7 @@ impl Podium {
         }
         for job in pending {
             let _ = job.reply.send(Err(Error::Conflict {
-                code: "pool_busy",
+                code: ErrorCode::PoolBusy,
                 message: format!(
                     "the pool changed under {COMMIT_ATTEMPTS} attempts in a row; try again"
                 ),
@@ -339,7 +340,7 @@ impl Podium {
                 && w != v
             {
                 return Err(Error::ConflictField {
-                    code: "owner_pre_allocated",
+                    code: ErrorCode::OwnerPreAllocated,
                     field: "address".into(),
                     message: format!(
                         "`{owner}` is pre-allocated {} in this pool, not {}",
@@ -380,7 +381,7 @@ impl Podium {
                         return Ok(Choice::Answer(Box::new(answer)));
                     }
                     return Err(Error::Conflict {
-                        code: "pool_exhausted",
+                        code: ErrorCode::PoolExhausted,
                         message: format!("IP pool `{}` has no free address left", pool.row.name),
                     });
                 }
@@ -426,7 +427,7 @@ impl Podium {
             && super::space::from_key(&existing.addr_key) != Some(w)
         {
             return Err(Error::ConflictField {
-                code: "owner_holds_address",
+                code: ErrorCode::OwnerHoldsAddress,
                 field: "address".into(),
                 message: format!(
                     "`{}` already holds {} in this pool; release it first",
@@ -528,7 +529,7 @@ impl Podium {
 
 fn address_taken(addr: IpAddr, holder: &str, how: &str) -> Error {
     Error::ConflictField {
-        code: "address_taken",
+        code: ErrorCode::AddressTaken,
         field: "address".into(),
         message: format!("{addr} is {how} `{holder}`"),
     }

@@ -19,6 +19,7 @@ pub(crate) mod space;
 pub(crate) use podium_types::Owner;
 pub(crate) use pool::{IpClaim, IpPool, Usage};
 
+use podium_types::ErrorCode;
 use podium_types::{IpClaimId, IpPoolId, PodManagerId, TenantScope};
 use std::net::IpAddr;
 
@@ -137,7 +138,7 @@ impl Podium {
     async fn ip_pool_name_free(&self, name: &str, except: Option<&IpPoolId>) -> Result<(), Error> {
         if self.datastore().ip_pool_name_taken(name, except).await? {
             return Err(Error::ConflictField {
-                code: "name_taken",
+                code: ErrorCode::NameTaken,
                 field: "name".into(),
                 message: format!("an IP pool named `{name}` already exists"),
             });
@@ -163,7 +164,7 @@ impl Podium {
             Err(e) if crate::data::is_conflict(&e) => {
                 self.ip_pool_name_free(&row.name, None).await?;
                 Err(Error::Conflict {
-                    code: "conflict",
+                    code: ErrorCode::Conflict,
                     message: "the pool conflicts with another one".into(),
                 })
             }
@@ -301,7 +302,7 @@ impl Podium {
                         Error::Internal(anyhow::anyhow!("allocation {} has a bad key", a.id))
                     })?;
                     let refuse = |field: &str, why: &str| Error::ConflictField {
-                        code: "pool_in_use",
+                        code: ErrorCode::PoolInUse,
                         field: field.into(),
                         message: format!(
                             "{} (held by `{}`) would {why}; release it first",
@@ -362,7 +363,7 @@ impl Podium {
                 Ok(())
             }
             Some(n) => Err(Error::Conflict {
-                code: "pool_in_use",
+                code: ErrorCode::PoolInUse,
                 message: format!(
                     "the pool still holds {n} allocated addresses; release them first"
                 ),

@@ -10,6 +10,7 @@
 //! step can be run again: a provisioning run again after a restart of Podium finds the agent
 //! (which heartbeats on) and its command, and waits for it or starts it.
 
+use podium_types::ErrorCode;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
@@ -40,7 +41,7 @@ const SILENCE: Duration = Duration::from_secs(120);
 /// A failed install, in words the tenant can act on.
 fn failed(message: String) -> Error {
     Error::Conflict {
-        code: "deploy_failed",
+        code: ErrorCode::DeployFailed,
         message,
     }
 }

@@ -29,6 +29,7 @@ pub(crate) mod worker;
 pub use worker::OperationSettings;
 
 use crate::metrics::state::Attempt;
+use podium_types::ErrorCode;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -309,7 +310,7 @@ impl Podium {
         // or the datastore refused what it reported): it ends here rather than run forever.
         let result = if op.attempts > i64::from(settings.max_attempts) {
             Err(Error::Conflict {
-                code: "operation_abandoned",
+                code: ErrorCode::OperationAbandoned,
                 message: format!(
                     "gave up after {} attempts: the end of the last one was never recorded",
                     op.attempts - 1

@@ -12,6 +12,7 @@ use podium_runtime::{
     BootPersistence, BootSettings, BootTarget, CallError, MediaRequest, MediaType, PluginError,
     PowerAction, PowerState,
 };
+use podium_types::ErrorCode;
 use podium_types::TenantScope;
 use podium_types::{ImageFormat, Phase};
 
@@ -102,7 +103,7 @@ impl Podium {
         }
         if !inserted {
             return Err(Error::Conflict {
-                code: "unsupported",
+                code: ErrorCode::Unsupported,
                 message: format!(
                     "the BMC of host `{}` has no second virtual media slot (USB or floppy) for the \
                      config drive beside the CD with the image: {}",
@@ -145,7 +146,7 @@ impl Podium {
     ) -> Result<Option<serde_json::Value>, Error> {
         let (Some(claim_id), Some(host_id)) = (&op.claim_id, &op.host_id) else {
             return Err(Error::Conflict {
-                code: "claim_not_bound",
+                code: ErrorCode::ClaimNotBound,
                 message: "the operation names no claim and host".into(),
             });
         };
@@ -155,7 +156,7 @@ impl Podium {
             .await?
             .filter(|c| c.state == podium_types::ClaimState::Bound && c.host_id == op.host_id)
             .ok_or_else(|| Error::Conflict {
-                code: "claim_not_bound",
+                code: ErrorCode::ClaimNotBound,
                 message: format!("claim `{claim_id}` is no longer bound to this host"),
             })?;
         let host = self.host_load(host_id).await?;

@@ -7,6 +7,7 @@
 
 pub(crate) mod cache;
 
+use podium_types::ErrorCode;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -104,7 +105,7 @@ impl Podium {
             .await?
         {
             return Err(Error::Conflict {
-                code: "plugin_version_exists",
+                code: ErrorCode::PluginVersionExists,
                 message: format!(
                     "plugin {} version {} is already registered with sha256 {}; bump the version of the new build",
                     info.name, info.version, other.sha256
@@ -126,7 +127,7 @@ impl Podium {
             Err(e) if crate::data::is_conflict(&e) => {
                 // Another process registered the same name and version meanwhile.
                 return Err(Error::Conflict {
-                    code: "plugin_version_exists",
+                    code: ErrorCode::PluginVersionExists,
                     message: format!(
                         "plugin {} version {} is already registered",
                         info.name, info.version

@@ -18,6 +18,7 @@ mod templates;
 pub(crate) use drives::DRIVE_TTL_MAX;
 pub use drives::DriveFor;
 
+use podium_types::ErrorCode;
 use podium_types::views::{PreviewView, RenderedView, UnallocatedView};
 use podium_types::{ClaimId, HostId, Phase, TenantScope};
 use serde_json::Value;
@@ -91,7 +92,7 @@ pub(crate) enum Hold {
 /// The documents need an address that was not taken yet.
 fn not_held(owner: &str, pool: &str) -> Error {
     Error::Conflict {
-        code: "addresses_not_held",
+        code: ErrorCode::AddressesNotHeld,
         message: format!(
             "`{owner}` holds no address of IP pool `{pool}` yet: addresses are taken when a \
              claim binds and when a config drive is made"
@@ -163,7 +164,7 @@ fn refusal(prefix: &str, message: &str) -> Error {
 /// The template names a pool that no longer serves its pod manager.
 fn pool_gone(pm: &PodManager, pool: &str) -> Error {
     Error::Conflict {
-        code: "render_failed",
+        code: ErrorCode::RenderFailed,
         message: format!(
             "the network template of pod manager `{}` names IP pool `{pool}`, which no longer \
              serves it",
@@ -176,7 +177,7 @@ fn pool_gone(pm: &PodManager, pool: &str) -> Error {
 fn render_failed(host: &Host, e: CallError) -> Error {
     match e {
         CallError::Plugin { plugin, error } => Error::Conflict {
-            code: "render_failed",
+            code: ErrorCode::RenderFailed,
             message: format!(
                 "cannot render host `{}` ({}): renderer {plugin}: {error}",
                 host.id, host.name
@@ -251,7 +252,7 @@ impl Podium {
                     error: PluginError::Unsupported(message),
                     ..
                 } => Error::Conflict {
-                    code: "network_config_owned_by_site",
+                    code: ErrorCode::NetworkConfigOwnedBySite,
                     message,
                 },
                 other => Error::from(other),
@@ -306,7 +307,7 @@ impl Podium {
         let claim = self.bound_claim_of(&host).await?;
         if claim.is_none() {
             return Err(Error::Conflict {
-                code: "host_not_claimed",
+                code: ErrorCode::HostNotClaimed,
                 message: format!(
                     "host `{host_id}` has no bound claim: the provisioning documents are a \
                      claim's; ask for phase=preprovisioning"

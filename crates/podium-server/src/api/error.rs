@@ -8,6 +8,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
 use podium_app::error::{Error, PluginFailure};
+use podium_types::ErrorCode;
 
 /// An error as the API returns it.
 #[derive(Debug)]
@@ -27,8 +28,9 @@ pub(crate) struct ErrorBody {
 
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub(crate) struct ErrorDetail {
-    /// Stable and machine-readable, e.g. `not_found`, `invalid_input`, `pool_exhausted`.
-    pub code: String,
+    /// Stable and machine-readable, e.g. `not_found`, `invalid_input`, `pool_exhausted`: one of
+    /// the names listed here, each one meaning (`podium_types::ErrorCode`).
+    pub code: ErrorCode,
     /// For people.
     pub message: String,
     /// The request field at fault, where there is one (`auth.password`, `ranges[1].end`).
@@ -37,57 +39,80 @@ pub(crate) struct ErrorDetail {
 }
 
 impl ApiError {
-    fn parts(&self) -> (StatusCode, &'static str, Option<String>) {
+    fn parts(&self) -> (StatusCode, ErrorCode, Option<String>) {
         ApiError::status_of(&self.0)
     }
 
     /// The status, code and field the API answers an application error with.
-    pub(crate) fn status_of(e: &Error) -> (StatusCode, &'static str, Option<String>) {
+    pub(crate) fn status_of(e: &Error) -> (StatusCode, ErrorCode, Option<String>) {
         match e {
-            Error::Unauthenticated(_) => (StatusCode::UNAUTHORIZED, "unauthenticated", None),
-            Error::Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden", None),
-            Error::NotFound { .. } => (StatusCode::NOT_FOUND, "not_found", None),
-            Error::BadRequest { field, .. } => {
-                (StatusCode::BAD_REQUEST, "bad_request", field.clone())
+            Error::Unauthenticated(_) => {
+                (StatusCode::UNAUTHORIZED, ErrorCode::Unauthenticated, None)
             }
-            Error::Invalid { field, .. } => (
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "invalid_input",
+            Error::Forbidden(_) => (StatusCode::FORBIDDEN, ErrorCode::Forbidden, None),
+            Error::NotFound { .. } => (StatusCode::NOT_FOUND, ErrorCode::NotFound, None),
+            Error::BadRequest { field, .. } => (
+                StatusCode::BAD_REQUEST,
+                ErrorCode::BadRequest,
                 field.clone(),
             ),
-            Error::Conflict { code, .. } => (StatusCode::CONFLICT, code, None),
+            Error::Invalid { field, .. } => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                ErrorCode::InvalidInput,
+                field.clone(),
+            ),
+            Error::Conflict { code, .. } => (StatusCode::CONFLICT, *code, None),
             Error::ConflictField { code, field, .. } => {
-                (StatusCode::CONFLICT, code, Some(field.clone()))
+                (StatusCode::CONFLICT, *code, Some(field.clone()))
             }
-            Error::InvalidPlugin(_) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_plugin", None),
-            Error::TooLarge { .. } => (StatusCode::PAYLOAD_TOO_LARGE, "too_large", None),
+            Error::InvalidPlugin(_) => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                ErrorCode::InvalidPlugin,
+                None,
+            ),
+            Error::TooLarge { .. } => (StatusCode::PAYLOAD_TOO_LARGE, ErrorCode::TooLarge, None),
             Error::Plugin { failure, .. } => plugin_parts(*failure),
-            Error::Unavailable(_) => (StatusCode::SERVICE_UNAVAILABLE, "unavailable", None),
-            Error::TooManyRequests { .. } => {
-                (StatusCode::TOO_MANY_REQUESTS, "too_many_requests", None)
-            }
-            Error::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal", None),
+            Error::Unavailable(_) => (
+                StatusCode::SERVICE_UNAVAILABLE,
+                ErrorCode::Unavailable,
+                None,
+            ),
+            Error::TooManyRequests { .. } => (
+                StatusCode::TOO_MANY_REQUESTS,
+                ErrorCode::TooManyRequests,
+                None,
+            ),
+            Error::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::Internal, None),
         }
     }
 }
 
 /// The status and code of a failed plugin call.
-fn plugin_parts(failure: PluginFailure) -> (StatusCode, &'static str, Option<String>) {
+fn plugin_parts(failure: PluginFailure) -> (StatusCode, ErrorCode, Option<String>) {
     let (status, code) = match failure {
-        PluginFailure::InvalidConfig => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_plugin_config"),
-        PluginFailure::InvalidInput => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_input"),
-        PluginFailure::Unsupported => (StatusCode::UNPROCESSABLE_ENTITY, "unsupported"),
-        PluginFailure::EndpointNotFound => (StatusCode::BAD_GATEWAY, "endpoint_not_found"),
-        PluginFailure::EndpointConflict => (StatusCode::CONFLICT, "endpoint_conflict"),
-        PluginFailure::EndpointUnauthorized => (StatusCode::BAD_GATEWAY, "endpoint_unauthorized"),
-        PluginFailure::EndpointUnreachable => (StatusCode::BAD_GATEWAY, "endpoint_unreachable"),
-        PluginFailure::Deadline => (StatusCode::GATEWAY_TIMEOUT, "plugin_deadline"),
-        PluginFailure::Busy => (StatusCode::SERVICE_UNAVAILABLE, "plugins_busy"),
-        PluginFailure::MemoryLimit => (StatusCode::BAD_GATEWAY, "plugin_memory_limit"),
-        PluginFailure::RequestLimit => (StatusCode::BAD_GATEWAY, "plugin_request_limit"),
-        PluginFailure::Trapped => (StatusCode::BAD_GATEWAY, "plugin_trapped"),
-        PluginFailure::MalformedOutput => (StatusCode::BAD_GATEWAY, "plugin_malformed_output"),
-        PluginFailure::Failed => (StatusCode::BAD_GATEWAY, "plugin_failed"),
+        PluginFailure::InvalidConfig => (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            ErrorCode::InvalidPluginConfig,
+        ),
+        PluginFailure::InvalidInput => (StatusCode::UNPROCESSABLE_ENTITY, ErrorCode::InvalidInput),
+        PluginFailure::Unsupported => (StatusCode::UNPROCESSABLE_ENTITY, ErrorCode::Unsupported),
+        PluginFailure::EndpointNotFound => (StatusCode::BAD_GATEWAY, ErrorCode::EndpointNotFound),
+        PluginFailure::EndpointConflict => (StatusCode::CONFLICT, ErrorCode::EndpointConflict),
+        PluginFailure::EndpointUnauthorized => {
+            (StatusCode::BAD_GATEWAY, ErrorCode::EndpointUnauthorized)
+        }
+        PluginFailure::EndpointUnreachable => {
+            (StatusCode::BAD_GATEWAY, ErrorCode::EndpointUnreachable)
+        }
+        PluginFailure::Deadline => (StatusCode::GATEWAY_TIMEOUT, ErrorCode::PluginDeadline),
+        PluginFailure::Busy => (StatusCode::SERVICE_UNAVAILABLE, ErrorCode::PluginsBusy),
+        PluginFailure::MemoryLimit => (StatusCode::BAD_GATEWAY, ErrorCode::PluginMemoryLimit),
+        PluginFailure::RequestLimit => (StatusCode::BAD_GATEWAY, ErrorCode::PluginRequestLimit),
+        PluginFailure::Trapped => (StatusCode::BAD_GATEWAY, ErrorCode::PluginTrapped),
+        PluginFailure::MalformedOutput => {
+            (StatusCode::BAD_GATEWAY, ErrorCode::PluginMalformedOutput)
+        }
+        PluginFailure::Failed => (StatusCode::BAD_GATEWAY, ErrorCode::PluginFailed),
     };
     (status, code, None)
 }
@@ -106,7 +131,7 @@ impl IntoResponse for ApiError {
         };
         let body = ErrorBody {
             error: ErrorDetail {
-                code: code.to_owned(),
+                code,
                 message,
                 field,
             },

@@ -10,6 +10,7 @@ use axum::http::header::AUTHORIZATION;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures::Stream;
 
+use podium_types::ErrorCode;
 use serde::Serialize;
 
 use super::error::{ApiResult, ErrorBody, ErrorDetail};
@@ -130,8 +131,9 @@ impl Watch {
                 .await
             {
                 self.ended = true;
-                self.pending
-                    .push_back(StreamEvent::error("unauthenticated", &e.to_string()).sent());
+                self.pending.push_back(
+                    StreamEvent::error(ErrorCode::Unauthenticated, &e.to_string()).sent(),
+                );
                 continue;
             }
             match self.podium.events_next(&mut self.reader, RECHECK).await {
@@ -143,7 +145,8 @@ impl Watch {
                     tracing::warn!(error = %e, "an event stream ends: cannot read events");
                     self.ended = true;
                     self.pending.push_back(
-                        StreamEvent::error("internal", "cannot read events; reconnect").sent(),
+                        StreamEvent::error(ErrorCode::Internal, "cannot read events; reconnect")
+                            .sent(),
                     );
                 }
             }
@@ -212,11 +215,11 @@ impl StreamEvent {
     }
 
     /// The `error` event that ends a stream, with an error body as the API's.
-    fn error(code: &str, message: &str) -> StreamEvent {
+    fn error(code: ErrorCode, message: &str) -> StreamEvent {
         StreamEvent::Error {
             data: ErrorBody {
                 error: ErrorDetail {
-                    code: code.to_owned(),
+                    code,
                     message: message.to_owned(),
                     field: None,
                 },

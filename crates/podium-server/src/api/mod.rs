@@ -339,7 +339,7 @@ async fn refuse_token_in_clear(
     (
         StatusCode::FORBIDDEN,
         Json(serde_json::json!({"error": {
-            "code": "insecure_transport",
+            "code": podium_types::ErrorCode::InsecureTransport,
             "message": "this listener serves plain HTTP on an address that is not loopback, so \
                 a bearer token sent to it crosses the network unencrypted; the request is \
                 refused: serve TLS (podium serve --tls-cert FILE --tls-key FILE), or, where \
@@ -414,7 +414,7 @@ async fn method_not_allowed(uri: axum::http::Uri) -> Response {
     (
         StatusCode::METHOD_NOT_ALLOWED,
         Json(
-            serde_json::json!({"error": {"code": "method_not_allowed", "message": "this method is not allowed on this path"}}),
+            serde_json::json!({"error": {"code": podium_types::ErrorCode::MethodNotAllowed, "message": "this method is not allowed on this path"}}),
         ),
     )
         .into_response()

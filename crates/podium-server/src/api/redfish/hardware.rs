@@ -33,7 +33,7 @@ const REGISTRY: &str = "BiosAttributeRegistry.";
 /// A part the host's BMC lacks is not found here; any other failure as the API answers it.
 fn part_error(e: Error, uri: &str) -> RedfishError {
     match e {
-        Error::Conflict { code, .. } if code.ends_with("_unsupported") => missing(uri),
+        Error::Conflict { code, .. } if code.is_unsupported() => missing(uri),
         e => e.into(),
     }
 }
@@ -535,7 +535,7 @@ pub(super) async fn part_list(podium: Podium, caller: RfCaller, id: String, part
         .await
     {
         Ok(hw) => hw,
-        Err(Error::Conflict { code, .. }) if code.ends_with("_unsupported") => {
+        Err(Error::Conflict { code, .. }) if code.is_unsupported() => {
             Arc::new(HardwareInventory::default())
         }
         Err(e) => return Err(e.into()),
