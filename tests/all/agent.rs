@@ -23,7 +23,7 @@ async fn an_agent_is_answered_only_on_a_host_booting_its_ramdisk_and_only_with_i
     } = Site::start(1).await;
     let host = admin.systems_in_state(&pm, 1, "available").await.remove(0);
     let host_id = host.id.to_string();
-    let mac = host.nics[0]["mac"].as_str().unwrap().to_owned();
+    let mac = host.nics[0].mac.clone();
     let agent_api = server.client(None);
 
     // Ironic's API root: the version at which IPA sends its token and serves TLS.

@@ -42,7 +42,7 @@ async fn block_state(admin: &Client, pm: &str, name: &str) -> (String, Vec<Strin
         .iter()
         .find(|b| b.id == block(name))
         .unwrap_or_else(|| panic!("{name} in {:#?}", service.blocks));
-    (b.state.clone(), b.systems.clone())
+    (b.state.to_string(), b.systems.clone())
 }
 
 /// The mockup's composition service behind a pod manager, synced (the mockup as

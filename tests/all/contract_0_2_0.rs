@@ -79,13 +79,7 @@ async fn a_driver_built_for_0_2_0_discovers_and_drives_power_boot_media_and_chas
         .find(|h| h.uuid.as_deref() == Some(one.uuid.as_str()))
         .unwrap_or_else(|| panic!("{} not registered: {hosts:?}", one.uuid));
     let id = host.id.to_string();
-    let macs: Vec<&str> = host
-        .nics
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|n| n["mac"].as_str())
-        .collect();
+    let macs: Vec<&str> = host.nics.iter().map(|n| n.mac.as_str()).collect();
     assert_eq!(macs, [one.nics[0].as_str()], "{host:?}");
     let system_path = format!("/redfish/v1/Systems/{}", one.uuid);
 

@@ -652,7 +652,7 @@ async fn a_host_with_its_own_bmc_is_driven_at_that_bmc() {
     let expected = FakeSystem::numbered(42);
     let host: HostView = created.view();
     assert_eq!(host.uuid.as_deref(), Some(expected.uuid.as_str()));
-    assert_eq!(host.nics[0]["mac"], expected.nics[0].as_str());
+    assert_eq!(host.nics[0].mac, expected.nics[0]);
     let bmc = host.bmc.as_ref().expect("its own BMC");
     assert_eq!(bmc.url, own.url().trim_end_matches('/'));
     assert!(bmc.has_auth);

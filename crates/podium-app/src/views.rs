@@ -39,11 +39,6 @@ fn shown_error(host: &Host) -> Option<HostErrorView> {
     })
 }
 
-/// A decoded value as the JSON the API shows.
-fn value<T: serde::Serialize>(v: &T) -> serde_json::Value {
-    serde_json::to_value(v).expect("stored values serialize")
-}
-
 /// A pod manager as the API shows it: its credentials only as `has_auth`.
 /// A pod manager; `default_renderer` is what renders its documents where the admin bound no
 /// renderer.
@@ -95,9 +90,9 @@ pub(crate) fn host(h: Host, cleaning: podium_types::CleaningInEffect) -> HostVie
     let error = shown_error(&h);
     let bmc = h.bmc.as_ref().map(Bmc::view);
     HostView {
-        nics: value(&h.nics),
-        media_slots: value(&h.media_slots),
-        boot: value(&h.boot),
+        nics: h.nics,
+        media_slots: h.media_slots,
+        boot: h.boot,
         id: h.id,
         pod_manager: h.pod_manager,
         chassis: h.chassis,
@@ -273,7 +268,11 @@ pub(crate) fn claim(c: ClaimRow, h: Option<Host>, addresses: Vec<AddressView>) -
             nics: h
                 .nics
                 .iter()
-                .map(|n| serde_json::json!({"name": n.name, "mac": n.mac, "speed_mbps": n.speed_mbps}))
+                .map(|n| podium_types::views::ClaimedNicView {
+                    name: n.name.clone(),
+                    mac: n.mac.clone(),
+                    speed_mbps: n.speed_mbps,
+                })
                 .collect(),
             power_state: h.power_state,
             addresses,

@@ -20,7 +20,7 @@ pub struct ServiceInfo {
     pub version: Option<String>,
 }
 
-pub use podium_types::{MediaSlot, Nic};
+pub use podium_types::{BlockType, CompositionState, MediaSlot, Nic};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -108,60 +108,6 @@ pub struct Chassis {
     pub contained_by: Option<String>,
     /// The ids of the systems it holds.
     pub systems: Vec<String>,
-}
-
-/// DMTF's `ResourceBlockType`: what a resource block holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BlockType {
-    Compute,
-    Processor,
-    Memory,
-    Network,
-    Storage,
-    ComputerSystem,
-    Expansion,
-}
-
-impl BlockType {
-    /// DMTF's name of the type, as blocks and limits (`MinCompute`) spell it.
-    pub fn dmtf_name(self) -> &'static str {
-        match self {
-            BlockType::Compute => "Compute",
-            BlockType::Processor => "Processor",
-            BlockType::Memory => "Memory",
-            BlockType::Network => "Network",
-            BlockType::Storage => "Storage",
-            BlockType::ComputerSystem => "ComputerSystem",
-            BlockType::Expansion => "Expansion",
-        }
-    }
-}
-
-/// DMTF's `CompositionState`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CompositionState {
-    Unused,
-    Composing,
-    Composed,
-    ComposedAndAvailable,
-    Failed,
-    Unavailable,
-}
-
-impl CompositionState {
-    /// DMTF's name of the state (`ComposedAndAvailable`).
-    pub fn dmtf_name(self) -> &'static str {
-        match self {
-            CompositionState::Unused => "Unused",
-            CompositionState::Composing => "Composing",
-            CompositionState::Composed => "Composed",
-            CompositionState::ComposedAndAvailable => "ComposedAndAvailable",
-            CompositionState::Failed => "Failed",
-            CompositionState::Unavailable => "Unavailable",
-        }
-    }
 }
 
 /// A resource block of a composition service, as a driver reported it, checked.

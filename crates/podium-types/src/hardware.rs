@@ -116,7 +116,7 @@ impl utoipa::ToSchema for PowerAction {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum BootTarget {
     None,
@@ -128,7 +128,7 @@ pub enum BootTarget {
     BiosSetup,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum BootPersistence {
     Disabled,
@@ -136,7 +136,7 @@ pub enum BootPersistence {
     Continuous,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum BootMode {
     Uefi,
@@ -144,7 +144,7 @@ pub enum BootMode {
 }
 
 /// A network interface of a machine, as its driver reported it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Nic {
     pub id: String,
     pub name: Option<String>,
@@ -153,7 +153,7 @@ pub struct Nic {
 }
 
 /// A virtual media slot of a machine: what it takes and what is in it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct MediaSlot {
     pub id: String,
     pub media_types: Vec<MediaType>,
@@ -162,14 +162,14 @@ pub struct MediaSlot {
 }
 
 /// A boot override.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct BootSettings {
     pub target: BootTarget,
     pub persistence: BootPersistence,
     pub mode: Option<BootMode>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum MediaType {
     Cd,
@@ -191,4 +191,30 @@ pub struct MediaRequest {
 pub enum MediaAction {
     Insert(MediaRequest),
     Eject { media_type: MediaType },
+}
+
+crate::names::names! {
+    /// DMTF's `ResourceBlockType`: what a resource block holds (DMTF's names, as blocks and
+    /// limits, `MinCompute`, spell them).
+    pub enum BlockType ("a resource block type") {
+        Compute => "Compute",
+        Processor => "Processor",
+        Memory => "Memory",
+        Network => "Network",
+        Storage => "Storage",
+        ComputerSystem => "ComputerSystem",
+        Expansion => "Expansion",
+    }
+}
+
+crate::names::names! {
+    /// DMTF's `CompositionState` of a resource block.
+    pub enum CompositionState ("a composition state") {
+        Unused => "Unused",
+        Composing => "Composing",
+        Composed => "Composed",
+        ComposedAndAvailable => "ComposedAndAvailable",
+        Failed => "Failed",
+        Unavailable => "Unavailable",
+    }
 }

@@ -46,8 +46,9 @@ pub use firmware::{
     Firmware, FirmwareComponent, FirmwareKind, FirmwareUpdate, TaskState, TaskStatus,
 };
 pub use hardware::{
-    BootMode, BootPersistence, BootSettings, BootTarget, ChassisState, ComponentHealth,
-    MediaAction, MediaRequest, MediaSlot, MediaType, Nic, PowerAction, PowerSettings, PowerState,
+    BlockType, BootMode, BootPersistence, BootSettings, BootTarget, ChassisState, ComponentHealth,
+    CompositionState, MediaAction, MediaRequest, MediaSlot, MediaType, Nic, PowerAction,
+    PowerSettings, PowerState,
 };
 pub use host::{HostErrorKind, HostKind, HostState, ShownState};
 pub use ids::{

@@ -355,12 +355,8 @@ fn view(service: CompositionService) -> CompositionView {
             .blocks
             .into_iter()
             .map(|b| ResourceBlockView {
-                block_types: b
-                    .block_types
-                    .iter()
-                    .map(|t| t.dmtf_name().to_owned())
-                    .collect(),
-                state: b.state.dmtf_name().to_owned(),
+                block_types: b.block_types,
+                state: b.state,
                 id: b.id,
                 name: b.name,
                 reserved: b.reserved,
@@ -389,7 +385,7 @@ fn view(service: CompositionService) -> CompositionView {
             .limits
             .into_iter()
             .map(|l| BlockLimitView {
-                block_type: l.block_type.dmtf_name().to_owned(),
+                block_type: l.block_type,
                 min: l.min,
                 max: l.max,
             })

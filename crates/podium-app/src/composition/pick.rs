@@ -60,7 +60,7 @@ fn broken_limit(
             .iter()
             .filter(|b| b.block_types.contains(&limit.block_type))
             .count() as u32;
-        let kind = limit.block_type.dmtf_name();
+        let kind = limit.block_type.as_str();
         match (limit.min, limit.max) {
             (Some(min), _) if complete && count < min => Some(format!(
                 "{count} {kind} blocks: the service composes a system of at least {min}"

@@ -35,6 +35,14 @@ pub struct ClaimView {
     pub updated_at: crate::Timestamp,
 }
 
+/// A NIC of a claimed host, as its consumer sees it (not the driver's id of it).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct ClaimedNicView {
+    pub name: Option<String>,
+    pub mac: String,
+    pub speed_mbps: Option<u32>,
+}
+
 /// The consumer's view of its host: hardware data, power and provisioning state. Never the BMC,
 /// its credentials, the pod manager's URL or the driver's system id.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ToSchema)]
@@ -49,9 +57,7 @@ pub struct ClaimedHostView {
     pub model: Option<String>,
     pub cpu_count: i64,
     pub memory_mib: i64,
-    /// `[{"name", "mac", "speed_mbps"}]`.
-    #[schema(value_type = Vec<Object>)]
-    pub nics: serde_json::Value,
+    pub nics: Vec<ClaimedNicView>,
     pub power_state: crate::PowerState,
     pub provisioning_state: ShownState,
     /// Addresses IPAM holds for the claim and its host.

@@ -45,12 +45,10 @@ pub struct ResourceBlockView {
     /// The driver's id (for Redfish, its `@odata.id`).
     pub id: String,
     pub name: String,
-    /// DMTF's `ResourceBlockType` names: `Compute`, `Processor`, `Memory`, `Network`,
-    /// `Storage`, `ComputerSystem`, `Expansion`.
-    pub block_types: Vec<String>,
-    /// DMTF's `CompositionState`: `Unused`, `Composing`, `Composed`, `ComposedAndAvailable`,
-    /// `Failed`, `Unavailable`.
-    pub state: String,
+    /// DMTF's `ResourceBlockType` names.
+    pub block_types: Vec<crate::BlockType>,
+    /// DMTF's `CompositionState`.
+    pub state: crate::CompositionState,
     /// Reserved by a client of the service: not to be composed.
     pub reserved: bool,
     /// How many nodes it may be composed into at once, and is now.
@@ -77,7 +75,7 @@ pub struct ResourceZoneView {
 /// At least `min` and at most `max` blocks of `block_type` in one node.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct BlockLimitView {
-    pub block_type: String,
+    pub block_type: crate::BlockType,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

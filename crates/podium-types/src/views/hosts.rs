@@ -27,12 +27,10 @@ pub struct HostView {
     pub serial: Option<String>,
     pub cpu_count: i64,
     pub memory_mib: i64,
-    #[schema(value_type = Vec<Object>)]
-    pub nics: serde_json::Value,
-    #[schema(value_type = Vec<Object>)]
-    pub media_slots: serde_json::Value,
-    #[schema(value_type = Option<Object>)]
-    pub boot: serde_json::Value,
+    pub nics: Vec<crate::Nic>,
+    pub media_slots: Vec<crate::MediaSlot>,
+    /// The boot override the BMC last reported; `null` where it reports none.
+    pub boot: Option<crate::BootSettings>,
     pub power_state: crate::PowerState,
     /// `registering`, `inspecting`, `available`, `provisioning`, `provisioned`,
     /// `deprovisioning`, `error`, `missing`, or `maintenance` (`docs/host-lifecycle.md`).

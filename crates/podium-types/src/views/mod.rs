@@ -23,7 +23,7 @@ mod tenants;
 
 pub use audit::AuditEventView;
 pub use chassis::{ChassisRef, ChassisView, GrantedChassisView};
-pub use claims::{AddressView, ClaimView, ClaimedHostView};
+pub use claims::{AddressView, ClaimView, ClaimedHostView, ClaimedNicView};
 pub use composition::{
     BlockLimitView, ComposedNodeView, CompositionView, ResourceBlockView, ResourceZoneView,
 };
