@@ -89,17 +89,6 @@ pub(crate) async fn inspect(admin: &Client, id: &str) -> String {
     string(&reply.body, "id")
 }
 
-async fn power(admin: &Client, id: &str, action: &str) -> String {
-    let reply = admin
-        .post(
-            &format!("/v1/hosts/{id}/power"),
-            json!({ "action": action }),
-        )
-        .await;
-    assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.text);
-    string(&reply.body, "id")
-}
-
 #[tokio::test]
 async fn new_hosts_register_then_are_inspected_with_their_dhcpless_address_prepared_first() {
     let server = server().await;
@@ -246,7 +235,7 @@ async fn failures_leave_the_host_in_error_with_their_type_until_it_recovers() {
         "{h}"
     );
     // A power action on a host in error that fails too keeps the error it has.
-    let op = wait_ended(&admin, &power(&admin, &id, "on").await).await;
+    let op = wait_ended(&admin, admin.power(&id, "on").await.as_ref()).await;
     assert_eq!(op["status"], "failed", "{op}");
     assert_eq!(host(&admin, &id).await["error"]["type"], "inspection");
     // Claimed hosts only: a bound claim is not inspected (see the maintenance test); this one
@@ -258,14 +247,14 @@ async fn failures_leave_the_host_in_error_with_their_type_until_it_recovers() {
 
     // A power action that fails for good: a power management error.
     wedged(true);
-    let op = wait_ended(&admin, &power(&admin, &id, "on").await).await;
+    let op = wait_ended(&admin, admin.power(&id, "on").await.as_ref()).await;
     assert_eq!(op["status"], "failed", "{op}");
     let h = wait_state(&admin, &id, "error").await;
     assert_eq!(h["error"]["type"], "power_management", "{h}");
     assert_eq!(h["error"]["state"], "available", "{h}");
     // The BMC obeys again: the next power action ends the error.
     wedged(false);
-    let op = wait_succeeded(&admin, &power(&admin, &id, "on").await).await;
+    let op = wait_succeeded(&admin, admin.power(&id, "on").await.as_ref()).await;
     assert_eq!(op["result"]["power_state"], "on", "{op}");
     let h = host(&admin, &id).await;
     assert_eq!(h["state"], "available", "{h}");
@@ -402,7 +391,7 @@ async fn maintenance_holds_claims_and_queued_work_but_not_the_admin() {
     assert_eq!(claim.body["state"], "pending", "{}", claim.text);
     let claim = string(&claim.body, "id");
     // The admin acts on it; an inspection is refused until the maintenance ends.
-    wait_succeeded(&admin, &power(&admin, &id, "on").await).await;
+    wait_succeeded(&admin, admin.power(&id, "on").await.as_ref()).await;
     let busy = admin
         .post(&format!("/v1/hosts/{id}/inspect"), json!({}))
         .await;

@@ -57,17 +57,6 @@ async fn register(
     (pm, hosts)
 }
 
-async fn power(admin: &Client, host: &str, action: &str) -> OperationId {
-    let op = admin
-        .post(
-            &format!("/v1/hosts/{host}/power"),
-            json!({ "action": action }),
-        )
-        .await;
-    assert_eq!(op.status, StatusCode::ACCEPTED, "{}", op.text);
-    op.view::<OperationView>().id
-}
-
 async fn operation(admin: &Client, id: impl std::fmt::Display) -> OperationView {
     let reply = admin.get(&format!("/v1/operations/{id}")).await;
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
@@ -142,7 +131,7 @@ async fn a_bmc_down_for_a_while_is_retried_one_down_for_good_or_refusing_fails_w
 
     // Down for a while: the operation waits in the queue between tries, saying why.
     bmc.stop().await;
-    let op = power(&admin, &host_id, "on").await;
+    let op = admin.power(&host_id, "on").await;
     let waiting = eventually(Duration::from_secs(20), "a failed try", || async {
         let o = operation(&admin, &op).await;
         (o.status == Status::Queued && o.attempts >= 1 && o.error.is_some()).then_some(o)
@@ -170,7 +159,7 @@ async fn a_bmc_down_for_a_while_is_retried_one_down_for_good_or_refusing_fails_w
 
     // Down for good: failed after the bound, with the reason; the pod manager shows offline.
     bmc.stop().await;
-    let op = power(&admin, &host_id, "off").await;
+    let op = admin.power(&host_id, "off").await;
     let failed = eventually(Duration::from_secs(30), "giving up", || async {
         let o = operation(&admin, &op).await;
         (o.status == Status::Failed).then_some(o)
@@ -195,7 +184,7 @@ async fn a_bmc_down_for_a_while_is_retried_one_down_for_good_or_refusing_fails_w
         )
         .await;
     assert_eq!(patched.status, StatusCode::OK, "{}", patched.text);
-    let op = power(&admin, &host_id, "on").await;
+    let op = admin.power(&host_id, "on").await;
     let refused = eventually(Duration::from_secs(20), "the refusal", || async {
         let o = operation(&admin, &op).await;
         (o.status == Status::Failed).then_some(o)
@@ -249,7 +238,7 @@ async fn operations_survive_kill_9_and_end_as_asked() {
         None => None,
     };
     for host in &hosts {
-        power(&admin, host.id.as_str(), "on").await;
+        admin.power(host.id.as_str(), "on").await;
     }
     // Kill as soon as a few have finished.
     let before = eventually(Duration::from_secs(60), "the first operations", || async {
@@ -341,8 +330,8 @@ async fn sigterm_lets_running_operations_finish_and_hands_back_the_rest() {
         .store(1_500, std::sync::atomic::Ordering::Release);
     slow.delay_ms
         .store(60_000, std::sync::atomic::Ordering::Release);
-    let quick_op = power(&admin, quick_hosts[0].id.as_str(), "on").await;
-    let slow_op = power(&admin, slow_hosts[0].id.as_str(), "on").await;
+    let quick_op = admin.power(quick_hosts[0].id.as_str(), "on").await;
+    let slow_op = admin.power(slow_hosts[0].id.as_str(), "on").await;
     eventually(
         Duration::from_secs(30),
         "both operations running",
@@ -420,7 +409,7 @@ async fn a_bmc_answering_500_for_a_while_is_retried_until_it_recovers() {
     proxy
         .failing
         .store(true, std::sync::atomic::Ordering::Release);
-    let op = power(&admin, host.id.as_ref(), "on").await;
+    let op = admin.power(host.id.as_ref(), "on").await;
     let waiting = eventually(Duration::from_secs(20), "tries that got a 500", || async {
         let o = operation(&admin, &op).await;
         (o.status == Status::Queued && o.attempts >= 2).then_some(o)
@@ -499,10 +488,10 @@ async fn the_per_site_limit_holds_across_processes_and_spares_hosts_with_their_o
     };
     let own_ids = register_own(&admin, &pm, &proxies).await;
     for host in hosts.iter().map(|h| h.id.as_str()) {
-        power(&admin, host, "on").await;
+        admin.power(host, "on").await;
     }
     for host in &own_ids {
-        power(&admin, host, "on").await;
+        admin.power(host, "on").await;
     }
     let ops = eventually(
         Duration::from_secs(60),
@@ -600,7 +589,7 @@ async fn a_site_limit_the_admin_sets_holds_hosts_with_their_own_bmc_to_it() {
         async move {
             let before = operations(admin, pm).await;
             for host in own_ids {
-                power(admin, host, action).await;
+                admin.power(host, action).await;
             }
             let ops = eventually(Duration::from_secs(60), "every power finished", || async {
                 let ops: Vec<OperationView> = operations(admin, pm)

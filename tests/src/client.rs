@@ -222,6 +222,18 @@ impl Client {
         (tenant, token)
     }
 
+    /// Asks host `host` to power `action` (`on`, `off`, ...): the operation it queued.
+    pub async fn power(&self, host: &str, action: &str) -> podium_types::OperationId {
+        let reply = self
+            .post(
+                &format!("/v1/hosts/{host}/power"),
+                serde_json::json!({ "action": action }),
+            )
+            .await;
+        assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.text);
+        reply.view::<podium_types::views::OperationView>().id
+    }
+
     /// A new tenant called `name`, with no grant: its id.
     pub async fn tenant_named(&self, name: &str) -> String {
         self.created("/v1/tenants", serde_json::json!({ "name": name }))
