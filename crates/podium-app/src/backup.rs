@@ -1,10 +1,11 @@
 //! Backups of the embedded SQLite database while the server runs (`GET /v1/admin/backup`,
 //! `podium backup FILE`). A deployment on PostgreSQL backs its database up with `pg_dump`.
 
+use podium_types::ErrorCode;
+
 use crate::app::Podium;
 use crate::auth::Caller;
 use crate::error::Error;
-use podium_types::ErrorCode;
 
 /// A consistent copy of the database: an open file, already unlinked, and its length.
 #[derive(Debug)]

@@ -3,14 +3,13 @@
 //! host's queue that reads the BIOS back and says what applied and what is staged. And its
 //! secure boot, read and turned on or off likewise.
 
-use podium_types::ErrorCode;
 use std::collections::BTreeMap;
 
 use podium_runtime::{CallError, PluginError};
 use podium_types::views::OperationView;
 use podium_types::{
-    Bios, BiosAction, BiosAttributeType, BiosChange, BiosValue, ClaimId, FirmwareProfile, HostId,
-    OperationRequest, SecureBoot, SecureBootChange, TenantFirmware,
+    Bios, BiosAction, BiosAttributeType, BiosChange, BiosValue, ClaimId, ErrorCode,
+    FirmwareProfile, HostId, OperationRequest, SecureBoot, SecureBootChange, TenantFirmware,
 };
 use serde_json::{Value, json};
 

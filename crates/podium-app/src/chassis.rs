@@ -3,9 +3,10 @@
 //! systems, stored as chassis (not hosts), and shown to the admin.
 
 use podium_runtime::{CallError, PluginError};
-use podium_types::ErrorCode;
 use podium_types::views::{ChassisView, GrantedChassisView, List};
-use podium_types::{ChassisId, ChassisState, Page, PodManagerId, PowerAction, Timestamp};
+use podium_types::{
+    ChassisId, ChassisState, ErrorCode, Page, PodManagerId, PowerAction, Timestamp,
+};
 
 use crate::app::Podium;
 use crate::auth::Caller;

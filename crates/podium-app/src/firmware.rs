@@ -7,14 +7,13 @@
 //! (after a crash, a shutdown or a transient failure) follows that task; one whose start was
 //! under way when its process died is failed, not started again.
 
-use podium_types::ErrorCode;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use podium_types::views::OperationView;
 use podium_types::{
-    Firmware, FirmwareComponent, FirmwareKind, FirmwareUpdate, HostId, OperationFilter,
+    ErrorCode, Firmware, FirmwareComponent, FirmwareKind, FirmwareUpdate, HostId, OperationFilter,
     OperationKind, OperationRequest, OperationStatus, Page, TaskState, Timestamp,
 };
 

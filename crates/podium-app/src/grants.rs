@@ -1,8 +1,7 @@
 //! Grants (Metal3's host deploy policy), the application side: the admin lets a tenant claim
 //! hosts of a pod manager, optionally narrowed by a label selector and a maximum number of hosts.
 
-use podium_types::ErrorCode;
-use podium_types::{GrantId, PodManagerId, TenantId};
+use podium_types::{ErrorCode, GrantId, PodManagerId, TenantId};
 
 use crate::app::Podium;
 use crate::app::page;

@@ -1,8 +1,7 @@
 //! A host's full inventory (processors, memory modules, storage, NICs with their link), read
 //! live through its driver.
 
-use podium_types::ErrorCode;
-use podium_types::{HardwareInventory, HostId};
+use podium_types::{ErrorCode, HardwareInventory, HostId};
 
 use crate::app::Podium;
 use crate::auth::Caller;

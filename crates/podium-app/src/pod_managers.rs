@@ -1,8 +1,7 @@
 //! Pod managers, the application side: the Valence registry with credentials sealed, plugins
 //! chosen per site, the status probe and the inventory sync through the site's driver.
 
-use podium_types::ErrorCode;
-use podium_types::{OperationRequest, PodManagerId, PodManagerStatus};
+use podium_types::{ErrorCode, OperationRequest, PodManagerId, PodManagerStatus};
 
 use crate::app::Podium;
 use crate::auth::Caller;

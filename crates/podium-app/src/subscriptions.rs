@@ -17,13 +17,14 @@
 //! checked when the subscription is made and again at each delivery, whose connections are made
 //! only to the addresses its name resolves to that pass the same check (no proxy, no redirect).
 
-use podium_types::ErrorCode;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::time::Duration;
 
 use futures::StreamExt;
 use podium_types::views::{EventView, SubscriptionCreate, SubscriptionView};
-use podium_types::{EventFilter, EventKind, OperationStatus, Secret, SubscriptionId, Timestamp};
+use podium_types::{
+    ErrorCode, EventFilter, EventKind, OperationStatus, Secret, SubscriptionId, Timestamp,
+};
 use serde_json::{Value, json};
 
 use crate::app::Podium;

@@ -18,7 +18,6 @@
 pub(crate) mod client;
 pub(crate) mod windows;
 
-use podium_types::ErrorCode;
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -28,7 +27,7 @@ use crate::app::Podium;
 use crate::auth::Caller;
 use crate::data::{AgentRow, Heartbeat, LOOKUP_MACS_MAX};
 use crate::error::Error;
-use podium_types::{HostId, Secret, Timestamp};
+use podium_types::{ErrorCode, HostId, Secret, Timestamp};
 
 /// Where agents find Podium, under the base URL BMCs download from (the agent's `api_url`).
 pub const API_PATH: &str = "/agent";

@@ -15,10 +15,9 @@ use crate::data::{ClaimRow, Host, OperationRow};
 use crate::error::Error;
 use crate::ipam::IpClaim;
 use podium_runtime::PowerAction;
-use podium_types::ErrorCode;
 use podium_types::requests::{ClaimCreate, ClaimUpdate, NetworkConfigOwner};
 use podium_types::views::{ClaimView, List, OperationView};
-use podium_types::{ClaimId, HostId, PodManagerId, TenantId, TenantScope};
+use podium_types::{ClaimId, ErrorCode, HostId, PodManagerId, TenantId, TenantScope};
 use podium_types::{ClaimState, HostState};
 
 /// Largest `user_data` accepted: it is handed to the host as bytes, never parsed.

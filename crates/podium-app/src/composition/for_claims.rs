@@ -4,9 +4,8 @@
 //! is decomposed once its host is available (or in error, or missing) and unclaimed. The
 //! reservation is in the database, so a restart loses neither.
 
-use podium_types::ErrorCode;
 use podium_types::requests::CompositionRequirement;
-use podium_types::{HostState, PodManagerId};
+use podium_types::{ErrorCode, HostState, PodManagerId};
 
 use super::Wanted;
 use crate::app::Podium;

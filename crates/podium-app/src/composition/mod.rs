@@ -15,12 +15,11 @@ mod pick;
 pub(crate) use for_claims::{ComposeRun, Composing};
 
 use podium_runtime::{CallError, CompositionService, PluginError};
-use podium_types::ErrorCode;
 use podium_types::requests::{ComposedNodeCreate, CompositionRequirement};
 use podium_types::views::{
     BlockLimitView, ComposedNodeView, CompositionView, List, ResourceBlockView, ResourceZoneView,
 };
-use podium_types::{ClaimId, HostId, OperationRequest, Page, PodManagerId, Timestamp};
+use podium_types::{ClaimId, ErrorCode, HostId, OperationRequest, Page, PodManagerId, Timestamp};
 
 use crate::app::Podium;
 use crate::auth::Caller;

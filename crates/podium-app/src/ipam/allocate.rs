@@ -4,13 +4,12 @@
 //! proposal made against state another process changed meanwhile is retried, never committed
 //! twice.
 
-use podium_types::ErrorCode;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures::future::BoxFuture;
-use podium_types::{IpClaimId, IpPoolId};
+use podium_types::{ErrorCode, IpClaimId, IpPoolId};
 
 use crate::app::Podium;
 use crate::data::{Backend, IpAllocationRow, Missed};

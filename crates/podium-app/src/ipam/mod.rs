@@ -19,8 +19,7 @@ pub(crate) mod space;
 pub(crate) use podium_types::Owner;
 pub(crate) use pool::{IpClaim, IpPool, Usage};
 
-use podium_types::ErrorCode;
-use podium_types::{IpClaimId, IpPoolId, PodManagerId, TenantScope};
+use podium_types::{ErrorCode, IpClaimId, IpPoolId, PodManagerId, TenantScope};
 use std::net::IpAddr;
 
 use crate::app::Podium;

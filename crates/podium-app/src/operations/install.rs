@@ -10,7 +10,6 @@
 //! step can be run again: a provisioning run again after a restart of Podium finds the agent
 //! (which heartbeats on) and its command, and waits for it or starts it.
 
-use podium_types::ErrorCode;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
@@ -21,7 +20,9 @@ use crate::agent::client::{AgentClient, Command};
 use crate::app::Podium;
 use crate::data::{ClaimRow, Host, PodManager};
 use crate::error::Error;
-use podium_types::{BootPersistence, BootSettings, BootTarget, Cleaning, ImageFormat, PowerAction};
+use podium_types::{
+    BootPersistence, BootSettings, BootTarget, Cleaning, ErrorCode, ImageFormat, PowerAction,
+};
 
 /// How long a host's agent has to look up and be reached after its ramdisk was booted.
 const AGENT_DEADLINE: Duration = Duration::from_secs(20 * 60);

@@ -29,7 +29,6 @@ pub(crate) mod worker;
 pub use worker::OperationSettings;
 
 use crate::metrics::state::Attempt;
-use podium_types::ErrorCode;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -41,7 +40,7 @@ use crate::data::OperationRow;
 use crate::error::Error;
 use podium_runtime::CallError;
 use podium_types::views::{List, OperationView};
-use podium_types::{OperationFilter, OperationId, OperationRequest, Page};
+use podium_types::{ErrorCode, OperationFilter, OperationId, OperationRequest, Page};
 
 const RETRY_MAX: Duration = Duration::from_secs(60);
 

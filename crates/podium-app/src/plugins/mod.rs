@@ -7,7 +7,6 @@
 
 pub(crate) mod cache;
 
-use podium_types::ErrorCode;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -16,8 +15,8 @@ use crate::auth::Caller;
 use crate::data::PluginRow;
 use crate::error::Error;
 use podium_runtime::{Plugin, World};
-use podium_types::PluginSource;
 use podium_types::views::{PluginList, PluginView};
+use podium_types::{ErrorCode, PluginSource};
 
 /// A reference to a plugin: by name, optionally pinned.
 #[derive(

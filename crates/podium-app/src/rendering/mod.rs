@@ -18,9 +18,8 @@ mod templates;
 pub(crate) use drives::DRIVE_TTL_MAX;
 pub use drives::DriveFor;
 
-use podium_types::ErrorCode;
 use podium_types::views::{PreviewView, RenderedView, UnallocatedView};
-use podium_types::{ClaimId, HostId, Phase, TenantScope};
+use podium_types::{ClaimId, ErrorCode, HostId, Phase, TenantScope};
 use serde_json::Value;
 
 use crate::app::Podium;
