@@ -9,15 +9,13 @@ use podium_runtime::{CallError, PluginError};
 use podium_types::views::OperationView;
 use podium_types::{
     Bios, BiosAction, BiosAttributeType, BiosChange, BiosValue, ClaimId, ErrorCode,
-    FirmwareProfile, HostId, OperationRequest, SecureBoot, SecureBootChange, TenantFirmware,
+    FirmwareProfile, OperationRequest, SecureBoot, SecureBootChange, TenantFirmware,
 };
 use serde_json::{Value, json};
 
 use crate::app::Podium;
-use crate::auth::Caller;
 use crate::data::{Host, PodManager};
 use crate::error::Error;
-use crate::lifecycle::{HostAction, action_allowed};
 
 /// The most attributes one change sets.
 const CHANGE_MAX: usize = 1000;
@@ -25,60 +23,6 @@ const CHANGE_MAX: usize = 1000;
 const TEXT_MAX: usize = 4096;
 
 impl Podium {
-    /// `GET /v1/hosts/{id}/bios`: the host's BIOS as its BMC reports it now.
-    pub async fn host_bios(&self, caller: &Caller, id: &HostId) -> Result<Bios, Error> {
-        let host = self.host_get(caller, id).await?;
-        let pm = self.pod_manager_load(&host.pod_manager).await?;
-        self.bios_read(&pm, &host).await
-    }
-
-    /// `PATCH /v1/hosts/{id}/bios`: checks the change against the BIOS as read now (a 422 naming
-    /// the attribute), then queues it.
-    pub async fn host_bios_change(
-        &self,
-        caller: &Caller,
-        id: &HostId,
-        change: BiosChange,
-    ) -> Result<OperationView, Error> {
-        let (host, pm) = self.firmware_target(caller, id).await?;
-        self.bios_change(&host, &pm, change, &Asker::Admin).await
-    }
-
-    /// `POST /v1/hosts/{id}/bios/reset`: queues a reset of the BIOS attributes to defaults,
-    /// where the BMC has BIOS settings.
-    pub async fn host_bios_reset(
-        &self,
-        caller: &Caller,
-        id: &HostId,
-    ) -> Result<OperationView, Error> {
-        let (host, pm) = self.firmware_target(caller, id).await?;
-        self.bios_reset(&host, &pm, &Asker::Admin).await
-    }
-
-    /// `GET /v1/hosts/{id}/secure_boot`: the host's secure boot as its BMC reports it now.
-    pub async fn host_secure_boot(
-        &self,
-        caller: &Caller,
-        id: &HostId,
-    ) -> Result<SecureBoot, Error> {
-        let host = self.host_get(caller, id).await?;
-        let pm = self.pod_manager_load(&host.pod_manager).await?;
-        self.secure_boot_read(&pm, &host).await
-    }
-
-    /// `PUT /v1/hosts/{id}/secure_boot`: queues turning secure boot on or off, where the BMC
-    /// has it for the host.
-    pub async fn host_secure_boot_set(
-        &self,
-        caller: &Caller,
-        id: &HostId,
-        change: SecureBootChange,
-    ) -> Result<OperationView, Error> {
-        let (host, pm) = self.firmware_target(caller, id).await?;
-        self.secure_boot_change(&host, &pm, change, &Asker::Admin)
-            .await
-    }
-
     /// Checks a change of BIOS attributes (on its own, against what the asker may change, then
     /// against the BIOS as read now: a 422 naming the attribute) and queues it.
     pub(crate) async fn bios_change(
@@ -139,20 +83,6 @@ impl Podium {
             enabled: change.enabled,
         };
         self.firmware_queue(host, request, asker).await
-    }
-
-    /// The host an admin's firmware change is for, in a state that allows one, and its pod
-    /// manager.
-    pub(crate) async fn firmware_target(
-        &self,
-        caller: &Caller,
-        id: &HostId,
-    ) -> Result<(Host, PodManager), Error> {
-        caller.require_admin()?;
-        let host = self.host_load(id).await?;
-        action_allowed(&host, HostAction::Firmware)?;
-        let pm = self.pod_manager_load(&host.pod_manager).await?;
-        Ok((host, pm))
     }
 
     /// Queues a firmware change in the host's queue; a tenant's is run at its claim's request

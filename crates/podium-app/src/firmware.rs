@@ -13,14 +13,13 @@ use serde_json::{Value, json};
 
 use podium_types::views::OperationView;
 use podium_types::{
-    ErrorCode, Firmware, FirmwareComponent, FirmwareKind, FirmwareUpdate, HostId, OperationFilter,
-    OperationKind, OperationRequest, OperationStatus, Page, TaskState, Timestamp,
+    ErrorCode, FirmwareComponent, FirmwareKind, FirmwareUpdate, OperationFilter, OperationKind,
+    OperationRequest, OperationStatus, Page, TaskState, Timestamp,
 };
 
 use podium_runtime::{CallError, PluginError};
 
 use crate::app::Podium;
-use crate::auth::Caller;
 use crate::bios::{Asker, unsupported};
 use crate::data::{Host, OperationRow, PodManager};
 use crate::error::Error;
@@ -33,27 +32,6 @@ const DEADLINE: Duration = Duration::from_secs(2 * 60 * 60);
 const TARGETS_MAX: usize = 64;
 
 impl Podium {
-    /// `GET /v1/hosts/{id}/firmware`: the host's firmware components as its BMC reports them now.
-    pub async fn host_firmware(&self, caller: &Caller, id: &HostId) -> Result<Firmware, Error> {
-        let host = self.host_get(caller, id).await?;
-        let pm = self.pod_manager_load(&host.pod_manager).await?;
-        let components = self.firmware_read(&pm, &host).await?;
-        Ok(Firmware { components })
-    }
-
-    /// `POST /v1/hosts/{id}/firmware/update`: checks the update against the components as read
-    /// now (a 422 naming the field), then queues it.
-    pub async fn host_firmware_update(
-        &self,
-        caller: &Caller,
-        id: &HostId,
-        update: FirmwareUpdate,
-    ) -> Result<OperationView, Error> {
-        let (host, pm) = self.firmware_target(caller, id).await?;
-        self.firmware_update(&host, &pm, update, &Asker::Admin)
-            .await
-    }
-
     /// Checks an update (the image, the targets against the components as read now: a 422
     /// naming the field) and queues it, where the asker may update firmware and no other
     /// update of the host waits.

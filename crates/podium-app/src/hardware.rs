@@ -1,25 +1,186 @@
-//! A host's full inventory (processors, memory modules, storage, NICs with their link), read
-//! live through its driver.
+//! A host's hardware, whoever asks: one path for its BIOS, secure boot, firmware and full
+//! inventory. Three faces name a host: an admin by its id (`/v1/hosts/{id}/bios`), a tenant by
+//! the claim that holds it (`/v1/claims/{id}/bios`) and a Redfish client by the system's id (an
+//! admin's, or a tenant's through its claim). Each face resolves its caller once to a
+//! [`Target`]: the host, its pod manager and who asks (`Asker`); then one function per action
+//! serves all three. What differs by who asks is decided there, once: a tenant sees the BIOS
+//! attributes its site does not let tenants change as read-only, and changes only what the
+//! site's `tenant_firmware` allows (`bios.rs`, `firmware.rs`).
 
-use podium_types::{ErrorCode, HardwareInventory, HostId};
+use podium_types::views::OperationView;
+use podium_types::{
+    Bios, BiosChange, ClaimId, ErrorCode, Firmware, FirmwareUpdate, HardwareInventory, HostId,
+    SecureBoot, SecureBootChange,
+};
 
 use crate::app::Podium;
 use crate::auth::Caller;
-use crate::bios::unsupported;
+use crate::bios::{Asker, unsupported};
 use crate::data::{Host, PodManager};
 use crate::error::Error;
+use crate::lifecycle::{HostAction, action_allowed};
+
+/// Whose hardware: the host as one of the three faces names it.
+#[derive(Clone, Copy, Debug)]
+pub enum HardwareOf<'a> {
+    /// An admin's, by the host's id.
+    Host(&'a HostId),
+    /// A tenant's, by the claim that holds the host.
+    Claim(&'a ClaimId),
+    /// A Redfish client's, by the system's id: an admin's, or a tenant's through its claim.
+    System(&'a HostId),
+}
+
+/// A host resolved for one caller: the host, its pod manager, and who asks.
+pub(crate) struct Target {
+    pub(crate) host: Host,
+    pub(crate) pm: PodManager,
+    pub(crate) asker: Asker,
+}
 
 impl Podium {
-    /// `GET /v1/hosts/{id}/hardware`: the host's full inventory as its BMC reports it now; a
-    /// 409 `hardware_unsupported` where the driver reads none of it.
-    pub async fn host_hardware(
+    /// The host `of` names, for `caller` to read: a 404 where the caller may not see it.
+    pub(crate) async fn hardware_to_read(
         &self,
         caller: &Caller,
-        id: &HostId,
-    ) -> Result<HardwareInventory, Error> {
-        let host = self.host_get(caller, id).await?;
+        of: HardwareOf<'_>,
+    ) -> Result<Target, Error> {
+        let (host, asker) = match of {
+            HardwareOf::Host(id) => (self.host_get(caller, id).await?, Asker::Admin),
+            HardwareOf::Claim(id) => {
+                let (_, host) = self.claim_bound(caller, id).await?;
+                (host, Asker::Tenant(id.clone()))
+            }
+            HardwareOf::System(id) => {
+                let (host, claim) = self.redfish_host(caller, id).await?;
+                (host, claim.map_or(Asker::Admin, Asker::Tenant))
+            }
+        };
         let pm = self.pod_manager_load(&host.pod_manager).await?;
-        self.hardware_read(&pm, &host).await
+        Ok(Target { host, pm, asker })
+    }
+
+    /// The host `of` names, for `caller` to change: a token that may write, and a host in a
+    /// state that takes a firmware change (an admin's, or a tenant's on its claimed host).
+    pub(crate) async fn hardware_to_change(
+        &self,
+        caller: &Caller,
+        of: HardwareOf<'_>,
+    ) -> Result<Target, Error> {
+        let target = match of {
+            HardwareOf::Host(id) => {
+                caller.require_admin()?;
+                let host = self.host_load(id).await?;
+                let pm = self.pod_manager_load(&host.pod_manager).await?;
+                Target {
+                    host,
+                    pm,
+                    asker: Asker::Admin,
+                }
+            }
+            HardwareOf::Claim(_) | HardwareOf::System(_) => {
+                caller.require_writable()?;
+                self.hardware_to_read(caller, of).await?
+            }
+        };
+        let action = match target.asker {
+            Asker::Admin => HostAction::Firmware,
+            Asker::Tenant(_) => HostAction::TenantFirmware,
+        };
+        action_allowed(&target.host, action)?;
+        Ok(target)
+    }
+
+    /// The host's BIOS as its BMC reports it now: its attributes, registry and what is staged;
+    /// to a tenant, every attribute its site does not let tenants change is read-only.
+    pub async fn hardware_bios(&self, caller: &Caller, of: HardwareOf<'_>) -> Result<Bios, Error> {
+        let t = self.hardware_to_read(caller, of).await?;
+        let bios = self.bios_read(&t.pm, &t.host).await?;
+        Ok(match t.asker {
+            Asker::Tenant(_) => bios.restricted_to(&t.pm.tenant_firmware.bios_attributes),
+            Asker::Admin => bios,
+        })
+    }
+
+    /// Checks a change of BIOS attributes against the BIOS as read now (a 422 naming the
+    /// attribute; a tenant's within what its site allows), then queues it.
+    pub async fn hardware_bios_change(
+        &self,
+        caller: &Caller,
+        of: HardwareOf<'_>,
+        change: BiosChange,
+    ) -> Result<OperationView, Error> {
+        let t = self.hardware_to_change(caller, of).await?;
+        self.bios_change(&t.host, &t.pm, change, &t.asker).await
+    }
+
+    /// Queues a reset of the BIOS attributes to their defaults: the admin's only (a reset sets
+    /// every attribute, so a tenant is refused).
+    pub async fn hardware_bios_reset(
+        &self,
+        caller: &Caller,
+        of: HardwareOf<'_>,
+    ) -> Result<OperationView, Error> {
+        let t = self.hardware_to_change(caller, of).await?;
+        self.bios_reset(&t.host, &t.pm, &t.asker).await
+    }
+
+    /// The host's secure boot as its BMC reports it now.
+    pub async fn hardware_secure_boot(
+        &self,
+        caller: &Caller,
+        of: HardwareOf<'_>,
+    ) -> Result<SecureBoot, Error> {
+        let t = self.hardware_to_read(caller, of).await?;
+        self.secure_boot_read(&t.pm, &t.host).await
+    }
+
+    /// Queues turning secure boot on or off, where the BMC has it for the host (a tenant's where
+    /// its site lets tenants).
+    pub async fn hardware_secure_boot_set(
+        &self,
+        caller: &Caller,
+        of: HardwareOf<'_>,
+        change: SecureBootChange,
+    ) -> Result<OperationView, Error> {
+        let t = self.hardware_to_change(caller, of).await?;
+        self.secure_boot_change(&t.host, &t.pm, change, &t.asker)
+            .await
+    }
+
+    /// The host's firmware components as its BMC reports them now.
+    pub async fn hardware_firmware(
+        &self,
+        caller: &Caller,
+        of: HardwareOf<'_>,
+    ) -> Result<Firmware, Error> {
+        let t = self.hardware_to_read(caller, of).await?;
+        let components = self.firmware_read(&t.pm, &t.host).await?;
+        Ok(Firmware { components })
+    }
+
+    /// Checks an update against the components as read now (a 422 naming the field), then
+    /// queues it (a tenant's where its site lets tenants update firmware).
+    pub async fn hardware_firmware_update(
+        &self,
+        caller: &Caller,
+        of: HardwareOf<'_>,
+        update: FirmwareUpdate,
+    ) -> Result<OperationView, Error> {
+        let t = self.hardware_to_change(caller, of).await?;
+        self.firmware_update(&t.host, &t.pm, update, &t.asker).await
+    }
+
+    /// The host's full inventory as its BMC reports it now; a 409 `hardware_unsupported` where
+    /// the driver reads none of it. (The Redfish face reads it through `redfish_hardware`, which
+    /// serves the reads of the next seconds from one.)
+    pub async fn hardware_inventory(
+        &self,
+        caller: &Caller,
+        of: HardwareOf<'_>,
+    ) -> Result<HardwareInventory, Error> {
+        let t = self.hardware_to_read(caller, of).await?;
+        self.hardware_read(&t.pm, &t.host).await
     }
 
     pub(crate) async fn hardware_read(

@@ -23,7 +23,7 @@ pub mod error;
 pub mod events;
 mod firmware;
 mod grants;
-mod hardware;
+pub mod hardware;
 mod hosts;
 mod ipam;
 mod labels;

@@ -7,7 +7,6 @@
 //! `Caller` and filter by its tenant id in the datastore; another tenant's claim is "not found".
 
 mod bind;
-mod firmware;
 
 use crate::app::Podium;
 use crate::auth::Caller;

@@ -1,22 +1,17 @@
-//! What a Redfish client reads of a system beyond its summary: its BIOS and the attribute
-//! registry that types it, its secure boot, its processors, memory and storage. Each is read live
-//! through the host's driver, for the hosts the caller may drive (`redfish_host`), as the JSON
-//! API reads them for an admin; an inventory read serves the reads of the seconds after it.
+//! What only the Redfish face does with a system's hardware: `SimpleUpdate` (the BIOS firmware of
+//! the one system it names), and the full inventory read once for the reads of the seconds
+//! after it, as a client walks it one resource at a time. Its BIOS and secure boot are read and
+//! changed on the one path every face takes (`crate::hardware`, `HardwareOf::System`).
 
 use std::sync::Arc;
 
 use podium_types::views::OperationView;
-use podium_types::{
-    Bios, BiosChange, FirmwareKind, FirmwareUpdate, HardwareInventory, HostId, SecureBoot,
-    SecureBootChange,
-};
+use podium_types::{FirmwareKind, FirmwareUpdate, HardwareInventory, HostId};
 
 use crate::app::Podium;
 use crate::auth::Caller;
-use crate::bios::Asker;
-use crate::data::{Host, PodManager};
 use crate::error::Error;
-use crate::lifecycle::{HostAction, action_allowed};
+use crate::hardware::{HardwareOf, Target};
 
 impl Podium {
     /// A system the caller may drive, by its id (to check before answering what names it,
@@ -24,51 +19,6 @@ impl Podium {
     pub async fn redfish_visible(&self, caller: &Caller, id: &HostId) -> Result<HostId, Error> {
         let (host, _) = self.redfish_host(caller, id).await?;
         Ok(host.id)
-    }
-
-    /// The system's BIOS: its attributes, registry and what is staged; to a tenant, every
-    /// attribute its site does not let tenants change is read-only.
-    pub async fn redfish_bios(&self, caller: &Caller, id: &HostId) -> Result<Bios, Error> {
-        let (host, claim) = self.redfish_host(caller, id).await?;
-        let pm = self.pod_manager_load(&host.pod_manager).await?;
-        let bios = self.bios_read(&pm, &host).await?;
-        Ok(match claim {
-            Some(_) => bios.restricted_to(&pm.tenant_firmware.bios_attributes),
-            None => bios,
-        })
-    }
-
-    /// A PATCH of the system's `Bios/Settings`: a change of BIOS attributes, within what a
-    /// tenant's site lets it change.
-    pub async fn redfish_bios_change(
-        &self,
-        caller: &Caller,
-        id: &HostId,
-        change: BiosChange,
-    ) -> Result<OperationView, Error> {
-        let (host, pm, asker) = self.redfish_firmware_target(caller, id).await?;
-        self.bios_change(&host, &pm, change, &asker).await
-    }
-
-    /// `Bios.ResetBios`: the admin's only.
-    pub async fn redfish_bios_reset(
-        &self,
-        caller: &Caller,
-        id: &HostId,
-    ) -> Result<OperationView, Error> {
-        let (host, pm, asker) = self.redfish_firmware_target(caller, id).await?;
-        self.bios_reset(&host, &pm, &asker).await
-    }
-
-    /// A PATCH of the system's `SecureBoot`.
-    pub async fn redfish_secure_boot_change(
-        &self,
-        caller: &Caller,
-        id: &HostId,
-        change: SecureBootChange,
-    ) -> Result<OperationView, Error> {
-        let (host, pm, asker) = self.redfish_firmware_target(caller, id).await?;
-        self.secure_boot_change(&host, &pm, change, &asker).await
     }
 
     /// `UpdateService.SimpleUpdate`: the BIOS of the one system `targets` names (the caller's
@@ -101,7 +51,9 @@ impl Podium {
                 ));
             }
         };
-        let (host, pm, asker) = self.redfish_firmware_target(caller, &id).await?;
+        let Target { host, pm, asker } = self
+            .hardware_to_change(caller, HardwareOf::System(&id))
+            .await?;
         crate::firmware::may_update(&pm, &asker)?;
         let image_url = crate::firmware::image_check("ImageURI", &image_url)?;
         let components = self.firmware_read(&pm, &host).await?;
@@ -120,35 +72,6 @@ impl Podium {
         };
         self.firmware_update_of(&host, update, &asker, &components)
             .await
-    }
-
-    /// A system the caller may change the firmware of (in a state that allows it), its pod
-    /// manager, and who asks.
-    async fn redfish_firmware_target(
-        &self,
-        caller: &Caller,
-        id: &HostId,
-    ) -> Result<(Host, PodManager, Asker), Error> {
-        caller.require_writable()?;
-        let (host, claim) = self.redfish_host(caller, id).await?;
-        let (action, asker) = match claim {
-            Some(claim) => (HostAction::TenantFirmware, Asker::Tenant(claim)),
-            None => (HostAction::Firmware, Asker::Admin),
-        };
-        action_allowed(&host, action)?;
-        let pm = self.pod_manager_load(&host.pod_manager).await?;
-        Ok((host, pm, asker))
-    }
-
-    /// The system's secure boot.
-    pub async fn redfish_secure_boot(
-        &self,
-        caller: &Caller,
-        id: &HostId,
-    ) -> Result<SecureBoot, Error> {
-        let (host, _) = self.redfish_host(caller, id).await?;
-        let pm = self.pod_manager_load(&host.pod_manager).await?;
-        self.secure_boot_read(&pm, &host).await
     }
 
     /// The system's processors, memory, storage and NICs: one read of the BMC serves the

@@ -433,7 +433,7 @@ impl Podium {
 
     /// A host the caller may drive, and the claim it holds it through (a tenant's). Any other
     /// host is not found, whether it exists or not.
-    async fn redfish_host(
+    pub(crate) async fn redfish_host(
         &self,
         caller: &Caller,
         id: &HostId,

@@ -11,6 +11,7 @@ use podium_types::{
 use super::error::{ApiResult, ErrorBody};
 use super::extract::{AnyCaller, ApiJson, TenantCaller, WritableCaller};
 use podium_app::app::Podium;
+use podium_app::hardware::HardwareOf;
 use podium_types::requests::{ClaimCreate, ClaimUpdate};
 use podium_types::views::{ClaimView, List, OperationView};
 
@@ -102,7 +103,11 @@ pub(super) async fn claim_bios(
     AnyCaller(caller): AnyCaller,
     Path(id): Path<ClaimId>,
 ) -> ApiResult<Json<Bios>> {
-    Ok(Json(podium.claim_bios(&caller, &id).await?))
+    Ok(Json(
+        podium
+            .hardware_bios(&caller, HardwareOf::Claim(&id))
+            .await?,
+    ))
 }
 
 /// Changes BIOS attributes of the claimed host, as an operation run at the claim's request:
@@ -119,7 +124,9 @@ pub(super) async fn claim_bios_change(
     Path(id): Path<ClaimId>,
     ApiJson(change): ApiJson<BiosChange>,
 ) -> ApiResult<(StatusCode, Json<OperationView>)> {
-    let op = podium.claim_bios_change(&caller, &id, change).await?;
+    let op = podium
+        .hardware_bios_change(&caller, HardwareOf::Claim(&id), change)
+        .await?;
     Ok((StatusCode::ACCEPTED, Json(op)))
 }
 
@@ -133,7 +140,9 @@ pub(super) async fn claim_bios_reset(
     WritableCaller(caller): WritableCaller,
     Path(id): Path<ClaimId>,
 ) -> ApiResult<(StatusCode, Json<OperationView>)> {
-    let op = podium.claim_bios_reset(&caller, &id).await?;
+    let op = podium
+        .hardware_bios_reset(&caller, HardwareOf::Claim(&id))
+        .await?;
     Ok((StatusCode::ACCEPTED, Json(op)))
 }
 
@@ -146,7 +155,11 @@ pub(super) async fn claim_secure_boot(
     AnyCaller(caller): AnyCaller,
     Path(id): Path<ClaimId>,
 ) -> ApiResult<Json<SecureBoot>> {
-    Ok(Json(podium.claim_secure_boot(&caller, &id).await?))
+    Ok(Json(
+        podium
+            .hardware_secure_boot(&caller, HardwareOf::Claim(&id))
+            .await?,
+    ))
 }
 
 /// Turns the claimed host's secure boot on or off, as an operation; 403 where the site does
@@ -161,7 +174,9 @@ pub(super) async fn claim_secure_boot_set(
     Path(id): Path<ClaimId>,
     ApiJson(change): ApiJson<SecureBootChange>,
 ) -> ApiResult<(StatusCode, Json<OperationView>)> {
-    let op = podium.claim_secure_boot_set(&caller, &id, change).await?;
+    let op = podium
+        .hardware_secure_boot_set(&caller, HardwareOf::Claim(&id), change)
+        .await?;
     Ok((StatusCode::ACCEPTED, Json(op)))
 }
 
@@ -174,7 +189,11 @@ pub(super) async fn claim_firmware(
     AnyCaller(caller): AnyCaller,
     Path(id): Path<ClaimId>,
 ) -> ApiResult<Json<Firmware>> {
-    Ok(Json(podium.claim_firmware(&caller, &id).await?))
+    Ok(Json(
+        podium
+            .hardware_firmware(&caller, HardwareOf::Claim(&id))
+            .await?,
+    ))
 }
 
 /// Updates firmware of the claimed host from an image, as an admin's update is (an operation
@@ -190,7 +209,9 @@ pub(super) async fn claim_firmware_update(
     Path(id): Path<ClaimId>,
     ApiJson(update): ApiJson<FirmwareUpdate>,
 ) -> ApiResult<(StatusCode, Json<OperationView>)> {
-    let op = podium.claim_firmware_update(&caller, &id, update).await?;
+    let op = podium
+        .hardware_firmware_update(&caller, HardwareOf::Claim(&id), update)
+        .await?;
     Ok((StatusCode::ACCEPTED, Json(op)))
 }
 
@@ -203,5 +224,9 @@ pub(super) async fn claim_hardware(
     AnyCaller(caller): AnyCaller,
     Path(id): Path<ClaimId>,
 ) -> ApiResult<Json<HardwareInventory>> {
-    Ok(Json(podium.claim_hardware(&caller, &id).await?))
+    Ok(Json(
+        podium
+            .hardware_inventory(&caller, HardwareOf::Claim(&id))
+            .await?,
+    ))
 }

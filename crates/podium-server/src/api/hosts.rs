@@ -14,6 +14,7 @@ use super::extract::{AdminCaller, ApiJson, ApiQuery};
 use podium_app::app::Podium;
 use podium_app::app::page;
 use podium_app::error::Error;
+use podium_app::hardware::HardwareOf;
 use podium_types::requests::{
     BootParams, HostCreate, HostUpdate, MaintenanceParams, MediaParams, OperationQuery, PowerParams,
 };
@@ -177,7 +178,9 @@ pub(super) async fn host_bios(
     AdminCaller(caller): AdminCaller,
     Path(id): Path<HostId>,
 ) -> ApiResult<Json<Bios>> {
-    Ok(Json(podium.host_bios(&caller, &id).await?))
+    Ok(Json(
+        podium.hardware_bios(&caller, HardwareOf::Host(&id)).await?,
+    ))
 }
 
 /// Changes BIOS attributes, as an operation: checked first against the BMC's registry (an
@@ -194,7 +197,9 @@ pub(super) async fn host_bios_change(
     Path(id): Path<HostId>,
     ApiJson(change): ApiJson<BiosChange>,
 ) -> ApiResult<(StatusCode, Json<OperationView>)> {
-    let op = podium.host_bios_change(&caller, &id, change).await?;
+    let op = podium
+        .hardware_bios_change(&caller, HardwareOf::Host(&id), change)
+        .await?;
     Ok((StatusCode::ACCEPTED, Json(op)))
 }
 
@@ -207,7 +212,9 @@ pub(super) async fn host_bios_reset(
     AdminCaller(caller): AdminCaller,
     Path(id): Path<HostId>,
 ) -> ApiResult<(StatusCode, Json<OperationView>)> {
-    let op = podium.host_bios_reset(&caller, &id).await?;
+    let op = podium
+        .hardware_bios_reset(&caller, HardwareOf::Host(&id))
+        .await?;
     Ok((StatusCode::ACCEPTED, Json(op)))
 }
 
@@ -222,7 +229,11 @@ pub(super) async fn host_hardware(
     AdminCaller(caller): AdminCaller,
     Path(id): Path<HostId>,
 ) -> ApiResult<Json<HardwareInventory>> {
-    Ok(Json(podium.host_hardware(&caller, &id).await?))
+    Ok(Json(
+        podium
+            .hardware_inventory(&caller, HardwareOf::Host(&id))
+            .await?,
+    ))
 }
 
 /// The host's UEFI secure boot as its BMC reports it now. 409 `secure_boot_unsupported` where
@@ -235,7 +246,11 @@ pub(super) async fn host_secure_boot(
     AdminCaller(caller): AdminCaller,
     Path(id): Path<HostId>,
 ) -> ApiResult<Json<SecureBoot>> {
-    Ok(Json(podium.host_secure_boot(&caller, &id).await?))
+    Ok(Json(
+        podium
+            .hardware_secure_boot(&caller, HardwareOf::Host(&id))
+            .await?,
+    ))
 }
 
 /// Turns secure boot on or off from the next boot on, as an operation (kind `secure_boot`)
@@ -250,7 +265,9 @@ pub(super) async fn host_secure_boot_set(
     Path(id): Path<HostId>,
     ApiJson(change): ApiJson<SecureBootChange>,
 ) -> ApiResult<(StatusCode, Json<OperationView>)> {
-    let op = podium.host_secure_boot_set(&caller, &id, change).await?;
+    let op = podium
+        .hardware_secure_boot_set(&caller, HardwareOf::Host(&id), change)
+        .await?;
     Ok((StatusCode::ACCEPTED, Json(op)))
 }
 
@@ -264,7 +281,11 @@ pub(super) async fn host_firmware(
     AdminCaller(caller): AdminCaller,
     Path(id): Path<HostId>,
 ) -> ApiResult<Json<Firmware>> {
-    Ok(Json(podium.host_firmware(&caller, &id).await?))
+    Ok(Json(
+        podium
+            .hardware_firmware(&caller, HardwareOf::Host(&id))
+            .await?,
+    ))
 }
 
 /// Updates firmware components from an image the BMC downloads, as an operation (kind
@@ -282,7 +303,9 @@ pub(super) async fn host_firmware_update(
     Path(id): Path<HostId>,
     ApiJson(update): ApiJson<FirmwareUpdate>,
 ) -> ApiResult<(StatusCode, Json<OperationView>)> {
-    let op = podium.host_firmware_update(&caller, &id, update).await?;
+    let op = podium
+        .hardware_firmware_update(&caller, HardwareOf::Host(&id), update)
+        .await?;
     Ok((StatusCode::ACCEPTED, Json(op)))
 }
 

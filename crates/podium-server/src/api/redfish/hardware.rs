@@ -16,6 +16,7 @@ use serde_json::{Map, Value, json};
 
 use podium_app::app::Podium;
 use podium_app::error::Error;
+use podium_app::hardware::HardwareOf;
 use podium_types::{
     ApplyTime, BiosAttributeType, BiosChange, BiosValue, HardwareInventory, HostId,
     SecureBootChange, StorageController, TenantScope,
@@ -63,7 +64,11 @@ pub(super) async fn bios_view(
 ) -> Answer {
     let host = HostId::from(id.clone());
     let uri = format!("{}/Bios", system_uri(&host));
-    let bios = of_part(podium.redfish_bios(caller.caller(), &host), &uri).await?;
+    let bios = of_part(
+        podium.hardware_bios(caller.caller(), HardwareOf::System(&host)),
+        &uri,
+    )
+    .await?;
     let mut settings = json!({
         "@odata.type": "#Settings.v1_3_3.Settings",
         "SettingsObject": {"@odata.id": format!("{uri}/Settings")},
@@ -103,7 +108,11 @@ pub(super) async fn bios_settings(
 ) -> Answer {
     let host = HostId::from(id.clone());
     let uri = format!("{}/Bios/Settings", system_uri(&host));
-    let bios = of_part(podium.redfish_bios(caller.caller(), &host), &uri).await?;
+    let bios = of_part(
+        podium.hardware_bios(caller.caller(), HardwareOf::System(&host)),
+        &uri,
+    )
+    .await?;
     Ok(resource(json!({
         "@odata.type": "#Bios.v1_1_0.Bios",
         "@odata.id": uri,
@@ -171,7 +180,11 @@ pub(super) async fn registry_view(
 ) -> Answer {
     let uri = format!("{ROOT}/Registries/{}/en", segment(&name));
     let host = registry_host(&podium, &caller, &name, &uri).await?;
-    let bios = of_part(podium.redfish_bios(caller.caller(), &host), &uri).await?;
+    let bios = of_part(
+        podium.hardware_bios(caller.caller(), HardwareOf::System(&host)),
+        &uri,
+    )
+    .await?;
     let attributes: Vec<Value> = bios
         .registry
         .iter()
@@ -234,7 +247,11 @@ pub(super) async fn secure_boot_view(
 ) -> Answer {
     let host = HostId::from(id);
     let uri = format!("{}/SecureBoot", system_uri(&host));
-    let state = of_part(podium.redfish_secure_boot(caller.caller(), &host), &uri).await?;
+    let state = of_part(
+        podium.hardware_secure_boot(caller.caller(), HardwareOf::System(&host)),
+        &uri,
+    )
+    .await?;
     let mut body = json!({
         "@odata.type": "#SecureBoot.v1_1_0.SecureBoot",
         "@odata.id": uri,
@@ -278,7 +295,11 @@ pub(super) async fn secure_boot_patch(
     let enabled = enabled.ok_or_else(|| RedfishError::property_missing("SecureBootEnable"))?;
     Ok(accepted(
         &of_part(
-            podium.redfish_secure_boot_change(caller.caller(), &host, SecureBootChange { enabled }),
+            podium.hardware_secure_boot_set(
+                caller.caller(),
+                HardwareOf::System(&host),
+                SecureBootChange { enabled },
+            ),
             &uri,
         )
         .await?,
@@ -336,7 +357,7 @@ pub(super) async fn bios_settings_patch(
     };
     Ok(accepted(
         &of_part(
-            podium.redfish_bios_change(caller.caller(), &host, change),
+            podium.hardware_bios_change(caller.caller(), HardwareOf::System(&host), change),
             &uri,
         )
         .await?,
@@ -384,7 +405,11 @@ pub(super) async fn bios_reset(
     let host = HostId::from(id);
     let uri = format!("{}/Bios/Actions/{ACTION}", system_uri(&host));
     Ok(accepted(
-        &of_part(podium.redfish_bios_reset(caller.caller(), &host), &uri).await?,
+        &of_part(
+            podium.hardware_bios_reset(caller.caller(), HardwareOf::System(&host)),
+            &uri,
+        )
+        .await?,
     ))
 }
 
