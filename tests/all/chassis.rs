@@ -578,6 +578,14 @@ async fn an_admin_powers_a_chassis_only_while_no_host_within_is_in_use() {
         "ResetType@Redfish.AllowableValues": ["On", "ForceOff", "GracefulRestart"],
     }});
     std::fs::write(&file, enclosure.to_string()).unwrap();
+    // The fourth blade names no system: its host stands in no chassis the tree knows.
+    let file = folder.path().join("Chassis/Blade4/index.json");
+    let mut blade4: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    blade4["Links"]
+        .as_object_mut()
+        .unwrap()
+        .remove("ComputerSystems");
+    std::fs::write(&file, blade4.to_string()).unwrap();
     let bmc = SushyStatic::start(folder.path())
         .await
         .expect("sushy-static starts");
@@ -585,7 +593,11 @@ async fn an_admin_powers_a_chassis_only_while_no_host_within_is_in_use() {
     let server = TestServer::start().await;
     let admin = server.admin();
     let pm = admin.synced_site(&bmc.url()).await;
-    admin.systems_in_state(&pm, 4, "available").await;
+    let hosts = admin.systems_in_state(&pm, 4, "available").await;
+    let unplaced = hosts
+        .iter()
+        .find(|h| h.chassis.is_empty())
+        .unwrap_or_else(|| panic!("a host placed nowhere: {hosts:#?}"));
     let tree = chassis_of(&admin, &pm).await;
     let enclosure = by_id(&tree, ENCLOSURE).clone();
     let blade = by_id(&tree, "/redfish/v1/Chassis/Blade1").clone();
@@ -647,6 +659,26 @@ async fn an_admin_powers_a_chassis_only_while_no_host_within_is_in_use() {
         "{}",
         bmc.log()
     );
+
+    // An admin's power off of the host placed nowhere is under way (it waits for the OS, which
+    // sushy-static never shuts down): that host may stand in the enclosure.
+    admin.power(unplaced.id.as_str(), "off").await;
+    let refused = admin
+        .post(&power(&enclosure.id), json!({"action": "on"}))
+        .await;
+    assert_eq!(refused.status, StatusCode::CONFLICT, "{}", refused.text);
+    assert_eq!(refused.code(), "chassis_in_use");
+    assert!(
+        refused.message().contains(&unplaced.name),
+        "{}",
+        refused.text
+    );
+    assert!(
+        refused.message().contains("placed in no chassis"),
+        "{}",
+        refused.text
+    );
+    assert_eq!(resets(), 1, "{}", bmc.log());
 
     // A claim holds a blade's host: the enclosure's power would reach it.
     let claim = tenant

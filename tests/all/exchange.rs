@@ -293,6 +293,14 @@ async fn a_0_2_0_driver_discovers_through_the_host() {
         .unwrap();
     assert_eq!(systems.len(), 1);
     assert_eq!(systems[0].nics[0].mac, "52:54:00:00:00:02");
+    // What it can do, from its own export (the host speaks 0.3.0 to it otherwise).
+    let can = runtime
+        .driver(&plugin, context(serde_json::json!({}), &bmc))
+        .capabilities()
+        .await
+        .unwrap();
+    assert!(can.discover && can.power, "{can:?}");
+    assert!(!can.boot_override && !can.virtual_media, "{can:?}");
 }
 
 /// Runs `fault` and answers its error; then a well-behaved call of the same plugin succeeds.

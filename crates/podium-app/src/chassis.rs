@@ -165,9 +165,10 @@ impl Podium {
 impl Podium {
     /// `POST /v1/chassis/{id}/power`: powers a chassis on or off, or restarts it, through its pod
     /// manager's driver (a 0.3.0 one), then reads its power back. Refused with a 409 while a host
-    /// within it is in use (a tenant's, or one Podium is working on): an enclosure's power is
-    /// every blade's. Checked before the action is sent; a claim that binds a host in between
-    /// meets a host powered as the chassis left it, as after a power cut.
+    /// it may hold is in use (a tenant's, one Podium is working on, one with an operation under
+    /// way; a host the tree places nowhere may stand in it): an enclosure's power is every
+    /// blade's. Checked before the action is sent; a claim that binds a host in between meets a
+    /// host powered as the chassis left it, as after a power cut.
     pub async fn chassis_power(
         &self,
         caller: &Caller,
@@ -195,9 +196,15 @@ impl Podium {
             let mut hosts: Vec<String> = in_use
                 .iter()
                 .take(SHOWN as usize)
-                .map(|h| match &h.claim_id {
-                    Some(claim) => format!("`{}` ({}, claim `{claim}`)", h.name, h.state),
-                    None => format!("`{}` ({})", h.name, h.state),
+                .map(|h| {
+                    let mut why = vec![h.state.to_string()];
+                    if let Some(claim) = &h.claim_id {
+                        why.push(format!("claim `{claim}`"));
+                    }
+                    if !h.placed {
+                        why.push("placed in no chassis, so maybe in this one".into());
+                    }
+                    format!("`{}` ({})", h.name, why.join(", "))
                 })
                 .collect();
             if in_use.len() > SHOWN as usize {
@@ -206,8 +213,8 @@ impl Podium {
             return Err(Error::Conflict {
                 code: ErrorCode::ChassisInUse,
                 message: format!(
-                    "chassis `{id}` holds hosts in use, which its power would reach: {}; \
-                     wait for them, or release their claims first",
+                    "chassis `{id}` may hold hosts in use, which its power would reach: {}; \
+                     wait for their operations, or release their claims first",
                     hosts.join(", ")
                 ),
             });
@@ -233,13 +240,18 @@ impl Podium {
                 other => Error::from(other),
             })?;
         tracing::info!(chassis = %id, pod_manager = %pm.name, ?action, "chassis power set");
+        // The action was sent: whatever fails from here leaves the stored power to the next
+        // sync, and is not answered as a failure (a retry would send the action again).
         match driver.call().get_chassis_power(chassis_id).await {
             Ok(power) => {
-                self.datastore()
+                if let Err(e) = self
+                    .datastore()
                     .chassis_power_read(id, power, Timestamp::now())
-                    .await?
+                    .await
+                {
+                    tracing::warn!(chassis = %id, error = %e, "cannot store the chassis' power");
+                }
             }
-            // The action was sent: a read that fails leaves the stored state to the next sync.
             Err(e) => {
                 tracing::warn!(chassis = %id, error = %e, "cannot read the chassis' power back")
             }

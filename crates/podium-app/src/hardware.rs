@@ -39,7 +39,8 @@ pub(crate) struct Target {
 }
 
 impl Podium {
-    /// The host `of` names, for `caller` to read: a 404 where the caller may not see it.
+    /// The host `of` names, for `caller` to read: a 404 where it is not the caller's to see (a
+    /// tenant naming a host by its id is a 403, as every admin route is to it).
     pub(crate) async fn hardware_to_read(
         &self,
         caller: &Caller,
@@ -61,34 +62,39 @@ impl Podium {
     }
 
     /// The host `of` names, for `caller` to change: a token that may write, and a host in a
-    /// state that takes a firmware change (an admin's, or a tenant's on its claimed host).
+    /// state that takes a firmware change (an admin's, or a tenant's on its claimed host). The
+    /// checks come in the order each face always made them: who may write, the host, its state,
+    /// then its pod manager.
     pub(crate) async fn hardware_to_change(
         &self,
         caller: &Caller,
         of: HardwareOf<'_>,
     ) -> Result<Target, Error> {
-        let target = match of {
+        let (host, asker) = match of {
             HardwareOf::Host(id) => {
                 caller.require_admin()?;
-                let host = self.host_load(id).await?;
-                let pm = self.pod_manager_load(&host.pod_manager).await?;
-                Target {
-                    host,
-                    pm,
-                    asker: Asker::Admin,
-                }
+                (self.host_load(id).await?, Asker::Admin)
             }
-            HardwareOf::Claim(_) | HardwareOf::System(_) => {
+            HardwareOf::Claim(_) => {
                 caller.require_writable()?;
-                self.hardware_to_read(caller, of).await?
+                // As a read (the claim's host, then its pod manager), then the state.
+                let t = self.hardware_to_read(caller, of).await?;
+                action_allowed(&t.host, HostAction::TenantFirmware)?;
+                return Ok(t);
+            }
+            HardwareOf::System(id) => {
+                caller.require_writable()?;
+                let (host, claim) = self.redfish_host(caller, id).await?;
+                (host, claim.map_or(Asker::Admin, Asker::Tenant))
             }
         };
-        let action = match target.asker {
+        let action = match asker {
             Asker::Admin => HostAction::Firmware,
             Asker::Tenant(_) => HostAction::TenantFirmware,
         };
-        action_allowed(&target.host, action)?;
-        Ok(target)
+        action_allowed(&host, action)?;
+        let pm = self.pod_manager_load(&host.pod_manager).await?;
+        Ok(Target { host, pm, asker })
     }
 
     /// The host's BIOS as its BMC reports it now: its attributes, registry and what is staged;

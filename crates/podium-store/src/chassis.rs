@@ -60,6 +60,9 @@ pub struct HostInUse {
     pub name: String,
     pub state: HostState,
     pub claim_id: Option<ClaimId>,
+    /// Whether the tree places it (in this chassis); `false`: it stands in no chassis the tree
+    /// knows, so it may stand in this one.
+    pub placed: bool,
 }
 
 /// Where a stored chassis stands: its pod manager, whether it is present, and the chassis it
@@ -332,18 +335,27 @@ impl Datastore {
         .transpose()
     }
 
-    /// The hosts in use within chassis `id` (held by it, or by a chassis within it), at most
-    /// `limit` of them by id: those a claim holds, and those in a state Podium is working in
-    /// (registering, inspecting, provisioning, provisioned, deprovisioning). Available hosts,
-    /// failed ones and missing ones are not in use, maintenance or not.
+    /// The hosts in use that chassis `id` may hold, at most `limit` of them by id: in use, a
+    /// host a claim holds, one in a state Podium is working in (registering, inspecting,
+    /// provisioning, provisioned, deprovisioning) or one with an operation queued or running (an
+    /// admin's firmware update of an available host, say); may hold, a host placed in the chassis
+    /// or in a chassis within it, and every host of the chassis' pod manager that the tree
+    /// places nowhere (`placed` false: a system the service links to no chassis, a composed
+    /// node), since it may stand in this one. Available hosts, failed ones and missing ones
+    /// with nothing under way are not in use, maintenance or not.
     pub async fn chassis_hosts_in_use(
         &self,
         id: &ChassisId,
         limit: u32,
     ) -> Result<Vec<HostInUse>, StoreError> {
         let rows = sqlx::query(&format!(
-            "SELECT id, name, state, claim_id FROM hosts WHERE chassis IN ({}) \
-             AND (claim_id IS NOT NULL OR state NOT IN ('available', 'error', 'missing')) \
+            "SELECT id, name, state, claim_id, \
+             CAST(CASE WHEN chassis IS NULL THEN 0 ELSE 1 END AS BIGINT) AS placed FROM hosts \
+             WHERE (chassis IN ({}) OR (chassis IS NULL AND pod_manager = \
+                    (SELECT pod_manager FROM chassis WHERE id = $1))) \
+             AND (claim_id IS NOT NULL OR state NOT IN ('available', 'error', 'missing') \
+                  OR EXISTS (SELECT 1 FROM operations o WHERE o.host_id = hosts.id \
+                             AND o.status IN ('queued', 'running'))) \
              ORDER BY id LIMIT $2",
             within_sql(1)
         ))
@@ -359,6 +371,7 @@ impl Datastore {
                     state: parse(Some(r.try_get::<String, _>("state")?), "state")?
                         .expect("a present value parses to one"),
                     claim_id: r.try_get::<Option<String>, _>("claim_id")?.map(Into::into),
+                    placed: r.try_get::<i64, _>("placed")? != 0,
                 })
             })
             .collect()

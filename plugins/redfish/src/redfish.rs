@@ -523,8 +523,9 @@ impl Client {
 
     /// POSTs `Chassis.Reset` to the target the chassis advertises, after checking the reset type
     /// against its `ResetType@Redfish.AllowableValues`. A chassis that advertises no
-    /// `#Chassis.Reset` takes none: `unsupported`, nothing sent (unlike a system's reset, whose
-    /// conventional target is tried, an enclosure's is never guessed).
+    /// `#Chassis.Reset` takes none: `unsupported`, nothing sent (unlike a system, which is sent
+    /// its conventional reset where it advertises none); one advertised without a `target` is
+    /// sent to the conventional `.../Actions/Chassis.Reset`.
     pub(crate) async fn set_chassis_power(
         &self,
         chassis_id: &str,

@@ -109,18 +109,32 @@ impl DriverCall<'_> {
     }
 
     pub async fn capabilities(self) -> Result<Capabilities, CallError> {
-        let caps = if self.exchanges() {
-            call_export!(
-                self.runtime,
-                &self.plugin,
-                self.context,
-                Exchange,
-                "hardware-driver",
-                |b, s| b.podium_plugin_driver().call_capabilities(s)
-            )
-            .1
-        } else {
-            driver_export!(self, |b, s| b.podium_plugin_driver().call_capabilities(s)).1
+        let caps = match self.plugin.contract() {
+            Contract::V0_3_0 => {
+                call_export!(
+                    self.runtime,
+                    &self.plugin,
+                    self.context,
+                    Exchange,
+                    "hardware-driver",
+                    |b, s| b.podium_plugin_driver().call_capabilities(s)
+                )
+                .1
+            }
+            Contract::V0_2_0 => {
+                call_export!(
+                    self.runtime,
+                    &self.plugin,
+                    self.context,
+                    Exchange0_2,
+                    "hardware-driver",
+                    |b, s| b.podium_plugin_driver().call_capabilities(s)
+                )
+                .1
+            }
+            Contract::V0_1_0 => {
+                driver_export!(self, |b, s| b.podium_plugin_driver().call_capabilities(s)).1
+            }
         };
         Ok(Capabilities {
             discover: caps.contains(wd::CapabilitySet::DISCOVER),
