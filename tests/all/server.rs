@@ -192,3 +192,64 @@ async fn podium_on_postgresql_warns_at_start_where_autovacuum_is_off() {
         "autovacuum {autovacuum}:\n{log}"
     );
 }
+
+/// A client that sends its body after its headers (two writes, as many clients make) to a route
+/// that answers without reading it, here a 405, gets the answer and keeps its connection for the
+/// next request: the body was read. Left unread, the connection was closed under the client,
+/// and a body arriving after the close made the kernel reset it, sometimes before the client had
+/// read the answer.
+#[tokio::test]
+async fn a_request_answered_without_its_body_keeps_the_connection() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = TestServer::start().await;
+    let address = server.url.trim_start_matches("http://");
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    let body = br#"{"Name": "not a resource one can post to"}"#;
+    let head = format!(
+        "POST /redfish/v1/ HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    // The body comes later, once a server not waiting for it would have answered and closed.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    stream.write_all(body).await.unwrap();
+
+    /// One answer off the connection: its status line and body (an answer always has a length).
+    async fn answer(stream: &mut tokio::net::TcpStream) -> (String, String) {
+        let mut read = Vec::new();
+        let mut buffer = [0u8; 4096];
+        loop {
+            if let Some(end) = read.windows(4).position(|w| w == b"\r\n\r\n") {
+                let head = String::from_utf8_lossy(&read[..end]).to_string();
+                let length: usize = head
+                    .lines()
+                    .find_map(|l| {
+                        let (name, value) = l.split_once(':')?;
+                        name.eq_ignore_ascii_case("content-length")
+                            .then(|| value.trim().parse().unwrap())
+                    })
+                    .expect("a content-length");
+                if read.len() >= end + 4 + length {
+                    let body = String::from_utf8_lossy(&read[end + 4..end + 4 + length]);
+                    return (head.lines().next().unwrap().to_owned(), body.to_string());
+                }
+            }
+            let n = stream
+                .read(&mut buffer)
+                .await
+                .expect("the connection was reset");
+            assert!(
+                n > 0,
+                "the connection was closed: {}",
+                String::from_utf8_lossy(&read)
+            );
+            read.extend_from_slice(&buffer[..n]);
+        }
+    }
+    let (status, body) = answer(&mut stream).await;
+    assert_eq!(status, "HTTP/1.1 405 Method Not Allowed", "{body}");
+    let head = format!("GET /livez HTTP/1.1\r\nHost: {address}\r\n\r\n");
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let (status, body) = answer(&mut stream).await;
+    assert_eq!(status, "HTTP/1.1 200 OK", "{body}");
+}

@@ -320,7 +320,10 @@ pub(crate) fn router(podium: Podium, options: RouterOptions) -> Router {
     } else {
         routes
     };
-    routes.with_state(podium)
+    // Outermost, so that whatever answers without reading the body reads it first.
+    routes
+        .layer(axum::middleware::from_fn(extract::read_small_body))
+        .with_state(podium)
 }
 
 /// Refuses a request that carries a bearer token over plain HTTP to a listener that is not
@@ -362,6 +365,7 @@ pub(crate) fn config_drive_router(podium: Podium) -> Router {
         .layer(axum::extract::DefaultBodyLimit::max(extract::MAX_JSON_BODY))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::middleware::from_fn(extract::read_small_body))
         .with_state(podium)
 }
 
