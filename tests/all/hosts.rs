@@ -4,7 +4,7 @@
 use podium_tests::sushy::{FakeSystem, Sushy, SushyConfig};
 use podium_tests::{Client, ImageServer, Reply, TestServer};
 use podium_types::views::{HostView, List, OperationView};
-use podium_types::{PowerState, Timestamp};
+use podium_types::{OperationResult, PowerState, Timestamp};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -679,10 +679,10 @@ async fn a_host_with_its_own_bmc_is_driven_at_that_bmc() {
         [("inspect", "succeeded"), ("register", "succeeded")],
         "{history:?}"
     );
-    assert_eq!(
-        history.items[0].result["inventory"]["nics"][0],
-        expected.nics[0].as_str()
-    );
+    let Some(OperationResult::Inspect(inspected)) = &history.items[0].result else {
+        panic!("an inspection's result: {:?}", history.items[0]);
+    };
+    assert_eq!(inspected.inventory.nics[0], expected.nics[0]);
 
     // Power goes to the host's own BMC.
     let op = admin

@@ -9,9 +9,10 @@ use podium_runtime::{CallError, PluginError};
 use podium_types::views::OperationView;
 use podium_types::{
     Bios, BiosAction, BiosAttributeType, BiosChange, BiosValue, ClaimId, ErrorCode,
-    FirmwareProfile, OperationRequest, SecureBoot, SecureBootChange, TenantFirmware,
+    FirmwareProfile, OperationRequest, OperationResult, SecureBoot, SecureBootChange,
+    TenantFirmware,
 };
-use serde_json::{Value, json};
+use podium_types::{BiosApplied, ProfileApplied, ProfileBios, ProfileSecureBoot, SecureBootSet};
 
 use crate::app::Podium;
 use crate::data::{Host, PodManager};
@@ -121,9 +122,10 @@ impl Podium {
         &self,
         host: &Host,
         enabled: bool,
-    ) -> Result<Option<serde_json::Value>, Error> {
+    ) -> Result<Option<OperationResult>, Error> {
         let pm = self.pod_manager_load(&host.pod_manager).await?;
-        self.secure_boot_set(&pm, host, enabled).await
+        let set = self.secure_boot_set(&pm, host, enabled).await?;
+        Ok(Some(OperationResult::SecureBoot(set)))
     }
 
     /// Turns secure boot on or off and reads it back: a BMC that took the change but shows
@@ -133,7 +135,7 @@ impl Podium {
         pm: &PodManager,
         host: &Host,
         enabled: bool,
-    ) -> Result<Option<serde_json::Value>, Error> {
+    ) -> Result<SecureBootSet, Error> {
         let driver = self.host_driver(pm, host).await?;
         driver
             .call()
@@ -150,10 +152,10 @@ impl Podium {
                 ),
             });
         }
-        Ok(Some(serde_json::json!({
-            "enabled": after.enabled,
-            "current_boot": after.current_boot,
-        })))
+        Ok(SecureBootSet {
+            enabled: after.enabled,
+            current_boot: after.current_boot,
+        })
     }
 
     /// Gives the host its pod manager's firmware profile (an inspection's last step, before the
@@ -163,7 +165,11 @@ impl Podium {
     /// tenant's system runs. Where the BMC cannot take the profile, a 409
     /// `firmware_profile_not_applied` saying why; a BMC that does not answer fails as any call
     /// does (and is tried again).
-    pub(crate) async fn profile_apply(&self, pm: &PodManager, host: &Host) -> Result<Value, Error> {
+    pub(crate) async fn profile_apply(
+        &self,
+        pm: &PodManager,
+        host: &Host,
+    ) -> Result<ProfileApplied, Error> {
         let profile = &pm.firmware_profile;
         let refused = |e: Error| match e {
             Error::Invalid { field, message } => not_applied(
@@ -176,7 +182,7 @@ impl Podium {
             Error::Conflict { message, .. } => not_applied(host, message),
             other => other,
         };
-        let mut result = json!({});
+        let mut result = ProfileApplied::default();
         if !profile.bios.is_empty() {
             let bios = self.bios_read(pm, host).await.map_err(refused)?;
             let holds = |name: &String, value: &BiosValue| {
@@ -206,7 +212,7 @@ impl Podium {
                 changed = a.into_iter().cloned().collect::<Vec<String>>();
                 pending = p.into_iter().cloned().collect::<Vec<String>>();
             }
-            result["bios"] = json!({"changed": changed, "pending": pending});
+            result.bios = Some(ProfileBios { changed, pending });
         }
         if let Some(enabled) = profile.secure_boot {
             let now = self.secure_boot_read(pm, host).await.map_err(refused)?;
@@ -215,7 +221,10 @@ impl Podium {
                     .await
                     .map_err(refused)?;
             }
-            result["secure_boot"] = json!({"enabled": enabled, "changed": now.enabled != enabled});
+            result.secure_boot = Some(ProfileSecureBoot {
+                enabled,
+                changed: now.enabled != enabled,
+            });
         }
         Ok(result)
     }
@@ -236,7 +245,7 @@ impl Podium {
         &self,
         host: &Host,
         action: &BiosAction,
-    ) -> Result<Option<serde_json::Value>, Error> {
+    ) -> Result<Option<OperationResult>, Error> {
         let pm = self.pod_manager_load(&host.pod_manager).await?;
         let driver = self.host_driver(&pm, host).await?;
         match action {
@@ -250,9 +259,9 @@ impl Podium {
                     .map_err(|e| bios_error(host, e))?;
                 let after = self.bios_read(&pm, host).await?;
                 let (applied, pending) = taken(&after, change)?;
-                Ok(Some(serde_json::json!({
-                    "applied": applied,
-                    "pending": pending,
+                Ok(Some(OperationResult::Bios(BiosApplied {
+                    applied: Some(applied.into_iter().cloned().collect()),
+                    pending: pending.into_iter().cloned().collect(),
                 })))
             }
             BiosAction::Reset => {
@@ -262,8 +271,9 @@ impl Podium {
                     .await
                     .map_err(|e| bios_error(host, e))?;
                 let after = self.bios_read(&pm, host).await?;
-                Ok(Some(serde_json::json!({
-                    "pending": after.pending.keys().collect::<Vec<_>>(),
+                Ok(Some(OperationResult::Bios(BiosApplied {
+                    applied: None,
+                    pending: after.pending.keys().cloned().collect(),
                 })))
             }
         }

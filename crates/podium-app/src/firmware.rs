@@ -9,12 +9,12 @@
 
 use std::time::Duration;
 
-use serde_json::{Value, json};
-
 use podium_types::views::OperationView;
 use podium_types::{
-    ErrorCode, FirmwareComponent, FirmwareKind, FirmwareUpdate, OperationFilter, OperationKind,
-    OperationRequest, OperationStatus, Page, TaskState, Timestamp,
+    ComponentUpdated, ErrorCode, FirmwareComponent, FirmwareKind, FirmwareUpdate,
+    FirmwareUpdateProgress, FirmwareUpdated, OperationFilter, OperationKind, OperationProgress,
+    OperationRequest, OperationResult, OperationStatus, Page, TaskState, Timestamp,
+    UpdateTaskState,
 };
 
 use podium_runtime::{CallError, PluginError};
@@ -149,11 +149,11 @@ impl Podium {
         &self,
         op: &OperationRow,
         update: &FirmwareUpdate,
-    ) -> Result<Option<Value>, Error> {
+    ) -> Result<Option<OperationResult>, Error> {
         let host = self.operation_host(op).await?;
         let pm = self.pod_manager_load(&host.pod_manager).await?;
         let mut progress = match &op.progress {
-            Some(p) if p["started"] == json!(true) => p.clone(),
+            Some(OperationProgress::FirmwareUpdate(p)) if p.started => p.clone(),
             Some(_) => {
                 return Err(Error::Conflict {
                     code: ErrorCode::FirmwareUpdateInterrupted,
@@ -165,34 +165,30 @@ impl Podium {
             }
             None => self.firmware_update_start(op, &pm, &host, update).await?,
         };
-        let started = progress["started_at"]
-            .as_str()
-            .and_then(|t| t.parse::<Timestamp>().ok())
-            .unwrap_or_else(Timestamp::now);
-        let task = progress["task"].as_str().map(str::to_owned);
-        let done = progress["state"] == json!(TaskState::Completed);
-        if let (Some(task), false) = (task, done) {
+        let started = progress.started_at.unwrap_or_else(Timestamp::now);
+        let done = progress.state == Some(UpdateTaskState::Completed);
+        if let (Some(task), false) = (progress.task.clone(), done) {
             self.firmware_task_follow(op, &pm, &host, &task, started, &mut progress)
                 .await?;
         }
         let after = self.firmware_read(&pm, &host).await?;
-        let components: Vec<Value> = update
+        let components = update
             .targets
             .iter()
             .map(|id| {
                 let now = after.iter().find(|c| &c.id == id);
-                json!({
-                    "id": id,
-                    "name": now.map(|c| c.name.as_str()),
-                    "version_before": progress["before"][id.as_str()],
-                    "version": now.and_then(|c| c.version.as_deref()),
-                })
+                ComponentUpdated {
+                    id: id.clone(),
+                    name: now.map(|c| c.name.clone()),
+                    version_before: progress.before.get(id).cloned().flatten(),
+                    version: now.and_then(|c| c.version.clone()),
+                }
             })
             .collect();
-        Ok(Some(json!({
-            "task": progress["task"],
-            "messages": progress["messages"],
-            "components": components,
+        Ok(Some(OperationResult::FirmwareUpdate(FirmwareUpdated {
+            task: progress.task,
+            messages: progress.messages,
+            components,
         })))
     }
 
@@ -207,7 +203,7 @@ impl Podium {
         host: &Host,
         task: &str,
         started: Timestamp,
-        progress: &mut Value,
+        progress: &mut FirmwareUpdateProgress,
     ) -> Result<(), Error> {
         loop {
             let driver = self.host_driver(pm, host).await?;
@@ -215,7 +211,7 @@ impl Podium {
             let status = match read {
                 Ok(status) => Some(status),
                 Err(e) if e.is_transient() => {
-                    progress["last_error"] = json!(e.to_string());
+                    progress.last_error = Some(e.to_string());
                     self.operation_record_progress(op, progress).await?;
                     None
                 }
@@ -223,7 +219,7 @@ impl Podium {
                     error: PluginError::NotFound(_),
                     ..
                 }) => {
-                    progress["state"] = json!("gone");
+                    progress.state = Some(UpdateTaskState::Gone);
                     self.operation_record_progress(op, progress).await?;
                     return Ok(());
                 }
@@ -237,17 +233,12 @@ impl Podium {
                 }
             };
             if let Some(status) = status {
-                let changed = progress["state"] != json!(status.state)
-                    || progress["percent"] != json!(status.percent)
-                    || progress["messages"] != json!(status.messages)
-                    || progress.get("last_error").is_some();
-                progress["state"] = json!(status.state);
-                progress["percent"] = json!(status.percent);
-                progress["messages"] = json!(status.messages);
-                if let Some(p) = progress.as_object_mut() {
-                    p.remove("last_error");
-                }
-                if changed {
+                let before = progress.clone();
+                progress.state = Some(status.state.into());
+                progress.percent = status.percent;
+                progress.messages = Some(status.messages.clone());
+                progress.last_error = None;
+                if *progress != before {
                     self.operation_record_progress(op, progress).await?;
                 }
                 match status.state {
@@ -287,9 +278,9 @@ impl Podium {
         pm: &PodManager,
         host: &Host,
         update: &FirmwareUpdate,
-    ) -> Result<Value, Error> {
+    ) -> Result<FirmwareUpdateProgress, Error> {
         let components = self.firmware_read(pm, host).await?;
-        let before: serde_json::Map<String, Value> = update
+        let before = update
             .targets
             .iter()
             .map(|id| {
@@ -297,17 +288,21 @@ impl Podium {
                     .iter()
                     .find(|c| &c.id == id)
                     .and_then(|c| c.version.clone());
-                (id.clone(), json!(version))
+                (id.clone(), version)
             })
             .collect();
-        let mut progress = json!({"started": false, "before": before});
+        let mut progress = FirmwareUpdateProgress {
+            started: false,
+            before,
+            ..FirmwareUpdateProgress::default()
+        };
         let marked = self
             .datastore()
             .operation_progress(
                 &op.id,
                 &self.inner.operations.worker_id,
                 op.attempts,
-                Some(&progress),
+                Some(&OperationProgress::FirmwareUpdate(progress.clone())),
                 true,
             )
             .await?;
@@ -355,14 +350,14 @@ impl Podium {
                 ));
             }
         };
-        progress["started"] = json!(true);
-        progress["started_at"] = json!(Timestamp::now());
-        progress["task"] = json!(task);
-        progress["state"] = json!(if task.is_some() {
-            TaskState::Running
+        progress.started = true;
+        progress.started_at = Some(Timestamp::now());
+        progress.state = Some(if task.is_some() {
+            UpdateTaskState::Running
         } else {
-            TaskState::Completed
+            UpdateTaskState::Completed
         });
+        progress.task = task;
         self.operation_record_progress(op, &progress).await?;
         Ok(progress)
     }
@@ -371,7 +366,7 @@ impl Podium {
     async fn operation_record_progress(
         &self,
         op: &OperationRow,
-        progress: &Value,
+        progress: &FirmwareUpdateProgress,
     ) -> Result<(), Error> {
         let held = self
             .datastore()
@@ -379,7 +374,7 @@ impl Podium {
                 &op.id,
                 &self.inner.operations.worker_id,
                 op.attempts,
-                Some(progress),
+                Some(&OperationProgress::FirmwareUpdate(progress.clone())),
                 false,
             )
             .await?;

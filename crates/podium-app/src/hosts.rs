@@ -599,7 +599,7 @@ impl Podium {
         &self,
         pm: &PodManager,
         host: &Host,
-    ) -> Option<serde_json::Value> {
+    ) -> Option<podium_types::Observed> {
         let system = match self
             .host_driver(pm, host)
             .await
@@ -622,7 +622,9 @@ impl Podium {
         {
             tracing::warn!(host = %host.id, error = %e, "cannot record the host's state after an action");
         }
-        Some(serde_json::json!({ "power_state": observed.power_state }))
+        Some(podium_types::Observed {
+            power_state: Some(observed.power_state),
+        })
     }
 }
 

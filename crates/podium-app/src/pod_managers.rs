@@ -7,7 +7,7 @@ use crate::app::Podium;
 use crate::auth::Caller;
 use crate::background::Outcome;
 use crate::bindings::{DEFAULT_DRIVER, DEFAULT_IPAM, PluginBinding};
-use crate::data::{OperationRow, PodManager, PodManagerConflict, SyncSummary};
+use crate::data::{OperationRow, PodManager, PodManagerConflict};
 use crate::endpoint::{Bmc, Tls, canonical, normalize_url, validate_auth};
 use crate::error::Error;
 use crate::labels::validate_name;
@@ -16,6 +16,7 @@ use crate::views;
 use podium_runtime::{CallError, World};
 use podium_types::Page;
 use podium_types::PodManagerFilter;
+use podium_types::SyncSummary;
 use podium_types::requests::{
     AuthParams, NetworkConfigOwner, OperationLimits, PluginBindingParams, PodManagerCreate,
     PodManagerUpdate,

@@ -9,13 +9,12 @@ use crate::data::{
     ClaimRow, GrantRow, Host, OperationRow, PluginRow, PodManager, StatusChange, TenantRow,
     TokenRow,
 };
-use podium_types::BiosAction;
 use podium_types::views::{
     AddressView, ClaimView, ClaimedHostView, GrantView, HostErrorView, HostView, MaintenanceView,
     OperationView, PluginView, PodManagerView, StatusChangeView, TenantView, TokenCreatedView,
     TokenView,
 };
-use podium_types::{HostState, MediaAction, OperationRequest, PluginBinding, Secret, ShownState};
+use podium_types::{HostState, PluginBinding, Secret, ShownState};
 
 use crate::endpoint::Bmc;
 
@@ -130,44 +129,12 @@ pub(crate) fn host(h: Host, cleaning: podium_types::CleaningInEffect) -> HostVie
     }
 }
 
-/// An operation's request as the API shows it: the body of the request that queued it.
-fn request_json(request: &OperationRequest) -> serde_json::Value {
-    use serde_json::json;
-    match request {
-        OperationRequest::Register
-        | OperationRequest::Inspect
-        | OperationRequest::Sync
-        | OperationRequest::Deprovision => json!({}),
-        OperationRequest::Power(action) => json!({ "action": action }),
-        OperationRequest::Boot(b) => {
-            json!({ "target": b.target, "persistence": b.persistence, "mode": b.mode })
-        }
-        OperationRequest::Media(MediaAction::Insert(m)) => json!({
-            "action": "insert",
-            "image_url": m.image_url,
-            "media_type": m.media_type,
-            "write_protected": m.write_protected,
-        }),
-        OperationRequest::Media(MediaAction::Eject { media_type }) => {
-            json!({ "action": "eject", "media_type": media_type })
-        }
-        OperationRequest::Bios(BiosAction::Set(change)) => json!(change),
-        OperationRequest::Bios(BiosAction::Reset) => json!({ "action": "reset" }),
-        OperationRequest::SecureBoot { enabled } => json!({ "enabled": enabled }),
-        OperationRequest::FirmwareUpdate(u) => json!({
-            "image_url": u.image_url,
-            "targets": u.targets,
-        }),
-        OperationRequest::Provision { image } => json!({ "image": image }),
-    }
-}
-
 pub(crate) fn operation(o: OperationRow) -> OperationView {
     OperationView {
-        request: request_json(&o.request),
+        request: (&o.request).into(),
         kind: o.kind(),
-        result: o.result.unwrap_or(serde_json::Value::Null),
-        progress: o.progress.unwrap_or(serde_json::Value::Null),
+        result: o.result,
+        progress: o.progress,
         id: o.id,
         status: o.status,
         host: o.host_id,

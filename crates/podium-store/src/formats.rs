@@ -5,6 +5,10 @@
 //! An operation's `request` is format 1: the JSON object each kind has always been written as,
 //! with no version field (`{"action": "on"}`, `{"target": "pxe", ...}`, `{}`). A later format
 //! adds `"format": 2` and is read beside this one; format 1 is then still read, never written.
+//!
+//! Not here: an operation's `result` and `progress` are kept as the model's outcome types write
+//! them (`podium_types::OperationResult`), which read back what earlier releases wrote (a field
+//! added since has a default; a shape none reads is kept as it was, `Unread`).
 
 use std::collections::BTreeMap;
 
@@ -82,7 +86,7 @@ struct FirmwareUpdate {
 #[derive(Serialize, Deserialize)]
 struct Provision {
     #[serde(default)]
-    image: serde_json::Value,
+    image: Option<podium_types::requests::ImageParams>,
 }
 
 /// An operation's request as stored (format 1).
@@ -132,7 +136,7 @@ pub(crate) fn request_encode(request: &OperationRequest) -> String {
             targets: u.targets.clone(),
         }),
         OperationRequest::Provision { image } => serde_json::to_string(&Provision {
-            image: image.clone(),
+            image: image.as_deref().cloned(),
         }),
     };
     json.expect("a request serializes")
@@ -229,7 +233,9 @@ pub(crate) fn request_decode(kind: &str, text: &str) -> Result<OperationRequest,
         }
         OperationKind::Provision => {
             let p: Provision = serde_json::from_str(text).map_err(bad)?;
-            Ok(OperationRequest::Provision { image: p.image })
+            Ok(OperationRequest::Provision {
+                image: p.image.map(Box::new),
+            })
         }
     }
 }
@@ -316,7 +322,13 @@ mod tests {
                 "provision",
                 r#"{"image":{"url":"http://i/x.iso","checksum":null}}"#,
                 OperationRequest::Provision {
-                    image: serde_json::json!({"url": "http://i/x.iso", "checksum": null}),
+                    image: Some(Box::new(podium_types::requests::ImageParams {
+                        url: "http://i/x.iso".into(),
+                        checksum: None,
+                        checksum_type: None,
+                        format: None,
+                        root_device: None,
+                    })),
                 },
             ),
         ];

@@ -1,7 +1,7 @@
 //! Stored hosts (the machines behind a pod manager) and their labels.
 
 use podium_types::Timestamp;
-use podium_types::{ChassisId, ClaimId, HostId, PodManagerId};
+use podium_types::{ChassisId, ClaimId, HostId, PodManagerId, SyncSummary};
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
@@ -91,14 +91,6 @@ pub struct Transition<'a> {
     pub from: &'a [HostState],
     pub to: HostState,
     pub unclaimed: bool,
-}
-
-/// What a sync changed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct SyncSummary {
-    pub seen: usize,
-    pub added: usize,
-    pub missing: usize,
 }
 
 /// The columns a sync writes.

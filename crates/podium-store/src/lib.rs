@@ -38,7 +38,7 @@ pub use claims::{Bind, BindOutcome, ClaimRow, HostCriteria, Spread};
 pub use composed::{Composed, ComposedNodeRow};
 pub use events::{EventHorizon, EventRow};
 pub use grants::GrantRow;
-pub use hosts::{HostRow, SyncSummary, Transition};
+pub use hosts::{HostRow, Transition};
 pub use ipam::{IpAllocationRow, IpPoolRow, Missed};
 pub use operations::OperationRow;
 pub use plugins::PluginRow;

@@ -2,7 +2,9 @@
 
 use podium_types::Timestamp;
 use podium_types::{ClaimId, HostId, OperationId, PodManagerId};
-use podium_types::{OperationKind, OperationRequest, OperationStatus};
+use podium_types::{
+    OperationKind, OperationProgress, OperationRequest, OperationResult, OperationStatus,
+};
 use sqlx::Row;
 
 use crate::formats;
@@ -30,9 +32,9 @@ pub struct OperationRow {
     /// The claim at whose tenant's request it runs, if any.
     pub claim_id: Option<ClaimId>,
     /// What it found or did (an inspection's inventory, a power action's state).
-    pub result: Option<serde_json::Value>,
+    pub result: Option<OperationResult>,
     /// How far it is while it runs (a firmware update's task), kept across takeovers.
-    pub progress: Option<serde_json::Value>,
+    pub progress: Option<OperationProgress>,
 }
 
 impl OperationRow {
@@ -101,6 +103,22 @@ fn row(r: &sqlx::any::AnyRow) -> Result<OperationRow, StoreError> {
     let request: String = r.try_get("request")?;
     let request = formats::request_decode(&kind, &request)
         .map_err(|e| StoreError::Corrupt(format!("operation {id}: {e}")))?;
+    let kind = request.kind();
+    let result = r
+        .try_get::<Option<String>, _>("result")?
+        .map(|text| {
+            crate::decode("operation result", &text)
+                .map(|json| OperationResult::from_stored(kind, json))
+        })
+        .transpose()?;
+    let progress = r
+        .try_get::<Option<String>, _>("progress")?
+        .map(|text| {
+            crate::decode("operation progress", &text)
+                .map(|json| OperationProgress::from_stored(kind, json))
+        })
+        .transpose()?
+        .flatten();
     let status: String = r.try_get("status")?;
     let status = status
         .parse()
@@ -118,14 +136,8 @@ fn row(r: &sqlx::any::AnyRow) -> Result<OperationRow, StoreError> {
         attempts: r.try_get("attempts")?,
         next_attempt_at: moment_opt(r, "next_attempt_at")?,
         claim_id: r.try_get::<Option<String>, _>("claim_id")?.map(Into::into),
-        result: r
-            .try_get::<Option<String>, _>("result")?
-            .map(|text| crate::decode("operation result", &text))
-            .transpose()?,
-        progress: r
-            .try_get::<Option<String>, _>("progress")?
-            .map(|text| crate::decode("operation progress", &text))
-            .transpose()?,
+        result,
+        progress,
     })
 }
 
@@ -425,7 +437,7 @@ impl Datastore {
         id: &OperationId,
         owner: &str,
         error: Option<&str>,
-        result: Option<&serde_json::Value>,
+        result: Option<&OperationResult>,
         now: Timestamp,
     ) -> Result<bool, StoreError> {
         let status = if error.is_some() {
@@ -457,7 +469,7 @@ impl Datastore {
         id: &OperationId,
         owner: &str,
         attempt: i64,
-        progress: Option<&serde_json::Value>,
+        progress: Option<&OperationProgress>,
         first: bool,
     ) -> Result<bool, StoreError> {
         let unset = if first { " AND progress IS NULL" } else { "" };

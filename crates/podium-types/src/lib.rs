@@ -21,6 +21,7 @@ mod image;
 mod inventory;
 mod names;
 mod operations;
+mod outcomes;
 mod owner;
 mod pages;
 mod plugins;
@@ -63,6 +64,13 @@ pub use inventory::{
 };
 pub use names::{Named, UnknownName};
 pub use operations::{OperationKind, OperationRequest, OperationStatus};
+pub use outcomes::{
+    AgentAnswer, BiosApplied, ComponentUpdated, ConfigDriveRef, Deprovisioned, DisksCleaned,
+    FirmwareUpdateProgress, FirmwareUpdated, Inspected, Installed, InventoryRead, Observed,
+    OperationProgress, OperationResult, PowerSent, Preprovisioning, PreprovisioningAddress,
+    ProfileApplied, ProfileBios, ProfileSecureBoot, Provisioned, ProvisionedBy, SecureBootSet,
+    SyncSummary, UpdateTaskState,
+};
 pub use owner::{BadOwner, OWNER_MAX, Owner};
 pub use pages::{Page, Paged};
 pub use plugins::{PluginBinding, PluginSource};

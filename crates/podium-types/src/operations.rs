@@ -70,9 +70,10 @@ pub enum OperationRequest {
     /// Update a host's firmware from an image; the BMC runs it as a task the operation follows.
     FirmwareUpdate(FirmwareUpdate),
     /// Boot a bound claim's host from its image; `image` is the claim's image as it was asked
-    /// for (recorded for whoever reads the operation; the provisioning reads the claim).
+    /// for (recorded for whoever reads the operation; the provisioning reads the claim), absent
+    /// where an early release recorded none.
     Provision {
-        image: serde_json::Value,
+        image: Option<Box<crate::requests::ImageParams>>,
     },
     /// Return a released claim's host to the pool.
     Deprovision,

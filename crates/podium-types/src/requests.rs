@@ -320,14 +320,14 @@ pub struct MaintenanceParams {
 }
 
 /// `POST /v1/hosts/{id}/power`.
-#[derive(Clone, Debug, Deserialize, serde::Serialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, serde::Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PowerParams {
     pub action: crate::PowerAction,
 }
 
 /// `POST /v1/hosts/{id}/boot`.
-#[derive(Clone, Debug, Deserialize, serde::Serialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, serde::Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BootParams {
     #[schema(value_type = String, example = "pxe")]
@@ -340,7 +340,7 @@ pub struct BootParams {
 }
 
 /// `POST /v1/hosts/{id}/media`.
-#[derive(Clone, Debug, Deserialize, serde::Serialize, ToSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, serde::Serialize, ToSchema)]
 #[serde(deny_unknown_fields, tag = "action", rename_all = "snake_case")]
 pub enum MediaParams {
     Insert {

@@ -614,7 +614,7 @@ impl Podium {
         };
         let host = self.host_load(host_id).await?;
         let request = podium_types::OperationRequest::Provision {
-            image: serde_json::to_value(&claim.image).expect("an image serializes"),
+            image: Some(Box::new(claim.image.clone())),
         };
         let mut op = OperationRow::queued(request, &host.pod_manager, Some(&host.id));
         op.claim_id = Some(claim.id.clone());

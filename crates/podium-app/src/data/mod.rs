@@ -28,7 +28,7 @@ pub(crate) use podium_store::{
 /// The store's questions and their answers.
 pub(crate) use podium_store::{
     Backend, Bind, BindOutcome, Datastore, EventHorizon, Heartbeat, HostCriteria, LOOKUP_MACS_MAX,
-    Missed, PodManagerConflict, Spread, SyncSummary, Transition, new_id,
+    Missed, PodManagerConflict, Spread, Transition, new_id,
 };
 
 use crate::error::Error;

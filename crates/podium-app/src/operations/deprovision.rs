@@ -8,6 +8,7 @@ use crate::data::Host;
 use crate::error::Error;
 use podium_types::{BootPersistence, BootSettings, BootTarget, HostState};
 use podium_types::{ClaimId, TenantScope};
+use podium_types::{Deprovisioned, OperationResult};
 
 impl Podium {
     /// Carries out a `deprovision` operation: deprovisions the host, then frees it and the
@@ -15,7 +16,7 @@ impl Podium {
     pub(super) async fn deprovision_execute(
         &self,
         op: &crate::data::OperationRow,
-    ) -> Result<Option<serde_json::Value>, Error> {
+    ) -> Result<Option<OperationResult>, Error> {
         let (Some(id), Some(host_id)) = (&op.claim_id, &op.host_id) else {
             return Ok(None);
         };
@@ -23,7 +24,7 @@ impl Podium {
             return Ok(None);
         };
         let host = self.host_load(host_id).await?;
-        let mut result = serde_json::Map::new();
+        let mut result = Deprovisioned::default();
         if host.state == HostState::Missing {
             // Nothing to clean, power off or eject: only the addresses go.
             self.agent_forget(&host.id).await?;
@@ -35,15 +36,15 @@ impl Podium {
             // `error`.
             let written = self.datastore().host_disks_written_for(&host.id).await?;
             if written.is_some() {
-                let (key, cleaned) = self.clean(&pm, &host).await?;
-                result.insert(key.into(), cleaned);
+                (result.cleaned, result.not_cleaned) = self.clean(&pm, &host).await?.into_parts();
             }
             self.agent_forget(&host.id).await?;
             if let Some(kept) = self.deprovision(&pm, id, &host).await? {
-                result.insert("boot_override_kept".into(), kept.into());
+                result.boot_override_kept = Some(kept);
             }
         }
-        let result = (!result.is_empty()).then_some(serde_json::Value::Object(result));
+        let result =
+            (result != Deprovisioned::default()).then_some(OperationResult::Deprovision(result));
         self.datastore()
             .claim_finish_release(id, crate::lifecycle::DEPROVISIONED.to)
             .await?;

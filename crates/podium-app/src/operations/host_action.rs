@@ -10,7 +10,8 @@ use crate::drivers::Driver;
 use crate::error::Error;
 use podium_runtime::{CallError, PluginError};
 use podium_types::{
-    ClaimId, MediaAction, OperationRequest, PowerAction, PowerSettings, PowerState,
+    ClaimId, MediaAction, OperationRequest, OperationResult, PowerAction, PowerSent, PowerSettings,
+    PowerState,
 };
 
 /// How often a power off reads the power state while the OS shuts down.
@@ -22,7 +23,7 @@ impl Podium {
         host: &Host,
         action: &OperationRequest,
         claim: Option<&ClaimId>,
-    ) -> Result<Option<serde_json::Value>, Error> {
+    ) -> Result<Option<OperationResult>, Error> {
         let pm = self.pod_manager_load(&host.pod_manager).await?;
         let driver = self.host_driver(&pm, host).await?;
         // A claim's media or boot override (its tenant's Redfish service) may boot anything on
@@ -44,14 +45,17 @@ impl Podium {
                 // The BMC obeys again: a power management error is over.
                 self.datastore().host_recover_power(&host.id, now).await?;
                 // Read back what the BMC reports now.
-                let mut result = serde_json::json!({ "sent": sent });
+                let mut result = PowerSent {
+                    sent,
+                    power_state: None,
+                };
                 if let Ok(state) = driver.call().get_power(&host.system_id).await {
                     self.datastore()
                         .host_set_power(&host.id, state, now)
                         .await?;
-                    result["power_state"] = serde_json::json!(state);
+                    result.power_state = Some(state);
                 }
-                return Ok(Some(result));
+                return Ok(Some(OperationResult::Power(result)));
             }
             OperationRequest::Boot(b) => driver
                 .call()
@@ -75,7 +79,10 @@ impl Podium {
                 )));
             }
         }
-        Ok(self.host_observe(&pm, host).await)
+        Ok(self
+            .host_observe(&pm, host)
+            .await
+            .map(OperationResult::Observed))
     }
 }
 

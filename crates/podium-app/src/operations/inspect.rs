@@ -2,12 +2,14 @@
 //! (and the site's ramdisk booted with it, where it has one), then the inventory read out of
 //! band, and the pod manager's firmware profile given (`bios.rs`); the host is `available`.
 
-use serde_json::{Value, json};
-
 use crate::app::Podium;
 use crate::data::{Host, OperationRow};
 use crate::error::Error;
 use crate::lifecycle::INSPECTED;
+use podium_types::{
+    ConfigDriveRef, Inspected, InventoryRead, OperationResult, Preprovisioning,
+    PreprovisioningAddress,
+};
 
 /// How long the preprovisioning config drive an inspection prepares works.
 const PREPROVISIONING_DRIVE_TTL: u64 = crate::rendering::DRIVE_TTL_MAX;
@@ -18,10 +20,13 @@ impl Podium {
     /// where it has a preprovisioning image too, the host boots that ramdisk from the CD with
     /// the drive beside it (as Metal3 boots its ramdisk to inspect); then the driver reads the
     /// system's inventory out of band and the host is `available`.
-    pub(super) async fn inspect_execute(&self, op: &OperationRow) -> Result<Option<Value>, Error> {
+    pub(super) async fn inspect_execute(
+        &self,
+        op: &OperationRow,
+    ) -> Result<Option<OperationResult>, Error> {
         let host = self.operation_host(op).await?;
         let pm = self.pod_manager_load(&host.pod_manager).await?;
-        let mut preprovisioning = Value::Null;
+        let mut preprovisioning = None;
         // Boxed: the preprovisioning (IPAM and rendering calls, only where the site has DHCP-less
         // pools) would otherwise make every inspection's future as large as its own.
         if let Some((mut prepared, drive_path)) =
@@ -29,16 +34,16 @@ impl Podium {
         {
             if let Some(ramdisk) = &pm.preprovisioning_image {
                 // Its agent is expected from now on, at the first address the ramdisk is given.
-                if let Some(address) = prepared["addresses"][0]["address"].as_str() {
-                    self.agent_expect(&host.id, address).await?;
+                if let Some(first) = prepared.addresses.first() {
+                    self.agent_expect(&host.id, &first.address).await?;
                 }
                 let action = self
                     .boot_from_media(&pm, &host, ramdisk, &drive_path)
                     .await?;
                 tracing::info!(host = %host.id, ?action, "booting the preprovisioning image");
-                prepared["booted"] = json!(ramdisk);
+                prepared.booted = Some(ramdisk.clone());
             }
-            preprovisioning = prepared;
+            preprovisioning = Some(prepared);
         }
         let system = self
             .host_driver(&pm, &host)
@@ -50,9 +55,9 @@ impl Podium {
         // The site's firmware profile, before the host is available to anyone (a chassis has
         // no BIOS of its own).
         let profile = if pm.firmware_profile.is_empty() || !host.kind.is_machine() {
-            Value::Null
+            None
         } else {
-            self.profile_apply(&pm, &host).await?
+            Some(self.profile_apply(&pm, &host).await?)
         };
         // The firmware versions the Redfish face shows; a BMC that cannot say shows none, and
         // the inspection goes on.
@@ -71,16 +76,16 @@ impl Podium {
             self.inner.background.run_now(crate::background::Job::Bind);
         }
         tracing::info!(host = %host.id, nics = system.nics.len(), "inspected");
-        Ok(Some(json!({
-            "inventory": {
-                "cpu_count": system.cpu_count,
-                "memory_mib": system.memory_mib,
-                "nics": system.nics.iter().map(|n| n.mac.as_str()).collect::<Vec<_>>(),
-                "media_slots": system.media_slots.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(),
-                "power_state": system.power,
+        Ok(Some(OperationResult::Inspect(Inspected {
+            inventory: InventoryRead {
+                cpu_count: system.cpu_count,
+                memory_mib: system.memory_mib,
+                nics: system.nics.iter().map(|n| n.mac.clone()).collect(),
+                media_slots: system.media_slots.iter().map(|s| s.id.clone()).collect(),
+                power_state: system.power,
             },
-            "preprovisioning": preprovisioning,
-            "firmware_profile": profile,
+            preprovisioning,
+            firmware_profile: profile,
         })))
     }
 
@@ -92,7 +97,7 @@ impl Podium {
         &self,
         pm: &crate::data::PodManager,
         host: &Host,
-    ) -> Result<Option<(Value, String)>, Error> {
+    ) -> Result<Option<(Preprovisioning, String)>, Error> {
         // A chassis is not a machine that boots: it has no boot NIC to address.
         if !host.kind.is_machine() {
             return Ok(None);
@@ -123,23 +128,24 @@ impl Podium {
         let mut addresses = Vec::new();
         for pool in &pools {
             if let Some(held) = self.ip_held(pool, &owner, host, false).await? {
-                addresses.push(json!({
-                    "pool": pool.row.name,
-                    "address": held.row.address,
-                    "prefix": held.prefix,
-                    "gateway": held.gateway,
-                }));
+                addresses.push(PreprovisioningAddress {
+                    pool: pool.row.name.clone(),
+                    address: held.row.address,
+                    prefix: held.prefix,
+                    gateway: held.gateway,
+                });
             }
         }
-        let prepared = json!({
-            "addresses": addresses,
-            "config_drive": {
-                "id": drive.row.id,
-                "sha256": drive.row.sha256,
-                "size": drive.row.size,
-                "expires_at": drive.row.expires_at,
+        let prepared = Preprovisioning {
+            addresses,
+            config_drive: ConfigDriveRef {
+                id: drive.row.id,
+                sha256: drive.row.sha256,
+                size: drive.row.size,
+                expires_at: Some(drive.row.expires_at),
             },
-        });
+            booted: None,
+        };
         Ok(Some((prepared, drive.path)))
     }
 }

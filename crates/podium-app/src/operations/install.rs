@@ -21,7 +21,8 @@ use crate::app::Podium;
 use crate::data::{ClaimRow, Host, PodManager};
 use crate::error::Error;
 use podium_types::{
-    BootPersistence, BootSettings, BootTarget, Cleaning, ErrorCode, ImageFormat, PowerAction,
+    AgentAnswer, BootPersistence, BootSettings, BootTarget, Cleaning, DisksCleaned, ErrorCode,
+    ImageFormat, Installed, PowerAction, ProvisionedBy,
 };
 
 /// How long a host's agent has to look up and be reached after its ramdisk was booted.
@@ -38,6 +39,22 @@ const COMMAND_POLL: Duration = Duration::from_millis(500);
 const ALIVE: Duration = Duration::from_secs(300);
 /// How long a running command may go unanswered (the agent unreachable) before it is given up.
 const SILENCE: Duration = Duration::from_secs(120);
+
+/// What a cleaning came to: the disks cleaned, or why not.
+pub(super) enum Cleaned {
+    Done(DisksCleaned),
+    Not(String),
+}
+
+impl Cleaned {
+    /// As a result shows it: what was cleaned, and why nothing was.
+    pub(super) fn into_parts(self) -> (Option<DisksCleaned>, Option<String>) {
+        match self {
+            Cleaned::Done(done) => (Some(done), None),
+            Cleaned::Not(why) => (None, Some(why)),
+        }
+    }
+}
 
 /// A failed install, in words the tenant can act on.
 fn failed(message: String) -> Error {
@@ -56,15 +73,15 @@ impl Podium {
         host: &Host,
         claim: &ClaimRow,
         drive: &[u8],
-    ) -> Result<Value, Error> {
+    ) -> Result<ProvisionedBy, Error> {
         let started = Instant::now();
         let (agent, fast_track) = self
             .deploy_agent(pm, host, "to write a disk image with")
             .await?;
         let agent_ready = started.elapsed();
         let format = match claim.image.format {
-            Some(ImageFormat::Qcow2) => "qcow2",
-            _ => "raw",
+            Some(ImageFormat::Qcow2) => ImageFormat::Qcow2,
+            _ => ImageFormat::Raw,
         };
         // The claim's hints, else the host's default the admin set, else the agent's choice
         // (the smallest disk of at least 4 GiB).
@@ -73,8 +90,8 @@ impl Podium {
             .root_device
             .as_ref()
             .or(host.root_device.as_ref())
-            .map(|h| serde_json::to_value(h).expect("hints serialize"))
-            .unwrap_or_else(|| json!({}));
+            .cloned()
+            .unwrap_or_default();
         let node = json!({
             "uuid": host.id,
             "properties": {"root_device": hints},
@@ -85,7 +102,7 @@ impl Podium {
             "id": claim.id,
             "node_uuid": host.id,
             "urls": [claim.image.url],
-            "disk_format": format,
+            "disk_format": format.as_str(),
             "stream_raw_images": true,
             "image_type": "whole-disk",
             "os_hash_algo": claim.image.checksum_type.map(|t| t.as_str()),
@@ -143,38 +160,31 @@ impl Podium {
             .await
             .map_err(Error::from)?;
         tracing::info!(host = %host.id, claim = %claim.id, fast_track, "installed; booting from disk");
-        Ok(json!({
-            "installed": {
-                "image": claim.image.url,
-                "format": format,
-                "root_device": hints,
-                "fast_track": fast_track,
-                "agent_ready_seconds": agent_ready.as_secs_f64(),
-                "write_seconds": written.as_secs_f64(),
-                // Flush, power off, eject, boot from disk, power on: the BMC's round trips.
-                "reboot_seconds": rebooting.elapsed().as_secs_f64(),
-                "agent_result": write.command_result,
+        Ok(ProvisionedBy::Installed {
+            installed: Installed {
+                image: claim.image.url.clone(),
+                format,
+                root_device: hints,
+                fast_track,
+                agent_ready_seconds: agent_ready.as_secs_f64(),
+                write_seconds: written.as_secs_f64(),
+                reboot_seconds: rebooting.elapsed().as_secs_f64(),
+                agent_result: AgentAnswer(write.command_result.unwrap_or_default()),
             },
-            "boot": "hdd",
-        }))
+            boot: BootTarget::Hdd,
+        })
     }
 
     /// Cleans every disk of the host with its agent, booting the ramdisk first unless it runs:
     /// as the pod manager's `deploy.cleaning` says, their metadata (partition tables, file
     /// system signatures: IPA's clean step `erase_devices_metadata`) or every byte
-    /// (`erase_devices`). What happened, for the operation's result: `("cleaned", what it
-    /// did)`, or `("not_cleaned", why)` where the admin disabled cleaning (nothing is done, and
-    /// the mark stays). The host keeps the outcome as its last cleaning, and only one that
-    /// succeeded clears its disks' mark.
-    pub(super) async fn clean(
-        &self,
-        pm: &PodManager,
-        host: &Host,
-    ) -> Result<(&'static str, Value), Error> {
+    /// (`erase_devices`). What happened, for the operation's result: what it did, or why not
+    /// where the admin disabled cleaning (nothing is done, and the mark stays). The host keeps
+    /// the outcome as its last cleaning, and only one that succeeded clears its disks' mark.
+    pub(super) async fn clean(&self, pm: &PodManager, host: &Host) -> Result<Cleaned, Error> {
         if pm.deploy.cleaning == Cleaning::Disabled {
             tracing::info!(host = %host.id, "not cleaned: cleaning is disabled on its pod manager");
-            return Ok((
-                "not_cleaned",
+            return Ok(Cleaned::Not(
                 "cleaning is disabled on this pod manager: the tenant's data stays on the disks"
                     .into(),
             ));
@@ -188,10 +198,10 @@ impl Podium {
             message: outcome.as_ref().err().map(ToString::to_string),
         };
         self.datastore().host_cleaned(&host.id, &record).await?;
-        outcome.map(|done| ("cleaned", done))
+        outcome.map(Cleaned::Done)
     }
 
-    async fn clean_disks(&self, pm: &PodManager, host: &Host) -> Result<Value, Error> {
+    async fn clean_disks(&self, pm: &PodManager, host: &Host) -> Result<DisksCleaned, Error> {
         let started = Instant::now();
         let (agent, fast_track) = self
             .deploy_agent(
@@ -231,13 +241,13 @@ impl Podium {
             )
             .await?;
         tracing::info!(host = %host.id, fast_track, "disks cleaned");
-        Ok(json!({
-            "step": step,
-            "fast_track": fast_track,
-            "erase_seconds": erase_started.elapsed().as_secs_f64(),
-            "seconds": started.elapsed().as_secs_f64(),
-            "agent_result": erased.command_result,
-        }))
+        Ok(DisksCleaned {
+            step: step.to_owned(),
+            fast_track,
+            erase_seconds: erase_started.elapsed().as_secs_f64(),
+            seconds: started.elapsed().as_secs_f64(),
+            agent_result: AgentAnswer(erased.command_result.unwrap_or_default()),
+        })
     }
 
     /// The host's agent, connected: the one running now (fast track: `true`), else one the
@@ -290,10 +300,11 @@ impl Podium {
                 pm.name, host.id
             )));
         };
-        let address = prepared["addresses"][0]["address"]
-            .as_str()
+        let address = prepared
+            .addresses
+            .first()
             .ok_or_else(|| failed("the deploy ramdisk was given no address".into()))?;
-        self.agent_expect(&host.id, address).await?;
+        self.agent_expect(&host.id, &address.address).await?;
         self.boot_from_media(pm, host, ramdisk, &drive_path).await?;
         self.agent_wait(host, ramdisk, AGENT_DEADLINE)
             .await

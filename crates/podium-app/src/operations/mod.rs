@@ -40,7 +40,9 @@ use crate::data::OperationRow;
 use crate::error::Error;
 use podium_runtime::CallError;
 use podium_types::views::{List, OperationView};
-use podium_types::{ErrorCode, OperationFilter, OperationId, OperationRequest, Page};
+use podium_types::{
+    ErrorCode, OperationFilter, OperationId, OperationRequest, OperationResult, Page,
+};
 
 const RETRY_MAX: Duration = Duration::from_secs(60);
 
@@ -103,10 +105,7 @@ impl Podium {
 
     /// Carries out a leased operation, by its kind (the lease's end records how it ended):
     /// what it found or did, for its `result`.
-    async fn operation_execute(
-        &self,
-        op: &OperationRow,
-    ) -> Result<Option<serde_json::Value>, Error> {
+    async fn operation_execute(&self, op: &OperationRow) -> Result<Option<OperationResult>, Error> {
         // Provisioning's futures are the largest by far: boxed, every running operation's task
         // is not as large as theirs (5.4 KiB instead of 13 KiB).
         let action = match &op.request {

@@ -12,8 +12,8 @@ use podium_runtime::{
     BootPersistence, BootSettings, BootTarget, CallError, MediaRequest, MediaType, PluginError,
     PowerAction, PowerState,
 };
-use podium_types::ErrorCode;
 use podium_types::TenantScope;
+use podium_types::{ConfigDriveRef, ErrorCode, OperationResult, Provisioned, ProvisionedBy};
 use podium_types::{ImageFormat, Phase};
 
 /// How long the config drive of a provisioning works: the whole boot, however slow.
@@ -143,7 +143,7 @@ impl Podium {
     pub(crate) async fn provision_execute(
         &self,
         op: &crate::data::OperationRow,
-    ) -> Result<Option<serde_json::Value>, Error> {
+    ) -> Result<Option<OperationResult>, Error> {
         let (Some(claim_id), Some(host_id)) = (&op.claim_id, &op.host_id) else {
             return Err(Error::Conflict {
                 code: ErrorCode::ClaimNotBound,
@@ -174,7 +174,7 @@ impl Podium {
             Some(other) if other != claim.id => Some(self.clean(&pm, &host).await?),
             _ => None,
         };
-        let mut result = if matches!(image.format, Some(ImageFormat::Raw | ImageFormat::Qcow2)) {
+        let how = if matches!(image.format, Some(ImageFormat::Raw | ImageFormat::Qcow2)) {
             let bytes = self.config_drive_bytes(&drive.row)?;
             self.install(&pm, &host, &claim, &bytes).await?
         } else {
@@ -189,10 +189,10 @@ impl Podium {
             let action = self
                 .boot_from_media(&pm, &host, &image.url, &drive.path)
                 .await?;
-            serde_json::json!({
-                "image": image.url,
-                "power": if action == PowerAction::On { "on" } else { "force_restart" },
-            })
+            ProvisionedBy::Booted {
+                image: image.url.clone(),
+                power: action,
+            }
         };
         // What the BMC reports now is what the claim and the host show.
         let observed = self.host_observe(&pm, &host).await;
@@ -204,13 +204,20 @@ impl Podium {
             )
             .await?;
         tracing::info!(claim = %claim_id, host = %host.id, format = ?image.format, "provisioned");
-        if let Some((key, cleaned)) = cleaned {
-            result[format!("{key}_first")] = cleaned;
-        }
-        result["config_drive"] = serde_json::json!({"id": drive.row.id, "sha256": drive.row.sha256, "size": drive.row.size});
-        result["power_state"] =
-            serde_json::json!(observed.as_ref().and_then(|o| o.get("power_state")));
-        Ok(Some(result))
+        let (cleaned_first, not_cleaned_first) =
+            cleaned.map(|c| c.into_parts()).unwrap_or_default();
+        Ok(Some(OperationResult::Provision(Provisioned {
+            how,
+            cleaned_first,
+            not_cleaned_first,
+            config_drive: ConfigDriveRef {
+                id: drive.row.id,
+                sha256: drive.row.sha256,
+                size: drive.row.size,
+                expires_at: None,
+            },
+            power_state: observed.and_then(|o| o.power_state),
+        })))
     }
 }
 

@@ -1,18 +1,19 @@
 //! Operation `register`: the host's BMC answers for its system and takes the credentials (its
 //! power state is read); then the host is `inspecting`, with `inspect` queued.
 
-use serde_json::{Value, json};
-
 use crate::app::Podium;
 use crate::data::OperationRow;
 use crate::error::Error;
 use crate::lifecycle::REGISTERED;
-use podium_types::OperationRequest;
+use podium_types::{Observed, OperationRequest, OperationResult};
 
 impl Podium {
     /// Operation `register`: the host's BMC answers for its system and takes the credentials
     /// (its power state is read); then the host is `inspecting`, with `inspect` queued.
-    pub(super) async fn register_execute(&self, op: &OperationRow) -> Result<Option<Value>, Error> {
+    pub(super) async fn register_execute(
+        &self,
+        op: &OperationRow,
+    ) -> Result<Option<OperationResult>, Error> {
         let host = self.operation_host(op).await?;
         let pm = self.pod_manager_load(&host.pod_manager).await?;
         let power = self
@@ -27,6 +28,8 @@ impl Podium {
         self.datastore()
             .host_registered(&host.id, power, REGISTERED, &inspect)
             .await?;
-        Ok(Some(json!({ "power_state": power })))
+        Ok(Some(OperationResult::Observed(Observed {
+            power_state: Some(power),
+        })))
     }
 }

@@ -8,10 +8,10 @@ impl Podium {
     pub(super) async fn sync_execute(
         &self,
         op: &OperationRow,
-    ) -> Result<Option<serde_json::Value>, Error> {
+    ) -> Result<Option<podium_types::OperationResult>, Error> {
         let summary = self
             .pod_manager_sync_now(&op.pod_manager, crate::pod_managers::OwnBmcs::Read)
             .await?;
-        Ok(serde_json::to_value(summary).ok())
+        Ok(Some(podium_types::OperationResult::Sync(summary)))
     }
 }
