@@ -530,13 +530,8 @@ impl Podium {
                 &hosts,
                 discovered_at,
                 podium_types::Timestamp::now(),
-                &|h| {
-                    crate::data::OperationRow::queued(
-                        podium_types::OperationRequest::Register,
-                        uuid,
-                        Some(&h.id),
-                    )
-                },
+                // A new system's host is registered.
+                &podium_types::OperationRequest::Register,
             )
             .await?;
         self.chassis_sync(&pm.name, uuid, &driver).await;

@@ -157,6 +157,18 @@ pub enum BindOutcome {
     RackTaken,
 }
 
+/// What makes a host free for a claim to take: available, held by no claim, not in
+/// maintenance, and no node composed for another claim. The one place the rule is written:
+/// the search for candidates and the bind that takes one both use it. `host` names the hosts
+/// table (its alias), `claim` the placeholder of the claim that would take it.
+fn free_host(host: &str, claim: &str) -> String {
+    format!(
+        "{host}.state = 'available' AND {host}.claim_id IS NULL \
+         AND {host}.maintenance_since IS NULL AND NOT EXISTS (SELECT 1 FROM composed_nodes r \
+         WHERE r.host_id = {host}.id AND r.claim_id <> {claim})"
+    )
+}
+
 /// A parameter of a query built from parts.
 enum Param {
     Text(String),
@@ -183,15 +195,9 @@ fn matching(
     );
     let mut reserved_first = None;
     if free {
-        sql.push_str(
-            " AND h.state = 'available' AND h.claim_id IS NULL AND h.maintenance_since IS NULL",
-        );
         params.push(Param::Text(criteria.claim.to_string()));
-        sql.push_str(&format!(
-            " AND NOT EXISTS (SELECT 1 FROM composed_nodes r WHERE r.host_id = h.id \
-             AND r.claim_id <> ${})",
-            params.len()
-        ));
+        let claim = format!("${}", params.len());
+        sql.push_str(&format!(" AND {}", free_host("h", &claim)));
         reserved_first = Some(params.len());
     }
     sql.push_str(&label_conditions(criteria.labels, params.len() + 1));
@@ -556,11 +562,10 @@ impl Datastore {
                 return Ok(BindOutcome::RackTaken);
             }
         }
-        let taken = sqlx::query(
-            "UPDATE hosts SET claim_id = $1, updated_at = $3 WHERE id = $2 AND claim_id IS NULL \
-             AND state = 'available' AND maintenance_since IS NULL AND NOT EXISTS \
-             (SELECT 1 FROM composed_nodes r WHERE r.host_id = $2 AND r.claim_id <> $1)",
-        )
+        let taken = sqlx::query(&format!(
+            "UPDATE hosts SET claim_id = $1, updated_at = $3 WHERE id = $2 AND {}",
+            free_host("hosts", "$1")
+        ))
         .bind(bind.claim.as_str())
         .bind(bind.host.as_str())
         .bind(now.to_string())

@@ -109,8 +109,8 @@ const SYNC_BATCH: usize = 256;
 
 impl Datastore {
     /// Makes the stored hosts of `pod_manager` match what a discovery reported, in batches of
-    /// [`SYNC_BATCH`] hosts a transaction: new systems are added (`registering`, with the operation `register` makes
-    /// for them), known ones updated (a `missing` one returns to the state it had), and hosts
+    /// [`SYNC_BATCH`] hosts a transaction: new systems are added (`registering`, each with
+    /// an operation `for_new` queued for it), known ones updated (a `missing` one returns to the state it had), and hosts
     /// not reported are marked `missing`, never deleted; a host in maintenance keeps its state.
     /// `hosts` carry their inventory; their `id` is used only for new rows. `discovered_at` is
     /// when the discovery began: a host changed since (a power action that finished meanwhile)
@@ -121,7 +121,7 @@ impl Datastore {
         hosts: &[HostRow],
         discovered_at: Timestamp,
         now: Timestamp,
-        register: &(dyn Fn(&HostRow) -> super::OperationRow + Sync),
+        for_new: &podium_types::OperationRequest,
     ) -> Result<SyncSummary, StoreError> {
         let mut added = 0;
         // A batch per transaction: the writer is given back between batches, so a site of
@@ -146,9 +146,9 @@ impl Datastore {
                 // id and `register`.
                 let id: String = row.try_get("id")?;
                 if id == h.id.as_str() {
-                    let mut host = h.clone();
-                    host.pod_manager = pod_manager.to_owned();
-                    super::operations::insert(&register(&host), queues)
+                    let queued =
+                        super::OperationRow::queued(for_new.clone(), pod_manager, Some(&h.id));
+                    super::operations::insert(&queued, queues)
                         .execute(&mut *tx)
                         .await?;
                     added += 1;
@@ -1169,13 +1169,7 @@ mod tests {
     async fn a_sync_that_writes_late_never_moves_last_seen_back() {
         let (_dir, store) = one_host("available").await;
         let seen = state(&store).await;
-        let register = |h: &HostRow| {
-            crate::OperationRow::queued(
-                podium_types::OperationRequest::Register,
-                &h.pod_manager,
-                Some(&h.id),
-            )
-        };
+        let register = podium_types::OperationRequest::Register;
         let later: Timestamp = "2026-12-01T00:00:02.000000Z".parse().unwrap();
         let earlier: Timestamp = "2026-12-01T00:00:01.000000Z".parse().unwrap();
         let pm: PodManagerId = "pm".into();

@@ -207,48 +207,21 @@ impl Datastore {
         rows.iter().map(pool_row).collect()
     }
 
-    /// Replaces a pool's definition and bumps its generation, under the pool's row lock.
-    /// `check` sees the current allocations and may refuse the change (answered as `Err(e)`
-    /// inside the `Ok`). `Ok(Ok(false))` when the pool does not exist.
-    pub async fn ip_pool_replace<E>(
-        &self,
-        pool: &IpPoolRow,
-        check: impl FnOnce(&[IpAllocationRow]) -> Result<(), E>,
-    ) -> Result<Result<bool, E>, StoreError> {
-        let mut writer = self.writer().await?;
-        let mut tx = writer.begin().await?;
+    /// Locks a pool's row (and bumps its generation) in a transaction the answer holds: what
+    /// allocates in the pool waits until it is dropped (rolled back) or used to replace the
+    /// pool's definition ([`PoolLock::replace`]). `None` when the pool does not exist. It holds
+    /// the writer: on SQLite, any other write of this process waits for it, so its holder
+    /// writes nothing else meanwhile.
+    pub async fn ip_pool_lock(&self, id: &IpPoolId) -> Result<Option<PoolLock>, StoreError> {
+        let mut tx = self.writer().await?.begin_owned().await?;
         let locked = sqlx::query("UPDATE ip_pools SET generation = generation + 1 WHERE id = $1")
-            .bind(pool.id.as_str())
-            .execute(&mut *tx)
+            .bind(id.as_str())
+            .execute(&mut **tx)
             .await?;
         if locked.rows_affected() == 0 {
-            return Ok(Ok(false));
+            return Ok(None);
         }
-        let allocations = sqlx::query(&format!(
-            "SELECT {ALLOCATION_COLUMNS} FROM ip_allocations WHERE pool_id = $1"
-        ))
-        .bind(pool.id.as_str())
-        .fetch_all(&mut *tx)
-        .await?
-        .iter()
-        .map(allocation_row)
-        .collect::<Result<Vec<_>, _>>()?;
-        if let Err(e) = check(&allocations) {
-            return Ok(Err(e));
-        }
-        bind_definition(
-            sqlx::query(
-            "UPDATE ip_pools SET name = $2, family = $3, subnet = $4, prefix = $5, gateway = $6, \
-             dns_servers = $7, ranges = $8, reserved = $9, pre_allocations = $10, plugin = $11, \
-             pod_manager = $12, tenants = $13, updated_at = $14 WHERE id = $1",
-            ),
-            pool,
-        )
-        .bind(pool.updated_at.to_string())
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        Ok(Ok(true))
+        Ok(Some(PoolLock { tx, id: id.clone() }))
     }
 
     /// Deletes a pool that holds no allocation. `None` when it does not exist, `Some(n)` with
@@ -523,5 +496,56 @@ impl Datastore {
         .await?;
         r.map(|r| value(&r.try_get::<Vec<u8>, _>("addr_key")?))
             .transpose()
+    }
+}
+
+/// A pool's row locked, in a transaction: the pool's allocations cannot change until it is
+/// dropped (which rolls it back) or the pool's definition is replaced under it.
+pub struct PoolLock {
+    tx: crate::OwnedTransaction,
+    id: IpPoolId,
+}
+
+impl std::fmt::Debug for PoolLock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PoolLock")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PoolLock {
+    /// Every address held in the pool.
+    pub async fn allocations(&mut self) -> Result<Vec<IpAllocationRow>, StoreError> {
+        sqlx::query(&format!(
+            "SELECT {ALLOCATION_COLUMNS} FROM ip_allocations WHERE pool_id = $1"
+        ))
+        .bind(self.id.as_str())
+        .fetch_all(&mut **self.tx)
+        .await?
+        .iter()
+        .map(allocation_row)
+        .collect()
+    }
+
+    /// Replaces the locked pool's definition with `pool`'s (whatever id `pool` has) and commits.
+    pub async fn replace(mut self, pool: &IpPoolRow) -> Result<(), StoreError> {
+        let pool = IpPoolRow {
+            id: self.id.clone(),
+            ..pool.clone()
+        };
+        let pool = &pool;
+        bind_definition(
+            sqlx::query(
+            "UPDATE ip_pools SET name = $2, family = $3, subnet = $4, prefix = $5, gateway = $6, \
+             dns_servers = $7, ranges = $8, reserved = $9, pre_allocations = $10, plugin = $11, \
+             pod_manager = $12, tenants = $13, updated_at = $14 WHERE id = $1",
+            ),
+            pool,
+        )
+        .bind(pool.updated_at.to_string())
+        .execute(&mut **self.tx)
+        .await?;
+        self.tx.commit().await
     }
 }

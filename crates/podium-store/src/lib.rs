@@ -39,7 +39,7 @@ pub use composed::{Composed, ComposedNodeRow};
 pub use events::{EventHorizon, EventRow};
 pub use grants::GrantRow;
 pub use hosts::{HostRow, Transition};
-pub use ipam::{IpAllocationRow, IpPoolRow, Missed};
+pub use ipam::{IpAllocationRow, IpPoolRow, Missed, PoolLock};
 pub use operations::OperationRow;
 pub use plugins::PluginRow;
 pub use pod_managers::{PodManagerConflict, PodManagerRow, StatusChange};
@@ -284,11 +284,15 @@ impl Conn {
     /// first would fail with "database is locked" when another process committed meanwhile.
     pub(crate) async fn begin(&mut self) -> Result<sqlx::Transaction<'_, sqlx::Any>, StoreError> {
         use sqlx::Connection;
-        let statement = match self {
+        let statement = self.begin_statement();
+        Ok((**self).begin_with(statement).await?)
+    }
+
+    fn begin_statement(&self) -> &'static str {
+        match self {
             Conn::Held(_) => "BEGIN IMMEDIATE",
             Conn::Pooled(_) => "BEGIN",
-        };
-        Ok((**self).begin_with(statement).await?)
+        }
     }
 }
 
@@ -330,6 +334,60 @@ impl Writer {
     /// `Conn::begin` on the writer.
     pub(crate) async fn begin(&mut self) -> Result<sqlx::Transaction<'_, sqlx::Any>, StoreError> {
         self.conn.begin().await
+    }
+
+    /// `Conn::begin`, as a transaction that owns the writer: one a caller may hold across
+    /// calls (a lock it answers with), rolled back when dropped uncommitted.
+    pub(crate) async fn begin_owned(mut self) -> Result<OwnedTransaction, StoreError> {
+        use sqlx::TransactionManager;
+        let statement = self.conn.begin_statement();
+        <sqlx::Any as sqlx::Database>::TransactionManager::begin(&mut self, Some(statement.into()))
+            .await?;
+        Ok(OwnedTransaction {
+            writer: self,
+            open: true,
+        })
+    }
+}
+
+/// A transaction on the writer that owns it (`Writer::begin_owned`): as `sqlx::Transaction`,
+/// rolled back when dropped uncommitted, but with no borrow to keep it beside.
+pub(crate) struct OwnedTransaction {
+    writer: Writer,
+    open: bool,
+}
+
+impl OwnedTransaction {
+    pub(crate) async fn commit(mut self) -> Result<(), StoreError> {
+        use sqlx::TransactionManager;
+        <sqlx::Any as sqlx::Database>::TransactionManager::commit(&mut self.writer).await?;
+        self.open = false;
+        Ok(())
+    }
+}
+
+impl std::ops::Deref for OwnedTransaction {
+    type Target = Writer;
+
+    fn deref(&self) -> &Writer {
+        &self.writer
+    }
+}
+
+impl std::ops::DerefMut for OwnedTransaction {
+    fn deref_mut(&mut self) -> &mut Writer {
+        &mut self.writer
+    }
+}
+
+impl Drop for OwnedTransaction {
+    fn drop(&mut self) {
+        use sqlx::TransactionManager;
+        if self.open {
+            // As sqlx's own transactions do: sent at once on SQLite (to the connection's
+            // thread), before the connection's next use on PostgreSQL.
+            <sqlx::Any as sqlx::Database>::TransactionManager::start_rollback(&mut self.writer);
+        }
     }
 }
 

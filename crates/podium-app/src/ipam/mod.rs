@@ -293,58 +293,53 @@ impl Podium {
         };
         let Checked { space, row } = self.ip_pool_check(def, Some(&base)).await?;
         self.ip_pool_name_free(&row.name, Some(id)).await?;
-        let replaced = self
-            .datastore()
-            .ip_pool_replace(&row, |allocations| {
-                for a in allocations {
-                    let v = space::from_key(&a.addr_key).ok_or_else(|| {
-                        Error::Internal(anyhow::anyhow!("allocation {} has a bad key", a.id))
-                    })?;
-                    let refuse = |field: &str, why: &str| Error::ConflictField {
-                        code: ErrorCode::PoolInUse,
-                        field: field.into(),
-                        message: format!(
-                            "{} (held by `{}`) would {why}; release it first",
-                            a.address, a.owner
-                        ),
-                    };
-                    if !space.ranges.iter().any(|&(s, e)| (s..=e).contains(&v)) {
-                        return Err(refuse("ranges", "fall outside the pool's ranges"));
-                    }
-                    if space.gateway == Some(v) {
-                        return Err(refuse("gateway", "be the gateway"));
-                    }
-                    if space.excluded.contains(&v) {
-                        return Err(refuse("reserved", "be reserved"));
-                    }
-                    if let Some(other) = space.pre_allocated_to(v)
-                        && other != a.owner
-                    {
-                        return Err(refuse(
-                            "pre_allocations",
-                            &format!("be pre-allocated to `{other}`"),
-                        ));
-                    }
-                    if let Some(&mine) = space.pre_allocations.get(&a.owner)
-                        && mine != v
-                    {
-                        return Err(refuse(
-                            "pre_allocations",
-                            &format!(
-                                "differ from its owner's pre-allocation {}",
-                                space.addr(mine)
-                            ),
-                        ));
-                    }
-                }
-                Ok(())
-            })
-            .await?;
-        match replaced {
-            Ok(true) => {}
-            Ok(false) => return Err(Error::not_found("IP pool", id)),
-            Err(e) => return Err(e),
+        // Under the pool's lock, no address is taken while the held ones are checked against
+        // the new definition.
+        let Some(mut lock) = self.datastore().ip_pool_lock(id).await? else {
+            return Err(Error::not_found("IP pool", id));
+        };
+        for a in lock.allocations().await? {
+            let v = space::from_key(&a.addr_key).ok_or_else(|| {
+                Error::Internal(anyhow::anyhow!("allocation {} has a bad key", a.id))
+            })?;
+            let refuse = |field: &str, why: &str| Error::ConflictField {
+                code: ErrorCode::PoolInUse,
+                field: field.into(),
+                message: format!(
+                    "{} (held by `{}`) would {why}; release it first",
+                    a.address, a.owner
+                ),
+            };
+            if !space.ranges.iter().any(|&(s, e)| (s..=e).contains(&v)) {
+                return Err(refuse("ranges", "fall outside the pool's ranges"));
+            }
+            if space.gateway == Some(v) {
+                return Err(refuse("gateway", "be the gateway"));
+            }
+            if space.excluded.contains(&v) {
+                return Err(refuse("reserved", "be reserved"));
+            }
+            if let Some(other) = space.pre_allocated_to(v)
+                && other != a.owner
+            {
+                return Err(refuse(
+                    "pre_allocations",
+                    &format!("be pre-allocated to `{other}`"),
+                ));
+            }
+            if let Some(&mine) = space.pre_allocations.get(&a.owner)
+                && mine != v
+            {
+                return Err(refuse(
+                    "pre_allocations",
+                    &format!(
+                        "differ from its owner's pre-allocation {}",
+                        space.addr(mine)
+                    ),
+                ));
+            }
         }
+        lock.replace(&row).await?;
         let pool = self.ip_pool_load(id).await?;
         let usage = self.ip_pool_usage(&pool).await?;
         Ok(pool.view(usage))
