@@ -323,7 +323,7 @@ pub struct Provisioned {
 pub enum ProvisionedBy {
     /// A `raw` or `qcow2` image, written to the disk by the deploy agent, then booted from it.
     Installed {
-        installed: Installed,
+        installed: Box<Installed>,
         boot: BootTarget,
     },
     /// A live ISO (or an image of no format named), booted from virtual media.

@@ -161,7 +161,7 @@ impl Podium {
             .map_err(Error::from)?;
         tracing::info!(host = %host.id, claim = %claim.id, fast_track, "installed; booting from disk");
         Ok(ProvisionedBy::Installed {
-            installed: Installed {
+            installed: Box::new(Installed {
                 image: claim.image.url.clone(),
                 format,
                 root_device: hints,
@@ -170,7 +170,7 @@ impl Podium {
                 write_seconds: written.as_secs_f64(),
                 reboot_seconds: rebooting.elapsed().as_secs_f64(),
                 agent_result: AgentAnswer(write.command_result.unwrap_or_default()),
-            },
+            }),
             boot: BootTarget::Hdd,
         })
     }
