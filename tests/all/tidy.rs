@@ -394,3 +394,172 @@ fn only_the_data_layer_of_the_app_names_the_store() {
     );
     assert!(naming.is_empty(), "these name podium_store: {naming:?}");
 }
+
+/// The store's functions that write a host's state (its `state`, or a new host): the lifecycle
+/// module's to call.
+const HOST_STATE_WRITERS: &[&str] = &[
+    "hosts_sync",
+    "host_create",
+    "host_refresh",
+    "host_power_read",
+    "host_set_missing",
+    "host_transition",
+    "host_transition_queue",
+    "host_registered",
+    "host_inspected",
+    "host_set_bmc_auth",
+    "host_fail",
+    "host_recover_power",
+    "claim_finish_release",
+];
+
+/// The methods of `names` that `source` calls, in the order it calls them (however the call
+/// is written: chained, split over lines, in a macro's arguments syn reads as code).
+fn method_calls(source: &str, names: &[&str]) -> Vec<String> {
+    struct Calls<'a> {
+        names: &'a [&'a str],
+        found: Vec<String>,
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Calls<'_> {
+        fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+            let name = call.method.to_string();
+            if self.names.contains(&name.as_str()) {
+                self.found.push(name);
+            }
+            syn::visit::visit_expr_method_call(self, call);
+        }
+    }
+    let file = syn::parse_file(source).expect("the source parses as Rust");
+    let mut calls = Calls {
+        names,
+        found: Vec::new(),
+    };
+    syn::visit::Visit::visit_file(&mut calls, &file);
+    calls.found
+}
+
+/// The store's public functions that write a host's state: their SQL updates a host's
+/// `state` or inserts a host, or they call a function of the store that does.
+fn store_state_writers() -> Vec<String> {
+    use quote::ToTokens;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let mut files = Vec::new();
+    rust_files(&root.join("crates/podium-store/src"), &mut files);
+    // Every function of the store: (name, public method, body as tokens).
+    let mut functions: Vec<(String, bool, String)> = Vec::new();
+    for file in files {
+        let parsed = syn::parse_file(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        for item in parsed.items {
+            match item {
+                syn::Item::Fn(f) => functions.push((
+                    f.sig.ident.to_string(),
+                    false,
+                    f.block.to_token_stream().to_string(),
+                )),
+                syn::Item::Impl(block) => {
+                    for item in block.items {
+                        if let syn::ImplItem::Fn(f) = item {
+                            functions.push((
+                                f.sig.ident.to_string(),
+                                matches!(f.vis, syn::Visibility::Public(_)),
+                                f.block.to_token_stream().to_string(),
+                            ));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let writes_sql = |body: &str| {
+        let sql = body.to_ascii_lowercase();
+        sql.contains("insert into hosts")
+            || sql.split("update hosts set").skip(1).any(|set| {
+                let set = set.split(" where ").next().unwrap_or(set);
+                set.starts_with(" state =")
+                    || set.contains(", state =")
+                    || set.contains(" state = case")
+            })
+    };
+    // A call of `name`: the name, on its own, then its arguments.
+    let calls = |body: &str, name: &str| {
+        body.match_indices(&format!("{name} (")).any(|(at, _)| {
+            !body[..at]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_')
+        })
+    };
+    let mut writers: Vec<&str> = functions
+        .iter()
+        .filter(|(_, _, body)| writes_sql(body))
+        .map(|(name, _, _)| name.as_str())
+        .collect();
+    loop {
+        let more: Vec<&str> = functions
+            .iter()
+            .filter(|(name, _, body)| {
+                !writers.contains(&name.as_str()) && writers.iter().any(|w| calls(body, w))
+            })
+            .map(|(name, _, _)| name.as_str())
+            .collect();
+        if more.is_empty() {
+            break;
+        }
+        writers.extend(more);
+    }
+    let mut public: Vec<String> = functions
+        .iter()
+        .filter(|(name, public, _)| *public && writers.contains(&name.as_str()))
+        .map(|(name, _, _)| name.clone())
+        .collect();
+    public.sort();
+    public.dedup();
+    public
+}
+
+/// Only the lifecycle module (`lifecycle.rs`) writes a host's state: every other feature asks
+/// it. Read from the code's calls: a call of a store function that writes a host's state
+/// anywhere else in the app fails this, and so does a new such function of the store that the
+/// list above does not name.
+#[test]
+fn only_the_lifecycle_module_writes_a_hosts_state() {
+    // The check finds a call however it is written.
+    let sample = "fn f(p: &P) { let _ = p.datastore()\n    .host_transition(&id, T, now); }";
+    assert_eq!(
+        method_calls(sample, HOST_STATE_WRITERS),
+        ["host_transition"]
+    );
+
+    let mut listed: Vec<String> = HOST_STATE_WRITERS.iter().map(|s| s.to_string()).collect();
+    listed.sort();
+    assert_eq!(
+        store_state_writers(),
+        listed,
+        "the store's writers of a host's state, and the list of them here, differ"
+    );
+
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let src = root.join("crates/podium-app/src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut outside = Vec::new();
+    for file in &files {
+        let calls = method_calls(&std::fs::read_to_string(file).unwrap(), HOST_STATE_WRITERS);
+        let name = file.strip_prefix(&src).unwrap().display().to_string();
+        if name == "lifecycle.rs" {
+            for writer in HOST_STATE_WRITERS {
+                assert!(
+                    calls.iter().any(|c| c == writer),
+                    "lifecycle.rs never calls {writer}"
+                );
+            }
+        } else {
+            outside.extend(calls.into_iter().map(|c| format!("{name}: {c}")));
+        }
+    }
+    assert!(
+        outside.is_empty(),
+        "a host's state written outside lifecycle.rs: {outside:#?}"
+    );
+}

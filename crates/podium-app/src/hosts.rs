@@ -141,28 +141,15 @@ impl Podium {
         host.created_at = now;
         host.updated_at = now;
         host.last_seen_at = now;
-        let register = OperationRow::queued(
-            OperationRequest::Register,
-            &host.pod_manager,
-            Some(&host.id),
-        );
-        match self
-            .datastore()
-            .host_create(&host.clone().into(), &register)
-            .await
-        {
-            Ok(()) => {}
-            Err(e) if crate::data::is_conflict(&e) => {
-                return Err(Error::ConflictField {
-                    code: ErrorCode::HostExists,
-                    field: "bmc.system_id".into(),
-                    message: format!(
-                        "pod manager `{}` already has a host for system `{}`",
-                        pm.name, host.system_id
-                    ),
-                });
-            }
-            Err(e) => return Err(e.into()),
+        if !self.lifecycle().added(&host.clone().into()).await? {
+            return Err(Error::ConflictField {
+                code: ErrorCode::HostExists,
+                field: "bmc.system_id".into(),
+                message: format!(
+                    "pod manager `{}` already has a host for system `{}`",
+                    pm.name, host.system_id
+                ),
+            });
         }
         if !labels.is_empty() {
             self.datastore()
@@ -277,7 +264,7 @@ impl Podium {
             .map(|(pm, host)| async move {
                 match reading {
                     Reading::Inventory => self.host_inventory_read(&pm, &host).await,
-                    Reading::Power => self.host_power_read(&pm, &host).await,
+                    Reading::Power => self.host_read_power(&pm, &host).await,
                 }
             })
             .buffer_unordered(at_once.max(1))
@@ -302,7 +289,7 @@ impl Podium {
 
     /// Reads the power state of one host at its own BMC (one request) and writes it if it
     /// changed; a BMC that no longer has the system marks the host `missing`.
-    async fn host_power_read(&self, pm: &PodManager, host: &Host) -> Result<Read, Error> {
+    async fn host_read_power(&self, pm: &PodManager, host: &Host) -> Result<Read, Error> {
         let read_from = podium_types::Timestamp::now();
         match self
             .host_driver(pm, host)
@@ -312,8 +299,8 @@ impl Podium {
             .await
         {
             Ok(power) => {
-                self.datastore()
-                    .host_power_read(&host.id, power, read_from, podium_types::Timestamp::now())
+                self.lifecycle()
+                    .power_read(&host.id, power, read_from)
                     .await?;
                 Ok(Read::Seen(host.id.clone()))
             }
@@ -321,8 +308,8 @@ impl Podium {
                 error: PluginError::NotFound(_),
                 ..
             }) => {
-                self.datastore()
-                    .host_set_missing(&host.id, podium_types::Timestamp::now())
+                self.lifecycle()
+                    .gone(&host.id, podium_types::Timestamp::now())
                     .await?;
                 Ok(Read::Missing)
             }
@@ -355,13 +342,13 @@ impl Podium {
         match read {
             Ok(systems) => match systems.iter().find(|s| s.id == host.system_id) {
                 Some(system) => {
-                    self.datastore()
-                        .host_refresh(&host.id, &host_from_system(system), now)
+                    self.lifecycle()
+                        .refreshed(&host.id, &host_from_system(system), now)
                         .await?;
                     Ok(Read::Seen(host.id.clone()))
                 }
                 None => {
-                    self.datastore().host_set_missing(&host.id, now).await?;
+                    self.lifecycle().gone(&host.id, now).await?;
                     Ok(Read::Missing)
                 }
             },
@@ -475,12 +462,9 @@ impl Podium {
         };
         // First what can be refused (the host changed state meanwhile), then the rest.
         if let Some(bmc) = &params.bmc {
-            let register =
-                OperationRow::queued(OperationRequest::Register, &host.pod_manager, Some(id));
-            let t = crate::lifecycle::REREGISTER_WITH;
             if !self
-                .datastore()
-                .host_set_bmc_auth(id, &self.seal_auth(&bmc.auth), t, &register)
+                .lifecycle()
+                .credentials_changed(&host, &self.seal_auth(&bmc.auth))
                 .await?
             {
                 return Err(Error::Conflict {

@@ -6,6 +6,11 @@
 //! Every change of state is a conditional update from the states it may come from (the
 //! `transition` constants), so two things racing (an operation ending, a release) cannot
 //! undo each other; a change that starts an operation stores both in one transaction.
+//!
+//! **Architecture Invariant:** this module is the only writer of a host's state. Other
+//! features ask it (`Podium::lifecycle`, a step per method: `registered`, `provisioned`,
+//! `gone`, ...); `tests/all/tidy.rs` fails on a call of one of the store's state writers
+//! anywhere else in the app.
 
 use crate::app::Podium;
 use crate::auth::Caller;
@@ -16,16 +21,17 @@ use podium_types::HostId;
 use podium_types::views::{HostView, OperationView};
 use podium_types::{HostErrorKind, HostState, OperationKind, OperationRequest};
 
-use crate::data::Transition;
+use crate::data::{Datastore, HostRow, Transition};
+use podium_types::{ClaimId, PodManagerId, PowerState, SyncSummary, Timestamp};
 
 /// `register` succeeded.
-pub(crate) const REGISTERED: Transition<'static> = Transition {
+const REGISTERED: Transition<'static> = Transition {
     from: &[HostState::Registering],
     to: HostState::Inspecting,
     unclaimed: false,
 };
 /// `inspect` succeeded.
-pub(crate) const INSPECTED: Transition<'static> = Transition {
+const INSPECTED: Transition<'static> = Transition {
     from: &[HostState::Inspecting],
     to: HostState::Available,
     unclaimed: false,
@@ -42,24 +48,26 @@ const REREGISTER: Transition<'static> = Transition {
     unclaimed: true,
 };
 /// The admin gave the host's own BMC new credentials.
-pub(crate) const REREGISTER_WITH: Transition<'static> = Transition {
+const REREGISTER_WITH: Transition<'static> = Transition {
     from: &[HostState::Available, HostState::Error],
     to: HostState::Registering,
     unclaimed: true,
 };
 /// A bound claim is (or comes) online.
-pub(crate) const PROVISION: Transition<'static> = Transition {
+const PROVISION: Transition<'static> = Transition {
     from: &[HostState::Available, HostState::Error],
     to: HostState::Provisioning,
     unclaimed: false,
 };
-pub(crate) const PROVISIONED: Transition<'static> = Transition {
+/// The states a host is provisioned from, for a refusal to name.
+pub(crate) const PROVISION_FROM: &[HostState] = PROVISION.from;
+const PROVISIONED: Transition<'static> = Transition {
     from: &[HostState::Provisioning],
     to: HostState::Provisioned,
     unclaimed: false,
 };
 /// The claim is released (a host gone from the inventory stays `missing`).
-pub(crate) const DEPROVISION: Transition<'static> = Transition {
+const DEPROVISION: Transition<'static> = Transition {
     from: &[
         HostState::Registering,
         HostState::Inspecting,
@@ -75,7 +83,7 @@ pub(crate) const DEPROVISION: Transition<'static> = Transition {
 
 /// `deprovision` succeeded (`claim_finish_release` frees the host and deletes the claim in one
 /// transaction).
-pub(crate) const DEPROVISIONED: Transition<'static> = Transition {
+const DEPROVISIONED: Transition<'static> = Transition {
     from: &[HostState::Deprovisioning],
     to: HostState::Available,
     unclaimed: false,
@@ -84,7 +92,7 @@ pub(crate) const DEPROVISIONED: Transition<'static> = Transition {
 /// Why an operation of `kind` that failed for good puts its host in `error`, and from which
 /// states; `None` for the operations whose failure leaves the host as it was (boot, media,
 /// sync).
-pub(crate) fn failure(kind: OperationKind) -> Option<(HostErrorKind, &'static [HostState])> {
+fn failure(kind: OperationKind) -> Option<(HostErrorKind, &'static [HostState])> {
     match kind {
         OperationKind::Register => Some((HostErrorKind::Registration, &[HostState::Registering])),
         OperationKind::Inspect => Some((HostErrorKind::Inspection, &[HostState::Inspecting])),
@@ -211,7 +219,8 @@ impl Podium {
         };
         let op = OperationRow::queued(request, &host.pod_manager, Some(&host.id));
         if !self
-            .datastore()
+            .lifecycle()
+            .store
             .host_transition_queue(&host.id, transition, &op)
             .await?
         {
@@ -275,6 +284,179 @@ impl Podium {
         self.host_find(id)
             .await?
             .ok_or_else(|| Error::not_found("host", id))
+    }
+}
+
+/// The lifecycle's steps, each a conditional change of a host's state (and what it queues, in
+/// the same transaction): the one way a host's state changes.
+pub(crate) struct Lifecycle<'a> {
+    store: &'a Datastore,
+}
+
+impl Podium {
+    /// The lifecycle, to move a host through it.
+    pub(crate) fn lifecycle(&self) -> Lifecycle<'_> {
+        Lifecycle {
+            store: self.datastore(),
+        }
+    }
+}
+
+impl Lifecycle<'_> {
+    /// A discovery of `pod_manager`'s systems: new ones are hosts `registering`, each with its
+    /// `register` queued; known ones are updated (a `missing` one returns to the state it had);
+    /// those not reported are `missing`.
+    pub(crate) async fn discovered(
+        &self,
+        pod_manager: &PodManagerId,
+        hosts: &[HostRow],
+        discovered_at: Timestamp,
+    ) -> Result<SyncSummary, Error> {
+        Ok(self
+            .store
+            .hosts_sync(
+                pod_manager,
+                hosts,
+                discovered_at,
+                Timestamp::now(),
+                &OperationRequest::Register,
+            )
+            .await?)
+    }
+
+    /// A host with its own BMC added by the admin: `registering`, with its `register` queued.
+    /// `false` where the pod manager has a host for the system at this BMC already.
+    pub(crate) async fn added(&self, host: &HostRow) -> Result<bool, Error> {
+        let register = OperationRow::queued(
+            OperationRequest::Register,
+            &host.pod_manager,
+            Some(&host.id),
+        );
+        match self.store.host_create(host, &register).await {
+            Ok(()) => Ok(true),
+            Err(e) if crate::data::is_conflict(&e) => Ok(false),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// A host's own BMC answered a read of its system, begun at `now`: its inventory written
+    /// where it changed (a `missing` host returns to the state it had, unless in maintenance).
+    pub(crate) async fn refreshed(
+        &self,
+        id: &HostId,
+        read: &HostRow,
+        now: Timestamp,
+    ) -> Result<bool, Error> {
+        Ok(self.store.host_refresh(id, read, now).await?)
+    }
+
+    /// A host's own BMC answered its power state, read from `read_from` (a `missing` host
+    /// returns to the state it had, unless in maintenance).
+    pub(crate) async fn power_read(
+        &self,
+        id: &HostId,
+        power: PowerState,
+        read_from: Timestamp,
+    ) -> Result<bool, Error> {
+        Ok(self
+            .store
+            .host_power_read(id, power, read_from, Timestamp::now())
+            .await?)
+    }
+
+    /// A host's BMC no longer has its system (as read at `now`): `missing` (unless in
+    /// maintenance), remembering the state it had.
+    pub(crate) async fn gone(&self, id: &HostId, now: Timestamp) -> Result<(), Error> {
+        Ok(self.store.host_set_missing(id, now).await?)
+    }
+
+    /// `register` succeeded: the host is `inspecting`, with `inspect` queued.
+    pub(crate) async fn registered(&self, host: &Host, power: PowerState) -> Result<bool, Error> {
+        let inspect =
+            OperationRow::queued(OperationRequest::Inspect, &host.pod_manager, Some(&host.id));
+        Ok(self
+            .store
+            .host_registered(&host.id, power, REGISTERED, &inspect)
+            .await?)
+    }
+
+    /// `inspect` succeeded: the host is `available`, with its inventory. Whether it moved.
+    pub(crate) async fn inspected(&self, id: &HostId, inventory: &HostRow) -> Result<bool, Error> {
+        Ok(self
+            .store
+            .host_inspected(id, inventory, INSPECTED, Timestamp::now())
+            .await?)
+    }
+
+    /// The admin gave a host's own BMC new credentials: `registering` again, with its
+    /// `register` queued. `false` where the host's state does not allow it.
+    pub(crate) async fn credentials_changed(
+        &self,
+        host: &Host,
+        sealed: &str,
+    ) -> Result<bool, Error> {
+        let register = OperationRow::queued(
+            OperationRequest::Register,
+            &host.pod_manager,
+            Some(&host.id),
+        );
+        Ok(self
+            .store
+            .host_set_bmc_auth(&host.id, sealed, REREGISTER_WITH, &register)
+            .await?)
+    }
+
+    /// A bound claim's host is to be provisioned: `provisioning`, with `op` queued. `false`
+    /// where the host's state does not allow it.
+    pub(crate) async fn provision(&self, id: &HostId, op: &OperationRow) -> Result<bool, Error> {
+        Ok(self.store.host_transition_queue(id, PROVISION, op).await?)
+    }
+
+    /// `provision` succeeded: `provisioned`.
+    pub(crate) async fn provisioned(&self, id: &HostId) -> Result<bool, Error> {
+        Ok(self
+            .store
+            .host_transition(id, PROVISIONED, Timestamp::now())
+            .await?)
+    }
+
+    /// A claim's host is released: `deprovisioning`, with `op` queued. `false` where the host
+    /// cannot be (it is `missing`).
+    pub(crate) async fn deprovision(&self, id: &HostId, op: &OperationRow) -> Result<bool, Error> {
+        Ok(self
+            .store
+            .host_transition_queue(id, DEPROVISION, op)
+            .await?)
+    }
+
+    /// A release ended: the claim is gone and its host, if any, `available` again.
+    pub(crate) async fn released(&self, claim: &ClaimId) -> Result<(), Error> {
+        Ok(self
+            .store
+            .claim_finish_release(claim, DEPROVISIONED.to)
+            .await?)
+    }
+
+    /// An operation of `kind` on the host failed for good: `error`, with why, where the kind's
+    /// failure says so (`failure`). Whether it moved.
+    pub(crate) async fn failed(
+        &self,
+        id: &HostId,
+        kind: OperationKind,
+        message: &str,
+    ) -> Result<bool, Error> {
+        let Some((error_type, from)) = failure(kind) else {
+            return Ok(false);
+        };
+        Ok(self
+            .store
+            .host_fail(id, from, error_type, message, Timestamp::now())
+            .await?)
+    }
+
+    /// The BMC obeys a power action again: a power management error is over.
+    pub(crate) async fn power_recovered(&self, id: &HostId) -> Result<bool, Error> {
+        Ok(self.store.host_recover_power(id, Timestamp::now()).await?)
     }
 }
 

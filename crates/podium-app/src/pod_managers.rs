@@ -524,15 +524,8 @@ impl Podium {
             .map(crate::data::host_from_system)
             .collect();
         let summary = self
-            .datastore()
-            .hosts_sync(
-                uuid,
-                &hosts,
-                discovered_at,
-                podium_types::Timestamp::now(),
-                // A new system's host is registered.
-                &podium_types::OperationRequest::Register,
-            )
+            .lifecycle()
+            .discovered(uuid, &hosts, discovered_at)
             .await?;
         self.chassis_sync(&pm.name, uuid, &driver).await;
         self.composition_sync(&pm, &driver).await;

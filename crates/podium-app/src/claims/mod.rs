@@ -532,9 +532,7 @@ impl Podium {
             // Never bound: nothing to deprovision, but it may hold addresses.
             self.ip_release_owner(&crate::ipam::Owner::claim(id), |_| false)
                 .await?;
-            self.datastore()
-                .claim_finish_release(id, crate::lifecycle::DEPROVISIONED.to)
-                .await?;
+            self.lifecycle().released(id).await?;
             if let Err(e) = self.tenant_finish_deletion(&claim.tenant_id).await {
                 tracing::error!(tenant = %claim.tenant_id, error = %e, "cannot finish deleting the tenant");
             }
@@ -594,12 +592,7 @@ impl Podium {
             Some(&host.id),
         );
         op.claim_id = Some(id.clone());
-        let t = crate::lifecycle::DEPROVISION;
-        if !self
-            .datastore()
-            .host_transition_queue(&host.id, t, &op)
-            .await?
-        {
+        if !self.lifecycle().deprovision(&host.id, &op).await? {
             // Gone from the inventory: there is no machine to deprovision; it stays missing.
             self.datastore().operation_create(&op).await?;
         }
@@ -618,12 +611,7 @@ impl Podium {
         };
         let mut op = OperationRow::queued(request, &host.pod_manager, Some(&host.id));
         op.claim_id = Some(claim.id.clone());
-        let t = crate::lifecycle::PROVISION;
-        if !self
-            .datastore()
-            .host_transition_queue(&host.id, t, &op)
-            .await?
-        {
+        if !self.lifecycle().provision(&host.id, &op).await? {
             // Two binds of one claim raced (its creation and the pending claims' timer): the
             // other one provisions it already.
             if let Some(now) = self.host_find(host_id).await?
@@ -638,7 +626,7 @@ impl Podium {
                     "host `{}` is {}: it is provisioned from {}",
                     host.id,
                     crate::views::shown_state(&host),
-                    t.from
+                    crate::lifecycle::PROVISION_FROM
                         .iter()
                         .map(|s| s.as_str())
                         .collect::<Vec<_>>()

@@ -22,8 +22,8 @@ pub(crate) use pod_manager::PodManager;
 /// The store's records the app uses as they are.
 pub(crate) use podium_store::{
     AgentRow, AuditRow, ChassisReport, ChassisRow, ClaimRow, Composed, ComposedNodeRow,
-    ConfigDriveRow, EventRow, GrantRow, IpAllocationRow, IpPoolRow, OperationRow, PluginRow,
-    SessionRow, StatusChange, SubscriptionRow, TenantRow, TokenRow,
+    ConfigDriveRow, EventRow, GrantRow, HostRow, IpAllocationRow, IpPoolRow, OperationRow,
+    PluginRow, SessionRow, StatusChange, SubscriptionRow, TenantRow, TokenRow,
 };
 /// The store's questions and their answers.
 pub(crate) use podium_store::{

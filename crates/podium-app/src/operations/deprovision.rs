@@ -45,9 +45,7 @@ impl Podium {
         }
         let result =
             (result != Deprovisioned::default()).then_some(OperationResult::Deprovision(result));
-        self.datastore()
-            .claim_finish_release(id, crate::lifecycle::DEPROVISIONED.to)
-            .await?;
+        self.lifecycle().released(id).await?;
         if let Err(e) = self.tenant_finish_deletion(&claim.tenant_id).await {
             tracing::error!(tenant = %claim.tenant_id, error = %e, "cannot finish deleting the tenant");
         }

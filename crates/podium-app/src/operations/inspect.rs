@@ -5,7 +5,6 @@
 use crate::app::Podium;
 use crate::data::{Host, OperationRow};
 use crate::error::Error;
-use crate::lifecycle::INSPECTED;
 use podium_types::{
     ConfigDriveRef, Inspected, InventoryRead, OperationResult, Preprovisioning,
     PreprovisioningAddress,
@@ -66,13 +65,8 @@ impl Podium {
         {
             tracing::info!(host = %host.id, error = %e, "the firmware versions were not read");
         }
-        let now = podium_types::Timestamp::now();
         let inventory = crate::data::host_from_system(&system);
-        if self
-            .datastore()
-            .host_inspected(&host.id, &inventory, INSPECTED, now)
-            .await?
-        {
+        if self.lifecycle().inspected(&host.id, &inventory).await? {
             self.inner.background.run_now(crate::background::Job::Bind);
         }
         tracing::info!(host = %host.id, nics = system.nics.len(), "inspected");

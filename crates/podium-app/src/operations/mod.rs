@@ -349,12 +349,8 @@ impl Podium {
                 };
                 tracing::warn!(operation = %op.id, host = ?op.host_id, error = %message, "operation failed");
                 self.inner.metrics.attempt(op.kind(), took, Attempt::Failed);
-                if let Some((error_type, from)) = crate::lifecycle::failure(op.kind())
-                    && let Some(host) = &op.host_id
-                    && let Err(e) = self
-                        .datastore()
-                        .host_fail(host, from, error_type, &message, now)
-                        .await
+                if let Some(host) = &op.host_id
+                    && let Err(e) = self.lifecycle().failed(host, op.kind(), &message).await
                 {
                     tracing::error!(host = %host, error = %e, "cannot record the host's error");
                 }

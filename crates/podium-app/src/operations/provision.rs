@@ -196,13 +196,7 @@ impl Podium {
         };
         // What the BMC reports now is what the claim and the host show.
         let observed = self.host_observe(&pm, &host).await;
-        self.datastore()
-            .host_transition(
-                &host.id,
-                crate::lifecycle::PROVISIONED,
-                podium_types::Timestamp::now(),
-            )
-            .await?;
+        self.lifecycle().provisioned(&host.id).await?;
         tracing::info!(claim = %claim_id, host = %host.id, format = ?image.format, "provisioned");
         let (cleaned_first, not_cleaned_first) =
             cleaned.map(|c| c.into_parts()).unwrap_or_default();

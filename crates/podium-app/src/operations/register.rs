@@ -4,8 +4,7 @@
 use crate::app::Podium;
 use crate::data::OperationRow;
 use crate::error::Error;
-use crate::lifecycle::REGISTERED;
-use podium_types::{Observed, OperationRequest, OperationResult};
+use podium_types::{Observed, OperationResult};
 
 impl Podium {
     /// Operation `register`: the host's BMC answers for its system and takes the credentials
@@ -23,11 +22,7 @@ impl Podium {
             .get_power(&host.system_id)
             .await
             .map_err(Error::from)?;
-        let inspect =
-            OperationRow::queued(OperationRequest::Inspect, &host.pod_manager, Some(&host.id));
-        self.datastore()
-            .host_registered(&host.id, power, REGISTERED, &inspect)
-            .await?;
+        self.lifecycle().registered(&host, power).await?;
         Ok(Some(OperationResult::Observed(Observed {
             power_state: Some(power),
         })))
