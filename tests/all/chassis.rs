@@ -503,6 +503,8 @@ async fn chassis_an_earlier_release_kept_as_hosts_are_migrated_away() {
     let server = TestServer::start().await;
     let admin = server.admin();
     let pm = admin.synced_site(&proxy.url()).await;
+    // Its four systems inspected, so that the claim binds one as it is created.
+    admin.systems_in_state(&pm, 4, "available").await;
     let (_, token) = admin.granted_tenant("alice", &pm).await;
     let alice = server.client(Some(&token));
     let claim = alice
