@@ -411,10 +411,13 @@ const HOST_STATE_WRITERS: &[&str] = &[
     "host_fail",
     "host_recover_power",
     "claim_finish_release",
+    "composed_node_add",
 ];
 
-/// The methods of `names` that `source` calls, in the order it calls them (however the call
-/// is written: chained, split over lines, in a macro's arguments syn reads as code).
+/// The functions of `names` that `source` calls, in the order it calls them: as methods
+/// (however the call is written: chained, split over lines, in a closure or an async block),
+/// as paths (`Datastore::host_fail(...)`), and in a macro's tokens (`tokio::select!`,
+/// `tracing::info!`), which syn does not read as code.
 fn method_calls(source: &str, names: &[&str]) -> Vec<String> {
     struct Calls<'a> {
         names: &'a [&'a str],
@@ -428,6 +431,24 @@ fn method_calls(source: &str, names: &[&str]) -> Vec<String> {
             }
             syn::visit::visit_expr_method_call(self, call);
         }
+        fn visit_expr_path(&mut self, path: &'ast syn::ExprPath) {
+            if let Some(last) = path.path.segments.last() {
+                let name = last.ident.to_string();
+                if path.path.segments.len() > 1 && self.names.contains(&name.as_str()) {
+                    self.found.push(name);
+                }
+            }
+            syn::visit::visit_expr_path(self, path);
+        }
+        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+            let tokens = mac.tokens.to_string();
+            for name in self.names {
+                let call = format!(". {name} (");
+                self.found
+                    .extend(tokens.matches(&call).map(|_| name.to_string()));
+            }
+            syn::visit::visit_macro(self, mac);
+        }
     }
     let file = syn::parse_file(source).expect("the source parses as Rust");
     let mut calls = Calls {
@@ -438,28 +459,68 @@ fn method_calls(source: &str, names: &[&str]) -> Vec<String> {
     calls.found
 }
 
-/// The store's public functions that write a host's state: their SQL updates a host's
-/// `state` or inserts a host, or they call a function of the store that does.
+/// Whether SQL in `tokens` (a function's or a constant's, as syn prints them) sets a host's
+/// `state` or inserts a host.
+fn writes_host_state(tokens: &str) -> bool {
+    // String literals keep their line continuations; SQL is compared as words.
+    let sql = tokens
+        .replace("\\\n", " ")
+        .replace("\\n", " ")
+        .to_ascii_lowercase();
+    let words: Vec<&str> = sql
+        .split(|c: char| c.is_whitespace() || matches!(c, ',' | '(' | ')' | '"'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.windows(3).any(|w| w == ["insert", "into", "hosts"])
+        || words.windows(2).enumerate().any(|(at, w)| {
+            if w != ["update", "hosts"] {
+                return false;
+            }
+            let set: Vec<&str> = words[at + 2..]
+                .iter()
+                .copied()
+                .take_while(|word| *word != "where")
+                .collect();
+            (0..set.len()).any(|i| {
+                set[i].starts_with("state=")
+                    || set[i] == "state" && set.get(i + 1).is_some_and(|n| n.starts_with('='))
+            })
+        })
+}
+
+/// The store's public functions that write a host's state: their SQL (in the function, or in
+/// a constant or static it names) sets a host's `state` or inserts a host, or they call a
+/// function of the store that does.
 fn store_state_writers() -> Vec<String> {
     use quote::ToTokens;
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let mut files = Vec::new();
     rust_files(&root.join("crates/podium-store/src"), &mut files);
-    // Every function of the store: (name, public method, body as tokens).
-    let mut functions: Vec<(String, bool, String)> = Vec::new();
+    // Every function, constant and static of the store: (name, public function, tokens).
+    let mut items: Vec<(String, bool, String)> = Vec::new();
     for file in files {
         let parsed = syn::parse_file(&std::fs::read_to_string(&file).unwrap()).unwrap();
         for item in parsed.items {
             match item {
-                syn::Item::Fn(f) => functions.push((
+                syn::Item::Fn(f) => items.push((
                     f.sig.ident.to_string(),
-                    false,
+                    matches!(f.vis, syn::Visibility::Public(_)),
                     f.block.to_token_stream().to_string(),
+                )),
+                syn::Item::Const(c) => items.push((
+                    c.ident.to_string(),
+                    false,
+                    c.expr.to_token_stream().to_string(),
+                )),
+                syn::Item::Static(s) => items.push((
+                    s.ident.to_string(),
+                    false,
+                    s.expr.to_token_stream().to_string(),
                 )),
                 syn::Item::Impl(block) => {
                     for item in block.items {
                         if let syn::ImplItem::Fn(f) = item {
-                            functions.push((
+                            items.push((
                                 f.sig.ident.to_string(),
                                 matches!(f.vis, syn::Visibility::Public(_)),
                                 f.block.to_token_stream().to_string(),
@@ -471,35 +532,24 @@ fn store_state_writers() -> Vec<String> {
             }
         }
     }
-    let writes_sql = |body: &str| {
-        let sql = body.to_ascii_lowercase();
-        sql.contains("insert into hosts")
-            || sql.split("update hosts set").skip(1).any(|set| {
-                let set = set.split(" where ").next().unwrap_or(set);
-                set.starts_with(" state =")
-                    || set.contains(", state =")
-                    || set.contains(" state = case")
-            })
-    };
-    // A call of `name`: the name, on its own, then its arguments.
-    let calls = |body: &str, name: &str| {
-        body.match_indices(&format!("{name} (")).any(|(at, _)| {
-            !body[..at]
-                .chars()
-                .next_back()
-                .is_some_and(|c| c.is_alphanumeric() || c == '_')
+    // A use of `name`: the identifier on its own.
+    let names = |tokens: &str, name: &str| {
+        tokens.match_indices(name).any(|(at, _)| {
+            let word = |c: char| c.is_alphanumeric() || c == '_';
+            !tokens[..at].chars().next_back().is_some_and(word)
+                && !tokens[at + name.len()..].chars().next().is_some_and(word)
         })
     };
-    let mut writers: Vec<&str> = functions
+    let mut writers: Vec<&str> = items
         .iter()
-        .filter(|(_, _, body)| writes_sql(body))
+        .filter(|(_, _, tokens)| writes_host_state(tokens))
         .map(|(name, _, _)| name.as_str())
         .collect();
     loop {
-        let more: Vec<&str> = functions
+        let more: Vec<&str> = items
             .iter()
-            .filter(|(name, _, body)| {
-                !writers.contains(&name.as_str()) && writers.iter().any(|w| calls(body, w))
+            .filter(|(name, _, tokens)| {
+                !writers.contains(&name.as_str()) && writers.iter().any(|w| names(tokens, w))
             })
             .map(|(name, _, _)| name.as_str())
             .collect();
@@ -508,7 +558,7 @@ fn store_state_writers() -> Vec<String> {
         }
         writers.extend(more);
     }
-    let mut public: Vec<String> = functions
+    let mut public: Vec<String> = items
         .iter()
         .filter(|(name, public, _)| *public && writers.contains(&name.as_str()))
         .map(|(name, _, _)| name.clone())
@@ -524,12 +574,23 @@ fn store_state_writers() -> Vec<String> {
 /// list above does not name.
 #[test]
 fn only_the_lifecycle_module_writes_a_hosts_state() {
-    // The check finds a call however it is written.
-    let sample = "fn f(p: &P) { let _ = p.datastore()\n    .host_transition(&id, T, now); }";
+    // The checks find a call however it is written, and SQL however it is spelled.
+    let sample = "fn f(p: &P) { let _ = p.datastore()\n    .host_transition(&id, T, now); \
+                  Datastore::host_fail(d); tokio::select! { _ = d.host_create(h) => {} } }";
     assert_eq!(
         method_calls(sample, HOST_STATE_WRITERS),
-        ["host_transition"]
+        ["host_transition", "host_fail", "host_create"]
     );
+    assert!(writes_host_state(
+        r#""UPDATE hosts SET power_state = $2, \
+         state = $3 WHERE id = $1""#
+    ));
+    assert!(writes_host_state(
+        r#""UPDATE hosts SET state='error' WHERE id = $1""#
+    ));
+    assert!(!writes_host_state(
+        r#""UPDATE hosts SET power_state = $2 WHERE state = 'missing'""#
+    ));
 
     let mut listed: Vec<String> = HOST_STATE_WRITERS.iter().map(|s| s.to_string()).collect();
     listed.sort();

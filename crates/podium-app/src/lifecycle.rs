@@ -211,24 +211,12 @@ impl Podium {
         caller.require_admin()?;
         let host = self.host_get(caller, id).await?;
         action_allowed(&host, HostAction::Inspect)?;
-        let failed = host.error.as_ref().map(|e| e.kind);
-        let (transition, request) = if failed == Some(HostErrorKind::Registration) {
-            (REREGISTER, OperationRequest::Register)
-        } else {
-            (REINSPECT, OperationRequest::Inspect)
-        };
-        let op = OperationRow::queued(request, &host.pod_manager, Some(&host.id));
-        if !self
-            .lifecycle()
-            .store
-            .host_transition_queue(&host.id, transition, &op)
-            .await?
-        {
+        let Some(op) = self.lifecycle().inspect_again(&host).await? else {
             return Err(Error::Conflict {
                 code: ErrorCode::HostBusy,
                 message: format!("host `{id}` changed state meanwhile; read it and try again"),
             });
-        }
+        };
         Ok(crate::views::operation(op))
     }
 
@@ -305,7 +293,8 @@ impl Podium {
 impl Lifecycle<'_> {
     /// A discovery of `pod_manager`'s systems: new ones are hosts `registering`, each with its
     /// `register` queued; known ones are updated (a `missing` one returns to the state it had);
-    /// those not reported are `missing`.
+    /// those not reported are `missing`, except hosts with their own BMC and hosts in
+    /// maintenance.
     pub(crate) async fn discovered(
         &self,
         pod_manager: &PodManagerId,
@@ -321,6 +310,26 @@ impl Lifecycle<'_> {
                 Timestamp::now(),
                 &OperationRequest::Register,
             )
+            .await?)
+    }
+
+    /// A node composed of `blocks` in `zone` (for `claim`, where one asked): its host
+    /// `registering`, with its `register` queued, and the node recorded, in one transaction.
+    pub(crate) async fn composed(
+        &self,
+        host: &HostRow,
+        zone: &str,
+        blocks: &[String],
+        claim: Option<&ClaimId>,
+    ) -> Result<HostId, Error> {
+        let register = OperationRow::queued(
+            OperationRequest::Register,
+            &host.pod_manager,
+            Some(&host.id),
+        );
+        Ok(self
+            .store
+            .composed_node_add(host, zone, blocks, claim, &register, Timestamp::now())
             .await?)
     }
 
@@ -429,7 +438,8 @@ impl Lifecycle<'_> {
             .await?)
     }
 
-    /// A release ended: the claim is gone and its host, if any, `available` again.
+    /// A release ended: the claim is deleted (one that failed stays, unbound) and its host, if
+    /// any, `available` again (a `missing` one stays `missing`).
     pub(crate) async fn released(&self, claim: &ClaimId) -> Result<(), Error> {
         Ok(self
             .store
@@ -437,26 +447,45 @@ impl Lifecycle<'_> {
             .await?)
     }
 
-    /// An operation of `kind` on the host failed for good: `error`, with why, where the kind's
-    /// failure says so (`failure`). Whether it moved.
+    /// An operation of `kind` on the host failed for good at `now`: `error`, with why, where
+    /// the kind's failure says so (`failure`). Whether it moved.
     pub(crate) async fn failed(
         &self,
         id: &HostId,
         kind: OperationKind,
         message: &str,
+        now: Timestamp,
     ) -> Result<bool, Error> {
         let Some((error_type, from)) = failure(kind) else {
             return Ok(false);
         };
         Ok(self
             .store
-            .host_fail(id, from, error_type, message, Timestamp::now())
+            .host_fail(id, from, error_type, message, now)
             .await?)
     }
 
-    /// The BMC obeys a power action again: a power management error is over.
-    pub(crate) async fn power_recovered(&self, id: &HostId) -> Result<bool, Error> {
-        Ok(self.store.host_recover_power(id, Timestamp::now()).await?)
+    /// The BMC obeyed a power action at `now`: a power management error is over.
+    pub(crate) async fn power_recovered(&self, id: &HostId, now: Timestamp) -> Result<bool, Error> {
+        Ok(self.store.host_recover_power(id, now).await?)
+    }
+
+    /// The admin asks for an inspection: `inspecting` with `inspect` queued, or, for a host
+    /// whose registration failed, `registering` with `register` queued. `None` where the
+    /// host's state does not allow it (it changed meanwhile).
+    pub(crate) async fn inspect_again(&self, host: &Host) -> Result<Option<OperationRow>, Error> {
+        let failed = host.error.as_ref().map(|e| e.kind);
+        let (transition, request) = if failed == Some(HostErrorKind::Registration) {
+            (REREGISTER, OperationRequest::Register)
+        } else {
+            (REINSPECT, OperationRequest::Inspect)
+        };
+        let op = OperationRow::queued(request, &host.pod_manager, Some(&host.id));
+        let queued = self
+            .store
+            .host_transition_queue(&host.id, transition, &op)
+            .await?;
+        Ok(queued.then_some(op))
     }
 }
 

@@ -207,7 +207,8 @@ impl Datastore {
         rows.iter().map(pool_row).collect()
     }
 
-    /// Locks a pool's row (and bumps its generation) in a transaction the answer holds: what
+    /// Locks a pool's row (bumping its generation, which sticks only where it is replaced) in a
+    /// transaction the answer holds: what
     /// allocates in the pool waits until it is dropped (rolled back) or used to replace the
     /// pool's definition ([`PoolLock::replace`]). `None` when the pool does not exist. It holds
     /// the writer: on SQLite, any other write of this process waits for it, so its holder

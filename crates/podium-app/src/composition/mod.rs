@@ -19,11 +19,11 @@ use podium_types::requests::{ComposedNodeCreate, CompositionRequirement};
 use podium_types::views::{
     BlockLimitView, ComposedNodeView, CompositionView, List, ResourceBlockView, ResourceZoneView,
 };
-use podium_types::{ClaimId, ErrorCode, HostId, OperationRequest, Page, PodManagerId, Timestamp};
+use podium_types::{ClaimId, ErrorCode, HostId, Page, PodManagerId, Timestamp};
 
 use crate::app::Podium;
 use crate::auth::Caller;
-use crate::data::{ComposedNodeRow, OperationRow, PodManager};
+use crate::data::{ComposedNodeRow, PodManager};
 use crate::drivers::Driver;
 use crate::error::Error;
 
@@ -183,18 +183,9 @@ impl Podium {
         let mut host = crate::data::host_from_system(&system);
         host.pod_manager = pm.uuid.clone();
         host.kind = podium_types::HostKind::Composed;
-        let register = OperationRow::queued(OperationRequest::Register, &pm.uuid, Some(&host.id));
-        Ok(self
-            .datastore()
-            .composed_node_add(
-                &host,
-                &picked.zone,
-                &picked.blocks,
-                claim,
-                &register,
-                Timestamp::now(),
-            )
-            .await?)
+        self.lifecycle()
+            .composed(&host, &picked.zone, &picked.blocks, claim)
+            .await
     }
 
     /// The nodes composed at a pod manager, for an admin.

@@ -43,7 +43,7 @@ impl Podium {
                 let sent = power_set(&driver, host, *a, pm.power).await?;
                 let now = podium_types::Timestamp::now();
                 // The BMC obeys again: a power management error is over.
-                self.lifecycle().power_recovered(&host.id).await?;
+                self.lifecycle().power_recovered(&host.id, now).await?;
                 // Read back what the BMC reports now.
                 let mut result = PowerSent {
                     sent,

@@ -350,7 +350,10 @@ impl Podium {
                 tracing::warn!(operation = %op.id, host = ?op.host_id, error = %message, "operation failed");
                 self.inner.metrics.attempt(op.kind(), took, Attempt::Failed);
                 if let Some(host) = &op.host_id
-                    && let Err(e) = self.lifecycle().failed(host, op.kind(), &message).await
+                    && let Err(e) = self
+                        .lifecycle()
+                        .failed(host, op.kind(), &message, now)
+                        .await
                 {
                     tracing::error!(host = %host, error = %e, "cannot record the host's error");
                 }
