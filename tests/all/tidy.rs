@@ -414,6 +414,13 @@ const HOST_STATE_WRITERS: &[&str] = &[
     "composed_node_add",
 ];
 
+/// Whether an item is compiled for tests only (`#[cfg(test)]`).
+fn is_test(attrs: &[syn::Attribute]) -> bool {
+    attrs
+        .iter()
+        .any(|a| a.path().is_ident("cfg") && quote::quote!(#a).to_string().contains("test"))
+}
+
 /// The functions of `names` that `source` calls, in the order it calls them: as methods
 /// (however the call is written: chained, split over lines, in a closure or an async block),
 /// as paths (`Datastore::host_fail(...)`), and in a macro's tokens (`tokio::select!`,
@@ -424,6 +431,11 @@ fn method_calls(source: &str, names: &[&str]) -> Vec<String> {
         found: Vec<String>,
     }
     impl<'ast> syn::visit::Visit<'ast> for Calls<'_> {
+        fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+            if !is_test(&m.attrs) {
+                syn::visit::visit_item_mod(self, m);
+            }
+        }
         fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
             let name = call.method.to_string();
             if self.names.contains(&name.as_str()) {
@@ -623,4 +635,290 @@ fn only_the_lifecycle_module_writes_a_hosts_state() {
         outside.is_empty(),
         "a host's state written outside lifecycle.rs: {outside:#?}"
     );
+}
+
+/// The `Podium` methods of `names` that `file` calls outside its tests: on `self` or on a
+/// value named `podium` (`self.host_load(..)`, `podium.operations_fill()`), as paths
+/// (`Podium::render(..)`, `Self::render(..)`), and so in macros' tokens. A method of another
+/// type that shares a name (the store's `host_get`) is called on something else, and does not
+/// count.
+fn podium_calls(file: &syn::File, names: &[&str]) -> Vec<String> {
+    struct Calls<'a> {
+        names: &'a [&'a str],
+        found: Vec<String>,
+    }
+    fn is_podium(receiver: &syn::Expr) -> bool {
+        match receiver {
+            syn::Expr::Path(p) => p.path.is_ident("self") || p.path.is_ident("podium"),
+            syn::Expr::Reference(r) => is_podium(&r.expr),
+            syn::Expr::Paren(p) => is_podium(&p.expr),
+            _ => false,
+        }
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Calls<'_> {
+        fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+            if !is_test(&m.attrs) {
+                syn::visit::visit_item_mod(self, m);
+            }
+        }
+        fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+            let name = call.method.to_string();
+            if self.names.contains(&name.as_str()) && is_podium(&call.receiver) {
+                self.found.push(name);
+            }
+            syn::visit::visit_expr_method_call(self, call);
+        }
+        fn visit_expr_path(&mut self, path: &'ast syn::ExprPath) {
+            let segments = &path.path.segments;
+            if segments.len() == 2
+                && (segments[0].ident == "Podium" || segments[0].ident == "Self")
+                && self.names.contains(&segments[1].ident.to_string().as_str())
+            {
+                self.found.push(segments[1].ident.to_string());
+            }
+            syn::visit::visit_expr_path(self, path);
+        }
+        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+            let tokens = mac.tokens.to_string();
+            for name in self.names {
+                for receiver in ["self", "podium"] {
+                    let call = format!("{receiver} . {name} (");
+                    self.found
+                        .extend(tokens.matches(&call).map(|_| name.to_string()));
+                }
+            }
+            syn::visit::visit_macro(self, mac);
+        }
+    }
+    let mut calls = Calls {
+        names,
+        found: Vec::new(),
+    };
+    syn::visit::Visit::visit_file(&mut calls, file);
+    calls.found
+}
+
+/// The application's root: `Podium` and the state it holds (`app`, whose fields name each
+/// feature's own state) and the crate's module list. Every feature reaches the shared state
+/// through it; it is no feature of its own.
+const ROOTS: &[&str] = &["app", "lib"];
+
+/// The calls between the application's feature modules (the top-level modules of
+/// `podium-app`): for each module, the modules whose `Podium` methods it calls (however the
+/// call is written, as `method_calls` reads them) or whose items it names by a `crate::` path,
+/// each with the names that make the edge.
+fn feature_calls(
+    src: &Path,
+) -> std::collections::BTreeMap<String, std::collections::BTreeMap<String, Vec<String>>> {
+    use std::collections::BTreeMap;
+    /// The methods of `impl Podium` blocks outside tests.
+    struct Defs(Vec<String>);
+    impl<'ast> syn::visit::Visit<'ast> for Defs {
+        fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+            if !is_test(&m.attrs) {
+                syn::visit::visit_item_mod(self, m);
+            }
+        }
+        fn visit_item_impl(&mut self, i: &'ast syn::ItemImpl) {
+            let podium = matches!(&*i.self_ty, syn::Type::Path(p)
+                if p.path.segments.last().is_some_and(|s| s.ident == "Podium"));
+            if podium && i.trait_.is_none() {
+                for item in &i.items {
+                    if let syn::ImplItem::Fn(f) = item {
+                        self.0.push(f.sig.ident.to_string());
+                    }
+                }
+            }
+        }
+    }
+    /// The `crate::x` paths a file names outside its tests.
+    struct Named(Vec<String>);
+    impl<'ast> syn::visit::Visit<'ast> for Named {
+        fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+            if !is_test(&m.attrs) {
+                syn::visit::visit_item_mod(self, m);
+            }
+        }
+        fn visit_path(&mut self, p: &'ast syn::Path) {
+            let mut s = p.segments.iter();
+            if let (Some(first), Some(second)) = (s.next(), s.next())
+                && first.ident == "crate"
+            {
+                self.0.push(second.ident.to_string());
+            }
+            syn::visit::visit_path(self, p);
+        }
+        fn visit_use_tree(&mut self, t: &'ast syn::UseTree) {
+            if let syn::UseTree::Path(p) = t
+                && p.ident == "crate"
+            {
+                match &*p.tree {
+                    syn::UseTree::Path(q) => self.0.push(q.ident.to_string()),
+                    syn::UseTree::Name(q) => self.0.push(q.ident.to_string()),
+                    syn::UseTree::Group(g) => {
+                        for t in &g.items {
+                            match t {
+                                syn::UseTree::Path(q) => self.0.push(q.ident.to_string()),
+                                syn::UseTree::Name(q) => self.0.push(q.ident.to_string()),
+                                _ => {}
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+                return;
+            }
+            syn::visit::visit_use_tree(self, t);
+        }
+    }
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let module = |f: &Path| -> String {
+        let rel = f.strip_prefix(src).unwrap();
+        let first = rel.iter().next().unwrap().to_string_lossy().into_owned();
+        first.trim_end_matches(".rs").to_owned()
+    };
+    let parsed: Vec<(String, String, syn::File)> = files
+        .iter()
+        .map(|f| {
+            let text = std::fs::read_to_string(f).unwrap();
+            let file = syn::parse_file(&text).expect("the source parses as Rust");
+            (module(f), text, file)
+        })
+        .collect();
+    let mut defined_in = BTreeMap::new();
+    for (m, _, file) in &parsed {
+        let mut defs = Defs(Vec::new());
+        syn::visit::Visit::visit_file(&mut defs, file);
+        for name in defs.0 {
+            defined_in.insert(name, m.clone());
+        }
+    }
+    let names: Vec<&str> = defined_in.keys().map(String::as_str).collect();
+    let modules: std::collections::BTreeSet<&String> = parsed.iter().map(|(m, _, _)| m).collect();
+    let mut graph: BTreeMap<String, BTreeMap<String, Vec<String>>> = BTreeMap::new();
+    for (m, text, file) in &parsed {
+        if ROOTS.contains(&m.as_str()) {
+            continue;
+        }
+        let edges = graph.entry(m.clone()).or_default();
+        let _ = text;
+        for call in podium_calls(file, &names) {
+            let to = &defined_in[&call];
+            if to != m && !ROOTS.contains(&to.as_str()) {
+                edges.entry(to.clone()).or_default().push(call);
+            }
+        }
+        let mut named = Named(Vec::new());
+        syn::visit::Visit::visit_file(&mut named, file);
+        for to in named.0 {
+            if to != *m && modules.contains(&to) && !ROOTS.contains(&to.as_str()) {
+                edges
+                    .entry(to.clone())
+                    .or_default()
+                    .push(format!("crate::{to}"));
+            }
+        }
+    }
+    for edges in graph.values_mut() {
+        for names in edges.values_mut() {
+            names.sort();
+            names.dedup();
+        }
+    }
+    graph
+}
+
+/// A cycle in `graph`, as the modules on it (the first repeated last), if there is one.
+fn feature_cycle(
+    graph: &std::collections::BTreeMap<String, std::collections::BTreeMap<String, Vec<String>>>,
+) -> Option<Vec<String>> {
+    fn visit<'a>(
+        at: &'a String,
+        graph: &'a std::collections::BTreeMap<
+            String,
+            std::collections::BTreeMap<String, Vec<String>>,
+        >,
+        path: &mut Vec<&'a String>,
+        done: &mut std::collections::BTreeSet<&'a String>,
+    ) -> Option<Vec<String>> {
+        if let Some(i) = path.iter().position(|m| *m == at) {
+            let mut cycle: Vec<String> = path[i..].iter().map(|m| m.to_string()).collect();
+            cycle.push(at.clone());
+            return Some(cycle);
+        }
+        if !done.insert(at) {
+            return None;
+        }
+        path.push(at);
+        for next in graph.get(at).into_iter().flat_map(|e| e.keys()) {
+            if let Some(cycle) = visit(next, graph, path, done) {
+                return Some(cycle);
+            }
+        }
+        path.pop();
+        None
+    }
+    let mut done = std::collections::BTreeSet::new();
+    graph
+        .keys()
+        .find_map(|m| visit(m, graph, &mut Vec::new(), &mut done))
+}
+
+/// The feature modules of `podium-app` depend on each other in layers: no module reaches,
+/// through the `Podium` methods it calls or the paths it names, a module that reaches it back
+/// (the registry of pod managers and the operation queue below the features, the sync and the
+/// operations' executor above them). Read from the code, as `feature_calls` reads it; a loop
+/// written as `self.x()` calls, which need no `use`, fails it as one of imports would.
+#[test]
+fn feature_modules_call_each_other_in_no_cycle() {
+    // The check finds a loop of calls however written, and not a store method of the same name.
+    let sample = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| std::fs::write(sample.path().join(name), text).unwrap();
+    write(
+        "hosts.rs",
+        "impl Podium { fn host_load(&self) { let _ = crate::claims::Claim; \
+         self.datastore().claim_get(); } }",
+    );
+    write(
+        "claims.rs",
+        "impl Podium { fn claim_get(&self) { tokio::select! { _ = self.host_load() => {} } } }",
+    );
+    write(
+        "ipam.rs",
+        "impl Podium { fn ip_hold(&self) { Podium::host_load(self); } }",
+    );
+    let graph = feature_calls(sample.path());
+    assert_eq!(graph["claims"]["hosts"], ["host_load"]);
+    assert_eq!(graph["ipam"]["hosts"], ["host_load"]);
+    assert_eq!(graph["hosts"]["claims"], ["crate::claims"], "{graph:?}");
+    assert_eq!(
+        feature_cycle(&graph),
+        Some(vec!["claims".into(), "hosts".into(), "claims".into()])
+    );
+    write(
+        "hosts.rs",
+        "impl Podium { fn host_load(&self) { self.datastore().claim_get(); } }",
+    );
+    assert_eq!(feature_cycle(&feature_calls(sample.path())), None);
+
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let graph = feature_calls(&root.join("crates/podium-app/src"));
+    let edges: usize = graph.values().map(|e| e.len()).sum();
+    assert!(edges > 100, "found only {edges} calls between modules");
+    assert!(
+        graph["pod_managers"].contains_key("chassis"),
+        "the sync of a pod manager calls the chassis' sync: {:?}",
+        graph["pod_managers"]
+    );
+    if let Some(cycle) = feature_cycle(&graph) {
+        let shown: Vec<String> = cycle
+            .windows(2)
+            .map(|w| format!("{} -> {} ({})", w[0], w[1], graph[&w[0]][&w[1]].join(", ")))
+            .collect();
+        panic!(
+            "feature modules of podium-app call each other in a cycle:\n{}",
+            shown.join("\n")
+        );
+    }
 }

@@ -37,7 +37,7 @@ pub(crate) struct Inner {
     /// The durable-operations worker of this process.
     pub(crate) operations: crate::operations::worker::Operations,
     /// The periodic tasks of this process (probe, sync, bind, expiry, leasing, refresh).
-    pub(crate) background: crate::background::handle::Background,
+    pub(crate) background: crate::tasks::Background,
     /// The metrics of this process.
     pub(crate) metrics: crate::metrics::state::Metrics,
     /// How long audit events are kept (`Some(None)`: for ever); the default when unset.
@@ -122,7 +122,7 @@ impl Podium {
                 public_url: std::sync::OnceLock::new(),
                 download_listener: std::sync::OnceLock::new(),
                 operations: crate::operations::worker::Operations::default(),
-                background: crate::background::handle::Background::default(),
+                background: crate::tasks::Background::default(),
                 audit_retention: std::sync::OnceLock::new(),
                 event_retention: std::sync::OnceLock::new(),
                 event_destinations_local: std::sync::OnceLock::new(),
@@ -165,6 +165,19 @@ impl Podium {
 
     pub fn public_url(&self) -> Option<&url::Url> {
         self.inner.public_url.get()
+    }
+
+    /// The base URL BMCs download from: `--public-url`, else the address this process serves
+    /// downloads on.
+    pub(crate) fn download_base(&self) -> Result<String, Error> {
+        self.public_url()
+            .or_else(|| self.download_listener().map(|l| &l.url))
+            .map(|u| u.as_str().trim_end_matches('/').to_owned())
+            .ok_or_else(|| {
+                Error::Internal(anyhow::anyhow!(
+                    "no URL for BMCs to download from: set --public-url"
+                ))
+            })
     }
 
     pub fn datastore(&self) -> &Datastore {

@@ -6,6 +6,7 @@ use podium_runtime::TlsPolicy;
 use podium_types::views::{BmcView, TlsView};
 use url::Url;
 
+use crate::app::Podium;
 use crate::error::Error;
 use podium_types::requests::{AuthParams, TlsParams};
 
@@ -104,6 +105,16 @@ fn validate_tls(tls: &TlsParams) -> Result<Option<String>, Error> {
         ));
     }
     Ok(Some(hex))
+}
+
+impl Podium {
+    pub(crate) fn seal_auth(&self, auth: &AuthParams) -> String {
+        let json =
+            serde_json::json!({"username": auth.username, "password": auth.password.expose()});
+        self.inner
+            .sealer
+            .seal(&podium_types::Secret::new(json.to_string()))
+    }
 }
 
 #[cfg(test)]

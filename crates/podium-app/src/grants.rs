@@ -26,7 +26,7 @@ impl Podium {
                 format!("no tenant `{}`", params.tenant),
             ));
         }
-        crate::tenants::refuse_if_deleting(self, &params.tenant).await?;
+        refuse_if_deleting(self, &params.tenant).await?;
         if self.pod_manager_find(&params.pod_manager).await?.is_none() {
             return Err(Error::invalid(
                 "pod_manager",
@@ -212,4 +212,15 @@ fn granted(pm: crate::data::PodManager, grant: GrantRow) -> GrantedPodManagerVie
             created_at: grant.created_at,
         },
     }
+}
+
+/// A tenant being deleted gets no new credentials or grants.
+pub(crate) async fn refuse_if_deleting(podium: &Podium, tenant: &TenantId) -> Result<(), Error> {
+    if podium.datastore().tenant_deleting(tenant).await? {
+        return Err(Error::Conflict {
+            code: ErrorCode::TenantDeleting,
+            message: format!("tenant `{tenant}` is being deleted (its claims are being released)"),
+        });
+    }
+    Ok(())
 }

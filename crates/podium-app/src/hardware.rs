@@ -9,8 +9,8 @@
 
 use podium_types::views::OperationView;
 use podium_types::{
-    Bios, BiosChange, ClaimId, ErrorCode, Firmware, FirmwareUpdate, HardwareInventory, HostId,
-    SecureBoot, SecureBootChange,
+    Bios, BiosChange, ClaimId, ClaimState, ErrorCode, Firmware, FirmwareUpdate, HardwareInventory,
+    HostId, SecureBoot, SecureBootChange, TenantScope,
 };
 
 use crate::app::Podium;
@@ -49,7 +49,7 @@ impl Podium {
         let (host, asker) = match of {
             HardwareOf::Host(id) => (self.host_get(caller, id).await?, Asker::Admin),
             HardwareOf::Claim(id) => {
-                let (_, host) = self.claim_bound(caller, id).await?;
+                let (_, host) = self.claim_bound(caller.scope(), id).await?;
                 (host, Asker::Tenant(id.clone()))
             }
             HardwareOf::System(id) => {
@@ -201,4 +201,46 @@ impl Podium {
             .await
             .map_err(|e| unsupported(host, ErrorCode::HardwareUnsupported, "full inventory", e))
     }
+
+    /// A host the caller may drive, and the claim it holds it through (a tenant's). Any other
+    /// host is not found, whether it exists or not.
+    pub(crate) async fn redfish_host(
+        &self,
+        caller: &Caller,
+        id: &HostId,
+    ) -> Result<(Host, Option<ClaimId>), Error> {
+        let not_found = || Error::not_found("system", id);
+        let host = self
+            .host_find(id)
+            .await?
+            .filter(is_system)
+            .ok_or_else(not_found)?;
+        match caller.scope() {
+            TenantScope::Every => Ok((host, None)),
+            scope @ TenantScope::Tenant(_) => {
+                let claim_id = host.claim_id.clone().ok_or_else(not_found)?;
+                let claim = self
+                    .datastore()
+                    .claim_get(scope, &claim_id)
+                    .await?
+                    .ok_or_else(not_found)?;
+                if !holds(claim.state) || claim.host_id.as_ref() != Some(id) {
+                    return Err(not_found());
+                }
+                Ok((host, Some(claim_id)))
+            }
+        }
+    }
+}
+
+/// Whether a host is a computer system (a chassis a driver reports is not one of the service's
+/// systems).
+pub(crate) fn is_system(host: &Host) -> bool {
+    host.kind.is_machine()
+}
+
+/// Whether a claim in `state` holds its host for its tenant (a claim being released no
+/// longer does: its system disappears at once).
+pub(crate) fn holds(state: ClaimState) -> bool {
+    state == ClaimState::Bound
 }

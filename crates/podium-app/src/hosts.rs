@@ -7,12 +7,12 @@ use podium_types::{ClaimId, HostId, PodManagerId};
 
 use crate::app::Podium;
 use crate::auth::Caller;
-use crate::background::Outcome;
 use crate::data::{Host, OperationRow, PodManager, host_from_system};
 use crate::endpoint::{Bmc, Tls, canonical};
 use crate::error::Error;
 use crate::labels::validate_labels;
 use crate::lifecycle::{HostAction, action_allowed};
+use crate::tasks::Outcome;
 use crate::views;
 use podium_runtime::{CallError, PluginError, System, SystemKind};
 use podium_types::HostFilter;
@@ -49,19 +49,41 @@ enum Read {
     Unreachable,
 }
 
+/// Root device hints (a claim's, or a host's default) as the deploy agent can match them:
+/// `field` names them in an error.
+pub(crate) fn validate_root_device(
+    field: &str,
+    hints: &podium_types::requests::RootDeviceHints,
+) -> Result<(), Error> {
+    if hints.size == Some(0) {
+        return Err(Error::invalid(
+            format!("{field}.size"),
+            "a disk's size in GiB, at least 1",
+        ));
+    }
+    for (name, value) in [
+        ("serial", &hints.serial),
+        ("wwn", &hints.wwn),
+        ("name", &hints.name),
+        ("model", &hints.model),
+        ("vendor", &hints.vendor),
+    ] {
+        if let Some(value) = value
+            && (value.is_empty() || value.len() > 255 || value.chars().any(char::is_control))
+        {
+            return Err(Error::invalid(
+                format!("{field}.{name}"),
+                "1 to 255 characters, none of them a control character",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The most characters of a maintenance reason.
+const REASON_MAX: usize = 255;
+
 impl Podium {
-    /// A host, if there is one.
-    pub(crate) async fn host_find(&self, id: &HostId) -> Result<Option<Host>, Error> {
-        Ok(self.datastore().host_get(id).await?.map(Host::from))
-    }
-
-    /// A host by id, or `not_found`.
-    pub(crate) async fn host_load(&self, id: &HostId) -> Result<Host, Error> {
-        self.host_find(id)
-            .await?
-            .ok_or_else(|| Error::not_found("host", id))
-    }
-
     /// Registers a host that has its own BMC under a pod manager acting as a site: the system is
     /// discovered through the pod manager's driver at that BMC, and every later call for this
     /// host reaches exactly that BMC. It is `registering`, with `register` queued
@@ -371,6 +393,65 @@ impl Podium {
         Ok(views::host(host, cleaning))
     }
 
+    /// `POST /v1/hosts/{id}/inspect`: inspects a host again (registers it again first if its
+    /// registration failed), as an operation.
+    pub async fn host_inspect(&self, caller: &Caller, id: &HostId) -> Result<OperationView, Error> {
+        caller.require_admin()?;
+        let host = self.host_get(caller, id).await?;
+        action_allowed(&host, HostAction::Inspect)?;
+        let Some(op) = self.lifecycle().inspect_again(&host).await? else {
+            return Err(Error::Conflict {
+                code: ErrorCode::HostBusy,
+                message: format!("host `{id}` changed state meanwhile; read it and try again"),
+            });
+        };
+        Ok(crate::views::operation(op))
+    }
+
+    /// `PUT /v1/hosts/{id}/maintenance`: puts the host in maintenance (or changes the reason).
+    pub async fn host_maintenance_set(
+        &self,
+        caller: &Caller,
+        id: &HostId,
+        reason: Option<String>,
+    ) -> Result<HostView, Error> {
+        caller.require_admin()?;
+        let reason = reason.unwrap_or_default();
+        if reason.chars().count() > REASON_MAX || reason.chars().any(char::is_control) {
+            return Err(Error::invalid(
+                "reason",
+                format!("at most {REASON_MAX} printable characters"),
+            ));
+        }
+        let now = podium_types::Timestamp::now();
+        if !self
+            .datastore()
+            .host_set_maintenance(id, Some(&reason), now)
+            .await?
+        {
+            return Err(Error::not_found("host", id));
+        }
+        tracing::info!(host = %id, reason, "maintenance begins");
+        self.host_view(caller, id).await
+    }
+
+    /// `DELETE /v1/hosts/{id}/maintenance`: ends it; what waited runs, pending claims are tried.
+    pub async fn host_maintenance_end(
+        &self,
+        caller: &Caller,
+        id: &HostId,
+    ) -> Result<HostView, Error> {
+        caller.require_admin()?;
+        let now = podium_types::Timestamp::now();
+        if !self.datastore().host_set_maintenance(id, None, now).await? {
+            return Err(Error::not_found("host", id));
+        }
+        tracing::info!(host = %id, "maintenance ends");
+        self.operations_wake();
+        self.inner.background.run_now(crate::tasks::Job::Bind);
+        self.host_view(caller, id).await
+    }
+
     /// What a release of a host of `pod_manager` erases now, and why.
     async fn cleaning_in_effect(
         &self,
@@ -435,7 +516,7 @@ impl Podium {
             action_allowed(&host, HostAction::Inspect)?;
         }
         if let Some(Some(hints)) = &params.root_device {
-            crate::claims::validate_root_device("root_device", hints)?;
+            validate_root_device("root_device", hints)?;
         }
         let boot_mac = match &params.boot_mac {
             Some(Some(mac)) => {

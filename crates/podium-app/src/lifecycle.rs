@@ -13,16 +13,14 @@
 //! anywhere else in the app.
 
 use crate::app::Podium;
-use crate::auth::Caller;
 use crate::data::{Host, OperationRow};
 use crate::error::Error;
 use podium_types::ErrorCode;
 use podium_types::HostId;
-use podium_types::views::{HostView, OperationView};
 use podium_types::{HostErrorKind, HostState, OperationKind, OperationRequest};
 
 use crate::data::{Datastore, HostRow, Transition};
-use podium_types::{ClaimId, PodManagerId, PowerState, SyncSummary, Timestamp};
+use podium_types::{ClaimId, PodManagerId, PowerState, SyncSummary, TenantId, Timestamp};
 
 /// `register` succeeded.
 const REGISTERED: Transition<'static> = Transition {
@@ -201,79 +199,7 @@ pub(crate) fn action_allowed(host: &Host, action: HostAction) -> Result<(), Erro
     Ok(())
 }
 
-/// The most characters of a maintenance reason.
-const REASON_MAX: usize = 255;
-
-impl Podium {
-    /// `POST /v1/hosts/{id}/inspect`: inspects a host again (registers it again first if its
-    /// registration failed), as an operation.
-    pub async fn host_inspect(&self, caller: &Caller, id: &HostId) -> Result<OperationView, Error> {
-        caller.require_admin()?;
-        let host = self.host_get(caller, id).await?;
-        action_allowed(&host, HostAction::Inspect)?;
-        let Some(op) = self.lifecycle().inspect_again(&host).await? else {
-            return Err(Error::Conflict {
-                code: ErrorCode::HostBusy,
-                message: format!("host `{id}` changed state meanwhile; read it and try again"),
-            });
-        };
-        Ok(crate::views::operation(op))
-    }
-
-    /// `PUT /v1/hosts/{id}/maintenance`: puts the host in maintenance (or changes the reason).
-    pub async fn host_maintenance_set(
-        &self,
-        caller: &Caller,
-        id: &HostId,
-        reason: Option<String>,
-    ) -> Result<HostView, Error> {
-        caller.require_admin()?;
-        let reason = reason.unwrap_or_default();
-        if reason.chars().count() > REASON_MAX || reason.chars().any(char::is_control) {
-            return Err(Error::invalid(
-                "reason",
-                format!("at most {REASON_MAX} printable characters"),
-            ));
-        }
-        let now = podium_types::Timestamp::now();
-        if !self
-            .datastore()
-            .host_set_maintenance(id, Some(&reason), now)
-            .await?
-        {
-            return Err(Error::not_found("host", id));
-        }
-        tracing::info!(host = %id, reason, "maintenance begins");
-        self.host_view(caller, id).await
-    }
-
-    /// `DELETE /v1/hosts/{id}/maintenance`: ends it; what waited runs, pending claims are tried.
-    pub async fn host_maintenance_end(
-        &self,
-        caller: &Caller,
-        id: &HostId,
-    ) -> Result<HostView, Error> {
-        caller.require_admin()?;
-        let now = podium_types::Timestamp::now();
-        if !self.datastore().host_set_maintenance(id, None, now).await? {
-            return Err(Error::not_found("host", id));
-        }
-        tracing::info!(host = %id, "maintenance ends");
-        self.operations_wake();
-        self.inner.background.run_now(crate::background::Job::Bind);
-        self.host_view(caller, id).await
-    }
-
-    /// The host an operation acts on.
-    pub(crate) async fn operation_host(&self, op: &OperationRow) -> Result<Host, Error> {
-        let Some(id) = &op.host_id else {
-            return Err(Error::not_found("host", "(none)"));
-        };
-        self.host_find(id)
-            .await?
-            .ok_or_else(|| Error::not_found("host", id))
-    }
-}
+impl Podium {}
 
 /// The lifecycle's steps, each a conditional change of a host's state (and what it queues, in
 /// the same transaction): the one way a host's state changes.
@@ -438,13 +364,27 @@ impl Lifecycle<'_> {
             .await?)
     }
 
-    /// A release ended: the claim is deleted (one that failed stays, unbound) and its host, if
-    /// any, `available` again (a `missing` one stays `missing`).
-    pub(crate) async fn released(&self, claim: &ClaimId) -> Result<(), Error> {
-        Ok(self
-            .store
+    /// A release of `tenant`'s claim ended: the claim is deleted (one that failed stays,
+    /// unbound) and its host, if any, `available` again (a `missing` one stays `missing`). A
+    /// tenant being deleted goes with its last claim (a failure to is logged: the release
+    /// stands, and the tenant's next release or deletion tries again).
+    pub(crate) async fn released(&self, claim: &ClaimId, tenant: &TenantId) -> Result<(), Error> {
+        self.store
             .claim_finish_release(claim, DEPROVISIONED.to)
-            .await?)
+            .await?;
+        let finished = async {
+            // While claims are still releasing this refuses; the last one finishes the job.
+            if self.store.tenant_deleting(tenant).await?
+                && self.store.tenant_delete(tenant).await? == Ok(true)
+            {
+                tracing::info!(%tenant, "tenant deleted after releasing its claims");
+            }
+            Ok::<_, Error>(())
+        };
+        if let Err(e) = finished.await {
+            tracing::error!(%tenant, error = %e, "cannot finish deleting the tenant");
+        }
+        Ok(())
     }
 
     /// An operation of `kind` on the host failed for good at `now`: `error`, with why, where

@@ -5,21 +5,19 @@ use podium_types::{ErrorCode, OperationRequest, PodManagerId, PodManagerStatus};
 
 use crate::app::Podium;
 use crate::auth::Caller;
-use crate::background::Outcome;
-use crate::bindings::{DEFAULT_DRIVER, DEFAULT_IPAM, PluginBinding};
+use crate::bindings::{DEFAULT_DRIVER, DEFAULT_IPAM};
 use crate::data::{OperationRow, PodManager, PodManagerConflict};
 use crate::endpoint::{Bmc, Tls, canonical, normalize_url, validate_auth};
 use crate::error::Error;
 use crate::labels::validate_name;
-use crate::plugins::PluginRef;
+use crate::tasks::Outcome;
 use crate::views;
 use podium_runtime::{CallError, World};
 use podium_types::Page;
 use podium_types::PodManagerFilter;
 use podium_types::SyncSummary;
 use podium_types::requests::{
-    AuthParams, NetworkConfigOwner, OperationLimits, PluginBindingParams, PodManagerCreate,
-    PodManagerUpdate,
+    NetworkConfigOwner, OperationLimits, PluginBindingParams, PodManagerCreate, PodManagerUpdate,
 };
 use podium_types::views::{List, OperationView, PodManagerView, StatusChangeView};
 
@@ -76,25 +74,6 @@ pub(crate) enum OwnBmcs {
 }
 
 impl Podium {
-    /// A pod manager, if there is one.
-    pub(crate) async fn pod_manager_find(
-        &self,
-        uuid: &PodManagerId,
-    ) -> Result<Option<PodManager>, Error> {
-        Ok(self
-            .datastore()
-            .pod_manager_get(uuid)
-            .await?
-            .map(PodManager::from))
-    }
-
-    /// A pod manager, or 404.
-    pub(crate) async fn pod_manager_load(&self, uuid: &PodManagerId) -> Result<PodManager, Error> {
-        self.pod_manager_find(uuid)
-            .await?
-            .ok_or_else(|| Error::not_found("pod manager", uuid))
-    }
-
     /// Queues a sync of a pod manager as an operation.
     pub async fn pod_manager_sync(
         &self,
@@ -106,47 +85,6 @@ impl Podium {
         let op = OperationRow::queued(OperationRequest::Sync, uuid, None);
         self.operation_enqueue(&op).await?;
         Ok(views::operation(op))
-    }
-
-    /// Resolves a plugin binding and has the plugin check its configuration.
-    pub(crate) async fn binding_resolve(
-        &self,
-        field: &str,
-        params: &PluginBindingParams,
-        world: World,
-    ) -> Result<PluginBinding, Error> {
-        let reference = PluginRef {
-            name: params.name.clone(),
-            version: params.version.clone(),
-            sha256: params.sha256.clone(),
-        };
-        let plugin = self.plugin_resolve(&reference, world, field).await?;
-        let config = params
-            .config
-            .clone()
-            .unwrap_or_else(|| serde_json::json!({}));
-        if !config.is_object() {
-            return Err(Error::invalid(
-                format!("{field}.config"),
-                "must be a JSON object",
-            ));
-        }
-        self.runtime()
-            .validate_config(&plugin, &config.to_string())
-            .await
-            .map_err(|e| match e {
-                CallError::Plugin { error, .. } => Error::invalid(
-                    format!("{field}.config"),
-                    format!("plugin {} refused it: {error}", plugin.label()),
-                ),
-                other => Error::from(other),
-            })?;
-        Ok(PluginBinding {
-            name: plugin.info().name.clone(),
-            version: plugin.info().version.clone(),
-            sha256: plugin.sha256().to_owned(),
-            config,
-        })
     }
 
     async fn check_unique(
@@ -284,14 +222,6 @@ impl Podium {
                 tracing::warn!(pod_manager = %uuid, error = %e, "sync failed");
             }
         });
-    }
-
-    pub(crate) fn seal_auth(&self, auth: &AuthParams) -> String {
-        let json =
-            serde_json::json!({"username": auth.username, "password": auth.password.expose()});
-        self.inner
-            .sealer
-            .seal(&podium_types::Secret::new(json.to_string()))
     }
 
     pub async fn pod_manager_view(

@@ -29,9 +29,9 @@ use serde_json::{Value, json};
 
 use crate::app::Podium;
 use crate::auth::Caller;
-use crate::background::Outcome;
 use crate::data::SubscriptionRow;
 use crate::error::Error;
+use crate::tasks::Outcome;
 
 /// The most subscriptions one tenant (or the admin) holds.
 pub const SUBSCRIPTIONS_MAX: i64 = 1000;

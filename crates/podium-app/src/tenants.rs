@@ -159,17 +159,6 @@ impl Podium {
         }
     }
 
-    /// Deletes a tenant being deleted once its last claim is gone; a no-op otherwise.
-    pub(crate) async fn tenant_finish_deletion(&self, id: &TenantId) -> Result<(), Error> {
-        if self.datastore().tenant_deleting(id).await? {
-            // While claims are still releasing this refuses; the last one finishes the job.
-            if self.datastore().tenant_delete(id).await? == Ok(true) {
-                tracing::info!(tenant = %id, "tenant deleted after releasing its claims");
-            }
-        }
-        Ok(())
-    }
-
     /// Creates a token for a tenant (`Some`) or an admin token (`None`). The secret is in the
     /// answer and nowhere else.
     pub async fn token_create(
@@ -181,7 +170,7 @@ impl Podium {
         caller.require_admin()?;
         if let Some(id) = tenant_id {
             self.tenant_view(caller, id).await?;
-            refuse_if_deleting(self, id).await?;
+            crate::grants::refuse_if_deleting(self, id).await?;
         }
         let description = params.description.clone().unwrap_or_default();
         if description.len() > 1024 {
@@ -237,15 +226,4 @@ impl Podium {
         }
         Ok(())
     }
-}
-
-/// A tenant being deleted gets no new credentials or grants.
-pub(crate) async fn refuse_if_deleting(podium: &Podium, tenant: &TenantId) -> Result<(), Error> {
-    if podium.datastore().tenant_deleting(tenant).await? {
-        return Err(Error::Conflict {
-            code: ErrorCode::TenantDeleting,
-            message: format!("tenant `{tenant}` is being deleted (its claims are being released)"),
-        });
-    }
-    Ok(())
 }

@@ -7,15 +7,15 @@
 //! claim), and keeps its status (runs, last start, duration, outcome, next run) for
 //! `GET /v1/admin/tasks`.
 //!
-//! The handle and its tasks are in `handle.rs`; what each job does is a file here.
+//! The handle and its tasks are in `tasks.rs`, below every feature; what each job does is
+//! here, above them.
 
 mod expiry;
-pub(crate) mod handle;
 
 use std::sync::Arc;
 
-pub(crate) use handle::Outcome;
-pub use handle::{Intervals, Job};
+pub use crate::tasks::{Intervals, Job};
+use crate::tasks::{Outcome, Runner};
 use podium_types::views::{TaskList, TaskStatus};
 
 use crate::app::Podium;
@@ -26,7 +26,7 @@ impl Podium {
     /// Starts the background tasks of this process.
     pub fn background_start(&self, intervals: Intervals) {
         let podium = self.clone();
-        let runner: handle::Runner = Arc::new(move |job| {
+        let runner: Runner = Arc::new(move |job| {
             let podium = podium.clone();
             Box::pin(async move { run(job, &podium, intervals).await })
         });

@@ -9,10 +9,10 @@ use podium_runtime::{ConsumerInput, NetworkPolicy};
 use podium_types::{ClaimId, ClaimState, HostId, TenantScope};
 
 use crate::app::Podium;
-use crate::background::Outcome;
 use crate::composition::{ComposeRun, Composing};
 use crate::data::PodManager;
 use crate::error::Error;
+use crate::tasks::Outcome;
 
 /// The most hosts one bind checks a claim's networkData against.
 const FIT_CHECKS: usize = 32;
@@ -205,7 +205,7 @@ impl Podium {
             }
             (Err(unbound), _) => {
                 if matches!(unbound, Unbound::Compose { .. }) {
-                    self.inner.background.run_now(crate::background::Job::Bind);
+                    self.inner.background.run_now(crate::tasks::Job::Bind);
                 }
                 let (state, reason) = unbound.reason();
                 self.datastore()

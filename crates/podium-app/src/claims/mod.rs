@@ -177,40 +177,9 @@ fn validate_image(
         ));
     }
     match &image.root_device {
-        Some(hints) => validate_root_device("image.root_device", hints),
+        Some(hints) => crate::hosts::validate_root_device("image.root_device", hints),
         None => Ok(()),
     }
-}
-
-/// Root device hints (a claim's, or a host's default) as the deploy agent can match them:
-/// `field` names them in an error.
-pub(crate) fn validate_root_device(
-    field: &str,
-    hints: &podium_types::requests::RootDeviceHints,
-) -> Result<(), Error> {
-    if hints.size == Some(0) {
-        return Err(Error::invalid(
-            format!("{field}.size"),
-            "a disk's size in GiB, at least 1",
-        ));
-    }
-    for (name, value) in [
-        ("serial", &hints.serial),
-        ("wwn", &hints.wwn),
-        ("name", &hints.name),
-        ("model", &hints.model),
-        ("vendor", &hints.vendor),
-    ] {
-        if let Some(value) = value
-            && (value.is_empty() || value.len() > 255 || value.chars().any(char::is_control))
-        {
-            return Err(Error::invalid(
-                format!("{field}.{name}"),
-                "1 to 255 characters, none of them a control character",
-            ));
-        }
-    }
-    Ok(())
 }
 
 impl Podium {
@@ -329,7 +298,7 @@ impl Podium {
         id: &ClaimId,
         page: podium_types::Page,
     ) -> Result<List<OperationView>, Error> {
-        let (claim, _) = self.claim_get(caller, id).await?;
+        let (claim, _) = self.claim_get(caller.scope(), id).await?;
         let filter = podium_types::OperationFilter {
             claim: Some(claim.id),
             ..Default::default()
@@ -340,7 +309,7 @@ impl Podium {
 
     /// A claim as its tenant (or an admin) sees it, with the addresses its host has.
     pub async fn claim_view(&self, caller: &Caller, id: &ClaimId) -> Result<ClaimView, Error> {
-        let (claim, host) = self.claim_get(caller, id).await?;
+        let (claim, host) = self.claim_get(caller.scope(), id).await?;
         self.claim_shown(claim, host).await
     }
 
@@ -348,44 +317,6 @@ impl Podium {
         let addresses = self.claim_addresses(&claim, host.as_ref()).await?;
         let addresses = addresses.into_iter().map(IpClaim::address).collect();
         Ok(crate::views::claim(claim, host, addresses))
-    }
-
-    /// A claim and the host bound to it, if the caller may see them.
-    pub(crate) async fn claim_get(
-        &self,
-        caller: &Caller,
-        id: &ClaimId,
-    ) -> Result<(ClaimRow, Option<Host>), Error> {
-        let claim = self
-            .datastore()
-            .claim_get(caller.scope(), id)
-            .await?
-            .ok_or_else(|| Error::not_found("claim", id))?;
-        let host = match &claim.host_id {
-            Some(h) => self.host_find(h).await?,
-            None => None,
-        };
-        Ok((claim, host))
-    }
-
-    /// A claim that is bound, with its host; a pending, failed or releasing one holds none (a
-    /// released claim's documents and settings must not outlive it).
-    pub(crate) async fn claim_bound(
-        &self,
-        caller: &Caller,
-        claim_id: &ClaimId,
-    ) -> Result<(ClaimRow, Host), Error> {
-        let (claim, host) = self.claim_get(caller, claim_id).await?;
-        match host {
-            Some(host) if claim.state == ClaimState::Bound => Ok((claim, host)),
-            _ => Err(Error::Conflict {
-                code: ErrorCode::ClaimNotBound,
-                message: format!(
-                    "claim `{claim_id}` is {}: only a bound claim holds a host",
-                    claim.state
-                ),
-            }),
-        }
     }
 
     pub async fn claim_list(&self, caller: &Caller) -> Result<List<ClaimView>, Error> {
@@ -409,7 +340,7 @@ impl Podium {
         params: ClaimUpdate,
     ) -> Result<ClaimView, Error> {
         caller.require_writable()?;
-        let (claim, _) = self.claim_get(caller, id).await?;
+        let (claim, _) = self.claim_get(caller.scope(), id).await?;
         if claim.state == ClaimState::Releasing {
             return Err(Error::Conflict {
                 code: ErrorCode::ClaimReleasing,
@@ -503,7 +434,7 @@ impl Podium {
     /// cleared) before it is free for anyone else.
     pub async fn claim_delete(&self, caller: &Caller, id: &ClaimId) -> Result<(), Error> {
         caller.require_writable()?;
-        let (claim, _) = self.claim_get(caller, id).await?;
+        let (claim, _) = self.claim_get(caller.scope(), id).await?;
         self.claim_release(&claim).await
     }
 
@@ -532,10 +463,7 @@ impl Podium {
             // Never bound: nothing to deprovision, but it may hold addresses.
             self.ip_release_owner(&crate::ipam::Owner::claim(id), |_| false)
                 .await?;
-            self.lifecycle().released(id).await?;
-            if let Err(e) = self.tenant_finish_deletion(&claim.tenant_id).await {
-                tracing::error!(tenant = %claim.tenant_id, error = %e, "cannot finish deleting the tenant");
-            }
+            self.lifecycle().released(id, &claim.tenant_id).await?;
             return Ok(());
         };
         self.claim_deprovision(id, &host, "cancelled: the claim was released", now)

@@ -83,7 +83,7 @@ impl Podium {
                         && h.cpu_count >= claim.min_cpu
                         && h.memory_mib >= claim.min_memory_mib =>
                 {
-                    self.inner.background.run_now(crate::background::Job::Bind);
+                    self.inner.background.run_now(crate::tasks::Job::Bind);
                     Composing::Waits(
                         "a node composed for the claim is available: the claim binds it next"
                             .into(),

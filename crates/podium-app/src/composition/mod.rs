@@ -274,7 +274,7 @@ impl Podium {
                 // The host's addresses (DHCP-less, from its inspection) go with it.
                 self.ip_release_gone_hosts().await?;
                 // Its blocks may make the node a claim that composes waits for.
-                self.inner.background.run_now(crate::background::Job::Bind);
+                self.inner.background.run_now(crate::tasks::Job::Bind);
                 Ok(())
             }
         }

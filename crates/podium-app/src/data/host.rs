@@ -9,7 +9,9 @@ use podium_types::{
     PodManagerId, PowerState, Timestamp,
 };
 
+use crate::app::Podium;
 use crate::endpoint::{Bmc, Tls};
+use crate::error::Error;
 
 /// A machine behind a pod manager.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -189,6 +191,30 @@ impl From<Host> for HostRow {
             updated_at: h.updated_at,
             last_seen_at: h.last_seen_at,
         }
+    }
+}
+
+impl Podium {
+    /// A host, if there is one.
+    pub(crate) async fn host_find(&self, id: &HostId) -> Result<Option<Host>, Error> {
+        Ok(self.datastore().host_get(id).await?.map(Host::from))
+    }
+
+    /// A host by id, or `not_found`.
+    pub(crate) async fn host_load(&self, id: &HostId) -> Result<Host, Error> {
+        self.host_find(id)
+            .await?
+            .ok_or_else(|| Error::not_found("host", id))
+    }
+
+    /// The host an operation acts on.
+    pub(crate) async fn operation_host(&self, op: &super::OperationRow) -> Result<Host, Error> {
+        let Some(id) = &op.host_id else {
+            return Err(Error::not_found("host", "(none)"));
+        };
+        self.host_find(id)
+            .await?
+            .ok_or_else(|| Error::not_found("host", id))
     }
 }
 

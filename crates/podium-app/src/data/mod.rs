@@ -11,6 +11,7 @@
 //!   one list;
 //! - the store's errors in the app's words (`From<StoreError> for Error`).
 
+mod claim;
 pub(crate) mod host;
 mod inventory;
 mod pod_manager;

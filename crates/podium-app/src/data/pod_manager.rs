@@ -5,7 +5,9 @@ use podium_store::PodManagerRow;
 use podium_types::requests::{NetworkConfigOwner, OperationLimits};
 use podium_types::{PluginBinding, PodManagerId, PodManagerStatus, Timestamp};
 
+use crate::app::Podium;
 use crate::endpoint::{Bmc, Tls};
+use crate::error::Error;
 
 /// A site: the Redfish service in front of its machines, the plugins the admin bound to it,
 /// and what Podium last saw of the service.
@@ -118,5 +120,26 @@ impl From<PodManager> for PodManagerRow {
             created_at: p.created_at,
             updated_at: p.updated_at,
         }
+    }
+}
+
+impl Podium {
+    /// A pod manager, if there is one.
+    pub(crate) async fn pod_manager_find(
+        &self,
+        uuid: &PodManagerId,
+    ) -> Result<Option<PodManager>, Error> {
+        Ok(self
+            .datastore()
+            .pod_manager_get(uuid)
+            .await?
+            .map(PodManager::from))
+    }
+
+    /// A pod manager, or 404.
+    pub(crate) async fn pod_manager_load(&self, uuid: &PodManagerId) -> Result<PodManager, Error> {
+        self.pod_manager_find(uuid)
+            .await?
+            .ok_or_else(|| Error::not_found("pod manager", uuid))
     }
 }

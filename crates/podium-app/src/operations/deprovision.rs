@@ -45,11 +45,8 @@ impl Podium {
         }
         let result =
             (result != Deprovisioned::default()).then_some(OperationResult::Deprovision(result));
-        self.lifecycle().released(id).await?;
-        if let Err(e) = self.tenant_finish_deletion(&claim.tenant_id).await {
-            tracing::error!(tenant = %claim.tenant_id, error = %e, "cannot finish deleting the tenant");
-        }
-        self.inner.background.run_now(crate::background::Job::Bind);
+        self.lifecycle().released(id, &claim.tenant_id).await?;
+        self.inner.background.run_now(crate::tasks::Job::Bind);
         Ok(result)
     }
 

@@ -67,7 +67,7 @@ impl Podium {
         }
         let inventory = crate::data::host_from_system(&system);
         if self.lifecycle().inspected(&host.id, &inventory).await? {
-            self.inner.background.run_now(crate::background::Job::Bind);
+            self.inner.background.run_now(crate::tasks::Job::Bind);
         }
         tracing::info!(host = %host.id, nics = system.nics.len(), "inspected");
         Ok(Some(OperationResult::Inspect(Inspected {

@@ -34,15 +34,11 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use crate::app::Podium;
-use crate::auth::Caller;
-use crate::background::Outcome;
 use crate::data::OperationRow;
 use crate::error::Error;
+use crate::tasks::Outcome;
 use podium_runtime::CallError;
-use podium_types::views::{List, OperationView};
-use podium_types::{
-    ErrorCode, OperationFilter, OperationId, OperationRequest, OperationResult, Page,
-};
+use podium_types::{ErrorCode, OperationId, OperationRequest, OperationResult};
 
 const RETRY_MAX: Duration = Duration::from_secs(60);
 
@@ -77,32 +73,6 @@ fn after(d: Duration) -> podium_types::Timestamp {
 }
 
 impl Podium {
-    /// `GET /v1/operations/{id}`.
-    pub async fn operation_view(
-        &self,
-        caller: &Caller,
-        id: &OperationId,
-    ) -> Result<OperationView, Error> {
-        caller.require_admin_read()?;
-        self.datastore()
-            .operation_get(id)
-            .await?
-            .map(crate::views::operation)
-            .ok_or_else(|| Error::not_found("operation", id))
-    }
-
-    /// `GET /v1/operations`: newest first, filtered.
-    pub async fn operation_list(
-        &self,
-        caller: &Caller,
-        filter: OperationFilter,
-        page: Page,
-    ) -> Result<List<OperationView>, Error> {
-        caller.require_admin_read()?;
-        let paged = self.datastore().operation_list(&filter, &page).await?;
-        Ok(List::of(paged, crate::views::operation))
-    }
-
     /// Carries out a leased operation, by its kind (the lease's end records how it ended):
     /// what it found or did, for its `result`.
     async fn operation_execute(&self, op: &OperationRow) -> Result<Option<OperationResult>, Error> {
@@ -153,21 +123,6 @@ impl Podium {
             .read()
             .expect("settings poisoned")
             .clone()
-    }
-
-    /// Stores an operation; the datastore wakes the leasing (as it does for every operation
-    /// stored, whichever feature queued it).
-    pub(crate) async fn operation_enqueue(&self, op: &OperationRow) -> Result<(), Error> {
-        self.datastore().operation_create(op).await?;
-        Ok(())
-    }
-
-    /// Wakes the leasing where something other than a new operation made one due: a slot of
-    /// this process freed, a host's maintenance ended.
-    pub(crate) fn operations_wake(&self) {
-        self.inner
-            .background
-            .run_now(crate::background::Job::Leasing);
     }
 
     /// One pass of the `leasing` task (`background/`): leases what is due while there is room.

@@ -20,19 +20,6 @@ use podium_types::{ImageFormat, Phase};
 const PROVISIONING_DRIVE_TTL: u64 = DRIVE_TTL_MAX;
 
 impl Podium {
-    /// The base URL BMCs download from: `--public-url`, else the address this process serves
-    /// downloads on.
-    pub(crate) fn download_base(&self) -> Result<String, Error> {
-        self.public_url()
-            .or_else(|| self.download_listener().map(|l| &l.url))
-            .map(|u| u.as_str().trim_end_matches('/').to_owned())
-            .ok_or_else(|| {
-                Error::Internal(anyhow::anyhow!(
-                    "no URL for BMCs to download from: set --public-url"
-                ))
-            })
-    }
-
     /// Boots a host from virtual media: ejects whatever is in, inserts `image_url` in the CD and
     /// the config drive at `drive_path` (under [`Podium::download_base`]) in the USB slot, else
     /// the floppy, sets a one-time boot from CD and powers on. A host already on is force

@@ -193,6 +193,15 @@ impl Podium {
         self.plugin_load(&row.sha256).await
     }
 
+    /// What renders the documents of a pod manager whose admin bound no renderer: the newest
+    /// `render-openstack` installed.
+    pub(crate) async fn renderer_default(
+        &self,
+    ) -> Result<Option<podium_types::PluginBinding>, Error> {
+        self.plugin_newest(crate::bindings::DEFAULT_RENDERER, World::Renderer)
+            .await
+    }
+
     /// The binding of the newest installed plugin named `name` of `world`, with an empty
     /// configuration (a default's), without loading it.
     pub(crate) async fn plugin_newest(
@@ -299,6 +308,49 @@ fn compare_versions(a: &str, b: &str) -> std::cmp::Ordering {
             .collect()
     };
     parts(a).cmp(&parts(b)).then_with(|| a.cmp(b))
+}
+
+impl Podium {
+    /// Resolves a plugin binding and has the plugin check its configuration.
+    pub(crate) async fn binding_resolve(
+        &self,
+        field: &str,
+        params: &podium_types::requests::PluginBindingParams,
+        world: World,
+    ) -> Result<podium_types::PluginBinding, Error> {
+        let reference = PluginRef {
+            name: params.name.clone(),
+            version: params.version.clone(),
+            sha256: params.sha256.clone(),
+        };
+        let plugin = self.plugin_resolve(&reference, world, field).await?;
+        let config = params
+            .config
+            .clone()
+            .unwrap_or_else(|| serde_json::json!({}));
+        if !config.is_object() {
+            return Err(Error::invalid(
+                format!("{field}.config"),
+                "must be a JSON object",
+            ));
+        }
+        self.runtime()
+            .validate_config(&plugin, &config.to_string())
+            .await
+            .map_err(|e| match e {
+                podium_runtime::CallError::Plugin { error, .. } => Error::invalid(
+                    format!("{field}.config"),
+                    format!("plugin {} refused it: {error}", plugin.label()),
+                ),
+                other => Error::from(other),
+            })?;
+        Ok(podium_types::PluginBinding {
+            name: plugin.info().name.clone(),
+            version: plugin.info().version.clone(),
+            sha256: plugin.sha256().to_owned(),
+            config,
+        })
+    }
 }
 
 #[cfg(test)]

@@ -10,8 +10,8 @@ use podium_types::views::{
     OperationView, RedfishAccountView, RedfishRole, SessionView, SystemView,
 };
 use podium_types::{
-    BootMode, BootPersistence, BootSettings, BootTarget, ClaimId, ClaimState, HostFilter, HostId,
-    MediaAction, OperationId, OperationRequest, Page, PowerAction, Secret, SessionId, TenantScope,
+    BootMode, BootPersistence, BootSettings, BootTarget, ClaimId, HostFilter, HostId, MediaAction,
+    OperationId, OperationRequest, Page, PowerAction, Secret, SessionId, TenantScope,
 };
 
 use crate::app::Podium;
@@ -270,7 +270,7 @@ impl Podium {
                         got.items
                             .into_iter()
                             .map(Host::from)
-                            .filter(is_system)
+                            .filter(crate::hardware::is_system)
                             .map(|h| system_view(h, None)),
                     );
                     match got.next {
@@ -282,7 +282,7 @@ impl Podium {
             scope @ TenantScope::Tenant(_) => {
                 let mut out = Vec::new();
                 for claim in self.datastore().claim_list(scope).await? {
-                    if !holds(claim.state) {
+                    if !crate::hardware::holds(claim.state) {
                         continue;
                     }
                     let Some(host_id) = &claim.host_id else {
@@ -290,7 +290,7 @@ impl Podium {
                     };
                     if let Some(host) = self.host_find(host_id).await?
                         && host.claim_id.as_ref() == Some(&claim.id)
-                        && is_system(&host)
+                        && crate::hardware::is_system(&host)
                     {
                         out.push(system_view(host, Some(claim.id)));
                     }
@@ -430,48 +430,6 @@ impl Podium {
         let op = self.operation_start(&host, request, claim.as_ref()).await?;
         Ok(crate::views::operation(op))
     }
-
-    /// A host the caller may drive, and the claim it holds it through (a tenant's). Any other
-    /// host is not found, whether it exists or not.
-    pub(crate) async fn redfish_host(
-        &self,
-        caller: &Caller,
-        id: &HostId,
-    ) -> Result<(Host, Option<ClaimId>), Error> {
-        let not_found = || Error::not_found("system", id);
-        let host = self
-            .host_find(id)
-            .await?
-            .filter(is_system)
-            .ok_or_else(not_found)?;
-        match caller.scope() {
-            TenantScope::Every => Ok((host, None)),
-            scope @ TenantScope::Tenant(_) => {
-                let claim_id = host.claim_id.clone().ok_or_else(not_found)?;
-                let claim = self
-                    .datastore()
-                    .claim_get(scope, &claim_id)
-                    .await?
-                    .ok_or_else(not_found)?;
-                if !holds(claim.state) || claim.host_id.as_ref() != Some(id) {
-                    return Err(not_found());
-                }
-                Ok((host, Some(claim_id)))
-            }
-        }
-    }
-}
-
-/// Whether a host is a computer system (a chassis a driver reports is not one of the service's
-/// systems).
-fn is_system(host: &Host) -> bool {
-    host.kind.is_machine()
-}
-
-/// Whether a claim in `state` holds its host for its tenant (a claim being released no
-/// longer does: its system disappears at once).
-fn holds(state: ClaimState) -> bool {
-    state == ClaimState::Bound
 }
 
 fn session_view(row: SessionRow) -> SessionView {

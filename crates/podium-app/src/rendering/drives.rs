@@ -83,7 +83,7 @@ impl Podium {
                 {
                     return Err(Error::Forbidden("this token is read-only".into()));
                 }
-                let (claim, host) = self.claim_bound(caller, id).await?;
+                let (claim, host) = self.claim_bound(caller.scope(), id).await?;
                 self.render(&host, Some(&claim), Phase::Provisioning, Hold::Take)
                     .await?
             }

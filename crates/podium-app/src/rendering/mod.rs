@@ -34,8 +34,6 @@ use podium_runtime::{
 };
 use podium_types::requests::NetworkConfigOwner;
 
-/// The renderer a pod manager uses when the admin chose none.
-pub const DEFAULT_RENDERER: &str = "render-openstack";
 /// The rendered documents of one host for one phase.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Documents {
@@ -187,14 +185,6 @@ fn render_failed(host: &Host, e: CallError) -> Error {
 }
 
 impl Podium {
-    /// What renders the documents of a pod manager whose admin bound no renderer: the newest
-    /// `render-openstack` installed.
-    pub(crate) async fn renderer_default(
-        &self,
-    ) -> Result<Option<podium_types::PluginBinding>, Error> {
-        self.plugin_newest(DEFAULT_RENDERER, World::Renderer).await
-    }
-
     /// The renderer a pod manager uses, with its configuration.
     async fn renderer_of(&self, pm: &PodManager) -> Result<(Plugin, CallContext), Error> {
         let (plugin, config) = match &pm.renderer {
@@ -205,7 +195,7 @@ impl Podium {
             None => (
                 self.plugin_resolve(
                     &PluginRef {
-                        name: DEFAULT_RENDERER.into(),
+                        name: crate::bindings::DEFAULT_RENDERER.into(),
                         version: None,
                         sha256: None,
                     },
@@ -322,7 +312,7 @@ impl Podium {
         caller: &Caller,
         claim_id: &ClaimId,
     ) -> Result<RenderedView, Error> {
-        let (claim, host) = self.claim_bound(caller, claim_id).await?;
+        let (claim, host) = self.claim_bound(caller.scope(), claim_id).await?;
         let documents = self
             .render(&host, Some(&claim), Phase::Provisioning, Hold::Peek)
             .await?;

@@ -1,6 +1,7 @@
 //! The handle that owns the background tasks: one per `Job`, each a loop that runs its job on
 //! its interval or when asked, and keeps its status. It knows nothing of what a job does: the
-//! runner it is started with does the work (`background/mod.rs`).
+//! runner it is started with does the work (`background/mod.rs`). Features ask for a job
+//! through it (`run_now`) without depending on the features the runner calls.
 //!
 //! **Invariant:** a task never runs twice at once in a process: its loop runs the job, then
 //! waits; a `run_now` during a run makes the next run start as soon as this one ends.
