@@ -6,7 +6,8 @@
 use std::time::Duration;
 
 use podium_tests::ironic::Ironic;
-use podium_tests::site::{Site, Tenant};
+use podium_tests::redfish_face::{Answer, Auth, get, post};
+use podium_tests::site::Site;
 use podium_tests::sushy::SushyConfig;
 use podium_tests::{EventReceiver, Received, eventually};
 use reqwest::{Method, StatusCode};
@@ -14,50 +15,17 @@ use serde_json::{Value, json};
 
 /// Subscribes `destination` with `token` (asserting the 201); the subscription's `Id`.
 async fn subscribe(site: &Site, token: &str, destination: &str) -> String {
-    let (status, body, text) = redfish(
+    let Answer {
+        status, body, text, ..
+    } = post(
         site,
-        Method::POST,
         "/redfish/v1/EventService/Subscriptions",
-        token,
-        Some(json!({ "Destination": destination })),
+        Auth::Basic(token),
+        json!({ "Destination": destination }),
     )
     .await;
     assert_eq!(status, StatusCode::CREATED, "{text}");
     body["Id"].as_str().expect("an Id").to_owned()
-}
-
-/// A request to the site's Redfish service with `token` as the password; the status and the
-/// JSON body (`Null` where there is none).
-async fn redfish(
-    site: &Site,
-    method: Method,
-    path: &str,
-    token: &str,
-    body: Option<Value>,
-) -> (StatusCode, Value, String) {
-    let mut request = reqwest::Client::new()
-        .request(method, format!("{}{path}", site.server.url))
-        .basic_auth("user", Some(token));
-    if let Some(body) = body {
-        request = request.json(&body);
-    }
-    let answer = request.send().await.expect("Podium answers");
-    let status = answer.status();
-    let text = answer.text().await.expect("a body");
-    (
-        status,
-        serde_json::from_str(&text).unwrap_or(Value::Null),
-        text,
-    )
-}
-
-/// The site's one host, claimed by `tenant` and not provisioned: its id.
-async fn claimed(site: &Site, tenant: &Tenant) -> String {
-    let claim = tenant
-        .client
-        .created("/v1/claims", site.claim(json!({"online": false})))
-        .await;
-    claim.body["host"]["id"].as_str().unwrap().to_owned()
 }
 
 /// The events `received` carries about `origin`, each record of each post.
@@ -87,7 +55,7 @@ async fn unmodified_ironic_subscribes_a_tenant_to_its_hosts_events_through_podiu
     let site = local_site().await;
     let alice = site.tenant("alice").await;
     let bob = site.tenant("bob").await;
-    let host = claimed(&site, &alice).await;
+    let host = site.claimed(&alice.token).await.host;
     let receiver = EventReceiver::start().await;
     let ironic = Ironic::start(Duration::from_secs(3600)).await.unwrap();
     let system = format!("/redfish/v1/Systems/{host}");
@@ -116,31 +84,34 @@ async fn unmodified_ironic_subscribes_a_tenant_to_its_hosts_events_through_podiu
     assert_eq!(created["Context"], "alice-node", "{created}");
     assert_eq!(created["EventTypes"], json!(["Alert"]), "{created}");
     let id = created["Id"].as_str().unwrap().to_owned();
-    let (status, _, _) = redfish(
+    let Answer { status, .. } = post(
         &site,
-        Method::POST,
         "/redfish/v1/EventService/Subscriptions",
-        &bob.token,
-        Some(json!({"Destination": receiver.url("/bob"), "Protocol": "Redfish"})),
+        Auth::Basic(&bob.token),
+        json!({"Destination": receiver.url("/bob"), "Protocol": "Redfish"}),
     )
     .await;
     assert_eq!(status, StatusCode::CREATED);
 
     // Alice's subscription is hers: Bob does not see it; its headers are never shown.
     let path = format!("/redfish/v1/EventService/Subscriptions/{id}");
-    let (status, _, _) = redfish(&site, Method::GET, &path, &bob.token, None).await;
+    let Answer { status, .. } = get(&site, &path, Auth::Basic(&bob.token)).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
-    let (status, shown, text) = redfish(&site, Method::GET, &path, &alice.token, None).await;
+    let Answer {
+        status,
+        body: shown,
+        text,
+        ..
+    } = get(&site, &path, Auth::Basic(&alice.token)).await;
     assert_eq!(status, StatusCode::OK, "{text}");
     assert_eq!(shown["HttpHeaders"], Value::Null, "{text}");
     assert!(!text.contains("header-secret-1"), "{text}");
 
-    let (status, _, text) = redfish(
+    let Answer { status, text, .. } = post(
         &site,
-        Method::POST,
         &format!("{system}/Actions/ComputerSystem.Reset"),
-        &alice.token,
-        Some(json!({"ResetType": "On"})),
+        Auth::Basic(&alice.token),
+        json!({"ResetType": "On"}),
     )
     .await;
     assert_eq!(status, StatusCode::ACCEPTED, "{text}");
@@ -209,7 +180,7 @@ async fn unmodified_ironic_subscribes_a_tenant_to_its_hosts_events_through_podiu
         )
         .await
         .unwrap_or_else(|e| panic!("{e}\n{}", ironic.log()));
-    let (status, _, _) = redfish(&site, Method::GET, &path, &alice.token, None).await;
+    let Answer { status, .. } = get(&site, &path, Auth::Basic(&alice.token)).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
 }
 
@@ -254,23 +225,21 @@ async fn a_subscription_names_a_destination_podium_may_reach() {
             "Bogus",
         ),
     ] {
-        let (status, _, text) = redfish(
+        let Answer { status, text, .. } = post(
             &site,
-            Method::POST,
             subscriptions,
-            &alice.token,
-            Some(body.clone()),
+            Auth::Basic(&alice.token),
+            body.clone(),
         )
         .await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{body}: {text}");
         assert!(text.contains(says), "{body}: {text}");
     }
-    let (status, _, text) = redfish(
+    let Answer { status, text, .. } = post(
         &site,
-        Method::POST,
         subscriptions,
-        &alice.token,
-        Some(json!({"Destination": "https://events.example.net/podium", "Context": "c"})),
+        Auth::Basic(&alice.token),
+        json!({"Destination": "https://events.example.net/podium", "Context": "c"}),
     )
     .await;
     assert_eq!(status, StatusCode::CREATED, "{text}");
@@ -285,16 +254,19 @@ async fn a_subscription_names_a_destination_podium_may_reach() {
         .as_str()
         .unwrap()
         .to_owned();
-    let (status, _, _) = redfish(
+    let Answer { status, .. } = post(
         &site,
-        Method::POST,
         subscriptions,
-        &read_only,
-        Some(json!({"Destination": "https://events.example.net/podium"})),
+        Auth::Basic(&read_only),
+        json!({"Destination": "https://events.example.net/podium"}),
     )
     .await;
     assert_eq!(status, StatusCode::FORBIDDEN);
-    let (status, listed, _) = redfish(&site, Method::GET, subscriptions, &read_only, None).await;
+    let Answer {
+        status,
+        body: listed,
+        ..
+    } = get(&site, subscriptions, Auth::Basic(&read_only)).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(listed["Members"].as_array().unwrap().len(), 1, "{listed}");
 }
@@ -351,14 +323,8 @@ async fn a_dead_receiver_costs_its_own_subscription_its_events_and_no_one_elses(
         Duration::from_secs(60),
         "the dead receiver given up on",
         || async {
-            let (_, shown, _) = redfish(
-                &site,
-                Method::GET,
-                &dead_path,
-                podium_tests::ADMIN_TOKEN,
-                None,
-            )
-            .await;
+            let Answer { body: shown, .. } =
+                get(&site, &dead_path, Auth::Basic(podium_tests::ADMIN_TOKEN)).await;
             let error = shown["Oem"]["Podium"]["LastError"].as_str()?.to_owned();
             error.contains("given up").then_some(error)
         },
@@ -422,8 +388,8 @@ async fn a_local_destination_is_refused_at_delivery_once_local_destinations_are_
         Duration::from_secs(60),
         "the events given up on",
         || async {
-            let (_, shown, _) =
-                redfish(&site, Method::GET, &path, podium_tests::ADMIN_TOKEN, None).await;
+            let Answer { body: shown, .. } =
+                get(&site, &path, Auth::Basic(podium_tests::ADMIN_TOKEN)).await;
             let error = shown["Oem"]["Podium"]["LastError"].as_str()?.to_owned();
             error.contains("given up").then_some(error)
         },

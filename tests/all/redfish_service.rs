@@ -6,119 +6,17 @@
 use std::time::Duration;
 
 use podium_tests::ironic::Ironic;
+use podium_tests::redfish_face::{Answer, Auth, get, members, post, redfish};
 use podium_tests::site::quick;
 use podium_tests::sushy::{SushyConfig, run_peer_script, run_peer_tool};
 use podium_tests::{BMC_PASSWORD, Site, Tenant, TestServer, eventually};
-use podium_types::views::ClaimView;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-/// A claim bound offline (the host is not provisioned, so the tenant's own tools drive it);
-/// answers the claim's and the host's ids.
-async fn claim(site: &Site, token: &str) -> (String, String) {
-    let claim = site
-        .server
-        .client(Some(token))
-        .created(
-            "/v1/claims",
-            json!({"pod_manager": site.pm, "image": {"url": site.images.url("/os.iso")}, "online": false}),
-        )
-        .await;
-    assert_eq!(claim.body["state"], "bound", "{}", claim.text);
-    (
-        claim.view::<ClaimView>().id.to_string(),
-        claim
-            .view::<ClaimView>()
-            .host
-            .expect("bound")
-            .id
-            .to_string(),
-    )
-}
-
 /// The UUID the BMC reports for a host (its system's id at sushy-tools' fake driver).
-async fn bmc_uuid(site: &Site, host: &str) -> String {
+async fn bmc_uuid(site: &Site, host: &podium_types::HostId) -> String {
     let host = site.server.admin().get(&format!("/v1/hosts/{host}")).await;
     host.body["uuid"].as_str().unwrap().to_owned()
-}
-
-/// A Redfish answer: status, headers, the JSON body (`Null` when empty) and its text.
-struct Answer {
-    status: StatusCode,
-    headers: reqwest::header::HeaderMap,
-    body: Value,
-    text: String,
-}
-
-impl Answer {
-    fn message_id(&self) -> &str {
-        self.body["error"]["@Message.ExtendedInfo"][0]["MessageId"]
-            .as_str()
-            .unwrap_or("")
-    }
-
-    fn header(&self, name: &str) -> &str {
-        self.headers
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-    }
-}
-
-/// How a request authenticates.
-#[derive(Clone, Copy)]
-enum Auth<'a> {
-    None,
-    Basic(&'a str),
-    Session(&'a str),
-}
-
-async fn redfish(
-    site: &Site,
-    method: Method,
-    path: &str,
-    auth: Auth<'_>,
-    headers: &[(&str, &str)],
-    body: Option<&str>,
-) -> Answer {
-    let url = format!("{}{path}", site.server.url);
-    let mut http = reqwest::Client::builder();
-    if let Some(pem) = &site.server.certificate {
-        http = http.add_root_certificate(reqwest::Certificate::from_pem(pem.as_bytes()).unwrap());
-    }
-    let mut request = http.build().unwrap().request(method, url);
-    request = match auth {
-        Auth::None => request,
-        Auth::Basic(token) => request.basic_auth("tenant", Some(token)),
-        Auth::Session(token) => request.header("X-Auth-Token", token),
-    };
-    for (k, v) in headers {
-        request = request.header(*k, *v);
-    }
-    if let Some(body) = body {
-        request = request
-            .header("Content-Type", "application/json")
-            .body(body.to_owned());
-    }
-    let response = request.send().await.unwrap();
-    let status = response.status();
-    let headers = response.headers().clone();
-    let text = response.text().await.unwrap();
-    let body = serde_json::from_str(&text).unwrap_or(Value::Null);
-    Answer {
-        status,
-        headers,
-        body,
-        text,
-    }
-}
-
-async fn get(site: &Site, path: &str, auth: Auth<'_>) -> Answer {
-    redfish(site, Method::GET, path, auth, &[], None).await
-}
-
-async fn post(site: &Site, path: &str, auth: Auth<'_>, body: Value) -> Answer {
-    redfish(site, Method::POST, path, auth, &[], Some(&body.to_string())).await
 }
 
 /// Follows a task monitor until the operation ends; its last answer.
@@ -136,15 +34,6 @@ async fn finished(site: &Site, accepted: &Answer, auth: Auth<'_>) -> Answer {
     .await
 }
 
-fn members(answer: &Answer) -> Vec<String> {
-    answer.body["Members"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no Members: {}", answer.text))
-        .iter()
-        .map(|m| m["@odata.id"].as_str().unwrap().to_owned())
-        .collect()
-}
-
 #[tokio::test]
 async fn a_tenant_drives_only_its_claimed_host_through_redfish_with_its_token() {
     let site = Site::start(2).await;
@@ -154,7 +43,7 @@ async fn a_tenant_drives_only_its_claimed_host_through_redfish_with_its_token() 
         ..
     } = site.tenant("alice").await;
     let Tenant { token: bob, .. } = site.tenant("bob").await;
-    let (claim_id, host) = claim(&site, &alice).await;
+    let podium_tests::site::Claimed { id: claim_id, host } = site.claimed(&alice).await;
     let system = format!("/redfish/v1/Systems/{host}");
     let admin = site.server.admin();
     let bmc_uuid = bmc_uuid(&site, &host).await;
@@ -552,12 +441,12 @@ async fn a_tenant_drives_only_its_claimed_host_through_redfish_with_its_token() 
 async fn dmtf_redfish_and_openstack_sushy_drive_a_claimed_host_through_podium() {
     let site = Site::start(1).await;
     let Tenant { token: alice, .. } = site.tenant("alice").await;
-    let (_, host) = claim(&site, &alice).await;
+    let host = site.claimed(&alice).await.host;
     let bmc_uuid = bmc_uuid(&site, &host).await;
     let image = site.images.url("/tenant.iso");
     let out = run_peer_script(
         "redfish_clients.py",
-        &[&site.server.url, &alice, &host, &image],
+        &[&site.server.url, &alice, host.as_str(), &image],
     )
     .await
     .unwrap();
@@ -627,7 +516,7 @@ async fn unmodified_ironic_manages_powers_and_boots_a_claimed_host_through_podiu
     let site = Site::start(1).await;
     let Tenant { token: alice, .. } = site.tenant("alice").await;
     let Tenant { token: bob, .. } = site.tenant("bob").await;
-    let (_, host) = claim(&site, &alice).await;
+    let host = site.claimed(&alice).await.host;
     let bmc_uuid = bmc_uuid(&site, &host).await;
     let bmc_system = format!("/redfish/v1/Systems/{bmc_uuid}");
     let ironic = Ironic::start(Duration::from_secs(3600)).await.unwrap();
@@ -703,7 +592,7 @@ async fn unmodified_ironic_manages_powers_and_boots_a_claimed_host_through_podiu
 async fn dmtf_redfish_utilities_against_podium() {
     let site = Site::start(1).await;
     let Tenant { token: alice, .. } = site.tenant("alice").await;
-    let (_, host) = claim(&site, &alice).await;
+    let host = site.claimed(&alice).await.host;
     let bmc_uuid = bmc_uuid(&site, &host).await;
     let bmc_system = format!("/redfish/v1/Systems/{bmc_uuid}");
     let dir = tempfile::tempdir().unwrap();
@@ -723,10 +612,10 @@ async fn dmtf_redfish_utilities_against_podium() {
         out
     };
     let inventory = ok("rf_sys_inventory.py", run("rf_sys_inventory.py", &[]).await);
-    assert!(inventory.contains(&host), "{inventory}");
+    assert!(inventory.contains(host.as_str()), "{inventory}");
     ok(
         "rf_power_reset.py",
-        run("rf_power_reset.py", &["-s", &host, "-t", "On"]).await,
+        run("rf_power_reset.py", &["-s", host.as_str(), "-t", "On"]).await,
     );
     assert_eq!(
         site.bmc.get_json(&bmc_system).await.unwrap()["PowerState"],
@@ -734,14 +623,14 @@ async fn dmtf_redfish_utilities_against_podium() {
     );
     ok(
         "rf_boot_override.py",
-        run("rf_boot_override.py", &["-s", &host, "-t", "Cd"]).await,
+        run("rf_boot_override.py", &["-s", host.as_str(), "-t", "Cd"]).await,
     );
     let image = site.images.url("/utilities.iso");
     ok(
         "rf_virtual_media.py",
         run(
             "rf_virtual_media.py",
-            &["-s", &host, "insert", "--image", &image],
+            &["-s", host.as_str(), "insert", "--image", &image],
         )
         .await,
     );
@@ -762,7 +651,7 @@ async fn dmtf_redfish_utilities_against_podium() {
     .await;
     let info = ok(
         "rf_virtual_media.py",
-        run("rf_virtual_media.py", &["-s", &host, "info"]).await,
+        run("rf_virtual_media.py", &["-s", host.as_str(), "info"]).await,
     );
     assert!(info.contains("utilities.iso"), "{info}");
     // A script refused by the service fails as it would against a BMC.
@@ -776,7 +665,7 @@ async fn dmtf_redfish_utilities_against_podium() {
             "-r",
             &site.server.url,
             "-s",
-            &host,
+            host.as_str(),
             "-t",
             "On",
         ],
@@ -802,7 +691,7 @@ async fn dmtf_protocol_validator_finds_nothing_wrong_with_podium_over_tls() {
         site.server.url
     );
     let Tenant { token: alice, .. } = site.tenant("alice").await;
-    claim(&site, &alice).await;
+    site.claimed(&alice).await;
     let dir = tempfile::tempdir().unwrap();
     let ca = dir.path().join("podium.pem");
     std::fs::write(&ca, site.server.certificate.as_ref().unwrap()).unwrap();
@@ -1105,8 +994,8 @@ async fn every_redfish_route_answers_each_kind_of_caller_as_it_should() {
     } = site.tenant("alice").await;
     let Tenant { token: bob, .. } = site.tenant("bob").await;
     // Bob holds a host of his own: his collections are not empty, and never show Alice's.
-    claim(&site, &bob).await;
-    let (claim_id, host) = claim(&site, &alice).await;
+    site.claimed(&bob).await;
+    let podium_tests::site::Claimed { id: claim_id, host } = site.claimed(&alice).await;
     let admin = site.server.admin();
     let read_only = admin
         .created(
@@ -1164,7 +1053,7 @@ async fn every_redfish_route_answers_each_kind_of_caller_as_it_should() {
     let subscription = subscribed.body["Id"].as_str().unwrap().to_owned();
     let image = site.images.url("/sweep.iso");
     let fill = |path: &str| {
-        path.replace("{system}", &host)
+        path.replace("{system}", host.as_str())
             .replace("{nic}", &nic)
             .replace("{slot}", "Cd")
             .replace("{task}", &task)
@@ -1235,7 +1124,7 @@ async fn every_redfish_route_answers_each_kind_of_caller_as_it_should() {
         } else {
             assert!(a.status.is_success(), "bob: {method} {path}: {}", a.text);
             assert!(
-                !a.text.contains(&host),
+                !a.text.contains(host.as_str()),
                 "bob sees Alice's host at {path}: {}",
                 a.text
             );
@@ -1318,10 +1207,13 @@ async fn a_tenants_sushy_reads_its_hosts_bios_and_parts_through_podium() {
         ..
     } = site.tenant("alice").await;
     let Tenant { token: bob, .. } = site.tenant("bob").await;
-    let (_, host) = claim(&site, &alice).await;
-    let out = run_peer_script("redfish_hardware.py", &[&site.server.url, &alice, &host])
-        .await
-        .unwrap();
+    let host = site.claimed(&alice).await.host;
+    let out = run_peer_script(
+        "redfish_hardware.py",
+        &[&site.server.url, &alice, host.as_str()],
+    )
+    .await
+    .unwrap();
     let seen: Value = serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out}"));
     assert_eq!(seen["attributes"]["ProcTurboMode"], "Enabled", "{seen}");
     assert_eq!(
@@ -1410,7 +1302,7 @@ async fn a_tenants_sushy_reads_its_hosts_bios_and_parts_through_podium() {
 async fn unmodified_ironic_inspects_and_lists_the_bios_of_a_claimed_host_through_podium() {
     let site = Site::start_with(crate::bios::libvirt_config(), |_| {}).await;
     let Tenant { token: alice, .. } = site.tenant("alice").await;
-    let (_, host) = claim(&site, &alice).await;
+    let host = site.claimed(&alice).await.host;
     let ironic = Ironic::start(Duration::from_secs(3600)).await.unwrap();
     let system = format!("/redfish/v1/Systems/{host}");
     let node = ironic
@@ -1497,7 +1389,7 @@ async fn unmodified_ironic_applies_a_bios_setting_to_a_claimed_host_in_manual_cl
         .await;
     assert_eq!(allowed.status, StatusCode::OK, "{}", allowed.text);
     let Tenant { token: alice, .. } = site.tenant("alice").await;
-    let (_, host) = claim(&site, &alice).await;
+    let host = site.claimed(&alice).await.host;
     let ironic = Ironic::start(Duration::from_secs(3600)).await.unwrap();
     let system = format!("/redfish/v1/Systems/{host}");
     let node = ironic
@@ -1597,7 +1489,7 @@ async fn unmodified_ironic_applies_a_bios_setting_to_a_claimed_host_in_manual_cl
 async fn unmodified_ironic_updates_a_claimed_hosts_bios_in_servicing() {
     let site = Site::start_with(crate::bios::libvirt_config(), |_| {}).await;
     let Tenant { token: alice, .. } = site.tenant("alice").await;
-    let (claim, host) = claim(&site, &alice).await;
+    let podium_tests::site::Claimed { id: claim, host } = site.claimed(&alice).await;
     // The inspection read the firmware versions the system and its manager show.
     let system = format!("/redfish/v1/Systems/{host}");
     let before = get(&site, &system, Auth::Basic(&alice)).await;

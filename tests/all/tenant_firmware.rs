@@ -4,7 +4,7 @@
 //! OpenStack's `sushy`, against sushy-tools' libvirt driver in front of libvirt's
 //! `test:///default` domain (whose BIOS and loader sushy-tools keeps in the domain).
 
-use podium_tests::site::{Site, Tenant};
+use podium_tests::site::Site;
 use podium_tests::sushy::run_peer_script;
 use podium_types::Bios;
 use reqwest::StatusCode;
@@ -12,19 +12,6 @@ use serde_json::{Value, json};
 
 use crate::bios::{bmc_attributes, bmc_view, json_value, libvirt_config};
 use crate::pod_managers::wait_succeeded;
-
-/// A claim of alice's, bound to the site's one host and not provisioned: its id and its host's.
-async fn claimed(site: &Site, alice: &Tenant) -> (String, String) {
-    let claim = alice
-        .client
-        .created("/v1/claims", site.claim(json!({"online": false})))
-        .await;
-    assert_eq!(claim.body["state"], "bound", "{}", claim.text);
-    (
-        claim.body["id"].as_str().unwrap().to_owned(),
-        claim.body["host"]["id"].as_str().unwrap().to_owned(),
-    )
-}
 
 /// Lets the site's tenants change what `allowed` says.
 async fn allow(site: &Site, allowed: Value) {
@@ -47,7 +34,7 @@ async fn a_tenant_changes_what_the_site_allows_of_its_claimed_hosts_firmware() {
     let site = Site::start_with(libvirt_config(), |_| {}).await;
     let alice = site.tenant("alice").await;
     let bob = site.tenant("bob").await;
-    let (claim, _) = claimed(&site, &alice).await;
+    let claim = site.claimed(&alice.token).await.id;
     let bios_path = format!("/v1/claims/{claim}/bios");
 
     let read = alice.client.get(&bios_path).await;
@@ -256,7 +243,7 @@ async fn a_tenant_changes_what_the_site_allows_of_its_claimed_hosts_firmware() {
 async fn a_tenants_sushy_changes_what_the_site_allows_through_podium() {
     let site = Site::start_with(libvirt_config(), |_| {}).await;
     let alice = site.tenant("alice").await;
-    let (claim, host) = claimed(&site, &alice).await;
+    let podium_tests::site::Claimed { id: claim, host } = site.claimed(&alice.token).await;
     allow(
         &site,
         json!({"bios_attributes": ["ProcTurboMode"], "secure_boot": true, "firmware_update": false}),
@@ -264,7 +251,7 @@ async fn a_tenants_sushy_changes_what_the_site_allows_through_podium() {
     .await;
     let out = run_peer_script(
         "redfish_bios_change.py",
-        &[&site.server.url, &alice.token, &host],
+        &[&site.server.url, &alice.token, host.as_str()],
     )
     .await
     .unwrap();
@@ -354,12 +341,12 @@ async fn a_tenants_sushy_updates_its_hosts_bios_where_the_site_allows() {
     let site = Site::start_with(libvirt_config(), |_| {}).await;
     let alice = site.tenant("alice").await;
     let bob = site.tenant("bob").await;
-    let (claim, host) = claimed(&site, &alice).await;
+    let podium_tests::site::Claimed { id: claim, host } = site.claimed(&alice.token).await;
     let image = site.images.url("/bios-1.1.0.bin");
     let update = async |token: &str| -> Value {
         let out = run_peer_script(
             "redfish_firmware_update.py",
-            &[&site.server.url, token, &host, &image],
+            &[&site.server.url, token, host.as_str(), &image],
         )
         .await
         .unwrap();

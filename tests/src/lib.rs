@@ -23,6 +23,7 @@ pub mod ironic;
 mod postgres;
 mod process;
 mod receiver;
+pub mod redfish_face;
 pub mod released;
 mod server;
 pub mod site;

@@ -6,6 +6,8 @@
 use std::time::Duration;
 
 use podium_server::server::ServeConfig;
+use podium_types::views::ClaimView;
+use podium_types::{ClaimId, ClaimState, HostId};
 use serde_json::{Value, json};
 
 use crate::sushy::{Sushy, SushyConfig};
@@ -133,6 +135,22 @@ impl Site {
         }
     }
 
+    /// A claim by `tenant` (its token) of a host of the site, not to be provisioned
+    /// (`online: false`): bound as it is created, or the test fails.
+    pub async fn claimed(&self, token: &str) -> Claimed {
+        let reply = self
+            .server
+            .client(Some(token))
+            .created("/v1/claims", self.claim(json!({"online": false})))
+            .await;
+        let claim: ClaimView = reply.view();
+        assert_eq!(claim.state, ClaimState::Bound, "{}", reply.text);
+        Claimed {
+            id: claim.id,
+            host: claim.host.expect("a bound claim's host").id,
+        }
+    }
+
     /// A claim of a host of the site, for the image `/os.iso`, with `extra`'s fields too.
     pub fn claim(&self, extra: Value) -> Value {
         let mut body =
@@ -142,6 +160,13 @@ impl Site {
         }
         body
     }
+}
+
+/// A claim bound as it was created, and the host it holds.
+#[derive(Clone, Debug)]
+pub struct Claimed {
+    pub id: ClaimId,
+    pub host: HostId,
 }
 
 /// A tenant is used as its client.
