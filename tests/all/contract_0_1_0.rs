@@ -75,7 +75,8 @@ async fn a_driver_built_for_0_1_0_loads_discovers_and_powers_on() {
     };
     let resolved = server
         .podium
-        .plugin_resolve(&reference, podium_runtime::World::HardwareDriver, "driver")
+        .plugins()
+        .resolve(&reference, podium_runtime::World::HardwareDriver, "driver")
         .await
         .expect("the uploaded driver");
     let context = podium_runtime::CallContext {

@@ -173,7 +173,8 @@ async fn a_driver_built_for_0_2_0_discovers_and_drives_power_boot_media_and_chas
     };
     let resolved = server
         .podium
-        .plugin_resolve(&reference, podium_runtime::World::HardwareDriver, "driver")
+        .plugins()
+        .resolve(&reference, podium_runtime::World::HardwareDriver, "driver")
         .await
         .expect("the uploaded driver");
     let driver = || {

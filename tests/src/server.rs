@@ -180,7 +180,8 @@ impl TestServer {
             ..Default::default()
         };
         self.podium
-            .plugin_resolve(&reference, podium_runtime::World::HardwareDriver, "driver")
+            .plugins()
+            .resolve(&reference, podium_runtime::World::HardwareDriver, "driver")
             .await
             .unwrap_or_else(|e| panic!("the bundled {name} plugin: {e:#}"))
     }

@@ -6,7 +6,6 @@
 use std::collections::BTreeMap;
 
 use podium_runtime::{CallError, PluginError};
-use podium_types::views::OperationView;
 use podium_types::{
     Bios, BiosAction, BiosAttributeType, BiosChange, BiosValue, ClaimId, ErrorCode,
     FirmwareProfile, OperationRequest, OperationResult, SecureBoot, SecureBootChange,
@@ -14,8 +13,8 @@ use podium_types::{
 };
 use podium_types::{BiosApplied, ProfileApplied, ProfileBios, ProfileSecureBoot, SecureBootSet};
 
-use crate::app::Podium;
-use crate::data::{Host, PodManager};
+use crate::data::Host;
+use crate::drivers::Driver;
 use crate::error::Error;
 
 /// The most attributes one change sets.
@@ -23,259 +22,243 @@ const CHANGE_MAX: usize = 1000;
 /// The longest text value taken.
 const TEXT_MAX: usize = 4096;
 
-impl Podium {
-    /// Checks a change of BIOS attributes (on its own, against what the asker may change, then
-    /// against the BIOS as read now: a 422 naming the attribute) and queues it.
-    pub(crate) async fn bios_change(
-        &self,
-        host: &Host,
-        pm: &PodManager,
-        change: BiosChange,
-        asker: &Asker,
-    ) -> Result<OperationView, Error> {
-        change_shape(&change)?;
-        if let Asker::Tenant(_) = asker {
-            tenant_may_set(&pm.tenant_firmware, &change)?;
-        }
-        let bios = self.bios_read(pm, host).await?;
-        change_check(&bios, &change)?;
-        let request = OperationRequest::Bios(BiosAction::Set(change));
-        self.firmware_queue(host, request, asker).await
+/// Checks a change of BIOS attributes on its own and against what the asker may change (a
+/// tenant, what `allowed` lets it): a 422 naming the attribute. Nothing is asked of the BMC.
+pub(crate) fn change_allowed(
+    change: &BiosChange,
+    allowed: &TenantFirmware,
+    asker: &Asker,
+) -> Result<(), Error> {
+    change_shape(change)?;
+    if let Asker::Tenant(_) = asker {
+        tenant_may_set(allowed, change)?;
     }
+    Ok(())
+}
 
-    /// Queues a reset of the BIOS attributes to defaults, where the BMC has BIOS settings; an
-    /// admin's only (a reset changes every attribute).
-    pub(crate) async fn bios_reset(
-        &self,
-        host: &Host,
-        pm: &PodManager,
-        asker: &Asker,
-    ) -> Result<OperationView, Error> {
-        if let Asker::Tenant(_) = asker {
-            return Err(Error::Forbidden(
-                "a reset sets every BIOS attribute to its default: only the site's admin can \
-                 reset the BIOS"
-                    .into(),
-            ));
-        }
-        self.bios_read(pm, host).await?;
-        let request = OperationRequest::Bios(BiosAction::Reset);
-        self.firmware_queue(host, request, asker).await
+/// Checks an allowed change (`change_allowed`) against the BIOS as read now through `driver`
+/// (a 422 naming the attribute): the operation to queue.
+pub(crate) async fn change_request(
+    driver: &Driver<'_>,
+    host: &Host,
+    change: BiosChange,
+) -> Result<OperationRequest, Error> {
+    let bios = read(driver, host).await?;
+    change_check(&bios, &change)?;
+    Ok(OperationRequest::Bios(BiosAction::Set(change)))
+}
+
+/// Whether the asker may reset the BIOS: an admin only (a reset changes every attribute).
+pub(crate) fn reset_allowed(asker: &Asker) -> Result<(), Error> {
+    if let Asker::Tenant(_) = asker {
+        return Err(Error::Forbidden(
+            "a reset sets every BIOS attribute to its default: only the site's admin can \
+             reset the BIOS"
+                .into(),
+        ));
     }
+    Ok(())
+}
 
-    /// Queues turning secure boot on or off, where the BMC has it for the host and the asker
-    /// may.
-    pub(crate) async fn secure_boot_change(
-        &self,
-        host: &Host,
-        pm: &PodManager,
-        change: SecureBootChange,
-        asker: &Asker,
-    ) -> Result<OperationView, Error> {
-        if let Asker::Tenant(_) = asker
-            && !pm.tenant_firmware.secure_boot
-        {
-            return Err(Error::Forbidden(
-                "this site does not let tenants turn secure boot on or off".into(),
-            ));
-        }
-        self.secure_boot_read(pm, host).await?;
-        let request = OperationRequest::SecureBoot {
-            enabled: change.enabled,
-        };
-        self.firmware_queue(host, request, asker).await
+/// Checks a reset of the BIOS attributes to defaults, where the BMC has BIOS settings: the
+/// operation to queue.
+pub(crate) async fn reset_request(
+    driver: &Driver<'_>,
+    host: &Host,
+) -> Result<OperationRequest, Error> {
+    read(driver, host).await?;
+    Ok(OperationRequest::Bios(BiosAction::Reset))
+}
+
+/// Whether the asker may turn secure boot on or off: an admin, or a tenant where `allowed`
+/// says so.
+pub(crate) fn secure_boot_allowed(allowed: &TenantFirmware, asker: &Asker) -> Result<(), Error> {
+    if let Asker::Tenant(_) = asker
+        && !allowed.secure_boot
+    {
+        return Err(Error::Forbidden(
+            "this site does not let tenants turn secure boot on or off".into(),
+        ));
     }
+    Ok(())
+}
 
-    /// Queues a firmware change in the host's queue; a tenant's is run at its claim's request
-    /// (listed with the claim's operations, and a task of its Redfish service).
-    pub(crate) async fn firmware_queue(
-        &self,
-        host: &Host,
-        request: OperationRequest,
-        asker: &Asker,
-    ) -> Result<OperationView, Error> {
-        let claim = match asker {
-            Asker::Admin => None,
-            Asker::Tenant(claim) => Some(claim),
-        };
-        self.operation_start(host, request, claim)
-            .await
-            .map(crate::views::operation)
-    }
+/// Checks turning secure boot on or off, where the BMC has it for the host: the operation to
+/// queue.
+pub(crate) async fn secure_boot_request(
+    driver: &Driver<'_>,
+    host: &Host,
+    change: SecureBootChange,
+) -> Result<OperationRequest, Error> {
+    secure_boot_read(driver, host).await?;
+    Ok(OperationRequest::SecureBoot {
+        enabled: change.enabled,
+    })
+}
 
-    pub(crate) async fn secure_boot_read(
-        &self,
-        pm: &PodManager,
-        host: &Host,
-    ) -> Result<SecureBoot, Error> {
-        let driver = self.host_driver(pm, host).await?;
-        driver
-            .call()
-            .read_secure_boot(&host.system_id)
-            .await
-            .map_err(|e| unsupported(host, ErrorCode::SecureBootUnsupported, "secure boot", e))
-    }
+/// The host's secure boot as its BMC reports it now.
+pub(crate) async fn secure_boot_read(
+    driver: &Driver<'_>,
+    host: &Host,
+) -> Result<SecureBoot, Error> {
+    driver
+        .call()
+        .read_secure_boot(&host.system_id)
+        .await
+        .map_err(|e| unsupported(host, ErrorCode::SecureBootUnsupported, "secure boot", e))
+}
 
-    /// Carries out a `secure_boot` operation: the change, then secure boot read back, which
-    /// must show it.
-    pub(crate) async fn secure_boot_execute(
-        &self,
-        host: &Host,
-        enabled: bool,
-    ) -> Result<Option<OperationResult>, Error> {
-        let pm = self.pod_manager_load(&host.pod_manager).await?;
-        let set = self.secure_boot_set(&pm, host, enabled).await?;
-        Ok(Some(OperationResult::SecureBoot(set)))
-    }
+/// Carries out a `secure_boot` operation: the change, then secure boot read back, which must
+/// show it.
+pub(crate) async fn secure_boot_execute(
+    driver: &Driver<'_>,
+    host: &Host,
+    enabled: bool,
+) -> Result<Option<OperationResult>, Error> {
+    let set = secure_boot_set(driver, host, enabled).await?;
+    Ok(Some(OperationResult::SecureBoot(set)))
+}
 
-    /// Turns secure boot on or off and reads it back: a BMC that took the change but shows
-    /// otherwise is a 409 `secure_boot_not_applied`.
-    async fn secure_boot_set(
-        &self,
-        pm: &PodManager,
-        host: &Host,
-        enabled: bool,
-    ) -> Result<SecureBootSet, Error> {
-        let driver = self.host_driver(pm, host).await?;
-        driver
-            .call()
-            .set_secure_boot(&host.system_id, enabled)
-            .await
-            .map_err(|e| unsupported(host, ErrorCode::SecureBootUnsupported, "secure boot", e))?;
-        let after = self.secure_boot_read(pm, host).await?;
-        if after.enabled != enabled {
-            return Err(Error::Conflict {
-                code: ErrorCode::SecureBootNotApplied,
-                message: format!(
-                    "the BMC took the change but reports secure boot {}",
-                    if after.enabled { "enabled" } else { "disabled" }
-                ),
-            });
-        }
-        Ok(SecureBootSet {
-            enabled: after.enabled,
-            current_boot: after.current_boot,
-        })
-    }
-
-    /// Gives the host its pod manager's firmware profile (an inspection's last step, before the
-    /// host is `available`): the BIOS attributes that differ from it are changed (checked
-    /// against the registry as a change is) and secure boot turned on or off. What the BMC
-    /// stages for the next reset stays staged: the host's provisioning resets it before its
-    /// tenant's system runs. Where the BMC cannot take the profile, a 409
-    /// `firmware_profile_not_applied` saying why; a BMC that does not answer fails as any call
-    /// does (and is tried again).
-    pub(crate) async fn profile_apply(
-        &self,
-        pm: &PodManager,
-        host: &Host,
-    ) -> Result<ProfileApplied, Error> {
-        let profile = &pm.firmware_profile;
-        let refused = |e: Error| match e {
-            Error::Invalid { field, message } => not_applied(
-                host,
-                match field {
-                    Some(field) => format!("{field}: {message}"),
-                    None => message,
-                },
+/// Turns secure boot on or off and reads it back: a BMC that took the change but shows
+/// otherwise is a 409 `secure_boot_not_applied`.
+async fn secure_boot_set(
+    driver: &Driver<'_>,
+    host: &Host,
+    enabled: bool,
+) -> Result<SecureBootSet, Error> {
+    driver
+        .call()
+        .set_secure_boot(&host.system_id, enabled)
+        .await
+        .map_err(|e| unsupported(host, ErrorCode::SecureBootUnsupported, "secure boot", e))?;
+    let after = secure_boot_read(driver, host).await?;
+    if after.enabled != enabled {
+        return Err(Error::Conflict {
+            code: ErrorCode::SecureBootNotApplied,
+            message: format!(
+                "the BMC took the change but reports secure boot {}",
+                if after.enabled { "enabled" } else { "disabled" }
             ),
-            Error::Conflict { message, .. } => not_applied(host, message),
-            other => other,
+        });
+    }
+    Ok(SecureBootSet {
+        enabled: after.enabled,
+        current_boot: after.current_boot,
+    })
+}
+
+/// Gives the host its pod manager's firmware `profile` (an inspection's last step, before the
+/// host is `available`): the BIOS attributes that differ from it are changed (checked against
+/// the registry as a change is) and secure boot turned on or off. What the BMC stages for the
+/// next reset stays staged: the host's provisioning resets it before its tenant's system runs.
+/// Where the BMC cannot take the profile, a 409 `firmware_profile_not_applied` saying why; a
+/// BMC that does not answer fails as any call does (and is tried again).
+pub(crate) async fn profile_apply(
+    driver: &Driver<'_>,
+    host: &Host,
+    profile: &FirmwareProfile,
+) -> Result<ProfileApplied, Error> {
+    let refused = |e: Error| match e {
+        Error::Invalid { field, message } => not_applied(
+            host,
+            match field {
+                Some(field) => format!("{field}: {message}"),
+                None => message,
+            },
+        ),
+        Error::Conflict { message, .. } => not_applied(host, message),
+        other => other,
+    };
+    let mut result = ProfileApplied::default();
+    if !profile.bios.is_empty() {
+        let bios = read(driver, host).await.map_err(refused)?;
+        let holds = |name: &String, value: &BiosValue| {
+            let value = Some(value.clone());
+            bios.attributes.get(name) == Some(&value) || bios.pending.get(name) == Some(&value)
         };
-        let mut result = ProfileApplied::default();
-        if !profile.bios.is_empty() {
-            let bios = self.bios_read(pm, host).await.map_err(refused)?;
-            let holds = |name: &String, value: &BiosValue| {
-                let value = Some(value.clone());
-                bios.attributes.get(name) == Some(&value) || bios.pending.get(name) == Some(&value)
-            };
-            let change = BiosChange {
-                attributes: profile
-                    .bios
-                    .iter()
-                    .filter(|(name, value)| !holds(name, value))
-                    .map(|(name, value)| (name.clone(), value.clone()))
-                    .collect(),
-                apply_time: None,
-            };
-            let (mut changed, mut pending) = (Vec::new(), Vec::new());
-            if !change.attributes.is_empty() {
-                change_check(&bios, &change).map_err(refused)?;
-                self.host_driver(pm, host)
-                    .await?
-                    .call()
-                    .set_bios(&host.system_id, &change)
-                    .await
-                    .map_err(|e| refused(bios_error(host, e)))?;
-                let after = self.bios_read(pm, host).await.map_err(refused)?;
-                let (a, p) = taken(&after, &change).map_err(refused)?;
-                changed = a.into_iter().cloned().collect::<Vec<String>>();
-                pending = p.into_iter().cloned().collect::<Vec<String>>();
-            }
-            result.bios = Some(ProfileBios { changed, pending });
+        let change = BiosChange {
+            attributes: profile
+                .bios
+                .iter()
+                .filter(|(name, value)| !holds(name, value))
+                .map(|(name, value)| (name.clone(), value.clone()))
+                .collect(),
+            apply_time: None,
+        };
+        let (mut changed, mut pending) = (Vec::new(), Vec::new());
+        if !change.attributes.is_empty() {
+            change_check(&bios, &change).map_err(refused)?;
+            driver
+                .call()
+                .set_bios(&host.system_id, &change)
+                .await
+                .map_err(|e| refused(bios_error(host, e)))?;
+            let after = read(driver, host).await.map_err(refused)?;
+            let (a, p) = taken(&after, &change).map_err(refused)?;
+            changed = a.into_iter().cloned().collect::<Vec<String>>();
+            pending = p.into_iter().cloned().collect::<Vec<String>>();
         }
-        if let Some(enabled) = profile.secure_boot {
-            let now = self.secure_boot_read(pm, host).await.map_err(refused)?;
-            if now.enabled != enabled {
-                self.secure_boot_set(pm, host, enabled)
-                    .await
-                    .map_err(refused)?;
-            }
-            result.secure_boot = Some(ProfileSecureBoot {
-                enabled,
-                changed: now.enabled != enabled,
-            });
+        result.bios = Some(ProfileBios { changed, pending });
+    }
+    if let Some(enabled) = profile.secure_boot {
+        let now = secure_boot_read(driver, host).await.map_err(refused)?;
+        if now.enabled != enabled {
+            secure_boot_set(driver, host, enabled)
+                .await
+                .map_err(refused)?;
         }
-        Ok(result)
+        result.secure_boot = Some(ProfileSecureBoot {
+            enabled,
+            changed: now.enabled != enabled,
+        });
     }
+    Ok(result)
+}
 
-    pub(crate) async fn bios_read(&self, pm: &PodManager, host: &Host) -> Result<Bios, Error> {
-        let driver = self.host_driver(pm, host).await?;
-        driver
-            .call()
-            .read_bios(&host.system_id)
-            .await
-            .map_err(|e| bios_error(host, e))
-    }
+/// The host's BIOS as its BMC reports it now: its attributes, registry and what is staged.
+pub(crate) async fn read(driver: &Driver<'_>, host: &Host) -> Result<Bios, Error> {
+    driver
+        .call()
+        .read_bios(&host.system_id)
+        .await
+        .map_err(|e| bios_error(host, e))
+}
 
-    /// Carries out a `bios` operation: the change (checked again: the BIOS may have changed
-    /// since it was asked for), then the BIOS read back. A value the BMC neither shows nor
-    /// stages fails the operation, naming it.
-    pub(crate) async fn bios_execute(
-        &self,
-        host: &Host,
-        action: &BiosAction,
-    ) -> Result<Option<OperationResult>, Error> {
-        let pm = self.pod_manager_load(&host.pod_manager).await?;
-        let driver = self.host_driver(&pm, host).await?;
-        match action {
-            BiosAction::Set(change) => {
-                let before = self.bios_read(&pm, host).await?;
-                change_check(&before, change)?;
-                driver
-                    .call()
-                    .set_bios(&host.system_id, change)
-                    .await
-                    .map_err(|e| bios_error(host, e))?;
-                let after = self.bios_read(&pm, host).await?;
-                let (applied, pending) = taken(&after, change)?;
-                Ok(Some(OperationResult::Bios(BiosApplied {
-                    applied: Some(applied.into_iter().cloned().collect()),
-                    pending: pending.into_iter().cloned().collect(),
-                })))
-            }
-            BiosAction::Reset => {
-                driver
-                    .call()
-                    .reset_bios(&host.system_id)
-                    .await
-                    .map_err(|e| bios_error(host, e))?;
-                let after = self.bios_read(&pm, host).await?;
-                Ok(Some(OperationResult::Bios(BiosApplied {
-                    applied: None,
-                    pending: after.pending.keys().cloned().collect(),
-                })))
-            }
+/// Carries out a `bios` operation: the change (checked again: the BIOS may have changed since
+/// it was asked for), then the BIOS read back. A value the BMC neither shows nor stages fails
+/// the operation, naming it.
+pub(crate) async fn execute(
+    driver: &Driver<'_>,
+    host: &Host,
+    action: &BiosAction,
+) -> Result<Option<OperationResult>, Error> {
+    match action {
+        BiosAction::Set(change) => {
+            let before = read(driver, host).await?;
+            change_check(&before, change)?;
+            driver
+                .call()
+                .set_bios(&host.system_id, change)
+                .await
+                .map_err(|e| bios_error(host, e))?;
+            let after = read(driver, host).await?;
+            let (applied, pending) = taken(&after, change)?;
+            Ok(Some(OperationResult::Bios(BiosApplied {
+                applied: Some(applied.into_iter().cloned().collect()),
+                pending: pending.into_iter().cloned().collect(),
+            })))
+        }
+        BiosAction::Reset => {
+            driver
+                .call()
+                .reset_bios(&host.system_id)
+                .await
+                .map_err(|e| bios_error(host, e))?;
+            let after = read(driver, host).await?;
+            Ok(Some(OperationResult::Bios(BiosApplied {
+                applied: None,
+                pending: after.pending.keys().cloned().collect(),
+            })))
         }
     }
 }

@@ -10,7 +10,7 @@ use podium_types::{
 
 use crate::app::Podium;
 use crate::auth::Caller;
-use crate::data::{ChassisReport, ChassisRow};
+use crate::data::{ChassisReport, ChassisRow, pod_manager_load};
 use crate::drivers::Driver;
 use crate::error::Error;
 
@@ -70,7 +70,7 @@ impl Podium {
         page: Page,
     ) -> Result<List<ChassisView>, Error> {
         caller.require_admin_read()?;
-        self.pod_manager_load(uuid).await?;
+        pod_manager_load(self.datastore(), uuid).await?;
         let paged = self
             .datastore()
             .chassis_list(uuid, None, false, &page)
@@ -219,8 +219,8 @@ impl Podium {
                 ),
             });
         }
-        let pm = self.pod_manager_load(&chassis.pod_manager).await?;
-        let driver = self.pod_manager_driver(&pm).await?;
+        let pm = pod_manager_load(self.datastore(), &chassis.pod_manager).await?;
+        let driver = self.drivers().pod_manager(&pm).await?;
         let chassis_id = &chassis.report.chassis_id;
         driver
             .call()

@@ -11,6 +11,8 @@ use crate::app::Podium;
 use crate::data::PodManager;
 use crate::endpoint::Bmc;
 use crate::error::Error;
+use crate::plugins::Plugins;
+use crate::sealing::Sealer;
 
 /// A driver ready to call: each `call` is one plugin call (one instance), on the same endpoint.
 pub(crate) struct Driver<'a> {
@@ -34,35 +36,50 @@ impl<'a> Driver<'a> {
     }
 }
 
+/// The drivers of the sites and their hosts: a plugin as a pod manager binds it, at a BMC's
+/// endpoint with its credentials unsealed.
+pub(crate) struct Drivers<'a> {
+    plugins: Plugins<'a>,
+    runtime: &'a Runtime,
+    sealer: &'a Sealer,
+}
+
 impl Podium {
+    /// The drivers, to reach a BMC with.
+    pub(crate) fn drivers(&self) -> Drivers<'_> {
+        Drivers {
+            plugins: self.plugins(),
+            runtime: self.runtime(),
+            sealer: &self.inner.sealer,
+        }
+    }
+}
+
+impl<'a> Drivers<'a> {
     /// The driver of a pod manager, at its own endpoint.
-    pub(crate) async fn pod_manager_driver(&self, pm: &PodManager) -> Result<Driver<'_>, Error> {
+    pub(crate) async fn pod_manager(&self, pm: &PodManager) -> Result<Driver<'a>, Error> {
         let endpoint = self.endpoint(&pm.uuid, &pm.service, pm.limits.requests)?;
         self.driver(pm, endpoint).await
     }
 
     /// The driver of a host: its own BMC where it has one, else its pod manager's.
-    pub(crate) async fn host_driver(
-        &self,
-        pm: &PodManager,
-        host: &Host,
-    ) -> Result<Driver<'_>, Error> {
+    pub(crate) async fn host(&self, pm: &PodManager, host: &Host) -> Result<Driver<'a>, Error> {
         match &host.bmc {
-            Some(own) => self.bmc_driver(pm, own).await,
-            None => self.pod_manager_driver(pm).await,
+            Some(own) => self.bmc(pm, own).await,
+            None => self.pod_manager(pm).await,
         }
     }
 
     /// A pod manager's driver at a host's own BMC (before the host is stored, too).
-    pub(crate) async fn bmc_driver(&self, pm: &PodManager, bmc: &Bmc) -> Result<Driver<'_>, Error> {
+    pub(crate) async fn bmc(&self, pm: &PodManager, bmc: &Bmc) -> Result<Driver<'a>, Error> {
         let endpoint = self.endpoint(&pm.uuid, bmc, None)?;
         self.driver(pm, endpoint).await
     }
 
-    async fn driver(&self, pm: &PodManager, endpoint: Endpoint) -> Result<Driver<'_>, Error> {
+    async fn driver(&self, pm: &PodManager, endpoint: Endpoint) -> Result<Driver<'a>, Error> {
         Ok(Driver {
-            runtime: self.runtime(),
-            plugin: self.plugin_load(&pm.driver.sha256).await?,
+            runtime: self.runtime,
+            plugin: self.plugins.load(&pm.driver.sha256).await?,
             config: pm.driver.config.to_string(),
             endpoint,
         })
@@ -80,7 +97,6 @@ impl Podium {
             None => None,
             Some(sealed) => {
                 let opened = self
-                    .inner
                     .sealer
                     .open(sealed)
                     .map_err(|e| Error::Internal(e.into()))?;

@@ -6,8 +6,8 @@ use podium_runtime::TlsPolicy;
 use podium_types::views::{BmcView, TlsView};
 use url::Url;
 
-use crate::app::Podium;
 use crate::error::Error;
+use crate::sealing::Sealer;
 use podium_types::requests::{AuthParams, TlsParams};
 
 /// Checks an endpoint's base URL and returns its canonical form, `scheme://host[:port]`.
@@ -107,14 +107,10 @@ fn validate_tls(tls: &TlsParams) -> Result<Option<String>, Error> {
     Ok(Some(hex))
 }
 
-impl Podium {
-    pub(crate) fn seal_auth(&self, auth: &AuthParams) -> String {
-        let json =
-            serde_json::json!({"username": auth.username, "password": auth.password.expose()});
-        self.inner
-            .sealer
-            .seal(&podium_types::Secret::new(json.to_string()))
-    }
+/// A BMC's credentials sealed as a record keeps them (`drivers.rs` opens them for a call).
+pub(crate) fn seal_auth(sealer: &Sealer, auth: &AuthParams) -> String {
+    let json = serde_json::json!({"username": auth.username, "password": auth.password.expose()});
+    sealer.seal(&podium_types::Secret::new(json.to_string()))
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use podium_types::{ErrorCode, GrantId, PodManagerId, TenantId};
 use crate::app::Podium;
 use crate::app::page;
 use crate::auth::Caller;
-use crate::data::GrantRow;
+use crate::data::{GrantRow, pod_manager_find};
 use crate::error::Error;
 use crate::views;
 use podium_types::requests::{GrantCreate, GrantedPodManagerQuery};
@@ -27,7 +27,10 @@ impl Podium {
             ));
         }
         refuse_if_deleting(self, &params.tenant).await?;
-        if self.pod_manager_find(&params.pod_manager).await?.is_none() {
+        if pod_manager_find(self.datastore(), &params.pod_manager)
+            .await?
+            .is_none()
+        {
             return Err(Error::invalid(
                 "pod_manager",
                 format!("no pod manager `{}`", params.pod_manager),
@@ -139,7 +142,7 @@ impl Podium {
         let mut items = Vec::with_capacity(grants.items.len());
         for grant in grants.items {
             // A pod manager's grants go with it; one deleted meanwhile is not shown.
-            if let Some(pm) = self.pod_manager_find(&grant.pod_manager).await? {
+            if let Some(pm) = pod_manager_find(self.datastore(), &grant.pod_manager).await? {
                 items.push(granted(pm, grant));
             }
         }
@@ -162,7 +165,9 @@ impl Podium {
             .grant_of(tenant, uuid)
             .await?
             .ok_or_else(missing)?;
-        let pm = self.pod_manager_find(uuid).await?.ok_or_else(missing)?;
+        let pm = pod_manager_find(self.datastore(), uuid)
+            .await?
+            .ok_or_else(missing)?;
         Ok(granted(pm, grant))
     }
 

@@ -3,21 +3,25 @@
 //! the claim that holds it (`/v1/claims/{id}/bios`) and a Redfish client by the system's id (an
 //! admin's, or a tenant's through its claim). Each face resolves its caller once to a
 //! [`Target`]: the host, its pod manager and who asks (`Asker`); then one function per action
-//! serves all three. What differs by who asks is decided there, once: a tenant sees the BIOS
-//! attributes its site does not let tenants change as read-only, and changes only what the
-//! site's `tenant_firmware` allows (`bios.rs`, `firmware.rs`).
+//! serves all three, checking the request on its own first and building the host's driver only
+//! to ask its BMC (`bios.rs` and `firmware.rs` take it). What differs by who asks is decided
+//! there, once: a tenant sees the BIOS attributes its site does not let tenants change as
+//! read-only, and changes only what the site's `tenant_firmware` allows (`bios.rs`,
+//! `firmware.rs`).
 
 use podium_types::views::OperationView;
 use podium_types::{
     Bios, BiosChange, ClaimId, ClaimState, ErrorCode, Firmware, FirmwareUpdate, HardwareInventory,
-    HostId, SecureBoot, SecureBootChange, TenantScope,
+    HostId, OperationRequest, SecureBoot, SecureBootChange, TenantScope,
 };
 
 use crate::app::Podium;
 use crate::auth::Caller;
-use crate::bios::{Asker, unsupported};
-use crate::data::{Host, PodManager};
+use crate::bios::{self, Asker, unsupported};
+use crate::data::{Host, PodManager, claim_bound, host_find, host_load, pod_manager_load};
+use crate::drivers::Driver;
 use crate::error::Error;
+use crate::firmware;
 use crate::lifecycle::{HostAction, action_allowed};
 
 /// Whose hardware: the host as one of the three faces names it.
@@ -38,6 +42,14 @@ pub(crate) struct Target {
     pub(crate) asker: Asker,
 }
 
+impl Target {
+    /// The driver that reaches the host's BMC: built where the BMC is to be asked, after the
+    /// checks of the request alone.
+    pub(crate) async fn driver<'a>(&self, podium: &'a Podium) -> Result<Driver<'a>, Error> {
+        podium.drivers().host(&self.pm, &self.host).await
+    }
+}
+
 impl Podium {
     /// The host `of` names, for `caller` to read: a 404 where it is not the caller's to see (a
     /// tenant naming a host by its id is a 403, as every admin route is to it).
@@ -49,7 +61,7 @@ impl Podium {
         let (host, asker) = match of {
             HardwareOf::Host(id) => (self.host_get(caller, id).await?, Asker::Admin),
             HardwareOf::Claim(id) => {
-                let (_, host) = self.claim_bound(caller.scope(), id).await?;
+                let (_, host) = claim_bound(self.datastore(), caller.scope(), id).await?;
                 (host, Asker::Tenant(id.clone()))
             }
             HardwareOf::System(id) => {
@@ -57,8 +69,7 @@ impl Podium {
                 (host, claim.map_or(Asker::Admin, Asker::Tenant))
             }
         };
-        let pm = self.pod_manager_load(&host.pod_manager).await?;
-        Ok(Target { host, pm, asker })
+        self.target(host, asker).await
     }
 
     /// The host `of` names, for `caller` to change: a token that may write, and a host in a
@@ -73,7 +84,7 @@ impl Podium {
         let (host, asker) = match of {
             HardwareOf::Host(id) => {
                 caller.require_admin()?;
-                (self.host_load(id).await?, Asker::Admin)
+                (host_load(self.datastore(), id).await?, Asker::Admin)
             }
             HardwareOf::Claim(_) => {
                 caller.require_writable()?;
@@ -93,15 +104,37 @@ impl Podium {
             Asker::Tenant(_) => HostAction::TenantFirmware,
         };
         action_allowed(&host, action)?;
-        let pm = self.pod_manager_load(&host.pod_manager).await?;
+        self.target(host, asker).await
+    }
+
+    /// The host with its pod manager, for `asker`.
+    async fn target(&self, host: Host, asker: Asker) -> Result<Target, Error> {
+        let pm = pod_manager_load(self.datastore(), &host.pod_manager).await?;
         Ok(Target { host, pm, asker })
+    }
+
+    /// Queues a firmware change in the host's queue; a tenant's is run at its claim's request
+    /// (listed with the claim's operations, and a task of its Redfish service).
+    pub(crate) async fn firmware_queue(
+        &self,
+        host: &Host,
+        request: OperationRequest,
+        asker: &Asker,
+    ) -> Result<OperationView, Error> {
+        let claim = match asker {
+            Asker::Admin => None,
+            Asker::Tenant(claim) => Some(claim),
+        };
+        self.operation_start(host, request, claim)
+            .await
+            .map(crate::views::operation)
     }
 
     /// The host's BIOS as its BMC reports it now: its attributes, registry and what is staged;
     /// to a tenant, every attribute its site does not let tenants change is read-only.
     pub async fn hardware_bios(&self, caller: &Caller, of: HardwareOf<'_>) -> Result<Bios, Error> {
         let t = self.hardware_to_read(caller, of).await?;
-        let bios = self.bios_read(&t.pm, &t.host).await?;
+        let bios = bios::read(&t.driver(self).await?, &t.host).await?;
         Ok(match t.asker {
             Asker::Tenant(_) => bios.restricted_to(&t.pm.tenant_firmware.bios_attributes),
             Asker::Admin => bios,
@@ -117,7 +150,9 @@ impl Podium {
         change: BiosChange,
     ) -> Result<OperationView, Error> {
         let t = self.hardware_to_change(caller, of).await?;
-        self.bios_change(&t.host, &t.pm, change, &t.asker).await
+        bios::change_allowed(&change, &t.pm.tenant_firmware, &t.asker)?;
+        let request = bios::change_request(&t.driver(self).await?, &t.host, change).await?;
+        self.firmware_queue(&t.host, request, &t.asker).await
     }
 
     /// Queues a reset of the BIOS attributes to their defaults: the admin's only (a reset sets
@@ -128,7 +163,9 @@ impl Podium {
         of: HardwareOf<'_>,
     ) -> Result<OperationView, Error> {
         let t = self.hardware_to_change(caller, of).await?;
-        self.bios_reset(&t.host, &t.pm, &t.asker).await
+        bios::reset_allowed(&t.asker)?;
+        let request = bios::reset_request(&t.driver(self).await?, &t.host).await?;
+        self.firmware_queue(&t.host, request, &t.asker).await
     }
 
     /// The host's secure boot as its BMC reports it now.
@@ -138,7 +175,7 @@ impl Podium {
         of: HardwareOf<'_>,
     ) -> Result<SecureBoot, Error> {
         let t = self.hardware_to_read(caller, of).await?;
-        self.secure_boot_read(&t.pm, &t.host).await
+        bios::secure_boot_read(&t.driver(self).await?, &t.host).await
     }
 
     /// Queues turning secure boot on or off, where the BMC has it for the host (a tenant's where
@@ -150,8 +187,9 @@ impl Podium {
         change: SecureBootChange,
     ) -> Result<OperationView, Error> {
         let t = self.hardware_to_change(caller, of).await?;
-        self.secure_boot_change(&t.host, &t.pm, change, &t.asker)
-            .await
+        bios::secure_boot_allowed(&t.pm.tenant_firmware, &t.asker)?;
+        let request = bios::secure_boot_request(&t.driver(self).await?, &t.host, change).await?;
+        self.firmware_queue(&t.host, request, &t.asker).await
     }
 
     /// The host's firmware components as its BMC reports them now.
@@ -161,7 +199,8 @@ impl Podium {
         of: HardwareOf<'_>,
     ) -> Result<Firmware, Error> {
         let t = self.hardware_to_read(caller, of).await?;
-        let components = self.firmware_read(&t.pm, &t.host).await?;
+        let driver = t.driver(self).await?;
+        let components = firmware::read(self.datastore(), &driver, &t.host).await?;
         Ok(Firmware { components })
     }
 
@@ -174,7 +213,10 @@ impl Podium {
         update: FirmwareUpdate,
     ) -> Result<OperationView, Error> {
         let t = self.hardware_to_change(caller, of).await?;
-        self.firmware_update(&t.host, &t.pm, update, &t.asker).await
+        let update = firmware::update_checked(&t.pm, &t.asker, update)?;
+        let driver = t.driver(self).await?;
+        let request = firmware::update_request(self.datastore(), &driver, &t.host, update).await?;
+        self.firmware_queue(&t.host, request, &t.asker).await
     }
 
     /// The host's full inventory as its BMC reports it now; a 409 `hardware_unsupported` where
@@ -194,7 +236,7 @@ impl Podium {
         pm: &PodManager,
         host: &Host,
     ) -> Result<HardwareInventory, Error> {
-        let driver = self.host_driver(pm, host).await?;
+        let driver = self.drivers().host(pm, host).await?;
         driver
             .call()
             .read_hardware(&host.system_id)
@@ -210,8 +252,7 @@ impl Podium {
         id: &HostId,
     ) -> Result<(Host, Option<ClaimId>), Error> {
         let not_found = || Error::not_found("system", id);
-        let host = self
-            .host_find(id)
+        let host = host_find(self.datastore(), id)
             .await?
             .filter(is_system)
             .ok_or_else(not_found)?;

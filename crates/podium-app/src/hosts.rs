@@ -7,8 +7,10 @@ use podium_types::{ClaimId, HostId, PodManagerId};
 
 use crate::app::Podium;
 use crate::auth::Caller;
-use crate::data::{Host, OperationRow, PodManager, host_from_system};
-use crate::endpoint::{Bmc, Tls, canonical};
+use crate::data::{
+    Host, OperationRow, PodManager, host_from_system, host_load, pod_manager_find, pod_manager_load,
+};
+use crate::endpoint::{Bmc, Tls, canonical, seal_auth};
 use crate::error::Error;
 use crate::labels::validate_labels;
 use crate::lifecycle::{HostAction, action_allowed};
@@ -94,8 +96,7 @@ impl Podium {
         params: HostCreate,
     ) -> Result<HostView, Error> {
         caller.require_admin()?;
-        let pm = self
-            .pod_manager_find(&params.pod_manager)
+        let pm = pod_manager_find(self.datastore(), &params.pod_manager)
             .await?
             .ok_or_else(|| {
                 Error::invalid(
@@ -113,11 +114,12 @@ impl Podium {
         validate_labels("labels", &labels)?;
         let own = Bmc {
             url,
-            auth_sealed: bmc.auth.as_ref().map(|a| self.seal_auth(a)),
+            auth_sealed: bmc.auth.as_ref().map(|a| seal_auth(&self.inner.sealer, a)),
             tls,
         };
         let systems = self
-            .bmc_driver(&pm, &own)
+            .drivers()
+            .bmc(&pm, &own)
             .await?
             .call()
             .discover()
@@ -245,7 +247,9 @@ impl Podium {
             let pm = match pms.get(&host.pod_manager) {
                 Some(pm) => std::sync::Arc::clone(pm),
                 None => {
-                    let pm = std::sync::Arc::new(self.pod_manager_load(&host.pod_manager).await?);
+                    let pm = std::sync::Arc::new(
+                        pod_manager_load(self.datastore(), &host.pod_manager).await?,
+                    );
                     pms.insert(host.pod_manager.clone(), pm.clone());
                     pm
                 }
@@ -266,7 +270,7 @@ impl Podium {
     /// Reads one host's power state at its BMC now and writes it if it changed; whether the BMC
     /// answered.
     pub(crate) async fn host_power_refresh(&self, host: &Host) -> Result<bool, Error> {
-        let pm = std::sync::Arc::new(self.pod_manager_load(&host.pod_manager).await?);
+        let pm = std::sync::Arc::new(pod_manager_load(self.datastore(), &host.pod_manager).await?);
         let answered = self
             .hosts_read(vec![(pm, host.clone())], Reading::Power, 1)
             .await?;
@@ -314,7 +318,8 @@ impl Podium {
     async fn host_read_power(&self, pm: &PodManager, host: &Host) -> Result<Read, Error> {
         let read_from = podium_types::Timestamp::now();
         match self
-            .host_driver(pm, host)
+            .drivers()
+            .host(pm, host)
             .await?
             .call()
             .get_power(&host.system_id)
@@ -356,7 +361,7 @@ impl Podium {
         let mut tries = 0;
         let read = loop {
             tries += 1;
-            match self.host_driver(pm, host).await?.call().discover().await {
+            match self.drivers().host(pm, host).await?.call().discover().await {
                 Err(CallError::Busy { .. }) if tries < BUSY_TRIES => continue,
                 read => break read,
             }
@@ -384,7 +389,7 @@ impl Podium {
     /// A host, for an admin.
     pub(crate) async fn host_get(&self, caller: &Caller, id: &HostId) -> Result<Host, Error> {
         caller.require_admin_read()?;
-        self.host_load(id).await
+        host_load(self.datastore(), id).await
     }
 
     pub async fn host_view(&self, caller: &Caller, id: &HostId) -> Result<HostView, Error> {
@@ -457,16 +462,19 @@ impl Podium {
         &self,
         pod_manager: &PodManagerId,
     ) -> Result<podium_types::CleaningInEffect, Error> {
-        Ok(match self.pod_manager_find(pod_manager).await? {
-            Some(pm) => {
-                podium_types::CleaningInEffect::of(&pm.deploy, pm.preprovisioning_image.is_some())
-            }
-            // Deleted meanwhile, its hosts with it.
-            None => podium_types::CleaningInEffect {
-                erases: None,
-                why: "the host's pod manager is being deleted".into(),
+        Ok(
+            match pod_manager_find(self.datastore(), pod_manager).await? {
+                Some(pm) => podium_types::CleaningInEffect::of(
+                    &pm.deploy,
+                    pm.preprovisioning_image.is_some(),
+                ),
+                // Deleted meanwhile, its hosts with it.
+                None => podium_types::CleaningInEffect {
+                    erases: None,
+                    why: "the host's pod manager is being deleted".into(),
+                },
             },
-        })
+        )
     }
 
     pub async fn host_list(
@@ -545,7 +553,7 @@ impl Podium {
         if let Some(bmc) = &params.bmc {
             if !self
                 .lifecycle()
-                .credentials_changed(&host, &self.seal_auth(&bmc.auth))
+                .credentials_changed(&host, &seal_auth(&self.inner.sealer, &bmc.auth))
                 .await?
             {
                 return Err(Error::Conflict {
@@ -627,7 +635,7 @@ impl Podium {
         request: OperationRequest,
     ) -> Result<OperationRow, Error> {
         caller.require_admin()?;
-        let host = self.host_load(host_id).await?;
+        let host = host_load(self.datastore(), host_id).await?;
         action_allowed(&host, action)?;
         self.operation_start(&host, request, None).await
     }
@@ -666,7 +674,8 @@ impl Podium {
         host: &Host,
     ) -> Option<podium_types::Observed> {
         let system = match self
-            .host_driver(pm, host)
+            .drivers()
+            .host(pm, host)
             .await
             .ok()?
             .call()

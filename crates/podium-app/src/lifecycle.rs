@@ -199,8 +199,6 @@ pub(crate) fn action_allowed(host: &Host, action: HostAction) -> Result<(), Erro
     Ok(())
 }
 
-impl Podium {}
-
 /// The lifecycle's steps, each a conditional change of a host's state (and what it queues, in
 /// the same transaction): the one way a host's state changes.
 pub(crate) struct Lifecycle<'a> {

@@ -6,8 +6,10 @@ use podium_types::{ErrorCode, OperationRequest, PodManagerId, PodManagerStatus};
 use crate::app::Podium;
 use crate::auth::Caller;
 use crate::bindings::{DEFAULT_DRIVER, DEFAULT_IPAM};
-use crate::data::{OperationRow, PodManager, PodManagerConflict};
-use crate::endpoint::{Bmc, Tls, canonical, normalize_url, validate_auth};
+use crate::data::{
+    OperationRow, PodManager, PodManagerConflict, pod_manager_find, pod_manager_load,
+};
+use crate::endpoint::{Bmc, Tls, canonical, normalize_url, seal_auth, validate_auth};
 use crate::error::Error;
 use crate::labels::validate_name;
 use crate::tasks::Outcome;
@@ -81,7 +83,7 @@ impl Podium {
         uuid: &PodManagerId,
     ) -> Result<OperationView, Error> {
         caller.require_admin()?;
-        self.pod_manager_load(uuid).await?;
+        pod_manager_load(self.datastore(), uuid).await?;
         let op = OperationRow::queued(OperationRequest::Sync, uuid, None);
         self.operation_enqueue(&op).await?;
         Ok(views::operation(op))
@@ -140,15 +142,23 @@ impl Podium {
             ..Default::default()
         });
         let driver = self
+            .plugins()
             .binding_resolve("driver", &driver, World::HardwareDriver)
             .await?;
         let ipam = params.ipam.unwrap_or_else(|| PluginBindingParams {
             name: DEFAULT_IPAM.into(),
             ..Default::default()
         });
-        let ipam = self.binding_resolve("ipam", &ipam, World::Ipam).await?;
+        let ipam = self
+            .plugins()
+            .binding_resolve("ipam", &ipam, World::Ipam)
+            .await?;
         let renderer = match &params.renderer {
-            Some(r) => Some(self.binding_resolve("renderer", r, World::Renderer).await?),
+            Some(r) => Some(
+                self.plugins()
+                    .binding_resolve("renderer", r, World::Renderer)
+                    .await?,
+            ),
             None => None,
         };
         if let Some(t) = &params.tenant_firmware {
@@ -164,7 +174,7 @@ impl Podium {
             name: params.name,
             service: Bmc {
                 url,
-                auth_sealed: params.auth.map(|a| self.seal_auth(&a)),
+                auth_sealed: params.auth.map(|a| seal_auth(&self.inner.sealer, &a)),
                 tls,
             },
             description,
@@ -208,7 +218,7 @@ impl Podium {
         self.spawn_refresh(pm.uuid.clone());
         Ok(views::pod_manager(
             pm,
-            self.renderer_default().await?.as_ref(),
+            self.plugins().renderer_default().await?.as_ref(),
         ))
     }
 
@@ -230,10 +240,10 @@ impl Podium {
         uuid: &PodManagerId,
     ) -> Result<PodManagerView, Error> {
         caller.require_admin_read()?;
-        let row = self.pod_manager_load(uuid).await?;
+        let row = pod_manager_load(self.datastore(), uuid).await?;
         Ok(views::pod_manager(
             row,
-            self.renderer_default().await?.as_ref(),
+            self.plugins().renderer_default().await?.as_ref(),
         ))
     }
 
@@ -245,7 +255,7 @@ impl Podium {
     ) -> Result<List<PodManagerView>, Error> {
         caller.require_admin_read()?;
         let rows = self.datastore().pod_manager_list(&filter, &page).await?;
-        let renderer = self.renderer_default().await?;
+        let renderer = self.plugins().renderer_default().await?;
         Ok(List::of(rows, |row| {
             views::pod_manager(row.into(), renderer.as_ref())
         }))
@@ -261,7 +271,7 @@ impl Podium {
         if params.uuid.is_some() {
             return Err(Error::invalid("uuid", "a pod manager's uuid cannot change"));
         }
-        let current = self.pod_manager_load(uuid).await?;
+        let current = pod_manager_load(self.datastore(), uuid).await?;
         let mut row = current.clone();
         let mut endpoint_changed = false;
         if let Some(name) = params.name {
@@ -285,7 +295,7 @@ impl Podium {
             if let Some(auth) = &auth {
                 validate_auth(auth)?;
             }
-            row.service.auth_sealed = auth.map(|a| self.seal_auth(&a));
+            row.service.auth_sealed = auth.map(|a| seal_auth(&self.inner.sealer, &a));
             endpoint_changed = true;
         }
         if let Some(tls) = params.tls {
@@ -294,17 +304,22 @@ impl Podium {
         }
         if let Some(driver) = params.driver {
             row.driver = self
+                .plugins()
                 .binding_resolve("driver", &driver, World::HardwareDriver)
                 .await?;
             endpoint_changed = true;
         }
         if let Some(ipam) = params.ipam {
-            row.ipam = self.binding_resolve("ipam", &ipam, World::Ipam).await?;
+            row.ipam = self
+                .plugins()
+                .binding_resolve("ipam", &ipam, World::Ipam)
+                .await?;
         }
         if let Some(renderer) = params.renderer {
             row.renderer = match renderer {
                 Some(r) => Some(
-                    self.binding_resolve("renderer", &r, World::Renderer)
+                    self.plugins()
+                        .binding_resolve("renderer", &r, World::Renderer)
                         .await?,
                 ),
                 None => None,
@@ -346,10 +361,10 @@ impl Podium {
         if endpoint_changed {
             self.spawn_refresh(uuid.clone());
         }
-        let row = self.pod_manager_load(uuid).await?;
+        let row = pod_manager_load(self.datastore(), uuid).await?;
         Ok(views::pod_manager(
             row,
-            self.renderer_default().await?.as_ref(),
+            self.plugins().renderer_default().await?.as_ref(),
         ))
     }
 
@@ -381,7 +396,7 @@ impl Podium {
         uuid: &PodManagerId,
     ) -> Result<List<StatusChangeView>, Error> {
         caller.require_admin_read()?;
-        self.pod_manager_load(uuid).await?;
+        pod_manager_load(self.datastore(), uuid).await?;
         let history = self.datastore().pod_manager_status_history(uuid).await?;
         Ok(List::all(
             history.into_iter().map(views::status_change).collect(),
@@ -391,7 +406,7 @@ impl Podium {
     /// Probes a pod manager through its driver and records the result. Returns whether it is
     /// online, or `None` if it no longer exists.
     pub async fn pod_manager_probe(&self, uuid: &PodManagerId) -> Option<bool> {
-        let pm = match self.pod_manager_find(uuid).await {
+        let pm = match pod_manager_find(self.datastore(), uuid).await {
             Ok(Some(pm)) => pm,
             Ok(None) => return None,
             Err(e) => {
@@ -399,7 +414,7 @@ impl Podium {
                 return None;
             }
         };
-        let outcome = match self.pod_manager_driver(&pm).await {
+        let outcome = match self.drivers().pod_manager(&pm).await {
             Ok(driver) => driver
                 .call()
                 .probe()
@@ -439,8 +454,8 @@ impl Podium {
         uuid: &PodManagerId,
         own_bmcs: OwnBmcs,
     ) -> Result<SyncSummary, Error> {
-        let pm = self.pod_manager_load(uuid).await?;
-        let driver = self.pod_manager_driver(&pm).await?;
+        let pm = pod_manager_load(self.datastore(), uuid).await?;
+        let driver = self.drivers().pod_manager(&pm).await?;
         // The whole sync under the compose lock: a node composed or decomposed while the
         // systems are read would be marked missing, or added again, by what was read before.
         let composing = self.compose_lock(uuid).await;

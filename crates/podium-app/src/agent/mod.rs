@@ -25,7 +25,7 @@ use serde_json::{Value, json};
 
 use crate::app::Podium;
 use crate::auth::Caller;
-use crate::data::{AgentRow, Heartbeat, LOOKUP_MACS_MAX};
+use crate::data::{AgentRow, Heartbeat, LOOKUP_MACS_MAX, host_find, host_load, pod_manager_load};
 use crate::error::Error;
 use podium_types::{ErrorCode, HostId, Secret, Timestamp};
 
@@ -96,9 +96,9 @@ impl Podium {
         self.inner.agent_windows.count(&agent.host_id, "lookup")?;
         // md5 checksums as the host's pod manager allows them (IPA refuses them unless told),
         // read before a token is issued: one issued is never shown again.
-        let allow_md5 = match self.host_find(&agent.host_id).await? {
+        let allow_md5 = match host_find(self.datastore(), &agent.host_id).await? {
             Some(host) => {
-                self.pod_manager_load(&host.pod_manager)
+                pod_manager_load(self.datastore(), &host.pod_manager)
                     .await?
                     .deploy
                     .allow_md5
@@ -211,7 +211,7 @@ impl Podium {
     /// The agent a host runs or is about to (an admin's read).
     pub async fn agent_get(&self, caller: &Caller, host: &HostId) -> Result<AgentView, Error> {
         caller.require_admin_read()?;
-        self.host_load(host).await?;
+        host_load(self.datastore(), host).await?;
         let agent = self
             .datastore()
             .agent_get(host)

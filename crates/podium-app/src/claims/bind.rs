@@ -4,13 +4,15 @@
 //! candidates and makes the one conditional change, the bind, which holds only if the claim,
 //! the host and the grant are still as they were read; the rules and the tries are here.
 
-use crate::data::{Bind, BindOutcome, ClaimRow, GrantRow, HostCriteria, Spread};
+use crate::data::{
+    Bind, BindOutcome, ClaimRow, GrantRow, HostCriteria, PodManager, Spread, host_find,
+    pod_manager_find,
+};
 use podium_runtime::{ConsumerInput, NetworkPolicy};
 use podium_types::{ClaimId, ClaimState, HostId, TenantScope};
 
 use crate::app::Podium;
 use crate::composition::{ComposeRun, Composing};
-use crate::data::PodManager;
 use crate::error::Error;
 use crate::tasks::Outcome;
 
@@ -391,7 +393,7 @@ impl Podium {
         let Some(network_data) = &claim.network_data else {
             return Ok(None);
         };
-        let Some(pm) = self.pod_manager_find(&claim.pod_manager).await? else {
+        let Some(pm) = pod_manager_find(self.datastore(), &claim.pod_manager).await? else {
             return Ok(None);
         };
         if crate::rendering::policy_of(&pm) != NetworkPolicy::Consumer {
@@ -412,7 +414,7 @@ impl Podium {
         fit: &Fit,
         host: &HostId,
     ) -> Result<Option<String>, Error> {
-        let Some(host) = self.host_find(host).await? else {
+        let Some(host) = host_find(self.datastore(), host).await? else {
             return Ok(Some("a candidate host is gone".to_owned()));
         };
         match self

@@ -10,7 +10,9 @@ mod bind;
 
 use crate::app::Podium;
 use crate::auth::Caller;
-use crate::data::{ClaimRow, Host, OperationRow};
+use crate::data::{
+    ClaimRow, Host, OperationRow, claim_get, host_find, host_load, pod_manager_load,
+};
 use crate::error::Error;
 use crate::ipam::IpClaim;
 use podium_runtime::PowerAction;
@@ -240,7 +242,7 @@ impl Podium {
                 Error::invalid("pod_manager", "this tenant was granted no pod manager")
             })?,
         };
-        let pm = self.pod_manager_load(&pod_manager).await?;
+        let pm = pod_manager_load(self.datastore(), &pod_manager).await?;
         if let Some(chassis) = &params.chassis {
             let grant = grants.items.iter().find(|g| g.pod_manager == pod_manager);
             self.chassis_within_reach(
@@ -298,7 +300,7 @@ impl Podium {
         id: &ClaimId,
         page: podium_types::Page,
     ) -> Result<List<OperationView>, Error> {
-        let (claim, _) = self.claim_get(caller.scope(), id).await?;
+        let (claim, _) = claim_get(self.datastore(), caller.scope(), id).await?;
         let filter = podium_types::OperationFilter {
             claim: Some(claim.id),
             ..Default::default()
@@ -309,7 +311,7 @@ impl Podium {
 
     /// A claim as its tenant (or an admin) sees it, with the addresses its host has.
     pub async fn claim_view(&self, caller: &Caller, id: &ClaimId) -> Result<ClaimView, Error> {
-        let (claim, host) = self.claim_get(caller.scope(), id).await?;
+        let (claim, host) = claim_get(self.datastore(), caller.scope(), id).await?;
         self.claim_shown(claim, host).await
     }
 
@@ -324,7 +326,7 @@ impl Podium {
         let mut out = Vec::with_capacity(claims.len());
         for claim in claims {
             let host = match &claim.host_id {
-                Some(h) => self.host_find(h).await?,
+                Some(h) => host_find(self.datastore(), h).await?,
                 None => None,
             };
             out.push(self.claim_shown(claim, host).await?);
@@ -340,7 +342,7 @@ impl Podium {
         params: ClaimUpdate,
     ) -> Result<ClaimView, Error> {
         caller.require_writable()?;
-        let (claim, _) = self.claim_get(caller.scope(), id).await?;
+        let (claim, _) = claim_get(self.datastore(), caller.scope(), id).await?;
         if claim.state == ClaimState::Releasing {
             return Err(Error::Conflict {
                 code: ErrorCode::ClaimReleasing,
@@ -358,7 +360,7 @@ impl Podium {
             return Err(compose_refused("network_data naming NICs"));
         }
         if network_data.is_some() || meta_data.is_some() {
-            let pm = self.pod_manager_load(&claim.pod_manager).await?;
+            let pm = pod_manager_load(self.datastore(), &claim.pod_manager).await?;
             if network_data.is_some() && pm.network_config_owner == NetworkConfigOwner::Admin {
                 return Err(Error::Conflict {
                     code: ErrorCode::NetworkConfigOwnedBySite,
@@ -368,7 +370,7 @@ impl Podium {
                 });
             }
             let host = match &claim.host_id {
-                Some(h) => self.host_find(h).await?,
+                Some(h) => host_find(self.datastore(), h).await?,
                 None => None,
             };
             let input = crate::rendering::consumer_input(
@@ -381,7 +383,7 @@ impl Podium {
         let online = params.online.unwrap_or(claim.online);
         // A change of power is checked against the host's state before anything is stored.
         let host = match &claim.host_id {
-            Some(h) if online != claim.online => self.host_find(h).await?,
+            Some(h) if online != claim.online => host_find(self.datastore(), h).await?,
             _ => None,
         };
         if let Some(host) = &host {
@@ -434,7 +436,7 @@ impl Podium {
     /// cleared) before it is free for anyone else.
     pub async fn claim_delete(&self, caller: &Caller, id: &ClaimId) -> Result<(), Error> {
         caller.require_writable()?;
-        let (claim, _) = self.claim_get(caller.scope(), id).await?;
+        let (claim, _) = claim_get(self.datastore(), caller.scope(), id).await?;
         self.claim_release(&claim).await
     }
 
@@ -456,7 +458,7 @@ impl Podium {
             self.datastore().config_drives_delete(h, Some(id)).await?;
         }
         let host = match &host_id {
-            Some(h) => self.host_find(h).await?,
+            Some(h) => host_find(self.datastore(), h).await?,
             None => None,
         };
         let Some(host) = host else {
@@ -493,7 +495,7 @@ impl Podium {
         self.datastore()
             .config_drives_delete(host_id, Some(id))
             .await?;
-        let Some(host) = self.host_find(host_id).await? else {
+        let Some(host) = host_find(self.datastore(), host_id).await? else {
             return Ok(());
         };
         self.claim_deprovision(id, &host, "cancelled: the provisioning failed", now)
@@ -533,7 +535,7 @@ impl Podium {
         let Some(host_id) = &claim.host_id else {
             return Ok(());
         };
-        let host = self.host_load(host_id).await?;
+        let host = host_load(self.datastore(), host_id).await?;
         let request = podium_types::OperationRequest::Provision {
             image: Some(Box::new(claim.image.clone())),
         };
@@ -542,7 +544,7 @@ impl Podium {
         if !self.lifecycle().provision(&host.id, &op).await? {
             // Two binds of one claim raced (its creation and the pending claims' timer): the
             // other one provisions it already.
-            if let Some(now) = self.host_find(host_id).await?
+            if let Some(now) = host_find(self.datastore(), host_id).await?
                 && now.claim_id.as_ref() == Some(&claim.id)
                 && matches!(now.state, HostState::Provisioning | HostState::Provisioned)
             {
@@ -570,7 +572,7 @@ impl Podium {
         let Some(host_id) = &claim.host_id else {
             return Ok(());
         };
-        let host = self.host_load(host_id).await?;
+        let host = host_load(self.datastore(), host_id).await?;
         self.host_power_queue(host, action, Some(&claim.id)).await?;
         Ok(())
     }

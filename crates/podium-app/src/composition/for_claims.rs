@@ -9,7 +9,7 @@ use podium_types::{ErrorCode, HostState, PodManagerId};
 
 use super::Wanted;
 use crate::app::Podium;
-use crate::data::{ClaimRow, GrantRow};
+use crate::data::{ClaimRow, GrantRow, host_find, pod_manager_find};
 use crate::error::Error;
 
 /// What composing for a claim came to, in words for its tenant (never the pod manager's
@@ -58,10 +58,10 @@ impl Podium {
                     .into(),
             ));
         }
-        let Some(pm) = self.pod_manager_find(&claim.pod_manager).await? else {
+        let Some(pm) = pod_manager_find(self.datastore(), &claim.pod_manager).await? else {
             return Ok(Composing::Waits("the claim's pod manager is gone".into()));
         };
-        let driver = match self.pod_manager_driver(&pm).await {
+        let driver = match self.drivers().pod_manager(&pm).await {
             Ok(driver) => driver,
             Err(e) => {
                 tracing::warn!(claim = %id, pod_manager = %pm.name, error = %e, "cannot compose a node for a claim");
@@ -72,7 +72,7 @@ impl Podium {
         // Under the lock: a bind task of this process composing for it meanwhile has recorded
         // its node.
         if let Some(node) = self.datastore().composed_node_of_claim(id).await? {
-            let host = self.host_find(&node.host_id).await?;
+            let host = host_find(self.datastore(), &node.host_id).await?;
             let free = |h: &crate::data::Host| {
                 h.state == HostState::Available && h.claim_id.is_none() && h.maintenance.is_none()
             };

@@ -23,7 +23,7 @@ use podium_types::{ClaimId, ErrorCode, HostId, Page, PodManagerId, Timestamp};
 
 use crate::app::Podium;
 use crate::auth::Caller;
-use crate::data::{ComposedNodeRow, PodManager};
+use crate::data::{ComposedNodeRow, PodManager, pod_manager_load};
 use crate::drivers::Driver;
 use crate::error::Error;
 
@@ -67,8 +67,8 @@ impl Podium {
         uuid: &PodManagerId,
     ) -> Result<CompositionView, Error> {
         caller.require_admin_read()?;
-        let pm = self.pod_manager_load(uuid).await?;
-        let driver = self.pod_manager_driver(&pm).await?;
+        let pm = pod_manager_load(self.datastore(), uuid).await?;
+        let driver = self.drivers().pod_manager(&pm).await?;
         let service = read(&pm, &driver).await?;
         Ok(view(service))
     }
@@ -104,8 +104,8 @@ impl Podium {
                 ));
             }
         };
-        let pm = self.pod_manager_load(uuid).await?;
-        let driver = self.pod_manager_driver(&pm).await?;
+        let pm = pod_manager_load(self.datastore(), uuid).await?;
+        let driver = self.drivers().pod_manager(&pm).await?;
         let _held = self.compose_lock(uuid).await;
         let id = self
             .compose_locked(&pm, &driver, &params.name, wanted, None)
@@ -196,7 +196,7 @@ impl Podium {
         page: Page,
     ) -> Result<List<ComposedNodeView>, Error> {
         caller.require_admin_read()?;
-        self.pod_manager_load(uuid).await?;
+        pod_manager_load(self.datastore(), uuid).await?;
         let paged = self.datastore().composed_node_list(uuid, &page).await?;
         Ok(List::of(paged, node))
     }
@@ -232,8 +232,8 @@ impl Podium {
     /// Decomposes a node and removes its host, as [`Podium::composed_node_delete`] says.
     pub(crate) async fn decompose(&self, row: &ComposedNodeRow) -> Result<(), Error> {
         let id = &row.host_id;
-        let pm = self.pod_manager_load(&row.pod_manager).await?;
-        let driver = self.pod_manager_driver(&pm).await?;
+        let pm = pod_manager_load(self.datastore(), &row.pod_manager).await?;
+        let driver = self.drivers().pod_manager(&pm).await?;
         // Not while the pod manager syncs: a discovery read before the decomposition would add
         // the system again after it.
         let _locked = self.compose_lock(&row.pod_manager).await;

@@ -9,7 +9,7 @@ use podium_types::{
     PodManagerId, PowerState, Timestamp,
 };
 
-use crate::app::Podium;
+use super::Datastore;
 use crate::endpoint::{Bmc, Tls};
 use crate::error::Error;
 
@@ -194,28 +194,29 @@ impl From<Host> for HostRow {
     }
 }
 
-impl Podium {
-    /// A host, if there is one.
-    pub(crate) async fn host_find(&self, id: &HostId) -> Result<Option<Host>, Error> {
-        Ok(self.datastore().host_get(id).await?.map(Host::from))
-    }
+/// A host, if there is one.
+pub(crate) async fn host_find(store: &Datastore, id: &HostId) -> Result<Option<Host>, Error> {
+    Ok(store.host_get(id).await?.map(Host::from))
+}
 
-    /// A host by id, or `not_found`.
-    pub(crate) async fn host_load(&self, id: &HostId) -> Result<Host, Error> {
-        self.host_find(id)
-            .await?
-            .ok_or_else(|| Error::not_found("host", id))
-    }
+/// A host by id, or `not_found`.
+pub(crate) async fn host_load(store: &Datastore, id: &HostId) -> Result<Host, Error> {
+    host_find(store, id)
+        .await?
+        .ok_or_else(|| Error::not_found("host", id))
+}
 
-    /// The host an operation acts on.
-    pub(crate) async fn operation_host(&self, op: &super::OperationRow) -> Result<Host, Error> {
-        let Some(id) = &op.host_id else {
-            return Err(Error::not_found("host", "(none)"));
-        };
-        self.host_find(id)
-            .await?
-            .ok_or_else(|| Error::not_found("host", id))
-    }
+/// The host an operation acts on.
+pub(crate) async fn operation_host(
+    store: &Datastore,
+    op: &super::OperationRow,
+) -> Result<Host, Error> {
+    let Some(id) = &op.host_id else {
+        return Err(Error::not_found("host", "(none)"));
+    };
+    host_find(store, id)
+        .await?
+        .ok_or_else(|| Error::not_found("host", id))
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 //! - the app's own types where a record's shape differs from its row: `Host` (its own BMC, its
 //!   error and its maintenance are one value each, where the row has a column per part) and
 //!   `PodManager` (its service is one `Bmc`, its limits the API's), each converted both ways
-//!   (`Podium::host_find` and `pod_manager_find` read them);
+//!   (`host_find` and `pod_manager_find` read them);
 //! - the store's records where they are the app's nouns as they are (a tenant, a grant, a
 //!   claim, an operation, a pool, …), named here so that what the app takes from the store is
 //!   one list;
@@ -16,9 +16,10 @@ pub(crate) mod host;
 mod inventory;
 mod pod_manager;
 
-pub(crate) use host::Host;
+pub(crate) use claim::{claim_bound, claim_get};
+pub(crate) use host::{Host, host_find, host_load, operation_host};
 pub(crate) use inventory::{chassis_from_driver, host_from_system};
-pub(crate) use pod_manager::PodManager;
+pub(crate) use pod_manager::{PodManager, pod_manager_find, pod_manager_load};
 
 /// The store's records the app uses as they are.
 pub(crate) use podium_store::{

@@ -5,7 +5,7 @@ use podium_store::PodManagerRow;
 use podium_types::requests::{NetworkConfigOwner, OperationLimits};
 use podium_types::{PluginBinding, PodManagerId, PodManagerStatus, Timestamp};
 
-use crate::app::Podium;
+use super::Datastore;
 use crate::endpoint::{Bmc, Tls};
 use crate::error::Error;
 
@@ -123,23 +123,20 @@ impl From<PodManager> for PodManagerRow {
     }
 }
 
-impl Podium {
-    /// A pod manager, if there is one.
-    pub(crate) async fn pod_manager_find(
-        &self,
-        uuid: &PodManagerId,
-    ) -> Result<Option<PodManager>, Error> {
-        Ok(self
-            .datastore()
-            .pod_manager_get(uuid)
-            .await?
-            .map(PodManager::from))
-    }
+/// A pod manager, if there is one.
+pub(crate) async fn pod_manager_find(
+    store: &Datastore,
+    uuid: &PodManagerId,
+) -> Result<Option<PodManager>, Error> {
+    Ok(store.pod_manager_get(uuid).await?.map(PodManager::from))
+}
 
-    /// A pod manager, or 404.
-    pub(crate) async fn pod_manager_load(&self, uuid: &PodManagerId) -> Result<PodManager, Error> {
-        self.pod_manager_find(uuid)
-            .await?
-            .ok_or_else(|| Error::not_found("pod manager", uuid))
-    }
+/// A pod manager, or 404.
+pub(crate) async fn pod_manager_load(
+    store: &Datastore,
+    uuid: &PodManagerId,
+) -> Result<PodManager, Error> {
+    pod_manager_find(store, uuid)
+        .await?
+        .ok_or_else(|| Error::not_found("pod manager", uuid))
 }

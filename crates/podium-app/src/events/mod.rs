@@ -10,7 +10,7 @@ pub(crate) mod streams;
 
 use std::time::Duration;
 
-use crate::data::{EventHorizon, EventRow};
+use crate::data::{EventHorizon, EventRow, host_find};
 use podium_types::views::{ClaimEventView, EventView, HostEventView, OperationEventView};
 use podium_types::{ClaimId, EventFilter, EventKind, HostId, HostState, OperationId, ShownState};
 use serde_json::Value;
@@ -187,7 +187,7 @@ impl Podium {
     /// Whether `caller` sees the host: an admin any host, a tenant the hosts of its claims.
     async fn event_host_check(&self, caller: &Caller, id: &HostId) -> Result<(), Error> {
         let missing = || Error::not_found("host", id);
-        let host = self.host_find(id).await?.ok_or_else(missing)?;
+        let host = host_find(self.datastore(), id).await?.ok_or_else(missing)?;
         if let Caller::Tenant { .. } = caller {
             let claim = host.claim_id.ok_or_else(missing)?;
             self.datastore()

@@ -446,7 +446,7 @@ impl Podium {
         request: &IpamRequest,
     ) -> Result<Option<u128>, Error> {
         let pool = &state.pool;
-        let plugin = self.plugin_load(&pool.row.plugin.sha256).await?;
+        let plugin = self.plugins().load(&pool.row.plugin.sha256).await?;
         let view = PoolView {
             free: state.free.clone(),
             family: pool.space.family,
@@ -492,7 +492,7 @@ impl Podium {
         if request.host.is_none() {
             return Ok(None);
         }
-        let plugin = self.plugin_load(&pool.row.plugin.sha256).await?;
+        let plugin = self.plugins().load(&pool.row.plugin.sha256).await?;
         let context = CallContext {
             config: pool.row.plugin.config.to_string(),
             endpoint: None,

@@ -26,7 +26,7 @@ use crate::app::Podium;
 use crate::app::page;
 use crate::auth::Caller;
 use crate::bindings::DEFAULT_IPAM;
-use crate::data::IpPoolRow;
+use crate::data::{IpPoolRow, host_find, pod_manager_find};
 use crate::error::Error;
 use podium_runtime::{IpamHost, World};
 use podium_types::requests::{IpClaimCreate, IpPoolCreate, IpPoolUpdate, PluginBindingParams};
@@ -85,9 +85,9 @@ impl Podium {
             dns_servers.push(parse_addr(&format!("dns_servers[{i}]"), dns, None)?.to_string());
         }
         let pod_manager = match &def.pod_manager {
-            Some(uuid) => Some(self.pod_manager_find(uuid).await?.ok_or_else(|| {
-                Error::invalid("pod_manager", format!("no pod manager `{uuid}`"))
-            })?),
+            Some(uuid) => Some(pod_manager_find(self.datastore(), uuid).await?.ok_or_else(
+                || Error::invalid("pod_manager", format!("no pod manager `{uuid}`")),
+            )?),
             None => None,
         };
         for (i, tenant) in def.tenants.iter().enumerate() {
@@ -99,7 +99,11 @@ impl Podium {
             }
         }
         let plugin = match (def.plugin, base) {
-            (Some(p), _) => self.binding_resolve("plugin", &p, World::Ipam).await?,
+            (Some(p), _) => {
+                self.plugins()
+                    .binding_resolve("plugin", &p, World::Ipam)
+                    .await?
+            }
             (None, Some(base)) => base.row.plugin.clone(),
             (None, None) => match &pod_manager {
                 Some(pm) => pm.ipam.clone(),
@@ -108,7 +112,9 @@ impl Podium {
                         name: DEFAULT_IPAM.into(),
                         ..Default::default()
                     };
-                    self.binding_resolve("plugin", &p, World::Ipam).await?
+                    self.plugins()
+                        .binding_resolve("plugin", &p, World::Ipam)
+                        .await?
                 }
             },
         };
@@ -378,8 +384,7 @@ impl Podium {
             Owner::parse(&params.owner).map_err(|e| Error::invalid("owner", e.to_string()))?;
         let host = match &owner {
             Owner::Host(id) => {
-                let host = self
-                    .host_find(id)
+                let host = host_find(self.datastore(), id)
                     .await?
                     .ok_or_else(|| Error::invalid("owner", format!("no host `{id}`")))?;
                 Some(host_facts(&host)?)
@@ -417,7 +422,7 @@ impl Podium {
             .await?
             .ok_or_else(|| Error::not_found("IP claim", id))?;
         let host = match Owner::parse(&row.owner) {
-            Ok(Owner::Host(h)) => match self.host_find(&h).await? {
+            Ok(Owner::Host(h)) => match host_find(self.datastore(), &h).await? {
                 Some(host) => Some(host_facts(&host)?),
                 None => None,
             },

@@ -4,7 +4,7 @@
 //! released; then the host is free and the claim gone.
 
 use crate::app::Podium;
-use crate::data::Host;
+use crate::data::{Host, host_load, pod_manager_load};
 use crate::error::Error;
 use podium_types::{BootPersistence, BootSettings, BootTarget, HostState};
 use podium_types::{ClaimId, TenantScope};
@@ -23,14 +23,14 @@ impl Podium {
         let Some(claim) = self.datastore().claim_get(TenantScope::Every, id).await? else {
             return Ok(None);
         };
-        let host = self.host_load(host_id).await?;
+        let host = host_load(self.datastore(), host_id).await?;
         let mut result = Deprovisioned::default();
         if host.state == HostState::Missing {
             // Nothing to clean, power off or eject: only the addresses go.
             self.agent_forget(&host.id).await?;
             self.deprovision_addresses(id, &host).await?;
         } else {
-            let pm = self.pod_manager_load(&host.pod_manager).await?;
+            let pm = pod_manager_load(self.datastore(), &host.pod_manager).await?;
             // A disk image was (or may have been) written: the disks are cleaned before
             // anything else, by the deploy agent; a cleaning that fails leaves the host in
             // `error`.
@@ -74,7 +74,7 @@ impl Podium {
         claim_id: &ClaimId,
         host: &Host,
     ) -> Result<Option<String>, Error> {
-        let driver = self.host_driver(pm, host).await?;
+        let driver = self.drivers().host(pm, host).await?;
         super::provision::power_off_and_eject(&driver, host).await?;
         let kept = match driver
             .call()

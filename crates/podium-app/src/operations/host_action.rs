@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use crate::app::Podium;
-use crate::data::Host;
+use crate::data::{Host, pod_manager_load};
 use crate::drivers::Driver;
 use crate::error::Error;
 use podium_runtime::{CallError, PluginError};
@@ -24,8 +24,8 @@ impl Podium {
         action: &OperationRequest,
         claim: Option<&ClaimId>,
     ) -> Result<Option<OperationResult>, Error> {
-        let pm = self.pod_manager_load(&host.pod_manager).await?;
-        let driver = self.host_driver(&pm, host).await?;
+        let pm = pod_manager_load(self.datastore(), &host.pod_manager).await?;
+        let driver = self.drivers().host(&pm, host).await?;
         // A claim's media or boot override (its tenant's Redfish service) may boot anything on
         // the machine: from here its disks may hold the claim's data, and are cleaned before
         // the host is free again. Marked as the operation runs, so a release queued after it

@@ -3,7 +3,7 @@
 //! band, and the pod manager's firmware profile given (`bios.rs`); the host is `available`.
 
 use crate::app::Podium;
-use crate::data::{Host, OperationRow};
+use crate::data::{Host, OperationRow, operation_host, pod_manager_load};
 use crate::error::Error;
 use podium_types::{
     ConfigDriveRef, Inspected, InventoryRead, OperationResult, Preprovisioning,
@@ -23,8 +23,8 @@ impl Podium {
         &self,
         op: &OperationRow,
     ) -> Result<Option<OperationResult>, Error> {
-        let host = self.operation_host(op).await?;
-        let pm = self.pod_manager_load(&host.pod_manager).await?;
+        let host = operation_host(self.datastore(), op).await?;
+        let pm = pod_manager_load(self.datastore(), &host.pod_manager).await?;
         let mut preprovisioning = None;
         // Boxed: the preprovisioning (IPAM and rendering calls, only where the site has DHCP-less
         // pools) would otherwise make every inspection's future as large as its own.
@@ -44,9 +44,8 @@ impl Podium {
             }
             preprovisioning = Some(prepared);
         }
-        let system = self
-            .host_driver(&pm, &host)
-            .await?
+        let driver = self.drivers().host(&pm, &host).await?;
+        let system = driver
             .call()
             .inspect(&host.system_id)
             .await
@@ -56,12 +55,12 @@ impl Podium {
         let profile = if pm.firmware_profile.is_empty() || !host.kind.is_machine() {
             None
         } else {
-            Some(self.profile_apply(&pm, &host).await?)
+            Some(crate::bios::profile_apply(&driver, &host, &pm.firmware_profile).await?)
         };
         // The firmware versions the Redfish face shows; a BMC that cannot say shows none, and
         // the inspection goes on.
         if host.kind.is_machine()
-            && let Err(e) = self.firmware_read(&pm, &host).await
+            && let Err(e) = crate::firmware::read(self.datastore(), &driver, &host).await
         {
             tracing::info!(host = %host.id, error = %e, "the firmware versions were not read");
         }

@@ -136,7 +136,7 @@ impl Podium {
         // The disk's caches flushed before the power goes.
         self.agent_command(&agent, "flushing the disks", "standby.sync", json!({}))
             .await?;
-        let driver = self.host_driver(pm, host).await?;
+        let driver = self.drivers().host(pm, host).await?;
         let off = super::provision::power_off_and_eject(&driver, host).await;
         // Forgotten whatever became of the power-off and the ejects: a retry boots the ramdisk
         // again rather than wait on an agent that may be gone.

@@ -28,14 +28,15 @@ pub(crate) mod worker;
 
 pub use worker::OperationSettings;
 
+use crate::data::{OperationRow, operation_host, pod_manager_load};
 use crate::metrics::state::Attempt;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use crate::app::Podium;
-use crate::data::OperationRow;
 use crate::error::Error;
+use crate::queue::Held;
 use crate::tasks::Outcome;
 use podium_runtime::CallError;
 use podium_types::{ErrorCode, OperationId, OperationRequest, OperationResult};
@@ -87,21 +88,34 @@ impl Podium {
             }
             OperationRequest::Deprovision => return Box::pin(self.deprovision_execute(op)).await,
             OperationRequest::Bios(action) => {
-                let host = self.operation_host(op).await?;
-                return Box::pin(self.bios_execute(&host, action)).await;
+                let host = operation_host(self.datastore(), op).await?;
+                let pm = pod_manager_load(self.datastore(), &host.pod_manager).await?;
+                let driver = self.drivers().host(&pm, &host).await?;
+                return Box::pin(crate::bios::execute(&driver, &host, action)).await;
             }
             OperationRequest::SecureBoot { enabled } => {
-                let host = self.operation_host(op).await?;
-                return Box::pin(self.secure_boot_execute(&host, *enabled)).await;
+                let host = operation_host(self.datastore(), op).await?;
+                let pm = pod_manager_load(self.datastore(), &host.pod_manager).await?;
+                let driver = self.drivers().host(&pm, &host).await?;
+                return Box::pin(crate::bios::secure_boot_execute(&driver, &host, *enabled)).await;
             }
             OperationRequest::FirmwareUpdate(update) => {
-                return Box::pin(self.firmware_update_execute(op, update)).await;
+                let host = operation_host(self.datastore(), op).await?;
+                let pm = pod_manager_load(self.datastore(), &host.pod_manager).await?;
+                let resumed = crate::firmware::resumed(op)?;
+                let driver = self.drivers().host(&pm, &host).await?;
+                let held = Held::new(self.datastore(), &self.inner.operations.worker_id, op);
+                let store = self.datastore();
+                return Box::pin(crate::firmware::execute(
+                    store, &driver, &held, &host, update, resumed,
+                ))
+                .await;
             }
             OperationRequest::Power(_) | OperationRequest::Boot(_) | OperationRequest::Media(_) => {
                 &op.request
             }
         };
-        let host = self.operation_host(op).await?;
+        let host = operation_host(self.datastore(), op).await?;
         self.host_action_execute(&host, action, op.claim_id.as_ref())
             .await
     }

@@ -6,6 +6,7 @@
 //! the host is free again.
 
 use crate::app::Podium;
+use crate::data::{host_load, pod_manager_load};
 use crate::error::Error;
 use crate::rendering::{DRIVE_TTL_MAX, Hold};
 use podium_runtime::{
@@ -42,7 +43,7 @@ impl Podium {
                 }
             )
         };
-        let driver = self.host_driver(pm, host).await?;
+        let driver = self.drivers().host(pm, host).await?;
         eject_all(&driver, host).await?;
         driver
             .call()
@@ -146,7 +147,7 @@ impl Podium {
                 code: ErrorCode::ClaimNotBound,
                 message: format!("claim `{claim_id}` is no longer bound to this host"),
             })?;
-        let host = self.host_load(host_id).await?;
+        let host = host_load(self.datastore(), host_id).await?;
         let image = claim.image.clone();
         let documents = self
             .render(&host, Some(&claim), Phase::Provisioning, Hold::Take)
@@ -154,7 +155,7 @@ impl Podium {
         let drive = self
             .config_drive_store(documents, PROVISIONING_DRIVE_TTL)
             .await?;
-        let pm = self.pod_manager_load(&host.pod_manager).await?;
+        let pm = pod_manager_load(self.datastore(), &host.pod_manager).await?;
         // Another claim's data still on the disks (its host was released while missing, with
         // no machine to clean): cleaned before this claim's system sees them.
         let cleaned = match self.datastore().host_disks_written_for(&host.id).await? {

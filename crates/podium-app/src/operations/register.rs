@@ -2,7 +2,7 @@
 //! power state is read); then the host is `inspecting`, with `inspect` queued.
 
 use crate::app::Podium;
-use crate::data::OperationRow;
+use crate::data::{OperationRow, operation_host, pod_manager_load};
 use crate::error::Error;
 use podium_types::{Observed, OperationResult};
 
@@ -13,10 +13,11 @@ impl Podium {
         &self,
         op: &OperationRow,
     ) -> Result<Option<OperationResult>, Error> {
-        let host = self.operation_host(op).await?;
-        let pm = self.pod_manager_load(&host.pod_manager).await?;
+        let host = operation_host(self.datastore(), op).await?;
+        let pm = pod_manager_load(self.datastore(), &host.pod_manager).await?;
         let power = self
-            .host_driver(&pm, &host)
+            .drivers()
+            .host(&pm, &host)
             .await?
             .call()
             .get_power(&host.system_id)

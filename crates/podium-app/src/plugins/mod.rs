@@ -12,9 +12,10 @@ use std::sync::Arc;
 
 use crate::app::Podium;
 use crate::auth::Caller;
-use crate::data::PluginRow;
+use crate::data::{Datastore, PluginRow};
 use crate::error::Error;
-use podium_runtime::{Plugin, World};
+use cache::PluginCache;
+use podium_runtime::{Plugin, Runtime, World};
 use podium_types::views::{PluginList, PluginView};
 use podium_types::{ErrorCode, PluginSource};
 
@@ -82,61 +83,8 @@ impl Podium {
         wasm: Vec<u8>,
     ) -> Result<(PluginView, bool), Error> {
         caller.require_admin()?;
-        let (row, created) = self.plugin_register(wasm, PluginSource::Upload).await?;
+        let (row, created) = self.plugins().register(wasm, PluginSource::Upload).await?;
         Ok((crate::views::plugin(row), created))
-    }
-
-    pub(crate) async fn plugin_register(
-        &self,
-        wasm: Vec<u8>,
-        source: PluginSource,
-    ) -> Result<(PluginRow, bool), Error> {
-        let bytes: Arc<[u8]> = wasm.into();
-        let plugin = plugin_check(self.runtime(), bytes.clone()).await?;
-        if let Some(existing) = self.datastore().plugin_get(plugin.sha256()).await? {
-            self.cache_insert(plugin).await;
-            return Ok((existing, false));
-        }
-        let info = plugin.info();
-        if let Some(other) = self
-            .datastore()
-            .plugin_by_name_version(&info.name, &info.version)
-            .await?
-        {
-            return Err(Error::Conflict {
-                code: ErrorCode::PluginVersionExists,
-                message: format!(
-                    "plugin {} version {} is already registered with sha256 {}; bump the version of the new build",
-                    info.name, info.version, other.sha256
-                ),
-            });
-        }
-        let row = PluginRow {
-            sha256: plugin.sha256().to_owned(),
-            name: info.name.clone(),
-            version: info.version.clone(),
-            world: plugin.world().as_str().to_owned(),
-            description: info.description.clone(),
-            size: bytes.len() as i64,
-            source,
-            created_at: podium_types::Timestamp::now(),
-        };
-        let row = match self.datastore().plugin_create(&row, &bytes).await {
-            Ok(row) => row,
-            Err(e) if crate::data::is_conflict(&e) => {
-                // Another process registered the same name and version meanwhile.
-                return Err(Error::Conflict {
-                    code: ErrorCode::PluginVersionExists,
-                    message: format!(
-                        "plugin {} version {} is already registered",
-                        info.name, info.version
-                    ),
-                });
-            }
-            Err(e) => return Err(e.into()),
-        };
-        self.cache_insert(plugin).await;
-        Ok((row, true))
     }
 
     pub async fn plugin_list(&self, caller: &Caller) -> Result<PluginList, Error> {
@@ -156,95 +104,6 @@ impl Podium {
             .ok_or_else(|| Error::not_found("plugin", sha256))
     }
 
-    /// Resolves a reference to a loaded plugin of `world`. `field` names the request field the
-    /// reference came from, for error messages.
-    pub async fn plugin_resolve(
-        &self,
-        reference: &PluginRef,
-        world: World,
-        field: &str,
-    ) -> Result<Plugin, Error> {
-        let rows = self.datastore().plugin_list().await?;
-        let mut candidates: Vec<&PluginRow> = rows
-            .iter()
-            .filter(|r| r.name == reference.name)
-            .filter(|r| reference.version.as_ref().is_none_or(|v| *v == r.version))
-            .filter(|r| reference.sha256.as_ref().is_none_or(|s| *s == r.sha256))
-            .collect();
-        if candidates.is_empty() {
-            return Err(Error::invalid(
-                field,
-                format!("no plugin matches {}", describe(reference)),
-            ));
-        }
-        candidates.sort_by(|a, b| compare_versions(&a.version, &b.version));
-        let row = candidates.last().expect("not empty");
-        if row.world != world.as_str() {
-            return Err(Error::invalid(
-                field,
-                format!(
-                    "plugin {} is a {} plugin, but a {} plugin is needed here",
-                    describe(reference),
-                    row.world,
-                    world
-                ),
-            ));
-        }
-        self.plugin_load(&row.sha256).await
-    }
-
-    /// What renders the documents of a pod manager whose admin bound no renderer: the newest
-    /// `render-openstack` installed.
-    pub(crate) async fn renderer_default(
-        &self,
-    ) -> Result<Option<podium_types::PluginBinding>, Error> {
-        self.plugin_newest(crate::bindings::DEFAULT_RENDERER, World::Renderer)
-            .await
-    }
-
-    /// The binding of the newest installed plugin named `name` of `world`, with an empty
-    /// configuration (a default's), without loading it.
-    pub(crate) async fn plugin_newest(
-        &self,
-        name: &str,
-        world: World,
-    ) -> Result<Option<podium_types::PluginBinding>, Error> {
-        let rows = self.datastore().plugin_list().await?;
-        Ok(rows
-            .into_iter()
-            .filter(|r| r.name == name && r.world == world.as_str())
-            .max_by(|a, b| compare_versions(&a.version, &b.version))
-            .map(|r| podium_types::PluginBinding {
-                name: r.name,
-                version: r.version,
-                sha256: r.sha256,
-                config: serde_json::json!({}),
-            }))
-    }
-
-    /// The loaded plugin with this sha256, loading it from the database if needed.
-    pub(crate) async fn plugin_load(&self, sha256: &str) -> Result<Plugin, Error> {
-        if let Some(plugin) = self.inner.plugins.get(sha256).await {
-            return Ok(plugin);
-        }
-        let wasm = self
-            .datastore()
-            .plugin_wasm(sha256)
-            .await?
-            .ok_or_else(|| Error::not_found("plugin", sha256))?;
-        let plugin = self.runtime().load(wasm.into()).await.map_err(|e| {
-            Error::Internal(anyhow::anyhow!(
-                "stored plugin {sha256} no longer loads: {e}"
-            ))
-        })?;
-        self.cache_insert(plugin.clone()).await;
-        Ok(plugin)
-    }
-
-    async fn cache_insert(&self, plugin: Plugin) {
-        self.inner.plugins.insert(plugin).await;
-    }
-
     /// Registers the bundled plugins (`(name, component)`, which the binary passes in) and those
     /// in `dir`. A broken file in the directory is logged and skipped, so one bad plugin does
     /// not keep Podium from starting.
@@ -255,7 +114,8 @@ impl Podium {
     ) -> anyhow::Result<()> {
         for (name, wasm) in bundled {
             let (row, _) = self
-                .plugin_register(wasm.to_vec(), PluginSource::Bundled)
+                .plugins()
+                .register(wasm.to_vec(), PluginSource::Bundled)
                 .await
                 .map_err(|e| anyhow::anyhow!("bundled plugin {name}: {e}"))?;
             tracing::info!(plugin = %row.name, version = %row.version, sha256 = %row.sha256, "bundled plugin ready");
@@ -276,7 +136,7 @@ impl Podium {
                     continue;
                 }
             };
-            match self.plugin_register(wasm, PluginSource::Directory).await {
+            match self.plugins().register(wasm, PluginSource::Directory).await {
                 Ok((row, _)) => {
                     tracing::info!(path = %path.display(), plugin = %row.name, version = %row.version, "plugin from directory ready")
                 }
@@ -310,7 +170,182 @@ fn compare_versions(a: &str, b: &str) -> std::cmp::Ordering {
     parts(a).cmp(&parts(b)).then_with(|| a.cmp(b))
 }
 
+#[cfg(test)]
+mod tests {
+    use super::compare_versions;
+    use std::cmp::Ordering;
+
+    #[test]
+    fn versions_compare_numerically() {
+        assert_eq!(compare_versions("0.10.0", "0.9.1"), Ordering::Greater);
+        assert_eq!(compare_versions("1.0.0", "1.0.0"), Ordering::Equal);
+        assert_eq!(compare_versions("1.2", "1.10"), Ordering::Less);
+    }
+}
+
+/// The installed plugins as the features use them: registered, resolved from a reference or
+/// a binding, loaded once per process by digest (`cache.rs`), the newest of a name found.
+#[derive(Debug)]
+pub struct Plugins<'a> {
+    store: &'a Datastore,
+    runtime: &'a Runtime,
+    cache: &'a PluginCache,
+}
+
 impl Podium {
+    /// The installed plugins.
+    pub fn plugins(&self) -> Plugins<'_> {
+        Plugins {
+            store: self.datastore(),
+            runtime: self.runtime(),
+            cache: &self.inner.plugins,
+        }
+    }
+}
+
+impl Plugins<'_> {
+    pub(crate) async fn register(
+        &self,
+        wasm: Vec<u8>,
+        source: PluginSource,
+    ) -> Result<(PluginRow, bool), Error> {
+        let bytes: Arc<[u8]> = wasm.into();
+        let plugin = plugin_check(self.runtime, bytes.clone()).await?;
+        if let Some(existing) = self.store.plugin_get(plugin.sha256()).await? {
+            self.cache_insert(plugin).await;
+            return Ok((existing, false));
+        }
+        let info = plugin.info();
+        if let Some(other) = self
+            .store
+            .plugin_by_name_version(&info.name, &info.version)
+            .await?
+        {
+            return Err(Error::Conflict {
+                code: ErrorCode::PluginVersionExists,
+                message: format!(
+                    "plugin {} version {} is already registered with sha256 {}; bump the version of the new build",
+                    info.name, info.version, other.sha256
+                ),
+            });
+        }
+        let row = PluginRow {
+            sha256: plugin.sha256().to_owned(),
+            name: info.name.clone(),
+            version: info.version.clone(),
+            world: plugin.world().as_str().to_owned(),
+            description: info.description.clone(),
+            size: bytes.len() as i64,
+            source,
+            created_at: podium_types::Timestamp::now(),
+        };
+        let row = match self.store.plugin_create(&row, &bytes).await {
+            Ok(row) => row,
+            Err(e) if crate::data::is_conflict(&e) => {
+                // Another process registered the same name and version meanwhile.
+                return Err(Error::Conflict {
+                    code: ErrorCode::PluginVersionExists,
+                    message: format!(
+                        "plugin {} version {} is already registered",
+                        info.name, info.version
+                    ),
+                });
+            }
+            Err(e) => return Err(e.into()),
+        };
+        self.cache_insert(plugin).await;
+        Ok((row, true))
+    }
+
+    /// Resolves a reference to a loaded plugin of `world`. `field` names the request field the
+    /// reference came from, for error messages.
+    pub async fn resolve(
+        &self,
+        reference: &PluginRef,
+        world: World,
+        field: &str,
+    ) -> Result<Plugin, Error> {
+        let rows = self.store.plugin_list().await?;
+        let mut candidates: Vec<&PluginRow> = rows
+            .iter()
+            .filter(|r| r.name == reference.name)
+            .filter(|r| reference.version.as_ref().is_none_or(|v| *v == r.version))
+            .filter(|r| reference.sha256.as_ref().is_none_or(|s| *s == r.sha256))
+            .collect();
+        if candidates.is_empty() {
+            return Err(Error::invalid(
+                field,
+                format!("no plugin matches {}", describe(reference)),
+            ));
+        }
+        candidates.sort_by(|a, b| compare_versions(&a.version, &b.version));
+        let row = candidates.last().expect("not empty");
+        if row.world != world.as_str() {
+            return Err(Error::invalid(
+                field,
+                format!(
+                    "plugin {} is a {} plugin, but a {} plugin is needed here",
+                    describe(reference),
+                    row.world,
+                    world
+                ),
+            ));
+        }
+        self.load(&row.sha256).await
+    }
+
+    /// What renders the documents of a pod manager whose admin bound no renderer: the newest
+    /// `render-openstack` installed.
+    pub(crate) async fn renderer_default(
+        &self,
+    ) -> Result<Option<podium_types::PluginBinding>, Error> {
+        self.newest(crate::bindings::DEFAULT_RENDERER, World::Renderer)
+            .await
+    }
+
+    /// The binding of the newest installed plugin named `name` of `world`, with an empty
+    /// configuration (a default's), without loading it.
+    pub(crate) async fn newest(
+        &self,
+        name: &str,
+        world: World,
+    ) -> Result<Option<podium_types::PluginBinding>, Error> {
+        let rows = self.store.plugin_list().await?;
+        Ok(rows
+            .into_iter()
+            .filter(|r| r.name == name && r.world == world.as_str())
+            .max_by(|a, b| compare_versions(&a.version, &b.version))
+            .map(|r| podium_types::PluginBinding {
+                name: r.name,
+                version: r.version,
+                sha256: r.sha256,
+                config: serde_json::json!({}),
+            }))
+    }
+
+    /// The loaded plugin with this sha256, loading it from the database if needed.
+    pub(crate) async fn load(&self, sha256: &str) -> Result<Plugin, Error> {
+        if let Some(plugin) = self.cache.get(sha256).await {
+            return Ok(plugin);
+        }
+        let wasm = self
+            .store
+            .plugin_wasm(sha256)
+            .await?
+            .ok_or_else(|| Error::not_found("plugin", sha256))?;
+        let plugin = self.runtime.load(wasm.into()).await.map_err(|e| {
+            Error::Internal(anyhow::anyhow!(
+                "stored plugin {sha256} no longer loads: {e}"
+            ))
+        })?;
+        self.cache_insert(plugin.clone()).await;
+        Ok(plugin)
+    }
+
+    async fn cache_insert(&self, plugin: Plugin) {
+        self.cache.insert(plugin).await;
+    }
+
     /// Resolves a plugin binding and has the plugin check its configuration.
     pub(crate) async fn binding_resolve(
         &self,
@@ -323,7 +358,7 @@ impl Podium {
             version: params.version.clone(),
             sha256: params.sha256.clone(),
         };
-        let plugin = self.plugin_resolve(&reference, world, field).await?;
+        let plugin = self.resolve(&reference, world, field).await?;
         let config = params
             .config
             .clone()
@@ -334,7 +369,7 @@ impl Podium {
                 "must be a JSON object",
             ));
         }
-        self.runtime()
+        self.runtime
             .validate_config(&plugin, &config.to_string())
             .await
             .map_err(|e| match e {
@@ -350,18 +385,5 @@ impl Podium {
             sha256: plugin.sha256().to_owned(),
             config,
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::compare_versions;
-    use std::cmp::Ordering;
-
-    #[test]
-    fn versions_compare_numerically() {
-        assert_eq!(compare_versions("0.10.0", "0.9.1"), Ordering::Greater);
-        assert_eq!(compare_versions("1.0.0", "1.0.0"), Ordering::Equal);
-        assert_eq!(compare_versions("1.2", "1.10"), Ordering::Less);
     }
 }

@@ -10,6 +10,7 @@ use podium_types::{FirmwareKind, FirmwareUpdate, HardwareInventory, HostId};
 
 use crate::app::Podium;
 use crate::auth::Caller;
+use crate::data::pod_manager_load;
 use crate::error::Error;
 use crate::hardware::{HardwareOf, Target};
 
@@ -51,12 +52,14 @@ impl Podium {
                 ));
             }
         };
-        let Target { host, pm, asker } = self
+        let target = self
             .hardware_to_change(caller, HardwareOf::System(&id))
             .await?;
-        crate::firmware::may_update(&pm, &asker)?;
+        crate::firmware::may_update(&target.pm, &target.asker)?;
         let image_url = crate::firmware::image_check("ImageURI", &image_url)?;
-        let components = self.firmware_read(&pm, &host).await?;
+        let driver = target.driver(self).await?;
+        let Target { host, asker, .. } = target;
+        let components = crate::firmware::read(self.datastore(), &driver, &host).await?;
         let bios = components
             .iter()
             .find(|c| c.kind == FirmwareKind::Bios && c.updateable)
@@ -70,8 +73,10 @@ impl Podium {
             image_url,
             targets: vec![bios.id.clone()],
         };
-        self.firmware_update_of(&host, update, &asker, &components)
-            .await
+        let request =
+            crate::firmware::update_of_request(self.datastore(), &host, update, &components)
+                .await?;
+        self.firmware_queue(&host, request, &asker).await
     }
 
     /// The system's processors, memory, storage and NICs: one read of the BMC serves the
@@ -86,7 +91,7 @@ impl Podium {
         self.inner
             .redfish_inventories
             .get_or_read(&host.id, || async {
-                let pm = self.pod_manager_load(&host.pod_manager).await?;
+                let pm = pod_manager_load(self.datastore(), &host.pod_manager).await?;
                 self.hardware_read(&pm, &host).await
             })
             .await

@@ -5,7 +5,7 @@
 //! durable operation the API would queue and obeys the same state rules. The server only
 //! speaks Redfish.
 
-use crate::data::{Host, SessionRow};
+use crate::data::{Host, SessionRow, host_find};
 use podium_types::views::{
     OperationView, RedfishAccountView, RedfishRole, SessionView, SystemView,
 };
@@ -288,7 +288,7 @@ impl Podium {
                     let Some(host_id) = &claim.host_id else {
                         continue;
                     };
-                    if let Some(host) = self.host_find(host_id).await?
+                    if let Some(host) = host_find(self.datastore(), host_id).await?
                         && host.claim_id.as_ref() == Some(&claim.id)
                         && crate::hardware::is_system(&host)
                     {
@@ -323,7 +323,7 @@ impl Podium {
         }
         let read = tokio::time::timeout(POWER_READ_WAIT, self.host_power_refresh(&host)).await;
         match read {
-            Ok(Ok(true)) => match self.host_find(&host.id).await {
+            Ok(Ok(true)) => match host_find(self.datastore(), &host.id).await {
                 Ok(Some(fresh)) => fresh,
                 _ => host,
             },

@@ -6,7 +6,7 @@ use sha2::{Digest, Sha256};
 
 use crate::app::Podium;
 use crate::auth::Caller;
-use crate::data::ConfigDriveRow;
+use crate::data::{ConfigDriveRow, claim_bound};
 use crate::error::Error;
 use podium_types::views::ConfigDriveView;
 
@@ -83,7 +83,7 @@ impl Podium {
                 {
                     return Err(Error::Forbidden("this token is read-only".into()));
                 }
-                let (claim, host) = self.claim_bound(caller.scope(), id).await?;
+                let (claim, host) = claim_bound(self.datastore(), caller.scope(), id).await?;
                 self.render(&host, Some(&claim), Phase::Provisioning, Hold::Take)
                     .await?
             }

@@ -24,8 +24,9 @@ use serde_json::Value;
 
 use crate::app::Podium;
 use crate::auth::Caller;
-use crate::data::PodManager;
-use crate::data::{ClaimRow, Host};
+use crate::data::{
+    ClaimRow, Host, PodManager, claim_bound, host_find, host_load, pod_manager_load,
+};
 use crate::error::Error;
 use crate::plugins::PluginRef;
 use podium_runtime::{
@@ -189,20 +190,21 @@ impl Podium {
     async fn renderer_of(&self, pm: &PodManager) -> Result<(Plugin, CallContext), Error> {
         let (plugin, config) = match &pm.renderer {
             Some(binding) => (
-                self.plugin_load(&binding.sha256).await?,
+                self.plugins().load(&binding.sha256).await?,
                 binding.config.to_string(),
             ),
             None => (
-                self.plugin_resolve(
-                    &PluginRef {
-                        name: crate::bindings::DEFAULT_RENDERER.into(),
-                        version: None,
-                        sha256: None,
-                    },
-                    World::Renderer,
-                    "renderer",
-                )
-                .await?,
+                self.plugins()
+                    .resolve(
+                        &PluginRef {
+                            name: crate::bindings::DEFAULT_RENDERER.into(),
+                            version: None,
+                            sha256: None,
+                        },
+                        World::Renderer,
+                        "renderer",
+                    )
+                    .await?,
                 "{}".to_owned(),
             ),
         };
@@ -257,7 +259,7 @@ impl Podium {
         phase: Phase,
     ) -> Result<RenderedView, Error> {
         caller.require_admin_read()?;
-        let host = self.host_load(host_id).await?;
+        let host = host_load(self.datastore(), host_id).await?;
         let claim = match phase {
             Phase::Preprovisioning => None,
             Phase::Provisioning => self.bound_claim_of(&host).await?,
@@ -289,7 +291,7 @@ impl Podium {
         host_id: &HostId,
         phase: Phase,
     ) -> Result<(Host, Option<ClaimRow>), Error> {
-        let host = self.host_load(host_id).await?;
+        let host = host_load(self.datastore(), host_id).await?;
         if phase == Phase::Preprovisioning {
             return Ok((host, None));
         }
@@ -312,7 +314,7 @@ impl Podium {
         caller: &Caller,
         claim_id: &ClaimId,
     ) -> Result<RenderedView, Error> {
-        let (claim, host) = self.claim_bound(caller.scope(), claim_id).await?;
+        let (claim, host) = claim_bound(self.datastore(), caller.scope(), claim_id).await?;
         let documents = self
             .render(&host, Some(&claim), Phase::Provisioning, Hold::Peek)
             .await?;
@@ -333,7 +335,7 @@ impl Podium {
             let Some(host) = claim.host_id.as_ref() else {
                 return Ok(());
             };
-            let Some(host) = self.host_find(host).await? else {
+            let Some(host) = host_find(self.datastore(), host).await? else {
                 return Ok(());
             };
             self.render(&host, Some(&claim), Phase::Provisioning, Hold::Take)
@@ -357,7 +359,7 @@ impl Podium {
         phase: Phase,
         hold: Hold,
     ) -> Result<Documents, Error> {
-        let pm = self.pod_manager_load(&host.pod_manager).await?;
+        let pm = pod_manager_load(self.datastore(), &host.pod_manager).await?;
         let template = self.template_text(&pm).await?;
         let mut context = vec![("pod_manager".to_owned(), pm.uuid.to_string())];
         let mut stand_ins = None;

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::refusal;
 use crate::app::Podium;
 use crate::auth::Caller;
-use crate::data::PodManager;
+use crate::data::{PodManager, pod_manager_load};
 use crate::error::Error;
 use podium_runtime::{CallError, PluginError, PoolNeed};
 
@@ -31,7 +31,7 @@ impl Podium {
         uuid: &PodManagerId,
     ) -> Result<Value, Error> {
         caller.require_admin_read()?;
-        let pm = self.pod_manager_load(uuid).await?;
+        let pm = pod_manager_load(self.datastore(), uuid).await?;
         let text = self
             .datastore()
             .network_template_get(&pm.uuid)
@@ -50,7 +50,7 @@ impl Podium {
         template: Value,
     ) -> Result<Value, Error> {
         caller.require_admin()?;
-        let pm = self.pod_manager_load(uuid).await?;
+        let pm = pod_manager_load(self.datastore(), uuid).await?;
         if !template.is_object() {
             return Err(Error::Invalid {
                 field: None,
@@ -104,7 +104,7 @@ impl Podium {
         uuid: &PodManagerId,
     ) -> Result<(), Error> {
         caller.require_admin()?;
-        let pm = self.pod_manager_load(uuid).await?;
+        let pm = pod_manager_load(self.datastore(), uuid).await?;
         if self
             .datastore()
             .network_template_get(&pm.uuid)
