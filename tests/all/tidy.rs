@@ -416,9 +416,11 @@ const HOST_STATE_WRITERS: &[&str] = &[
 
 /// Whether an item is compiled for tests only (`#[cfg(test)]`).
 fn is_test(attrs: &[syn::Attribute]) -> bool {
-    attrs
-        .iter()
-        .any(|a| a.path().is_ident("cfg") && quote::quote!(#a).to_string().contains("test"))
+    attrs.iter().any(|a| {
+        a.path().is_ident("cfg")
+            && a.parse_args::<syn::Meta>()
+                .is_ok_and(|m| m.path().is_ident("test"))
+    })
 }
 
 /// The functions of `names` that `source` calls, in the order it calls them: as methods
@@ -639,7 +641,8 @@ fn only_the_lifecycle_module_writes_a_hosts_state() {
 
 /// The `Podium` methods of `names` that `file` calls outside its tests: on `self` or on a
 /// value named `podium` (`self.host_load(..)`, `podium.operations_fill()`), as paths
-/// (`Podium::render(..)`, `Self::render(..)`), and so in macros' tokens. A method of another
+/// (`Podium::render(..)`, `Self::render(..)`), and so in macros' tokens; `podium_named_otherwise`
+/// holds every other binding of a `Podium` to that name. A method of another
 /// type that shares a name (the store's `host_get`) is called on something else, and does not
 /// count.
 fn podium_calls(file: &syn::File, names: &[&str]) -> Vec<String> {
@@ -681,8 +684,8 @@ fn podium_calls(file: &syn::File, names: &[&str]) -> Vec<String> {
         fn visit_macro(&mut self, mac: &'ast syn::Macro) {
             let tokens = mac.tokens.to_string();
             for name in self.names {
-                for receiver in ["self", "podium"] {
-                    let call = format!("{receiver} . {name} (");
+                for call in ["self .", "podium .", "Podium ::", "Self ::"] {
+                    let call = format!("{call} {name} (");
                     self.found
                         .extend(tokens.matches(&call).map(|_| name.to_string()));
                 }
@@ -698,6 +701,116 @@ fn podium_calls(file: &syn::File, names: &[&str]) -> Vec<String> {
     calls.found
 }
 
+/// The fields of `Podium`'s state (`Inner`, in `app.rs`) each with the module whose type it
+/// holds (`operations: crate::operations::worker::Operations` is `operations`'s), where the
+/// type is a module's of the crate.
+fn inner_owners(src: &Path) -> std::collections::BTreeMap<String, String> {
+    let text = std::fs::read_to_string(src.join("app.rs")).unwrap();
+    let file = syn::parse_file(&text).expect("app.rs parses as Rust");
+    // What `app.rs` imports from the crate: the name it is used by, and its module.
+    let mut imported = std::collections::BTreeMap::new();
+    for item in &file.items {
+        if let syn::Item::Use(u) = item {
+            let path = quote::quote!(#u).to_string().replace(' ', "");
+            if let Some(rest) = path.strip_prefix("usecrate::") {
+                let module = rest.split("::").next().unwrap_or_default().to_owned();
+                let name = rest
+                    .trim_end_matches(';')
+                    .rsplit("::")
+                    .next()
+                    .unwrap_or_default();
+                imported.insert(name.to_owned(), module);
+            }
+        }
+    }
+    let mut owners = std::collections::BTreeMap::new();
+    for item in &file.items {
+        if let syn::Item::Struct(s) = item
+            && s.ident == "Inner"
+        {
+            for field in &s.fields {
+                let ty = &field.ty;
+                let ty = quote::quote!(#ty).to_string().replace(' ', "");
+                let owner = match ty.strip_prefix("crate::") {
+                    Some(rest) => rest.split("::").next().map(str::to_owned),
+                    None => imported.get(&ty).cloned(),
+                };
+                if let (Some(name), Some(owner)) = (&field.ident, owner) {
+                    owners.insert(name.to_string(), owner);
+                }
+            }
+        }
+    }
+    owners
+}
+
+/// The fields of `Podium`'s state a file reaches (`self.inner.operations`, and so in macros'
+/// tokens), outside its tests.
+fn inner_fields(file: &syn::File) -> Vec<String> {
+    struct Fields(Vec<String>);
+    impl<'ast> syn::visit::Visit<'ast> for Fields {
+        fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+            if !is_test(&m.attrs) {
+                syn::visit::visit_item_mod(self, m);
+            }
+        }
+        fn visit_expr_field(&mut self, f: &'ast syn::ExprField) {
+            if let (syn::Expr::Field(base), syn::Member::Named(name)) = (&*f.base, &f.member)
+                && matches!(&base.member, syn::Member::Named(i) if i == "inner")
+            {
+                self.0.push(name.to_string());
+            }
+            syn::visit::visit_expr_field(self, f);
+        }
+        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+            let tokens = mac.tokens.to_string();
+            for (at, _) in tokens.match_indices(". inner . ") {
+                let rest = &tokens[at + ". inner . ".len()..];
+                self.0.push(
+                    rest.chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect(),
+                );
+            }
+            syn::visit::visit_macro(self, mac);
+        }
+    }
+    let mut fields = Fields(Vec::new());
+    syn::visit::Visit::visit_file(&mut fields, file);
+    fields.0
+}
+
+/// Where a file binds a `Podium` under another name than `podium` (a parameter or a field of
+/// that type): `podium_calls` would not see the calls made on it.
+fn podium_named_otherwise(file: &syn::File) -> Vec<String> {
+    struct Names(Vec<String>);
+    fn is_podium(ty: &syn::Type) -> bool {
+        match ty {
+            syn::Type::Reference(r) => is_podium(&r.elem),
+            syn::Type::Path(p) => p.path.segments.last().is_some_and(|s| s.ident == "Podium"),
+            _ => false,
+        }
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Names {
+        fn visit_pat_type(&mut self, p: &'ast syn::PatType) {
+            if is_podium(&p.ty) && !matches!(&*p.pat, syn::Pat::Ident(i) if i.ident == "podium") {
+                let pat = &p.pat;
+                self.0.push(quote::quote!(#pat).to_string());
+            }
+            syn::visit::visit_pat_type(self, p);
+        }
+        fn visit_field(&mut self, f: &'ast syn::Field) {
+            if is_podium(&f.ty) && f.ident.as_ref().is_some_and(|i| i != "podium") {
+                self.0.push(f.ident.as_ref().unwrap().to_string());
+            }
+            syn::visit::visit_field(self, f);
+        }
+    }
+    let mut names = Names(Vec::new());
+    syn::visit::Visit::visit_file(&mut names, file);
+    names.0
+}
+
 /// The application's root: `Podium` and the state it holds (`app`, whose fields name each
 /// feature's own state) and the crate's module list. Every feature reaches the shared state
 /// through it; it is no feature of its own.
@@ -705,8 +818,9 @@ const ROOTS: &[&str] = &["app", "lib"];
 
 /// The calls between the application's feature modules (the top-level modules of
 /// `podium-app`): for each module, the modules whose `Podium` methods it calls (however the
-/// call is written, as `method_calls` reads them) or whose items it names by a `crate::` path,
-/// each with the names that make the edge.
+/// call is written, as `podium_calls` reads them), whose items it names by a `crate::` path
+/// (in code, in `use`, in macros' tokens) and whose state in `Podium` it reaches
+/// (`self.inner.x`), each with the names that make the edge.
 fn feature_calls(
     src: &Path,
 ) -> std::collections::BTreeMap<String, std::collections::BTreeMap<String, Vec<String>>> {
@@ -749,26 +863,36 @@ fn feature_calls(
             syn::visit::visit_path(self, p);
         }
         fn visit_use_tree(&mut self, t: &'ast syn::UseTree) {
+            fn first(t: &syn::UseTree) -> Option<String> {
+                match t {
+                    syn::UseTree::Path(q) => Some(q.ident.to_string()),
+                    syn::UseTree::Name(q) => Some(q.ident.to_string()),
+                    syn::UseTree::Rename(q) => Some(q.ident.to_string()),
+                    _ => None,
+                }
+            }
             if let syn::UseTree::Path(p) = t
                 && p.ident == "crate"
             {
                 match &*p.tree {
-                    syn::UseTree::Path(q) => self.0.push(q.ident.to_string()),
-                    syn::UseTree::Name(q) => self.0.push(q.ident.to_string()),
-                    syn::UseTree::Group(g) => {
-                        for t in &g.items {
-                            match t {
-                                syn::UseTree::Path(q) => self.0.push(q.ident.to_string()),
-                                syn::UseTree::Name(q) => self.0.push(q.ident.to_string()),
-                                _ => {}
-                            }
-                        }
-                    }
-                    _ => {}
+                    syn::UseTree::Group(g) => self.0.extend(g.items.iter().filter_map(first)),
+                    tree => self.0.extend(first(tree)),
                 }
                 return;
             }
             syn::visit::visit_use_tree(self, t);
+        }
+        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+            let tokens = mac.tokens.to_string();
+            for (at, _) in tokens.match_indices("crate :: ") {
+                let rest = &tokens[at + "crate :: ".len()..];
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                self.0.push(name);
+            }
+            syn::visit::visit_macro(self, mac);
         }
     }
     let mut files = Vec::new();
@@ -795,6 +919,7 @@ fn feature_calls(
         }
     }
     let names: Vec<&str> = defined_in.keys().map(String::as_str).collect();
+    let owners = inner_owners(src);
     let modules: std::collections::BTreeSet<&String> = parsed.iter().map(|(m, _, _)| m).collect();
     let mut graph: BTreeMap<String, BTreeMap<String, Vec<String>>> = BTreeMap::new();
     for (m, text, file) in &parsed {
@@ -807,6 +932,17 @@ fn feature_calls(
             let to = &defined_in[&call];
             if to != m && !ROOTS.contains(&to.as_str()) {
                 edges.entry(to.clone()).or_default().push(call);
+            }
+        }
+        for field in inner_fields(file) {
+            if let Some(to) = owners.get(&field)
+                && to != m
+                && !ROOTS.contains(&to.as_str())
+            {
+                edges
+                    .entry(to.clone())
+                    .or_default()
+                    .push(format!("inner.{field}"));
             }
         }
         let mut named = Named(Vec::new());
@@ -872,37 +1008,85 @@ fn feature_cycle(
 /// written as `self.x()` calls, which need no `use`, fails it as one of imports would.
 #[test]
 fn feature_modules_call_each_other_in_no_cycle() {
-    // The check finds a loop of calls however written, and not a store method of the same name.
+    // The check finds a loop of calls and paths however written (a method called on `self` or
+    // `podium`, a path call in a macro, a path in a macro, a renamed import, `Podium`'s state
+    // reached through `inner`), and not a store method of the same name or a test's call.
     let sample = tempfile::tempdir().unwrap();
-    let write = |name: &str, text: &str| std::fs::write(sample.path().join(name), text).unwrap();
+    let write = |name: &str, text: &str| {
+        let path = sample.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap()
+    };
+    write(
+        "app.rs",
+        "use crate::ipam::cache::PoolLocks; \
+         struct Inner { locks: PoolLocks, tasks: crate::tasks::Background }",
+    );
     write(
         "hosts.rs",
-        "impl Podium { fn host_load(&self) { let _ = crate::claims::Claim; \
-         self.datastore().claim_get(); } }",
+        "impl Podium { fn host_load(&self) { self.datastore().claim_get(); \
+         let _ = format!(\"{}\", crate::claims::NAME); } }",
     );
     write(
         "claims.rs",
-        "impl Podium { fn claim_get(&self) { tokio::select! { _ = self.host_load() => {} } } }",
+        "impl Podium { fn claim_get(&self) { self.ip_hold(); } }",
     );
     write(
-        "ipam.rs",
-        "impl Podium { fn ip_hold(&self) { Podium::host_load(self); } }",
+        "ipam/mod.rs",
+        "use crate::{tenants as t}; \
+         impl Podium { fn ip_hold(&self) { \
+             tokio::select! { _ = Podium::host_load(self) => {} } let _ = &self.inner.locks; } } \
+         fn run(podium: &Podium) { podium.tenant_get(); } \
+         #[cfg(test)] mod tests { fn f() { crate::pools::X; } }",
     );
+    write(
+        "tenants.rs",
+        "impl Podium { fn tenant_get(&self) { self.inner.tasks.run_now(); } }",
+    );
+    write("tasks.rs", "");
+    write("pools.rs", "");
     let graph = feature_calls(sample.path());
-    assert_eq!(graph["claims"]["hosts"], ["host_load"]);
-    assert_eq!(graph["ipam"]["hosts"], ["host_load"]);
     assert_eq!(graph["hosts"]["claims"], ["crate::claims"], "{graph:?}");
+    assert_eq!(graph["claims"]["ipam"], ["ip_hold"], "{graph:?}");
+    assert_eq!(graph["ipam"]["hosts"], ["host_load"], "{graph:?}");
+    assert_eq!(
+        graph["ipam"]["tenants"],
+        ["crate::tenants", "tenant_get"],
+        "{graph:?}"
+    );
+    assert_eq!(graph["ipam"].len(), 2, "{graph:?}");
+    assert_eq!(graph["tenants"]["tasks"], ["inner.tasks"], "{graph:?}");
     assert_eq!(
         feature_cycle(&graph),
-        Some(vec!["claims".into(), "hosts".into(), "claims".into()])
+        Some(vec![
+            "claims".into(),
+            "ipam".into(),
+            "hosts".into(),
+            "claims".into()
+        ])
     );
     write(
         "hosts.rs",
         "impl Podium { fn host_load(&self) { self.datastore().claim_get(); } }",
     );
     assert_eq!(feature_cycle(&feature_calls(sample.path())), None);
-
+    // Calls on a `Podium` of another name are not seen: no `Podium` has one.
+    let other =
+        syn::parse_file("fn f(p: &Podium) {} struct S { app: Podium, podium: Podium }").unwrap();
+    assert_eq!(podium_named_otherwise(&other), ["p", "app"]);
+    let mut files = Vec::new();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    rust_files(&root.join("crates/podium-app/src"), &mut files);
+    for file in files {
+        let parsed = syn::parse_file(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        let named = podium_named_otherwise(&parsed);
+        assert!(
+            named.is_empty(),
+            "{}: a Podium named {named:?}: name it `podium`, so that the calls on it are read",
+            file.display()
+        );
+    }
+
     let graph = feature_calls(&root.join("crates/podium-app/src"));
     let edges: usize = graph.values().map(|e| e.len()).sum();
     assert!(edges > 100, "found only {edges} calls between modules");
