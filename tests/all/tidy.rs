@@ -417,20 +417,56 @@ const HOST_STATE_WRITERS: &[&str] = &[
 /// Whether an item is compiled for tests only (`#[cfg(test)]`).
 fn is_test(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| {
+        // `cfg(test)`, or `cfg(all(test, ...))`.
         a.path().is_ident("cfg")
-            && a.parse_args::<syn::Meta>()
-                .is_ok_and(|m| m.path().is_ident("test"))
+            && a.parse_args::<syn::Meta>().is_ok_and(|m| match m {
+                syn::Meta::Path(p) => p.is_ident("test"),
+                syn::Meta::List(l) => {
+                    l.path.is_ident("all")
+                        && l.tokens
+                            .to_string()
+                            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                            .any(|w| w == "test")
+                }
+                syn::Meta::NameValue(_) => false,
+            })
     })
 }
 
-/// The functions of `names` that `source` calls, in the order it calls them: as methods
-/// (however the call is written: chained, split over lines, in a closure or an async block),
-/// as paths (`Datastore::host_fail(...)`), and in a macro's tokens (`tokio::select!`,
+/// The functions of `names` that `source` calls outside its tests, in the order it calls them:
+/// as methods (however the call is written: chained, split over lines, in a closure or an async
+/// block), as paths (`Datastore::host_fail(...)`), and in a macro's tokens (`tokio::select!`,
 /// `tracing::info!`), which syn does not read as code.
 fn method_calls(source: &str, names: &[&str]) -> Vec<String> {
+    let file = syn::parse_file(source).expect("the source parses as Rust");
+    calls(&file, names, false)
+}
+
+/// The `Podium` methods of `names` that `file` calls outside its tests: on `self` or on a
+/// value named `podium` (`self.host_load(..)`, `podium.operations_fill()`), as paths
+/// (`Podium::render(..)`, `Self::render(..)`), and so in macros' tokens;
+/// `podium_named_otherwise` holds every other binding of a `Podium` to that name. A method of
+/// another type that shares a name (the store's `host_get`) is called on something else, and
+/// does not count.
+fn podium_calls(file: &syn::File, names: &[&str]) -> Vec<String> {
+    calls(file, names, true)
+}
+
+/// The calls of `names` in `file` outside its tests, as `method_calls` reads them; with
+/// `on_podium`, only those made on a `Podium`, as `podium_calls` reads them.
+fn calls(file: &syn::File, names: &[&str], on_podium: bool) -> Vec<String> {
     struct Calls<'a> {
         names: &'a [&'a str],
+        on_podium: bool,
         found: Vec<String>,
+    }
+    fn is_podium(receiver: &syn::Expr) -> bool {
+        match receiver {
+            syn::Expr::Path(p) => p.path.is_ident("self") || p.path.is_ident("podium"),
+            syn::Expr::Reference(r) => is_podium(&r.expr),
+            syn::Expr::Paren(p) => is_podium(&p.expr),
+            _ => false,
+        }
     }
     impl<'ast> syn::visit::Visit<'ast> for Calls<'_> {
         fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
@@ -440,36 +476,47 @@ fn method_calls(source: &str, names: &[&str]) -> Vec<String> {
         }
         fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
             let name = call.method.to_string();
-            if self.names.contains(&name.as_str()) {
+            if self.names.contains(&name.as_str()) && (!self.on_podium || is_podium(&call.receiver))
+            {
                 self.found.push(name);
             }
             syn::visit::visit_expr_method_call(self, call);
         }
         fn visit_expr_path(&mut self, path: &'ast syn::ExprPath) {
-            if let Some(last) = path.path.segments.last() {
-                let name = last.ident.to_string();
-                if path.path.segments.len() > 1 && self.names.contains(&name.as_str()) {
-                    self.found.push(name);
-                }
+            let segments = &path.path.segments;
+            let on = |s: &syn::PathSegment| s.ident == "Podium" || s.ident == "Self";
+            if let Some(last) = segments.last()
+                && self.names.contains(&last.ident.to_string().as_str())
+                && segments.len() > 1
+                && (!self.on_podium || (segments.len() == 2 && on(&segments[0])))
+            {
+                self.found.push(last.ident.to_string());
             }
             syn::visit::visit_expr_path(self, path);
         }
         fn visit_macro(&mut self, mac: &'ast syn::Macro) {
             let tokens = mac.tokens.to_string();
+            let callers: &[&str] = if self.on_podium {
+                &["self .", "podium .", "Podium ::", "Self ::"]
+            } else {
+                &["."]
+            };
             for name in self.names {
-                let call = format!(". {name} (");
-                self.found
-                    .extend(tokens.matches(&call).map(|_| name.to_string()));
+                for caller in callers {
+                    let call = format!("{caller} {name} (");
+                    self.found
+                        .extend(tokens.matches(&call).map(|_| name.to_string()));
+                }
             }
             syn::visit::visit_macro(self, mac);
         }
     }
-    let file = syn::parse_file(source).expect("the source parses as Rust");
     let mut calls = Calls {
         names,
+        on_podium,
         found: Vec::new(),
     };
-    syn::visit::Visit::visit_file(&mut calls, &file);
+    syn::visit::Visit::visit_file(&mut calls, file);
     calls.found
 }
 
@@ -639,68 +686,6 @@ fn only_the_lifecycle_module_writes_a_hosts_state() {
     );
 }
 
-/// The `Podium` methods of `names` that `file` calls outside its tests: on `self` or on a
-/// value named `podium` (`self.host_load(..)`, `podium.operations_fill()`), as paths
-/// (`Podium::render(..)`, `Self::render(..)`), and so in macros' tokens; `podium_named_otherwise`
-/// holds every other binding of a `Podium` to that name. A method of another
-/// type that shares a name (the store's `host_get`) is called on something else, and does not
-/// count.
-fn podium_calls(file: &syn::File, names: &[&str]) -> Vec<String> {
-    struct Calls<'a> {
-        names: &'a [&'a str],
-        found: Vec<String>,
-    }
-    fn is_podium(receiver: &syn::Expr) -> bool {
-        match receiver {
-            syn::Expr::Path(p) => p.path.is_ident("self") || p.path.is_ident("podium"),
-            syn::Expr::Reference(r) => is_podium(&r.expr),
-            syn::Expr::Paren(p) => is_podium(&p.expr),
-            _ => false,
-        }
-    }
-    impl<'ast> syn::visit::Visit<'ast> for Calls<'_> {
-        fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
-            if !is_test(&m.attrs) {
-                syn::visit::visit_item_mod(self, m);
-            }
-        }
-        fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
-            let name = call.method.to_string();
-            if self.names.contains(&name.as_str()) && is_podium(&call.receiver) {
-                self.found.push(name);
-            }
-            syn::visit::visit_expr_method_call(self, call);
-        }
-        fn visit_expr_path(&mut self, path: &'ast syn::ExprPath) {
-            let segments = &path.path.segments;
-            if segments.len() == 2
-                && (segments[0].ident == "Podium" || segments[0].ident == "Self")
-                && self.names.contains(&segments[1].ident.to_string().as_str())
-            {
-                self.found.push(segments[1].ident.to_string());
-            }
-            syn::visit::visit_expr_path(self, path);
-        }
-        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
-            let tokens = mac.tokens.to_string();
-            for name in self.names {
-                for call in ["self .", "podium .", "Podium ::", "Self ::"] {
-                    let call = format!("{call} {name} (");
-                    self.found
-                        .extend(tokens.matches(&call).map(|_| name.to_string()));
-                }
-            }
-            syn::visit::visit_macro(self, mac);
-        }
-    }
-    let mut calls = Calls {
-        names,
-        found: Vec::new(),
-    };
-    syn::visit::Visit::visit_file(&mut calls, file);
-    calls.found
-}
-
 /// The fields of `Podium`'s state (`Inner`, in `app.rs`) each with the module whose type it
 /// holds (`operations: crate::operations::worker::Operations` is `operations`'s), where the
 /// type is a module's of the crate.
@@ -708,19 +693,36 @@ fn inner_owners(src: &Path) -> std::collections::BTreeMap<String, String> {
     let text = std::fs::read_to_string(src.join("app.rs")).unwrap();
     let file = syn::parse_file(&text).expect("app.rs parses as Rust");
     // What `app.rs` imports from the crate: the name it is used by, and its module.
+    fn imports(
+        tree: &syn::UseTree,
+        module: Option<&str>,
+        out: &mut std::collections::BTreeMap<String, String>,
+    ) {
+        match tree {
+            syn::UseTree::Path(p) => match module {
+                None if p.ident == "crate" => imports(&p.tree, Some(""), out),
+                None => {}
+                Some("") => imports(&p.tree, Some(&p.ident.to_string()), out),
+                Some(m) => imports(&p.tree, Some(m), out),
+            },
+            syn::UseTree::Name(n) => {
+                if let Some(m) = module.filter(|m| !m.is_empty()) {
+                    out.insert(n.ident.to_string(), m.to_owned());
+                }
+            }
+            syn::UseTree::Rename(r) => {
+                if let Some(m) = module.filter(|m| !m.is_empty()) {
+                    out.insert(r.rename.to_string(), m.to_owned());
+                }
+            }
+            syn::UseTree::Group(g) => g.items.iter().for_each(|t| imports(t, module, out)),
+            syn::UseTree::Glob(_) => {}
+        }
+    }
     let mut imported = std::collections::BTreeMap::new();
     for item in &file.items {
         if let syn::Item::Use(u) = item {
-            let path = quote::quote!(#u).to_string().replace(' ', "");
-            if let Some(rest) = path.strip_prefix("usecrate::") {
-                let module = rest.split("::").next().unwrap_or_default().to_owned();
-                let name = rest
-                    .trim_end_matches(';')
-                    .rsplit("::")
-                    .next()
-                    .unwrap_or_default();
-                imported.insert(name.to_owned(), module);
-            }
+            imports(&u.tree, None, &mut imported);
         }
     }
     let mut owners = std::collections::BTreeMap::new();
@@ -730,11 +732,17 @@ fn inner_owners(src: &Path) -> std::collections::BTreeMap<String, String> {
         {
             for field in &s.fields {
                 let ty = &field.ty;
+                // A crate path anywhere in the type (`OnceLock<Arc<crate::events::..>>`), else
+                // a name `app.rs` imports from the crate.
                 let ty = quote::quote!(#ty).to_string().replace(' ', "");
-                let owner = match ty.strip_prefix("crate::") {
-                    Some(rest) => rest.split("::").next().map(str::to_owned),
-                    None => imported.get(&ty).cloned(),
-                };
+                let words = ty.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'));
+                let owner =
+                    words
+                        .filter(|w| !w.is_empty())
+                        .find_map(|w| match w.strip_prefix("crate::") {
+                            Some(rest) => rest.split("::").next().map(str::to_owned),
+                            None => imported.get(w.split("::").next().unwrap_or(w)).cloned(),
+                        });
                 if let (Some(name), Some(owner)) = (&field.ident, owner) {
                     owners.insert(name.to_string(), owner);
                 }
@@ -1019,8 +1027,9 @@ fn feature_modules_call_each_other_in_no_cycle() {
     };
     write(
         "app.rs",
-        "use crate::ipam::cache::PoolLocks; \
-         struct Inner { locks: PoolLocks, tasks: crate::tasks::Background }",
+        "use crate::ipam::cache::PoolLocks; use crate::{pools::Pool as P, sealing::Sealer}; \
+         struct Inner { locks: PoolLocks, tasks: crate::tasks::Background, sealer: Sealer, \
+         pool: P, streams: OnceLock<Arc<crate::events::Streams>> }",
     );
     write(
         "hosts.rs",
@@ -1044,6 +1053,8 @@ fn feature_modules_call_each_other_in_no_cycle() {
         "impl Podium { fn tenant_get(&self) { self.inner.tasks.run_now(); } }",
     );
     write("tasks.rs", "");
+    write("events.rs", "");
+    write("sealing.rs", "");
     write("pools.rs", "");
     let graph = feature_calls(sample.path());
     assert_eq!(graph["hosts"]["claims"], ["crate::claims"], "{graph:?}");
@@ -1056,6 +1067,11 @@ fn feature_modules_call_each_other_in_no_cycle() {
     );
     assert_eq!(graph["ipam"].len(), 2, "{graph:?}");
     assert_eq!(graph["tenants"]["tasks"], ["inner.tasks"], "{graph:?}");
+    let owners = inner_owners(sample.path());
+    assert_eq!(owners["locks"], "ipam");
+    assert_eq!(owners["sealer"], "sealing");
+    assert_eq!(owners["pool"], "pools");
+    assert_eq!(owners["streams"], "events");
     assert_eq!(
         feature_cycle(&graph),
         Some(vec![
